@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+import vue from '@vitejs/plugin-vue';
+
+// Every test that can run without the Electron binary. Tests that need a DOM
+// opt in with `// @vitest-environment jsdom`.
+export default defineConfig({
+  plugins: [vue()],
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    reporters: ['default'],
+  },
+});
