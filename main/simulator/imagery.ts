@@ -1,0 +1,300 @@
+import type { z } from 'zod';
+import { DOWNLOAD_EUR_PER_KM2, checkModelConstellations, findModel, requiredConstellations } from './catalog.js';
+import { addMonths, isoDate, parseUtc } from './dates.js';
+import { Codes, FieldErrorBag, ServiceError } from './envelope.js';
+import { areaKm2, covers, intersect, parseAoi, toWkt, union, utmEpsgFor } from './geo/aoi.js';
+import { cellByGuid } from './geo/tile-grid.js';
+import { createOrder, availableDates, orderStatus } from './orders.js';
+import { parseBandnames, type BandSpec, type RasterRequest } from './raster/index.js';
+import type * as S from './schemas.js';
+import { round2, type Account, type Polygonal, type SimState, type StoredOrder } from './state.js';
+
+type CompositeBody = z.infer<typeof S.CompositeProcessBody>;
+type TileBody = z.infer<typeof S.TileProcessBody> | z.infer<typeof S.MiniTileProcessBody>;
+
+/** Orders whose model and constellations can serve a request. */
+function matchingOrders(acc: Account, model: string | null | undefined, constellations: string[] | null | undefined): StoredOrder[] {
+  return acc.orders.filter((o) => o.canceledAt == null && (!model || o.model === model) &&
+    (!constellations || constellations.every((c) => o.constellations.includes(c))));
+}
+
+/** search/available: per model, the intersection of the AOI with ordered areas and their dates in the period. */
+export function searchAvailable(state: SimState, acc: Account, aoi: Polygonal, from: string, until: string | null, model?: string | null, constellations?: string[] | null) {
+  const start = isoDate(parseUtc(from));
+  const end = isoDate(until ? parseUtc(until) : state.now());
+  const groups = new Map<string, { Model: string; SatelliteConstellations: string[]; DatesByGeog: { Wkt: string; Dates: string[] }[] }>();
+  for (const o of matchingOrders(acc, model, constellations)) {
+    const dates = availableDates(o, state).filter((d) => d >= start && d <= end);
+    if (!dates.length) continue;
+    const part = intersect(aoi, o.geometry);
+    if (!part || areaKm2(part) < 1e-6) continue;
+    const key = `${o.model}|${[...o.constellations].sort().join(',')}`;
+    const g = groups.get(key) ?? { Model: o.model, SatelliteConstellations: o.constellations, DatesByGeog: [] };
+    g.DatesByGeog.push({ Wkt: toWkt(part), Dates: dates });
+    groups.set(key, g);
+  }
+  return { ModelImageDates: [...groups.values()] };
+}
+
+/** The deprecated geography/composite: merged area and the union of dates. */
+export function geographyComposite(state: SimState, acc: Account, aoi: Polygonal, from: string, to: string) {
+  const res = searchAvailable(state, acc, aoi, from, to);
+  const parts: Polygonal[] = [];
+  const dates = new Set<string>();
+  for (const g of res.ModelImageDates) for (const d of g.DatesByGeog) {
+    dates.add(d.Dates[0]!);
+    for (const x of d.Dates) dates.add(x);
+    const p = parseAoi({ Wkt: d.Wkt }, { required: true });
+    if (p.ok && p.geometry) parts.push(p.geometry);
+  }
+  const merged = parts.length ? union(parts) : null;
+  return { Wkt: merged ? toWkt(merged) : null, AreaKm2: merged ? round2(areaKm2(merged)) : 0, Dates: [...dates].sort() };
+}
+
+/** What the key's orders cover for one date: geometry, and the orders involved. */
+export function coverageFor(state: SimState, acc: Account, aoi: Polygonal, date: string, model: string, constellations: string[] | null | undefined) {
+  const day = isoDate(parseUtc(date));
+  const byArea = matchingOrders(acc, model, constellations).filter((o) => intersect(aoi, o.geometry));
+  const withDate = byArea.filter((o) => availableDates(o, state).includes(day));
+  const geom = withDate.length ? union(withDate.map((o) => o.geometry)) : null;
+  const covered = geom ? intersect(aoi, geom) : null;
+  const requested = areaKm2(aoi);
+  const availableKm2 = covered ? areaKm2(covered) : 0;
+  const ordersGeom = byArea.length ? union(byArea.map((o) => o.geometry)) : null;
+  return {
+    day, byArea, withDate, covered, requested, availableKm2,
+    full: covered != null && (covers(geom!, aoi) || availableKm2 >= requested * 0.999),
+    ordersCover: ordersGeom != null && covers(ordersGeom, aoi),
+  };
+}
+
+/** Validates the Bandnames and EPSG of a request, adding reasons to the bag. */
+function checkOutputSettings(errors: FieldErrorBag, bandnames: string, epsg: number): BandSpec[] {
+  const bands = parseBandnames(bandnames);
+  if (!bands.ok) errors.add('Bandnames', bands.reason);
+  if (!isSupportedEpsg(epsg)) {
+    errors.add('EpsgProjection', `EPSG ${epsg} is not supported: use 4326, 3857, 47000 or a UTM zone 32601-32660 / 32701-32760.`);
+  }
+  return bands.ok ? bands.bands : [];
+}
+
+/** EPSG codes this simulator renders. */
+export function isSupportedEpsg(epsg: number): boolean {
+  return epsg === 4326 || epsg === 3857 || epsg === 47000 || (epsg >= 32601 && epsg <= 32660) || (epsg >= 32701 && epsg <= 32760);
+}
+
+/** composite/available: readable flags for one exact request. */
+export function compositeAvailable(state: SimState, acc: Account, body: z.infer<typeof S.CompositeAvailableQuery>) {
+  const errors = new FieldErrorBag();
+  const aoi = parseAoi(body, { required: true });
+  if (!aoi.ok) errors.merge(aoi.errors);
+  errors.merge(checkModelConstellations(body.Model, body.SatelliteConstellations));
+  checkOutputSettings(errors, body.Bandnames, body.EpsgProjection);
+  errors.throwIfAny();
+  const geom = aoi.ok ? aoi.geometry! : null!;
+  const cov = coverageFor(state, acc, geom, body.Date, body.Model, body.SatelliteConstellations);
+  const inData = inDataArea(geom, body.EpsgProjection, body.UtmDataSelectionMode);
+  const now = state.now();
+  return {
+    FullyAvailable: cov.full && inData,
+    PartiallyAvailable: cov.availableKm2 > 0 && !cov.full,
+    OrdersCoverPolygon: cov.ordersCover,
+    DataAvailableForUser: cov.availableKm2 > 0,
+    PolygonInDataArea: inData,
+    AllImagesPredicted: cov.byArea.length > 0 && cov.byArea.every((o) => ['Completed', 'UpToDate', 'Processing', 'Predicting'].includes(orderStatus(o, state))),
+    AnyImageWithinStorageMonths: cov.withDate.some((o) => isoDate(now) <= addMonths(cov.day, 1 + o.storageMonths)),
+    RequestedAreaKm2: round2(cov.requested),
+    AvailableAreaKm2: round2(cov.availableKm2),
+  };
+}
+
+/** Whether the AOI lies where data exists for the projection (UTM zones only cover their own 6° band when fully-covered is asked). */
+function inDataArea(aoi: Polygonal, epsg: number, mode: string): boolean {
+  const [minX, minY, maxX, maxY] = bboxOf(aoi);
+  if (minY < -84 || maxY > 84) return false;
+  const zone = utmZoneOf(epsg);
+  if (zone == null || mode !== 'single_utm_fully_covered') return true;
+  const west = -180 + (zone - 1) * 6;
+  return minX >= west - 1e-9 && maxX <= west + 6 + 1e-9;
+}
+
+function utmZoneOf(epsg: number): number | null {
+  if (epsg >= 32601 && epsg <= 32660) return epsg - 32600;
+  if (epsg >= 32701 && epsg <= 32760) return epsg - 32700;
+  return null;
+}
+
+function bboxOf(g: Polygonal): [number, number, number, number] {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  const polys = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
+  for (const p of polys) for (const ring of p) for (const [x, y] of ring as number[][]) {
+    minX = Math.min(minX, x!); maxX = Math.max(maxX, x!); minY = Math.min(minY, y!); maxY = Math.max(maxY, y!);
+  }
+  return [minX, minY, maxX, maxY];
+}
+
+/** Download credit in EUR for an area and band count. */
+export function downloadCredit(km2: number, bandCount: number): number {
+  return round2(Math.max(km2, 1) * DOWNLOAD_EUR_PER_KM2 * Math.max(1, Math.ceil(bandCount / 4)));
+}
+
+/** An order whose included downloads cover the request, if any. */
+function includingOrder(orders: StoredOrder[]): StoredOrder | undefined {
+  return orders.find((o) => o.downloadsUsed < 1 + o.apiRequests);
+}
+
+/** composite/estimate: area and download credit of a polygon, tile or mini-tile. */
+export function compositeEstimate(state: SimState, acc: Account, body: z.infer<typeof S.CompositeEstimateQuery>) {
+  const errors = new FieldErrorBag();
+  const hasAoi = (body.Wkt != null && body.Wkt !== '') || body.GeoJson != null;
+  const guid = body.TileGuid ?? body.MiniTileGuid ?? null;
+  let geom: Polygonal | null = null;
+  if (body.TileGuid && body.MiniTileGuid) errors.add('TileGuid', 'Give TileGuid or MiniTileGuid, not both.');
+  if (hasAoi && guid) errors.add(body.TileGuid ? 'TileGuid' : 'MiniTileGuid', 'Give either an AOI (Wkt or GeoJson) or a tile GUID, not both.');
+  if (guid) {
+    const cell = cellByGuid(guid);
+    if (!cell) errors.add(body.TileGuid ? 'TileGuid' : 'MiniTileGuid', `Unknown tile GUID ${guid}.`);
+    else geom = cell.geometry;
+  } else {
+    const aoi = parseAoi(body, { required: true });
+    if (!aoi.ok) errors.merge(aoi.errors);
+    else geom = aoi.geometry;
+  }
+  let bandCount = guid ? 4 : 3;
+  if (body.Bandnames != null) {
+    const b = parseBandnames(body.Bandnames);
+    if (!b.ok) errors.add('Bandnames', b.reason);
+    else bandCount = b.bands.length;
+  }
+  errors.throwIfAny();
+  const km2 = areaKm2(geom!);
+  const rest = body as Record<string, unknown>;
+  let included = false;
+  if (typeof rest.Date === 'string' && typeof rest.Model === 'string') {
+    const cov = coverageFor(state, acc, geom!, rest.Date, rest.Model, rest.SatelliteConstellations as string[] | undefined);
+    included = cov.full && includingOrder(cov.withDate) != null;
+  }
+  return {
+    AreaEstimateKm2: round2(km2),
+    CreditEstimate: included ? 0 : downloadCredit(km2, bandCount),
+    CurrencyCode: 'EUR',
+    IncludedInOrder: included,
+    BandCount: bandCount,
+  };
+}
+
+/** A validated imagery request, ready to render and bill. */
+export interface PreparedDownload {
+  raster: RasterRequest;
+  fileName: string;
+  charge: number;
+  includedBy: StoredOrder | null;
+  uploadUrl: string | null;
+}
+
+function tagsFor(date: string, model: string, constellations: string[]) {
+  return { IMAGE_DATE: date.replaceAll('-', ''), MODEL_VERSION: `${model}-1.0`, IMAGE_VERSION: '1', CONSTELLATIONS: constellations.join(',') };
+}
+
+/** Enforces credit, limits and order coverage, then describes the composite to render. */
+export function prepareComposite(state: SimState, acc: Account, body: CompositeBody): PreparedDownload {
+  const errors = new FieldErrorBag();
+  const aoi = parseAoi(body, { required: true });
+  if (!aoi.ok) errors.merge(aoi.errors);
+  errors.merge(checkModelConstellations(body.Model, body.SatelliteConstellations));
+  const bands = checkOutputSettings(errors, body.Bandnames, body.EpsgProjection);
+  errors.throwIfAny();
+  const geom = aoi.ok ? aoi.geometry! : null!;
+  const constellations = body.SatelliteConstellations ?? requiredConstellations(findModel(body.Model)!);
+  const km2 = areaKm2(geom);
+  if (bands.length > acc.profile.maxTotalBands) {
+    throw new ServiceError(400, Codes.tooManyBands, `Too many bands: ${bands.length} requested, the account allows ${acc.profile.maxTotalBands} (MaxTotalBands). Split the request.`, { Bandnames: [`At most ${acc.profile.maxTotalBands} bands per request.`] });
+  }
+  if (km2 > acc.profile.maxCompositeAreaKm2) {
+    throw new ServiceError(400, Codes.areaTooLarge, `Area too large: ${round2(km2)} km² requested, the account allows ${acc.profile.maxCompositeAreaKm2} km² (MaxCompositeAreaKm2). Split the request.`, { [aoi.ok && aoi.mode ? aoi.mode : 'Wkt']: [`The area is ${round2(km2)} km²; at most ${acc.profile.maxCompositeAreaKm2} km² per request.`] });
+  }
+  let cov = coverageFor(state, acc, geom, body.Date, body.Model, body.SatelliteConstellations);
+  const included = cov.full ? includingOrder(cov.withDate) ?? null : null;
+  const charge = included ? 0 : downloadCredit(km2, bands.length);
+  const balance = state.balance(acc);
+  if (charge > balance + acc.profile.euroOverdraftLimit) {
+    throw new ServiceError(400, Codes.noCredit, `Not enough credit: the download costs ${charge.toFixed(2)} EUR and the balance is ${balance.toFixed(2)} EUR. Redeem a voucher or top up.`);
+  }
+  if (!cov.full && !(body.AllowPartialImage && cov.availableKm2 > 0)) {
+    if (body.AutomaticOrderCreation) {
+      createOrder(state, acc, {
+        mode: aoi.ok && aoi.mode ? aoi.mode : 'Wkt', wkt: toWkt(geom), tiles: [], miniTiles: [], geometry: geom, areaKm2: km2, aoiCount: 1,
+        model: body.Model, constellations, from: cov.day, to: cov.day, imageFrequency: 1, referenceDate: cov.day, storageMonths: 0, apiRequests: 0,
+      }, false, { instant: true });
+      cov = coverageFor(state, acc, geom, body.Date, body.Model, body.SatelliteConstellations);
+    } else if (cov.byArea.length > 0 && cov.ordersCover) {
+      throw new ServiceError(400, Codes.noImagery, `No imagery for ${cov.day}: the ordered dates here are not on this day or not processed yet. Use search/available for the dates.`, { Date: [`No imagery on ${cov.day} for this area.`] });
+    } else {
+      throw new ServiceError(400, Codes.notCovered, `The area and date are not covered by an order${cov.availableKm2 > 0 ? ' (only partly; set AllowPartialImage)' : ''}. Order this area first, or set AutomaticOrderCreation.`);
+    }
+  }
+  const mask = cov.full ? geom : (cov.covered ?? geom);
+  const epsg = resolveEpsg(body.EpsgProjection, mask);
+  if (body.UtmDataSelectionMode === 'single_utm_fully_covered' && !inDataArea(geom, epsg, body.UtmDataSelectionMode)) {
+    throw new ServiceError(400, Codes.noImagery, `The AOI is not fully covered by data in EPSG:${epsg} (single_utm_fully_covered). Use combined_utm or the AOI's own zone.`, { UtmDataSelectionMode: ['The AOI extends beyond this UTM zone.'] });
+  }
+  return {
+    raster: {
+      aoi: mask, date: cov.day, epsg, resolution: body.Resolution, bands, dataType: body.DataType,
+      pixelSelection: body.PixelSelectionMode, tags: tagsFor(cov.day, body.Model, constellations),
+    },
+    fileName: `composite_${cov.day.replaceAll('-', '')}_${body.Model}_${epsg}_${body.Resolution}m.tif`,
+    charge,
+    includedBy: included,
+    uploadUrl: body.UploadUrl ?? null,
+  };
+}
+
+/** The output EPSG: 47000 picks the UTM zone of the AOI's centre. */
+export function resolveEpsg(epsg: number, aoi: Polygonal): number {
+  if (epsg !== 47000) return epsg;
+  const [minX, minY, maxX, maxY] = bboxOf(aoi);
+  return utmEpsgFor((minX + maxX) / 2, (minY + maxY) / 2);
+}
+
+/** Like prepareComposite, for a tile or mini-tile GUID (B2,B3,B4,B8 at 10 m on the tile's own grid). */
+export function prepareTile(state: SimState, acc: Account, body: TileBody, mini: boolean): PreparedDownload {
+  const errors = new FieldErrorBag();
+  const field = mini ? 'MiniTileGuid' : 'TileGuid';
+  const guid = (body as unknown as Record<string, string>)[field]!;
+  const cell = cellByGuid(guid);
+  if (!cell) errors.add(field, `Unknown ${mini ? 'mini-tile' : 'tile'} GUID ${guid}.`);
+  else if (cell.MiniTile !== mini) errors.add(field, `${guid} is a ${cell.MiniTile ? 'mini-tile' : 'tile'}; use /process/${cell.MiniTile ? 'minitile' : 'tile'}.`);
+  errors.merge(checkModelConstellations(body.Model, body.SatelliteConstellations));
+  errors.throwIfAny();
+  const constellations = body.SatelliteConstellations ?? requiredConstellations(findModel(body.Model)!);
+  const cov = coverageFor(state, acc, cell!.geometry, body.Date, body.Model, body.SatelliteConstellations);
+  const included = cov.full ? includingOrder(cov.withDate) ?? null : null;
+  const charge = included ? 0 : downloadCredit(cell!.areaKm2, 4);
+  const balance = state.balance(acc);
+  if (charge > balance + acc.profile.euroOverdraftLimit) {
+    throw new ServiceError(400, Codes.noCredit, `Not enough credit: the download costs ${charge.toFixed(2)} EUR and the balance is ${balance.toFixed(2)} EUR.`);
+  }
+  if (cov.availableKm2 <= 0) {
+    throw new ServiceError(400, Codes.notCovered, `The ${mini ? 'mini-tile' : 'tile'} is not covered by an order with imagery on ${cov.day}.`);
+  }
+  const bands = (parseBandnames('B2,B3,B4,B8') as { ok: true; bands: BandSpec[] }).bands;
+  const b = cell!.utmBounds;
+  return {
+    raster: {
+      aoi: cov.covered ?? cell!.geometry, date: cov.day, epsg: cell!.Epsg, resolution: 10, bands, dataType: 'INT16',
+      pixelSelection: 'intersect', tags: tagsFor(cov.day, body.Model, constellations),
+      grid: { minX: b.minX, minY: b.minY, maxX: b.maxX, maxY: b.maxY },
+    },
+    fileName: `${mini ? 'minitile' : 'tile'}_${guid}_${cov.day.replaceAll('-', '')}.tif`,
+    charge,
+    includedBy: included,
+    uploadUrl: body.UploadUrl ?? null,
+  };
+}
+
+/** Bills a finished download. */
+export function billDownload(state: SimState, acc: Account, p: PreparedDownload): void {
+  if (p.includedBy) p.includedBy.downloadsUsed++;
+  if (p.charge > 0) state.addLedger(acc, 'Download', -p.charge, `Download ${p.fileName}`, null);
+}

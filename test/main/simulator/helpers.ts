@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../main/simulator/index.js';
+
+/** A simulator on loopback with a controllable clock and a private cache dir. */
+export interface TestSim {
+  sim: RunningSimulator;
+  url: string;
+  dir: string;
+  clock: { now: number };
+  advance(ms: number): void;
+  call(method: string, pathname: string, body?: unknown, key?: string | null, headers?: Record<string, string>): Promise<ApiResponse>;
+  close(): Promise<void>;
+}
+
+/** A parsed JSON response. */
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  json: any;
+}
+
+/** Fixed "now" for tests: 2026-11-22 12:00 UTC. */
+export const T0 = Date.parse('2026-11-22T12:00:00Z');
+
+/** Starts a simulator for a test file. */
+export async function startTestSim(opts: SimulatorOptions = {}): Promise<TestSim> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-sim-test-'));
+  const clock = { now: T0 };
+  const sim = await startSimulator({
+    cacheDir: path.join(dir, 'cache'),
+    now: () => clock.now,
+    lifecycle: { review: 1000, preparing: 1000, awaiting: 1000, processing: 1000 },
+    ...opts,
+  });
+  const call = async (method: string, pathname: string, body?: unknown, key: string | null = 'demo-key', headers: Record<string, string> = {}) => {
+    const h: Record<string, string> = { ...headers };
+    if (key !== null) h['x-api-key'] = key;
+    if (body !== undefined) h['content-type'] ??= 'application/json';
+    const res = await fetch(sim.url + pathname, { method, headers: h, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const text = await res.text();
+    let json: any = null;
+    try { json = text ? JSON.parse(text) : null; } catch { json = text; }
+    return { status: res.status, headers: res.headers, json };
+  };
+  return {
+    sim, url: sim.url, dir, clock, call,
+    advance: (ms) => { clock.now += ms; },
+    close: async () => { await sim.close(); rmSync(dir, { recursive: true, force: true }); },
+  };
+}
+
+/** A small AOI (about 2.2 km x 2.2 km) inside the seeded historical demo order. */
+export const SMALL_AOI = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';
+/** An AOI no order covers (Lyon). */
+export const UNCOVERED_AOI = 'POLYGON((4.80 45.70, 4.85 45.70, 4.85 45.74, 4.80 45.74, 4.80 45.70))';
+
+/** An image date of the seeded demo order, found through search/available as a client would. */
+export async function demoDate(t: TestSim, aoi = SMALL_AOI): Promise<string> {
+  const r = await t.call('POST', '/api/satelliteimages/search/available', { Wkt: aoi, From: '2026-01-01', Until: null });
+  const dates: string[] = r.json.Data.ModelImageDates[0].DatesByGeog[0].Dates;
+  return dates[dates.length - 1]!;
+}
