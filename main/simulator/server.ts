@@ -50,9 +50,12 @@ export interface RunningSimulator {
 type Handler = (ctx: Ctx) => Promise<unknown> | unknown;
 interface Ctx {
   acc: Account;
+  // Already parsed by the operation's own zod schema (OPERATIONS) before the handler runs.
+  /* eslint-disable @typescript-eslint/no-explicit-any */
   body: any;
   query: any;
   params: any;
+  /* eslint-enable @typescript-eslint/no-explicit-any */
   res: ServerResponse;
   req: IncomingMessage;
   signal: AbortSignal;

@@ -156,7 +156,7 @@ describe('tile and mini-tile downloads, UploadUrl', () => {
     const img = await (await fromArrayBuffer(await res.arrayBuffer())).getImage();
     expect([img.getWidth(), img.getHeight()]).toEqual([320, 320]);
     expect(img.getSamplesPerPixel()).toBe(4);
-    expect(img.getGeoKeys().ProjectedCSTypeGeoKey).toBe(mini.Epsg);
+    expect(img.getGeoKeys()!.ProjectedCSTypeGeoKey).toBe(mini.Epsg);
     const [x0, y0] = img.getOrigin();
     expect(x0! % 3200).toBe(0);
     expect(y0! % 3200).toBe(0);

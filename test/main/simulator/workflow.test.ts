@@ -86,7 +86,7 @@ describe('order, then availability, then download (end to end)', () => {
     const img = await tiff.getImage();
     expect(img.getSamplesPerPixel()).toBe(4);
     expect(img.getResolution()[0]).toBeCloseTo(40, 6);
-    expect(img.getGeoKeys().ProjectedCSTypeGeoKey).toBe(32631);
+    expect(img.getGeoKeys()!.ProjectedCSTypeGeoKey).toBe(32631);
     expect(await img.getGDALMetadata()).toMatchObject({ IMAGE_DATE: '20261015', CONSTELLATIONS: 'Sentinel1,Sentinel2' });
     // The second download of the same area is no longer included (ApiRequests 0): it is billed.
     const est2 = await t.call('POST', '/api/satelliteimages/process/composite/estimate', body);

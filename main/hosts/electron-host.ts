@@ -1,0 +1,125 @@
+import { BrowserWindow, Menu, ipcMain, nativeTheme, shell, type Session, type WebContents, type WebPreferences } from 'electron';
+import type { EventName, EventPayload } from '../../preload/contract';
+import { emit, handle, type Dispatcher } from '../ipc';
+import { buildMenuTemplate, type MenuOptions } from './menu';
+import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
+
+/**
+ * The Electron host: windows, session hardening and the IPC transport. It
+ * mounts the same dispatcher the browser host serves over a WebSocket.
+ */
+
+/** Where the window loads its preload and renderer from. */
+export interface WindowOptions {
+  /** Absolute path of the built, sandboxed preload (CommonJS). */
+  preloadPath: string;
+  /** Dev server URL; when set, it is loaded instead of `rendererFile`. */
+  rendererUrl?: string;
+  /** Absolute path of the built renderer/index.html. */
+  rendererFile: string;
+  /** Hosts whose http(s) links may open in the system browser. */
+  externalHosts: readonly string[];
+  log?: (message: string) => void;
+}
+
+/** The webPreferences of every Swath window; Electron's security checklist, not negotiable. */
+export function secureWebPreferences(preloadPath: string): WebPreferences {
+  return {
+    preload: preloadPath,
+    sandbox: true,
+    contextIsolation: true,
+    nodeIntegration: false,
+    nodeIntegrationInWorker: false,
+    nodeIntegrationInSubFrames: false,
+    webSecurity: true,
+    allowRunningInsecureContent: false,
+    webviewTag: false,
+    spellcheck: false,
+  };
+}
+
+/** Creates the main window with secure preferences, hardened contents, and loads the renderer. */
+export function createMainWindow(options: WindowOptions): BrowserWindow {
+  const window = new BrowserWindow({
+    title: 'Swath',
+    width: 1280,
+    height: 800,
+    minWidth: 900,
+    minHeight: 560,
+    // Hidden until the first paint, and painted in the theme colour, so there is no white flash.
+    show: false,
+    backgroundColor: nativeTheme.shouldUseDarkColors ? '#16181d' : '#f6f7f9',
+    webPreferences: secureWebPreferences(options.preloadPath),
+  });
+  hardenWebContents(window.webContents, { externalHosts: options.externalHosts, log: options.log });
+  window.once('ready-to-show', () => window.show());
+
+  const load = options.rendererUrl ? window.loadURL(options.rendererUrl) : window.loadFile(options.rendererFile);
+  load.catch((error: unknown) => options.log?.(`Failed to load the renderer: ${String(error)}`));
+  return window;
+}
+
+const hardened = new WeakSet<WebContents>();
+
+/** Options of {@link hardenWebContents}. */
+export interface ContentsPolicy {
+  externalHosts: readonly string[];
+  log?: (message: string) => void;
+}
+
+/** Denies navigation, new windows and webviews; allow-listed http(s) links go to the system browser. */
+export function hardenWebContents(contents: WebContents, policy: ContentsPolicy): void {
+  // Both the window factory and the app-wide web-contents-created hook call this.
+  if (hardened.has(contents)) return;
+  hardened.add(contents);
+  contents.on('will-navigate', (event) => {
+    // The app is a single document; any navigation is either a bug or an attack.
+    event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => {
+    event.preventDefault();
+  });
+  contents.setWindowOpenHandler(({ url }) => {
+    if (isAllowedExternalUrl(url, policy.externalHosts)) {
+      shell.openExternal(url).catch((error: unknown) => policy.log?.(`Could not open ${url}: ${String(error)}`));
+    } else {
+      policy.log?.(`Blocked window.open to ${url}`);
+    }
+    return { action: 'deny' };
+  });
+}
+
+/** Installs the CSP header and denies every permission request and check for the session. */
+export function hardenSession(ses: Session): void {
+  ses.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: withContentSecurityPolicy(details.responseHeaders) });
+  });
+  ses.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  ses.setPermissionCheckHandler(() => false);
+  ses.setDevicePermissionHandler(() => false);
+}
+
+/** Installs the application menu. */
+export function installMenu(options: MenuOptions): void {
+  Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate(options)));
+}
+
+/** Serves the dispatcher's channels over ipcMain; returns the function that unmounts them. */
+export function mountDispatcher(dispatcher: Dispatcher): () => void {
+  return handle(ipcMain, dispatcher);
+}
+
+/** Sends a contract event to every open window. */
+export function broadcast<E extends EventName>(event: E, payload: EventPayload<E>): void {
+  for (const window of BrowserWindow.getAllWindows()) {
+    if (!window.isDestroyed()) emit(window.webContents, event, payload);
+  }
+}
+
+/** Brings an existing window to the front (used when a second instance starts). */
+export function focusWindow(window: BrowserWindow | null): void {
+  if (!window || window.isDestroyed()) return;
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
+}

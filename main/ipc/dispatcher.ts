@@ -1,0 +1,120 @@
+import type { z } from 'zod';
+import { channels, type ChannelMap, type Channels, type IpcError, type Result } from '../../preload/contract';
+import { toIpcError } from './errors';
+
+/** What a handler knows about the call besides its payload. */
+export interface HandlerContext {
+  /** URL of the frame that sent the request (already checked against the sender policy). */
+  senderUrl: string;
+  /** Aborted when the transport gives up on the call (e.g. a closed socket). */
+  signal: AbortSignal;
+}
+
+/** Implementation of one channel: receives the parsed request, returns the response data or throws. */
+export type Handler<Req, Res> = (request: Req, context: HandlerContext) => Res | Promise<Res>;
+
+/** One handler per channel of contract `M`; the type forces the table to be complete. */
+export type HandlerTable<M extends ChannelMap = Channels> = {
+  [C in keyof M]: Handler<z.output<M[C]['request']>, z.input<M[C]['response']>>;
+};
+
+/** Options of {@link createDispatcher}. */
+export interface DispatcherOptions<M extends ChannelMap> {
+  /** Decides whether a request from the frame at this URL may be served. */
+  isAllowedSender: (senderUrl: string) => boolean;
+  /** The channel map to enforce; defaults to the app's contract. */
+  contract?: M;
+}
+
+/** Transport-agnostic entry point that both the Electron host and the browser host call. */
+export interface Dispatcher {
+  /** Channel names the dispatcher serves, so a transport can register exactly these. */
+  readonly channels: readonly string[];
+  /** Validates the sender and payload, runs the handler, and always resolves to a {@link Result}. */
+  dispatch(channel: string, payload: unknown, senderUrl: string | null | undefined, signal?: AbortSignal): Promise<Result<unknown>>;
+}
+
+/** Builds the dispatcher for a handler table: sender check, zod validation and error capture in one place. */
+export function createDispatcher<M extends ChannelMap = Channels>(
+  handlers: HandlerTable<M>,
+  options: DispatcherOptions<M>,
+): Dispatcher {
+  const contract = (options.contract ?? channels) as M;
+  const names = Object.keys(contract);
+  for (const name of names) {
+    if (typeof (handlers as Record<string, unknown>)[name] !== 'function') {
+      throw new Error(`No handler for channel "${name}".`);
+    }
+  }
+
+  async function dispatch(
+    channel: string,
+    payload: unknown,
+    senderUrl: string | null | undefined,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<Result<unknown>> {
+    // Checked before anything else so an untrusted frame learns nothing, not even which channels exist.
+    if (!senderUrl || !safeIsAllowed(options.isAllowedSender, senderUrl)) {
+      return failure({ kind: 'auth', message: 'Request refused: the sender is not the Swath window.' });
+    }
+    if (!Object.hasOwn(contract, channel)) {
+      return failure({ kind: 'not-found', message: `Unknown channel "${channel}".` });
+    }
+    const spec = contract[channel]!;
+    const parsed = spec.request.safeParse(payload);
+    if (!parsed.success) {
+      return failure({
+        kind: 'validation',
+        message: `Invalid request for "${channel}".`,
+        fields: issuesToFields(parsed.error.issues),
+      });
+    }
+    const handler = handlers[channel as keyof M] as Handler<unknown, unknown>;
+    let data: unknown;
+    try {
+      data = await handler(parsed.data, { senderUrl, signal });
+    } catch (error) {
+      return failure(toIpcError(error));
+    }
+    // Parsing the answer strips undeclared fields, so main cannot leak a secret by accident.
+    const checked = spec.response.safeParse(data);
+    if (!checked.success) {
+      return failure({ kind: 'io', message: `The main process produced an invalid response for "${channel}".` });
+    }
+    return { ok: true, data: checked.data };
+  }
+
+  return { channels: names, dispatch };
+}
+
+function failure(error: IpcError): Result<never> {
+  return { ok: false, error };
+}
+
+function safeIsAllowed(predicate: (url: string) => boolean, url: string): boolean {
+  try {
+    return predicate(url);
+  } catch {
+    return false;
+  }
+}
+
+const ROOT_FIELD = '(root)';
+
+/** Groups zod issues as the service does: property path -> list of reasons. */
+export function issuesToFields(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  const add = (path: readonly PropertyKey[], reason: string): void => {
+    const key = path.length === 0 ? ROOT_FIELD : path.map(String).join('.');
+    (fields[key] ??= []).push(reason);
+  };
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      // Attribute each unexpected key to itself rather than to the enclosing object.
+      for (const key of issue.keys) add([...issue.path, key], 'Unknown field.');
+    } else {
+      add(issue.path, issue.message);
+    }
+  }
+  return fields;
+}

@@ -1,0 +1,129 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RasterRequest } from './types.js';
+import { writeGeoTiff } from './write.js';
+
+/** Bumped whenever the synthesis changes, so old cache files are not served for new code. */
+export const RASTER_ALGORITHM_VERSION = 1;
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(o)
+        .filter((k) => o[k] !== undefined)
+        .sort()
+        .map((k) => [k, canonical(o[k])]),
+    );
+  }
+  return v;
+}
+
+/** sha256 of the canonical (key-sorted) JSON of the request plus the algorithm version. */
+export function rasterCacheKey(req: RasterRequest): string {
+  const json = JSON.stringify(canonical({ v: RASTER_ALGORITHM_VERSION, req }));
+  return createHash('sha256').update(json).digest('hex');
+}
+
+function abortError(signal: AbortSignal): Error {
+  const r: unknown = signal.reason;
+  if (r instanceof Error) return r;
+  const e = new Error('raster generation aborted');
+  e.name = 'AbortError';
+  return e;
+}
+
+interface InFlight {
+  promise: Promise<{ path: string; bytes: number }>;
+  controller: AbortController;
+  waiters: number;
+}
+
+/**
+ * Content-addressed cache of generated GeoTIFFs in one directory. Files appear atomically (tmp + fsync + rename);
+ * concurrent identical requests share one generation, which is aborted only when every waiter has given up.
+ */
+export class RasterCache {
+  private readonly inFlight = new Map<string, InFlight>();
+
+  constructor(private readonly dir: string) {}
+
+  /** Path of the cached file for req, generating it first if absent; cached is true when the file already existed. */
+  async get(req: RasterRequest, opts: { signal?: AbortSignal } = {}): Promise<{ path: string; bytes: number; cached: boolean }> {
+    const { signal } = opts;
+    if (signal?.aborted) throw abortError(signal);
+    const key = rasterCacheKey(req);
+    const path = join(this.dir, `${key}.tif`);
+    if (!this.inFlight.has(key)) {
+      try {
+        const st = await stat(path);
+        return { path, bytes: st.size, cached: true };
+      } catch {
+        // not cached yet
+      }
+    }
+    let job = this.inFlight.get(key);
+    if (!job) {
+      const controller = new AbortController();
+      const promise = this.generate(req, path, controller.signal).finally(() => this.inFlight.delete(key));
+      job = { promise, controller, waiters: 0 };
+      this.inFlight.set(key, job);
+      // Waiters may all leave; the rejection is still observed here.
+      promise.catch(() => undefined);
+    }
+    const res = await this.wait(job, signal);
+    return { ...res, cached: false };
+  }
+
+  private wait(job: InFlight, signal?: AbortSignal): Promise<{ path: string; bytes: number }> {
+    job.waiters++;
+    if (!signal) {
+      return job.promise;
+    }
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const onAbort = (): void => {
+        if (done) return;
+        done = true;
+        if (--job.waiters === 0) job.controller.abort(signal.reason);
+        reject(abortError(signal));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      job.promise.then(
+        (v) => {
+          if (done) return;
+          done = true;
+          signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        (e: unknown) => {
+          if (done) return;
+          done = true;
+          signal.removeEventListener('abort', onAbort);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
+    });
+  }
+
+  private async generate(req: RasterRequest, path: string, signal: AbortSignal): Promise<{ path: string; bytes: number }> {
+    await mkdir(this.dir, { recursive: true });
+    const part = `${path}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      const { bytes } = await writeGeoTiff(req, part, { signal });
+      const fh = await open(part, 'r+');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(part, path);
+      return { path, bytes };
+    } catch (e) {
+      await unlink(part).catch(() => undefined);
+      throw e;
+    }
+  }
+}

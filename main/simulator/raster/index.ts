@@ -1,0 +1,28 @@
+/**
+ * GeoTIFF synthesis for the simulator's composite, tile and mini-tile endpoints.
+ */
+import { buildPlan } from './plan.js';
+import type { Bounds, RasterRequest } from './types.js';
+
+export { ALL_BANDS, parseBandnames } from './bands.js';
+export type { BandName, BandSpec } from './bands.js';
+export type { Bounds, RasterRequest } from './types.js';
+export { utmEpsgFor, isSupportedEpsg } from './projection.js';
+export { writeGeoTiff } from './write.js';
+export { RasterCache, rasterCacheKey } from './cache.js';
+
+/** Output grid, level count and exact file size of a request, or why it cannot be produced (bad CRS area, too large, ...). */
+export function planRaster(
+  req: RasterRequest,
+): { width: number; height: number; bounds: Bounds; pixelSize: number; overviews: number; estimatedBytes: number } | { error: string } {
+  const plan = buildPlan(req);
+  if ('error' in plan) return plan;
+  return {
+    width: plan.width,
+    height: plan.height,
+    bounds: plan.bounds,
+    pixelSize: plan.pixelSize,
+    overviews: plan.levels.length - 1,
+    estimatedBytes: plan.layout.totalBytes,
+  };
+}

@@ -1,0 +1,79 @@
+import proj4 from 'proj4';
+
+/** Metres per degree used to turn a metric resolution into degrees for EPSG:4326 output. */
+export const METRES_PER_DEGREE = 111320;
+
+/** A supported output CRS with lon/lat conversions and a validity check. */
+export interface Projection {
+  epsg: number;
+  geographic: boolean;
+  forward(lon: number, lat: number): [number, number];
+  inverse(x: number, y: number): [number, number];
+  /** Why this lon/lat cannot be represented sensibly in the CRS, or null when it can. */
+  invalidReason(lon: number, lat: number): string | null;
+}
+
+/** EPSG code of the standard UTM zone containing lon/lat (326zz north of the equator, 327zz south; no Norway/Svalbard exceptions). */
+export function utmEpsgFor(lon: number, lat: number): number {
+  const wrapped = ((((lon + 180) % 360) + 360) % 360) - 180;
+  const zone = Math.min(60, Math.max(1, Math.floor((wrapped + 180) / 6) + 1));
+  return (lat < 0 ? 32700 : 32600) + zone;
+}
+
+/** True for the EPSG codes the raster writer can produce. */
+export function isSupportedEpsg(epsg: number): boolean {
+  return epsg === 4326 || epsg === 3857 || (epsg >= 32601 && epsg <= 32660) || (epsg >= 32701 && epsg <= 32760);
+}
+
+const cache = new Map<number, Projection>();
+
+/** The projection for an EPSG code, or null when it is not supported. */
+export function getProjection(epsg: number): Projection | null {
+  const hit = cache.get(epsg);
+  if (hit) return hit;
+  if (!Number.isInteger(epsg) || !isSupportedEpsg(epsg)) return null;
+  let p: Projection;
+  if (epsg === 4326) {
+    p = {
+      epsg,
+      geographic: true,
+      forward: (lon, lat) => [lon, lat],
+      inverse: (x, y) => [x, y],
+      invalidReason: (lon, lat) =>
+        Math.abs(lon) > 180 || Math.abs(lat) > 90 ? `coordinate ${lon},${lat} is outside -180..180 / -90..90` : null,
+    };
+  } else if (epsg === 3857) {
+    const conv = proj4('EPSG:4326', 'EPSG:3857');
+    p = {
+      epsg,
+      geographic: false,
+      forward: (lon, lat) => conv.forward([lon, lat]) as [number, number],
+      inverse: (x, y) => conv.inverse([x, y]) as [number, number],
+      invalidReason: (lon, lat) =>
+        Math.abs(lat) > 85.06 || Math.abs(lon) > 180
+          ? `coordinate ${lon},${lat} is outside the valid area of EPSG:3857 (|lat| <= 85.06)`
+          : null,
+    };
+  } else {
+    const zone = epsg % 100;
+    const south = epsg >= 32701;
+    const conv = proj4('EPSG:4326', `+proj=utm +zone=${zone}${south ? ' +south' : ''} +datum=WGS84 +units=m +no_defs`);
+    const cm = -183 + 6 * zone;
+    p = {
+      epsg,
+      geographic: false,
+      forward: (lon, lat) => conv.forward([lon, lat]) as [number, number],
+      inverse: (x, y) => conv.inverse([x, y]) as [number, number],
+      // A zone is usable a few degrees past its edges (the real service reprojects neighbours in);
+      // beyond that Transverse Mercator distortion makes a "10 m" pixel meaningless.
+      invalidReason: (lon, lat) => {
+        const d = ((((lon - cm + 180) % 360) + 360) % 360) - 180;
+        if (Math.abs(d) > 9) return `coordinate ${lon},${lat} is too far from UTM zone ${zone} (central meridian ${cm})`;
+        if (lat < -80 || lat > 84) return `coordinate ${lon},${lat} is outside the UTM latitude range -80..84`;
+        return null;
+      },
+    };
+  }
+  cache.set(epsg, p);
+  return p;
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/** Connection states of the active service, as shown in the status bar. */
+export const connectionStates = ['connecting', 'online', 'offline'] as const;
+
+/** One of {@link connectionStates}. */
+export type ConnectionState = (typeof connectionStates)[number];
+
+/** THE event map: events main pushes to the renderer, name -> payload schema. */
+export const events = {
+  'connection:state': z.object({
+    state: z.enum(connectionStates),
+    detail: z.string().optional(),
+  }),
+} satisfies Record<string, z.ZodType>;
+
+/** The real contract's event map type. */
+export type Events = typeof events;
+
+/** Name of an event of the real contract. */
+export type EventName = keyof Events;
+
+/** Payload of event `E`. */
+export type EventPayload<E extends EventName> = z.output<Events[E]>;
+
+/** Every event name, in declaration order. */
+export const eventNames = Object.keys(events) as EventName[];

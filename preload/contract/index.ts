@@ -1,0 +1,5 @@
+/** The IPC contract shared by main, preload and renderer; it imports nothing but zod. */
+export * from './errors';
+export * from './channels';
+export * from './events';
+export * from './api';

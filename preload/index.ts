@@ -1,0 +1,36 @@
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { channelNames, eventNames, methodName, type EventName, type IpcError, type Result } from './contract';
+
+/**
+ * The sandboxed preload: exposes `window.swath` with one function per contract
+ * channel plus `on`. Only plain functions cross the bridge, never ipcRenderer.
+ */
+
+function transportError(error: unknown): Result<never> {
+  const message = error instanceof Error ? error.message : String(error);
+  const failure: IpcError = { kind: 'io', message: `IPC failed: ${message}` };
+  return { ok: false, error: failure };
+}
+
+/** Builds the object exposed as `window.swath` (exported for tests; the renderer sees only the bridged copy). */
+export function buildApi(): Record<string, unknown> {
+  const api: Record<string, unknown> = {};
+  for (const channel of channelNames) {
+    // Errors are values at the boundary, so even a transport failure resolves to a Result.
+    api[methodName(channel)] = (request?: unknown): Promise<Result<unknown>> =>
+      ipcRenderer.invoke(channel, request ?? {}).then((result: Result<unknown>) => result, transportError);
+  }
+  api.on = (event: EventName, listener: (payload: unknown) => void): (() => void) => {
+    if (!eventNames.includes(event)) throw new Error(`Unknown event "${String(event)}".`);
+    if (typeof listener !== 'function') throw new TypeError('The listener must be a function.');
+    // The IpcRendererEvent holds `sender` (ipcRenderer itself); only the payload may reach the page.
+    const wrapped = (_event: IpcRendererEvent, payload: unknown): void => listener(payload);
+    ipcRenderer.on(event, wrapped);
+    return () => {
+      ipcRenderer.removeListener(event, wrapped);
+    };
+  };
+  return api;
+}
+
+contextBridge.exposeInMainWorld('swath', buildApi());

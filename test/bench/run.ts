@@ -1,0 +1,24 @@
+import { benchSimulator, type Figure } from './simulator.bench.js';
+
+// `npm run bench`: every benchmark of the project, one line per figure as
+// `<name>: <value> <unit>`. Figures are printed, never asserted.
+const BENCHES: [string, () => Promise<Figure[]>][] = [
+  ['simulator', benchSimulator],
+];
+
+async function main(): Promise<void> {
+  let failed = false;
+  for (const [name, run] of BENCHES) {
+    try {
+      for (const f of await run()) {
+        console.log(`${f.name}: ${f.value.toFixed(f.value >= 100 ? 0 : 2)} ${f.unit}${f.note ? `  (${f.note})` : ''}`);
+      }
+    } catch (e) {
+      failed = true;
+      console.error(`bench ${name} failed: ${(e as Error).message}`);
+    }
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+void main();

@@ -1,0 +1,74 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import proj4 from 'proj4';
+
+const execFileP = promisify(execFile);
+
+/** One printed figure: `<name>: <value> <unit>`. */
+export interface Figure { name: string; value: number; unit: string; note?: string }
+
+/** Starts `npm run simulator`'s entry in a child process and resolves its URL. */
+export async function spawnSimulator(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'main/simulator/cli.ts', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      const m = /Simulator listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+/** Peak resident set size of a process, MB (Linux /proc). */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+/** A square AOI of `sizeM` metres in UTM zone 33N, as lon/lat WKT. */
+export function utmSquareWkt(sizeM: number, x0 = 380_000, y0 = 5_800_000): string {
+  const utm = '+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs';
+  const corners = [[x0, y0], [x0 + sizeM, y0], [x0 + sizeM, y0 + sizeM], [x0, y0 + sizeM], [x0, y0]];
+  const ll = corners.map((c) => proj4(utm, 'EPSG:4326', c));
+  return `POLYGON((${ll.map(([x, y]) => `${x!.toFixed(7)} ${y!.toFixed(7)}`).join(', ')}))`;
+}
+
+/** Downloads a POST response with curl to /dev/null, so the client is never the bottleneck; returns bytes and seconds. */
+export async function curlDownload(url: string, body: unknown, out = '/dev/null'): Promise<{ bytes: number; seconds: number }> {
+  const args = ['-sS', '--fail-with-body', '-o', out, '-w', '%{size_download} %{time_total}', '-X', 'POST',
+    '-H', 'x-api-key: demo-key', '-H', 'content-type: application/json', '--data-binary', JSON.stringify(body), url];
+  const { stdout } = await execFileP('curl', args, { maxBuffer: 1 << 20 });
+  const [bytes, seconds] = stdout.trim().split(' ').map(Number);
+  return { bytes: bytes!, seconds: seconds! };
+}
+
+/** 4000 x 4000 px, 4-band INT16 composite: fresh generation, cached repeat, and the simulator's peak RSS. */
+export async function benchSimulator(): Promise<Figure[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-bench-sim-'));
+  const { url, child } = await spawnSimulator(['--cache', path.join(dir, 'cache')]);
+  try {
+    const body = {
+      Wkt: utmSquareWkt(40_000), Date: new Date().toISOString().slice(0, 10), Model: 'Stratus2', Resolution: 10,
+      EpsgProjection: 32633, Bandnames: 'B2,B3,B4,B8', DataType: 'INT16', AutomaticOrderCreation: true,
+    };
+    const endpoint = `${url}/api/satelliteimages/process/composite`;
+    const fresh = await curlDownload(endpoint, body);
+    const cached = await curlDownload(endpoint, body);
+    const mb = fresh.bytes / 1e6;
+    return [
+      { name: 'simulator-generate-mbps', value: mb / fresh.seconds, unit: 'MB/s', note: `${mb.toFixed(0)} MB fresh, target >= 50` },
+      { name: 'simulator-cached-mbps', value: cached.bytes / 1e6 / cached.seconds, unit: 'MB/s', note: 'target >= 500' },
+      { name: 'simulator-peak-rss-mb', value: peakRssMb(child.pid!), unit: 'MB', note: 'target < 300' },
+    ];
+  } finally {
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,86 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Builds the app with electron-vite and boots the built main bundle in plain
+ * Node against a fake `electron` (the real binary is not needed), so bundling
+ * mistakes (ESM interop, a preload that requires a package, wrong paths) fail here.
+ */
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+// Inside the repo so the bundle resolves its external dependencies from node_modules.
+const outDir = join(root, '.tmp', `bundle-test-${process.pid}`);
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const userData = mkdtempSync(join(tmpdir(), 'swath-bundle-'));
+
+beforeAll(() => {
+  const build = spawnSync(join(root, 'node_modules/.bin/electron-vite'), ['build', '--outDir', outDir, '--logLevel', 'error'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (build.status !== 0) throw new Error(`electron-vite build failed:\n${build.stdout}\n${build.stderr}`);
+}, 180_000);
+
+afterAll(() => {
+  rmSync(outDir, { recursive: true, force: true });
+  rmSync(userData, { recursive: true, force: true });
+});
+
+describe('electron-vite build output', () => {
+  it('produces the ESM main, the CommonJS preload and the renderer', () => {
+    for (const file of ['main/index.js', 'preload/index.cjs', 'renderer/index.html']) {
+      expect(existsSync(join(outDir, file)), file).toBe(true);
+    }
+  });
+
+  it('bundles the sandboxed preload so that it requires nothing but electron', () => {
+    const preload = readFileSync(join(outDir, 'preload/index.cjs'), 'utf8');
+    const required = [...preload.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]);
+    expect(new Set(required)).toEqual(new Set(['electron']));
+    expect(preload).toContain('exposeInMainWorld');
+  });
+
+  it('keeps the CSP meta tag and no inline script in the built renderer', () => {
+    const html = readFileSync(join(outDir, 'renderer/index.html'), 'utf8');
+    expect(html).toMatch(/http-equiv="Content-Security-Policy"/);
+    expect(html).toMatch(/script-src 'self'/);
+    for (const [, attrs, body] of html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)) {
+      expect(attrs).toMatch(/src="\.\//);
+      expect(body!.trim()).toBe('');
+    }
+  });
+
+  it('boots the built main: secure window, embedded simulator answering, key withheld, clean quit', () => {
+    const run = spawnSync(
+      process.execPath,
+      ['--import', join(fixtures, 'register-fake-electron.mjs'), join(fixtures, 'boot-main.mjs'), join(outDir, 'main/index.js'), join(outDir, 'renderer/index.html')],
+      { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SWATH_USER_DATA_DIR: userData, ELECTRON_RENDERER_URL: '' } },
+    );
+    const line = run.stdout.split('\n').find((l) => l.startsWith('REPORT '));
+    expect(line, `main did not report:\n${run.stdout}\n${run.stderr}`).toBeDefined();
+    const report = JSON.parse(line!.slice('REPORT '.length));
+
+    expect(report.channels).toEqual(['app:info', 'service:ping']);
+    expect(report.webPreferences).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, webSecurity: true });
+    expect(report.webPreferences.preload).toBe(join(outDir, 'preload/index.cjs'));
+    expect(report.loaded).toBe(join(outDir, 'renderer/index.html'));
+
+    expect(report.info).toMatchObject({
+      ok: true,
+      data: { version: '0.0.0-test', service: { label: 'Demo service (offline)', demo: true }, contractVersion: '1.0.0' },
+    });
+    expect(report.info.data.service.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(report.ping).toMatchObject({ ok: true, data: { reachable: true } });
+    expect(report.invalid).toMatchObject({ ok: false, error: { kind: 'validation', fields: { extra: ['Unknown field.'] } } });
+    expect(report.foreign).toMatchObject({ ok: false, error: { kind: 'auth' } });
+    expect(JSON.stringify(report)).not.toContain('demo-key');
+    expect(report.events).toContainEqual(['connection:state', { state: 'online' }]);
+    expect(report.quit).toBe(true);
+    // The simulator kept its state where the app said.
+    expect(existsSync(join(userData, 'demo-state.json'))).toBe(true);
+  });
+});

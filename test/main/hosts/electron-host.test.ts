@@ -1,0 +1,172 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeBrowserWindow, fakeElectron, fakeSession, resetFakeElectron, type FakeWebContents } from './fake-electron';
+
+vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
+
+const { createMainWindow, hardenSession, hardenWebContents, mountDispatcher, broadcast, focusWindow } = await import(
+  '../../../main/hosts/electron-host'
+);
+const { CONTENT_SECURITY_POLICY } = await import('../../../main/hosts/security');
+
+const windowOptions = {
+  preloadPath: '/app/out/preload/index.cjs',
+  rendererFile: '/app/out/renderer/index.html',
+  externalHosts: ['docs.example.org'],
+};
+
+function openWindow(extra: Partial<typeof windowOptions> & { rendererUrl?: string } = {}): FakeBrowserWindow {
+  createMainWindow({ ...windowOptions, ...extra });
+  const window = FakeBrowserWindow.instances.at(-1);
+  if (!window) throw new Error('no window was created');
+  return window;
+}
+
+function navigate(contents: FakeWebContents, url: string): boolean {
+  let prevented = false;
+  contents.emit('will-navigate', { url, preventDefault: () => (prevented = true) });
+  return prevented;
+}
+
+beforeEach(() => resetFakeElectron());
+
+describe('createMainWindow', () => {
+  it('uses the secure webPreferences and the sandboxed CJS preload', () => {
+    const prefs = openWindow().options.webPreferences as Record<string, unknown>;
+    expect(prefs).toMatchObject({
+      sandbox: true,
+      contextIsolation: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      preload: '/app/out/preload/index.cjs',
+    });
+  });
+
+  it('loads the built renderer file, or the dev server URL when given', () => {
+    const built = openWindow();
+    expect(built.loadFile).toHaveBeenCalledWith('/app/out/renderer/index.html');
+    expect(built.loadURL).not.toHaveBeenCalled();
+
+    const dev = openWindow({ rendererUrl: 'http://localhost:5173' });
+    expect(dev.loadURL).toHaveBeenCalledWith('http://localhost:5173');
+    expect(dev.loadFile).not.toHaveBeenCalled();
+  });
+
+  it('stays hidden until the first paint', () => {
+    const window = openWindow();
+    expect(window.options.show).toBe(false);
+    expect(window.show).not.toHaveBeenCalled();
+    window.emit('ready-to-show');
+    expect(window.show).toHaveBeenCalledOnce();
+  });
+
+  it('denies every navigation, including to the app origin', () => {
+    const { webContents } = openWindow();
+    expect(navigate(webContents, 'https://evil.example.com/')).toBe(true);
+    expect(navigate(webContents, 'file:///app/out/renderer/index.html')).toBe(true);
+  });
+
+  it('denies webview attachment', () => {
+    const { webContents } = openWindow();
+    let prevented = false;
+    webContents.emit('will-attach-webview', { preventDefault: () => (prevented = true) }, {}, {});
+    expect(prevented).toBe(true);
+  });
+
+  it('denies window.open and only opens allow-listed http(s) links externally', () => {
+    const { webContents } = openWindow();
+    const handler = webContents.windowOpenHandler;
+    expect(handler).not.toBeNull();
+
+    expect(handler!({ url: 'https://docs.example.org/guide' })).toEqual({ action: 'deny' });
+    expect(fakeElectron.shell.openExternal).toHaveBeenCalledExactlyOnceWith('https://docs.example.org/guide');
+
+    for (const url of ['https://evil.example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'https://docs.example.org.evil.com/']) {
+      expect(handler!({ url })).toEqual({ action: 'deny' });
+    }
+    expect(fakeElectron.shell.openExternal).toHaveBeenCalledOnce();
+  });
+
+  it('hardens a WebContents only once even when asked twice', () => {
+    const { webContents } = openWindow();
+    hardenWebContents(webContents as never, { externalHosts: [] });
+    expect(webContents.listenerCount('will-navigate')).toBe(1);
+  });
+});
+
+describe('hardenSession', () => {
+  beforeEach(() => hardenSession(fakeSession as never));
+
+  it('sets the CSP header on every response, replacing one the server sent', () => {
+    const listener = fakeSession.webRequest.onHeadersReceived.mock.calls[0]![0] as (
+      details: { responseHeaders?: Record<string, string[]> },
+      callback: (response: { responseHeaders: Record<string, string[]> }) => void,
+    ) => void;
+    const callback = vi.fn();
+    listener({ responseHeaders: { 'content-type': ['text/html'], 'content-security-policy': ["default-src *"] } }, callback);
+    const headers = callback.mock.calls[0]![0].responseHeaders as Record<string, string[]>;
+    expect(headers['Content-Security-Policy']).toEqual([CONTENT_SECURITY_POLICY]);
+    expect(headers['content-security-policy']).toBeUndefined();
+    expect(headers['content-type']).toEqual(['text/html']);
+    expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
+    expect(CONTENT_SECURITY_POLICY).toContain("object-src 'none'");
+    expect(CONTENT_SECURITY_POLICY).toContain("frame-ancestors 'none'");
+  });
+
+  it('denies every permission request and check', () => {
+    const request = fakeSession.setPermissionRequestHandler.mock.calls[0]![0] as (
+      contents: unknown,
+      permission: string,
+      callback: (granted: boolean) => void,
+    ) => void;
+    for (const permission of ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read']) {
+      const callback = vi.fn();
+      request({}, permission, callback);
+      expect(callback).toHaveBeenCalledExactlyOnceWith(false);
+    }
+    const check = fakeSession.setPermissionCheckHandler.mock.calls[0]![0] as (...args: unknown[]) => boolean;
+    expect(check(null, 'media', 'file://', {})).toBe(false);
+    const device = fakeSession.setDevicePermissionHandler.mock.calls[0]![0] as (...args: unknown[]) => boolean;
+    expect(device({})).toBe(false);
+  });
+});
+
+describe('IPC mounting and events', () => {
+  it('registers every dispatcher channel on ipcMain and forwards the sender frame URL', async () => {
+    const dispatch = vi.fn(async (..._args: unknown[]) => ({ ok: true as const, data: 1 as unknown }));
+    const unmount = mountDispatcher({ channels: ['a:one', 'b:two'], dispatch });
+    const handle = fakeElectron.ipcMain.handle;
+    expect(handle.mock.calls.map((c) => c[0])).toEqual(['a:one', 'b:two']);
+
+    const listener = handle.mock.calls[1]![1] as (event: unknown, payload: unknown) => Promise<unknown>;
+    await listener({ senderFrame: { url: 'file:///app/index.html' } }, { x: 1 });
+    expect(dispatch).toHaveBeenCalledWith('b:two', { x: 1 }, 'file:///app/index.html');
+    await listener({ senderFrame: null }, {});
+    expect(dispatch).toHaveBeenLastCalledWith('b:two', {}, null);
+
+    unmount();
+    expect(fakeElectron.ipcMain.removeHandler.mock.calls.map((c) => c[0])).toEqual(['a:one', 'b:two']);
+  });
+
+  it('broadcasts validated events to open windows only', () => {
+    const open = openWindow();
+    const closed = openWindow();
+    closed.destroyed = true;
+    broadcast('connection:state', { state: 'online' });
+    expect(open.webContents.send).toHaveBeenCalledExactlyOnceWith('connection:state', { state: 'online' });
+    expect(closed.webContents.send).not.toHaveBeenCalled();
+    expect(() => broadcast('connection:state', { state: 'sideways' } as never)).toThrow();
+  });
+
+  it('focuses and restores the existing window for a second instance', () => {
+    const window = openWindow();
+    window.isMinimized.mockReturnValue(true);
+    focusWindow(window as never);
+    expect(window.restore).toHaveBeenCalledOnce();
+    expect(window.focus).toHaveBeenCalledOnce();
+    expect(() => focusWindow(null)).not.toThrow();
+  });
+});

@@ -1,0 +1,106 @@
+import { EventEmitter } from 'node:events';
+import { vi } from 'vitest';
+
+/**
+ * A stand-in for the `electron` module: the real one tries to download the
+ * Electron binary on import. It records what the code under test configures.
+ */
+
+type WindowOpenHandler = (details: { url: string }) => { action: 'allow' | 'deny' };
+
+/** Fake WebContents: an EventEmitter that remembers its window-open handler and sent events. */
+export class FakeWebContents extends EventEmitter {
+  windowOpenHandler: WindowOpenHandler | null = null;
+  destroyed = false;
+  send = vi.fn();
+  setWindowOpenHandler(handler: WindowOpenHandler): void {
+    this.windowOpenHandler = handler;
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+}
+
+/** Fake BrowserWindow that records its constructor options and every instance. */
+export class FakeBrowserWindow extends EventEmitter {
+  static instances: FakeBrowserWindow[] = [];
+  static getAllWindows(): FakeBrowserWindow[] {
+    return FakeBrowserWindow.instances.filter((w) => !w.destroyed);
+  }
+  readonly webContents = new FakeWebContents();
+  destroyed = false;
+  loadURL = vi.fn(async (_url: string) => undefined);
+  loadFile = vi.fn(async (_file: string) => undefined);
+  show = vi.fn();
+  focus = vi.fn();
+  restore = vi.fn();
+  isMinimized = vi.fn(() => false);
+  constructor(readonly options: Record<string, unknown>) {
+    super();
+    FakeBrowserWindow.instances.push(this);
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+}
+
+/** Fake Session recording the hardening calls. */
+export const fakeSession = {
+  webRequest: { onHeadersReceived: vi.fn() },
+  setPermissionRequestHandler: vi.fn(),
+  setPermissionCheckHandler: vi.fn(),
+  setDevicePermissionHandler: vi.fn(),
+};
+
+class FakeApp extends EventEmitter {
+  isPackaged = false;
+  name = 'Swath';
+  readyResolve: () => void = () => undefined;
+  ready: Promise<void> = this.makeReady();
+  requestSingleInstanceLock = vi.fn(() => true);
+  enableSandbox = vi.fn();
+  setPath = vi.fn();
+  getPath = vi.fn((_name: string) => '/tmp/swath-user-data');
+  getVersion = vi.fn(() => '0.1.0');
+  quit = vi.fn(() => {
+    // Electron emits will-quit from quit(); listeners may prevent it.
+    const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    this.emit('will-quit', event);
+  });
+  whenReady = vi.fn(() => this.ready);
+  private makeReady(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.readyResolve = resolve;
+    });
+  }
+  reset(): void {
+    this.removeAllListeners();
+    this.ready = this.makeReady();
+    this.isPackaged = false;
+  }
+}
+
+/** The fake `app`; call `fakeApp.readyResolve()` to emulate the ready event. */
+export const fakeApp = new FakeApp();
+
+/** The fake module, as returned by `vi.mock('electron', ...)`. */
+export const fakeElectron = {
+  app: fakeApp,
+  BrowserWindow: FakeBrowserWindow,
+  session: { defaultSession: fakeSession },
+  ipcMain: { handle: vi.fn(), removeHandler: vi.fn() },
+  ipcRenderer: { invoke: vi.fn(), on: vi.fn(), removeListener: vi.fn() },
+  contextBridge: { exposeInMainWorld: vi.fn() },
+  shell: { openExternal: vi.fn(async (_url: string) => undefined) },
+  Menu: { setApplicationMenu: vi.fn(), buildFromTemplate: vi.fn((template: unknown) => ({ template })) },
+  nativeTheme: { shouldUseDarkColors: false },
+  /** Resets this very instance (tests that reset modules must reach it through `import('electron')`). */
+  __reset: (): void => resetFakeElectron(),
+};
+
+/** Clears recorded calls and instances between tests. */
+export function resetFakeElectron(): void {
+  vi.clearAllMocks();
+  FakeBrowserWindow.instances = [];
+  fakeApp.reset();
+}

@@ -1,0 +1,177 @@
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { fakeElectron as FakeElectronModule } from './fake-electron';
+
+/**
+ * Boots main/index.ts against a fake Electron and a fake simulator to check
+ * the lifecycle wiring: single instance, hardening, IPC, shutdown.
+ */
+
+vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
+
+const simulator = vi.hoisted(() => ({
+  close: undefined as unknown as ReturnType<typeof import('vitest').vi.fn>,
+  startSimulator: undefined as unknown as ReturnType<typeof import('vitest').vi.fn>,
+}));
+
+vi.mock('../../../main/simulator', async () => {
+  const { vi: v } = await import('vitest');
+  simulator.close = v.fn(async () => undefined);
+  simulator.startSimulator = v.fn(async () => ({ url: 'http://127.0.0.1:40001', port: 40001, close: simulator.close }));
+  return { startSimulator: simulator.startSimulator };
+});
+
+type Electron = typeof FakeElectronModule;
+type InvokeListener = (event: unknown, payload: unknown) => Promise<unknown>;
+
+const rendererFileUrl = pathToFileURL(new URL('../../../renderer/index.html', import.meta.url).pathname).href;
+const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function boot(): Promise<Electron> {
+  const electron = (await import('electron')) as unknown as Electron;
+  electron.__reset();
+  await import('../../../main/index');
+  return electron;
+}
+
+async function ready(electron: Electron): Promise<void> {
+  (electron.app as unknown as { readyResolve: () => void }).readyResolve();
+  await tick();
+  await tick();
+}
+
+function listenerFor(electron: Electron, channel: string): InvokeListener {
+  const call = electron.ipcMain.handle.mock.calls.find((c) => c[0] === channel);
+  if (!call) throw new Error(`${channel} is not registered`);
+  return call[1] as InvokeListener;
+}
+
+beforeEach(() => {
+  vi.resetModules();
+  delete process.env.ELECTRON_RENDERER_URL;
+  delete process.env.SWATH_USER_DATA_DIR;
+});
+
+afterEach(() => {
+  delete process.env.ELECTRON_RENDERER_URL;
+});
+
+describe('main/index.ts', () => {
+  it('quits at once when another instance holds the lock', async () => {
+    const electron = (await import('electron')) as unknown as Electron;
+    electron.__reset();
+    electron.app.requestSingleInstanceLock.mockReturnValueOnce(false);
+    await import('../../../main/index');
+    await ready(electron);
+    expect(electron.app.quit).toHaveBeenCalled();
+    expect(electron.BrowserWindow.instances).toHaveLength(0);
+    expect(electron.ipcMain.handle).not.toHaveBeenCalled();
+  });
+
+  it('enables the sandbox, hardens the session, mounts IPC and opens a secure window on ready', async () => {
+    const electron = await boot();
+    expect(electron.app.enableSandbox).toHaveBeenCalled();
+    expect(electron.BrowserWindow.instances).toHaveLength(0);
+    await ready(electron);
+
+    expect(electron.session.defaultSession.setPermissionRequestHandler).toHaveBeenCalled();
+    expect(electron.session.defaultSession.webRequest.onHeadersReceived).toHaveBeenCalled();
+    expect(electron.Menu.setApplicationMenu).toHaveBeenCalled();
+    expect(electron.ipcMain.handle.mock.calls.map((c) => c[0]).sort()).toEqual(['app:info', 'service:ping']);
+
+    const [window] = electron.BrowserWindow.instances;
+    const prefs = window!.options.webPreferences as Record<string, unknown>;
+    expect(prefs).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, webSecurity: true });
+    expect(String(prefs.preload)).toMatch(/[/\\]preload[/\\]index\.cjs$/);
+    expect(String(window!.loadFile.mock.calls[0]![0])).toMatch(/[/\\]renderer[/\\]index\.html$/);
+  });
+
+  it('loads the dev server URL in development', async () => {
+    process.env.ELECTRON_RENDERER_URL = 'http://localhost:5173';
+    const electron = await boot();
+    await ready(electron);
+    expect(electron.BrowserWindow.instances[0]!.loadURL).toHaveBeenCalledWith('http://localhost:5173');
+  });
+
+  it('ignores ELECTRON_RENDERER_URL in a packaged app', async () => {
+    process.env.ELECTRON_RENDERER_URL = 'http://attacker.example:5173';
+    const electron = (await import('electron')) as unknown as Electron;
+    electron.__reset();
+    electron.app.isPackaged = true;
+    await import('../../../main/index');
+    await ready(electron);
+    const [window] = electron.BrowserWindow.instances;
+    expect(window!.loadURL).not.toHaveBeenCalled();
+    expect(window!.loadFile).toHaveBeenCalledOnce();
+    const appInfo = listenerFor(electron, 'app:info');
+    expect(await appInfo({ senderFrame: { url: 'http://attacker.example:5173/' } }, {})).toMatchObject({ ok: false, error: { kind: 'auth' } });
+  });
+
+  it('uses SWATH_USER_DATA_DIR as userData before taking the single-instance lock', async () => {
+    process.env.SWATH_USER_DATA_DIR = '/tmp/swath-profile-b';
+    const electron = await boot();
+    expect(electron.app.setPath).toHaveBeenCalledWith('userData', '/tmp/swath-profile-b');
+    expect(electron.app.setPath.mock.invocationCallOrder[0]!).toBeLessThan(
+      electron.app.requestSingleInstanceLock.mock.invocationCallOrder[0]!,
+    );
+    delete process.env.SWATH_USER_DATA_DIR;
+  });
+
+  it('starts the embedded simulator and answers app:info without the key; refuses foreign senders', async () => {
+    const electron = await boot();
+    await ready(electron);
+    expect(simulator.startSimulator).toHaveBeenCalledWith(
+      expect.objectContaining({ port: 0, statePath: expect.stringMatching(/demo-state\.json$/), cacheDir: expect.stringMatching(/sim-cache$/) }),
+    );
+
+    const appInfo = listenerFor(electron, 'app:info');
+    const result = await appInfo({ senderFrame: { url: rendererFileUrl } }, {});
+    expect(result).toEqual({
+      ok: true,
+      data: {
+        version: '0.1.0',
+        platform: process.platform,
+        service: { label: 'Demo service (offline)', baseUrl: 'http://127.0.0.1:40001', demo: true },
+        contractVersion: '1.0.0',
+      },
+    });
+    expect(JSON.stringify(result)).not.toContain('demo-key');
+
+    const foreign = await appInfo({ senderFrame: { url: 'https://evil.example.com/' } }, {});
+    expect(foreign).toMatchObject({ ok: false, error: { kind: 'auth' } });
+  });
+
+  it('focuses the existing window when a second instance starts', async () => {
+    const electron = await boot();
+    await ready(electron);
+    const [window] = electron.BrowserWindow.instances;
+    electron.app.emit('second-instance');
+    expect(window!.focus).toHaveBeenCalled();
+  });
+
+  it('holds the quit until the simulator is closed, then quits for real', async () => {
+    const electron = await boot();
+    await ready(electron);
+    const first = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    electron.app.quit.mockImplementation(() => undefined);
+    electron.app.emit('will-quit', first);
+    expect(first.defaultPrevented).toBe(true);
+    await tick();
+    expect(simulator.close).toHaveBeenCalledOnce();
+    expect(electron.app.quit).toHaveBeenCalledOnce();
+
+    const second = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    electron.app.emit('will-quit', second);
+    expect(second.defaultPrevented).toBe(false);
+    expect(simulator.close).toHaveBeenCalledOnce();
+  });
+
+  it('quits when the last window closes (except on macOS)', async () => {
+    const electron = await boot();
+    await ready(electron);
+    electron.app.quit.mockImplementation(() => undefined);
+    electron.app.emit('window-all-closed');
+    if (process.platform === 'darwin') expect(electron.app.quit).not.toHaveBeenCalled();
+    else expect(electron.app.quit).toHaveBeenCalledOnce();
+  });
+});

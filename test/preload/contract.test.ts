@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  CONTRACT_VERSION,
+  channelNames,
+  channels,
+  errorKinds,
+  eventNames,
+  events,
+  fail,
+  methodName,
+  ok,
+  type MethodName,
+} from '../../preload/contract';
+
+describe('contract', () => {
+  it('derives camelCase method names from channel names', () => {
+    expect(methodName('app:info')).toBe('appInfo');
+    expect(methodName('service:ping')).toBe('servicePing');
+    expect(methodName('billing:redeem-voucher')).toBe('billingRedeemVoucher');
+    const typed: MethodName<'billing:redeem-voucher'> = 'billingRedeemVoucher';
+    expect(typed).toBe(methodName('billing:redeem-voucher'));
+  });
+
+  it('gives every channel a unique method name that does not clash with on', () => {
+    const names = channelNames.map((c) => methodName(c));
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).not.toContain('on');
+    for (const name of channelNames) expect(name).toMatch(/^[a-z]+(-[a-z]+)*:[a-z]+(-[a-z]+)*$/);
+  });
+
+  it('defines app:info, service:ping and connection:state with the agreed shapes', () => {
+    expect(channelNames).toEqual(expect.arrayContaining(['app:info', 'service:ping']));
+    expect(eventNames).toEqual(['connection:state']);
+    expect(CONTRACT_VERSION).toBe('1.0.0');
+    expect(
+      channels['app:info'].response.parse({
+        version: '1',
+        platform: 'darwin',
+        service: { label: 'x', baseUrl: 'http://x', demo: false },
+        contractVersion: '1.0.0',
+      }),
+    ).toBeTruthy();
+    expect(() => channels['app:info'].response.parse({ version: '1' })).toThrow();
+    expect(channels['service:ping'].response.parse({ reachable: false, latencyMs: 0 })).toEqual({ reachable: false, latencyMs: 0 });
+    expect(() => events['connection:state'].parse({ state: 'unknown' })).toThrow();
+    expect(events['connection:state'].parse({ state: 'connecting', detail: 'x' })).toEqual({ state: 'connecting', detail: 'x' });
+  });
+
+  it('uses zod schemas for every request', () => {
+    for (const name of channelNames) expect(channels[name].request).toBeInstanceOf(z.ZodType);
+  });
+
+  it('lists the error kinds of the architecture and builds results', () => {
+    expect([...errorKinds]).toEqual(['validation', 'auth', 'not-found', 'rate-limited', 'transient', 'keychain', 'io', 'cancelled']);
+    expect(ok(1)).toEqual({ ok: true, data: 1 });
+    expect(fail('auth', 'no')).toEqual({ ok: false, error: { kind: 'auth', message: 'no' } });
+    expect(fail('validation', 'bad', { a: ['x'] })).toEqual({ ok: false, error: { kind: 'validation', message: 'bad', fields: { a: ['x'] } } });
+  });
+
+  it('imports nothing outside itself except zod', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const dir = new URL('../../preload/contract/', import.meta.url);
+    for (const file of readdirSync(dir)) {
+      const source = readFileSync(new URL(file, dir), 'utf8');
+      for (const [, spec] of source.matchAll(/from\s+'([^']+)'/g)) {
+        expect(spec === 'zod' || spec!.startsWith('./'), `${file} imports ${spec}`).toBe(true);
+      }
+    }
+  });
+});
