@@ -7,6 +7,7 @@ export default defineConfig({
   plugins: [vue()],
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/e2e/global-setup.ts'],
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,8 +1,7 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BrowserWindow, app, session } from 'electron';
-import type { ConnectionState } from '../preload/contract';
-import { createDispatcher, createHandlers, createSenderPolicy, type ServiceEndpoint } from './ipc';
-import { startEmbeddedService, type EmbeddedService } from './hosts/embedded-service';
+import { createDispatcher, createSenderPolicy } from './ipc';
+import { createApp } from './services/app';
 import {
   broadcast,
   createMainWindow,
@@ -41,30 +40,17 @@ function run(): void {
   const rendererUrl = devServerUrl ?? pathToFileURL(rendererFile).href;
 
   let mainWindow: BrowserWindow | null = null;
-  let connection: { state: ConnectionState; detail?: string } = { state: 'connecting' };
 
-  const setConnection = (state: ConnectionState, detail?: string): void => {
-    if (connection.state === state && connection.detail === detail) return;
-    connection = detail === undefined ? { state } : { state, detail };
-    broadcast('connection:state', connection);
-  };
-
-  // Started once, on ready; handlers await it, so early renderer calls simply wait for the port.
-  const embedded: Promise<EmbeddedService> = app.whenReady().then(() =>
-    startEmbeddedService(app.getPath('userData'), startSimulator, (line) => log(`simulator: ${line}`)),
-  );
-  const service = (): Promise<ServiceEndpoint> => embedded.then((s) => s.endpoint);
-  embedded.then(
-    () => setConnection('online'),
-    (error: unknown) => {
-      log(`Demo service failed to start: ${String(error)}`);
-      setConnection('offline', 'The demo service failed to start.');
-    },
-  );
-
-  const dispatcher = createDispatcher(
-    createHandlers({ version: app.getVersion(), platform: process.platform, service, onConnectionState: setConnection }),
-    { isAllowedSender: createSenderPolicy(rendererUrl) },
+  // Created once the app is ready (userData is final by then); handlers wait for the embedded service.
+  const core = app.whenReady().then(() =>
+    createApp({
+      userDataDir: app.getPath('userData'),
+      version: app.getVersion(),
+      platform: process.platform,
+      startSimulator,
+      emit: broadcast,
+      log,
+    }),
   );
 
   app.on('second-instance', () => focusWindow(mainWindow));
@@ -80,11 +66,12 @@ function run(): void {
     });
   };
 
-  app.whenReady().then(
-    () => {
+  core.then(
+    (c) => {
       hardenSession(session.defaultSession);
       installMenu({ appName: app.name, isMac: process.platform === 'darwin', isDev });
-      mountDispatcher(dispatcher);
+      // Mounted before the window exists, so the renderer's first call always finds its handler.
+      mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl) }));
       openWindow();
       app.on('activate', () => {
         if (BrowserWindow.getAllWindows().length === 0) openWindow();
@@ -104,7 +91,7 @@ function run(): void {
     event.preventDefault();
     if (shutdown === 'closing') return;
     shutdown = 'closing';
-    const close = embedded.then((s) => s.close()).catch((error: unknown) => log(`Demo service shutdown: ${String(error)}`));
+    const close = core.then((c) => c.close()).catch((error: unknown) => log(`Demo service shutdown: ${String(error)}`));
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref());
     void Promise.race([close, timeout]).then(() => {
       shutdown = 'done';

@@ -23,14 +23,15 @@
  *   mask M (8 bytes)     = first 8 bytes of sha256("swath-tile-grid/mask" + C)
  *   bytes = C[0..5], 0x81 (version nibble 8 = custom, format 1), (P^M)[0],
  *           0x80 | (C[0] & 0x3f) (RFC 4122 variant), (P^M)[1..7]
- * The mask only makes neighbouring GUIDs look unrelated; the checksum (48 bits) plus the fixed
- * bytes make a random or edited GUID decode as unknown with probability ~1 - 2^-70.
+ * The mask only makes neighbouring GUIDs look unrelated. The checksum (48 bits), magic and fixed
+ * bytes let a random or edited GUID pass with a probability below 2^-80, so decoding needs no
+ * table of issued GUIDs. `isGuid` checks only the syntax; `cellByGuid` checks everything.
  */
 import { createHash } from 'node:crypto';
 import proj4 from 'proj4';
 import * as turf from '@turf/turf';
 import type { Feature, MultiLineString, Polygon, Position } from 'geojson';
-import { bbox4326, intersect, toWkt, type Polygonal } from './aoi';
+import { bbox4326, intersect, toWkt, type Polygonal } from './aoi.js';
 
 /** Edge length of a tile in metres (5120 px at 10 m). */
 export const TILE_SIZE_M = 51_200;
@@ -38,7 +39,7 @@ export const TILE_SIZE_M = 51_200;
 export const MINI_TILE_SIZE_M = 3_200;
 /** Mini-tiles per tile edge. */
 const SUB = TILE_SIZE_M / MINI_TILE_SIZE_M;
-/** Default and documented maximum number of cells {@link searchTiles} returns. */
+/** Number of cells {@link searchTiles} returns at most when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 5000;
 /** Clipped footprints below this area (km²) are slivers of floating-point noise. */
 const MIN_CELL_KM2 = 1e-6;
@@ -372,32 +373,48 @@ function orient(a: Position, b: Position, c: Position): number {
 
 /** Segments cross at a single interior point of both (touching and collinear cases excluded). */
 function properlyCross(a: Position, b: Position, c: Position, d: Position): boolean {
-  const o1 = orient(a, b, c);
-  const o2 = orient(a, b, d);
-  const o3 = orient(c, d, a);
-  const o4 = orient(c, d, b);
-  return o1 * o2 < 0 && o3 * o4 < 0;
+  return orient(a, b, c) * orient(a, b, d) < 0 && orient(c, d, a) * orient(c, d, b) < 0;
+}
+
+function onSegment(a: Position, b: Position, p: Position): boolean {
+  return (
+    orient(a, b, p) === 0 &&
+    Math.min(a[0]!, b[0]!) <= p[0]! && p[0]! <= Math.max(a[0]!, b[0]!) &&
+    Math.min(a[1]!, b[1]!) <= p[1]! && p[1]! <= Math.max(a[1]!, b[1]!)
+  );
+}
+
+/** Segments share at least one point, given that they do not cross properly. */
+function touch(a: Position, b: Position, c: Position, d: Position): boolean {
+  return onSegment(a, b, c) || onSegment(a, b, d) || onSegment(c, d, a) || onSegment(c, d, b);
 }
 
 /**
- * True when the cell and the AOI share more than noise-level area. Each early "true" below is
- * a sufficient condition for a positive-area overlap, and only the touching/collinear cases
- * that none of them settle reach the exact (but slow, BigNumber-based) polygon clipping.
+ * True when the cell and the AOI share more than noise-level area. Each early answer below is
+ * exact; only boundaries that touch without crossing (shared or collinear edges, vertices on
+ * edges) reach the exact but slow (BigNumber-based) polygon clipping.
  */
 function overlaps(c: BuiltCell, aoi: ZoneAoi): boolean {
   if (!boxesOverlap(c.box, aoi.box)) return false;
   if (turf.booleanPointInPolygon(c.inner, aoi.feature, { ignoreBoundary: true })) return true;
   const near = aoi.edges.filter((e) => boxesOverlap(e.box, c.box));
-  // The AOI boundary stays out of the cell and the cell's interior point is outside: disjoint.
+  // Beyond this point the cell's interior point lies outside the AOI, so if the boundaries
+  // never meet the AOI can only overlap the cell by lying inside it.
   if (near.length === 0) return false;
   const cellPoly = c.cell.geometry as Polygon;
   const ring = cellPoly.coordinates[0]!;
+  let touching = false;
   for (const e of near) {
-    for (let k = 0; k + 1 < ring.length; k++) if (properlyCross(e.a, e.b, ring[k]!, ring[k + 1]!)) return true;
+    for (let k = 0; k + 1 < ring.length; k++) {
+      const [p, q] = [ring[k]!, ring[k + 1]!];
+      if (properlyCross(e.a, e.b, p, q)) return true;
+      touching ||= touch(e.a, e.b, p, q);
+    }
   }
   for (const e of near) {
     if (inBox(e.a, c.box) && turf.booleanPointInPolygon(e.a, cellPoly, { ignoreBoundary: true })) return true;
   }
+  if (!touching) return false;
   for (let k = 0; k + 1 < ring.length; k++) {
     if (turf.booleanPointInPolygon(ring[k]!, aoi.feature, { ignoreBoundary: true })) return true;
   }

@@ -209,13 +209,13 @@ export class LandscapeRenderer {
   }
 
   private ensure(maxW: number, maxH: number, step: number): void {
-    const gn = (Math.ceil(maxW / PROJ_STEP) + 1) * (Math.ceil(maxH / PROJ_STEP) + 1);
+    const gn = (Math.ceil(maxW / PROJ_STEP) + 2) * (Math.ceil(maxH / PROJ_STEP) + 2);
     if (this.gx.length < gn) {
       this.gx = new Float64Array(gn);
       this.gy = new Float64Array(gn);
       this.gz = new Float64Array(gn);
     }
-    const fn = (Math.ceil(maxW / step) + 1) * (Math.ceil(maxH / step) + 1) * N_FIELDS;
+    const fn = (Math.ceil(maxW / step) + 2) * (Math.ceil(maxH / step) + 2) * N_FIELDS;
     if (this.fields.length < fn) this.fields = new Float32Array(fn);
     if (this.rowX.length < maxW) {
       this.rowX = new Float64Array(maxW);
@@ -268,16 +268,24 @@ export class LandscapeRenderer {
 
     const step = LandscapeRenderer.macroStep(grid.pixelMetres);
     this.ensure(w, h, step);
-    const { originX, originY, pixelSize: ps } = grid;
+    const ps = grid.pixelSize;
+    // Node grids are anchored to the global pixel grid (column X / ps, row -Y / ps), not to this block,
+    // so overlapping requests evaluate identical nodes and produce identical pixels.
+    const col0 = Math.round(grid.originX / ps) + x0;
+    const row0 = Math.round(-grid.originY / ps) + y0;
 
     // 1. Projection nodes -> points on the sphere.
-    const gnx = Math.ceil(w / PROJ_STEP) + 1;
-    const gny = Math.ceil(h / PROJ_STEP) + 1;
+    const gCol0 = Math.floor(col0 / PROJ_STEP) * PROJ_STEP;
+    const gRow0 = Math.floor(row0 / PROJ_STEP) * PROJ_STEP;
+    const gpx = col0 - gCol0;
+    const gpy = row0 - gRow0;
+    const gnx = Math.floor((gpx + w - 1) / PROJ_STEP) + 2;
+    const gny = Math.floor((gpy + h - 1) / PROJ_STEP) + 2;
     const { gx, gy, gz } = this;
     for (let j = 0; j < gny; j++) {
-      const Y = originY - (y0 + j * PROJ_STEP + 0.5) * ps;
+      const Y = -(gRow0 + j * PROJ_STEP + 0.5) * ps;
       for (let i = 0; i < gnx; i++) {
-        const X = originX + (x0 + i * PROJ_STEP + 0.5) * ps;
+        const X = (gCol0 + i * PROJ_STEP + 0.5) * ps;
         let [lon, lat] = this.proj.inverse(X, Y);
         if (!Number.isFinite(lon) || !Number.isFinite(lat)) {
           lon = 0;
@@ -294,22 +302,26 @@ export class LandscapeRenderer {
     }
 
     // 2. Macro fields on the finer node grid (points interpolated from the projection nodes).
-    const fnx = Math.ceil(w / step) + 1;
-    const fny = Math.ceil(h / step) + 1;
+    const fCol0 = Math.floor(col0 / step) * step;
+    const fRow0 = Math.floor(row0 / step) * step;
+    const fpx = col0 - fCol0;
+    const fpy = row0 - fRow0;
+    const fnx = Math.floor((fpx + w - 1) / step) + 2;
+    const fny = Math.floor((fpy + h - 1) / step) + 2;
     const fields = this.fields;
     const minWl = 2 * grid.pixelMetres;
     for (let j = 0; j < fny; j++) {
-      const gyf = (j * step) / PROJ_STEP;
-      const gj = Math.min(Math.floor(gyf), gny - 2 < 0 ? 0 : gny - 2);
+      const gyf = (fRow0 - gRow0 + j * step) / PROJ_STEP;
+      const gj = Math.min(Math.floor(gyf), gny - 2);
       const ty = gyf - gj;
       for (let i = 0; i < fnx; i++) {
-        const gxf = (i * step) / PROJ_STEP;
-        const gi = Math.min(Math.floor(gxf), gnx - 2 < 0 ? 0 : gnx - 2);
+        const gxf = (fCol0 - gCol0 + i * step) / PROJ_STEP;
+        const gi = Math.min(Math.floor(gxf), gnx - 2);
         const tx = gxf - gi;
         const k00 = gj * gnx + gi;
-        const k10 = k00 + (gnx > 1 ? 1 : 0);
-        const k01 = k00 + (gny > 1 ? gnx : 0);
-        const k11 = k01 + (gnx > 1 ? 1 : 0);
+        const k10 = k00 + 1;
+        const k01 = k00 + gnx;
+        const k11 = k01 + 1;
         const px = bilerp(gx[k00]!, gx[k10]!, gx[k01]!, gx[k11]!, tx, ty);
         const py = bilerp(gy[k00]!, gy[k10]!, gy[k01]!, gy[k11]!, tx, ty);
         const pz = bilerp(gz[k00]!, gz[k10]!, gz[k01]!, gz[k11]!, tx, ty);
@@ -330,8 +342,8 @@ export class LandscapeRenderer {
         }
       }
       if (!rowAny) continue;
-      interpRow(gx, gy, gz, gnx, gny, PROJ_STEP, r, w, rowX, rowY, rowZ);
-      interpFieldsRow(fields, fnx, fny, step, r, w, rowF);
+      interpRow(gx, gy, gz, gnx, PROJ_STEP, gpy + r, gpx, w, rowX, rowY, rowZ);
+      interpFieldsRow(fields, fnx, step, fpy + r, fpx, w, rowF);
       this.shadeRow(rowX, rowY, rowZ, rowF, w, mask, m0, target, target.offset + r * target.rowStride, detail);
     }
   }
@@ -628,29 +640,30 @@ function evalFields(x: number, y: number, z: number, minWl: number, out: Float32
   out[at + F_WATER] = fbm3(x, y, z, 16000, 4, 0x1001, minWl) + bias;
 }
 
+/**
+ * Linear interpolation of the node points along one pixel row. rowPos is the row's offset from the first
+ * node row and phase the first pixel's offset from the first node column, both in pixels.
+ */
 function interpRow(
   gx: Float64Array,
   gy: Float64Array,
   gz: Float64Array,
   gnx: number,
-  gny: number,
   step: number,
-  r: number,
+  rowPos: number,
+  phase: number,
   w: number,
   ox: Float64Array,
   oy: Float64Array,
   oz: Float64Array,
 ): void {
-  const fy = r / step;
-  const j = Math.min(Math.floor(fy), Math.max(0, gny - 2));
-  const ty = fy - j;
-  const j1 = gny > 1 ? j + 1 : j;
-  for (let i = 0; i * step < w; i++) {
-    const i1 = Math.min(i + 1, gnx - 1);
+  const j = Math.floor(rowPos / step);
+  const ty = (rowPos - j * step) / step;
+  for (let i = Math.floor(phase / step); i * step < phase + w; i++) {
     const a = j * gnx + i;
-    const b = j * gnx + i1;
-    const a1 = j1 * gnx + i;
-    const b1 = j1 * gnx + i1;
+    const b = a + 1;
+    const a1 = a + gnx;
+    const b1 = b + gnx;
     const xl = gx[a]! + (gx[a1]! - gx[a]!) * ty;
     const xr = gx[b]! + (gx[b1]! - gx[b]!) * ty;
     const yl = gy[a]! + (gy[a1]! - gy[a]!) * ty;
@@ -660,10 +673,11 @@ function interpRow(
     const dx = (xr - xl) / step;
     const dy = (yr - yl) / step;
     const dz = (zr - zl) / step;
-    const c0 = i * step;
-    const c1 = Math.min(w, c0 + step);
+    const base = i * step - phase; // block column of this segment's left node
+    const c0 = base < 0 ? 0 : base;
+    const c1 = Math.min(w, base + step);
     for (let c = c0; c < c1; c++) {
-      const t = c - c0;
+      const t = c - base;
       ox[c] = xl + dx * t;
       oy[c] = yl + dy * t;
       oz[c] = zl + dz * t;
@@ -671,24 +685,23 @@ function interpRow(
   }
 }
 
-function interpFieldsRow(fields: Float32Array, fnx: number, fny: number, step: number, r: number, w: number, out: Float32Array): void {
-  const fy = r / step;
-  const j = Math.min(Math.floor(fy), Math.max(0, fny - 2));
-  const ty = fy - j;
-  const j1 = fny > 1 ? j + 1 : j;
-  for (let i = 0; i * step < w; i++) {
-    const i1 = Math.min(i + 1, fnx - 1);
+/** Like interpRow, for the N_FIELDS macro fields stored per node. */
+function interpFieldsRow(fields: Float32Array, fnx: number, step: number, rowPos: number, phase: number, w: number, out: Float32Array): void {
+  const j = Math.floor(rowPos / step);
+  const ty = (rowPos - j * step) / step;
+  for (let i = Math.floor(phase / step); i * step < phase + w; i++) {
     const a = (j * fnx + i) * N_FIELDS;
-    const b = (j * fnx + i1) * N_FIELDS;
-    const a1 = (j1 * fnx + i) * N_FIELDS;
-    const b1 = (j1 * fnx + i1) * N_FIELDS;
-    const c0 = i * step;
-    const c1 = Math.min(w, c0 + step);
+    const b = a + N_FIELDS;
+    const a1 = a + fnx * N_FIELDS;
+    const b1 = b + fnx * N_FIELDS;
+    const base = i * step - phase;
+    const c0 = base < 0 ? 0 : base;
+    const c1 = Math.min(w, base + step);
     for (let k = 0; k < N_FIELDS; k++) {
       const l = fields[a + k]! + (fields[a1 + k]! - fields[a + k]!) * ty;
       const rr = fields[b + k]! + (fields[b1 + k]! - fields[b + k]!) * ty;
       const d = (rr - l) / step;
-      for (let c = c0; c < c1; c++) out[c * N_FIELDS + k] = l + d * (c - c0);
+      for (let c = c0; c < c1; c++) out[c * N_FIELDS + k] = l + d * (c - base);
     }
   }
 }

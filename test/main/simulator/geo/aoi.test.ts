@@ -10,7 +10,7 @@ import {
   union,
   utmEpsgFor,
   type Polygonal,
-} from '../../../../main/simulator/geo/aoi';
+} from '../../../../main/simulator/geo/aoi.js';
 
 const SQUARE_WKT = 'POLYGON((0 0, 1 0, 1 1, 0 1, 0 0))';
 const SQUARE: Polygon = { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]] };

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Polygon } from 'geojson';
 import proj4 from 'proj4';
-import { areaKm2, bbox4326, covers, intersect, union, type Polygonal } from '../../../../main/simulator/geo/aoi';
+import { booleanPointInPolygon } from '@turf/turf';
+import { areaKm2, bbox4326, covers, intersect, union, type Polygonal } from '../../../../main/simulator/geo/aoi.js';
 import {
   cellByGuid,
   isGuid,
@@ -10,7 +11,7 @@ import {
   parentTileGuid,
   searchTiles,
   type GridCell,
-} from '../../../../main/simulator/geo/tile-grid';
+} from '../../../../main/simulator/geo/tile-grid.js';
 
 function rect(x0: number, y0: number, x1: number, y1: number): Polygon {
   return { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] };
@@ -48,6 +49,30 @@ function rawGuid(epsg: number, flags: number, col: number, row: number, subByte:
 
 function documentedGuid(epsg: number, mini: boolean, col: number, row: number, subCol = 0, subRow = 0): string {
   return rawGuid(epsg, mini ? 1 : 0, col, row, mini ? (subCol << 4) | subRow : 0);
+}
+
+/**
+ * For a lattice of points inside the AOI, how many returned cells hold each point: a missing
+ * cell shows up as 0 and an overlap as 2, independently of how the search found its cells.
+ */
+function holdCounts(aoi: Polygonal, cells: GridCell[], steps: number): number[] {
+  const boxes = cells.map((c) => bbox4326(c.geometry));
+  const [w, s, e, n] = bbox4326(aoi);
+  const counts: number[] = [];
+  for (let a = 0; a < steps; a++) {
+    for (let b = 0; b < steps; b++) {
+      // Offsets by irrational fractions keep points off cell edges.
+      const p = [w + ((a + 0.5 + Math.SQRT2 / 10) / steps) * (e - w), s + ((b + 0.5 + Math.PI / 100) / steps) * (n - s)];
+      if (!booleanPointInPolygon(p, aoi)) continue;
+      let k = 0;
+      cells.forEach((c, i) => {
+        const x = boxes[i]!;
+        if (p[0]! >= x[0] && p[0]! <= x[2] && p[1]! >= x[1] && p[1]! <= x[3] && booleanPointInPolygon(p, c.geometry)) k++;
+      });
+      counts.push(k);
+    }
+  }
+  return counts;
 }
 
 describe('tile search basics', () => {
@@ -121,6 +146,51 @@ describe('tile search basics', () => {
     const inNotch = (cells: GridCell[]): GridCell[] => cells.filter((c) => covers(notch, c.geometry));
     expect(inNotch(searchTiles(rect(13.2, 52.4, 13.55, 52.62), { miniTiles: true }).cells).length).toBeGreaterThan(0);
     expect(inNotch(r.cells)).toEqual([]);
+  });
+
+  it('returns exactly the cells whose exact overlap with the AOI is positive', () => {
+    const multi: Polygonal = {
+      type: 'MultiPolygon',
+      coordinates: [CONCAVE.coordinates, [[[13.6, 52.45], [13.7, 52.41], [13.66, 52.52], [13.6, 52.45]]]],
+    };
+    for (const aoi of [CONCAVE, multi]) {
+      const [w, s, e, n] = bbox4326(aoi);
+      const superset = searchTiles(rect(w - 0.05, s - 0.05, e + 0.05, n + 0.05), { miniTiles: true }).cells;
+      const expected = superset.filter((c) => overlapKm2(c.geometry, aoi) > 1e-6).map((c) => c.Guid);
+      expect(expected.length).toBeLessThan(superset.length);
+      expect(guids(searchTiles(aoi, { miniTiles: true }).cells).sort()).toEqual(expected.sort());
+    }
+  });
+
+  it('holds every point of a large two-zone AOI in exactly one tile', () => {
+    const aoi = rect(3, 44, 13, 50); // ~800 km x 670 km over zones 31-33
+    const r = searchTiles(aoi, { miniTiles: false });
+    expect(new Set(r.cells.map((c) => c.Epsg))).toEqual(new Set([32631, 32632, 32633]));
+    const counts = holdCounts(aoi, r.cells, 160);
+    expect(counts.length).toBeGreaterThan(20000);
+    expect(counts.filter((k) => k !== 1)).toEqual([]);
+  });
+
+  it('holds every point of a 100 km AOI in exactly one mini-tile', () => {
+    const counts = holdCounts(BERLIN_100KM, minis.cells, 130);
+    expect(counts.length).toBeGreaterThan(15000);
+    expect(counts.filter((k) => k !== 1)).toEqual([]);
+  });
+
+  it('finds the tiles around tiny AOIs on tile corners and edges', () => {
+    const d = 0.0003; // ~30 m
+    for (const tile of [tiles.cells[0]!, tiles.cells[4]!]) {
+      const ring = (tile.geometry as Polygon).coordinates[0]!;
+      for (const k of [0, 8, 16, 24, 32, 40, 48, 56]) {
+        const [x, y] = ring[k]!;
+        const aoi = rect(x! - d, y! - d, x! + d, y! + d);
+        const found = searchTiles(aoi, { miniTiles: false }).cells;
+        expect(guids(found)).toContain(tile.Guid);
+        // A corner is shared by 4 tiles, an edge point by 2.
+        expect(found).toHaveLength(k % 16 === 0 ? 4 : 2);
+        expect(holdCounts(aoi, found, 8).filter((n) => n !== 1)).toEqual([]);
+      }
+    }
   });
 
   it('does not overlap: the area sum equals the union area and neighbours share edges', () => {
@@ -300,6 +370,24 @@ describe('zones and hemispheres', () => {
     }
     const u = union(cells.map((c) => c.geometry))!;
     expect(covers(u, aoi)).toBe(true);
+  });
+
+  it('keeps footprints compact near the antimeridian at high latitude', () => {
+    // Squares of zone 58 far east of its central meridian reach past 180°; they must be clipped
+    // away, not wrapped into a polygon spanning the globe.
+    const aoi = rect(164, 78.5, 168, 79.5);
+    const { cells } = searchTiles(aoi, { miniTiles: false });
+    expect(new Set(cells.map((c) => c.Epsg))).toEqual(new Set([32658]));
+    for (const c of cells) {
+      const [w, , e] = bbox4326(c.geometry);
+      expect(w).toBeGreaterThanOrEqual(162);
+      expect(e).toBeLessThanOrEqual(168);
+      expect(c.areaKm2).toBeLessThan(2640);
+    }
+    const u = union(cells.map((c) => c.geometry))!;
+    expect(covers(u, aoi)).toBe(true);
+    const sum = cells.reduce((t, c) => t + c.areaKm2, 0);
+    expect(Math.abs(sum - areaKm2(u)) / sum).toBeLessThan(1e-6);
   });
 
   it('handles the last zone up to 180°', () => {

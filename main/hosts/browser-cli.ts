@@ -1,0 +1,43 @@
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createApp } from '../services/app';
+import { startSimulator } from '../simulator';
+import { startBrowserHost, type BrowserHost } from './browser-host';
+
+// `npm run dev:browser -- --port 5180`: the real main services and the built
+// renderer, in any browser, for development and end-to-end tests.
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '0' },
+      'user-data': { type: 'string' },
+      renderer: { type: 'string', default: 'out/renderer' },
+      token: { type: 'string' },
+    },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port}`);
+  const userDataDir = path.resolve(values['user-data'] ?? path.join(os.tmpdir(), 'swath-browser-host'));
+  let host: BrowserHost | null = null;
+  const app = createApp({
+    userDataDir,
+    version: process.env.npm_package_version ?? '0.0.0',
+    platform: process.platform,
+    startSimulator,
+    emit: (event, payload) => host?.emit(event, payload),
+    log: (line) => console.error(`[swath] ${line}`),
+  });
+  host = await startBrowserHost({ rendererDir: values.renderer, handlers: app.handlers, port, greeting: () => [{ event: 'connection:state', payload: app.connection() }], token: values.token, log: (l) => console.error(l) });
+  console.log(`Swath browser host: open ${host.url}`);
+  const stop = () => {
+    void Promise.all([host?.close(), app.close()]).finally(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((error: Error) => {
+  console.error(`browser host: ${error.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,222 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream, promises as fs } from 'node:fs';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { channelNames, eventNames, events, methodName, type EventName, type EventPayload } from '../../preload/contract';
+import { createDispatcher, type HandlerTable } from '../ipc';
+import { CONTENT_SECURITY_POLICY } from './security';
+
+/**
+ * The browser host (development and end-to-end tests only, never packaged):
+ * serves the built renderer on loopback and carries the same IPC contract over
+ * a WebSocket guarded by a random token and an Origin check.
+ */
+
+/** Options of {@link startBrowserHost}. */
+export interface BrowserHostOptions {
+  /** The built renderer folder (out/renderer). */
+  rendererDir: string;
+  handlers: HandlerTable;
+  port?: number;
+  /** Events a page receives as soon as it connects (e.g. the current connection state). */
+  greeting?: () => { event: EventName; payload: unknown }[];
+  /** Fixed token for tests; random otherwise. */
+  token?: string;
+  log?: (message: string) => void;
+}
+
+/** A running browser host. */
+export interface BrowserHost {
+  /** The URL to open, token included. */
+  url: string;
+  origin: string;
+  token: string;
+  /** Pushes a contract event to every connected page. */
+  emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
+  close(): Promise<void>;
+}
+
+const BRIDGE_PATH = '/__swath/bridge.js';
+const WS_PATH = '/__swath/ws';
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.wasm': 'application/wasm',
+};
+
+/** Starts the host on 127.0.0.1. */
+export async function startBrowserHost(options: BrowserHostOptions): Promise<BrowserHost> {
+  const token = options.token ?? randomBytes(24).toString('hex');
+  const log = options.log ?? (() => undefined);
+  const rendererDir = path.resolve(options.rendererDir);
+  let origin = '';
+  const dispatcher = createDispatcher(options.handlers, { isAllowedSender: (url) => new URL(url).origin === origin });
+  const sockets = new Set<WebSocket>();
+
+  const server = http.createServer((req, res) => {
+    serveStatic(req, res).catch((error: unknown) => {
+      log(`browser host: ${String(error)}`);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+
+  async function serveStatic(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', origin);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405).end();
+    if (url.pathname === BRIDGE_PATH) return send(res, 200, '.js', Buffer.from(bridgeScript()));
+    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
+    const file = path.resolve(rendererDir, rel);
+    // Only files inside the renderer folder; no traversal.
+    if (file !== rendererDir && !file.startsWith(rendererDir + path.sep)) return void res.writeHead(404).end();
+    let stat;
+    try {
+      stat = await fs.stat(file);
+    } catch {
+      return void res.writeHead(404).end();
+    }
+    if (!stat.isFile()) return void res.writeHead(404).end();
+    if (rel === 'index.html') {
+      // The page gets the WebSocket bridge as its first script, standing in for the Electron preload.
+      const html = (await fs.readFile(file, 'utf8')).replace('<head>', `<head>\n    <script src="${BRIDGE_PATH}"></script>`);
+      return send(res, 200, '.html', Buffer.from(html));
+    }
+    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': stat.size, 'Cache-Control': 'no-cache' });
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(file).pipe(res);
+  }
+
+  function send(res: ServerResponse, status: number, ext: string, body: Buffer): void {
+    res.writeHead(status, {
+      'Content-Type': TYPES[ext]!,
+      'Content-Length': body.length,
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    });
+    res.end(body);
+  }
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', origin);
+    const given = Buffer.from(url.searchParams.get('token') ?? '');
+    const expected = Buffer.from(token);
+    const tokenOk = url.pathname === WS_PATH && given.length === expected.length && timingSafeEqual(given, expected);
+    // A page on another origin could otherwise drive the app through the user's browser.
+    const originOk = req.headers.origin === origin;
+    if (!tokenOk || !originOk) {
+      log(`browser host: refused WebSocket (${!tokenOk ? 'bad token' : `origin ${req.headers.origin ?? 'none'}`})`);
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
+
+  wss.on('connection', (ws: WebSocket) => {
+    sockets.add(ws);
+    for (const { event, payload } of options.greeting?.() ?? []) ws.send(JSON.stringify({ event, payload }));
+    const inflight = new Set<AbortController>();
+    ws.on('close', () => {
+      sockets.delete(ws);
+      for (const ac of inflight) ac.abort();
+    });
+    ws.on('message', (raw) => {
+      let msg: { id?: unknown; channel?: unknown; payload?: unknown };
+      try {
+        msg = JSON.parse(String(raw));
+      } catch {
+        return;
+      }
+      if (typeof msg.id !== 'number' || typeof msg.channel !== 'string') return;
+      const ac = new AbortController();
+      inflight.add(ac);
+      void dispatcher.dispatch(msg.channel, msg.payload, `${origin}/`, ac.signal).then((result) => {
+        inflight.delete(ac);
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: msg.id, result }));
+      });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    token,
+    emit(event, payload) {
+      const text = JSON.stringify({ event, payload: events[event].parse(payload) });
+      for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+    },
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The page-side bridge: `window.swath` with one method per channel, over the WebSocket. */
+function bridgeScript(): string {
+  const methods = Object.fromEntries(channelNames.map((c) => [methodName(c), c]));
+  return `(() => {
+  'use strict';
+  const METHODS = ${JSON.stringify(methods)};
+  const EVENTS = ${JSON.stringify(eventNames)};
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token') || sessionStorage.getItem('swath-token');
+  if (params.has('token')) {
+    // Keep the token out of the address bar and history once it is read.
+    sessionStorage.setItem('swath-token', token);
+    params.delete('token');
+    history.replaceState(null, '', location.pathname + (params.toString() ? '?' + params : '') + location.hash);
+  }
+  const listeners = new Map(EVENTS.map((e) => [e, new Set()]));
+  const pending = new Map();
+  let nextId = 1;
+  let socket;
+  let opened;
+  function connect() {
+    socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '${WS_PATH}?token=' + encodeURIComponent(token || ''));
+    opened = new Promise((resolve) => {
+      socket.addEventListener('open', () => resolve(true));
+      socket.addEventListener('close', () => resolve(false));
+    });
+    socket.addEventListener('message', (e) => {
+      const msg = JSON.parse(e.data);
+      if (msg.event) { for (const cb of listeners.get(msg.event) || []) cb(msg.payload); return; }
+      const p = pending.get(msg.id);
+      if (p) { pending.delete(msg.id); p(msg.result); }
+    });
+    socket.addEventListener('close', () => {
+      for (const p of pending.values()) p({ ok: false, error: { kind: 'io', message: 'The connection to the Swath host was lost.' } });
+      pending.clear();
+      setTimeout(connect, 1000);
+    });
+  }
+  connect();
+  const api = {};
+  for (const [method, channel] of Object.entries(METHODS)) {
+    api[method] = async (request) => {
+      if (!(await opened)) return { ok: false, error: { kind: 'io', message: 'The Swath host is not reachable.' } };
+      const id = nextId++;
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        socket.send(JSON.stringify({ id, channel, payload: request === undefined ? {} : request }));
+      });
+    };
+  }
+  api.on = (event, cb) => {
+    const set = listeners.get(event);
+    if (!set) throw new Error('Unknown event "' + event + '".');
+    set.add(cb);
+    return () => set.delete(cb);
+  };
+  Object.defineProperty(window, 'swath', { value: Object.freeze(api), writable: false, configurable: false });
+})();
+`;
+}

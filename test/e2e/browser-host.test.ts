@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
+import { createApp, type SwathApp } from '../../main/services/app';
+import { startSimulator } from '../../main/simulator';
+import { chromiumAvailable, launchChromium } from './chromium';
+
+const HAS_CHROMIUM = chromiumAvailable();
+
+describe('browser host: the real renderer and main services over a WebSocket', () => {
+  let host: BrowserHost;
+  let app: SwathApp;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'swath-bh-'));
+    app = createApp({ userDataDir: dir, version: '0.0.0-test', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p) });
+    host = await startBrowserHost({
+      rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers,
+      greeting: () => [{ event: 'connection:state', payload: app.connection() }],
+    });
+  });
+  afterAll(async () => {
+    await host.close();
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const connect = (url: string, origin: string) => new Promise<number | 'open'>((resolve) => {
+    const ws = new WebSocket(url, { origin });
+    ws.on('open', () => { ws.close(); resolve('open'); });
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('error', () => resolve(0));
+  });
+
+  it('refuses a WebSocket without the token or from another origin', async () => {
+    const wsBase = host.origin.replace('http', 'ws') + '/__swath/ws';
+    expect(await connect(`${wsBase}?token=${host.token}`, host.origin)).toBe('open');
+    expect(await connect(`${wsBase}?token=wrong`, host.origin)).toBe(403);
+    expect(await connect(wsBase, host.origin)).toBe(403);
+    expect(await connect(`${wsBase}?token=${host.token}`, 'http://evil.example')).toBe(403);
+  });
+
+  it('serves only files of the renderer folder, with the CSP header on the page', async () => {
+    const page = await fetch(`${host.origin}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('/__swath/bridge.js');
+    for (const p of ['/../package.json', '/%2e%2e/package.json', '/..%2fpackage.json']) {
+      expect((await fetch(`${host.origin}${p}`)).status, p).toBe(404);
+    }
+  });
+
+  it.skipIf(!HAS_CHROMIUM)('a first run in Chromium shows the demo service online', async () => {
+    let browser: Browser | null = null;
+    try {
+      browser = await launchChromium();
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(host.url);
+      await expect.poll(() => page.locator('footer, [role=contentinfo], body').first().innerText(), { timeout: 15_000 }).toMatch(/Demo service \(offline\)/);
+      await expect.poll(() => page.locator('body').innerText(), { timeout: 15_000 }).toMatch(/Connected/);
+      // The token leaves the address bar once read.
+      expect(page.url()).not.toContain('token=');
+      const info = await page.evaluate(() => (window as unknown as { swath: { appInfo(): Promise<unknown> } }).swath.appInfo());
+      expect(info).toMatchObject({ ok: true, data: { service: { demo: true, label: 'Demo service (offline)' } } });
+      expect(JSON.stringify(info)).not.toContain('demo-key');
+      const bad = await page.evaluate(() => (window as unknown as { swath: { appInfo(r: unknown): Promise<unknown> } }).swath.appInfo({ extra: 1 }));
+      expect(bad).toMatchObject({ ok: false, error: { kind: 'validation' } });
+      expect(errors).toEqual([]);
+      await page.screenshot({ path: 'test-results/browser-host-first-run.png' });
+    } finally {
+      await browser?.close();
+    }
+  });
+});
