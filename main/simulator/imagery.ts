@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import { DOWNLOAD_EUR_PER_KM2, checkModelConstellations, findModel, requiredConstellations } from './catalog.js';
 import { addMonths, isoDate, parseUtc } from './dates.js';
 import { Codes, FieldErrorBag, ServiceError } from './envelope.js';
-import { areaKm2, covers, intersect, parseAoi, toWkt, union, utmEpsgFor } from './geo/aoi.js';
+import { areaKm2, bbox4326, covers, intersect, parseAoi, toWkt, union, utmEpsgFor } from './geo/aoi.js';
 import { cellByGuid } from './geo/tile-grid.js';
 import { createOrder, availableDates, orderStatus } from './orders.js';
-import { parseBandnames, type BandSpec, type RasterRequest } from './raster/index.js';
+import { isSupportedEpsg as rasterSupportsEpsg, parseBandnames, type BandSpec, type RasterRequest } from './raster/index.js';
 import type * as S from './schemas.js';
 import { round2, type Account, type Polygonal, type SimState, type StoredOrder } from './state.js';
 
@@ -78,9 +78,9 @@ function checkOutputSettings(errors: FieldErrorBag, bandnames: string, epsg: num
   return bands.ok ? bands.bands : [];
 }
 
-/** EPSG codes this simulator renders. */
+/** EPSG codes this simulator renders; 47000 lets the service pick the UTM zone. */
 export function isSupportedEpsg(epsg: number): boolean {
-  return epsg === 4326 || epsg === 3857 || epsg === 47000 || (epsg >= 32601 && epsg <= 32660) || (epsg >= 32701 && epsg <= 32760);
+  return epsg === 47000 || rasterSupportsEpsg(epsg);
 }
 
 /** composite/available: readable flags for one exact request. */
@@ -110,7 +110,7 @@ export function compositeAvailable(state: SimState, acc: Account, body: z.infer<
 
 /** Whether the AOI lies where data exists for the projection (UTM zones only cover their own 6° band when fully-covered is asked). */
 function inDataArea(aoi: Polygonal, epsg: number, mode: string): boolean {
-  const [minX, minY, maxX, maxY] = bboxOf(aoi);
+  const [minX, minY, maxX, maxY] = bbox4326(aoi);
   if (minY < -84 || maxY > 84) return false;
   const zone = utmZoneOf(epsg);
   if (zone == null || mode !== 'single_utm_fully_covered') return true;
@@ -122,15 +122,6 @@ function utmZoneOf(epsg: number): number | null {
   if (epsg >= 32601 && epsg <= 32660) return epsg - 32600;
   if (epsg >= 32701 && epsg <= 32760) return epsg - 32700;
   return null;
-}
-
-function bboxOf(g: Polygonal): [number, number, number, number] {
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-  const polys = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
-  for (const p of polys) for (const ring of p) for (const [x, y] of ring as number[][]) {
-    minX = Math.min(minX, x!); maxX = Math.max(maxX, x!); minY = Math.min(minY, y!); maxY = Math.max(maxY, y!);
-  }
-  return [minX, minY, maxX, maxY];
 }
 
 /** Download credit in EUR for an area and band count. */
@@ -253,7 +244,7 @@ export function prepareComposite(state: SimState, acc: Account, body: CompositeB
 /** The output EPSG: 47000 picks the UTM zone of the AOI's centre. */
 export function resolveEpsg(epsg: number, aoi: Polygonal): number {
   if (epsg !== 47000) return epsg;
-  const [minX, minY, maxX, maxY] = bboxOf(aoi);
+  const [minX, minY, maxX, maxY] = bbox4326(aoi);
   return utmEpsgFor((minX + maxX) / 2, (minY + maxY) / 2);
 }
 
