@@ -64,14 +64,19 @@ export class RasterCache {
         // not cached yet
       }
     }
+    if (signal?.aborted) throw abortError(signal);
     let job = this.inFlight.get(key);
-    if (!job) {
+    // A generation whose waiters all left is winding down; a newcomer starts afresh instead of inheriting its abort.
+    if (!job || job.controller.signal.aborted) {
       const controller = new AbortController();
-      const promise = this.generate(req, path, controller.signal).finally(() => this.inFlight.delete(key));
-      job = { promise, controller, waiters: 0 };
-      this.inFlight.set(key, job);
+      const created: InFlight = { promise: this.generate(req, path, controller.signal), controller, waiters: 0 };
+      const settled = (): void => {
+        if (this.inFlight.get(key) === created) this.inFlight.delete(key);
+      };
       // Waiters may all leave; the rejection is still observed here.
-      promise.catch(() => undefined);
+      created.promise.then(settled, settled);
+      this.inFlight.set(key, created);
+      job = created;
     }
     const res = await this.wait(job, signal);
     return { ...res, cached: false };

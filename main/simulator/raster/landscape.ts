@@ -108,7 +108,6 @@ export interface RenderTarget {
 /** Renders blocks of the synthetic landscape for one request (bands, data type, date, CRS). */
 export class LandscapeRenderer {
   private readonly nOut: number;
-  private readonly nSrc: number;
   private readonly outKind: Int32Array;
   private readonly outA: Int32Array;
   private readonly outB: Int32Array;
@@ -130,6 +129,7 @@ export class LandscapeRenderer {
   private gx = new Float64Array(0);
   private gy = new Float64Array(0);
   private gz = new Float64Array(0);
+  private climate = new Float64Array(0); // 3 values per projection node, see evalClimate
   private fields = new Float32Array(0);
   private rowX = new Float64Array(0);
   private rowY = new Float64Array(0);
@@ -184,8 +184,7 @@ export class LandscapeRenderer {
         this.outMax[o] = int16 ? 32767 : 255;
       }
     });
-    this.nSrc = src.length;
-    this.endm = new Float64Array(this.nSrc * N_END);
+    this.endm = new Float64Array(src.length * N_END);
     src.forEach((bi, k) => ENDMEMBERS.forEach((e, j) => (this.endm[k * N_END + j] = e[bi]!)));
 
     const doy = dayOfYear(date);
@@ -214,6 +213,7 @@ export class LandscapeRenderer {
       this.gx = new Float64Array(gn);
       this.gy = new Float64Array(gn);
       this.gz = new Float64Array(gn);
+      this.climate = new Float64Array(3 * gn);
     }
     const fn = (Math.ceil(maxW / step) + 2) * (Math.ceil(maxH / step) + 2) * N_FIELDS;
     if (this.fields.length < fn) this.fields = new Float32Array(fn);
@@ -231,9 +231,12 @@ export class LandscapeRenderer {
     }
   }
 
-  /** Macro node spacing in pixels: about 160-200 m on the ground, a power of two dividing PROJ_STEP. */
+  /**
+   * Macro node spacing in pixels, a power of two dividing PROJ_STEP: about 160-200 m on the ground, but never
+   * every pixel, because the fields are smooth enough for 2-pixel interpolation even at coarse resolutions.
+   */
   private static macroStep(pixelMetres: number): number {
-    let s = 1;
+    let s = 2;
     while (s < PROJ_STEP && s * 2 * pixelMetres <= 200) s *= 2;
     return s;
   }
@@ -281,7 +284,7 @@ export class LandscapeRenderer {
     const gpy = row0 - gRow0;
     const gnx = Math.floor((gpx + w - 1) / PROJ_STEP) + 2;
     const gny = Math.floor((gpy + h - 1) / PROJ_STEP) + 2;
-    const { gx, gy, gz } = this;
+    const { gx, gy, gz, climate } = this;
     for (let j = 0; j < gny; j++) {
       const Y = -(gRow0 + j * PROJ_STEP + 0.5) * ps;
       for (let i = 0; i < gnx; i++) {
@@ -298,6 +301,7 @@ export class LandscapeRenderer {
         gx[k] = R * cl * Math.cos(lon * DEG);
         gy[k] = R * cl * Math.sin(lon * DEG);
         gz[k] = R * Math.sin(lat * DEG);
+        evalClimate(gx[k]!, gy[k]!, gz[k]!, climate, 3 * k);
       }
     }
 
@@ -325,7 +329,14 @@ export class LandscapeRenderer {
         const px = bilerp(gx[k00]!, gx[k10]!, gx[k01]!, gx[k11]!, tx, ty);
         const py = bilerp(gy[k00]!, gy[k10]!, gy[k01]!, gy[k11]!, tx, ty);
         const pz = bilerp(gz[k00]!, gz[k10]!, gz[k01]!, gz[k11]!, tx, ty);
-        evalFields(px, py, pz, minWl, fields, (j * fnx + i) * N_FIELDS);
+        const c00 = 3 * k00,
+          c10 = 3 * k10,
+          c01 = 3 * k01,
+          c11 = 3 * k11;
+        const season = bilerp(climate[c00]!, climate[c10]!, climate[c01]!, climate[c11]!, tx, ty);
+        const arid = bilerp(climate[c00 + 1]!, climate[c10 + 1]!, climate[c01 + 1]!, climate[c11 + 1]!, tx, ty);
+        const bias = bilerp(climate[c00 + 2]!, climate[c10 + 2]!, climate[c01 + 2]!, climate[c11 + 2]!, tx, ty);
+        evalFields(px, py, pz, minWl, season, arid, bias, fields, (j * fnx + i) * N_FIELDS);
       }
     }
 
@@ -620,24 +631,41 @@ function bilerp(a00: number, a10: number, a01: number, a11: number, tx: number, 
   return top + (bot - top) * ty;
 }
 
-function evalFields(x: number, y: number, z: number, minWl: number, out: Float32Array, at: number): void {
-  out[at + F_RIVER] = fbm3(x, y, z, 9000, 2, 0x2002, minWl);
-  out[at + F_LAND] = fbm3(x, y, z, 7000, 3, 0x3003, minWl);
-  out[at + F_URBAN] = fbm3(x, y, z, 6000, 2, 0x4004, minWl);
-  out[at + F_VAR] = fbm3(x, y, z, 1400, 2, 0x5005, minWl);
+/** Continental-scale climate at a point: signed seasonal amplitude, aridity and the lake-density bias of the water field. */
+function evalClimate(x: number, y: number, z: number, out: Float64Array, at: number): void {
   const sinLat = z / R;
   const absLat = Math.asin(Math.min(1, Math.abs(sinLat))) / DEG;
   const amp = clamp01((absLat - 6) / 18);
-  out[at + F_SEASON] = sinLat < 0 ? -amp : amp;
+  out[at] = sinLat < 0 ? -amp : amp;
   // Subtropical dry belts (~15-35 deg), broken up by continental-scale noise.
   const belt = Math.exp(-((absLat - 25) * (absLat - 25)) / 120);
   const n = fbm3(x, y, z, 900000, 2, 0x6006);
   const arid = clamp01(belt * (0.55 + 1.4 * n) - 0.03); // exactly 0 away from the dry belts
-  out[at + F_ARID] = arid;
-  // Lakes cluster in "lake districts" and avoid dry climates: bias the water field accordingly.
+  out[at + 1] = arid;
+  // Lakes cluster in "lake districts" and avoid dry climates.
   const district = fbm3(x, y, z, 400000, 2, 0x7007);
-  const bias = 0.12 - 0.3 * (district > 0 ? district : 0) + 0.3 * arid;
-  out[at + F_WATER] = fbm3(x, y, z, 16000, 4, 0x1001, minWl) + bias;
+  out[at + 2] = 0.12 - 0.3 * (district > 0 ? district : 0) + 0.3 * arid;
+}
+
+/** Landscape-scale fields at a macro node; season, aridity and lake bias come interpolated from the climate nodes. */
+function evalFields(
+  x: number,
+  y: number,
+  z: number,
+  minWl: number,
+  season: number,
+  arid: number,
+  lakeBias: number,
+  out: Float32Array,
+  at: number,
+): void {
+  out[at + F_RIVER] = fbm3(x, y, z, 9000, 2, 0x2002, minWl);
+  out[at + F_LAND] = fbm3(x, y, z, 7000, 3, 0x3003, minWl);
+  out[at + F_URBAN] = fbm3(x, y, z, 6000, 2, 0x4004, minWl);
+  out[at + F_VAR] = fbm3(x, y, z, 1400, 2, 0x5005, minWl);
+  out[at + F_SEASON] = season;
+  out[at + F_ARID] = arid;
+  out[at + F_WATER] = fbm3(x, y, z, 16000, 4, 0x1001, minWl) + lakeBias;
 }
 
 /**

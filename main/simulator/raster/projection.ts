@@ -13,12 +13,8 @@ export interface Projection {
   invalidReason(lon: number, lat: number): string | null;
 }
 
-/** EPSG code of the standard UTM zone containing lon/lat (326zz north of the equator, 327zz south; no Norway/Svalbard exceptions). */
-export function utmEpsgFor(lon: number, lat: number): number {
-  const wrapped = ((((lon + 180) % 360) + 360) % 360) - 180;
-  const zone = Math.min(60, Math.max(1, Math.floor((wrapped + 180) / 6) + 1));
-  return (lat < 0 ? 32700 : 32600) + zone;
-}
+/** EPSG code of the standard UTM zone containing lon/lat; one definition for the grid and the writer. */
+export { utmEpsgFor } from '../geo/aoi.js';
 
 /** True for the EPSG codes the raster writer can produce. */
 export function isSupportedEpsg(epsg: number): boolean {

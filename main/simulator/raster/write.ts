@@ -3,8 +3,8 @@ import { LandscapeRenderer } from './landscape.js';
 import { buildPlan, rasterizerFor } from './plan.js';
 import type { RasterRequest } from './types.js';
 
-/** Pixel bytes gathered before one write() call: large sequential writes, bounded memory. */
-const CHUNK_BYTES = 8 * 1024 * 1024;
+/** Pixel bytes rendered between writes: large sequential writes, bounded memory, and the event loop gets a turn at every write. */
+const CHUNK_BYTES = 4 * 1024 * 1024;
 
 function abortError(signal: AbortSignal): Error {
   const r: unknown = signal.reason;

@@ -171,6 +171,7 @@ describe('utmEpsgFor', () => {
     expect(utmEpsgFor(151.2, -33.9)).toBe(32756);
     expect(utmEpsgFor(-180, 10)).toBe(32601);
     expect(utmEpsgFor(179.99, -10)).toBe(32760);
-    expect(utmEpsgFor(180, 0)).toBe(32601);
+    // 180 exactly stays in zone 60, like the tile grid (geo/aoi.ts owns the rule).
+    expect(utmEpsgFor(180, 0)).toBe(32660);
   });
 });
