@@ -1,11 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterRequest } from './types.js';
 import { writeGeoTiff } from './write.js';
 
 /** Bumped whenever the synthesis changes, so old cache files are not served for new code. */
 export const RASTER_ALGORITHM_VERSION = 1;
+
+/** A .part untouched this long belongs to a dead generation. */
+const STALE_PART_MS = 10 * 60_000;
 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
@@ -48,12 +51,31 @@ interface InFlight {
 export class RasterCache {
   private readonly inFlight = new Map<string, InFlight>();
 
+  private swept: Promise<void> | null = null;
+
   constructor(private readonly dir: string) {}
+
+  /** Removes .part files an earlier process left behind when it died mid-generation (once per cache). */
+  private sweep(): Promise<void> {
+    this.swept ??= readdir(this.dir)
+      .then(async (names) => {
+        const cutoff = Date.now() - STALE_PART_MS;
+        for (const name of names.filter((n) => n.endsWith('.part'))) {
+          const file = join(this.dir, name);
+          // Only old ones: a fresh .part may belong to another live simulator sharing the folder.
+          const st = await stat(file).catch(() => null);
+          if (st && st.mtimeMs < cutoff) await unlink(file).catch(() => undefined);
+        }
+      })
+      .catch(() => undefined);
+    return this.swept;
+  }
 
   /** Path of the cached file for req, generating it first if absent; cached is true when the file already existed. */
   async get(req: RasterRequest, opts: { signal?: AbortSignal } = {}): Promise<{ path: string; bytes: number; cached: boolean }> {
     const { signal } = opts;
     if (signal?.aborted) throw abortError(signal);
+    await this.sweep();
     const key = rasterCacheKey(req);
     const path = join(this.dir, `${key}.tif`);
     if (!this.inFlight.has(key)) {

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -172,5 +173,29 @@ describe('RasterCache', () => {
     expect(statSync(second.path).size).toBe(second.bytes);
     while (partsIn(cdir).length > 0) await new Promise((r) => setTimeout(r, 5));
     expect((await cache.get(req)).cached).toBe(true);
+  });
+});
+
+describe('RasterCache start-up sweep', () => {
+  it('removes stale .part files left by a dead process, keeps fresh ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swath-cache-sweep-'));
+    try {
+      const stale = join(dir, 'dead.tif.abc.part');
+      const fresh = join(dir, 'live.tif.def.part');
+      writeFileSync(stale, 'x');
+      writeFileSync(fresh, 'y');
+      const old = new Date(Date.now() - 3_600_000);
+      utimesSync(stale, old, old);
+      const cache = new RasterCache(dir);
+      await cache.get({
+        aoi: { type: 'Polygon', coordinates: [[[13.4, 52.5], [13.401, 52.5], [13.401, 52.501], [13.4, 52.501], [13.4, 52.5]]] },
+        date: '2026-06-01', epsg: 32633, resolution: 80, bands: [{ kind: 'band', name: 'B4' }], dataType: 'INT16',
+        pixelSelection: 'intersect', tags: { IMAGE_DATE: '20260601', MODEL_VERSION: 'x', IMAGE_VERSION: '1', CONSTELLATIONS: 'Sentinel2' },
+      });
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(fresh)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
