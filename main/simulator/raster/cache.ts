@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterRequest } from './types.js';
-import { writeGeoTiff } from './write.js';
+import { abortError, writeGeoTiff } from './write.js';
 
 /** Bumped whenever the synthesis changes, so old cache files are not served for new code. */
 export const RASTER_ALGORITHM_VERSION = 1;
@@ -28,14 +28,6 @@ function canonical(v: unknown): unknown {
 export function rasterCacheKey(req: RasterRequest): string {
   const json = JSON.stringify(canonical({ v: RASTER_ALGORITHM_VERSION, req }));
   return createHash('sha256').update(json).digest('hex');
-}
-
-function abortError(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof Error) return r;
-  const e = new Error('raster generation aborted');
-  e.name = 'AbortError';
-  return e;
 }
 
 interface InFlight {

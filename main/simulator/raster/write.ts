@@ -6,7 +6,8 @@ import type { RasterRequest } from './types.js';
 /** Pixel bytes rendered between writes: large sequential writes, bounded memory, and the event loop gets a turn at every write. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
-function abortError(signal: AbortSignal): Error {
+/** The error to throw when generation is aborted: the signal's reason, or an AbortError. */
+export function abortError(signal: AbortSignal): Error {
   const r: unknown = signal.reason;
   if (r instanceof Error) return r;
   const e = new Error('raster generation aborted');
