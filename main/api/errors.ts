@@ -1,0 +1,204 @@
+import { errorKinds, type ErrorKind, type IpcError } from '../../preload/contract/errors';
+
+/** Property name to list of reasons: the shape of Data on a service validation failure. */
+export type FieldErrors = Record<string, string[]>;
+
+/** What went wrong with a service call; callers branch on this, never on messages. */
+export type ApiErrorKind =
+  | 'validation'
+  | 'auth'
+  | 'not-found'
+  | 'rate-limited'
+  | 'transient'
+  | 'credit'
+  | 'coverage'
+  | 'limit'
+  | 'invalid'
+  | 'cancelled';
+
+/** Error codes of the service (contract section 7 and service-facts.md). */
+export const ServiceCodes = {
+  validation: 992,
+  invalidRequest: 993,
+  noCredit: 994,
+  noImagery: 1002,
+  tooManyRequests: 1003,
+  areaTooLarge: 1004,
+  tooManyBands: 1005,
+  notCovered: 1006,
+} as const;
+
+/** Details carried by an {@link ApiError}. */
+export interface ApiErrorInit {
+  status?: number | null;
+  code?: number | null;
+  fields?: FieldErrors;
+  retryAfterMs?: number | null;
+  /** "METHOD /path" of the call, for logs and messages. */
+  operation?: string;
+}
+
+/** A failed service call, classified; its message never contains the API key. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly kind: ApiErrorKind;
+  readonly status: number | null;
+  readonly code: number | null;
+  readonly fields: FieldErrors | undefined;
+  readonly retryAfterMs: number | null;
+  readonly operation: string | undefined;
+
+  /** Builds an error of the given kind; `message` must already be redacted. */
+  constructor(kind: ApiErrorKind, message: string, init: ApiErrorInit = {}) {
+    super(message);
+    this.kind = kind;
+    this.status = init.status ?? null;
+    this.code = init.code ?? null;
+    this.fields = init.fields;
+    this.retryAfterMs = init.retryAfterMs ?? null;
+    this.operation = init.operation;
+  }
+
+  /** Whether retrying the same request later may succeed. */
+  get retryable(): boolean {
+    return this.kind === 'transient' || this.kind === 'rate-limited';
+  }
+}
+
+/** A client-side validation failure in the service's property -> reasons shape. */
+export function validationFailure(fields: FieldErrors, operation?: string): ApiError {
+  const names = Object.keys(fields);
+  const first = names[0] ? `${names[0]}: ${fields[names[0]]![0]}` : '';
+  const more = names.length > 1 ? ` (and ${names.length - 1} more field${names.length > 2 ? 's' : ''})` : '';
+  return new ApiError('validation', `One or more validation errors occurred. ${first}${more}`.trim(), { fields, code: ServiceCodes.validation, operation });
+}
+
+/** The parsed JSON envelope of a response, when the body was one. */
+export interface Envelope {
+  Data?: unknown;
+  Succeeded?: boolean;
+  Error?: { Message?: unknown; Code?: unknown } | null;
+}
+
+/** Reads the envelope out of a parsed body, or null when the body is not an envelope. */
+export function asEnvelope(body: unknown): Envelope | null {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  const o = body as Record<string, unknown>;
+  if (!('Succeeded' in o) && !('Error' in o) && !('Data' in o)) return null;
+  return o as Envelope;
+}
+
+/** The property -> reasons map of a failure envelope, when Data has that shape. */
+export function fieldsOf(data: unknown): FieldErrors | undefined {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  const out: FieldErrors = {};
+  for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = v as string[];
+    else if (typeof v === 'string') out[k] = [v];
+    else return undefined;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * Classifies a failed response. Status decides first for the classes whose
+ * handling does not depend on the code (auth, 404, 429, 5xx); the code then
+ * separates the business failures the service reports as 400s.
+ */
+export function classifyFailure(status: number, code: number | null, hasFields: boolean): ApiErrorKind {
+  if (status >= 500) return 'transient';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 404) return 'not-found';
+  if (status === 429 || code === ServiceCodes.tooManyRequests) return 'rate-limited';
+  switch (code) {
+    case ServiceCodes.validation: return 'validation';
+    case ServiceCodes.noCredit: return 'credit';
+    case ServiceCodes.noImagery:
+    case ServiceCodes.notCovered: return 'coverage';
+    case ServiceCodes.areaTooLarge:
+    case ServiceCodes.tooManyBands: return 'limit';
+    default: break;
+  }
+  // A 400 with a reasons map but no code is still a validation failure in all but name.
+  if (status === 400 && code == null && hasFields) return 'validation';
+  return 'invalid';
+}
+
+const GENERIC: Record<ApiErrorKind, string> = {
+  validation: 'The service refused the request: one or more fields are invalid.',
+  auth: 'The service rejected the API key (invalid, revoked, expired or out of scope).',
+  'not-found': 'The service has no such operation or identifier.',
+  'rate-limited': 'The service asked to slow down (too many requests).',
+  transient: 'The service is temporarily unavailable.',
+  credit: 'Not enough credit for this request.',
+  coverage: 'No imagery covers this area and date.',
+  limit: 'The request exceeds an account limit.',
+  invalid: 'The service refused the request.',
+  cancelled: 'The request was cancelled.',
+};
+
+/** Builds the ApiError of a non-success response from its status, envelope and headers. */
+export function errorFromResponse(
+  status: number,
+  envelope: Envelope | null,
+  init: { operation: string; retryAfterMs: number | null; redact: (s: string) => string },
+): ApiError {
+  const rawCode = envelope?.Error?.Code;
+  const code = typeof rawCode === 'number' && Number.isFinite(rawCode) ? rawCode : null;
+  const fields = redactFields(fieldsOf(envelope?.Data), init.redact);
+  const kind = classifyFailure(status, code, fields !== undefined);
+  const serviceMessage = typeof envelope?.Error?.Message === 'string' && envelope.Error.Message.trim() ? envelope.Error.Message.trim() : null;
+  const base = serviceMessage ?? GENERIC[kind];
+  const message = init.redact(`${base} (HTTP ${status}${code != null ? `, code ${code}` : ''} from ${init.operation})`);
+  return new ApiError(kind, message, { status, code, fields, retryAfterMs: init.retryAfterMs, operation: init.operation });
+}
+
+function redactFields(fields: FieldErrors | undefined, redact: (s: string) => string): FieldErrors | undefined {
+  if (!fields) return undefined;
+  const out: FieldErrors = {};
+  for (const [k, v] of Object.entries(fields)) out[redact(k)] = v.map(redact);
+  return out;
+}
+
+/** Replaces every occurrence of any of the secrets with a mask. */
+export function redactSecrets(text: string, secrets: Iterable<string>): string {
+  let out = text;
+  for (const s of secrets) if (s) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+const IPC_KIND: Record<ApiErrorKind, ErrorKind> = {
+  validation: 'validation',
+  auth: 'auth',
+  'not-found': 'not-found',
+  'rate-limited': 'rate-limited',
+  transient: 'transient',
+  // The UI shows business refusals next to the form, like field validation.
+  credit: 'validation',
+  coverage: 'validation',
+  limit: 'validation',
+  invalid: 'validation',
+  cancelled: 'cancelled',
+};
+
+/** Maps any error of a service call onto the IPC error shape (kinds of preload/contract/errors.ts). */
+export function toIpcError(e: unknown): IpcError {
+  if (e instanceof ApiError) {
+    const kind = IPC_KIND[e.kind];
+    return e.fields ? { kind, message: e.message, fields: e.fields } : { kind, message: e.message };
+  }
+  if (e instanceof Error && (e.name === 'AbortError' || e.name === 'TimeoutError')) {
+    return e.name === 'AbortError'
+      ? { kind: 'cancelled', message: 'The request was cancelled.' }
+      : { kind: 'transient', message: 'The service did not answer in time.' };
+  }
+  // Errors of other main modules (e.g. the keychain) may already carry an IPC kind.
+  if (e && typeof e === 'object' && 'kind' in e && (errorKinds as readonly string[]).includes(String((e as { kind: unknown }).kind))) {
+    const x = e as { kind: ErrorKind; message?: unknown; fields?: unknown };
+    const message = typeof x.message === 'string' && x.message ? x.message : 'The operation failed.';
+    const fields = fieldsOf(x.fields);
+    return fields ? { kind: x.kind, message, fields } : { kind: x.kind, message };
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return { kind: 'io', message: message || 'Unexpected failure in the service client.' };
+}

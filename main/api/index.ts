@@ -1,0 +1,23 @@
+/** The service client: transport, retry, limits, specification discovery and operations. */
+export { ServiceClient, BUILT_FOR_CONTRACT_VERSION } from './client.js';
+export type {
+  ClientCallOptions, ClientConnectionState, ConnectResult, OpenCallInput, OpenOperation, OpenOperationKey, OperationInfo,
+  ServiceClientOptions, SpecSummary,
+} from './client.js';
+export { ApiError, ServiceCodes, classifyFailure, toIpcError, validationFailure } from './errors.js';
+export type { ApiErrorKind, FieldErrors } from './errors.js';
+export { createNodeFetch } from './http.js';
+export type { HttpFetch, NodeFetchOptions, NodeHttpFetch } from './http.js';
+export { DEFAULT_CONCURRENCY, Limiter } from './limiter.js';
+export { DEFAULT_RETRY, abortableSleep, backoffDelay, parseRetryAfter, withRetry } from './retry.js';
+export type { RetryPolicy } from './retry.js';
+export { contractNoticeFor, findOperation, parseSpec, specCacheFile, toJsonSchema } from './spec.js';
+export type { ContractNotice, DiscoveredSpec, JsonSchema, ParameterLocation, SpecOperation } from './spec.js';
+export { Transport, contentDispositionFileName } from './transport.js';
+export type { AttemptEvent, BinaryResult, CallOptions, RequestSpec, TransportOptions } from './transport.js';
+export * from './types.js';
+export {
+  isContractEpsg, validateComposite, validateCompositeAvailable, validateCompositeEstimate, validateGeographyComposite,
+  validateOrder, validateSearchAvailable, validateTile, validateYearMonth,
+} from './validation.js';
+export type { ValidationContext, ValidationResult } from './validation.js';

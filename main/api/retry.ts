@@ -1,0 +1,105 @@
+import { ApiError } from './errors.js';
+
+/**
+ * Retry of transient failures (429, 5xx, network errors, timeouts). Hand-written
+ * rather than p-retry because it must honour Retry-After, use full jitter, and
+ * take an injectable sleep and random source so tests need no real time.
+ */
+
+/** How a failed call is retried. */
+export interface RetryPolicy {
+  /** Attempts in total, including the first. */
+  maxAttempts: number;
+  /** Cap of the exponential backoff before jitter, ms (attempt n: base * 2^(n-1)). */
+  baseDelayMs: number;
+  /** Largest single wait without a Retry-After, ms. */
+  maxDelayMs: number;
+  /** Budget for all attempts and waits together, ms; no wait starts that would exceed it. */
+  maxTotalMs: number;
+  /** Waits; rejects when the signal aborts. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Uniform random in [0, 1). */
+  random: () => number;
+  /** Clock, ms. */
+  now: () => number;
+}
+
+/** Defaults: 5 attempts, 250 ms base, 10 s cap, 60 s total. */
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelayMs: 250,
+  maxDelayMs: 10_000,
+  maxTotalMs: 60_000,
+  sleep: abortableSleep,
+  random: Math.random,
+  now: Date.now,
+};
+
+/** Resolves after `ms`, or rejects with a cancelled ApiError when the signal aborts first. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new ApiError('cancelled', 'The request was cancelled.'));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ApiError('cancelled', 'The request was cancelled.'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Parses Retry-After (delta seconds or an HTTP date) into ms from `now`; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, now: number): number | null {
+  if (value == null) return null;
+  const v = value.trim();
+  if (v === '') return null;
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - now);
+}
+
+/**
+ * The wait before attempt `attempt + 1`: full jitter, uniform in [0, min(maxDelay, base * 2^(attempt-1))).
+ * A Retry-After is a floor: the wait is the server's value plus a jitter of up to one base delay,
+ * so many clients told the same instant do not all return at once.
+ */
+export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'random'>, retryAfterMs: number | null): number {
+  if (retryAfterMs != null) return retryAfterMs + Math.floor(policy.random() * policy.baseDelayMs);
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.floor(policy.random() * cap);
+}
+
+/** Called before each wait; for logs and tests. */
+export type RetryListener = (info: { attempt: number; delayMs: number; error: ApiError }) => void;
+
+/**
+ * Runs `fn` until it succeeds, fails with a non-retryable error, runs out of attempts,
+ * or would exceed the total budget; the last error is thrown unchanged.
+ */
+export async function withRetry<T>(
+  fn: (attempt: number) => Promise<T>,
+  policy: RetryPolicy | null,
+  signal?: AbortSignal,
+  onRetry?: RetryListener,
+): Promise<T> {
+  const started = policy?.now() ?? 0;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (e) {
+      if (!policy || !(e instanceof ApiError) || !e.retryable || attempt >= policy.maxAttempts) throw e;
+      if (signal?.aborted) throw new ApiError('cancelled', 'The request was cancelled.', { operation: e.operation });
+      const delayMs = backoffDelay(attempt, policy, e.retryAfterMs);
+      if (policy.now() - started + delayMs > policy.maxTotalMs) throw e;
+      onRetry?.({ attempt, delayMs, error: e });
+      await policy.sleep(delayMs, signal);
+    }
+  }
+}

@@ -1,0 +1,307 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import $RefParser from '@apidevtools/json-schema-ref-parser';
+import { ApiError } from './errors.js';
+import type { Transport } from './transport.js';
+
+/** A JSON Schema (draft-07 flavour, JSON-serialisable), as handed to the renderer and to ajv. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Where a parameter of a discovered operation goes. */
+export type ParameterLocation = 'query' | 'path' | 'header';
+
+/** One operation as the discovered specification describes it. */
+export interface SpecOperation {
+  method: string;
+  /** Path template exactly as the specification writes it. */
+  path: string;
+  operationId: string | null;
+  summary: string | null;
+  description: string | null;
+  deprecated: boolean;
+  /** Object schema of the query, path and header parameters (x-api-key excluded). */
+  parameters: JsonSchema;
+  parameterLocations: Record<string, ParameterLocation>;
+  /** Schema of the JSON body, or null when the operation takes none. */
+  body: JsonSchema | null;
+  bodyRequired: boolean;
+}
+
+/** The service's specification after discovery. */
+export interface DiscoveredSpec {
+  baseUrl: string;
+  /** info.version of the document. */
+  version: string | null;
+  title: string | null;
+  /** 'network' when fetched on this connect, 'cache' when the service could not be reached. */
+  source: 'network' | 'cache';
+  fetchedAt: string;
+  operations: SpecOperation[];
+}
+
+/** Set when the discovered specification is not the contract version the app was built for. */
+export interface ContractNotice {
+  expected: string;
+  actual: string | null;
+  message: string;
+}
+
+const SPEC_PATH = '/api/specification.json';
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+
+/** Compares the discovered version with the expected one; null when they match. */
+export function contractNoticeFor(expected: string, actual: string | null): ContractNotice | null {
+  if (actual === expected) return null;
+  return {
+    expected,
+    actual,
+    message: actual
+      ? `The service publishes contract version ${actual}; this app was built for ${expected}. It keeps working from the service's published specification, but some screens may not match.`
+      : `The service's specification declares no version; this app was built for ${expected}. It keeps working from the published specification.`,
+  };
+}
+
+/** File of the cached specification of one base URL. */
+export function specCacheFile(cacheDir: string, baseUrl: string): string {
+  const id = createHash('sha256').update(normalizeBase(baseUrl)).digest('hex').slice(0, 24);
+  return path.join(cacheDir, `specification-${id}.json`);
+}
+
+function normalizeBase(baseUrl: string): string {
+  const u = new URL(baseUrl);
+  return `${u.protocol}//${u.host.toLowerCase()}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+interface CacheRecord {
+  baseUrl: string;
+  fetchedAt: string;
+  specification: unknown;
+}
+
+async function readCache(file: string): Promise<CacheRecord | null> {
+  try {
+    const rec = JSON.parse(await readFile(file, 'utf8')) as CacheRecord;
+    return rec && typeof rec === 'object' && rec.specification && typeof rec.fetchedAt === 'string' ? rec : null;
+  } catch {
+    // Missing or corrupt: as good as no cache; the next successful fetch rewrites it.
+    return null;
+  }
+}
+
+/** Writes a file atomically: temp file, fsync, rename; a crash leaves the old file or the new one. */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(text, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Loads {base}/api/specification.json, caches it per base URL, and falls back to the
+ * cache when the service cannot be reached, so the open operations work offline.
+ */
+export async function discoverSpec(transport: Transport, cacheDir: string, signal?: AbortSignal): Promise<DiscoveredSpec> {
+  const file = specCacheFile(cacheDir, transport.baseUrl);
+  const cached = await readCache(file);
+  let document: unknown;
+  let source: DiscoveredSpec['source'] = 'network';
+  let fetchedAt = new Date().toISOString();
+  try {
+    // With a cache to fall back on, one quick attempt is enough; without one, retry as usual.
+    document = await transport.document(
+      { method: 'GET', path: SPEC_PATH, retryByDefault: true },
+      signal,
+      cached ? { retry: false, timeoutMs: 10_000 } : {},
+    );
+    if (!document || typeof document !== 'object' || !('paths' in document)) {
+      throw new ApiError('invalid', `${transport.baseUrl}${SPEC_PATH} is not an OpenAPI document (no "paths").`);
+    }
+  } catch (e) {
+    const offline = e instanceof ApiError && (e.kind === 'transient' || e.kind === 'rate-limited');
+    if (!cached || !offline) throw e;
+    transport.log(`Specification unavailable (${e.message}); using the copy cached at ${cached.fetchedAt}.`);
+    document = cached.specification;
+    source = 'cache';
+    fetchedAt = cached.fetchedAt;
+  }
+  if (source === 'network') {
+    try {
+      await writeFileAtomic(file, JSON.stringify({ baseUrl: transport.baseUrl, fetchedAt, specification: document } satisfies CacheRecord));
+    } catch (e) {
+      // A read-only cache costs only offline support; the connection itself is fine.
+      transport.log(`Could not cache the specification in ${cacheDir}: ${(e as Error).message}`);
+    }
+  }
+  return parseSpec(document, { baseUrl: transport.baseUrl, source, fetchedAt });
+}
+
+/** Dereferences an OpenAPI 3 document and extracts its operations. */
+export async function parseSpec(document: unknown, meta: { baseUrl: string; source: DiscoveredSpec['source']; fetchedAt: string }): Promise<DiscoveredSpec> {
+  let doc: Record<string, unknown>;
+  try {
+    doc = (await $RefParser.dereference(structuredClone(document) as object, {
+      resolve: { external: false },
+      dereference: { circular: 'ignore' },
+    })) as Record<string, unknown>;
+  } catch (e) {
+    throw new ApiError('invalid', `The service's specification could not be read: ${(e as Error).message}`);
+  }
+  const info = (doc.info ?? {}) as Record<string, unknown>;
+  const operations: SpecOperation[] = [];
+  for (const [p, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, unknown>>)) {
+    if (!item || typeof item !== 'object') continue;
+    const shared = Array.isArray(item.parameters) ? (item.parameters as Record<string, unknown>[]) : [];
+    for (const method of HTTP_METHODS) {
+      const op = item[method] as Record<string, unknown> | undefined;
+      if (!op || typeof op !== 'object') continue;
+      operations.push(buildOperation(method.toUpperCase(), p, op, shared));
+    }
+  }
+  return {
+    baseUrl: meta.baseUrl,
+    version: typeof info.version === 'string' ? info.version : null,
+    title: typeof info.title === 'string' ? info.title : null,
+    source: meta.source,
+    fetchedAt: meta.fetchedAt,
+    operations,
+  };
+}
+
+function buildOperation(method: string, p: string, op: Record<string, unknown>, shared: Record<string, unknown>[]): SpecOperation {
+  // Operation-level parameters override path-level ones of the same name and location.
+  const byKey = new Map<string, Record<string, unknown>>();
+  for (const prm of [...shared, ...(Array.isArray(op.parameters) ? (op.parameters as Record<string, unknown>[]) : [])]) {
+    if (prm && typeof prm === 'object' && typeof prm.name === 'string') byKey.set(`${String(prm.in)}:${prm.name}`, prm);
+  }
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const parameterLocations: Record<string, ParameterLocation> = {};
+  for (const prm of byKey.values()) {
+    const where = String(prm.in);
+    const name = String(prm.name);
+    if (where !== 'query' && where !== 'path' && where !== 'header') continue;
+    // The key is the transport's business, never a form field.
+    if (where === 'header' && ['x-api-key', 'content-type', 'accept'].includes(name.toLowerCase())) continue;
+    const schema = toJsonSchema(prm.schema ?? {}) as JsonSchema;
+    if (typeof prm.description === 'string' && schema.description === undefined) schema.description = prm.description;
+    if (prm.deprecated === true) schema.deprecated = true;
+    properties[name] = schema;
+    parameterLocations[name] = where;
+    if (prm.required === true || where === 'path') required.push(name);
+  }
+  const parameters: JsonSchema = { type: 'object', properties, additionalProperties: false };
+  if (required.length) parameters.required = required;
+
+  let body: JsonSchema | null = null;
+  let bodyRequired = false;
+  const rb = op.requestBody as Record<string, unknown> | undefined;
+  if (rb && typeof rb === 'object') {
+    const content = (rb.content ?? {}) as Record<string, Record<string, unknown>>;
+    const mediaKey = Object.keys(content).find((k) => /^application\/(.+\+)?json/i.test(k)) ?? Object.keys(content)[0];
+    const media = mediaKey ? content[mediaKey] : undefined;
+    if (media?.schema) {
+      body = toJsonSchema(media.schema) as JsonSchema;
+      if (typeof rb.description === 'string' && body.title === undefined) body.title = rb.description;
+    }
+    bodyRequired = rb.required === true;
+  }
+  return {
+    method,
+    path: p,
+    operationId: typeof op.operationId === 'string' ? op.operationId : null,
+    summary: typeof op.summary === 'string' ? op.summary : null,
+    description: typeof op.description === 'string' ? op.description : null,
+    deprecated: op.deprecated === true,
+    parameters,
+    parameterLocations,
+    body,
+    bodyRequired,
+  };
+}
+
+/** Path template with parameter names erased, so /x/{year}-{month} matches /x/{y}-{m}. */
+function pathShape(p: string): string {
+  return p.replace(/\{[^}]*\}/g, '{}').replace(/\/+$/, '').toLowerCase();
+}
+
+/** Finds an operation by METHOD and PATH (never by operationId, which services rename freely). */
+export function findOperation(spec: DiscoveredSpec, method: string, p: string): SpecOperation | undefined {
+  const m = method.toUpperCase();
+  return spec.operations.find((o) => o.method === m && o.path === p) ?? spec.operations.find((o) => o.method === m && pathShape(o.path) === pathShape(p));
+}
+
+/**
+ * Converts an OpenAPI 3.0 schema object to plain JSON Schema: `nullable` becomes a null
+ * type, boolean exclusive bounds become numeric ones, and any $ref left by a circular
+ * definition becomes an unconstrained schema. Always returns a fresh tree.
+ */
+export function toJsonSchema(schema: unknown, depth = 0): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => toJsonSchema(s, depth + 1));
+  if (!schema || typeof schema !== 'object') return schema;
+  if (depth > 64) return {};
+  const src = schema as Record<string, unknown>;
+  if (typeof src.$ref === 'string') return { description: `Recursive definition (${src.$ref}).` };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(src)) {
+    switch (k) {
+      case 'nullable':
+      case 'discriminator':
+      case 'xml':
+      case 'externalDocs':
+        break;
+      case 'properties':
+      case 'patternProperties':
+      case 'definitions':
+      case '$defs': {
+        const props: Record<string, unknown> = {};
+        for (const [name, s] of Object.entries((v ?? {}) as Record<string, unknown>)) props[name] = toJsonSchema(s, depth + 1);
+        out[k] = props;
+        break;
+      }
+      case 'items':
+      case 'additionalProperties':
+      case 'not':
+      case 'allOf':
+      case 'anyOf':
+      case 'oneOf':
+        out[k] = toJsonSchema(v, depth + 1);
+        break;
+      case 'enum':
+      case 'required':
+        out[k] = Array.isArray(v) ? [...v] : v;
+        break;
+      default:
+        out[k] = v && typeof v === 'object' ? structuredClone(v) : v;
+    }
+  }
+  if (src.exclusiveMinimum === true && typeof src.minimum === 'number') {
+    out.exclusiveMinimum = src.minimum;
+    delete out.minimum;
+  } else if (typeof src.exclusiveMinimum === 'boolean') delete out.exclusiveMinimum;
+  if (src.exclusiveMaximum === true && typeof src.maximum === 'number') {
+    out.exclusiveMaximum = src.maximum;
+    delete out.maximum;
+  } else if (typeof src.exclusiveMaximum === 'boolean') delete out.exclusiveMaximum;
+  if (src.nullable === true) {
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...out.type, 'null'];
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    if (out.type === undefined) {
+      const { description, title, default: dflt, ...rest } = out;
+      return { ...(title !== undefined ? { title } : {}), ...(description !== undefined ? { description } : {}), ...(dflt !== undefined ? { default: dflt } : {}), anyOf: [rest, { type: 'null' }] };
+    }
+  }
+  return out;
+}

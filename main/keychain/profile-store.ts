@@ -1,0 +1,490 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { HandlerError } from '../ipc/errors.js';
+import { removeStaleTempFiles, writeFileAtomic } from './atomic-file.js';
+import { KeychainError, scrub, type KeychainProblem } from './errors.js';
+import { Keychain } from './keychain.js';
+import { checkBaseUrl, keyReasons, nameReasons } from './validation.js';
+
+/** Id of the built-in profile that points at the embedded simulator. */
+export const DEMO_PROFILE_ID = 'demo';
+
+/** How the built-in profile is labelled in the UI. */
+export const DEMO_PROFILE_NAME = 'Demo service (offline)';
+
+/** File, inside the injected directory, that holds profile metadata (never a key). */
+export const PROFILES_FILE_NAME = 'profiles.json';
+
+/** What the renderer may know about a profile: whether a key is set and its last 4 characters, never the key. */
+export interface ProfileSummary {
+  id: string;
+  name: string;
+  /** Null only for the demo profile while the embedded simulator has not started yet. */
+  baseUrl: string | null;
+  /** True for the demo profile, which cannot be edited or deleted. */
+  builtIn: boolean;
+  active: boolean;
+  /** Whether a key is available; when the keychain cannot be read, whether Swath last stored one. */
+  keySet: boolean;
+  /** Last 4 characters of the key, or null when unknown or when the key is too short to reveal any of it. */
+  keyLast4: string | null;
+}
+
+/** All profiles, plus why the keychain could not be read (the list still renders from metadata then). */
+export interface ProfileListing {
+  profiles: ProfileSummary[];
+  activeProfileId: string;
+  keychainError: { problem: KeychainProblem; message: string } | null;
+}
+
+/** Fields of a new profile; `key` is optional and goes only to the keychain. */
+export interface ProfileInput {
+  name: string;
+  baseUrl: string;
+  key?: string;
+}
+
+/** Fields of a profile that may be edited; the key has its own operations. */
+export interface ProfilePatch {
+  name?: string;
+  baseUrl?: string;
+}
+
+/** What a key probe reports; the real probe calls GET {base}/api/account/info with the key. */
+export type KeyProbeOutcome =
+  | { status: 'ok' }
+  | { status: 'auth'; httpStatus?: number; message?: string }
+  | { status: 'network'; message?: string };
+
+/** Calls account info with a key; injected so the keychain does not depend on the API client. */
+export type KeyProbe = (request: { baseUrl: string; key: string; signal: AbortSignal }) => Promise<KeyProbeOutcome>;
+
+/** The outcome of {@link ProfileStore.testKey}, with a message fit for the UI (it never contains the key). */
+export type KeyTestResult =
+  | { status: 'ok'; message: string }
+  | { status: 'auth'; message: string; httpStatus?: number }
+  | { status: 'network'; message: string };
+
+/** Options of {@link ProfileStore.open}. */
+export interface ProfileStoreOptions {
+  /** Directory for the metadata file, normally Electron's userData. */
+  dir: string;
+  /** Key of the embedded simulator, supplied by the app; it is never written to the keychain. */
+  demoKey: string;
+  /** The keychain; defaults to keytar under the service name "Swath". */
+  keychain?: Keychain;
+  log?: (line: string) => void;
+  now?: () => Date;
+}
+
+const DEFAULT_TEST_TIMEOUT_MS = 15_000;
+
+// Short keys would be mostly given away by their last 4 characters.
+const MIN_LENGTH_TO_REVEAL = 8;
+
+const storedProfileSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  baseUrl: z.string(),
+  /** A hint only: the keychain is the truth, but a locked Secret Service reads as "no key" without an error. */
+  keyStored: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const stateSchema = z.object({
+  version: z.literal(1),
+  activeProfileId: z.string().nullable(),
+  profiles: z.array(storedProfileSchema),
+});
+
+type StoredProfile = z.infer<typeof storedProfileSchema>;
+type State = z.infer<typeof stateSchema>;
+
+interface KeyLookup {
+  key: string | null;
+  error: KeychainError | null;
+}
+
+/** Service profiles: metadata persisted atomically as JSON, keys only in the OS keychain. */
+export class ProfileStore {
+  private state: State;
+  private demoBaseUrl: string | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly file: string;
+  private readonly keychain: Keychain;
+  private readonly log: (line: string) => void;
+  private readonly now: () => Date;
+  private readonly demoKey: string;
+
+  private constructor(options: ProfileStoreOptions, state: State) {
+    this.state = state;
+    this.file = join(options.dir, PROFILES_FILE_NAME);
+    this.keychain = options.keychain ?? new Keychain();
+    this.log = options.log ?? (() => undefined);
+    this.now = options.now ?? (() => new Date());
+    this.demoKey = options.demoKey;
+  }
+
+  /** Loads the profiles from `options.dir`, creating nothing until the first change. */
+  static async open(options: ProfileStoreOptions): Promise<ProfileStore> {
+    const log = options.log ?? (() => undefined);
+    await mkdir(options.dir, { recursive: true });
+    const file = join(options.dir, PROFILES_FILE_NAME);
+    await removeStaleTempFiles(file);
+    return new ProfileStore(options, await loadState(file, log));
+  }
+
+  /** Tells the store where the embedded simulator listens (or null once it stopped). */
+  setDemoBaseUrl(url: string | null): void {
+    if (url === null) {
+      this.demoBaseUrl = null;
+      return;
+    }
+    const checked = checkBaseUrl(url);
+    if (!checked.ok) throw new Error(`Invalid demo base URL: ${checked.reasons.join(' ')}`);
+    this.demoBaseUrl = checked.url;
+  }
+
+  /** Lists the demo profile and every saved profile, reading key status from the keychain. */
+  list(): Promise<ProfileListing> {
+    return this.serial(async () => {
+      const profiles: ProfileSummary[] = [this.demoSummary()];
+      let keychainError: KeychainError | null = null;
+      for (const profile of this.state.profiles) {
+        // After one failure every lookup would fail (and maybe prompt) the same way.
+        const lookup: KeyLookup = keychainError ? { key: null, error: keychainError } : await this.lookupKey(profile);
+        keychainError ??= lookup.error;
+        profiles.push(this.summarize(profile, lookup));
+      }
+      return {
+        profiles,
+        activeProfileId: this.activeId(),
+        keychainError: keychainError ? { problem: keychainError.problem, message: keychainError.message } : null,
+      };
+    });
+  }
+
+  /** Describes one profile; throws a not-found error for an unknown id. */
+  get(id: string): Promise<ProfileSummary> {
+    return this.serial(async () => {
+      if (id === DEMO_PROFILE_ID) return this.demoSummary();
+      const profile = this.find(id);
+      return this.summarize(profile, await this.lookupKey(profile));
+    });
+  }
+
+  /** Describes the active profile (the demo profile when none was chosen). */
+  async getActive(): Promise<ProfileSummary> {
+    return this.get(await this.serial(async () => this.activeId()));
+  }
+
+  /** Creates a profile; a key, when given, goes to the keychain before any metadata is written. */
+  create(input: ProfileInput): Promise<ProfileSummary> {
+    return this.serial(async () => {
+      const fields: Record<string, string[]> = {};
+      const name = this.checkName(input?.name, null, fields);
+      const baseUrl = checkBaseUrlInto(input?.baseUrl, fields);
+      if (input?.key !== undefined) addReasons(fields, 'key', keyReasons(input.key));
+      throwIfInvalid(fields);
+
+      const at = this.now().toISOString();
+      const profile: StoredProfile = { id: randomUUID(), name, baseUrl, keyStored: false, createdAt: at, updatedAt: at };
+      if (input.key !== undefined) {
+        await this.keychain.set(profile.id, input.key);
+        profile.keyStored = true;
+      }
+      try {
+        await this.commit({ ...this.state, profiles: [...this.state.profiles, profile] });
+      } catch (error) {
+        // Without its metadata the key would be an orphan nobody can see or delete.
+        if (profile.keyStored) await this.keychain.delete(profile.id).catch(() => undefined);
+        throw error;
+      }
+      this.log(`keychain: created profile ${profile.id}`);
+      return this.summarize(profile, { key: input.key ?? null, error: null });
+    });
+  }
+
+  /** Renames a profile or changes its base URL; the key stays as it is. */
+  update(id: string, patch: ProfilePatch): Promise<ProfileSummary> {
+    return this.serial(async () => {
+      this.refuseDemo(id, 'edited');
+      const current = this.find(id);
+      const fields: Record<string, string[]> = {};
+      const name = patch?.name === undefined ? current.name : this.checkName(patch.name, id, fields);
+      const baseUrl = patch?.baseUrl === undefined ? current.baseUrl : checkBaseUrlInto(patch.baseUrl, fields);
+      throwIfInvalid(fields);
+      const updated: StoredProfile = { ...current, name, baseUrl, updatedAt: this.now().toISOString() };
+      await this.commit(this.replace(updated));
+      return this.summarize(updated, await this.lookupKey(updated));
+    });
+  }
+
+  /** Stores or replaces the key of a profile in the keychain. */
+  setKey(id: string, key: string): Promise<ProfileSummary> {
+    return this.serial(async () => {
+      this.refuseDemo(id, 'given another key');
+      const current = this.find(id);
+      const fields: Record<string, string[]> = {};
+      addReasons(fields, 'key', keyReasons(key));
+      throwIfInvalid(fields);
+      await this.keychain.set(id, key);
+      const updated: StoredProfile = { ...current, keyStored: true, updatedAt: this.now().toISOString() };
+      await this.commit(this.replace(updated));
+      this.log(`keychain: stored the key of profile ${id}`);
+      return this.summarize(updated, { key, error: null });
+    });
+  }
+
+  /** Deletes the key of a profile from the keychain; the profile stays. */
+  deleteKey(id: string): Promise<ProfileSummary> {
+    return this.serial(async () => {
+      this.refuseDemo(id, 'stripped of its key');
+      const current = this.find(id);
+      const deleted = await this.keychain.delete(id);
+      // A locked Secret Service reports "nothing deleted" without an error.
+      if (!deleted && current.keyStored) await this.keychain.check();
+      const updated: StoredProfile = { ...current, keyStored: false, updatedAt: this.now().toISOString() };
+      await this.commit(this.replace(updated));
+      this.log(`keychain: deleted the key of profile ${id}`);
+      return this.summarize(updated, { key: null, error: null });
+    });
+  }
+
+  /** Deletes a profile and its key; the demo profile becomes active if this one was. */
+  delete(id: string): Promise<void> {
+    return this.serial(async () => {
+      this.refuseDemo(id, 'deleted');
+      const current = this.find(id);
+      try {
+        const deleted = await this.keychain.delete(id);
+        if (!deleted && current.keyStored) await this.keychain.check();
+      } catch (error) {
+        // A profile that never had a key can go even while the keychain is broken;
+        // one that has a key must not leave it behind, unreachable, in the keychain.
+        if (current.keyStored || !(error instanceof KeychainError)) throw error;
+      }
+      const activeProfileId = this.state.activeProfileId === id ? null : this.state.activeProfileId;
+      await this.commit({ ...this.state, activeProfileId, profiles: this.state.profiles.filter((p) => p.id !== id) });
+      this.log(`keychain: deleted profile ${id}`);
+    });
+  }
+
+  /** Makes a profile the one the app connects to. */
+  setActive(id: string): Promise<ProfileSummary> {
+    return this.serial(async () => {
+      if (id !== DEMO_PROFILE_ID) this.find(id);
+      await this.commit({ ...this.state, activeProfileId: id === DEMO_PROFILE_ID ? null : id });
+      if (id === DEMO_PROFILE_ID) return this.demoSummary();
+      const profile = this.find(id);
+      return this.summarize(profile, await this.lookupKey(profile));
+    });
+  }
+
+  /** Returns a profile's key for main-process use only (the API client); never send it to the renderer. */
+  getKey(id: string): Promise<string | null> {
+    return this.serial(async () => {
+      if (id === DEMO_PROFILE_ID) return this.demoKey;
+      const lookup = await this.lookupKey(this.find(id));
+      if (lookup.error) throw lookup.error;
+      return lookup.key;
+    });
+  }
+
+  /** Checks a profile's key against the service with `probe` (account info); the key never leaves main. */
+  async testKey(id: string, probe: KeyProbe, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<KeyTestResult> {
+    const { baseUrl, key } = await this.serial(async () => {
+      if (id === DEMO_PROFILE_ID) {
+        if (!this.demoBaseUrl) throw new HandlerError('transient', 'The demo service is still starting; try again in a moment.');
+        return { baseUrl: this.demoBaseUrl, key: this.demoKey };
+      }
+      const profile = this.find(id);
+      const lookup = await this.lookupKey(profile);
+      if (lookup.error) throw lookup.error;
+      if (lookup.key === null) {
+        throw new HandlerError('validation', 'This profile has no API key yet: set one first.', { key: ['No API key is set.'] });
+      }
+      return { baseUrl: profile.baseUrl, key: lookup.key };
+    });
+
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TEST_TIMEOUT_MS;
+    const signals = [AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])];
+    let outcome: KeyProbeOutcome;
+    try {
+      outcome = await probe({ baseUrl, key, signal: AbortSignal.any(signals) });
+    } catch (error) {
+      if (options.signal?.aborted) throw new HandlerError('cancelled', 'The key test was cancelled.');
+      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      const reason = timedOut ? `it did not answer within ${Math.round(timeoutMs / 1000)} s` : describeError(error);
+      return { status: 'network', message: scrub(`The service at ${baseUrl} could not be reached: ${reason}.`, key) };
+    }
+    switch (outcome.status) {
+      case 'ok':
+        return { status: 'ok', message: 'The service accepted the key.' };
+      case 'auth': {
+        const code = outcome.httpStatus ? ` (HTTP ${outcome.httpStatus})` : '';
+        const detail = outcome.message ? `: ${outcome.message}` : '.';
+        const result: KeyTestResult = { status: 'auth', message: scrub(`The service rejected the key${code}${detail}`, key) };
+        if (outcome.httpStatus) result.httpStatus = outcome.httpStatus;
+        return result;
+      }
+      case 'network': {
+        const detail = outcome.message ? `: ${outcome.message}` : '.';
+        return { status: 'network', message: scrub(`The service at ${baseUrl} could not be reached${detail}`, key) };
+      }
+    }
+  }
+
+  // Every operation runs alone, so a read-modify-write of the metadata (or a keychain
+  // write followed by a metadata write) never interleaves with another.
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async lookupKey(profile: StoredProfile): Promise<KeyLookup> {
+    try {
+      const key = await this.keychain.get(profile.id);
+      if (key !== null || !profile.keyStored) return { key, error: null };
+      // Swath stored a key but the keychain says there is none: either the keyring is
+      // locked (libsecret answers reads of a locked item with "nothing") or someone removed it.
+      await this.keychain.check();
+      this.log(`keychain: the key of profile ${profile.id} was removed outside Swath`);
+      // Healing the hint only saves the next check; a failed write must not fail the read.
+      await this.commit(this.replace({ ...profile, keyStored: false })).catch((error: unknown) => {
+        this.log(`keychain: could not update ${PROFILES_FILE_NAME}: ${describeError(error)}`);
+      });
+      return { key: null, error: null };
+    } catch (error) {
+      if (error instanceof KeychainError) return { key: null, error };
+      throw error;
+    }
+  }
+
+  private summarize(profile: StoredProfile, lookup: KeyLookup): ProfileSummary {
+    const known = lookup.error === null;
+    return {
+      id: profile.id,
+      name: profile.name,
+      baseUrl: profile.baseUrl,
+      builtIn: false,
+      active: this.activeId() === profile.id,
+      keySet: known ? lookup.key !== null : profile.keyStored,
+      keyLast4: known && lookup.key !== null ? lastFour(lookup.key) : null,
+    };
+  }
+
+  private demoSummary(): ProfileSummary {
+    return {
+      id: DEMO_PROFILE_ID,
+      name: DEMO_PROFILE_NAME,
+      baseUrl: this.demoBaseUrl,
+      builtIn: true,
+      active: this.activeId() === DEMO_PROFILE_ID,
+      keySet: true,
+      keyLast4: lastFour(this.demoKey),
+    };
+  }
+
+  private activeId(): string {
+    const id = this.state.activeProfileId;
+    return id && this.state.profiles.some((p) => p.id === id) ? id : DEMO_PROFILE_ID;
+  }
+
+  private find(id: string): StoredProfile {
+    const profile = typeof id === 'string' ? this.state.profiles.find((p) => p.id === id) : undefined;
+    if (!profile) throw new HandlerError('not-found', 'No such profile: it may have been deleted.');
+    return profile;
+  }
+
+  private replace(profile: StoredProfile): State {
+    return { ...this.state, profiles: this.state.profiles.map((p) => (p.id === profile.id ? profile : p)) };
+  }
+
+  private refuseDemo(id: string, what: string): void {
+    if (id === DEMO_PROFILE_ID) {
+      throw new HandlerError('validation', `The "${DEMO_PROFILE_NAME}" profile is built in and cannot be ${what}.`);
+    }
+  }
+
+  private checkName(input: unknown, selfId: string | null, fields: Record<string, string[]>): string {
+    const reasons = nameReasons(input);
+    const name = typeof input === 'string' ? input.trim() : '';
+    if (reasons.length === 0) {
+      const taken = [DEMO_PROFILE_NAME, ...this.state.profiles.filter((p) => p.id !== selfId).map((p) => p.name)];
+      if (taken.some((other) => other.toLocaleLowerCase() === name.toLocaleLowerCase())) {
+        reasons.push(`A profile named "${name}" already exists.`);
+      }
+    }
+    addReasons(fields, 'name', reasons);
+    return name;
+  }
+
+  // The in-memory state changes only once the file is safely on disk.
+  private async commit(next: State): Promise<void> {
+    await writeFileAtomic(this.file, `${JSON.stringify(next, null, 2)}\n`);
+    this.state = next;
+  }
+}
+
+async function loadState(file: string, log: (line: string) => void): Promise<State> {
+  const empty: State = { version: 1, activeProfileId: null, profiles: [] };
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty;
+    throw new HandlerError('io', `Could not read the profiles file ${file}: ${describeError(error)}.`);
+  }
+  let parsed: State;
+  try {
+    parsed = stateSchema.parse(JSON.parse(text));
+  } catch {
+    // Keep the unreadable file for the user instead of overwriting it with the next change.
+    const aside = `${file}.corrupt-${Date.now()}`;
+    await rename(file, aside);
+    log(`keychain: ${file} was unreadable; moved it to ${aside} and started with no profiles`);
+    return empty;
+  }
+  // A hand-edited file may repeat an id or claim the demo id; the first real one wins.
+  const seen = new Set<string>([DEMO_PROFILE_ID]);
+  const profiles = parsed.profiles.filter((p) => {
+    if (seen.has(p.id)) return false;
+    seen.add(p.id);
+    return true;
+  });
+  return { ...parsed, profiles };
+}
+
+function checkBaseUrlInto(input: unknown, fields: Record<string, string[]>): string {
+  const checked = checkBaseUrl(input);
+  if (checked.ok) return checked.url;
+  addReasons(fields, 'baseUrl', checked.reasons);
+  return '';
+}
+
+function addReasons(fields: Record<string, string[]>, field: string, reasons: string[]): void {
+  if (reasons.length > 0) fields[field] = [...(fields[field] ?? []), ...reasons];
+}
+
+function throwIfInvalid(fields: Record<string, string[]>): void {
+  const reasons = Object.values(fields).flat();
+  if (reasons.length === 0) return;
+  throw new HandlerError('validation', reasons.join(' '), fields);
+}
+
+function lastFour(key: string): string | null {
+  return key.length >= MIN_LENGTH_TO_REVEAL ? key.slice(-4) : null;
+}
+
+function describeError(error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\.+$/, '') || 'unknown error';
+  // fetch reports "fetch failed" and keeps the useful part (ECONNREFUSED, ENOTFOUND, ...) in `cause`.
+  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+  const causeText = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : '';
+  return causeText ? `${message} (${causeText})` : message;
+}
