@@ -39,9 +39,18 @@ export function checkBaseUrl(input: unknown): BaseUrlCheck {
     reasons.push('Base URL must not contain a query string (?...) or a fragment (#...).');
   }
   if (!url.hostname) reasons.push('Base URL must name a host.');
+  // The key travels in a header on every call: plain http is only acceptable when it never leaves the machine.
+  if (url.protocol === 'http:' && url.hostname && !isLoopbackHost(url.hostname)) {
+    reasons.push(`Base URL must use https:// for ${url.hostname}: over plain http the API key would cross the network unencrypted (http is allowed only for localhost / 127.0.0.1).`);
+  }
   if (reasons.length > 0) return { ok: false, reasons };
   // Callers append "/api/...", so one canonical form without the trailing slash avoids "//api".
   return { ok: true, url: url.href.replace(/\/+$/, '') };
+}
+
+function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
 /** Reasons an API key is unacceptable; empty when it is fine. Never echoes the key. */

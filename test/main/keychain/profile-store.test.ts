@@ -101,6 +101,7 @@ describe('validation', () => {
     ['https://imagery.example.com/', 'https://imagery.example.com'],
     ['  https://imagery.example.com/svc///  ', 'https://imagery.example.com/svc'],
     ['http://127.0.0.1:8080/', 'http://127.0.0.1:8080'],
+    ['http://localhost:9000', 'http://localhost:9000'],
   ])('normalises the base URL %j to %j', async (input, expected) => {
     const store = await openStore();
     const created = await store.create({ name: 'P', baseUrl: input });
@@ -124,6 +125,12 @@ describe('validation', () => {
     expect(error.fields?.key?.join(' ')).toMatch(reason);
     if (key.trim().length > 3) expect(JSON.stringify(toIpcError(error))).not.toContain(key.trim());
     expect(backend.entries.size).toBe(0);
+  });
+
+  it('refuses plain http to a remote host, because the key would travel unencrypted', async () => {
+    const store = await openStore();
+    const error = await rejection(store.create({ name: 'P', baseUrl: 'http://imagery.example.com' }));
+    expect(error.fields?.baseUrl?.join(' ')).toMatch(/https:\/\/.*unencrypted/);
   });
 
   it('reports every invalid field at once and stores nothing', async () => {
