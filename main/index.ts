@@ -1,5 +1,7 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BrowserWindow, app, session } from 'electron';
+import { join } from 'node:path';
+import { BrowserWindow, app, session, shell } from 'electron';
+import { createElectronFetch } from './hosts/electron-fetch';
 import { createDispatcher, createSenderPolicy } from './ipc';
 import { createApp } from './services/app';
 import {
@@ -45,10 +47,17 @@ function run(): void {
   const core = app.whenReady().then(() =>
     createApp({
       userDataDir: app.getPath('userData'),
+      downloadsDir: join(app.getPath('downloads'), 'Swath'),
       version: app.getVersion(),
       platform: process.platform,
       startSimulator,
       emit: broadcast,
+      // Electron's network stack: the system proxy settings and the OS certificate store.
+      fetch: createElectronFetch(),
+      revealFile: (file) => {
+        shell.showItemInFolder(file);
+        return true;
+      },
       log,
     }),
   );

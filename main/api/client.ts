@@ -408,6 +408,12 @@ export class ServiceClient {
     return this.transport.binary(this.request('processComposite', JSON.stringify(body)), signal, options);
   }
 
+  /** Runs the client-side checks of a composite, tile or mini-tile body without sending it (before a download is queued). */
+  async checkBinaryRequest(kind: 'composite' | 'tile' | 'minitile', body: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
+    if (kind === 'composite') await this.validated('processComposite', body, (ctx) => validateComposite(body as unknown as CompositeRequest, ctx), signal, {});
+    else await this.validated(kind === 'tile' ? 'processTile' : 'processMiniTile', body, (ctx) => validateTile(body, ctx, kind === 'minitile'), signal, {});
+  }
+
   /** POST /api/satelliteimages/process/tile: a tile as a stream (200), or 'uploaded' (201). Not retried by default. */
   async processTile(body: TileRequest, signal?: AbortSignal, options: ClientCallOptions = {}): Promise<BinaryResult> {
     await this.validated('processTile', body, (ctx) => validateTile(body, ctx, false), signal, options);

@@ -1,4 +1,4 @@
-import { errorKinds, type ErrorKind, type IpcError } from '../../preload/contract/errors';
+import type { ErrorKind, IpcError } from '../../preload/contract/errors';
 
 /** Property name to list of reasons: the shape of Data on a service validation failure. */
 export type FieldErrors = Record<string, string[]>;
@@ -59,6 +59,12 @@ export class ApiError extends Error {
     this.operation = init.operation;
   }
 
+  /** The error as the renderer sees it: business refusals (credit, coverage, limits) show next to the form, like validation. */
+  toIpcError(): IpcError {
+    const kind = IPC_KIND[this.kind];
+    return this.fields ? { kind, message: this.message, fields: this.fields } : { kind, message: this.message };
+  }
+
   /** Whether retrying the same request later may succeed. */
   get retryable(): boolean {
     return this.kind === 'transient' || this.kind === 'rate-limited';
@@ -89,16 +95,8 @@ export function asEnvelope(body: unknown): Envelope | null {
 }
 
 /** The property -> reasons map of a failure envelope, when Data has that shape. */
-export function fieldsOf(data: unknown): FieldErrors | undefined {
-  if (!data || typeof data !== 'object' || Array.isArray(data)) return undefined;
-  const out: FieldErrors = {};
-  for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = v as string[];
-    else if (typeof v === 'string') out[k] = [v];
-    else return undefined;
-  }
-  return Object.keys(out).length ? out : undefined;
-}
+export { fieldsOf } from '../ipc/errors.js';
+import { fieldsOf } from '../ipc/errors.js';
 
 /**
  * Classifies a failed response. Status decides first for the classes whose
@@ -181,24 +179,5 @@ const IPC_KIND: Record<ApiErrorKind, ErrorKind> = {
   cancelled: 'cancelled',
 };
 
-/** Maps any error of a service call onto the IPC error shape (kinds of preload/contract/errors.ts). */
-export function toIpcError(e: unknown): IpcError {
-  if (e instanceof ApiError) {
-    const kind = IPC_KIND[e.kind];
-    return e.fields ? { kind, message: e.message, fields: e.fields } : { kind, message: e.message };
-  }
-  if (e instanceof Error && (e.name === 'AbortError' || e.name === 'TimeoutError')) {
-    return e.name === 'AbortError'
-      ? { kind: 'cancelled', message: 'The request was cancelled.' }
-      : { kind: 'transient', message: 'The service did not answer in time.' };
-  }
-  // Errors of other main modules (e.g. the keychain) may already carry an IPC kind.
-  if (e && typeof e === 'object' && 'kind' in e && (errorKinds as readonly string[]).includes(String((e as { kind: unknown }).kind))) {
-    const x = e as { kind: ErrorKind; message?: unknown; fields?: unknown };
-    const message = typeof x.message === 'string' && x.message ? x.message : 'The operation failed.';
-    const fields = fieldsOf(x.fields);
-    return fields ? { kind: x.kind, message, fields } : { kind: x.kind, message };
-  }
-  const message = e instanceof Error ? e.message : String(e);
-  return { kind: 'io', message: message || 'Unexpected failure in the service client.' };
-}
+/** Maps any error onto the IPC error shape; one implementation, shared with the dispatcher. */
+export { toIpcError } from '../ipc/errors.js';

@@ -20,8 +20,9 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port}`);
   const userDataDir = path.resolve(values['user-data'] ?? path.join(os.tmpdir(), 'swath-browser-host'));
   let host: BrowserHost | null = null;
-  const app = createApp({
+  const app = await createApp({
     userDataDir,
+    downloadsDir: path.join(userDataDir, 'downloads'),
     version: process.env.npm_package_version ?? '0.0.0',
     platform: process.platform,
     startSimulator,

@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import type { ServiceEndpoint } from '../ipc/handlers';
+
+/** The embedded service as main knows it; `apiKey` stays in main and is never part of a response. */
+export interface ServiceEndpoint {
+  label: string;
+  baseUrl: string;
+  demo: boolean;
+  apiKey: string;
+}
 
 /** Key the embedded simulator accepts; harmless because the simulator only listens on loopback. */
 export const DEMO_API_KEY = 'demo-key';

@@ -1,6 +1,5 @@
 /** Typed IPC over the contract: the transport-agnostic dispatcher plus the Electron transport. */
 export * from './dispatcher';
 export * from './errors';
-export * from './handlers';
 export * from './sender-policy';
 export * from './electron-ipc';

@@ -1,11 +1,20 @@
-import type { ConnectionState, EventName, EventPayload } from '../../preload/contract';
-import { startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
-import { createHandlers, type HandlerTable, type ServiceEndpoint } from '../ipc';
+import path from 'node:path';
+import type { EventName, EventPayload } from '../../preload/contract';
+import type { HttpFetch } from '../api';
+import { DownloadQueue, type BinarySource } from '../downloads';
+import { DEMO_API_KEY, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
+import type { HandlerTable } from '../ipc';
+import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
+import { LibraryCatalog } from '../library';
+import { createAppHandlers, publicJob } from './handlers';
+import { ServiceSession } from './session';
+import { SettingsStore } from './settings';
 
 /**
- * The app without its window: the embedded service, the handler table and the
- * events it pushes. The Electron host and the browser host both mount this, so
- * they serve the same contract with the same behaviour.
+ * The app without its window: the embedded demo service, profiles and keys,
+ * the service session, the download queue, the library and settings, wired to
+ * one handler table. The Electron host and the browser host both mount this,
+ * so they serve the same contract with the same behaviour.
  */
 
 /** Pushes a contract event to whatever the host has connected. */
@@ -14,10 +23,17 @@ export type Emit = <E extends EventName>(event: E, payload: EventPayload<E>) => 
 /** What {@link createApp} needs from its host. */
 export interface AppOptions {
   userDataDir: string;
+  /** Default folder for downloads. */
+  downloadsDir: string;
   version: string;
   platform: string;
   startSimulator: StartSimulator;
   emit: Emit;
+  /** The host's HTTP implementation: Electron's net.fetch (system proxy, OS certificates) or undici. */
+  fetch?: HttpFetch;
+  /** Keychain backend; the real OS keychain by default. */
+  keychainBackend?: KeychainBackend;
+  revealFile?: (file: string) => boolean;
   log?: (message: string) => void;
 }
 
@@ -26,32 +42,87 @@ export interface SwathApp {
   handlers: HandlerTable;
   /** The last connection state, for a host that connects a new window later. */
   connection(): EventPayload<'connection:state'>;
+  /** Library lookup for the raster protocol. */
+  library: LibraryCatalog;
   close(): Promise<void>;
 }
 
-/** Starts the app core: the embedded demo service now, handlers that wait for it. */
-export function createApp(options: AppOptions): SwathApp {
+/** Starts the app core. */
+export async function createApp(options: AppOptions): Promise<SwathApp> {
   const log = options.log ?? (() => undefined);
+  const dir = options.userDataDir;
   let connection: EventPayload<'connection:state'> = { state: 'connecting' };
-  const setConnection = (state: ConnectionState, detail?: string): void => {
-    if (connection.state === state && connection.detail === detail) return;
-    connection = detail === undefined ? { state } : { state, detail };
-    options.emit('connection:state', connection);
+  const emit: Emit = (event, payload) => {
+    if (event === 'connection:state') connection = payload as EventPayload<'connection:state'>;
+    options.emit(event, payload);
   };
 
-  const embedded: Promise<EmbeddedService> = startEmbeddedService(options.userDataDir, options.startSimulator, (line) => log(`simulator: ${line}`));
-  embedded.then(
-    () => setConnection('online'),
-    (error: unknown) => {
-      log(`Demo service failed to start: ${String(error)}`);
-      setConnection('offline', 'The demo service failed to start.');
+  const profiles = await ProfileStore.open({
+    dir,
+    demoKey: DEMO_API_KEY,
+    keychain: new Keychain(options.keychainBackend ? { backend: options.keychainBackend } : {}),
+    log,
+  });
+  let embedded: EmbeddedService | null = null;
+  try {
+    embedded = await startEmbeddedService(dir, options.startSimulator, (line) => log(`simulator: ${line}`));
+    profiles.setDemoBaseUrl(embedded.endpoint.baseUrl);
+  } catch (error) {
+    // Other profiles still work; the demo profile reports that its service did not start.
+    log(`Demo service failed to start: ${String(error)}`);
+    emit('connection:state', { state: 'offline', detail: 'The demo service failed to start.' });
+  }
+
+  const settings = await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log);
+  const library = await LibraryCatalog.open({ dir, onWarning: log });
+  const session: ServiceSession = new ServiceSession({
+    profiles,
+    specCacheDir: path.join(dir, 'spec-cache'),
+    fetch: options.fetch,
+    emit,
+    log,
+    onConcurrency: (n) => queue.setConcurrency(n),
+  });
+  const source: BinarySource = {
+    async fetchBinary(kind, body, signal) {
+      const client = await session.client(signal);
+      if (kind === 'composite') return client.processComposite(body as never, signal);
+      if (kind === 'tile') return client.processTile(body as never, signal);
+      return client.processMiniTile(body as never, signal);
     },
-  );
-  const service = (): Promise<ServiceEndpoint> => embedded.then((s) => s.endpoint);
+  };
+  const queue: DownloadQueue = await DownloadQueue.open({ stateDir: dir, source, library, concurrency: 2, onWarning: log });
+  queue.on('progress', (p) => emit('download:progress', p));
+  queue.on('job', (job) => emit('job:state', publicJob(job)));
+  queue.on('warning', log);
+  library.on('added', (e) => emit('library:changed', { reason: 'added', id: e.id }));
+  library.on('removed', (e) => emit('library:changed', { reason: 'removed', id: e.id }));
+
+  const doFetch = options.fetch ?? fetch;
+  const probe: KeyProbe = async ({ baseUrl, key, signal }) => {
+    try {
+      const res = await doFetch(`${baseUrl}/api/account/info`, { headers: { 'x-api-key': key, accept: 'application/json' }, signal });
+      await res.arrayBuffer().catch(() => undefined);
+      if (res.status === 401 || res.status === 403) return { status: 'auth', httpStatus: res.status };
+      if (!res.ok) return { status: 'network', message: `The service answered HTTP ${res.status}.` };
+      return { status: 'ok' };
+    } catch (error) {
+      return { status: 'network', message: (error as Error).name === 'TimeoutError' ? 'The service did not answer in time.' : 'The service could not be reached.' };
+    }
+  };
 
   return {
-    handlers: createHandlers({ version: options.version, platform: options.platform, service, onConnectionState: setConnection }),
+    handlers: createAppHandlers({
+      version: options.version, platform: options.platform, session, profiles, queue, library, settings, probe,
+      revealFile: options.revealFile,
+    }),
     connection: () => connection,
-    close: () => embedded.then((s) => s.close()),
+    library,
+    async close() {
+      await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));
+      await library.flush().catch(() => undefined);
+      await session.close().catch(() => undefined);
+      await embedded?.close();
+    },
   };
 }

@@ -46,12 +46,213 @@ export const pingSchema = z.object({
   latencyMs: z.number().nonnegative(),
 });
 
+/** Any JSON object: service payloads whose fields the contract leaves open are passed through and shown generically. */
+export const recordSchema = z.record(z.string(), z.unknown());
+
+/** A request carrying one service body; main validates it against the contract and the discovered specification. */
+const serviceBody = z.strictObject({ request: recordSchema });
+const byId = z.strictObject({ id: z.string().min(1, 'id is required.') });
+const yearMonth = z.strictObject({
+  year: z.number().int('year must be a whole number.'),
+  month: z.number().int('month must be a whole number.'),
+});
+
+/** What the renderer may know about a profile: whether a key is set and its last 4 characters, never the key. */
+export const profileSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  baseUrl: z.string().nullable(),
+  builtIn: z.boolean(),
+  active: z.boolean(),
+  keySet: z.boolean(),
+  keyLast4: z.string().nullable(),
+});
+
+/** Response of `profiles:list`; keychainError explains what is missing when the OS keychain is unavailable. */
+export const profileListingSchema = z.object({
+  profiles: z.array(profileSummarySchema),
+  activeProfileId: z.string(),
+  keychainError: z.object({ problem: z.string(), message: z.string() }).nullable(),
+});
+
+/** Outcome of testing a stored key against account info. */
+export const keyTestSchema = z.object({
+  status: z.enum(['ok', 'auth', 'network']),
+  message: z.string(),
+  httpStatus: z.number().int().optional(),
+});
+
+/** The contract version notice shown when the service publishes another version than the app was built for. */
+export const contractNoticeSchema = z.object({ expected: z.string(), actual: z.string().nullable(), message: z.string() });
+
+/** State of the active service connection. */
+export const serviceStatusSchema = z.object({
+  profileId: z.string(),
+  label: z.string(),
+  baseUrl: z.string().nullable(),
+  demo: z.boolean(),
+  state: z.enum(['idle', 'connecting', 'online', 'offline']),
+  detail: z.string().optional(),
+  contractNotice: contractNoticeSchema.nullable(),
+  specSource: z.enum(['network', 'cache']).nullable(),
+  concurrency: z.number().int(),
+  limits: z.object({ maxCompositeAreaKm2: z.number().nullable(), maxTotalBands: z.number().nullable() }),
+});
+
+/** An operation built from the service's specification, with JSON Schemas the renderer draws a form from. */
+export const openOperationSchema = z.object({
+  key: z.string(),
+  operationId: z.string().nullable(),
+  method: z.string(),
+  path: z.string(),
+  summary: z.string().nullable(),
+  deprecated: z.boolean(),
+  parameters: recordSchema,
+  body: recordSchema.nullable(),
+  bodyRequired: z.boolean(),
+});
+
+/** A tasking model from /api/tasking/models. */
+export const taskingModelSchema = z.object({
+  Model: z.string(),
+  SupportedSatelliteConstellations: z.array(z.object({ SatelliteConstellation: z.string(), Optional: z.boolean() })),
+});
+
+/** Kinds of imagery download. */
+export const downloadKindSchema = z.enum(['composite', 'tile', 'minitile']);
+
+/** One download job as the renderer sees it. */
+export const downloadJobSchema = z.object({
+  id: z.string(),
+  kind: downloadKindSchema,
+  request: recordSchema,
+  targetDir: z.string(),
+  state: z.enum(['queued', 'running', 'done', 'failed', 'cancelled']),
+  reason: z.string().optional(),
+  errorKind: z.string().optional(),
+  bytes: z.number(),
+  total: z.number().nullable(),
+  attempts: z.number().int(),
+  file: z.string().optional(),
+  libraryId: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** One local raster of the library. */
+export const libraryEntrySchema = z.object({
+  id: z.string(),
+  path: z.string(),
+  size: z.number(),
+  sha256: z.string(),
+  request: recordSchema.nullable(),
+  kind: downloadKindSchema.nullable(),
+  date: z.string().nullable(),
+  model: z.string().nullable(),
+  constellations: z.array(z.string()),
+  bands: z.array(z.string()),
+  epsg: z.number().nullable(),
+  resolution: z.number().nullable(),
+  width: z.number(),
+  height: z.number(),
+  bounds4326: z.tuple([z.number(), z.number(), z.number(), z.number()]).nullable(),
+  boundsNote: z.string().optional(),
+  createdAt: z.string(),
+  source: z.enum(['download', 'import']),
+});
+
+/** User settings kept by main. */
+export const settingsSchema = z.object({
+  downloadDir: z.string(),
+  theme: z.enum(['system', 'light', 'dark']),
+  osmLayer: z.boolean(),
+});
+
+const data = z.object({ data: z.unknown() });
+
 /** THE channel map: channel name -> request and response schema. */
 export const channels = {
   /** App version, platform and the active service (label, base URL, demo flag). */
   'app:info': channel(noRequest, appInfoSchema),
-  /** Calls GET {base}/api/account/info with the active key and reports reachability. */
+  /** Calls account info with the active key and reports reachability. */
   'service:ping': channel(noRequest, pingSchema),
+  /** Connection state, contract notice and limits of the active service. */
+  'service:status': channel(noRequest, serviceStatusSchema),
+  /** Drops the cached connection and connects again (reloads the specification and models). */
+  'service:reconnect': channel(noRequest, serviceStatusSchema),
+  /** Operations built from the discovered specification (orders, tiles, products, plans, vouchers), with their schemas. */
+  'service:operations': channel(noRequest, z.object({ operations: z.array(openOperationSchema) })),
+  /** Calls one spec-built operation with parameters and body validated against the specification. */
+  'service:call': channel(z.strictObject({ key: z.string().min(1), params: recordSchema.optional(), body: z.unknown().optional() }), data),
+
+  /** Profiles with key presence and last 4 characters only. */
+  'profiles:list': channel(noRequest, profileListingSchema),
+  /** Creates a profile; the optional key goes straight to the OS keychain. */
+  'profiles:create': channel(z.strictObject({ name: z.string(), baseUrl: z.string(), key: z.string().optional() }), profileSummarySchema),
+  /** Renames a profile or changes its base URL. */
+  'profiles:update': channel(z.strictObject({ id: z.string().min(1), name: z.string().optional(), baseUrl: z.string().optional() }), profileSummarySchema),
+  /** Deletes a profile and its key. */
+  'profiles:delete': channel(byId, z.object({ deleted: z.literal(true) })),
+  /** Makes a profile the active service. */
+  'profiles:activate': channel(byId, profileSummarySchema),
+  /** Sets or replaces a profile's key (write-only: it never comes back). */
+  'profiles:set-key': channel(z.strictObject({ id: z.string().min(1), key: z.string() }), profileSummarySchema),
+  /** Deletes a profile's key from the keychain. */
+  'profiles:delete-key': channel(byId, profileSummarySchema),
+  /** Tests a profile's stored key against account info. */
+  'profiles:test-key': channel(byId, keyTestSchema),
+
+  /** Account info of the active key (fields as the service sends them). */
+  'account:info': channel(noRequest, data),
+  /** Account settings (fields as the service sends them). */
+  'account:settings': channel(noRequest, data),
+  /** Billing overview of the current month. */
+  'billing:summary': channel(noRequest, data),
+  /** Orders and their costs for a month. */
+  'billing:orders': channel(yearMonth, data),
+  /** Balance transactions for a month. */
+  'billing:transactions': channel(yearMonth, data),
+
+  /** search/available: dates with imagery in an area and period. */
+  'imagery:search': channel(serviceBody, data),
+  /** composite/available: whether one exact composite request can be fulfilled. */
+  'imagery:available': channel(serviceBody, data),
+  /** composite/estimate: download credit. */
+  'imagery:estimate': channel(serviceBody, data),
+  /** The deprecated geography/composite operation. */
+  'imagery:legacy-composite': channel(serviceBody, data),
+
+  /** Tasking models and their constellations (cached per connection). */
+  'tasking:models': channel(noRequest, z.object({ models: z.array(taskingModelSchema) })),
+  /** Estimates an order; returns the exact payload to send to create. */
+  'tasking:estimate': channel(serviceBody, z.object({ estimate: z.unknown(), payload: z.string() })),
+  /** Creates an order from the estimated payload, byte for byte; never retried automatically. */
+  'tasking:create': channel(z.strictObject({ payload: z.string().min(2), tileDeduplication: z.boolean().optional() }), data),
+
+  /** The download queue. */
+  'downloads:list': channel(noRequest, z.object({ jobs: z.array(downloadJobSchema) })),
+  /** Queues a composite, tile or mini-tile download. */
+  'downloads:enqueue': channel(z.strictObject({ kind: downloadKindSchema, request: recordSchema, targetDir: z.string().optional() }), downloadJobSchema),
+  /** Cancels a queued or running download. */
+  'downloads:cancel': channel(byId, downloadJobSchema),
+  /** Puts a failed or cancelled download back in the queue. */
+  'downloads:retry': channel(byId, downloadJobSchema),
+  /** Removes a finished, failed or cancelled job from the list (the file stays). */
+  'downloads:remove': channel(byId, z.object({ removed: z.literal(true) })),
+  /** Shows a finished download in the system file manager. */
+  'downloads:reveal': channel(byId, z.object({ revealed: z.boolean() })),
+
+  /** Every local raster. */
+  'library:list': channel(noRequest, z.object({ entries: z.array(libraryEntrySchema) })),
+  /** Adds existing GeoTIFF files to the library. */
+  'library:import': channel(z.strictObject({ paths: z.array(z.string().min(1)).min(1) }), z.object({ entries: z.array(libraryEntrySchema) })),
+  /** Removes a raster from the library, optionally deleting its file. */
+  'library:remove': channel(z.strictObject({ id: z.string().min(1), deleteFile: z.boolean() }), z.object({ removed: z.literal(true) })),
+
+  /** User settings. */
+  'settings:get': channel(noRequest, settingsSchema),
+  /** Changes some settings. */
+  'settings:set': channel(settingsSchema.partial().strict(), settingsSchema),
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

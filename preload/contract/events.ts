@@ -12,6 +12,20 @@ export const events = {
     state: z.enum(connectionStates),
     detail: z.string().optional(),
   }),
+  /** The service publishes another contract version than the app was built for. */
+  'contract:notice': z.object({ expected: z.string(), actual: z.string().nullable(), message: z.string() }),
+  /** Throttled progress of a running download. */
+  'download:progress': z.object({
+    jobId: z.string(),
+    bytes: z.number(),
+    total: z.number().nullable(),
+    rateBytesPerSec: z.number(),
+    etaSec: z.number().nullable(),
+  }),
+  /** A download job changed state (queued, running, done, failed, cancelled). */
+  'job:state': z.object({ id: z.string(), state: z.string() }).passthrough(),
+  /** Rasters were added to or removed from the library. */
+  'library:changed': z.object({ reason: z.enum(['added', 'removed']), id: z.string() }),
 } satisfies Record<string, z.ZodType>;
 
 /** The real contract's event map type. */

@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
+import { MemoryKeychainBackend } from '../../main/keychain';
 import { createApp, type SwathApp } from '../../main/services/app';
 import { startSimulator } from '../../main/simulator';
 import { chromiumAvailable, launchChromium } from './chromium';
@@ -17,7 +18,7 @@ describe('browser host: the real renderer and main services over a WebSocket', (
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'swath-bh-'));
-    app = createApp({ userDataDir: dir, version: '0.0.0-test', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p) });
+    app = await createApp({ userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(), version: '0.0.0-test', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p) });
     host = await startBrowserHost({
       rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers,
       greeting: () => [{ event: 'connection:state', payload: app.connection() }],

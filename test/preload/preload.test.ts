@@ -60,7 +60,9 @@ describe('preload', () => {
     const expected = [...channelNames.map((c) => methodName(c)), 'on'].sort();
     expect(Object.keys(exposed.api).sort()).toEqual(expected);
     // Pin the derivation so a bug in methodName cannot hide behind itself.
-    expect(Object.keys(exposed.api).sort()).toEqual(['appInfo', 'on', 'servicePing']);
+    expect(Object.keys(exposed.api).sort()).toEqual(
+      ['accountInfo', 'accountSettings', 'appInfo', 'billingOrders', 'billingSummary', 'billingTransactions', 'downloadsCancel', 'downloadsEnqueue', 'downloadsList', 'downloadsRemove', 'downloadsRetry', 'downloadsReveal', 'imageryAvailable', 'imageryEstimate', 'imageryLegacyComposite', 'imagerySearch', 'libraryImport', 'libraryList', 'libraryRemove', 'on', 'profilesActivate', 'profilesCreate', 'profilesDelete', 'profilesDeleteKey', 'profilesList', 'profilesSetKey', 'profilesTestKey', 'profilesUpdate', 'serviceCall', 'serviceOperations', 'servicePing', 'serviceReconnect', 'serviceStatus', 'settingsGet', 'settingsSet', 'taskingCreate', 'taskingEstimate', 'taskingModels'],
+    );
     for (const value of Object.values(exposed.api)) expect(typeof value).toBe('function');
   });
 

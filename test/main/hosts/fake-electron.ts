@@ -1,4 +1,7 @@
 import { EventEmitter } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { vi } from 'vitest';
 
 /**
@@ -60,7 +63,9 @@ class FakeApp extends EventEmitter {
   requestSingleInstanceLock = vi.fn(() => true);
   enableSandbox = vi.fn();
   setPath = vi.fn();
-  getPath = vi.fn((_name: string) => '/tmp/swath-user-data');
+  /** A fresh folder per reset, so booted app cores never share state files. */
+  dataDir = mkdtempSync(join(tmpdir(), 'swath-fake-electron-'));
+  getPath = vi.fn((name: string) => join(this.dataDir, name));
   getVersion = vi.fn(() => '0.1.0');
   quit = vi.fn(() => {
     // Electron emits will-quit from quit(); listeners may prevent it.
@@ -77,6 +82,7 @@ class FakeApp extends EventEmitter {
     this.removeAllListeners();
     this.ready = this.makeReady();
     this.isPackaged = false;
+    this.dataDir = mkdtempSync(join(tmpdir(), 'swath-fake-electron-'));
   }
 }
 
@@ -91,7 +97,8 @@ export const fakeElectron = {
   ipcMain: { handle: vi.fn(), removeHandler: vi.fn() },
   ipcRenderer: { invoke: vi.fn(), on: vi.fn(), removeListener: vi.fn() },
   contextBridge: { exposeInMainWorld: vi.fn() },
-  shell: { openExternal: vi.fn(async (_url: string) => undefined) },
+  shell: { openExternal: vi.fn(async (_url: string) => undefined), showItemInFolder: vi.fn() },
+  net: { fetch: vi.fn(async () => { throw new Error('no network in the fake Electron'); }) },
   Menu: { setApplicationMenu: vi.fn(), buildFromTemplate: vi.fn((template: unknown) => ({ template })) },
   nativeTheme: { shouldUseDarkColors: false },
   /** Resets this very instance (tests that reset modules must reach it through `import('electron')`). */

@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { channelNames } from '../../../preload/contract';
 import type { fakeElectron as FakeElectronModule } from './fake-electron';
 
 /**
@@ -36,7 +37,10 @@ async function boot(): Promise<Electron> {
 
 async function ready(electron: Electron): Promise<void> {
   (electron.app as unknown as { readyResolve: () => void }).readyResolve();
-  await tick();
+  // The app core opens its state files first; wait until main mounted IPC (or quit).
+  await vi.waitFor(() => {
+    if (electron.ipcMain.handle.mock.calls.length === 0 && electron.app.quit.mock.calls.length === 0) throw new Error('not ready yet');
+  }, { timeout: 5_000, interval: 10 });
   await tick();
 }
 
@@ -77,7 +81,7 @@ describe('main/index.ts', () => {
     expect(electron.session.defaultSession.setPermissionRequestHandler).toHaveBeenCalled();
     expect(electron.session.defaultSession.webRequest.onHeadersReceived).toHaveBeenCalled();
     expect(electron.Menu.setApplicationMenu).toHaveBeenCalled();
-    expect(electron.ipcMain.handle.mock.calls.map((c) => c[0]).sort()).toEqual(['app:info', 'service:ping']);
+    expect(electron.ipcMain.handle.mock.calls.map((c) => c[0]).sort()).toEqual([...channelNames].sort());
 
     const [window] = electron.BrowserWindow.instances;
     const prefs = window!.options.webPreferences as Record<string, unknown>;
@@ -156,9 +160,9 @@ describe('main/index.ts', () => {
     electron.app.quit.mockImplementation(() => undefined);
     electron.app.emit('will-quit', first);
     expect(first.defaultPrevented).toBe(true);
-    await tick();
+    // The queue and library are flushed first, then the simulator closes, then the app quits.
+    await vi.waitFor(() => expect(electron.app.quit).toHaveBeenCalledOnce(), { timeout: 5_000, interval: 10 });
     expect(simulator.close).toHaveBeenCalledOnce();
-    expect(electron.app.quit).toHaveBeenCalledOnce();
 
     const second = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
     electron.app.emit('will-quit', second);

@@ -14,7 +14,10 @@ const appInfo = {
 };
 
 function realTable(overrides: Partial<HandlerTable> = {}): HandlerTable {
+  // Channels a test does not exercise must not be reached at all.
+  const untouched = Object.fromEntries(channelNames.map((c) => [c, vi.fn(async () => { throw new Error(`unexpected call to ${c}`); })]));
   return {
+    ...(untouched as unknown as HandlerTable),
     'app:info': vi.fn(async () => appInfo),
     'service:ping': vi.fn(async () => ({ reachable: true, latencyMs: 3 })),
     ...overrides,

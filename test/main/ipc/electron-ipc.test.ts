@@ -7,6 +7,8 @@ vi.mock('electron', () => ({}));
 
 const TRUSTED = 'file:///app/index.html';
 const table: HandlerTable = {
+  // Only app:info and service:ping are called here; the rest must exist for the table to be complete.
+  ...(Object.fromEntries(channelNames.map((c) => [c, async () => { throw new Error(`unexpected call to ${c}`); }])) as unknown as HandlerTable),
   'app:info': async () => ({
     version: '1',
     platform: 'linux',

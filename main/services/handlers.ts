@@ -1,0 +1,167 @@
+import { CONTRACT_VERSION } from '../../preload/contract';
+import type { CompositeAvailableRequest, CompositeEstimateRequest, GeographyCompositeRequest, OpenOperationKey, SearchAvailableRequest } from '../api';
+import type { DownloadJob, DownloadQueue } from '../downloads';
+import { HandlerError } from '../ipc/errors';
+import type { HandlerTable } from '../ipc';
+import { DEMO_PROFILE_ID, type KeyProbe, type ProfileStore } from '../keychain';
+import type { LibraryCatalog } from '../library';
+import type { ServiceSession } from './session';
+import type { SettingsStore } from './settings';
+
+/**
+ * The handler table of the whole contract: thin adapters from validated IPC
+ * requests to the service session, profiles, download queue, library and
+ * settings. No Electron here; host capabilities are injected.
+ */
+
+/** What the handlers need. */
+export interface HandlerDeps {
+  version: string;
+  platform: string;
+  session: ServiceSession;
+  profiles: ProfileStore;
+  queue: DownloadQueue;
+  library: LibraryCatalog;
+  settings: SettingsStore;
+  /** Calls account info with a key, for testing a stored key. */
+  probe: KeyProbe;
+  /** Shows a file in the system file manager; absent where the host cannot (browser host). */
+  revealFile?: (file: string) => boolean;
+  now?: () => number;
+}
+
+/** A job without main-internal fields (the .part path). */
+export function publicJob(job: DownloadJob): Omit<DownloadJob, 'partPath'> {
+  const { partPath: _partPath, ...rest } = job;
+  return rest;
+}
+
+/** Builds the handler table. */
+export function createAppHandlers(deps: HandlerDeps): HandlerTable {
+  const { session, profiles, queue, library, settings } = deps;
+  const now = deps.now ?? (() => performance.now());
+  const client = (signal: AbortSignal) => session.client(signal);
+  // Anything that changes which key or URL is used must drop the current connection.
+  const changed = <T>(value: T): T => {
+    session.invalidate();
+    return value;
+  };
+
+  return {
+    'app:info': async () => {
+      const status = await session.status();
+      return {
+        version: deps.version,
+        platform: deps.platform,
+        service: { label: status.label, baseUrl: status.baseUrl ?? '', demo: status.demo },
+        contractVersion: CONTRACT_VERSION,
+      };
+    },
+    'service:ping': async (_r, { signal }) => {
+      const started = now();
+      try {
+        await (await client(signal)).accountInfo(signal, { retry: false });
+        return { reachable: true, latencyMs: Math.max(0, now() - started) };
+      } catch (error) {
+        const kind = (error as { kind?: string }).kind;
+        if (kind === 'auth' || kind === 'cancelled') throw error;
+        return { reachable: false, latencyMs: Math.max(0, now() - started) };
+      }
+    },
+    'service:status': () => session.status(),
+    'service:reconnect': async (_r, { signal }) => {
+      session.invalidate();
+      await client(signal).catch(() => undefined);
+      return session.status();
+    },
+    'service:operations': async (_r, { signal }) => {
+      const c = await client(signal);
+      return {
+        operations: c.openOperations().map((op) => ({
+          key: op.key, operationId: op.operationId, method: op.method, path: op.path, summary: op.summary,
+          deprecated: op.deprecated, parameters: op.parameters as Record<string, unknown>,
+          body: (op.body as Record<string, unknown> | null) ?? null, bodyRequired: op.bodyRequired,
+        })),
+      };
+    },
+    'service:call': async ({ key, params, body }, { signal }) => {
+      const c = await client(signal);
+      if (!c.openOperations().some((op) => op.key === key)) {
+        throw new HandlerError('not-found', `The service's specification has no operation "${key}".`);
+      }
+      return { data: await c.callOpen(key as OpenOperationKey, { params, body }, signal) };
+    },
+
+    'profiles:list': () => profiles.list(),
+    'profiles:create': async (r) => changed(await profiles.create(r)),
+    'profiles:update': async ({ id, ...patch }) => changed(await profiles.update(id, patch)),
+    'profiles:delete': async ({ id }) => {
+      await profiles.delete(id);
+      changed(null);
+      return { deleted: true as const };
+    },
+    'profiles:activate': async ({ id }) => changed(await profiles.setActive(id)),
+    'profiles:set-key': async ({ id, key }) => changed(await profiles.setKey(id, key)),
+    'profiles:delete-key': async ({ id }) => changed(await profiles.deleteKey(id)),
+    'profiles:test-key': ({ id }, { signal }) => profiles.testKey(id, deps.probe, { signal }),
+
+    'account:info': async (_r, { signal }) => ({ data: await (await client(signal)).accountInfo(signal) }),
+    'account:settings': async (_r, { signal }) => ({ data: await (await client(signal)).accountSettings(signal) }),
+    'billing:summary': async (_r, { signal }) => ({ data: await (await client(signal)).billingSummary(signal) }),
+    'billing:orders': async (period, { signal }) => ({ data: await (await client(signal)).billingOrders(period, signal) }),
+    'billing:transactions': async (period, { signal }) => ({ data: await (await client(signal)).billingTransactions(period, signal) }),
+
+    'imagery:search': async ({ request }, { signal }) => ({ data: await (await client(signal)).searchAvailable(request as unknown as SearchAvailableRequest, signal) }),
+    'imagery:available': async ({ request }, { signal }) => ({ data: await (await client(signal)).compositeAvailable(request as unknown as CompositeAvailableRequest, signal) }),
+    'imagery:estimate': async ({ request }, { signal }) => ({ data: await (await client(signal)).compositeEstimate(request as unknown as CompositeEstimateRequest, signal) }),
+    'imagery:legacy-composite': async ({ request }, { signal }) => ({
+      // Deprecated by the service; reachable on purpose, under "legacy", with a notice in the UI.
+      data: await (await client(signal)).geographyComposite(request as unknown as GeographyCompositeRequest, signal),
+    }),
+
+    'tasking:models': async (_r, { signal }) => ({ models: await (await client(signal)).taskingModels(signal) }),
+    'tasking:estimate': async ({ request }, { signal }) => {
+      const { estimate, payload } = await (await client(signal)).estimateOrder(request as never, signal);
+      return { estimate, payload };
+    },
+    'tasking:create': async ({ payload, tileDeduplication }, { signal }) => ({
+      data: await (await client(signal)).createOrder(payload, signal, { tileDeduplication }),
+    }),
+
+    'downloads:list': () => ({ jobs: queue.list().map(publicJob) }),
+    'downloads:enqueue': async ({ kind, request, targetDir }, { signal }) => {
+      // Checked before queueing, so a bad field shows next to the form instead of as a failed job.
+      await (await client(signal)).checkBinaryRequest(kind, request, signal);
+      return publicJob(await queue.add({ kind, request, targetDir: targetDir ?? settings.get().downloadDir }, signal));
+    },
+    'downloads:cancel': async ({ id }, { signal }) => publicJob(await queue.cancel(id, signal)),
+    'downloads:retry': async ({ id }, { signal }) => publicJob(await queue.retry(id, signal)),
+    'downloads:remove': async ({ id }, { signal }) => {
+      await queue.remove(id, signal);
+      return { removed: true as const };
+    },
+    'downloads:reveal': ({ id }) => {
+      const job = queue.get(id);
+      if (!job) throw new HandlerError('not-found', `No download ${id}.`);
+      if (!job.file) throw new HandlerError('validation', 'This download has no file yet.');
+      return { revealed: deps.revealFile ? deps.revealFile(job.file) : false };
+    },
+
+    'library:list': () => ({ entries: library.list() }),
+    'library:import': async ({ paths }, { signal }) => {
+      const entries = [];
+      for (const file of paths) entries.push(await library.importFile(file, signal));
+      return { entries };
+    },
+    'library:remove': async ({ id, deleteFile }, { signal }) => {
+      await library.remove(id, { deleteFile }, signal);
+      return { removed: true as const };
+    },
+
+    'settings:get': () => settings.get(),
+    'settings:set': (patch) => settings.set(patch),
+  };
+}
+
+/** The demo profile's id, re-exported for hosts. */
+export { DEMO_PROFILE_ID };
