@@ -12,6 +12,8 @@ import {
   hardenWebContents,
   installMenu,
   mountDispatcher,
+  mountRasterProtocol,
+  registerRasterScheme,
 } from './hosts/electron-host';
 import { startSimulator } from './simulator';
 
@@ -27,6 +29,8 @@ if (process.env.SWATH_USER_DATA_DIR) app.setPath('userData', process.env.SWATH_U
 
 // Every renderer is sandboxed, including any a future feature forgets to configure.
 app.enableSandbox();
+// Custom schemes must be declared before the app is ready.
+registerRasterScheme();
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -81,6 +85,7 @@ function run(): void {
       installMenu({ appName: app.name, isMac: process.platform === 'darwin', isDev });
       // Mounted before the window exists, so the renderer's first call always finds its handler.
       mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl) }));
+      mountRasterProtocol(c.library);
       openWindow();
       app.on('activate', () => {
         if (BrowserWindow.getAllWindows().length === 0) openWindow();

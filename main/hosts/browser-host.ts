@@ -3,7 +3,9 @@ import { createReadStream, promises as fs } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import { channelNames, eventNames, events, methodName, type EventName, type EventPayload } from '../../preload/contract';
 import { createDispatcher, type HandlerTable } from '../ipc';
 import { CONTENT_SECURITY_POLICY } from './security';
@@ -22,6 +24,8 @@ export interface BrowserHostOptions {
   port?: number;
   /** Events a page receives as soon as it connects (e.g. the current connection state). */
   greeting?: () => { event: EventName; payload: unknown }[];
+  /** Library rasters, served at /__swath/raster/<id> as the app serves swath-raster://<id>. */
+  rasters?: RasterFileLookup;
   /** Fixed token for tests; random otherwise. */
   token?: string;
   log?: (message: string) => void;
@@ -40,6 +44,8 @@ export interface BrowserHost {
 
 const BRIDGE_PATH = '/__swath/bridge.js';
 const WS_PATH = '/__swath/ws';
+/** Where the browser host serves library rasters (the app uses swath-raster://<id>). */
+export const RASTER_PATH = '/__swath/raster/';
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
   '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.wasm': 'application/wasm',
@@ -65,6 +71,12 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     const url = new URL(req.url ?? '/', origin);
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405).end();
     if (url.pathname === BRIDGE_PATH) return send(res, 200, '.js', Buffer.from(bridgeScript()));
+    if (url.pathname.startsWith(RASTER_PATH) && options.rasters) {
+      const answer = await serveLibraryFile(options.rasters, `${RASTER_SCHEME}://${url.pathname.slice(RASTER_PATH.length)}`, { range: req.headers.range }, { method: req.method });
+      res.writeHead(answer.status, answer.headers);
+      if (!answer.body) return void res.end();
+      return void Readable.fromWeb(answer.body as never).pipe(res);
+    }
     const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
     const file = path.resolve(rendererDir, rel);
     // Only files inside the renderer folder; no traversal.

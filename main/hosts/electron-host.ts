@@ -1,4 +1,5 @@
-import { BrowserWindow, Menu, ipcMain, nativeTheme, shell, type Session, type WebContents, type WebPreferences } from 'electron';
+import { BrowserWindow, Menu, ipcMain, nativeTheme, protocol, shell, type Session, type WebContents, type WebPreferences } from 'electron';
+import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import type { EventName, EventPayload } from '../../preload/contract';
 import { emit, handle, type Dispatcher } from '../ipc';
 import { buildMenuTemplate, type MenuOptions } from './menu';
@@ -122,4 +123,20 @@ export function focusWindow(window: BrowserWindow | null): void {
   if (window.isMinimized()) window.restore();
   window.show();
   window.focus();
+}
+
+/** Declares swath-raster:// before the app is ready: a standard, secure scheme that fetch and streaming work with. */
+export function registerRasterScheme(): void {
+  protocol.registerSchemesAsPrivileged([
+    { scheme: RASTER_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true, corsEnabled: true } },
+  ]);
+}
+
+/** Serves library rasters by id on swath-raster://, with Range support; nothing else is reachable through it. */
+export function mountRasterProtocol(library: RasterFileLookup): void {
+  protocol.handle(RASTER_SCHEME, async (request) => {
+    const answer = await serveLibraryFile(library, request.url, { range: request.headers.get('range') }, { method: request.method, signal: request.signal });
+    // The renderer is a file:// page (origin "null"); the scheme serves only library ids, so any origin of ours may read.
+    return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, 'Access-Control-Allow-Origin': '*' } });
+  });
 }

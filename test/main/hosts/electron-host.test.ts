@@ -1,9 +1,12 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeBrowserWindow, fakeElectron, fakeSession, resetFakeElectron, type FakeWebContents } from './fake-electron';
 
 vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
 
-const { createMainWindow, hardenSession, hardenWebContents, mountDispatcher, broadcast, focusWindow } = await import(
+const { createMainWindow, hardenSession, hardenWebContents, mountDispatcher, broadcast, focusWindow, registerRasterScheme, mountRasterProtocol } = await import(
   '../../../main/hosts/electron-host'
 );
 const { CONTENT_SECURITY_POLICY } = await import('../../../main/hosts/security');
@@ -168,5 +171,33 @@ describe('IPC mounting and events', () => {
     expect(window.restore).toHaveBeenCalledOnce();
     expect(window.focus).toHaveBeenCalledOnce();
     expect(() => focusWindow(null)).not.toThrow();
+  });
+});
+
+describe('swath-raster:// protocol', () => {
+  it('is declared privileged before ready and serves only library ids, with Range', async () => {
+    registerRasterScheme();
+    expect(fakeElectron.protocol.registerSchemesAsPrivileged).toHaveBeenCalledWith([
+      expect.objectContaining({ scheme: 'swath-raster', privileges: expect.objectContaining({ standard: true, secure: true, supportFetchAPI: true, stream: true }) }),
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), 'swath-proto-'));
+    try {
+      const file = join(dir, 'a.tif');
+      writeFileSync(file, Buffer.from('0123456789'));
+      const id = '7d0c5a9e-4f6b-4c1e-9e52-000000000001';
+      mountRasterProtocol({ get: (x) => (x === id ? { path: file } : undefined) });
+      const [scheme, handler] = fakeElectron.protocol.handle.mock.calls.at(-1)! as [string, (r: Request) => Promise<Response>];
+      expect(scheme).toBe('swath-raster');
+      const ranged = await handler(new Request(`swath-raster://${id}/`, { headers: { range: 'bytes=2-4' } }));
+      expect(ranged.status).toBe(206);
+      expect(ranged.headers.get('content-range')).toBe('bytes 2-4/10');
+      expect(await ranged.text()).toBe('234');
+      const missing = await handler(new Request('swath-raster://7d0c5a9e-4f6b-4c1e-9e52-000000000002/'));
+      expect(missing.status).toBe(404);
+      const path = await handler(new Request('swath-raster://..%2F..%2Fetc%2Fpasswd'));
+      expect(path.status).toBe(404);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -98,6 +98,7 @@ export const fakeElectron = {
   ipcRenderer: { invoke: vi.fn(), on: vi.fn(), removeListener: vi.fn() },
   contextBridge: { exposeInMainWorld: vi.fn() },
   shell: { openExternal: vi.fn(async (_url: string) => undefined), showItemInFolder: vi.fn() },
+  protocol: { registerSchemesAsPrivileged: vi.fn(), handle: vi.fn() },
   net: { fetch: vi.fn(async () => { throw new Error('no network in the fake Electron'); }) },
   Menu: { setApplicationMenu: vi.fn(), buildFromTemplate: vi.fn((template: unknown) => ({ template })) },
   nativeTheme: { shouldUseDarkColors: false },
