@@ -1,0 +1,74 @@
+/** Small async helpers shared by the batch modules: abort errors, bounded parallelism, directory fsync. */
+import { open } from 'node:fs/promises';
+
+/** The error an aborted operation rejects with: the signal's reason when it is an AbortError, otherwise a new one. */
+export function abortError(signal: AbortSignal): Error {
+  const r: unknown = signal.reason;
+  if (r instanceof Error && r.name === 'AbortError') return r;
+  const e = new Error(typeof r === 'string' ? r : r instanceof Error ? r.message : 'The operation was aborted');
+  e.name = 'AbortError';
+  return e;
+}
+
+/** Throws an AbortError if the signal has fired. */
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw abortError(signal);
+}
+
+/** True for the error an aborted operation rejects with. */
+export function isAbortError(e: unknown): boolean {
+  return e instanceof Error && e.name === 'AbortError';
+}
+
+/**
+ * Runs `fn` over `items` with at most `limit` calls in flight, results in input order. The first
+ * failure aborts the signal handed to the other calls, waits for them to settle, and is rethrown.
+ */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  signal: AbortSignal,
+  fn: (item: T, index: number, signal: AbortSignal) => Promise<R>,
+): Promise<R[]> {
+  throwIfAborted(signal);
+  const inner = new AbortController();
+  const onAbort = (): void => inner.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async (): Promise<void> => {
+    while (failure === null && !inner.signal.aborted && next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await fn(items[i]!, i, inner.signal);
+      } catch (e) {
+        // The first real error wins; the aborts it causes in the other workers are only echoes of it.
+        if (failure === null) failure = { error: e };
+        inner.abort(e);
+      }
+    }
+  };
+  try {
+    const n = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
+    await Promise.all(Array.from({ length: n }, worker));
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (signal.aborted) throw abortError(signal);
+  if (failure !== null) throw (failure as { error: unknown }).error;
+  return results;
+}
+
+/** fsyncs a directory so a rename inside it survives a power cut; a no-op where directories cannot be opened (Windows). */
+export async function fsyncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // Windows cannot open directories; NTFS journals the metadata anyway.
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,20 @@
+/** Large jobs: planning composites against account limits, batch estimates, running parts, mosaics, VRTs and time series. */
+export { PlanError, type Rings } from './geo.js';
+export { expandBandnames, bandnamesFor, type ExpandedBandnames } from './bandnames.js';
+export {
+  bandGroupsOf, limitsFromAccountInfo, planComposite, resolveOutputEpsg, serviceWindowOf,
+  type BatchLimits, type BatchPart, type BatchPlan, type CompositeBody, type OutputGrid, type PixelWindow, type PlanBlock, type PlanOptions,
+} from './plan.js';
+export { estimateBatch, sumEstimates, type AreaCreditEstimate, type BatchEstimate, type EstimateBatchOptions, type EstimateOne, type PartEstimate } from './estimate.js';
+export { COG_TILE, cogLevels, nodataOf, writeCog, type CogDataType, type CogImage, type PixelArray, type PixelRect, type PixelSource, type WriteCogOptions } from './cog-writer.js';
+export { readPartRaster, parseGdalMetadata, gdalMetadataXml, type GdalMetadataItem, type PartRaster } from './raster-info.js';
+export { mosaicBlocker, mosaicParts, type MosaicOptions, type MosaicResult, type MosaicSource } from './mosaic.js';
+export { writeVrt, type VrtResult, type VrtSource } from './vrt.js';
+export {
+  BatchPartError, batchWorkDir, defaultBatchName, discardBatch, runBatch, runBatches,
+  type BatchProgress, type BatchResult, type DownloadPart, type RunBatchDeps, type RunBatchOptions,
+} from './run-batch.js';
+export {
+  datesFromSearchAvailable, planTimeSeries, runTimeSeries, withDate,
+  type AvailabilityQuery, type ListAvailableDates, type Period, type TimeSeriesPlan,
+} from './time-series.js';

@@ -1,0 +1,191 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fromFile } from 'geotiff';
+import { describe, expect, it } from 'vitest';
+import { cogLevels, writeCog, type CogImage, type PixelSource } from '../../../../main/downloads/batch/cog-writer.js';
+import { mosaicBlocker, mosaicParts } from '../../../../main/downloads/batch/mosaic.js';
+import { gdalMetadataXml, parseGdalMetadata, readPartRaster } from '../../../../main/downloads/batch/raster-info.js';
+import { HAS_GDAL, firstDifference, gdalPixel, gdalinfo, pixels, tempDir } from './helpers.js';
+
+/** A deterministic value per global pixel and band, with nodata where x + y is a multiple of 97. */
+function value(x: number, y: number, b: number, nodata: number): number {
+  if ((x + y) % 97 === 0) return nodata;
+  return ((x * 31 + y * 17 + b * 1000) % 20000) + 1;
+}
+
+function image(width: number, height: number, bands: number, originX = 500000, originY = 5800000, over: Partial<CogImage> = {}): CogImage {
+  const items = Array.from({ length: bands }, (_, i) => ({ name: 'DESCRIPTION', value: `band-${i}`, sample: i, role: 'description' }));
+  return {
+    width,
+    height,
+    bands,
+    dataType: 'INT16',
+    geo: { epsg: 32633, geographic: false, originX, originY, pixelSize: 10 },
+    metadataXml: gdalMetadataXml([{ name: 'IMAGE_DATE', value: '20260101', sample: null, role: null }, ...items]),
+    ...over,
+  };
+}
+
+/** A source of the global pattern, offset by (gx, gy) global pixels, recording the rectangles asked for. */
+function pattern(bands: number, gx = 0, gy = 0, nodata = -32768, asked: { width: number; height: number }[] = []): PixelSource {
+  return async (rect, out) => {
+    asked.push({ width: rect.width, height: rect.height });
+    for (let y = 0; y < rect.height; y++) {
+      for (let x = 0; x < rect.width; x++) {
+        for (let b = 0; b < bands; b++) out[(y * rect.width + x) * bands + b] = value(gx + rect.x + x, gy + rect.y + y, b, nodata);
+      }
+    }
+  };
+}
+
+describe('writeCog', () => {
+  it('writes a tiled COG with overviews that GDAL reads like the service files', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'a.tif');
+    const asked: { width: number; height: number }[] = [];
+    // A small chunk forces several chunks per tile row and several overview passes.
+    const res = await writeCog(file, image(1300, 1100, 3), pattern(3, 0, 0, -32768, asked), { signal: AbortSignal.timeout(30_000), chunkBytes: 2 * 512 * 512 * 6 });
+    expect(res.overviews).toBe(2);
+    expect(cogLevels(1300, 1100)).toEqual([{ width: 1300, height: 1100 }, { width: 650, height: 550 }, { width: 325, height: 275 }]);
+    expect(Math.max(...asked.map((a) => a.width))).toBeLessThanOrEqual(1024);
+    expect(readdirSync(dir)).toEqual(['a.tif']);
+
+    const data = await pixels(file);
+    let bad = -1;
+    for (let i = 0; i < data.length && bad < 0; i++) {
+      const px = Math.floor(i / 3);
+      if (data[i] !== value(px % 1300, Math.floor(px / 1300), i % 3, -32768)) bad = i;
+    }
+    expect(bad).toBe(-1);
+
+    // Overview pixels are the mean of the valid pixels of their 2x2 block.
+    const tiff = await fromFile(file);
+    const ov = await tiff.getImage(1);
+    const ovData = (await ov.readRasters({ window: [600, 500, 650, 550], interleave: true })) as unknown as ArrayLike<number>;
+    for (const [x, y] of [[600, 500], [649, 549], [623, 511]] as const) {
+      for (let b = 0; b < 3; b++) {
+        const vals = [0, 1].flatMap((dy) => [0, 1].map((dx) => value(2 * x + dx, 2 * y + dy, b, -32768))).filter((v) => v !== -32768);
+        const want = vals.length ? Math.round(vals.reduce((s, v) => s + v, 0) / vals.length) : -32768;
+        expect(ovData[((y - 500) * 50 + (x - 600)) * 3 + b]).toBe(want);
+      }
+    }
+    await tiff.close();
+
+    if (HAS_GDAL) {
+      const info = gdalinfo(file);
+      expect(info.size).toEqual([1300, 1100]);
+      expect(info.geoTransform).toEqual([500000, 10, 0, 5800000, 0, -10]);
+      expect(info.metadata['']?.IMAGE_DATE).toBe('20260101');
+      expect(info.bands.map((b) => [b.description, b.block, b.type, b.noDataValue])).toEqual(
+        [0, 1, 2].map((i) => [`band-${i}`, [512, 512], 'Int16', -32768]),
+      );
+      expect(info.bands[0]!.overviews?.map((o) => o.size)).toEqual([[650, 550], [325, 275]]);
+      expect(gdalPixel(file, 1299, 1099)).toEqual([0, 1, 2].map((b) => value(1299, 1099, b, -32768)));
+    }
+  });
+
+  it('writes a small UINT8 image as a single strip without overviews', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'u.tif');
+    const src: PixelSource = async (rect, out) => {
+      for (let i = 0; i < rect.width * rect.height * 2; i++) out[i] = (i % 250) + 1;
+    };
+    const res = await writeCog(file, image(300, 200, 2, 13, 52, { dataType: 'UINT8', geo: { epsg: 4326, geographic: true, originX: 13, originY: 52, pixelSize: 0.001 } }), src, { signal: AbortSignal.timeout(10_000) });
+    expect(res.overviews).toBe(0);
+    const r = await readPartRaster(file, AbortSignal.timeout(5000));
+    expect(r).toMatchObject({ width: 300, height: 200, bands: 2, dataType: 'UINT8', nodata: 0, epsg: 4326, geographic: true, originX: 13, originY: 52 });
+  });
+
+  it('removes the .part and leaves no file when aborted', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'x.tif');
+    const ctl = new AbortController();
+    let calls = 0;
+    const src = pattern(2);
+    const slow: PixelSource = async (rect, out, signal) => {
+      if (++calls === 3) ctl.abort();
+      await src(rect, out, signal);
+    };
+    await expect(writeCog(file, image(2000, 2000, 2), slow, { signal: ctl.signal, chunkBytes: 1 })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(readdirSync(dir)).toEqual([]);
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('GDAL metadata', () => {
+  it('round-trips items with samples, roles and characters TIFF ASCII cannot hold', () => {
+    const items = [
+      { name: 'IMAGE_DATE', value: '20260101', sample: null, role: null },
+      { name: 'DESCRIPTION', value: '[B8_B4] <ndvi> & "co" é', sample: 3, role: 'description' },
+    ];
+    const xml = gdalMetadataXml(items);
+    expect([...xml].every((c) => c === '\n' || (c >= ' ' && c <= '~'))).toBe(true);
+    expect(parseGdalMetadata(xml)).toEqual(items);
+  });
+});
+
+describe('mosaicParts', () => {
+  async function part(dir: string, name: string, gx: number, gy: number, w: number, h: number, bands: number, over: Partial<CogImage> = {}) {
+    const file = path.join(dir, name);
+    await writeCog(file, image(w, h, bands, 500000 + gx * 10, 5800000 - gy * 10, over), pattern(bands, gx, gy), { signal: AbortSignal.timeout(10_000) });
+    return readPartRaster(file, AbortSignal.timeout(5000));
+  }
+
+  it('places parts by their georeferencing, fills gaps with nodata and lets the first valid pixel win on overlaps', async () => {
+    const dir = await tempDir();
+    const a = await part(dir, 'a.tif', 0, 0, 700, 300, 2);
+    const b = await part(dir, 'b.tif', 650, 250, 400, 500, 2); // overlaps a, leaves a gap at the bottom left
+    const out = path.join(dir, 'm.tif');
+    const res = await mosaicParts([{ raster: a, bandIndices: null }, { raster: b, bandIndices: null }], out, { signal: AbortSignal.timeout(30_000), chunkBytes: 1 });
+    expect(res).toMatchObject({ width: 1050, height: 750, bands: 2, originX: 500000, originY: 5800000, epsg: 32633, overviews: 2 });
+    const data = await pixels(out);
+    const at = (x: number, y: number, band: number): number => data[(y * 1050 + x) * 2 + band]!;
+    expect(at(10, 10, 1)).toBe(value(10, 10, 1, -32768));
+    expect(at(660, 260, 0)).toBe(value(660, 260, 0, -32768));
+    expect(at(1000, 700, 1)).toBe(value(1000, 700, 1, -32768));
+    expect(at(100, 600, 0)).toBe(-32768);
+    // In the overlap both parts agree (same global pattern); where one has nodata the other fills it.
+    const expected = (x: number, y: number, band: number): number => value(x, y, band, -32768);
+    let bad = 0;
+    for (let y = 250; y < 300; y++) for (let x = 650; x < 700; x++) if (at(x, y, 0) !== expected(x, y, 0)) bad++;
+    expect(bad).toBe(0);
+    const meta = (await readPartRaster(out, AbortSignal.timeout(5000))).metadata;
+    expect(meta.find((m) => m.name === 'IMAGE_DATE')?.value).toBe('20260101');
+    expect(meta.filter((m) => m.name === 'DESCRIPTION').map((m) => m.value)).toEqual(['band-0', 'band-1']);
+  });
+
+  it('interleaves band groups into the requested order', async () => {
+    const dir = await tempDir();
+    const g0 = await part(dir, 'g0.tif', 0, 0, 300, 200, 2);
+    const g1 = await part(dir, 'g1.tif', 0, 0, 300, 200, 1);
+    const res = await mosaicParts([{ raster: g0, bandIndices: [2, 0] }, { raster: g1, bandIndices: [1] }], path.join(dir, 'm.tif'), { signal: AbortSignal.timeout(10_000) });
+    expect(res.bands).toBe(3);
+    const [m, a, b] = await Promise.all([pixels(res.path), pixels(g0.file), pixels(g1.file)]);
+    const want = new Int16Array(300 * 200 * 3);
+    for (let i = 0; i < 300 * 200; i++) {
+      want[i * 3 + 2] = a[i * 2]!;
+      want[i * 3 + 0] = a[i * 2 + 1]!;
+      want[i * 3 + 1] = b[i]!;
+    }
+    expect(firstDifference(m, want)).toBe(-1);
+    const info = await readPartRaster(res.path, AbortSignal.timeout(5000));
+    expect(info.metadata.filter((x) => x.name === 'DESCRIPTION').sort((x, y) => x.sample! - y.sample!).map((x) => x.value)).toEqual(['band-1', 'band-0', 'band-0']);
+  });
+
+  it('says why parts cannot be mosaicked', async () => {
+    const dir = await tempDir();
+    const a = await part(dir, 'a.tif', 0, 0, 100, 100, 1);
+    const geo = await part(dir, 'g.tif', 0, 0, 100, 100, 1, { geo: { epsg: 4326, geographic: true, originX: 13, originY: 52, pixelSize: 0.0001 } });
+    const coarse = await part(dir, 'c.tif', 0, 0, 100, 100, 1, { geo: { epsg: 32633, geographic: false, originX: 500000, originY: 5800000, pixelSize: 20 } });
+    const shifted = await part(dir, 's.tif', 0, 0, 100, 100, 1, { geo: { epsg: 32633, geographic: false, originX: 500005, originY: 5800000, pixelSize: 10 } });
+    const u8 = await part(dir, 'u.tif', 0, 0, 100, 100, 1, { dataType: 'UINT8' });
+    const src = (r: typeof a) => ({ raster: r, bandIndices: null });
+    expect(mosaicBlocker([src(a), src(a)])).toBeNull();
+    expect(mosaicBlocker([src(a), src(geo)])).toMatch(/different CRSs/);
+    expect(mosaicBlocker([src(a), src(coarse)])).toMatch(/different pixel sizes/);
+    expect(mosaicBlocker([src(a), src(shifted)])).toMatch(/not on the same pixel grid/);
+    expect(mosaicBlocker([src(a), src(u8)])).toMatch(/different data types/);
+    expect(mosaicBlocker([{ raster: a, bandIndices: [1] }])).toMatch(/no part delivers output band 1/);
+    await expect(mosaicParts([src(a), src(geo)], path.join(dir, 'no.tif'), { signal: AbortSignal.timeout(1000) })).rejects.toThrow(/cannot mosaic/);
+  });
+});
