@@ -1,9 +1,11 @@
+import { benchDownloads } from './downloads.bench.js';
 import { benchSimulator, type Figure } from './simulator.bench.js';
 
 // `npm run bench`: every benchmark of the project, one line per figure as
 // `<name>: <value> <unit>`. Figures are printed, never asserted.
 const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['simulator', benchSimulator],
+  ['downloads', benchDownloads],
 ];
 
 async function main(): Promise<void> {

@@ -1,0 +1,542 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { rename } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { JsonStore, abortError, readJsonFile, throwIfAborted } from '../library/atomic-json.js';
+import type { LibraryCatalog } from '../library/catalog.js';
+import { fallbackFileName, sanitizeFileName } from './file-name.js';
+import { PART_SUFFIX, downloadToFile, removeIfExists } from './stream-to-file.js';
+import {
+  DOWNLOAD_KINDS, DownloadError, errorKind, errorMessage, isRetryableError, withoutSecrets,
+  type BinarySource, type DownloadJob, type DownloadKind, type ProgressEvent,
+} from './types.js';
+
+/** Name of the queue file inside the userData directory. */
+export const QUEUE_FILE = 'downloads.json';
+
+/** Events of the queue: throttled progress of running jobs, and every job change (state, attempts, reason). */
+export type QueueEvents = { progress: [ProgressEvent]; job: [DownloadJob]; warning: [string] };
+
+/** Options of {@link DownloadQueue.open}. */
+export interface DownloadQueueOptions {
+  /** userData directory holding downloads.json. */
+  stateDir: string;
+  source: BinarySource;
+  /** Finished downloads are recorded here; without it jobs just end with a file. */
+  library?: LibraryCatalog | null;
+  /** Parallel transfers: the account's MaxConcurrentConnections (see {@link DownloadQueue.setConcurrency}). */
+  concurrency: number;
+  /** Attempts per job before it fails (default 8). */
+  maxAttempts?: number;
+  /** Exponential backoff with full jitter: delay = random(0, min(maxMs, baseMs · 2^(attempt-1))). */
+  backoff?: { baseMs?: number; maxMs?: number };
+  /** Which errors deserve another attempt (default: kind transient or rate-limited). */
+  isRetryable?: (e: unknown) => boolean;
+  /** Minimum time between progress events of one job (default 250 ms). */
+  progressIntervalMs?: number;
+  /** Abandon (and retry) a transfer that receives nothing for this long (default 60 s). */
+  stallTimeoutMs?: number;
+  /** Start transfers right after open() resolves (default true); otherwise call {@link DownloadQueue.start}. */
+  autoStart?: boolean;
+  now?: () => number;
+  random?: () => number;
+  /** Told when the queue file was unreadable and set aside (before listeners can be attached). */
+  onWarning?: (message: string) => void;
+}
+
+/** What a caller gives to enqueue a download. */
+export interface NewDownload {
+  kind: DownloadKind;
+  request: Record<string, unknown>;
+  targetDir: string;
+}
+
+const newDownloadSchema = z.object({
+  kind: z.enum(DOWNLOAD_KINDS as [DownloadKind, ...DownloadKind[]]),
+  request: z.record(z.string(), z.unknown()),
+  targetDir: z.string().min(1).refine((p) => path.isAbsolute(p), 'must be an absolute path'),
+});
+
+const jobSchema = z.object({
+  id: z.string().min(1),
+  kind: z.enum(DOWNLOAD_KINDS as [DownloadKind, ...DownloadKind[]]),
+  request: z.record(z.string(), z.unknown()),
+  targetDir: z.string().min(1),
+  state: z.enum(['queued', 'running', 'done', 'failed', 'cancelled']),
+  reason: z.string().optional(),
+  errorKind: z.string().optional(),
+  bytes: z.number().nonnegative(),
+  total: z.number().nonnegative().nullable(),
+  attempts: z.number().int().nonnegative(),
+  file: z.string().optional(),
+  libraryId: z.string().optional(),
+  partPath: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const fileSchema = z.object({ version: z.literal(1), jobs: z.array(jobSchema) });
+
+interface Running {
+  controller: AbortController;
+  /** Why the transfer is being stopped: the user cancelled it, or the queue is closing (the job resumes next start). */
+  stop: 'cancel' | 'close' | null;
+  done: Promise<void>;
+  progress: { lastEmit: number; samples: { t: number; bytes: number }[] };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortError(signal));
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(abortError(signal));
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Only a `.part` directly inside the job's own folder may be deleted, whatever a (possibly edited) queue file says. */
+function isOwnPart(job: DownloadJob): boolean {
+  const p = job.partPath;
+  return !!p && p.endsWith(PART_SUFFIX) && path.dirname(path.resolve(p)) === path.resolve(job.targetDir);
+}
+
+/**
+ * The persistent download queue: jobs survive crashes and restarts (downloads.json in userData,
+ * written atomically), run with bounded concurrency, retry transient failures with backoff, and
+ * hand finished, verified files to the library.
+ */
+export class DownloadQueue extends EventEmitter<QueueEvents> {
+  private readonly jobs = new Map<string, DownloadJob>();
+  private readonly running = new Map<string, Running>();
+  private readonly unsaved = new Set<string>();
+  private readonly store: JsonStore;
+  private readonly source: BinarySource;
+  private readonly library: LibraryCatalog | null;
+  private readonly maxAttempts: number;
+  private readonly baseMs: number;
+  private readonly maxMs: number;
+  private readonly retryable: (e: unknown) => boolean;
+  private readonly progressMs: number;
+  private readonly stallMs: number | undefined;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private limit: number;
+  private started = false;
+  private closed = false;
+  private idleWaiters: (() => void)[] = [];
+
+  private constructor(readonly file: string, opts: DownloadQueueOptions) {
+    super();
+    this.source = opts.source;
+    this.library = opts.library ?? null;
+    this.maxAttempts = opts.maxAttempts ?? 8;
+    this.baseMs = opts.backoff?.baseMs ?? 500;
+    this.maxMs = opts.backoff?.maxMs ?? 30_000;
+    this.retryable = opts.isRetryable ?? isRetryableError;
+    this.progressMs = opts.progressIntervalMs ?? 250;
+    this.stallMs = opts.stallTimeoutMs;
+    this.now = opts.now ?? Date.now;
+    this.random = opts.random ?? Math.random;
+    this.limit = DownloadQueue.checkLimit(opts.concurrency);
+    this.store = new JsonStore(file, () => ({ version: 1, jobs: [...this.jobs.values()] }));
+  }
+
+  private static checkLimit(n: number): number {
+    if (!Number.isInteger(n) || n < 1) throw new DownloadError('validation', `concurrency must be a positive integer, got ${n}.`);
+    return n;
+  }
+
+  /**
+   * Loads the queue from `opts.stateDir` and recovers from a crash: jobs that were running go back
+   * to queued and their stale `.part` files are deleted, before anything new starts.
+   */
+  static async open(opts: DownloadQueueOptions, signal?: AbortSignal): Promise<DownloadQueue> {
+    const q = new DownloadQueue(path.join(opts.stateDir, QUEUE_FILE), opts);
+    let raw: unknown = null;
+    let problem: string | null = null;
+    try {
+      raw = await readJsonFile(q.file, signal);
+    } catch (e) {
+      throwIfAborted(signal);
+      problem = errorMessage(e);
+    }
+    if (raw !== null && !problem) {
+      const parsed = fileSchema.safeParse(raw);
+      if (parsed.success) for (const j of parsed.data.jobs) q.jobs.set(j.id, j as DownloadJob);
+      else problem = `${q.file} does not match the queue format: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).slice(0, 3).join('; ')}`;
+    }
+    if (problem) {
+      const aside = `${q.file}.corrupt-${q.now()}`;
+      await rename(q.file, aside).catch(() => undefined);
+      opts.onWarning?.(`${problem}. It was moved to ${aside} and the queue starts empty.`);
+    }
+    let changed = false;
+    for (const job of q.jobs.values()) {
+      if (job.partPath) {
+        if (isOwnPart(job)) await removeIfExists(job.partPath).catch(() => undefined);
+        delete job.partPath;
+        changed = true;
+      }
+      if (job.state === 'running') {
+        job.state = 'queued';
+        job.reason = 'Interrupted (the app stopped during the transfer); re-queued.';
+        delete job.errorKind;
+        job.bytes = 0;
+        job.updatedAt = new Date(q.now()).toISOString();
+        changed = true;
+      }
+    }
+    if (changed) await q.store.save();
+    // Deferred so listeners attached right after `await open()` see the first state changes.
+    if (opts.autoStart ?? true) setImmediate(() => q.start());
+    return q;
+  }
+
+  /** Current concurrency limit. */
+  get concurrency(): number {
+    return this.limit;
+  }
+
+  /** Changes the concurrency limit at runtime (e.g. when account info reports a new MaxConcurrentConnections). */
+  setConcurrency(n: number): void {
+    this.limit = DownloadQueue.checkLimit(n);
+    this.pump();
+  }
+
+  /** Starts transferring queued jobs (open() does this unless autoStart is false). */
+  start(): void {
+    if (this.closed) return;
+    this.started = true;
+    this.pump();
+  }
+
+  /** Every job, oldest first. */
+  list(): DownloadJob[] {
+    return [...this.jobs.values()].map((j) => structuredClone(j));
+  }
+
+  /** One job by id, or undefined. */
+  get(id: string): DownloadJob | undefined {
+    const j = this.jobs.get(id);
+    return j ? structuredClone(j) : undefined;
+  }
+
+  /** Enqueues a download and returns it as queued; the request is stored without any key, and the job is on disk before this resolves. */
+  async add(input: NewDownload, signal?: AbortSignal): Promise<DownloadJob> {
+    throwIfAborted(signal);
+    if (this.closed) throw new DownloadError('validation', 'The download queue is closed.');
+    const parsed = newDownloadSchema.safeParse(input);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0]!;
+      throw new DownloadError('validation', `Invalid download: ${i.path.join('.') || 'input'} ${i.message}.`);
+    }
+    const at = new Date(this.now()).toISOString();
+    const job: DownloadJob = {
+      id: randomUUID(),
+      kind: parsed.data.kind,
+      request: withoutSecrets(parsed.data.request),
+      targetDir: path.resolve(parsed.data.targetDir),
+      state: 'queued',
+      bytes: 0,
+      total: null,
+      attempts: 0,
+      createdAt: at,
+      updatedAt: at,
+    };
+    this.jobs.set(job.id, job);
+    this.changed(job);
+    const queued = structuredClone(job);
+    // Not eligible to run until it is on disk: a crash must never lose a job that already started.
+    this.unsaved.add(job.id);
+    try {
+      await this.store.save();
+    } catch (e) {
+      this.jobs.delete(job.id);
+      throw new DownloadError('io', `Could not save the download queue to ${this.file}: ${errorMessage(e)}`, { cause: e });
+    } finally {
+      this.unsaved.delete(job.id);
+    }
+    this.pump();
+    return queued;
+  }
+
+  /** Cancels a queued or running job; a running transfer is aborted and its `.part` removed before this resolves. */
+  async cancel(id: string, signal?: AbortSignal): Promise<DownloadJob> {
+    throwIfAborted(signal);
+    const job = this.need(id);
+    const run = this.running.get(id);
+    if (run) {
+      run.stop = 'cancel';
+      run.controller.abort(new DownloadError('cancelled', `Download ${id} was cancelled.`));
+      await run.done;
+      await this.store.save();
+      return structuredClone(job);
+    }
+    if (job.state !== 'queued') {
+      throw new DownloadError('validation', `Download ${id} is ${job.state}; only queued or running downloads can be cancelled.`);
+    }
+    this.finish(job, 'cancelled', { reason: 'Cancelled.', errorKind: 'cancelled' });
+    await this.store.save();
+    this.checkIdle();
+    return structuredClone(job);
+  }
+
+  /** Puts a failed or cancelled job back in the queue with a fresh attempt budget. */
+  async retry(id: string, signal?: AbortSignal): Promise<DownloadJob> {
+    throwIfAborted(signal);
+    const job = this.need(id);
+    if (job.state !== 'failed' && job.state !== 'cancelled') {
+      throw new DownloadError('validation', `Download ${id} is ${job.state}; only failed or cancelled downloads can be retried.`);
+    }
+    job.state = 'queued';
+    job.attempts = 0;
+    job.bytes = 0;
+    job.total = null;
+    delete job.reason;
+    delete job.errorKind;
+    this.touch(job);
+    this.changed(job);
+    const queued = structuredClone(job);
+    await this.store.save();
+    this.pump();
+    return queued;
+  }
+
+  /** Forgets a job that is not running (its file, if any, stays where it is). */
+  async remove(id: string, signal?: AbortSignal): Promise<void> {
+    throwIfAborted(signal);
+    const job = this.need(id);
+    if (job.state === 'running') throw new DownloadError('validation', `Download ${id} is running; cancel it first.`);
+    this.jobs.delete(id);
+    await this.store.save();
+    this.checkIdle();
+  }
+
+  /** Resolves when no job is queued or running. */
+  onIdle(signal?: AbortSignal): Promise<void> {
+    throwIfAborted(signal);
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.idleWaiters = this.idleWaiters.filter((w) => w !== done);
+        reject(abortError(signal!));
+      };
+      const done = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.idleWaiters.push(done);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Stops all transfers (their jobs stay queued and resume on the next open) and writes the queue. */
+  async close(signal?: AbortSignal): Promise<void> {
+    throwIfAborted(signal);
+    this.closed = true;
+    const runs = [...this.running.values()];
+    for (const r of runs) {
+      r.stop = 'close';
+      r.controller.abort(new DownloadError('cancelled', 'The download queue is closing.'));
+    }
+    await Promise.all(runs.map((r) => r.done));
+    await this.store.save();
+  }
+
+  private need(id: string): DownloadJob {
+    const job = this.jobs.get(id);
+    if (!job) throw new DownloadError('not-found', `No download job with id ${id}.`);
+    return job;
+  }
+
+  private isIdle(): boolean {
+    if (this.running.size > 0) return false;
+    for (const j of this.jobs.values()) if (j.state === 'queued') return false;
+    return true;
+  }
+
+  private checkIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private touch(job: DownloadJob): void {
+    job.updatedAt = new Date(this.now()).toISOString();
+  }
+
+  private changed(job: DownloadJob): void {
+    this.emit('job', structuredClone(job));
+  }
+
+  /** Persists without blocking the caller; a failing disk is reported, the queue keeps working in memory. */
+  private persistSoon(): void {
+    this.store.save().catch((e: unknown) => this.emit('warning', `Could not save the download queue: ${errorMessage(e)}`));
+  }
+
+  private finish(job: DownloadJob, state: 'done' | 'failed' | 'cancelled' | 'queued', extra: { reason?: string; errorKind?: string } = {}): void {
+    job.state = state;
+    if (extra.reason) job.reason = extra.reason;
+    else delete job.reason;
+    if (extra.errorKind) job.errorKind = extra.errorKind;
+    else delete job.errorKind;
+    delete job.partPath;
+    this.touch(job);
+    this.changed(job);
+  }
+
+  private pump(): void {
+    if (!this.started || this.closed) return;
+    for (const job of this.jobs.values()) {
+      if (this.running.size >= this.limit) break;
+      if (job.state === 'queued' && !this.running.has(job.id) && !this.unsaved.has(job.id)) this.launch(job);
+    }
+  }
+
+  private launch(job: DownloadJob): void {
+    const run: Running = {
+      controller: new AbortController(),
+      stop: null,
+      done: Promise.resolve(),
+      progress: { lastEmit: 0, samples: [] },
+    };
+    this.running.set(job.id, run);
+    job.state = 'running';
+    delete job.reason;
+    delete job.errorKind;
+    this.touch(job);
+    this.changed(job);
+    this.persistSoon();
+    run.done = this.execute(job, run)
+      .catch((e: unknown) => {
+        // execute() handles every expected failure; this is a bug guard so a job never stays "running".
+        this.finish(job, 'failed', { reason: `Internal error: ${errorMessage(e)}`, errorKind: 'io' });
+      })
+      .finally(() => {
+        this.running.delete(job.id);
+        this.persistSoon();
+        this.pump();
+        this.checkIdle();
+      });
+  }
+
+  private async execute(job: DownloadJob, run: Running): Promise<void> {
+    const signal = run.controller.signal;
+    for (;;) {
+      job.attempts++;
+      job.bytes = 0;
+      job.total = null;
+      this.touch(job);
+      this.changed(job);
+      try {
+        await this.attempt(job, run, signal);
+        return;
+      } catch (e) {
+        delete job.partPath;
+        if (signal.aborted) return this.stopped(job, run);
+        if (!this.retryable(e) || job.attempts >= this.maxAttempts) {
+          const tries = job.attempts > 1 ? ` (after ${job.attempts} attempts)` : '';
+          this.finish(job, 'failed', { reason: `${errorMessage(e)}${tries}`, errorKind: errorKind(e) ?? 'io' });
+          return;
+        }
+        job.reason = `Attempt ${job.attempts} failed, retrying: ${errorMessage(e)}`;
+        job.errorKind = errorKind(e) ?? 'transient';
+        this.touch(job);
+        this.changed(job);
+        this.persistSoon();
+        try {
+          await sleep(this.backoffMs(job.attempts, e), signal);
+        } catch {
+          return this.stopped(job, run);
+        }
+      }
+    }
+  }
+
+  private stopped(job: DownloadJob, run: Running): void {
+    if (run.stop === 'close') {
+      this.finish(job, 'queued', { reason: 'Interrupted (the app was closing); will resume.' });
+      job.bytes = 0;
+    } else {
+      this.finish(job, 'cancelled', { reason: 'Cancelled.', errorKind: 'cancelled' });
+    }
+  }
+
+  private backoffMs(attempt: number, e: unknown): number {
+    const ceiling = Math.min(this.maxMs, this.baseMs * 2 ** (attempt - 1));
+    const jittered = this.random() * ceiling;
+    const after = (e as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+    return typeof after === 'number' && after > jittered ? Math.min(after, this.maxMs) : jittered;
+  }
+
+  private async attempt(job: DownloadJob, run: Running, signal: AbortSignal): Promise<void> {
+    const res = await this.source.fetchBinary(job.kind, job.request, signal);
+    if (signal.aborted) {
+      if (res.kind === 'stream') await res.body.cancel().catch(() => undefined);
+      throw abortError(signal);
+    }
+    if (res.kind === 'uploaded') {
+      this.finish(job, 'done', { reason: 'Uploaded by the service to the UploadUrl; no local file.' });
+      return;
+    }
+    job.total = res.contentLength;
+    const fileName = sanitizeFileName(res.fileName, fallbackFileName(job.kind, job.request.Date, this.now()));
+    const startedAt = performance.now();
+    run.progress = { lastEmit: startedAt, samples: [{ t: startedAt, bytes: 0 }] };
+    const out = await downloadToFile({
+      body: res.body,
+      dir: job.targetDir,
+      fileName,
+      contentLength: res.contentLength,
+      signal,
+      onPart: async (partPath) => {
+        job.partPath = partPath;
+        await this.store.save();
+      },
+      onProgress: (bytes) => this.progress(job, run, bytes, false),
+      stallTimeoutMs: this.stallMs,
+    });
+    delete job.partPath;
+    job.file = out.path;
+    job.bytes = out.bytes;
+    this.progress(job, run, out.bytes, true);
+    let note: string | undefined;
+    if (this.library) {
+      // The file is published and verified: a library problem must not turn the download into a failure.
+      try {
+        const entry = await this.library.addDownload(
+          { path: out.path, size: out.bytes, sha256: out.sha256, kind: job.kind, request: job.request },
+          new AbortController().signal,
+        );
+        job.libraryId = entry.id;
+      } catch (e) {
+        note = `Downloaded, but not added to the library: ${errorMessage(e)}`;
+      }
+    }
+    this.finish(job, 'done', note ? { reason: note } : {});
+  }
+
+  private progress(job: DownloadJob, run: Running, bytes: number, final: boolean): void {
+    job.bytes = bytes;
+    const now = performance.now();
+    const p = run.progress;
+    if (!final && now - p.lastEmit < this.progressMs) return;
+    p.lastEmit = now;
+    p.samples.push({ t: now, bytes });
+    // Rate over the last ~3 s: responsive to stalls, yet steady enough to read.
+    while (p.samples.length > 2 && now - p.samples[0]!.t > 3000) p.samples.shift();
+    const first = p.samples[0]!;
+    const dt = (now - first.t) / 1000;
+    const rate = dt > 0 ? (bytes - first.bytes) / dt : 0;
+    const total = job.total;
+    const eta = total != null && rate > 0 ? Math.max(0, (total - bytes) / rate) : total != null && bytes >= total ? 0 : null;
+    this.emit('progress', { jobId: job.id, bytes, total, rateBytesPerSec: rate, etaSec: eta });
+  }
+}

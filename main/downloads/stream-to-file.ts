@@ -1,0 +1,369 @@
+import { createHash } from 'node:crypto';
+import { link, lstat, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { fromFile } from 'geotiff';
+import { abortError, fsyncDir, throwIfAborted } from '../library/atomic-json.js';
+import { collisionName } from './file-name.js';
+import { DownloadError, errorMessage } from './types.js';
+
+/** Suffix of files still being written; nothing else in a download folder carries it. */
+export const PART_SUFFIX = '.part';
+
+/** Bytes gathered before one writev: large sequential writes while holding little memory (one batch in flight, one filling). */
+const WRITE_BATCH_BYTES = 1 * 1024 * 1024;
+
+/**
+ * Written bytes after which a background fdatasync starts (never awaited per chunk, at most one in
+ * flight): writeback then overlaps the transfer, so the final fsync before the rename is short and
+ * dirty pages never pile up to the size of the file.
+ */
+const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
+
+/** A transfer that delivers no byte for this long is abandoned as transient (and retried by the queue). */
+export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
+
+/** How many " (n)" alternatives are tried before giving up on a name. */
+const MAX_COLLISIONS = 10_000;
+
+/** A freshly created, exclusively owned `.part` file and the final name it is meant for. */
+export interface ReservedPart {
+  finalPath: string;
+  partPath: string;
+  handle: FileHandle;
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await lstat(p);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+}
+
+function ioError(action: string, file: string, e: unknown): DownloadError {
+  return new DownloadError('io', `Could not ${action} ${file}: ${errorMessage(e)}`, { cause: e });
+}
+
+/**
+ * Creates `<dir>/<name>.part` with O_EXCL, moving on to "name (1)", "name (2)", … while either the
+ * final name or its `.part` exists, so two concurrent jobs can never write the same file.
+ */
+export async function reservePartFile(dir: string, name: string, signal: AbortSignal): Promise<ReservedPart> {
+  throwIfAborted(signal);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw ioError('create the folder', dir, e);
+  }
+  for (let n = 0; n < MAX_COLLISIONS; n++) {
+    const finalPath = path.join(dir, collisionName(name, n));
+    const partPath = finalPath + PART_SUFFIX;
+    try {
+      if (await exists(finalPath)) continue;
+      const handle = await open(partPath, 'wx', 0o644);
+      return { finalPath, partPath, handle };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw ioError('create', partPath, e);
+    }
+  }
+  throw new DownloadError('io', `Could not find a free file name for ${name} in ${dir} after ${MAX_COLLISIONS} tries.`);
+}
+
+async function writeAll(fh: FileHandle, chunks: Uint8Array[], size: number, position: number): Promise<void> {
+  const { bytesWritten } = await fh.writev(chunks, position);
+  if (bytesWritten === size) return;
+  // Partial vectored writes are rare (disk nearly full); finish the rest the slow way so the error, if any, is the real one.
+  let rest = Buffer.concat(chunks).subarray(bytesWritten);
+  let pos = position + bytesWritten;
+  while (rest.length > 0) {
+    const { bytesWritten: w } = await fh.write(rest, 0, rest.length, pos);
+    if (w === 0) throw new Error('the disk accepted no more bytes');
+    rest = rest.subarray(w);
+    pos += w;
+  }
+}
+
+/** Outcome of {@link writeBody}. */
+export interface WrittenBody {
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * Streams a response body into an open file, hashing as it goes. Writes are batched (1 MB writev)
+ * and overlapped with reading (one batch in flight), with a background fdatasync every 32 MB, so
+ * throughput stays near the disk's while memory stays bounded. A stream error, a stall, an early
+ * end (fewer bytes than `contentLength`) or too many bytes is a transient {@link DownloadError}:
+ * the caller retries.
+ */
+export async function writeBody(
+  body: ReadableStream<Uint8Array>,
+  fh: FileHandle,
+  opts: { contentLength: number | null; signal: AbortSignal; label: string; onProgress?: (bytes: number) => void; stallTimeoutMs?: number },
+): Promise<WrittenBody> {
+  const { contentLength, signal, label, onProgress } = opts;
+  const stallMs = opts.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  const hash = createHash('sha256');
+  const reader = body.getReader();
+  let bytes = 0;
+  const onAbort = (): void => {
+    reader.cancel(signal.reason).catch(() => undefined);
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  // A connection that stays open but sends nothing would hang the job forever; a coarse watchdog
+  // (rather than a timer reset per chunk) turns it into a transient failure that is retried.
+  let lastData = performance.now();
+  let stalled = false;
+  const watchdog = setInterval(() => {
+    if (performance.now() - lastData < stallMs) return;
+    stalled = true;
+    reader.cancel().catch(() => undefined);
+  }, Math.max(10, Math.min(1000, stallMs / 4)));
+  const stallError = (): DownloadError =>
+    new DownloadError('transient', `The transfer of ${label} stalled: no data for ${Math.round(stallMs / 1000)} s after ${bytes} bytes.`);
+  let position = 0;
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let inflight: Promise<void> | null = null;
+  let syncing: Promise<void> | null = null;
+  let unsynced = 0;
+  const flush = async (): Promise<void> => {
+    if (inflight) await inflight;
+    if (pendingBytes === 0) return;
+    const chunks = pending;
+    const size = pendingBytes;
+    pending = [];
+    pendingBytes = 0;
+    const write = writeAll(fh, chunks, size, position);
+    inflight = write;
+    // Observed here too, so a failing write is never an unhandled rejection while we are reading.
+    write.catch(() => undefined);
+    position += size;
+    unsynced += size;
+    if (unsynced >= SYNC_EVERY_BYTES && !syncing) {
+      unsynced = 0;
+      const sync = write.then(() => fh.datasync()).finally(() => {
+        if (syncing === sync) syncing = null;
+      });
+      syncing = sync;
+      sync.catch(() => undefined);
+    }
+  };
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throwIfAborted(signal);
+        if (stalled) throw stallError();
+        throw new DownloadError('transient', `The transfer of ${label} was interrupted after ${bytes} bytes: ${errorMessage(e)}`, { cause: e });
+      }
+      throwIfAborted(signal);
+      if (stalled) throw stallError();
+      if (chunk.done) break;
+      lastData = performance.now();
+      const value = chunk.value;
+      if (value.byteLength === 0) continue;
+      hash.update(value);
+      bytes += value.byteLength;
+      if (contentLength != null && bytes > contentLength) {
+        throw new DownloadError('transient', `The server sent more than the announced ${contentLength} bytes for ${label}.`);
+      }
+      pending.push(value);
+      pendingBytes += value.byteLength;
+      onProgress?.(bytes);
+      if (pendingBytes >= WRITE_BATCH_BYTES) {
+        await flush();
+        // Waiting for the disk is not a network stall.
+        lastData = performance.now();
+      }
+    }
+    await flush();
+    if (inflight) await inflight;
+    if (syncing) await syncing;
+    if (contentLength != null && bytes !== contentLength) {
+      throw new DownloadError('transient', `The transfer of ${label} ended after ${bytes} of ${contentLength} bytes.`);
+    }
+    return { bytes, sha256: hash.digest('hex') };
+  } catch (e) {
+    // The caller closes and deletes the file next; nothing may still be writing to it then.
+    if (inflight) await (inflight as Promise<void>).catch(() => undefined);
+    if (syncing) await (syncing as Promise<void>).catch(() => undefined);
+    reader.cancel().catch(() => undefined);
+    if (e instanceof DownloadError || (e as Error).name === 'AbortError') throw e;
+    throw ioError('write', label, e);
+  } finally {
+    clearInterval(watchdog);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Checks that a finished `.part` is what it claims: the size equals Content-Length when known,
+ * geotiff.js parses every image (IFD) with georeferencing on the first, and every strip or tile
+ * lies inside the file, which catches a truncated body even without Content-Length.
+ */
+export async function verifyGeoTiff(file: string, expectedBytes: number | null, signal: AbortSignal): Promise<void> {
+  throwIfAborted(signal);
+  const size = (await stat(file)).size;
+  if (expectedBytes != null && size !== expectedBytes) {
+    throw new DownloadError('transient', `${file} has ${size} bytes but the server announced ${expectedBytes}.`);
+  }
+  let tiff: Awaited<ReturnType<typeof fromFile>> | null = null;
+  try {
+    tiff = await fromFile(file, signal);
+    const count = await tiff.getImageCount();
+    if (count < 1) throw new Error('it contains no image');
+    for (let i = 0; i < count; i++) {
+      throwIfAborted(signal);
+      const image = await tiff.getImage(i);
+      if (!(image.getWidth() > 0 && image.getHeight() > 0)) throw new Error(`image ${i} has no pixels`);
+      if (i === 0 && !image.getGeoKeys()) throw new Error('it has no GeoTIFF georeferencing (GeoKeyDirectory)');
+      const dir = image.getFileDirectory();
+      const tiled = dir.hasTag('TileOffsets');
+      const offsets = (await dir.loadValue(tiled ? 'TileOffsets' : 'StripOffsets')) as ArrayLike<number | bigint> | undefined;
+      const counts = (await dir.loadValue(tiled ? 'TileByteCounts' : 'StripByteCounts')) as ArrayLike<number | bigint> | undefined;
+      if (!offsets || !counts || offsets.length !== counts.length) throw new Error(`image ${i} has no valid block table`);
+      for (let k = 0; k < offsets.length; k++) {
+        const end = Number(offsets[k]) + Number(counts[k]);
+        if (end > size) throw new Error(`block ${k} of image ${i} ends at byte ${end}, past the end of the file (${size})`);
+      }
+    }
+  } catch (e) {
+    if ((e as Error).name === 'AbortError' || signal.aborted) throw abortError(signal);
+    throw new DownloadError('transient', `${file} is not a readable GeoTIFF: ${errorMessage(e)}`, { cause: e });
+  } finally {
+    await tiff?.close();
+  }
+}
+
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
+
+/**
+ * Gives a verified `.part` its final name without ever replacing an existing file: a hard link
+ * fails atomically if the name is taken (then " (n)" is tried), and the `.part` is unlinked after.
+ * On file systems without hard links (FAT, some shares) the name is claimed with O_EXCL and renamed over.
+ */
+export async function publishPartFile(partPath: string, finalPath: string, signal: AbortSignal): Promise<string> {
+  throwIfAborted(signal);
+  const dir = path.dirname(finalPath);
+  const name = path.basename(finalPath);
+  const base = parseCollision(name);
+  for (let n = base.n; n < base.n + MAX_COLLISIONS; n++) {
+    const candidate = path.join(dir, collisionName(base.name, n));
+    try {
+      await link(partPath, candidate);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      if (code === 'EEXIST') continue;
+      if (!NO_HARD_LINKS.has(code)) throw ioError('publish', candidate, e);
+      if (!(await claimAndRename(partPath, candidate))) continue;
+      await fsyncDir(dir);
+      return candidate;
+    }
+    await fsyncDir(dir);
+    try {
+      await unlink(partPath);
+    } catch (e) {
+      throw ioError('remove', partPath, e);
+    }
+    return candidate;
+  }
+  throw new DownloadError('io', `Could not find a free file name for ${name} in ${dir} after ${MAX_COLLISIONS} tries.`);
+}
+
+async function claimAndRename(partPath: string, candidate: string): Promise<boolean> {
+  try {
+    const fh = await open(candidate, 'wx');
+    await fh.close();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw ioError('create', candidate, e);
+  }
+  try {
+    await rename(partPath, candidate);
+  } catch (e) {
+    await unlink(candidate).catch(() => undefined);
+    throw ioError('rename', partPath, e);
+  }
+  return true;
+}
+
+/** Undoes {@link collisionName}, so publishing "x (2).tif" continues at 2 rather than producing "x (2) (1).tif". */
+function parseCollision(name: string): { name: string; n: number } {
+  const m = /^(.*) \((\d+)\)(\.[^.]*)?$/.exec(name);
+  if (!m) return { name, n: 0 };
+  return { name: m[1]! + (m[3] ?? ''), n: Number(m[2]) };
+}
+
+/** Removes a file if present; used for `.part` files, so a missing one is not an error. */
+export async function removeIfExists(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError('remove', file, e);
+  }
+}
+
+/** Options of {@link downloadToFile}. */
+export interface DownloadToFileOptions {
+  body: ReadableStream<Uint8Array>;
+  dir: string;
+  /** An already sanitised name (see sanitizeFileName). */
+  fileName: string;
+  contentLength: number | null;
+  signal: AbortSignal;
+  /** Awaited once the `.part` exists and before any byte is written, so a crash can always find it. */
+  onPart?: (partPath: string) => Promise<void> | void;
+  onProgress?: (bytes: number) => void;
+  /** See {@link DEFAULT_STALL_TIMEOUT_MS}. */
+  stallTimeoutMs?: number;
+}
+
+/** A finished, verified download. */
+export interface DownloadedFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * The whole streaming path: reserve `<name>.part`, stream and hash into it, fsync, verify it is a
+ * complete GeoTIFF, then publish it under its final name. On any failure or abort the `.part` is
+ * removed, so a final name only ever appears for a verified file.
+ */
+export async function downloadToFile(opts: DownloadToFileOptions): Promise<DownloadedFile> {
+  const { body, dir, fileName, contentLength, signal } = opts;
+  let reserved: ReservedPart;
+  try {
+    reserved = await reservePartFile(dir, fileName, signal);
+  } catch (e) {
+    await body.cancel().catch(() => undefined);
+    throw e;
+  }
+  const { partPath, handle } = reserved;
+  let closed = false;
+  try {
+    await opts.onPart?.(partPath);
+    const written = await writeBody(body, handle, { contentLength, signal, label: partPath, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs });
+    try {
+      await handle.sync();
+    } catch (e) {
+      throw ioError('flush', partPath, e);
+    }
+    await handle.close();
+    closed = true;
+    await verifyGeoTiff(partPath, contentLength, signal);
+    const finalPath = await publishPartFile(partPath, reserved.finalPath, signal);
+    return { path: finalPath, bytes: written.bytes, sha256: written.sha256 };
+  } catch (e) {
+    if (!closed) await handle.close().catch(() => undefined);
+    await body.cancel().catch(() => undefined);
+    await removeIfExists(partPath).catch(() => undefined);
+    throw e;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Shapes shared by the download queue, the streaming code and the API client that feeds them.
+ * The client implements {@link BinarySource}; nothing here knows about HTTP or keys.
+ */
+
+/** Which imagery operation produced a download. */
+export type DownloadKind = 'composite' | 'tile' | 'minitile';
+
+/** Every download kind, in display order. */
+export const DOWNLOAD_KINDS: readonly DownloadKind[] = ['composite', 'tile', 'minitile'];
+
+/** A 200 answer whose body is the file; fileName is the unsanitised name from Content-Disposition, if any. */
+export interface BinaryResult {
+  kind: 'stream';
+  body: ReadableStream<Uint8Array>;
+  fileName: string | null;
+  contentLength: number | null;
+}
+
+/** A 201 answer: the service PUT the file to the request's UploadUrl, so there is nothing to stream. */
+export interface UploadedResult {
+  kind: 'uploaded';
+}
+
+/** What the API client offers the queue: one POST of a process operation, body streamed back. */
+export interface BinarySource {
+  /** Starts the request; rejects with an error carrying `kind` (see {@link DownloadErrorKind}) when the service refuses it. */
+  fetchBinary(kind: DownloadKind, body: Record<string, unknown>, signal: AbortSignal): Promise<BinaryResult | UploadedResult>;
+}
+
+/** Failure kinds, aligned with the IPC contract's error kinds plus what the client may add. */
+export type DownloadErrorKind =
+  | 'validation'
+  | 'auth'
+  | 'not-found'
+  | 'rate-limited'
+  | 'transient'
+  | 'io'
+  | 'cancelled'
+  | (string & {});
+
+/** An error with a machine-readable kind; retryAfterMs is honoured by the queue's backoff when present. */
+export class DownloadError extends Error {
+  /** Creates an error of the given kind. */
+  constructor(
+    readonly kind: DownloadErrorKind,
+    message: string,
+    options?: { cause?: unknown; retryAfterMs?: number },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DownloadError';
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+
+  /** Server-suggested wait before the next attempt, ms. */
+  readonly retryAfterMs: number | undefined;
+}
+
+/** The kind carried by any thrown value, or null when it has none. */
+export function errorKind(e: unknown): string | null {
+  if (e && typeof e === 'object' && 'kind' in e && typeof (e as { kind: unknown }).kind === 'string') {
+    return (e as { kind: string }).kind;
+  }
+  return null;
+}
+
+/** The message of any thrown value. */
+export function errorMessage(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  if (e && typeof e === 'object' && 'message' in e && typeof (e as { message: unknown }).message === 'string') {
+    return (e as { message: string }).message;
+  }
+  return String(e);
+}
+
+/** The default retry rule: only transient failures (5xx, network, truncation) and rate limiting are worth another attempt. */
+export function isRetryableError(e: unknown): boolean {
+  const kind = errorKind(e);
+  return kind === 'transient' || kind === 'rate-limited';
+}
+
+/** Lifecycle of a job; done, failed and cancelled are final until retried. */
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+/** One download job as persisted and as reported in events. */
+export interface DownloadJob {
+  id: string;
+  kind: DownloadKind;
+  /** The process body sent to the service; never contains the API key. */
+  request: Record<string, unknown>;
+  targetDir: string;
+  state: JobState;
+  /** A human-readable note on the last change: why it failed, was cancelled or re-queued, or is being retried. */
+  reason?: string;
+  /** Error kind of the last failure, so the UI can branch without parsing reason. */
+  errorKind?: string;
+  /** Bytes written in the current (or last) attempt. */
+  bytes: number;
+  /** Expected size from Content-Length, or null when unknown. */
+  total: number | null;
+  attempts: number;
+  /** Final path once done. */
+  file?: string;
+  /** Library entry id once done. */
+  libraryId?: string;
+  /** The `.part` file while a transfer is in progress; kept so a crash can be cleaned up on the next start. */
+  partPath?: string;
+  /** ISO 8601 timestamps. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Throttled progress of a running job. */
+export interface ProgressEvent {
+  jobId: string;
+  bytes: number;
+  total: number | null;
+  rateBytesPerSec: number;
+  etaSec: number | null;
+}
+
+// Property names that could carry a credential; requests are persisted and shown, so these never stay in them.
+const SECRET_NAME = /^(x-)?api[-_]?key$|^authorization$|^password$|^secret$|^token$/i;
+
+/** A deep copy of a request body without any credential-like property (x-api-key, ApiKey, Authorization, …). */
+export function withoutSecrets(body: Record<string, unknown>): Record<string, unknown> {
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (!SECRET_NAME.test(k)) out[k] = strip(x);
+      return out;
+    }
+    return v;
+  };
+  return strip(body) as Record<string, unknown>;
+}

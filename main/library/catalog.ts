@@ -1,0 +1,236 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { createReadStream } from 'node:fs';
+import { rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { DownloadError, withoutSecrets, type DownloadKind } from '../downloads/types.js';
+import { JsonStore, readJsonFile, throwIfAborted } from './atomic-json.js';
+import { readRasterMetadata, type RasterMetadata } from './metadata.js';
+
+/** Name of the catalog file inside the userData directory. */
+export const LIBRARY_FILE = 'library.json';
+
+/** One local raster the app knows about. */
+export interface LibraryEntry {
+  id: string;
+  /** Absolute path of the file. */
+  path: string;
+  size: number;
+  sha256: string;
+  /** The process body that produced the file (never the key); null for imports. */
+  request: Record<string, unknown> | null;
+  /** The operation that produced it; null for imports. */
+  kind: DownloadKind | null;
+  date: string | null;
+  model: string | null;
+  constellations: string[];
+  bands: string[];
+  epsg: number | null;
+  /** Pixel size in metres (see RasterMetadata.resolution). */
+  resolution: number | null;
+  width: number;
+  height: number;
+  /** [minLon, minLat, maxLon, maxLat], or null when the CRS cannot be reprojected (see boundsNote). */
+  bounds4326: [number, number, number, number] | null;
+  boundsNote?: string;
+  /** ISO 8601. */
+  createdAt: string;
+  source: 'download' | 'import';
+}
+
+const bbox = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+const entrySchema = z.object({
+  id: z.string().min(1),
+  path: z.string().min(1),
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  request: z.record(z.string(), z.unknown()).nullable(),
+  kind: z.enum(['composite', 'tile', 'minitile']).nullable(),
+  date: z.string().nullable(),
+  model: z.string().nullable(),
+  constellations: z.array(z.string()),
+  bands: z.array(z.string()),
+  epsg: z.number().int().nullable(),
+  resolution: z.number().nullable(),
+  width: z.number().int().nonnegative(),
+  height: z.number().int().nonnegative(),
+  bounds4326: bbox.nullable(),
+  boundsNote: z.string().optional(),
+  createdAt: z.string(),
+  source: z.enum(['download', 'import']),
+});
+const fileSchema = z.object({ version: z.literal(1), entries: z.array(entrySchema) });
+
+/** What the download queue hands over when a file is finished. */
+export interface DownloadedRaster {
+  path: string;
+  size: number;
+  sha256: string;
+  kind: DownloadKind;
+  request: Record<string, unknown>;
+}
+
+/** Events of the catalog: an entry appeared (or was refreshed), or went away. */
+export type LibraryEvents = { added: [LibraryEntry]; removed: [LibraryEntry] };
+
+/** Options of {@link LibraryCatalog.open}. */
+export interface LibraryOptions {
+  /** userData directory holding library.json. */
+  dir: string;
+  now?: () => number;
+  /** Told when the catalog file was unreadable and set aside. */
+  onWarning?: (message: string) => void;
+}
+
+/** sha256 of a file, streamed so large rasters cost no memory. */
+export async function sha256File(file: string, signal: AbortSignal): Promise<string> {
+  throwIfAborted(signal);
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20, signal })) hash.update(chunk as Buffer);
+  } catch (e) {
+    throwIfAborted(signal);
+    throw new Error(`Could not read ${file}: ${(e as Error).message}`, { cause: e });
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * The catalog of local rasters (downloaded or imported), persisted atomically as library.json in
+ * userData. Only files recorded here are ever served to the renderer (see raster-protocol.ts).
+ */
+export class LibraryCatalog extends EventEmitter<LibraryEvents> {
+  private readonly entries = new Map<string, LibraryEntry>();
+  private readonly store: JsonStore;
+  private readonly now: () => number;
+
+  private constructor(readonly file: string, opts: LibraryOptions) {
+    super();
+    this.now = opts.now ?? Date.now;
+    this.store = new JsonStore(file, () => ({ version: 1, entries: [...this.entries.values()] }));
+  }
+
+  /** Loads the catalog from `opts.dir` (an empty one when absent; an unreadable file is renamed aside, not lost). */
+  static async open(opts: LibraryOptions, signal?: AbortSignal): Promise<LibraryCatalog> {
+    const file = path.join(opts.dir, LIBRARY_FILE);
+    const cat = new LibraryCatalog(file, opts);
+    let raw: unknown = null;
+    let problem: string | null = null;
+    try {
+      raw = await readJsonFile(file, signal);
+    } catch (e) {
+      throwIfAborted(signal);
+      problem = (e as Error).message;
+    }
+    if (raw !== null && !problem) {
+      const parsed = fileSchema.safeParse(raw);
+      if (parsed.success) for (const e of parsed.data.entries) cat.entries.set(e.id, e as LibraryEntry);
+      else problem = `${file} does not match the catalog format: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).slice(0, 3).join('; ')}`;
+    }
+    if (problem) {
+      const aside = `${file}.corrupt-${cat.now()}`;
+      await rename(file, aside).catch(() => undefined);
+      opts.onWarning?.(`${problem}. It was moved to ${aside} and the library starts empty.`);
+    }
+    return cat;
+  }
+
+  /** Every entry, newest first. */
+  list(): LibraryEntry[] {
+    return [...this.entries.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).map((e) => structuredClone(e));
+  }
+
+  /** One entry by id, or undefined. */
+  get(id: string): LibraryEntry | undefined {
+    const e = this.entries.get(id);
+    return e ? structuredClone(e) : undefined;
+  }
+
+  /** The entry recorded for a path, if any. */
+  findByPath(file: string): LibraryEntry | undefined {
+    const abs = path.resolve(file);
+    for (const e of this.entries.values()) if (e.path === abs) return structuredClone(e);
+    return undefined;
+  }
+
+  /** Records an existing GeoTIFF from disk (metadata via geotiff.js); importing a path again refreshes its entry. */
+  async importFile(file: string, signal: AbortSignal): Promise<LibraryEntry> {
+    const abs = path.resolve(file);
+    let st;
+    try {
+      st = await stat(abs);
+    } catch (e) {
+      const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+      throw new DownloadError(missing ? 'not-found' : 'io', `Cannot import ${abs}: ${missing ? 'the file does not exist' : (e as Error).message}`, { cause: e });
+    }
+    if (!st.isFile()) throw new DownloadError('validation', `Cannot import ${abs}: it is not a regular file.`);
+    const meta = await readRasterMetadata(abs, signal);
+    const sha256 = await sha256File(abs, signal);
+    return this.put(abs, st.size, sha256, meta, null, null, 'import', signal);
+  }
+
+  /** Records a file the download queue has just verified and published. */
+  async addDownload(d: DownloadedRaster, signal: AbortSignal): Promise<LibraryEntry> {
+    const abs = path.resolve(d.path);
+    const meta = await readRasterMetadata(abs, signal);
+    return this.put(abs, d.size, d.sha256, meta, withoutSecrets(d.request), d.kind, 'download', signal);
+  }
+
+  private async put(
+    abs: string, size: number, sha256: string, meta: RasterMetadata,
+    request: Record<string, unknown> | null, kind: DownloadKind | null, source: LibraryEntry['source'], signal: AbortSignal,
+  ): Promise<LibraryEntry> {
+    throwIfAborted(signal);
+    const existing = [...this.entries.values()].find((e) => e.path === abs);
+    const entry: LibraryEntry = {
+      id: existing?.id ?? randomUUID(),
+      path: abs,
+      size,
+      sha256,
+      request,
+      kind,
+      date: meta.date,
+      model: meta.model ?? (typeof request?.Model === 'string' ? request.Model : null),
+      constellations: meta.constellations,
+      bands: meta.bands,
+      epsg: meta.epsg,
+      resolution: meta.resolution,
+      width: meta.width,
+      height: meta.height,
+      bounds4326: meta.bounds4326,
+      ...(meta.boundsNote ? { boundsNote: meta.boundsNote } : {}),
+      createdAt: existing?.createdAt ?? new Date(this.now()).toISOString(),
+      source: existing?.source ?? source,
+    };
+    this.entries.set(entry.id, entry);
+    await this.store.save();
+    this.emit('added', structuredClone(entry));
+    return structuredClone(entry);
+  }
+
+  /** Forgets an entry and, when asked, deletes its file first (a file that is already gone is fine). */
+  async remove(id: string, opts: { deleteFile?: boolean }, signal: AbortSignal): Promise<LibraryEntry> {
+    throwIfAborted(signal);
+    const entry = this.entries.get(id);
+    if (!entry) throw new DownloadError('not-found', `No library entry with id ${id}.`);
+    if (opts.deleteFile) {
+      try {
+        await unlink(entry.path);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+          throw new DownloadError('io', `Could not delete ${entry.path}: ${(e as Error).message}`, { cause: e });
+        }
+      }
+    }
+    this.entries.delete(id);
+    await this.store.save();
+    this.emit('removed', structuredClone(entry));
+    return structuredClone(entry);
+  }
+
+  /** Resolves once every change so far is on disk. */
+  flush(): Promise<void> {
+    return this.store.save();
+  }
+}

@@ -1,0 +1,150 @@
+import proj4 from 'proj4';
+import { fromFile } from 'geotiff';
+import { DownloadError } from '../downloads/types.js';
+import { abortError, throwIfAborted } from './atomic-json.js';
+
+/** Metres per degree at the equator: how the service turns a metric Resolution into degrees for EPSG:4326. */
+export const METRES_PER_DEGREE = 111320;
+
+/** What the library records about a raster, read from the file itself. */
+export interface RasterMetadata {
+  /** Image date YYYY-MM-DD (GDAL_METADATA IMAGE_DATE), or null. */
+  date: string | null;
+  /** Model enum value (MODEL_VERSION without its "-1.0" version suffix), or null. */
+  model: string | null;
+  constellations: string[];
+  /** Band names from the per-band DESCRIPTION items, else "Band 1", "Band 2", … */
+  bands: string[];
+  epsg: number | null;
+  /** Pixel size in metres: CRS units for projected CRSs, degrees × 111320 for EPSG:4326; null without georeferencing. */
+  resolution: number | null;
+  width: number;
+  height: number;
+  bounds4326: [number, number, number, number] | null;
+  /** Why bounds4326 is null, when it is. */
+  boundsNote?: string;
+}
+
+// geokey values: GTModelTypeGeoKey 1 = projected, 2 = geographic; 32767 = user-defined (no EPSG code).
+const USER_DEFINED = 32767;
+
+function epsgOf(keys: Record<string, unknown> | null): number | null {
+  if (!keys) return null;
+  const projected = keys.ProjectedCSTypeGeoKey;
+  const geographic = keys.GeographicTypeGeoKey;
+  const model = keys.GTModelTypeGeoKey;
+  if (model !== 2 && typeof projected === 'number' && projected !== USER_DEFINED) return projected;
+  if (typeof geographic === 'number' && geographic !== USER_DEFINED) return geographic;
+  return null;
+}
+
+const converters = new Map<number, proj4.Converter>();
+
+/** A converter to lon/lat for the CRSs we know without a projection database: 4326, 3857 and WGS84 UTM. */
+function toLonLat(epsg: number): proj4.Converter | null {
+  const hit = converters.get(epsg);
+  if (hit) return hit;
+  let def: string | null = null;
+  if (epsg === 4326) def = 'EPSG:4326';
+  else if (epsg === 3857) def = 'EPSG:3857';
+  else if (epsg >= 32601 && epsg <= 32660) def = `+proj=utm +zone=${epsg - 32600} +datum=WGS84 +units=m +no_defs`;
+  else if (epsg >= 32701 && epsg <= 32760) def = `+proj=utm +zone=${epsg - 32700} +south +datum=WGS84 +units=m +no_defs`;
+  if (!def) return null;
+  const conv = proj4(def, 'EPSG:4326');
+  converters.set(epsg, conv);
+  return conv;
+}
+
+/**
+ * The lon/lat envelope of a CRS bounding box, from points along every edge (a projected rectangle
+ * is curved in lon/lat, so the corners alone would cut off its bulging sides); null for unknown CRSs.
+ */
+export function boundsTo4326(bbox: [number, number, number, number], epsg: number): [number, number, number, number] | null {
+  const conv = toLonLat(epsg);
+  if (!conv) return null;
+  const [minX, minY, maxX, maxY] = bbox;
+  const steps = 16;
+  let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+  for (let i = 0; i <= steps; i++) {
+    const t = i / steps;
+    const x = minX + (maxX - minX) * t;
+    const y = minY + (maxY - minY) * t;
+    for (const p of [[x, minY], [x, maxY], [minX, y], [maxX, y]] as [number, number][]) {
+      const [lon, lat] = conv.forward(p) as [number, number];
+      if (!Number.isFinite(lon) || !Number.isFinite(lat)) return null;
+      w = Math.min(w, lon);
+      e = Math.max(e, lon);
+      s = Math.min(s, lat);
+      n = Math.max(n, lat);
+    }
+  }
+  const r = (v: number) => Math.round(v * 1e9) / 1e9;
+  return [r(w), r(s), r(e), r(n)];
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : null;
+}
+
+function isoDateOf(v: string | null): string | null {
+  if (!v) return null;
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})/.exec(v);
+  return m ? `${m[1]}-${m[2]}-${m[3]}` : null;
+}
+
+/** Reads library metadata from a GeoTIFF's first image; throws a validation DownloadError naming the file when it is not a readable GeoTIFF. */
+export async function readRasterMetadata(file: string, signal: AbortSignal): Promise<RasterMetadata> {
+  throwIfAborted(signal);
+  let tiff: Awaited<ReturnType<typeof fromFile>> | null = null;
+  try {
+    tiff = await fromFile(file, signal);
+    const image = await tiff.getImage(0);
+    const width = image.getWidth();
+    const height = image.getHeight();
+    const dataset = ((await image.getGDALMetadata(null)) ?? {}) as Record<string, unknown>;
+    const samples = image.getSamplesPerPixel();
+    const bands: string[] = [];
+    for (let i = 0; i < samples; i++) {
+      const item = ((await image.getGDALMetadata(i)) ?? {}) as Record<string, unknown>;
+      bands.push(str(item.DESCRIPTION) ?? `Band ${i + 1}`);
+    }
+    const keys = image.getGeoKeys() as Record<string, unknown> | null;
+    const epsg = epsgOf(keys);
+    let resolution: number | null = null;
+    let bbox: [number, number, number, number] | null = null;
+    try {
+      const [rx] = image.getResolution();
+      resolution = epsg === 4326 ? Math.abs(rx!) * METRES_PER_DEGREE : Math.abs(rx!);
+      resolution = Math.round(resolution * 1000) / 1000;
+      bbox = image.getBoundingBox() as [number, number, number, number];
+    } catch {
+      // No affine transform: an ungeoreferenced TIFF still goes in the library, just without a footprint.
+    }
+    let bounds4326: [number, number, number, number] | null = null;
+    let boundsNote: string | undefined;
+    if (!bbox) boundsNote = 'The file has no georeferencing (no pixel scale/tie point or transformation).';
+    else if (epsg == null) boundsNote = 'The file has no EPSG code (user-defined or missing CRS), so its bounds cannot be placed on the map.';
+    else {
+      bounds4326 = boundsTo4326(bbox, epsg);
+      if (!bounds4326) boundsNote = `EPSG:${epsg} is not one of the CRSs Swath can reproject (4326, 3857, WGS84 UTM), so bounds4326 is unknown.`;
+    }
+    const modelVersion = str(dataset.MODEL_VERSION);
+    return {
+      date: isoDateOf(str(dataset.IMAGE_DATE)),
+      model: modelVersion ? modelVersion.replace(/-\d+(\.\d+)*$/, '') : null,
+      constellations: (str(dataset.CONSTELLATIONS) ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      bands,
+      epsg,
+      resolution,
+      width,
+      height,
+      bounds4326,
+      ...(boundsNote ? { boundsNote } : {}),
+    };
+  } catch (e) {
+    if (signal.aborted) throw abortError(signal);
+    throw new DownloadError('validation', `${file} is not a readable GeoTIFF: ${(e as Error).message}`, { cause: e });
+  } finally {
+    await tiff?.close();
+  }
+}

@@ -1,0 +1,388 @@
+/**
+ * Overview copies for GeoTIFFs that are not cloud optimised (striped, or tiled without overviews),
+ * so the map can show them at any zoom while reading only a few tiles.
+ *
+ * The copy is built in one sequential pass over the source: each band of rows is cut into tiles
+ * and averaged 2x2 into the next level's row buffer, which cascades down the pyramid, so the
+ * source is read once and memory stays one tile row per level whatever the file size. The pass is
+ * asynchronous (it awaits every read and write), so the main process keeps answering IPC while a
+ * large file is converted. Output: uncompressed, pixel-interleaved, square tiles, overviews,
+ * the source's GDAL_METADATA and nodata, written to `.part`, fsynced and renamed.
+ */
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { fromFile, type GeoTIFFImage } from 'geotiff';
+import { buildTiffLayout, type TiffLevelLayout } from '../simulator/raster/tiff-writer.js';
+import { abortError, fsyncDir, throwIfAborted } from './atomic-json.js';
+
+/** Pixel types the overview copy can carry (8/16-bit integers: what the service and most imagery deliver). */
+export type OverviewDataType = 'UINT8' | 'INT16' | 'UINT16';
+
+type Samples = Uint8Array | Int16Array | Uint16Array;
+
+/** What the source header says, as far as the copy needs it. */
+export interface OverviewSource {
+  width: number;
+  height: number;
+  bands: number;
+  /** Null when the copy cannot carry the sample type (see reason). */
+  dataType: OverviewDataType | null;
+  tiled: boolean;
+  overviews: number;
+  nodata: number;
+  epsg: number | null;
+  geographic: boolean;
+  originX: number;
+  originY: number;
+  pixelSize: number;
+  squarePixels: boolean;
+  metadataXml: string;
+}
+
+/** Whether a file needs an overview copy, and whether one can be built. */
+export interface OverviewNeed {
+  needed: boolean;
+  /** False when a copy would help but cannot be built (reason says why); the original is previewed as is. */
+  supported: boolean;
+  reason: string;
+  source: OverviewSource;
+}
+
+/** Striped files larger than this (on either side) get a copy: their strips make the map read whole rows. */
+export const STRIPED_LIMIT = 256;
+/** Tiled files without overviews larger than this get a copy: their full extent would need every tile. */
+export const TILED_LIMIT = 1024;
+
+const USER_DEFINED = 32767;
+
+function dataTypeOf(image: GeoTIFFImage): OverviewDataType | null {
+  const bits = image.getBitsPerSample();
+  const format = image.getSampleFormat() ?? 1;
+  for (let i = 1; i < image.getSamplesPerPixel(); i++) {
+    if (image.getBitsPerSample(i) !== bits || (image.getSampleFormat(i) ?? 1) !== format) return null;
+  }
+  if (bits === 8 && format === 1) return 'UINT8';
+  if (bits === 16 && format === 2) return 'INT16';
+  if (bits === 16 && format === 1) return 'UINT16';
+  return null;
+}
+
+/** The nodata value of the copy: the file's own, else -32768 for INT16 and 0 for the unsigned types. */
+export function defaultNodata(dataType: OverviewDataType | null): number {
+  return dataType === 'INT16' ? -32768 : 0;
+}
+
+async function describe(image: GeoTIFFImage, imageCount: number): Promise<OverviewSource> {
+  const dataType = dataTypeOf(image);
+  const dir = image.getFileDirectory();
+  const keys = (image.getGeoKeys() ?? {}) as Record<string, unknown>;
+  const geographic = keys.GTModelTypeGeoKey === 2;
+  const code = Number(geographic ? keys.GeographicTypeGeoKey : keys.ProjectedCSTypeGeoKey ?? keys.GeographicTypeGeoKey);
+  let originX = 0, originY = 0, sx = 0, sy = 0;
+  try {
+    [originX, originY] = image.getOrigin() as [number, number];
+    [sx, sy] = image.getResolution() as [number, number];
+  } catch {
+    // Ungeoreferenced: squarePixels stays false and the copy is refused.
+  }
+  const xml = dir.hasTag('GDAL_METADATA') ? String((await dir.loadValue('GDAL_METADATA')) ?? '').replace(/\0+$/, '') : '';
+  const nodata = image.getGDALNoData();
+  return {
+    width: image.getWidth(),
+    height: image.getHeight(),
+    bands: image.getSamplesPerPixel(),
+    dataType,
+    tiled: image.isTiled,
+    overviews: imageCount - 1,
+    nodata: nodata ?? defaultNodata(dataType),
+    epsg: Number.isInteger(code) && code > 0 && code !== USER_DEFINED ? code : null,
+    geographic,
+    originX,
+    originY,
+    pixelSize: sx,
+    squarePixels: sx > 0 && sy < 0 && Math.abs(Math.abs(sy) - sx) <= sx * 1e-9,
+    metadataXml: xml,
+  };
+}
+
+/** Decides whether `file` needs an overview copy for a fast preview (reads the header only). */
+export async function overviewNeed(file: string, signal: AbortSignal): Promise<OverviewNeed> {
+  throwIfAborted(signal);
+  const tiff = await fromFile(file, signal);
+  try {
+    const count = await tiff.getImageCount();
+    const source = await describe(await tiff.getImage(0), count);
+    const big = Math.max(source.width, source.height);
+    let needed = false;
+    let reason = 'The file is tiled with overviews (cloud optimised): it is previewed directly.';
+    if (!source.tiled && big > STRIPED_LIMIT) {
+      needed = true;
+      reason = `The file is striped (${source.width} x ${source.height} px, not tiled), so a tiled copy with overviews is built once.`;
+    } else if (source.overviews === 0 && big > TILED_LIMIT) {
+      needed = true;
+      reason = `The file has no overviews (${source.width} x ${source.height} px), so a copy with overviews is built once.`;
+    } else if (source.overviews === 0) {
+      reason = 'The file is small enough to preview directly.';
+    }
+    let supported = true;
+    if (needed) {
+      if (!source.dataType) {
+        supported = false;
+        reason = `${reason.split(',')[0]}, but its sample type is not 8/16-bit integer, so it is previewed directly (slower).`;
+      } else if (!source.squarePixels || source.epsg == null) {
+        supported = false;
+        reason = 'The file needs overviews, but it has no EPSG code or non-square/rotated pixels, so it is previewed directly (slower).';
+      }
+    }
+    return { needed, supported, reason, source };
+  } finally {
+    await tiff.close();
+  }
+}
+
+/** Sizes of the copy's levels: full resolution, then halves until one fits a tile. */
+export function overviewLevels(width: number, height: number, tile: number): { width: number; height: number }[] {
+  const levels = [{ width, height }];
+  let f = 1;
+  while (Math.ceil(width / f) > tile || Math.ceil(height / f) > tile) {
+    f *= 2;
+    levels.push({ width: Math.ceil(width / f), height: Math.ceil(height / f) });
+  }
+  return levels;
+}
+
+/** Tile edge of the copy: 256 px for small images (finer requests), 512 px above 2048 px. */
+export function overviewTile(width: number, height: number): number {
+  return Math.max(width, height) <= 2048 ? 256 : 512;
+}
+
+function newSamples(dataType: OverviewDataType, n: number): Samples {
+  if (dataType === 'UINT8') return new Uint8Array(n);
+  if (dataType === 'INT16') return new Int16Array(n);
+  return new Uint16Array(n);
+}
+
+function bytesOf(a: Samples, n: number): Buffer {
+  // TIFF is written little-endian ("II"), the typed arrays' byte order on every platform Electron ships for.
+  return Buffer.from(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT);
+}
+
+async function readExactly(fh: FileHandle, into: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < into.length) {
+    const { bytesRead } = await fh.read(into, done, into.length - done, position + done);
+    if (bytesRead === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
+    done += bytesRead;
+  }
+}
+
+async function writeExactly(fh: FileHandle, data: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < data.length) {
+    const { bytesWritten } = await fh.write(data, done, data.length - done, position + done);
+    if (bytesWritten === 0) throw new Error('the disk accepted no more bytes');
+    done += bytesWritten;
+  }
+}
+
+/** Reads whole rows of the source, pixel-interleaved, into a buffer. */
+type RowReader = (y0: number, rows: number, out: Samples, signal: AbortSignal) => Promise<void>;
+
+/**
+ * The fastest way to read rows of this file: straight from disk for uncompressed, little-endian,
+ * pixel-interleaved strips (a GDAL default), geotiff.js for anything else (compression, tiles,
+ * band-interleaved, big-endian).
+ */
+async function rowReader(file: string, image: GeoTIFFImage, littleEndian: boolean, src: OverviewSource): Promise<{ read: RowReader; close(): Promise<void> }> {
+  const dir = image.getFileDirectory();
+  const compression = Number(dir.getValue('Compression') ?? 1);
+  const planar = Number(dir.getValue('PlanarConfiguration') ?? 1);
+  if (!src.tiled && compression === 1 && (planar === 1 || src.bands === 1) && littleEndian) {
+    const offsets = Array.from((await dir.loadValue('StripOffsets')) as ArrayLike<number | bigint>, Number);
+    const counts = Array.from((await dir.loadValue('StripByteCounts')) as ArrayLike<number | bigint>, Number);
+    const rps = Math.min(Number(dir.getValue('RowsPerStrip') ?? src.height), src.height);
+    const bytesPerSample = src.dataType === 'UINT8' ? 1 : 2;
+    const rowBytes = src.width * src.bands * bytesPerSample;
+    const fh = await open(file, 'r');
+    return {
+      async read(y0, rows, out, signal) {
+        throwIfAborted(signal);
+        const buf = bytesOf(out, rows * src.width * src.bands);
+        let y = y0;
+        let at = 0;
+        while (y < y0 + rows) {
+          const s = Math.floor(y / rps);
+          const inStrip = y - s * rps;
+          // Consecutive strips stored back to back are read in one call.
+          let last = s;
+          while (last + 1 < offsets.length && (last + 1) * rps < y0 + rows && offsets[last + 1] === offsets[last]! + counts[last]!) last++;
+          const endRow = Math.min(y0 + rows, (last + 1) * rps, src.height);
+          const len = (endRow - y) * rowBytes;
+          await readExactly(fh, buf.subarray(at, at + len), offsets[s]! + inStrip * rowBytes);
+          at += len;
+          y = endRow;
+        }
+      },
+      close: () => fh.close(),
+    };
+  }
+  return {
+    async read(y0, rows, out, signal) {
+      const data = (await image.readRasters({ window: [0, y0, src.width, y0 + rows], interleave: true, signal })) as unknown as ArrayLike<number>;
+      out.set(data as never);
+    },
+    close: async () => undefined,
+  };
+}
+
+/** Averages valid (non-nodata) pixels of each 2x2 block of `rows` rows into ceil(rows/2) rows of half width. */
+export function downsample2x(
+  src: Samples, width: number, rows: number, bands: number, nodata: number,
+  out: Samples, outWidth: number,
+): number {
+  const outRows = Math.ceil(rows / 2);
+  const stride = width * bands;
+  for (let y2 = 0; y2 < outRows; y2++) {
+    const r0 = 2 * y2 * stride;
+    const r1 = 2 * y2 + 1 < rows ? r0 + stride : -1;
+    const o0 = y2 * outWidth * bands;
+    for (let x2 = 0; x2 < outWidth; x2++) {
+      const c0 = 2 * x2 * bands;
+      const c1 = 2 * x2 + 1 < width ? c0 + bands : -1;
+      for (let b = 0; b < bands; b++) {
+        let sum = 0;
+        let n = 0;
+        let v = src[r0 + c0 + b]!;
+        if (v !== nodata) { sum += v; n++; }
+        if (c1 >= 0) {
+          v = src[r0 + c1 + b]!;
+          if (v !== nodata) { sum += v; n++; }
+        }
+        if (r1 >= 0) {
+          v = src[r1 + c0 + b]!;
+          if (v !== nodata) { sum += v; n++; }
+          if (c1 >= 0) {
+            v = src[r1 + c1 + b]!;
+            if (v !== nodata) { sum += v; n++; }
+          }
+        }
+        out[o0 + x2 * bands + b] = n === 0 ? nodata : n === 4 ? Math.round(sum / 4) : Math.round(sum / n);
+      }
+    }
+  }
+  return outRows;
+}
+
+/** Options of {@link buildOverviewCopy}. */
+export interface BuildOverviewOptions {
+  signal: AbortSignal;
+  /** Fraction of the source rows processed, 0..1. */
+  onProgress?: (fraction: number) => void;
+}
+
+/** What {@link buildOverviewCopy} wrote. */
+export interface OverviewCopy {
+  path: string;
+  bytes: number;
+  levels: { width: number; height: number }[];
+  tile: number;
+}
+
+/**
+ * Builds a tiled copy of `src` with 2x average overviews at `dest` (via `dest.part`, fsync, rename).
+ * Throws a plain Error when the source cannot be copied (see {@link overviewNeed}'s `supported`).
+ */
+export async function buildOverviewCopy(src: string, dest: string, opts: BuildOverviewOptions): Promise<OverviewCopy> {
+  const { signal } = opts;
+  throwIfAborted(signal);
+  const tiff = await fromFile(src, signal);
+  let reader: { read: RowReader; close(): Promise<void> } | null = null;
+  let fh: FileHandle | null = null;
+  const part = `${dest}.part`;
+  let ok = false;
+  try {
+    const image = await tiff.getImage(0);
+    const s = await describe(image, await tiff.getImageCount());
+    if (!s.dataType) throw new Error(`${src}: only 8/16-bit integer samples can be copied`);
+    if (!s.squarePixels || s.epsg == null) throw new Error(`${src}: needs an EPSG code and square north-up pixels`);
+    const dataType = s.dataType;
+    const { width: W, height: H, bands: nb, nodata } = s;
+    const tile = overviewTile(W, H);
+    const sizes = overviewLevels(W, H, tile);
+    const layout = buildTiffLayout({
+      levels: sizes.map((l) => ({ ...l, tiled: true, tileSize: tile })),
+      samplesPerPixel: nb,
+      bitsPerSample: dataType === 'UINT8' ? 8 : 16,
+      signed: dataType === 'INT16',
+      geo: { epsg: s.epsg, geographic: s.geographic, originX: s.originX, originY: s.originY, pixelSize: s.pixelSize },
+      nodata: String(nodata),
+      metadataXml: s.metadataXml,
+    });
+    reader = await rowReader(src, image, tiff.littleEndian, s);
+    fh = await open(part, 'w', 0o644);
+    await writeExactly(fh, layout.header, 0);
+
+    // One tile row of pixels per level, plus one tile row of tiles to write.
+    const rowBufs = layout.levels.map((L) => newSamples(dataType, L.width * tile * nb));
+    const fill = layout.levels.map(() => 0);
+    const tileRow = layout.levels.map(() => 0);
+    const tileSamples = tile * tile * nb;
+    const out = newSamples(dataType, layout.levels[0]!.blocksAcross * tileSamples);
+    const file = fh;
+
+    const writeTileRow = async (k: number, L: TiffLevelLayout, rows: number): Promise<void> => {
+      const buf = rowBufs[k]!;
+      const n = L.blocksAcross * tileSamples;
+      out.fill(nodata, 0, n);
+      for (let bx = 0; bx < L.blocksAcross; bx++) {
+        const x0 = bx * tile;
+        const w = Math.min(tile, L.width - x0);
+        for (let r = 0; r < rows; r++) {
+          const from = (r * L.width + x0) * nb;
+          out.set(buf.subarray(from, from + w * nb), bx * tileSamples + r * tile * nb);
+        }
+      }
+      await writeExactly(file, bytesOf(out, n), L.dataOffset + tileRow[k]! * L.blocksAcross * L.blockBytes);
+      tileRow[k]!++;
+    };
+
+    // A full (or final) tile row of level k is written, then averaged into level k+1's buffer.
+    const flush = async (k: number): Promise<void> => {
+      const L = layout.levels[k]!;
+      const rows = fill[k]!;
+      await writeTileRow(k, L, rows);
+      fill[k] = 0;
+      if (k + 1 >= layout.levels.length) return;
+      const C = layout.levels[k + 1]!;
+      const at = fill[k + 1]! * C.width * nb;
+      const made = downsample2x(rowBufs[k]!, L.width, rows, nb, nodata, rowBufs[k + 1]!.subarray(at), C.width);
+      fill[k + 1]! += made;
+      const lastRowOfChild = tileRow[k + 1]! * tile + fill[k + 1]! >= C.height;
+      if (fill[k + 1] === tile || lastRowOfChild) await flush(k + 1);
+    };
+
+    for (let y = 0; y < H; y += tile) {
+      throwIfAborted(signal);
+      const rows = Math.min(tile, H - y);
+      await reader.read(y, rows, rowBufs[0]!, signal);
+      fill[0] = rows;
+      await flush(0);
+      opts.onProgress?.(Math.min(1, (y + rows) / H));
+    }
+    await fh.sync();
+    await fh.close();
+    fh = null;
+    await rename(part, dest);
+    await fsyncDir(path.dirname(dest));
+    ok = true;
+    return { path: dest, bytes: layout.totalBytes, levels: sizes, tile };
+  } catch (e) {
+    if (signal.aborted) throw abortError(signal);
+    throw e;
+  } finally {
+    await reader?.close().catch(() => undefined);
+    await fh?.close().catch(() => undefined);
+    if (!ok) await unlink(part).catch(() => undefined);
+    await tiff.close();
+  }
+}

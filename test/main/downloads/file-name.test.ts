@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_FILE_NAME_BYTES, collisionName, fallbackFileName, parseContentDisposition, sanitizeFileName,
+} from '../../../main/downloads/file-name.js';
+
+const FB = 'composite_20261117.tif';
+
+describe('parseContentDisposition', () => {
+  it('reads quoted, unquoted and RFC 5987 names, preferring filename*', () => {
+    expect(parseContentDisposition('attachment; filename="composite_1.tif"')).toBe('composite_1.tif');
+    expect(parseContentDisposition('attachment; filename=plain.tif')).toBe('plain.tif');
+    expect(parseContentDisposition('attachment; filename="a \\"q\\".tif"')).toBe('a "q".tif');
+    expect(parseContentDisposition("attachment; filename=\"fallback.tif\"; filename*=UTF-8''S%C3%A3o%20Paulo.tif")).toBe('São Paulo.tif');
+    expect(parseContentDisposition("attachment; filename*=iso-8859-1'en'M%FCnchen.tif")).toBe('München.tif');
+    expect(parseContentDisposition('ATTACHMENT; FILENAME="upper.tif"')).toBe('upper.tif');
+  });
+
+  it('falls back to filename when filename* is malformed, and returns null without a name', () => {
+    expect(parseContentDisposition("attachment; filename*=UTF-8''%E0%A4%A; filename=\"ok.tif\"")).toBe('ok.tif');
+    expect(parseContentDisposition("attachment; filename*=KOI8-R''x.tif; filename=ok.tif")).toBe('ok.tif');
+    expect(parseContentDisposition('attachment')).toBeNull();
+    expect(parseContentDisposition('')).toBeNull();
+    expect(parseContentDisposition(null)).toBeNull();
+  });
+
+  it('takes the first of duplicated parameters', () => {
+    expect(parseContentDisposition('attachment; filename="first.tif"; filename="../../second.tif"')).toBe('first.tif');
+  });
+});
+
+describe('sanitizeFileName', () => {
+  it.each([
+    ['../../etc/passwd', 'passwd.tif'],
+    ['..\\..\\Windows\\System32\\evil.tif', 'evil.tif'],
+    ['/etc/cron.d/job.tif', 'job.tif'],
+    ['C:\\Users\\me\\x.tif', 'x.tif'],
+    ['C:evil.tif', 'evil.tif'],
+    ['\\\\server\\share\\x.tif', 'x.tif'],
+    ['..', FB],
+    ['../', FB],
+    ['...', FB],
+    ['./.bashrc', 'bashrc.tif'],
+    ['%2e%2e%2fx.tif', '%2e%2e%2fx.tif'],
+    ['a/../../b.tif', 'b.tif'],
+  ])('strips traversal from %j', (raw, want) => {
+    const out = sanitizeFileName(raw, FB);
+    expect(out).toBe(want);
+    expect(out).not.toMatch(/[/\\]/);
+    expect(out).not.toMatch(/^\.\.?$/);
+  });
+
+  it('removes control and bidi characters and replaces Windows-forbidden ones', () => {
+    expect(sanitizeFileName('a\u0000b\u0007c\r\n.tif', FB)).toBe('abc.tif');
+    expect(sanitizeFileName('report\u202Efit.exe', FB)).toBe('reportfit.exe.tif');
+    expect(sanitizeFileName('a<b>c:d"e|f?g*h.tif', FB)).toBe('a_b_c_d_e_f_g_h.tif');
+  });
+
+  it.each(['CON', 'con.tif', 'PRN.tif', 'AUX', 'NUL.tiff', 'COM1.tif', 'com9.backup.tif', 'LPT1', 'lpt9.TIF', 'CON .tif', 'COM¹.tif'])(
+    'defuses the Windows reserved name %j',
+    (raw) => {
+      const out = sanitizeFileName(raw, FB);
+      expect(out.startsWith('_')).toBe(true);
+      expect(out).toMatch(/\.tiff?$/i);
+    },
+  );
+
+  it('keeps ordinary names that merely contain a reserved word', () => {
+    expect(sanitizeFileName('console.tif', FB)).toBe('console.tif');
+    expect(sanitizeFileName('COM10.tif', FB)).toBe('COM10.tif');
+  });
+
+  it('strips trailing dots and spaces and leading dots', () => {
+    expect(sanitizeFileName('name.tif. . ', FB)).toBe('name.tif');
+    expect(sanitizeFileName('  .hidden.tif', FB)).toBe('hidden.tif');
+    expect(sanitizeFileName('stem .tif', FB)).toBe('stem.tif');
+  });
+
+  it('forces a GeoTIFF extension', () => {
+    expect(sanitizeFileName('payload.exe', FB)).toBe('payload.exe.tif');
+    expect(sanitizeFileName('noext', FB)).toBe('noext.tif');
+    expect(sanitizeFileName('keep.TIFF', FB)).toBe('keep.TIFF');
+  });
+
+  it('caps the length in UTF-8 bytes without splitting characters', () => {
+    const out = sanitizeFileName(`${'é'.repeat(300)}.tif`, FB);
+    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(MAX_FILE_NAME_BYTES);
+    expect(out.endsWith('.tif')).toBe(true);
+    expect(out).not.toContain('\uFFFD');
+    const emoji = sanitizeFileName(`${'😀'.repeat(100)}.tif`, FB);
+    expect(Buffer.byteLength(emoji)).toBeLessThanOrEqual(MAX_FILE_NAME_BYTES);
+    expect([...emoji.slice(0, -4)].every((c) => c === '😀')).toBe(true);
+  });
+
+  it('uses the fallback for empty or missing names', () => {
+    expect(sanitizeFileName(null, FB)).toBe(FB);
+    expect(sanitizeFileName('', FB)).toBe(FB);
+    expect(sanitizeFileName('\u0000\u0001', FB)).toBe(FB);
+    expect(sanitizeFileName('///', FB)).toBe(FB);
+  });
+});
+
+describe('fallbackFileName and collisionName', () => {
+  it('builds <kind>_<date>.tif', () => {
+    expect(fallbackFileName('tile', '2026-11-17')).toBe('tile_20261117.tif');
+    expect(fallbackFileName('composite', '2026-11-17T10:00:00Z')).toBe('composite_20261117.tif');
+    expect(fallbackFileName('minitile', undefined, Date.parse('2026-01-02T00:00:00Z'))).toBe('minitile_20260102.tif');
+    expect(fallbackFileName('../x', '2026-01-01')).toBe('x_20260101.tif');
+  });
+
+  it('numbers collisions before the extension', () => {
+    expect(collisionName('a.tif', 0)).toBe('a.tif');
+    expect(collisionName('a.tif', 1)).toBe('a (1).tif');
+    expect(collisionName('a.b.tif', 12)).toBe('a.b (12).tif');
+  });
+});

@@ -1,0 +1,354 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  DownloadError, DownloadQueue, QUEUE_FILE, type BinarySource, type DownloadJob, type ProgressEvent,
+} from '../../../main/downloads/index.js';
+import { LibraryCatalog } from '../../../main/library/index.js';
+import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
+import { chunked, streamOf, tinyGeoTiff } from './fixtures.js';
+import { fetchSource, partFiles, referenceSha, sha256Of, waitFor } from './helpers.js';
+
+const BANDS = ['B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'B8', 'B8A', 'B11', 'B12'];
+/** 55 distinct Bandnames values: every single band, then every pair. */
+const BAND_SETS = [...BANDS, ...BANDS.flatMap((a, i) => BANDS.slice(i + 1).map((b) => `${a},${b}`))];
+
+let clean: TestSim;
+let date: string;
+let work: string;
+
+const composite = (extra: Record<string, unknown> = {}) => ({
+  Wkt: SMALL_AOI, Date: date, Model: 'Stratus2', Resolution: 80, EpsgProjection: 32633, Bandnames: 'rgb', ...extra,
+});
+
+beforeAll(async () => {
+  clean = await startTestSim();
+  date = await demoDate(clean);
+});
+afterAll(async () => {
+  await clean.close();
+});
+beforeEach(() => {
+  work = mkdtempSync(path.join(os.tmpdir(), 'swath-queue-'));
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+const dirs = () => ({ stateDir: path.join(work, 'userData'), targetDir: path.join(work, 'Downloads') });
+const fast = { backoff: { baseMs: 10, maxMs: 100 }, progressIntervalMs: 50 };
+
+describe('DownloadQueue against the simulator', () => {
+  it('downloads a composite, records it in the library, and keeps the key out of everything persisted', async () => {
+    const { stateDir, targetDir } = dirs();
+    const library = await LibraryCatalog.open({ dir: stateDir });
+    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), library, concurrency: 2, ...fast });
+    const events: DownloadJob[] = [];
+    q.on('job', (j) => events.push(j));
+    const job = await q.add({ kind: 'composite', request: { ...composite(), 'x-api-key': 'demo-key', ApiKey: 'demo-key' }, targetDir });
+    expect(job.request).not.toHaveProperty('x-api-key');
+    expect(job.request).not.toHaveProperty('ApiKey');
+    await q.onIdle();
+    const done = q.get(job.id)!;
+    expect(done).toMatchObject({ state: 'done', attempts: 1, file: path.join(targetDir, `composite_${date.replaceAll('-', '')}_Stratus2_32633_80m.tif`) });
+    const ref = await referenceSha(clean.url, 'composite', composite());
+    expect(await sha256Of(done.file!)).toBe(ref.sha256);
+    expect(done.bytes).toBe(ref.bytes);
+    expect(done.total).toBe(ref.bytes);
+    expect(events.map((e) => e.state)).toEqual(expect.arrayContaining(['queued', 'running', 'done']));
+
+    const entry = library.get(done.libraryId!)!;
+    expect(entry).toMatchObject({
+      path: done.file, size: ref.bytes, sha256: ref.sha256, source: 'download', kind: 'composite', date, model: 'Stratus2',
+      constellations: ['Sentinel1', 'Sentinel2'], bands: ['B4', 'B3', 'B2'], epsg: 32633, resolution: 80,
+    });
+    expect(entry.request).toEqual(composite());
+    const [w, s, e, n] = entry.bounds4326!;
+    expect(w).toBeLessThan(13.4);
+    expect(e).toBeGreaterThan(13.43);
+    expect(s).toBeLessThan(52.5);
+    expect(n).toBeGreaterThan(52.52);
+
+    await q.close();
+    for (const f of [path.join(stateDir, QUEUE_FILE), path.join(stateDir, 'library.json')]) {
+      expect(readFileSync(f, 'utf8')).not.toContain('demo-key');
+    }
+    expect(partFiles(targetDir)).toEqual([]);
+  });
+
+  it('finishes 50 downloads through 5xx, resets and truncation with the sha256 of a clean download', async () => {
+    const faulty = await startTestSim({ faults: '5xx=0.2,reset=0.05,truncate=0.1', seed: 7 });
+    try {
+      const { stateDir, targetDir } = dirs();
+      const requests = BAND_SETS.slice(0, 50).map((b) => composite({ Bandnames: b }));
+      const refs = new Map<string, string>();
+      for (const r of requests) refs.set(r.Bandnames as string, (await referenceSha(clean.url, 'composite', r)).sha256);
+      expect(new Set(refs.values()).size).toBe(50);
+
+      const source = fetchSource(faulty.url);
+      const library = await LibraryCatalog.open({ dir: stateDir });
+      const q = await DownloadQueue.open({ stateDir, source, library, concurrency: 8, maxAttempts: 12, ...fast });
+      let maxRunning = 0;
+      const reasons: string[] = [];
+      q.on('job', (j) => {
+        if (j.reason) reasons.push(j.reason);
+        maxRunning = Math.max(maxRunning, q.list().filter((x) => x.state === 'running').length);
+      });
+      const jobs = await Promise.all(requests.map((request) => q.add({ kind: 'composite', request, targetDir })));
+      await q.onIdle();
+
+      const final = q.list();
+      expect(final.filter((j) => j.state !== 'done').map((j) => `${j.state}: ${j.reason}`)).toEqual([]);
+      for (const j of jobs) {
+        const got = q.get(j.id)!;
+        expect(await sha256Of(got.file!)).toBe(refs.get(j.request.Bandnames as string));
+        expect(library.get(got.libraryId!)!.sha256).toBe(refs.get(j.request.Bandnames as string));
+      }
+      // Every fault kind actually happened and was retried: 5xx, reset before the response, truncated body.
+      expect(reasons.some((r) => /temporarily unavailable/.test(r))).toBe(true);
+      expect(reasons.some((r) => /failed: fetch failed/.test(r))).toBe(true);
+      expect(reasons.some((r) => /ended after \d+ of \d+ bytes|interrupted after \d+ bytes/.test(r))).toBe(true);
+      expect(source.requests).toBeGreaterThan(60);
+      expect(final.some((j) => j.attempts > 1)).toBe(true);
+      expect(maxRunning).toBeLessThanOrEqual(8);
+      const names = readdirSync(targetDir);
+      expect(names.filter((n) => !n.endsWith('.tif'))).toEqual([]);
+      expect(names).toHaveLength(50);
+      expect(partFiles(targetDir)).toEqual([]);
+      await q.close();
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('cancels a running transfer: the transfer stops, the .part goes, no final file appears; retry then finishes it', async () => {
+    const { stateDir, targetDir } = dirs();
+    const request = composite({ Resolution: 10, Bandnames: 'all' });
+    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, { chunkDelayMs: 40 }), concurrency: 1, ...fast });
+    const progress: ProgressEvent[] = [];
+    q.on('progress', (p) => progress.push(p));
+    const job = await q.add({ kind: 'composite', request, targetDir });
+    await waitFor(() => progress.some((p) => p.bytes > 0), 20_000, 'first bytes');
+    expect(partFiles(targetDir)).toHaveLength(1);
+    const cancelled = await q.cancel(job.id);
+    expect(cancelled).toMatchObject({ state: 'cancelled', reason: 'Cancelled.', errorKind: 'cancelled' });
+    expect(readdirSync(targetDir)).toEqual([]);
+    await expect(q.cancel(job.id)).rejects.toThrow(`Download ${job.id} is cancelled; only queued or running downloads can be cancelled.`);
+
+    const again = await q.retry(job.id);
+    expect(again).toMatchObject({ state: 'queued', attempts: 0 });
+    await q.onIdle();
+    const done = q.get(job.id)!;
+    expect(done.state).toBe('done');
+    expect(await sha256Of(done.file!)).toBe((await referenceSha(clean.url, 'composite', request)).sha256);
+    await q.close();
+  });
+
+  it('cancels a queued job without starting it', async () => {
+    const { stateDir, targetDir } = dirs();
+    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, autoStart: false, ...fast });
+    const job = await q.add({ kind: 'composite', request: composite(), targetDir });
+    expect((await q.cancel(job.id)).state).toBe('cancelled');
+    q.start();
+    await q.onIdle();
+    expect(q.get(job.id)!.state).toBe('cancelled');
+    expect(existsSync(targetDir)).toBe(false);
+    await q.close();
+  });
+
+  it('reports throttled progress with total, rate and ETA', async () => {
+    const { stateDir, targetDir } = dirs();
+    const request = composite({ Resolution: 10, Bandnames: 'all' });
+    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, { chunkDelayMs: 30 }), concurrency: 1, ...fast });
+    const progress: { at: number; p: ProgressEvent }[] = [];
+    q.on('progress', (p) => progress.push({ at: performance.now(), p }));
+    const job = await q.add({ kind: 'composite', request, targetDir });
+    await q.onIdle();
+    const total = q.get(job.id)!.total!;
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect(progress.every(({ p }) => p.jobId === job.id && p.total === total)).toBe(true);
+    const bytes = progress.map(({ p }) => p.bytes);
+    expect(bytes).toEqual([...bytes].sort((a, b) => a - b));
+    expect(bytes.at(-1)).toBe(total);
+    expect(progress.at(-1)!.p.etaSec).toBe(0);
+    const mid = progress[Math.floor(progress.length / 2)]!.p;
+    expect(mid.rateBytesPerSec).toBeGreaterThan(0);
+    expect(mid.etaSec).toBeGreaterThan(0);
+    // Throttled: apart from the final event, consecutive events are at least the interval apart.
+    for (let i = 1; i < progress.length - 1; i++) expect(progress[i]!.at - progress[i - 1]!.at).toBeGreaterThanOrEqual(45);
+    await q.close();
+  });
+
+  it('does not retry validation errors, and retry() re-runs a failed job', async () => {
+    const { stateDir, targetDir } = dirs();
+    const real = fetchSource(clean.url);
+    let authBroken = true;
+    const source: BinarySource = {
+      fetchBinary: (kind, body, signal) => authBroken
+        ? Promise.reject(new DownloadError('auth', 'The API key is not valid.'))
+        : real.fetchBinary(kind, body, signal),
+    };
+    const q = await DownloadQueue.open({ stateDir, source, concurrency: 2, ...fast });
+    const bad = await q.add({ kind: 'composite', request: composite(), targetDir });
+    const invalid = await q.add({ kind: 'composite', request: composite({ Bandnames: 'B99' }), targetDir });
+    await q.onIdle();
+    expect(q.get(bad.id)).toMatchObject({ state: 'failed', attempts: 1, errorKind: 'auth', reason: 'The API key is not valid.' });
+    authBroken = false;
+    await q.retry(invalid.id);
+    await q.retry(bad.id);
+    await q.onIdle();
+    expect(q.get(bad.id)).toMatchObject({ state: 'done', attempts: 1 });
+    expect(q.get(invalid.id)).toMatchObject({ state: 'failed', attempts: 1, errorKind: 'validation' });
+    expect(q.get(invalid.id)!.reason).toMatch(/B99/);
+    await expect(q.retry(bad.id)).rejects.toThrow(/is done; only failed or cancelled downloads can be retried/);
+    await expect(q.retry('nope')).rejects.toMatchObject({ kind: 'not-found' });
+    await q.close();
+  });
+
+  it('gives up after maxAttempts of transient failures and says how often it tried', async () => {
+    const { stateDir, targetDir } = dirs();
+    let calls = 0;
+    const source: BinarySource = {
+      fetchBinary: () => {
+        calls++;
+        return Promise.reject(new DownloadError('transient', 'Service temporarily unavailable.'));
+      },
+    };
+    const q = await DownloadQueue.open({ stateDir, source, concurrency: 1, maxAttempts: 3, ...fast });
+    const job = await q.add({ kind: 'tile', request: { TileGuid: 'x', Date: date, Model: 'Stratus2' }, targetDir });
+    await q.onIdle();
+    expect(calls).toBe(3);
+    expect(q.get(job.id)).toMatchObject({ state: 'failed', attempts: 3, errorKind: 'transient', reason: 'Service temporarily unavailable. (after 3 attempts)' });
+    await q.close();
+  });
+
+  it('bounds concurrency and follows setConcurrency at runtime', async () => {
+    const { stateDir, targetDir } = dirs();
+    let inFlight = 0;
+    let peak = 0;
+    const tif = tinyGeoTiff();
+    const source: BinarySource = {
+      async fetchBinary() {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        const body = streamOf(chunked(tif, 4), { delayMs: 30 }).pipeThrough(new TransformStream({
+          flush: () => { inFlight--; },
+        }));
+        return { kind: 'stream', body, fileName: 'x.tif', contentLength: tif.length };
+      },
+    };
+    const q = await DownloadQueue.open({ stateDir, source, concurrency: 2, ...fast });
+    await Promise.all(Array.from({ length: 6 }, () => q.add({ kind: 'composite', request: composite(), targetDir })));
+    await q.onIdle();
+    expect(peak).toBe(2);
+    peak = 0;
+    q.setConcurrency(4);
+    expect(q.concurrency).toBe(4);
+    await Promise.all(Array.from({ length: 8 }, () => q.add({ kind: 'composite', request: composite(), targetDir })));
+    await q.onIdle();
+    expect(peak).toBe(4);
+    expect(() => q.setConcurrency(0)).toThrow('concurrency must be a positive integer, got 0.');
+    expect(readdirSync(targetDir)).toHaveLength(14);
+    await q.close();
+  });
+
+  it('keeps jobs across close and reopen, resuming queued ones', async () => {
+    const { stateDir, targetDir } = dirs();
+    const q1 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, autoStart: false, ...fast });
+    const a = await q1.add({ kind: 'composite', request: composite({ Bandnames: 'B2' }), targetDir });
+    const b = await q1.add({ kind: 'composite', request: composite({ Bandnames: 'B3' }), targetDir });
+    await q1.close();
+
+    const q2 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast });
+    expect(q2.list().map((j) => j.id)).toEqual([a.id, b.id]);
+    await q2.onIdle();
+    expect(q2.list().map((j) => j.state)).toEqual(['done', 'done']);
+    await q2.close();
+
+    const q3 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast });
+    expect(q3.get(a.id)).toMatchObject({ state: 'done', file: q2.get(a.id)!.file });
+    await q3.remove(a.id);
+    expect(q3.get(a.id)).toBeUndefined();
+    await q3.close();
+    const q4 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast });
+    expect(q4.list().map((j) => j.id)).toEqual([b.id]);
+    await q4.close();
+  });
+
+  it('close() interrupts running transfers, which resume on the next open', async () => {
+    const { stateDir, targetDir } = dirs();
+    const request = composite({ Resolution: 10, Bandnames: 'all' });
+    const q1 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, { chunkDelayMs: 40 }), concurrency: 1, ...fast });
+    const job = await q1.add({ kind: 'composite', request, targetDir });
+    await waitFor(() => q1.get(job.id)!.bytes > 0, 20_000, 'first bytes');
+    await q1.close();
+    expect(q1.get(job.id)).toMatchObject({ state: 'queued' });
+    expect(readdirSync(targetDir)).toEqual([]);
+    const q2 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast });
+    await q2.onIdle();
+    expect(q2.get(job.id)!.state).toBe('done');
+    await q2.close();
+  });
+
+  it('writes only inside the target folder whatever Content-Disposition says', async () => {
+    const { stateDir, targetDir } = dirs();
+    const tif = tinyGeoTiff();
+    const names = ['../../escape.tif', '/etc/passwd', '..\\..\\win.tif', 'C:\\x\\drive.tif', 'NUL', '..', null];
+    let i = 0;
+    const source: BinarySource = {
+      fetchBinary: async () => ({ kind: 'stream', body: streamOf([tif]), fileName: names[i++] ?? null, contentLength: tif.length }),
+    };
+    const q = await DownloadQueue.open({ stateDir, source, concurrency: 1, ...fast });
+    for (let k = 0; k < names.length; k++) await q.add({ kind: 'tile', request: { TileGuid: 'g', Date: '2026-11-17', Model: 'Stratus2' }, targetDir });
+    await q.onIdle();
+    expect(readdirSync(work).sort()).toEqual(['Downloads', 'userData']);
+    expect(readdirSync(targetDir).sort()).toEqual(['_NUL.tif', 'drive.tif', 'escape.tif', 'passwd.tif', 'tile_20261117 (1).tif', 'tile_20261117.tif', 'win.tif']);
+    for (const j of q.list()) expect(path.dirname(j.file!)).toBe(targetDir);
+    await q.close();
+  });
+
+  it('ends a job with no file when the service uploaded it to UploadUrl (201)', async () => {
+    const { stateDir, targetDir } = dirs();
+    let received = 0;
+    const sink = http.createServer((req, res) => {
+      req.on('data', (c: Buffer) => { received += c.length; });
+      req.on('end', () => { res.writeHead(200); res.end(); });
+    });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/upload`;
+      const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast });
+      const job = await q.add({ kind: 'composite', request: composite({ UploadUrl: url }), targetDir });
+      await q.onIdle();
+      expect(q.get(job.id)).toMatchObject({ state: 'done', reason: expect.stringMatching(/Uploaded by the service/) });
+      expect(q.get(job.id)!.file).toBeUndefined();
+      expect(received).toBeGreaterThan(0);
+      expect(existsSync(targetDir)).toBe(false);
+      await q.close();
+    } finally {
+      await new Promise((r) => sink.close(r));
+    }
+  });
+
+  it('validates new jobs and names the field', async () => {
+    const { stateDir } = dirs();
+    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast });
+    await expect(q.add({ kind: 'composite', request: composite(), targetDir: 'relative/dir' })).rejects.toThrow('Invalid download: targetDir must be an absolute path.');
+    await expect(q.add({ kind: 'video' as never, request: composite(), targetDir: work })).rejects.toMatchObject({ kind: 'validation', message: expect.stringMatching(/^Invalid download: kind/) });
+    await q.close();
+  });
+
+  it('sets an unreadable queue file aside instead of failing to start', async () => {
+    const { stateDir } = dirs();
+    const q1 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1 });
+    await q1.close();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(path.join(stateDir, QUEUE_FILE), '{"version":1,"jobs":[{"id":');
+    const warnings: string[] = [];
+    const q2 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, onWarning: (w) => warnings.push(w) });
+    expect(q2.list()).toEqual([]);
+    expect(warnings[0]).toMatch(/downloads\.json is not valid JSON: .* It was moved to .*downloads\.json\.corrupt-\d+/);
+    await q2.close();
+  });
+});
