@@ -6,3 +6,4 @@ export {
 } from './stream-to-file.js';
 export { MAX_FILE_NAME_BYTES, collisionName, fallbackFileName, parseContentDisposition, sanitizeFileName, splitExtension } from './file-name.js';
 export * from './types.js';
+export { createBatchRunner, type BatchRunnerOptions } from './batch-job.js';

@@ -9,7 +9,7 @@ import { fallbackFileName, sanitizeFileName } from './file-name.js';
 import { PART_SUFFIX, downloadToFile, removeIfExists } from './stream-to-file.js';
 import {
   DOWNLOAD_KINDS, DownloadError, errorKind, errorMessage, isRetryableError, withoutSecrets,
-  type BinarySource, type DownloadJob, type DownloadKind, type ProgressEvent,
+  type BatchJobRunner, type BatchSpec, type BinarySource, type DownloadJob, type DownloadKind, type ProgressEvent,
 } from './types.js';
 
 /** Name of the queue file inside the userData directory. */
@@ -25,6 +25,8 @@ export interface DownloadQueueOptions {
   source: BinarySource;
   /** Finished downloads are recorded here; without it jobs just end with a file. */
   library?: LibraryCatalog | null;
+  /** Runs jobs that carry a batch spec (parts, mosaic, time series). */
+  runBatch?: BatchJobRunner;
   /** Parallel transfers: the account's MaxConcurrentConnections (see {@link DownloadQueue.setConcurrency}). */
   concurrency: number;
   /** Attempts per job before it fails (default 8). */
@@ -50,11 +52,21 @@ export interface NewDownload {
   kind: DownloadKind;
   request: Record<string, unknown>;
   targetDir: string;
+  /** Present for a large job run by the batch runner. */
+  batch?: BatchSpec;
 }
+
+const batchSchema = z.object({
+  type: z.enum(['split', 'series']),
+  limits: z.object({ maxCompositeAreaKm2: z.number().positive(), maxTotalBands: z.number().int().positive() }),
+  dates: z.array(z.string()).optional(),
+  parts: z.number().int().positive(),
+});
 
 const newDownloadSchema = z.object({
   kind: z.enum(DOWNLOAD_KINDS as [DownloadKind, ...DownloadKind[]]),
   request: z.record(z.string(), z.unknown()),
+  batch: batchSchema.optional(),
   targetDir: z.string().min(1).refine((p) => path.isAbsolute(p), 'must be an absolute path'),
 });
 
@@ -72,6 +84,8 @@ const jobSchema = z.object({
   file: z.string().optional(),
   libraryId: z.string().optional(),
   partPath: z.string().optional(),
+  batch: batchSchema.optional(),
+  files: z.array(z.string()).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -118,6 +132,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   private readonly store: JsonStore;
   private readonly source: BinarySource;
   private readonly library: LibraryCatalog | null;
+  private readonly batchRunner: BatchJobRunner | null;
   private readonly maxAttempts: number;
   private readonly baseMs: number;
   private readonly maxMs: number;
@@ -135,6 +150,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     super();
     this.source = opts.source;
     this.library = opts.library ?? null;
+    this.batchRunner = opts.runBatch ?? null;
     this.maxAttempts = opts.maxAttempts ?? 8;
     this.baseMs = opts.backoff?.baseMs ?? 500;
     this.maxMs = opts.backoff?.maxMs ?? 30_000;
@@ -246,6 +262,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       bytes: 0,
       total: null,
       attempts: 0,
+      ...(parsed.data.batch ? { batch: parsed.data.batch } : {}),
       createdAt: at,
       updatedAt: at,
     };
@@ -477,6 +494,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   }
 
   private async attempt(job: DownloadJob, run: Running, signal: AbortSignal): Promise<void> {
+    if (job.batch) return this.attemptBatch(job, run, signal);
     const res = await this.source.fetchBinary(job.kind, job.request, signal);
     if (signal.aborted) {
       if (res.kind === 'stream') await res.body.cancel().catch(() => undefined);
@@ -507,20 +525,44 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     job.file = out.path;
     job.bytes = out.bytes;
     this.progress(job, run, out.bytes, true);
-    let note: string | undefined;
-    if (this.library) {
-      // The file is published and verified: a library problem must not turn the download into a failure.
-      try {
+    const note = await this.record(job, [out]);
+    this.finish(job, 'done', note ? { reason: note } : {});
+  }
+
+  /** A batch: the injected runner plans, downloads the parts and mosaics; the queue keeps state, retries and the library. */
+  private async attemptBatch(job: DownloadJob, run: Running, signal: AbortSignal): Promise<void> {
+    if (!this.batchRunner) throw new DownloadError('validation', 'This app cannot run batch downloads.');
+    const startedAt = performance.now();
+    run.progress = { lastEmit: startedAt, samples: [{ t: startedAt, bytes: 0 }] };
+    const { outputs, note } = await this.batchRunner(job, signal, (bytes, total) => {
+      job.total = total;
+      this.progress(job, run, bytes, false);
+    });
+    job.files = outputs.map((o) => o.path);
+    job.file = outputs[0]?.path;
+    job.bytes = outputs.reduce((n, o) => n + o.bytes, 0);
+    this.progress(job, run, job.bytes, true);
+    const libraryNote = await this.record(job, outputs.filter((o) => /\.tiff?$/i.test(o.path)));
+    const reason = [note, libraryNote].filter(Boolean).join(' ');
+    this.finish(job, 'done', reason ? { reason } : {});
+  }
+
+  /** Adds finished files to the library; returns a note when that failed (the files themselves are fine). */
+  private async record(job: DownloadJob, outputs: { path: string; bytes: number; sha256: string }[]): Promise<string | undefined> {
+    if (!this.library) return undefined;
+    // The files are published and verified: a library problem must not turn the download into a failure.
+    try {
+      for (const out of outputs) {
         const entry = await this.library.addDownload(
           { path: out.path, size: out.bytes, sha256: out.sha256, kind: job.kind, request: job.request },
           new AbortController().signal,
         );
-        job.libraryId = entry.id;
-      } catch (e) {
-        note = `Downloaded, but not added to the library: ${errorMessage(e)}`;
+        job.libraryId ??= entry.id;
       }
+      return undefined;
+    } catch (e) {
+      return `Downloaded, but not added to the library: ${errorMessage(e)}`;
     }
-    this.finish(job, 'done', note ? { reason: note } : {});
   }
 
   private progress(job: DownloadJob, run: Running, bytes: number, final: boolean): void {

@@ -105,6 +105,10 @@ export interface DownloadJob {
   libraryId?: string;
   /** The `.part` file while a transfer is in progress; kept so a crash can be cleaned up on the next start. */
   partPath?: string;
+  /** A large job run as parts (split by the account's limits) or as one download per date; absent for a single download. */
+  batch?: BatchSpec;
+  /** Every file a batch produced (the first is `file`). */
+  files?: string[];
   /** ISO 8601 timestamps. */
   createdAt: string;
   updatedAt: string;
@@ -135,3 +139,28 @@ export function withoutSecrets(body: Record<string, unknown>): Record<string, un
   };
   return strip(body) as Record<string, unknown>;
 }
+
+/** What a batch job needs to re-plan itself deterministically when it (re)starts: no plan is persisted. */
+export interface BatchSpec {
+  type: 'split' | 'series';
+  /** The account limits the parts must fit. */
+  limits: { maxCompositeAreaKm2: number; maxTotalBands: number };
+  /** For a series: the dates to download, ascending. */
+  dates?: string[];
+  /** Parts per date, for display. */
+  parts: number;
+}
+
+/** A produced file of a batch job. */
+export interface BatchOutput {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** Runs a batch job (plan, download parts, mosaic or VRT); injected so the queue knows nothing about planning. */
+export type BatchJobRunner = (
+  job: DownloadJob,
+  signal: AbortSignal,
+  onProgress: (bytes: number, total: number | null) => void,
+) => Promise<{ outputs: BatchOutput[]; note?: string }>;

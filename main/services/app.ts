@@ -1,11 +1,12 @@
 import path from 'node:path';
 import type { EventName, EventPayload } from '../../preload/contract';
 import type { HttpFetch } from '../api';
-import { DownloadQueue, type BinarySource } from '../downloads';
+import { DownloadQueue, createBatchRunner, type BinarySource } from '../downloads';
 import { DEMO_API_KEY, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
 import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
-import { LibraryCatalog } from '../library';
+import { LibraryCatalog, type RasterFileLookup } from '../library';
+import { OverviewCache } from '../library/overview-cache';
 import { createAppHandlers, publicJob } from './handlers';
 import { ServiceSession } from './session';
 import { SettingsStore } from './settings';
@@ -42,8 +43,10 @@ export interface SwathApp {
   handlers: HandlerTable;
   /** The last connection state, for a host that connects a new window later. */
   connection(): EventPayload<'connection:state'>;
-  /** Library lookup for the raster protocol. */
+  /** The library catalog. */
   library: LibraryCatalog;
+  /** What the raster protocol serves: library rasters and their overview copies. */
+  rasters: RasterFileLookup;
   close(): Promise<void>;
 }
 
@@ -91,12 +94,17 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       return client.processMiniTile(body as never, signal);
     },
   };
-  const queue: DownloadQueue = await DownloadQueue.open({ stateDir: dir, source, library, concurrency: 2, onWarning: log });
+  const queue: DownloadQueue = await DownloadQueue.open({
+    stateDir: dir, source, library, concurrency: 2, onWarning: log,
+    runBatch: createBatchRunner(source, { parallelism: () => queue.concurrency }),
+  });
   queue.on('progress', (p) => emit('download:progress', p));
   queue.on('job', (job) => emit('job:state', publicJob(job)));
   queue.on('warning', log);
   library.on('added', (e) => emit('library:changed', { reason: 'added', id: e.id }));
   library.on('removed', (e) => emit('library:changed', { reason: 'removed', id: e.id }));
+  const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
+  void overviews.prune().catch(() => undefined);
 
   const doFetch = options.fetch ?? fetch;
   const probe: KeyProbe = async ({ baseUrl, key, signal }) => {
@@ -113,12 +121,14 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
 
   return {
     handlers: createAppHandlers({
-      version: options.version, platform: options.platform, session, profiles, queue, library, settings, probe,
+      version: options.version, platform: options.platform, session, profiles, queue, library, settings, overviews, probe,
       revealFile: options.revealFile,
     }),
     connection: () => connection,
     library,
+    rasters: overviews.rasterLookup(),
     async close() {
+      await overviews.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));
       await library.flush().catch(() => undefined);
       await session.close().catch(() => undefined);

@@ -1,10 +1,15 @@
 import { CONTRACT_VERSION } from '../../preload/contract';
 import type { CompositeAvailableRequest, CompositeEstimateRequest, GeographyCompositeRequest, OpenOperationKey, SearchAvailableRequest } from '../api';
 import type { DownloadJob, DownloadQueue } from '../downloads';
+import {
+  PlanError, datesFromSearchAvailable, estimateBatch, limitsFromAccountInfo, planComposite, sumEstimates, withDate,
+  type AreaCreditEstimate, type CompositeBody,
+} from '../downloads/batch';
 import { HandlerError } from '../ipc/errors';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type KeyProbe, type ProfileStore } from '../keychain';
 import type { LibraryCatalog } from '../library';
+import type { OverviewCache } from '../library/overview-cache';
 import type { ServiceSession } from './session';
 import type { SettingsStore } from './settings';
 
@@ -23,6 +28,8 @@ export interface HandlerDeps {
   queue: DownloadQueue;
   library: LibraryCatalog;
   settings: SettingsStore;
+  /** Overview copies for previewing non-COG library rasters. */
+  overviews: OverviewCache;
   /** Calls account info with a key, for testing a stored key. */
   probe: KeyProbe;
   /** Shows a file in the system file manager; absent where the host cannot (browser host). */
@@ -46,6 +53,27 @@ export function createAppHandlers(deps: HandlerDeps): HandlerTable {
     session.invalidate();
     return value;
   };
+
+  /** The request planned against the account's limits; a plan problem names the field at fault. */
+  async function planFor(request: Record<string, unknown>, signal: AbortSignal) {
+    const c = await client(signal);
+    const info = (c.account ?? (await c.accountInfo(signal))) as Record<string, unknown>;
+    try {
+      const limits = limitsFromAccountInfo(info);
+      return { plan: planComposite(request as CompositeBody, limits), limits };
+    } catch (error) {
+      if (error instanceof PlanError) throw new HandlerError('validation', error.message, { [error.field]: [error.message] });
+      throw error;
+    }
+  }
+
+  /** Dates with imagery for the request's AOI and model in a period (search/available). */
+  async function seriesDates(request: Record<string, unknown>, from: string, until: string | null, signal: AbortSignal): Promise<string[]> {
+    const c = await client(signal);
+    const aoi = request.Wkt != null ? { Wkt: request.Wkt } : { GeoJson: request.GeoJson };
+    const found = await c.searchAvailable({ ...aoi, From: from, Until: until, Model: request.Model, SatelliteConstellations: request.SatelliteConstellations } as never, signal);
+    return datesFromSearchAvailable(found, { model: typeof request.Model === 'string' ? request.Model : null });
+  }
 
   return {
     'app:info': async () => {
@@ -132,7 +160,43 @@ export function createAppHandlers(deps: HandlerDeps): HandlerTable {
     'downloads:enqueue': async ({ kind, request, targetDir }, { signal }) => {
       // Checked before queueing, so a bad field shows next to the form instead of as a failed job.
       await (await client(signal)).checkBinaryRequest(kind, request, signal);
-      return publicJob(await queue.add({ kind, request, targetDir: targetDir ?? settings.get().downloadDir }, signal));
+      const dir = targetDir ?? settings.get().downloadDir;
+      if (kind === 'composite') {
+        // Over the account's limits: one job that fetches parts and mosaics them.
+        const { plan, limits } = await planFor(request, signal);
+        if (plan.kind === 'split') {
+          return publicJob(await queue.add({ kind, request, targetDir: dir, batch: { type: 'split', limits, parts: plan.parts.length } }, signal));
+        }
+      }
+      return publicJob(await queue.add({ kind, request, targetDir: dir }, signal));
+    },
+    'downloads:plan': async ({ request, series }, { signal }) => {
+      const c = await client(signal);
+      await c.checkBinaryRequest('composite', request, signal);
+      const { plan, limits } = await planFor(request, signal);
+      const dates = series ? await seriesDates(request, series.from, series.until, signal) : null;
+      const plans = dates ? dates.map((d) => withDate(plan, d)) : [plan];
+      const estimateOne = (body: Record<string, unknown>, s: AbortSignal) => c.compositeEstimate(body as never, s) as Promise<AreaCreditEstimate>;
+      const estimates = [];
+      for (const p of plans) estimates.push(await estimateBatch(p, estimateOne, { signal, parallelism: c.concurrency }));
+      const total = sumEstimates(estimates);
+      return {
+        split: plan.kind === 'split', splitBy: plan.splitBy, parts: plan.parts.length, dates, areaKm2: plan.areaKm2, limits,
+        estimate: {
+          AreaEstimateKm2: total.AreaEstimateKm2, BilledAreaKm2: total.BilledAreaKm2, CreditEstimate: total.CreditEstimate,
+          CurrencyCode: total.CurrencyCode, requests: plans.length * plan.parts.length,
+        },
+      };
+    },
+    'downloads:enqueue-series': async ({ request, from, until, targetDir }, { signal }) => {
+      await (await client(signal)).checkBinaryRequest('composite', { ...request, Date: request.Date ?? from }, signal);
+      const { plan, limits } = await planFor({ ...request, Date: request.Date ?? from }, signal);
+      const dates = await seriesDates(request, from, until, signal);
+      if (dates.length === 0) throw new HandlerError('validation', 'No dates with imagery in this period.', { From: ['No dates with imagery between From and Until for this area.'] });
+      return publicJob(await queue.add({
+        kind: 'composite', request, targetDir: targetDir ?? settings.get().downloadDir,
+        batch: { type: 'series', limits, dates, parts: plan.parts.length },
+      }, signal));
     },
     'downloads:cancel': async ({ id }, { signal }) => publicJob(await queue.cancel(id, signal)),
     'downloads:retry': async ({ id }, { signal }) => publicJob(await queue.retry(id, signal)),
@@ -160,6 +224,13 @@ export function createAppHandlers(deps: HandlerDeps): HandlerTable {
 
     'settings:get': () => settings.get(),
     'settings:set': (patch) => settings.set(patch),
+
+    'library:preview': ({ id }, { signal }) => deps.overviews.prepare(id, signal),
+    'library:reveal': ({ id }) => {
+      const entry = library.get(id);
+      if (!entry) throw new HandlerError('not-found', `No library entry with id ${id}.`);
+      return { revealed: deps.revealFile ? deps.revealFile(entry.path) : false };
+    },
   };
 }
 

@@ -135,8 +135,32 @@ export const downloadJobSchema = z.object({
   attempts: z.number().int(),
   file: z.string().optional(),
   libraryId: z.string().optional(),
+  batch: z.object({
+    type: z.enum(['split', 'series']),
+    limits: z.object({ maxCompositeAreaKm2: z.number(), maxTotalBands: z.number() }),
+    dates: z.array(z.string()).optional(),
+    parts: z.number().int(),
+  }).optional(),
+  files: z.array(z.string()).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
+});
+
+/** How a composite will be fetched: one request, or parts cut on the output pixel grid (and per date for a series), with the summed estimate. */
+export const downloadPlanSchema = z.object({
+  split: z.boolean(),
+  splitBy: z.object({ area: z.boolean(), bands: z.boolean() }),
+  parts: z.number().int(),
+  dates: z.array(z.string()).nullable(),
+  areaKm2: z.number(),
+  limits: z.object({ maxCompositeAreaKm2: z.number(), maxTotalBands: z.number() }),
+  estimate: z.object({
+    AreaEstimateKm2: z.number(),
+    BilledAreaKm2: z.number(),
+    CreditEstimate: z.number(),
+    CurrencyCode: z.string().nullable(),
+    requests: z.number().int(),
+  }),
 });
 
 /** One local raster of the library. */
@@ -166,6 +190,16 @@ export const settingsSchema = z.object({
   downloadDir: z.string(),
   theme: z.enum(['system', 'light', 'dark']),
   osmLayer: z.boolean(),
+});
+
+/** Response of `library:preview`: which raster id the map opens (the file itself or its overview copy) and why. */
+export const previewStatusSchema = z.object({
+  id: z.string(),
+  state: z.enum(['not-needed', 'ready', 'unsupported']),
+  rasterId: z.string(),
+  reason: z.string(),
+  reused: z.boolean(),
+  buildMs: z.number(),
 });
 
 const data = z.object({ data: z.unknown() });
@@ -253,6 +287,22 @@ export const channels = {
   'settings:get': channel(noRequest, settingsSchema),
   /** Changes some settings. */
   'settings:set': channel(settingsSchema.partial().strict(), settingsSchema),
+
+  /** How a library raster is previewed; builds (once, cached) an overview copy of a non-COG file, with 'library:overview-progress' events. */
+  'library:preview': channel(byId, previewStatusSchema),
+  /** Shows a library raster in the system file manager. */
+  'library:reveal': channel(byId, z.object({ revealed: z.boolean() })),
+
+  /** Plans a composite against the account's limits (and, for a series, the dates with imagery) and sums the per-request estimates. */
+  'downloads:plan': channel(
+    z.strictObject({ request: recordSchema, series: z.strictObject({ from: z.string(), until: z.string().nullable() }).optional() }),
+    downloadPlanSchema,
+  ),
+  /** Queues one job that downloads the same AOI and settings for every date with imagery in the period. */
+  'downloads:enqueue-series': channel(
+    z.strictObject({ request: recordSchema, from: z.string(), until: z.string().nullable(), targetDir: z.string().optional() }),
+    downloadJobSchema,
+  ),
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

@@ -61,7 +61,7 @@ describe('preload', () => {
     expect(Object.keys(exposed.api).sort()).toEqual(expected);
     // Pin the derivation so a bug in methodName cannot hide behind itself.
     expect(Object.keys(exposed.api).sort()).toEqual(
-      ['accountInfo', 'accountSettings', 'appInfo', 'billingOrders', 'billingSummary', 'billingTransactions', 'downloadsCancel', 'downloadsEnqueue', 'downloadsList', 'downloadsRemove', 'downloadsRetry', 'downloadsReveal', 'imageryAvailable', 'imageryEstimate', 'imageryLegacyComposite', 'imagerySearch', 'libraryImport', 'libraryList', 'libraryRemove', 'on', 'profilesActivate', 'profilesCreate', 'profilesDelete', 'profilesDeleteKey', 'profilesList', 'profilesSetKey', 'profilesTestKey', 'profilesUpdate', 'serviceCall', 'serviceOperations', 'servicePing', 'serviceReconnect', 'serviceStatus', 'settingsGet', 'settingsSet', 'taskingCreate', 'taskingEstimate', 'taskingModels'],
+      ['accountInfo', 'accountSettings', 'appInfo', 'billingOrders', 'billingSummary', 'billingTransactions', 'downloadsCancel', 'downloadsEnqueue', 'downloadsEnqueueSeries', 'downloadsList', 'downloadsPlan', 'downloadsRemove', 'downloadsRetry', 'downloadsReveal', 'imageryAvailable', 'imageryEstimate', 'imageryLegacyComposite', 'imagerySearch', 'libraryImport', 'libraryList', 'libraryPreview', 'libraryRemove', 'libraryReveal', 'on', 'profilesActivate', 'profilesCreate', 'profilesDelete', 'profilesDeleteKey', 'profilesList', 'profilesSetKey', 'profilesTestKey', 'profilesUpdate', 'serviceCall', 'serviceOperations', 'servicePing', 'serviceReconnect', 'serviceStatus', 'settingsGet', 'settingsSet', 'taskingCreate', 'taskingEstimate', 'taskingModels'],
     );
     for (const value of Object.values(exposed.api)) expect(typeof value).toBe('function');
   });

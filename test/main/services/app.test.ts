@@ -117,6 +117,39 @@ describe('app core over the dispatcher', () => {
     expect((await call('downloads:reveal', { id: done.id })).data.revealed).toBe(false);
   });
 
+  it('a request over MaxTotalBands is planned, estimated and run as one job of parts, mosaicked in the requested order', async () => {
+    const search = await call('imagery:search', { request: { Wkt: SMALL_AOI, From: '2026-08-01', Until: null } });
+    const date = search.data.data.ModelImageDates[0].DatesByGeog[0].Dates.at(-1);
+    const bands = 'B2,B3,B4,B5,B6,B7,B8,B8A,B11,B12,ndvi,[B11_B8],[B3_B8]';
+    const request = { Wkt: SMALL_AOI, Date: date, Model: 'Stratus2', Resolution: 80, EpsgProjection: 32633, Bandnames: bands };
+    const plan = await call('downloads:plan', { request });
+    expect(plan.data).toMatchObject({ split: true, splitBy: { area: false, bands: true }, parts: 2, dates: null, limits: { maxTotalBands: 12 } });
+    const single = await call('imagery:estimate', { request: { Wkt: SMALL_AOI } });
+    expect(plan.data.estimate.AreaEstimateKm2).toBeCloseTo(single.data.data.AreaEstimateKm2, 1);
+    expect(plan.data.estimate.requests).toBe(2);
+    const job = await call('downloads:enqueue', { kind: 'composite', request });
+    expect(job.data.batch).toMatchObject({ type: 'split', parts: 2 });
+    await expect.poll(async () => (await call('downloads:list')).data.jobs.find((j: any) => j.id === job.data.id).state, { timeout: 30_000 }).toBe('done');
+    const done = (await call('downloads:list')).data.jobs.find((j: any) => j.id === job.data.id);
+    const entry = (await call('library:list')).data.entries.find((e: any) => e.path === done.file);
+    expect(entry.bands).toEqual(bands.replace('ndvi', '[B8_B4]').split(','));
+  });
+
+  it('a time series downloads every date with imagery in the period as one job', async () => {
+    const from = '2026-10-20';
+    const request = { Wkt: SMALL_AOI, Model: 'Stratus2', Resolution: 160, EpsgProjection: 32633, Bandnames: 'ndvi' };
+    const plan = await call('downloads:plan', { request: { ...request, Date: from }, series: { from, until: null } });
+    expect(plan.data.dates.length).toBeGreaterThan(2);
+    expect(plan.data.dates.every((d: string) => d >= from)).toBe(true);
+    const job = await call('downloads:enqueue-series', { request, from, until: null });
+    expect(job.data.batch).toMatchObject({ type: 'series', dates: plan.data.dates });
+    await expect.poll(async () => (await call('downloads:list')).data.jobs.find((j: any) => j.id === job.data.id).state, { timeout: 30_000 }).toBe('done');
+    const done = (await call('downloads:list')).data.jobs.find((j: any) => j.id === job.data.id);
+    expect(done.files).toHaveLength(plan.data.dates.length);
+    const empty = await call('downloads:enqueue-series', { request, from: '2020-01-01', until: '2020-02-01' });
+    expect(empty).toMatchObject({ ok: false, error: { kind: 'validation' } });
+  });
+
   it('profiles: a real key set through IPC never comes back, and a bad key shows as auth', async () => {
     const sim = await startSimulator({ port: 0, cacheDir: path.join(dir, 'sim2') });
     try {

@@ -1,0 +1,67 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { sha256File } from '../library/catalog.js';
+import { planComposite, runBatch, runBatches, withDate, type BatchResult, type CompositeBody, type RunBatchDeps } from './batch/index.js';
+import { downloadToFile } from './stream-to-file.js';
+import { DownloadError, type BatchJobRunner, type BatchOutput, type BinarySource } from './types.js';
+
+/**
+ * Runs the queue's batch jobs: re-plans the request against the limits stored
+ * with the job (deterministic, so a restarted job reuses the parts it has),
+ * downloads the parts through the same source as single downloads, and
+ * mosaics them (or writes a VRT). Time series run one plan per date.
+ */
+
+/** Options of {@link createBatchRunner}. */
+export interface BatchRunnerOptions {
+  /** Parts in flight at once: the account's concurrency. */
+  parallelism: () => number;
+  stallTimeoutMs?: number;
+}
+
+/** Builds the runner the download queue calls for jobs that carry a batch spec. */
+export function createBatchRunner(source: BinarySource, options: BatchRunnerOptions): BatchJobRunner {
+  const downloadPart: RunBatchDeps['downloadPart'] = async (body, targetFile, signal, onProgress) => {
+    const res = await source.fetchBinary('composite', body, signal);
+    if (res.kind !== 'stream') {
+      throw new DownloadError('validation', 'A part of a large job was uploaded to UploadUrl; split jobs must be downloaded.');
+    }
+    await downloadToFile({
+      body: res.body,
+      dir: path.dirname(targetFile),
+      fileName: path.basename(targetFile),
+      contentLength: res.contentLength,
+      signal,
+      onProgress: (bytes) => onProgress(bytes, res.contentLength),
+      stallTimeoutMs: options.stallTimeoutMs,
+    });
+  };
+
+  return async (job, signal, onProgress) => {
+    const spec = job.batch;
+    if (!spec) throw new DownloadError('validation', 'Not a batch job.');
+    const plan = planComposite(job.request as CompositeBody, spec.limits);
+    const deps: RunBatchDeps = { downloadPart, parallelism: Math.max(1, options.parallelism()) };
+    const report = (p: { bytes: number; totalBytes: number | null }) => onProgress(p.bytes, p.totalBytes);
+    let results: BatchResult[];
+    if (spec.type === 'series') {
+      const dates = spec.dates ?? [];
+      if (dates.length === 0) throw new DownloadError('validation', 'The time series has no dates.');
+      results = await runBatches(dates.map((date) => ({ plan: withDate(plan, date) })), deps, job.targetDir, signal, report);
+    } else {
+      results = [await runBatch(plan, deps, job.targetDir, signal, report)];
+    }
+    const outputs: BatchOutput[] = [];
+    const notes: string[] = [];
+    for (const r of results) {
+      outputs.push(await output(r.file, signal));
+      if (r.kind === 'vrt') notes.push(`Parts kept with a VRT: ${r.reason ?? 'they differ in CRS or resolution'}.`);
+    }
+    return notes.length ? { outputs, note: notes.join(' ') } : { outputs };
+  };
+}
+
+async function output(file: string, signal: AbortSignal): Promise<BatchOutput> {
+  const st = await stat(file);
+  return { path: file, bytes: st.size, sha256: await sha256File(file, signal) };
+}
