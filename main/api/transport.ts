@@ -350,7 +350,8 @@ function guardedStream(body: ReadableStream<Uint8Array> | null, finish: () => vo
         await reader.cancel(reason).catch(() => undefined);
       },
     },
-    { highWaterMark: 0 },
+    // Read ahead a few MB so the socket keeps flowing while the consumer writes to disk; bounded, so memory stays flat.
+    new ByteLengthQueuingStrategy({ highWaterMark: 4 * 1024 * 1024 }),
   );
 }
 

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { EventName, EventPayload } from '../../preload/contract';
 import type { HttpFetch } from '../api';
-import { DownloadQueue, createBatchRunner, type BinarySource } from '../downloads';
+import { DownloadQueue, createBatchRunner } from '../downloads';
+import { clientBinarySource } from './binary-source';
 import { DEMO_API_KEY, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
 import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
@@ -86,14 +87,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     log,
     onConcurrency: (n) => queue.setConcurrency(n),
   });
-  const source: BinarySource = {
-    async fetchBinary(kind, body, signal) {
-      const client = await session.client(signal);
-      if (kind === 'composite') return client.processComposite(body as never, signal);
-      if (kind === 'tile') return client.processTile(body as never, signal);
-      return client.processMiniTile(body as never, signal);
-    },
-  };
+  const source = clientBinarySource((signal) => session.client(signal));
   const queue: DownloadQueue = await DownloadQueue.open({
     stateDir: dir, source, library, concurrency: 2, onWarning: log,
     runBatch: createBatchRunner(source, { parallelism: () => queue.concurrency }),

@@ -4,10 +4,10 @@ import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { fetch as undiciFetch } from 'undici';
 import { DownloadQueue } from '../../main/downloads/index.js';
 import { LibraryCatalog } from '../../main/library/index.js';
-import { fetchSource } from '../main/downloads/helpers.js';
+import { ServiceClient } from '../../main/api/index.js';
+import { clientBinarySource } from '../../main/services/binary-source.js';
 import { curlDownload, spawnSimulator, utmSquareWkt, type Figure } from './simulator.bench.js';
 
 const execFileP = promisify(execFile);
@@ -32,7 +32,10 @@ async function ourDownload(url: string, body: Record<string, unknown>, work: str
   const stateDir = path.join(work, `state-${round}`);
   const targetDir = path.join(work, `ours-${round}`);
   const library = await LibraryCatalog.open({ dir: stateDir });
-  const source = fetchSource(url, { fetch: undiciFetch as unknown as typeof fetch });
+  // The app's own client path: ServiceClient (undici under Node) feeding the queue.
+  const client = new ServiceClient({ baseUrl: url, getKey: async () => 'demo-key', cacheDir: path.join(work, 'spec-cache') });
+  await client.connect();
+  const source = clientBinarySource(async () => client);
   const queue = await DownloadQueue.open({ stateDir, source, library, concurrency: 1 });
   await new Promise((r) => setTimeout(r, 200));
   const base = process.memoryUsage().rss;
@@ -46,6 +49,7 @@ async function ourDownload(url: string, body: Record<string, unknown>, work: str
   peak = Math.max(peak, process.memoryUsage().rss);
   const done = queue.get(job.id)!;
   await queue.close();
+  await client.close();
   if (done.state !== 'done' || !done.file) throw new Error(`download failed: ${done.state} ${done.reason ?? ''}`);
   const bytes = statSync(done.file).size;
   await rm(targetDir, { recursive: true, force: true });
