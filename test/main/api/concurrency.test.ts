@@ -53,12 +53,14 @@ describe('bounded by the account limit against the simulator', () => {
     await t.close();
   });
 
-  it('a download holds its slot until its body is read', async () => {
+  it('a download holds its slot until its body has been received (read-ahead is bounded)', async () => {
     const t = await startTestSim();
     const c = makeClient(t.url, { initialConcurrency: 1 });
     const found: any = await c.client.searchAvailable({ Wkt: SMALL_AOI, From: '2026-01-01' });
     const dates: string[] = found.ModelImageDates[0].DatesByGeog[0].Dates;
-    const file = await c.client.processComposite({ Wkt: SMALL_AOI, Date: dates.at(-1)!, Model: 'Stratus2', Resolution: 40 });
+    // ~30 MB, far more than the few MB the client reads ahead, so the transfer waits for the reader.
+    const big = 'POLYGON((13.30 52.42, 13.55 52.42, 13.55 52.58, 13.30 52.58, 13.30 52.42))';
+    const file = await c.client.processComposite({ Wkt: big, Date: dates.at(-1)!, Model: 'Stratus2', Resolution: 10 });
     expect(file.kind).toBe('stream');
     let settingsDone = false;
     const settings = c.client.accountSettings().then(() => { settingsDone = true; });
