@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { sha256File } from '../library/catalog.js';
 import { planComposite, runBatch, runBatches, withDate, type BatchResult, type CompositeBody, type RunBatchDeps } from './batch/index.js';
 import { downloadToFile } from './stream-to-file.js';
 import { DownloadError, type BatchJobRunner, type BatchOutput, type BinarySource } from './types.js';
@@ -34,6 +33,7 @@ export function createBatchRunner(source: BinarySource, options: BatchRunnerOpti
       signal,
       onProgress: (bytes) => onProgress(bytes, res.contentLength),
       stallTimeoutMs: options.stallTimeoutMs,
+      hash: false,
     });
   };
 
@@ -54,14 +54,15 @@ export function createBatchRunner(source: BinarySource, options: BatchRunnerOpti
     const outputs: BatchOutput[] = [];
     const notes: string[] = [];
     for (const r of results) {
-      outputs.push(await output(r.file, signal));
+      outputs.push(await output(r.file));
       if (r.kind === 'vrt') notes.push(`Parts kept with a VRT: ${r.reason ?? 'they differ in CRS or resolution'}.`);
     }
     return notes.length ? { outputs, note: notes.join(' ') } : { outputs };
   };
 }
 
-async function output(file: string, signal: AbortSignal): Promise<BatchOutput> {
+async function output(file: string): Promise<BatchOutput> {
   const st = await stat(file);
-  return { path: file, bytes: st.size, sha256: await sha256File(file, signal) };
+  // Hashed by the library after the job is done, off the download's critical path.
+  return { path: file, bytes: st.size, sha256: null };
 }

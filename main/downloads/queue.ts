@@ -520,6 +520,8 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       },
       onProgress: (bytes) => this.progress(job, run, bytes, false),
       stallTimeoutMs: this.stallMs,
+      // With a library, the sha256 is computed there after publishing, off the transfer's critical path.
+      hash: !this.library,
     });
     delete job.partPath;
     job.file = out.path;
@@ -548,7 +550,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   }
 
   /** Adds finished files to the library; returns a note when that failed (the files themselves are fine). */
-  private async record(job: DownloadJob, outputs: { path: string; bytes: number; sha256: string }[]): Promise<string | undefined> {
+  private async record(job: DownloadJob, outputs: { path: string; bytes: number; sha256: string | null }[]): Promise<string | undefined> {
     if (!this.library) return undefined;
     // The files are published and verified: a library problem must not turn the download into a failure.
     try {

@@ -89,7 +89,8 @@ async function writeAll(fh: FileHandle, chunks: Uint8Array[], size: number, posi
 /** Outcome of {@link writeBody}. */
 export interface WrittenBody {
   bytes: number;
-  sha256: string;
+  /** Null when hashing was not asked for (the library hashes published files off the hot path). */
+  sha256: string | null;
 }
 
 /**
@@ -102,11 +103,11 @@ export interface WrittenBody {
 export async function writeBody(
   body: ReadableStream<Uint8Array>,
   fh: FileHandle,
-  opts: { contentLength: number | null; signal: AbortSignal; label: string; onProgress?: (bytes: number) => void; stallTimeoutMs?: number },
+  opts: { contentLength: number | null; signal: AbortSignal; label: string; onProgress?: (bytes: number) => void; stallTimeoutMs?: number; hash?: boolean },
 ): Promise<WrittenBody> {
   const { contentLength, signal, label, onProgress } = opts;
   const stallMs = opts.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
-  const hash = createHash('sha256');
+  const hash = opts.hash === false ? null : createHash('sha256');
   const reader = body.getReader();
   let bytes = 0;
   const onAbort = (): void => {
@@ -168,7 +169,7 @@ export async function writeBody(
       lastData = performance.now();
       const value = chunk.value;
       if (value.byteLength === 0) continue;
-      hash.update(value);
+      hash?.update(value);
       bytes += value.byteLength;
       if (contentLength != null && bytes > contentLength) {
         throw new DownloadError('transient', `The server sent more than the announced ${contentLength} bytes for ${label}.`);
@@ -188,7 +189,7 @@ export async function writeBody(
     if (contentLength != null && bytes !== contentLength) {
       throw new DownloadError('transient', `The transfer of ${label} ended after ${bytes} of ${contentLength} bytes.`);
     }
-    return { bytes, sha256: hash.digest('hex') };
+    return { bytes, sha256: hash ? hash.digest('hex') : null };
   } catch (e) {
     // The caller closes and deletes the file next; nothing may still be writing to it then.
     if (inflight) await (inflight as Promise<void>).catch(() => undefined);
@@ -322,13 +323,16 @@ export interface DownloadToFileOptions {
   onProgress?: (bytes: number) => void;
   /** See {@link DEFAULT_STALL_TIMEOUT_MS}. */
   stallTimeoutMs?: number;
+  /** false skips the sha256 (default true): hashing on the read path costs a third of the throughput. */
+  hash?: boolean;
 }
 
 /** A finished, verified download. */
 export interface DownloadedFile {
   path: string;
   bytes: number;
-  sha256: string;
+  /** Null when the options asked not to hash. */
+  sha256: string | null;
 }
 
 /**
@@ -349,7 +353,7 @@ export async function downloadToFile(opts: DownloadToFileOptions): Promise<Downl
   let closed = false;
   try {
     await opts.onPart?.(partPath);
-    const written = await writeBody(body, handle, { contentLength, signal, label: partPath, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs });
+    const written = await writeBody(body, handle, { contentLength, signal, label: partPath, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, hash: opts.hash });
     try {
       await handle.sync();
     } catch (e) {

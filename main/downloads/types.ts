@@ -155,7 +155,8 @@ export interface BatchSpec {
 export interface BatchOutput {
   path: string;
   bytes: number;
-  sha256: string;
+  /** Null: the library hashes it in the background. */
+  sha256: string | null;
 }
 
 /** Runs a batch job (plan, download parts, mosaic or VRT); injected so the queue knows nothing about planning. */

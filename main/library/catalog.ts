@@ -17,7 +17,8 @@ export interface LibraryEntry {
   /** Absolute path of the file. */
   path: string;
   size: number;
-  sha256: string;
+  /** Null for a moment after a download is recorded, until the background hash is done. */
+  sha256: string | null;
   /** The process body that produced the file (never the key); null for imports. */
   request: Record<string, unknown> | null;
   /** The operation that produced it; null for imports. */
@@ -44,7 +45,7 @@ const entrySchema = z.object({
   id: z.string().min(1),
   path: z.string().min(1),
   size: z.number().int().nonnegative(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
   request: z.record(z.string(), z.unknown()).nullable(),
   kind: z.enum(['composite', 'tile', 'minitile']).nullable(),
   date: z.string().nullable(),
@@ -66,13 +67,14 @@ const fileSchema = z.object({ version: z.literal(1), entries: z.array(entrySchem
 export interface DownloadedRaster {
   path: string;
   size: number;
-  sha256: string;
+  /** Null: the catalog hashes the file in the background after recording it. */
+  sha256: string | null;
   kind: DownloadKind;
   request: Record<string, unknown>;
 }
 
 /** Events of the catalog: an entry appeared (or was refreshed), or went away. */
-export type LibraryEvents = { added: [LibraryEntry]; removed: [LibraryEntry] };
+export type LibraryEvents = { added: [LibraryEntry]; removed: [LibraryEntry]; updated: [LibraryEntry] };
 
 /** Options of {@link LibraryCatalog.open}. */
 export interface LibraryOptions {
@@ -104,10 +106,14 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
   private readonly entries = new Map<string, LibraryEntry>();
   private readonly store: JsonStore;
   private readonly now: () => number;
+  private readonly warn: (message: string) => void;
+  /** Background hashing, one file at a time so it never competes with itself for the disk. */
+  private hashing: Promise<void> = Promise.resolve();
 
   private constructor(readonly file: string, opts: LibraryOptions) {
     super();
     this.now = opts.now ?? Date.now;
+    this.warn = opts.onWarning ?? (() => undefined);
     this.store = new JsonStore(file, () => ({ version: 1, entries: [...this.entries.values()] }));
   }
 
@@ -133,6 +139,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
       await rename(file, aside).catch(() => undefined);
       opts.onWarning?.(`${problem}. It was moved to ${aside} and the library starts empty.`);
     }
+    // Entries recorded just before a crash may still lack their hash.
+    for (const e of cat.entries.values()) if (e.sha256 === null) cat.hashLater(e.id, e.path);
     return cat;
   }
 
@@ -178,7 +186,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
   }
 
   private async put(
-    abs: string, size: number, sha256: string, meta: RasterMetadata,
+    abs: string, size: number, sha256: string | null, meta: RasterMetadata,
     request: Record<string, unknown> | null, kind: DownloadKind | null, source: LibraryEntry['source'], signal: AbortSignal,
   ): Promise<LibraryEntry> {
     throwIfAborted(signal);
@@ -206,7 +214,24 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
     this.entries.set(entry.id, entry);
     await this.store.save();
     this.emit('added', structuredClone(entry));
+    if (sha256 === null) this.hashLater(entry.id, abs);
     return structuredClone(entry);
+  }
+
+  /** Computes a recorded file's sha256 in the background and stores it (the entry may be gone or replaced by then). */
+  private hashLater(id: string, file: string): void {
+    this.hashing = this.hashing.then(async () => {
+      try {
+        const digest = await sha256File(file, new AbortController().signal);
+        const e = this.entries.get(id);
+        if (!e || e.path !== file || e.sha256 !== null) return;
+        e.sha256 = digest;
+        await this.store.save();
+        this.emit('updated', structuredClone(e));
+      } catch (error) {
+        this.warn(`Could not hash ${file}: ${(error as Error).message}`);
+      }
+    });
   }
 
   /** Forgets an entry and, when asked, deletes its file first (a file that is already gone is fine). */
@@ -229,8 +254,9 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
     return structuredClone(entry);
   }
 
-  /** Resolves once every change so far is on disk. */
-  flush(): Promise<void> {
-    return this.store.save();
+  /** Resolves once every change so far, background hashes included, is on disk. */
+  async flush(): Promise<void> {
+    await this.hashing;
+    await this.store.save();
   }
 }

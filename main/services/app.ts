@@ -97,6 +97,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   queue.on('warning', log);
   library.on('added', (e) => emit('library:changed', { reason: 'added', id: e.id }));
   library.on('removed', (e) => emit('library:changed', { reason: 'removed', id: e.id }));
+  library.on('updated', (e) => emit('library:changed', { reason: 'updated', id: e.id }));
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
 

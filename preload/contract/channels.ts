@@ -168,7 +168,8 @@ export const libraryEntrySchema = z.object({
   id: z.string(),
   path: z.string(),
   size: z.number(),
-  sha256: z.string(),
+  /** Null for a moment after a download, until the background hash is done. */
+  sha256: z.string().nullable(),
   request: recordSchema.nullable(),
   kind: downloadKindSchema.nullable(),
   date: z.string().nullable(),

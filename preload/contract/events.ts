@@ -25,7 +25,9 @@ export const events = {
   /** A download job changed state (queued, running, done, failed, cancelled). */
   'job:state': z.object({ id: z.string(), state: z.string() }).passthrough(),
   /** Rasters were added to or removed from the library. */
-  'library:changed': z.object({ reason: z.enum(['added', 'removed']), id: z.string() }),
+  'library:changed': z.object({ reason: z.enum(['added', 'removed', 'updated']), id: z.string() }),
+  /** Progress (0..1) of building a library raster's overview copy. */
+  'library:overview-progress': z.object({ id: z.string(), fraction: z.number().min(0).max(1) }),
 } satisfies Record<string, z.ZodType>;
 
 /** The real contract's event map type. */

@@ -87,6 +87,7 @@ it('a SIGKILL mid-download leaves only a .part; the next start re-queues the job
   expect(statSync(done.file!).size).toBe(ref.bytes);
   expect(partFiles(targetDir)).toEqual([]);
   expect(readdirSync(targetDir)).toEqual([path.basename(done.file!)]);
+  await library.flush();
   expect(library.get(done.libraryId!)).toMatchObject({ sha256: ref.sha256, size: ref.bytes, epsg: 32633, resolution: 10 });
   await q.close();
 }, 120_000);

@@ -58,6 +58,8 @@ describe('DownloadQueue against the simulator', () => {
     expect(done.total).toBe(ref.bytes);
     expect(events.map((e) => e.state)).toEqual(expect.arrayContaining(['queued', 'running', 'done']));
 
+    // The library hashes a published download in the background; flush waits for it.
+    await library.flush();
     const entry = library.get(done.libraryId!)!;
     expect(entry).toMatchObject({
       path: done.file, size: ref.bytes, sha256: ref.sha256, source: 'download', kind: 'composite', date, model: 'Stratus2',
@@ -98,6 +100,7 @@ describe('DownloadQueue against the simulator', () => {
       const jobs = await Promise.all(requests.map((request) => q.add({ kind: 'composite', request, targetDir })));
       await q.onIdle();
 
+      await library.flush();
       const final = q.list();
       expect(final.filter((j) => j.state !== 'done').map((j) => `${j.state}: ${j.reason}`)).toEqual([]);
       for (const j of jobs) {

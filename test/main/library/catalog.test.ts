@@ -182,3 +182,40 @@ describe('LibraryCatalog', () => {
     expect(readdirSync(dir).some((n) => n.startsWith(`${LIBRARY_FILE}.corrupt-`))).toBe(true);
   });
 });
+
+describe('background hashing of downloads', () => {
+  it('records a download at once and fills in its sha256 after, emitting updated, also after a restart', async () => {
+    const { mkdtempSync, rmSync, copyFileSync, readdirSync } = await import('node:fs');
+    const os = await import('node:os');
+    const pathMod = await import('node:path');
+    const { createHash } = await import('node:crypto');
+    const { readFileSync } = await import('node:fs');
+    const { LibraryCatalog } = await import('../../../main/library/index.js');
+    const dir = mkdtempSync(pathMod.join(os.tmpdir(), 'swath-lib-hash-'));
+    try {
+      const fixtures = pathMod.join(import.meta.dirname, '../../fixtures');
+      const tif = readdirSync(fixtures, { recursive: true }).map(String).find((f) => f.endsWith('.tif'));
+      if (!tif) throw new Error('no fixture GeoTIFF');
+      const file = pathMod.join(dir, 'a.tif');
+      copyFileSync(pathMod.join(fixtures, tif), file);
+      const expected = createHash('sha256').update(readFileSync(file)).digest('hex');
+      const lib = await LibraryCatalog.open({ dir });
+      const updated: string[] = [];
+      lib.on('updated', (e) => updated.push(e.sha256 ?? 'null'));
+      const entry = await lib.addDownload({ path: file, size: 1, sha256: null, kind: 'composite', request: {} }, new AbortController().signal);
+      expect(entry.sha256).toBeNull();
+      await lib.flush();
+      expect(lib.get(entry.id)!.sha256).toBe(expected);
+      expect(updated).toEqual([expected]);
+      // A crash before the hash: the next open hashes what is missing.
+      const lib2 = await LibraryCatalog.open({ dir });
+      const e2 = await lib2.addDownload({ path: pathMod.join(dir, 'a.tif'), size: 1, sha256: null, kind: 'composite', request: {} }, new AbortController().signal);
+      const lib3 = await LibraryCatalog.open({ dir });
+      await lib3.flush();
+      expect(lib3.get(e2.id)!.sha256).toBe(expected);
+      await lib2.flush();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
