@@ -3,7 +3,7 @@ import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { HandlerError } from '../ipc/errors.js';
-import { removeStaleTempFiles, writeFileAtomic } from './atomic-file.js';
+import { removeStaleTempFiles, writeFileAtomic } from '../shared/atomic-file.js';
 import { KeychainError, scrub, type KeychainProblem } from './errors.js';
 import { Keychain } from './keychain.js';
 import { checkBaseUrl, keyReasons, nameReasons } from './validation.js';

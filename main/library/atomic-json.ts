@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../shared/atomic-file.js';
 
 /** Thrown when an operation stops because its AbortSignal fired. */
 export function abortError(signal: AbortSignal): Error {
@@ -16,45 +15,17 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw abortError(signal);
 }
 
-/** fsyncs a directory so a rename or link inside it survives a power cut; a no-op where directories cannot be opened (Windows). */
-export async function fsyncDir(dir: string): Promise<void> {
-  let fh;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch {
-    // Windows cannot open directories; NTFS journals the metadata anyway.
-  } finally {
-    await fh?.close().catch(() => undefined);
-  }
-}
+/** fsyncs a directory (see shared/atomic-file.ts); kept under this name for the download code. */
+export { syncDirectory as fsyncDir } from '../shared/atomic-file.js';
 
-/**
- * Writes JSON so readers only ever see the old or the new complete file: a unique temp file in the
- * same directory, fsync, rename over the target, fsync the directory.
- */
+/** Writes JSON so readers only ever see the old or the new complete file (temp file, fsync, rename, directory fsync). */
 export async function writeJsonAtomic(file: string, value: unknown, signal?: AbortSignal): Promise<void> {
   throwIfAborted(signal);
-  const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await open(tmp, 'w', 0o600);
   try {
-    await fh.writeFile(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
-    await fh.sync();
+    await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
   } catch (e) {
-    await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
     throw new Error(`Could not write ${file}: ${(e as Error).message}`, { cause: e });
   }
-  await fh.close();
-  try {
-    await rename(tmp, file);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw new Error(`Could not replace ${file}: ${(e as Error).message}`, { cause: e });
-  }
-  await fsyncDir(dir);
 }
 
 /** Reads a JSON file; null when it does not exist, an Error naming the file when it is unreadable or not JSON. */

@@ -1,5 +1,6 @@
+/** Atomic file replacement shared by every store main keeps in userData (profiles, queue, library, settings). */
 import { randomBytes } from 'node:crypto';
-import { open, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Prefix and suffix of the temporary files {@link writeFileAtomic} creates next to `path`. */
@@ -10,6 +11,7 @@ function tempPattern(path: string): { prefix: string; suffix: string } {
 /** Replaces `path` with `data` so that a crash leaves either the old or the new content, never a torn file. */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
   const { prefix, suffix } = tempPattern(path);
   const tmp = join(dir, `${prefix}${process.pid}-${randomBytes(4).toString('hex')}${suffix}`);
   try {
@@ -40,9 +42,11 @@ export async function removeStaleTempFiles(path: string): Promise<void> {
   );
 }
 
-// The rename is only durable once the directory entry is on disk. Windows cannot open a
-// directory for syncing, and NTFS journals the rename anyway.
-async function syncDirectory(dir: string): Promise<void> {
+/**
+ * fsyncs a directory so a rename or link inside it survives a power cut. Windows cannot open a
+ * directory for syncing (and NTFS journals the rename anyway), so there it does nothing.
+ */
+export async function syncDirectory(dir: string): Promise<void> {
   if (process.platform === 'win32') return;
   const handle = await open(dir, 'r');
   try {
