@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIBRARY_FILE, LibraryCatalog, boundsTo4326, readRasterMetadata } from '../../../main/library/index.js';
 import { tinyGeoTiff } from '../downloads/fixtures.js';
 import { PROCESS_PATHS } from '../downloads/helpers.js';
+import { writeGeoTiff } from '../../../main/simulator/raster/index.js';
 import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
 
 let sim: TestSim;
@@ -185,19 +186,14 @@ describe('LibraryCatalog', () => {
 
 describe('background hashing of downloads', () => {
   it('records a download at once and fills in its sha256 after, emitting updated, also after a restart', async () => {
-    const { mkdtempSync, rmSync, copyFileSync, readdirSync } = await import('node:fs');
-    const os = await import('node:os');
-    const pathMod = await import('node:path');
-    const { createHash } = await import('node:crypto');
-    const { readFileSync } = await import('node:fs');
-    const { LibraryCatalog } = await import('../../../main/library/index.js');
-    const dir = mkdtempSync(pathMod.join(os.tmpdir(), 'swath-lib-hash-'));
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-lib-hash-'));
     try {
-      const fixtures = pathMod.join(import.meta.dirname, '../../fixtures');
-      const tif = readdirSync(fixtures, { recursive: true }).map(String).find((f) => f.endsWith('.tif'));
-      if (!tif) throw new Error('no fixture GeoTIFF');
-      const file = pathMod.join(dir, 'a.tif');
-      copyFileSync(pathMod.join(fixtures, tif), file);
+      const file = path.join(dir, 'a.tif');
+      await writeGeoTiff({
+        aoi: { type: 'Polygon', coordinates: [[[13.4, 52.5], [13.42, 52.5], [13.42, 52.51], [13.4, 52.51], [13.4, 52.5]]] },
+        date: '2026-06-01', epsg: 32633, resolution: 80, bands: [{ kind: 'band', name: 'B4' }], dataType: 'INT16',
+        pixelSelection: 'intersect', tags: { IMAGE_DATE: '20260601', MODEL_VERSION: 'x', IMAGE_VERSION: '1', CONSTELLATIONS: 'Sentinel2' },
+      }, file);
       const expected = createHash('sha256').update(readFileSync(file)).digest('hex');
       const lib = await LibraryCatalog.open({ dir });
       const updated: string[] = [];
@@ -207,9 +203,9 @@ describe('background hashing of downloads', () => {
       await lib.flush();
       expect(lib.get(entry.id)!.sha256).toBe(expected);
       expect(updated).toEqual([expected]);
-      // A crash before the hash: the next open hashes what is missing.
+      // Recorded but not hashed before a crash: the next open hashes what is missing.
       const lib2 = await LibraryCatalog.open({ dir });
-      const e2 = await lib2.addDownload({ path: pathMod.join(dir, 'a.tif'), size: 1, sha256: null, kind: 'composite', request: {} }, new AbortController().signal);
+      const e2 = await lib2.addDownload({ path: file, size: 1, sha256: null, kind: 'composite', request: {} }, new AbortController().signal);
       const lib3 = await LibraryCatalog.open({ dir });
       await lib3.flush();
       expect(lib3.get(e2.id)!.sha256).toBe(expected);
