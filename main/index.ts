@@ -85,7 +85,7 @@ function run(): void {
       installMenu({ appName: app.name, isMac: process.platform === 'darwin', isDev });
       // Mounted before the window exists, so the renderer's first call always finds its handler.
       mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl) }));
-      mountRasterProtocol(c.library);
+      mountRasterProtocol(c.rasters);
       openWindow();
       app.on('activate', () => {
         if (BrowserWindow.getAllWindows().length === 0) openWindow();

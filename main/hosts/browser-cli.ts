@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     emit: (event, payload) => host?.emit(event, payload),
     log: (line) => console.error(`[swath] ${line}`),
   });
-  host = await startBrowserHost({ rendererDir: values.renderer, handlers: app.handlers, rasters: app.library, port, greeting: () => [{ event: 'connection:state', payload: app.connection() }], token: values.token, log: (l) => console.error(l) });
+  host = await startBrowserHost({ rendererDir: values.renderer, handlers: app.handlers, rasters: app.rasters, port, greeting: () => [{ event: 'connection:state', payload: app.connection() }], token: values.token, log: (l) => console.error(l) });
   console.log(`Swath browser host: open ${host.url}`);
   const stop = () => {
     void Promise.all([host?.close(), app.close()]).finally(() => process.exit(0));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { DownloadError } from '../downloads/types.js';
@@ -7,8 +8,9 @@ import type { RasterFileLookup } from './raster-protocol.js';
 
 /**
  * Overview copies of library rasters that are not cloud optimised, built once and reused: a copy
- * is named by the source's sha256, so it survives restarts and is rebuilt only when the file's
- * content changes. The raster protocol serves a copy as `<OVERVIEW_PREFIX><library-id>`.
+ * is named by a hash of the source's path, size and modification time, so it survives restarts
+ * and is rebuilt when the file changes. The raster protocol serves a copy as
+ * `<OVERVIEW_PREFIX><library-id>`.
  */
 
 /** Prefix of the raster id under which an entry's overview copy is served. */
@@ -39,8 +41,6 @@ export interface OverviewCatalog extends RasterFileLookup {
   get(id: string): LibraryEntry | undefined;
   list(): LibraryEntry[];
   on(event: 'removed', listener: (entry: LibraryEntry) => void): unknown;
-  /** Resolves once background work (hashing of new downloads) is done. */
-  flush(): Promise<void>;
 }
 
 /** Options of {@link OverviewCache}. */
@@ -55,18 +55,35 @@ export interface OverviewCacheOptions {
 /** Builds, caches and serves overview copies of library rasters. */
 export class OverviewCache {
   private readonly builds = new Map<string, Promise<void>>();
-  private readonly ready = new Set<string>();
+  /** Library id -> key of its copy, once the copy exists. */
+  private readonly ready = new Map<string, string>();
   private readonly closing = new AbortController();
 
-  /** Creates the cache and removes a copy when its last library entry goes. */
+  /** Creates the cache; a copy is deleted when the last entry using it leaves the library. */
   constructor(private readonly opts: OverviewCacheOptions) {
     opts.catalog.on('removed', (entry) => {
-      if (entry.sha256) void this.dropIfUnused(entry.sha256);
+      const key = this.ready.get(entry.id);
+      this.ready.delete(entry.id);
+      if (key) void this.dropIfUnused(key);
     });
   }
 
-  private copyPath(sha256: string): string {
-    return path.join(this.opts.dir, `${sha256}.tif`);
+  private copyPath(key: string): string {
+    return path.join(this.opts.dir, `${key}.tif`);
+  }
+
+  /**
+   * The copy key of a file as it is now, or null when it is gone. Path, size and modification time
+   * rather than the content hash: known at once (new downloads are hashed in the background) and
+   * changed by any rewrite of the file.
+   */
+  private async keyOf(file: string): Promise<string | null> {
+    try {
+      const st = await stat(file);
+      return createHash('sha256').update(`${file}\0${st.size}\0${st.mtimeMs}`).digest('hex').slice(0, 40);
+    } catch {
+      return null;
+    }
   }
 
   private async exists(file: string): Promise<boolean> {
@@ -77,10 +94,9 @@ export class OverviewCache {
     }
   }
 
-  private async dropIfUnused(sha256: string): Promise<void> {
-    if (this.opts.catalog.list().some((e) => e.sha256 === sha256)) return;
-    this.ready.delete(sha256);
-    await unlink(this.copyPath(sha256)).catch(() => undefined);
+  private async dropIfUnused(key: string): Promise<void> {
+    if ([...this.ready.values()].includes(key) || this.builds.has(key)) return;
+    await unlink(this.copyPath(key)).catch(() => undefined);
   }
 
   /**
@@ -89,14 +105,8 @@ export class OverviewCache {
    * that gives up (it is cached for the next open); only {@link close} stops it.
    */
   async prepare(id: string, signal: AbortSignal): Promise<OverviewStatus> {
-    let found = this.opts.catalog.get(id);
-    if (!found) throw new DownloadError('not-found', `No library entry with id ${id}.`);
-    // A just-downloaded file is hashed in the background; the copy is keyed by content, so wait for it.
-    if (found.sha256 === null) {
-      await this.opts.catalog.flush();
-      found = this.opts.catalog.get(id) ?? found;
-    }
-    const entry = { ...found, sha256: found.sha256 ?? `unhashed-${found.id}` };
+    const entry = this.opts.catalog.get(id);
+    if (!entry) throw new DownloadError('not-found', `No library entry with id ${id}.`);
     const need = await overviewNeed(entry.path, signal).catch((e: unknown) => {
       if (signal.aborted) throw e;
       throw new DownloadError('validation', `${entry.path} cannot be previewed: ${(e as Error).message}`, { cause: e });
@@ -104,13 +114,15 @@ export class OverviewCache {
     if (!need.needed || !need.supported) {
       return { id, state: need.needed ? 'unsupported' : 'not-needed', rasterId: id, reason: need.reason, reused: false, buildMs: 0 };
     }
-    const file = this.copyPath(entry.sha256);
-    if (this.ready.has(entry.sha256) || (await this.exists(file))) {
-      this.ready.add(entry.sha256);
+    const key = await this.keyOf(entry.path);
+    if (!key) throw new DownloadError('not-found', `${entry.path} is missing.`);
+    const file = this.copyPath(key);
+    if (!this.builds.has(key) && (this.ready.get(id) === key || (await this.exists(file)))) {
+      this.ready.set(id, key);
       return { id, state: 'ready', rasterId: OVERVIEW_PREFIX + id, reason: need.reason, reused: true, buildMs: 0 };
     }
     const started = performance.now();
-    let build = this.builds.get(entry.sha256);
+    let build = this.builds.get(key);
     if (!build) {
       build = (async () => {
         await mkdir(this.opts.dir, { recursive: true });
@@ -118,11 +130,11 @@ export class OverviewCache {
           signal: this.closing.signal,
           onProgress: (fraction) => this.opts.onProgress?.({ id, fraction }),
         });
-        this.ready.add(entry.sha256);
-      })().finally(() => this.builds.delete(entry.sha256));
-      this.builds.set(entry.sha256, build);
+      })().finally(() => this.builds.delete(key));
+      this.builds.set(key, build);
     }
     await abortable(build, signal);
+    this.ready.set(id, key);
     return { id, state: 'ready', rasterId: OVERVIEW_PREFIX + id, reason: need.reason, reused: false, buildMs: Math.round(performance.now() - started) };
   }
 
@@ -131,14 +143,15 @@ export class OverviewCache {
     return {
       get: (rasterId) => {
         if (!rasterId.startsWith(OVERVIEW_PREFIX)) return this.opts.catalog.get(rasterId);
-        const entry = this.opts.catalog.get(rasterId.slice(OVERVIEW_PREFIX.length));
-        if (!entry?.sha256 || !this.ready.has(entry.sha256)) return undefined;
-        return { path: this.copyPath(entry.sha256) };
+        const id = rasterId.slice(OVERVIEW_PREFIX.length);
+        const key = this.ready.get(id);
+        if (!key || !this.opts.catalog.get(id)) return undefined;
+        return { path: this.copyPath(key) };
       },
     };
   }
 
-  /** Removes copies whose source is no longer in the library (left over from a crash or an older version). */
+  /** Removes copies whose source is no longer in the library, or has changed (left over from a crash or an older file). */
   async prune(): Promise<number> {
     let names: string[];
     try {
@@ -146,10 +159,12 @@ export class OverviewCache {
     } catch {
       return 0;
     }
-    const keep = new Set(this.opts.catalog.list().map((e) => `${e.sha256}.tif`));
+    const keys = await Promise.all(this.opts.catalog.list().map((e) => this.keyOf(e.path)));
+    const keep = new Set(keys.filter((k): k is string => !!k).map((k) => `${k}.tif`));
     let removed = 0;
     for (const name of names) {
       if (keep.has(name)) continue;
+      if ([...this.builds.keys()].some((k) => name.startsWith(k))) continue;
       await unlink(path.join(this.opts.dir, name)).then(() => removed++, () => undefined);
     }
     return removed;

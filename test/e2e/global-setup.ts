@@ -5,7 +5,8 @@ import path from 'node:path';
 /** Builds the app once per test run into .tmp/e2e-build, for tests that serve the real renderer. */
 export default function setup(): () => void {
   const root = path.resolve(import.meta.dirname, '../..');
-  const outDir = path.join(root, '.tmp', 'e2e-build');
+  // Per run, so two test runs at once never delete each other's build.
+  const outDir = path.join(root, '.tmp', `e2e-build-${process.pid}`);
   const build = spawnSync(path.join(root, 'node_modules/.bin/electron-vite'), ['build', '--outDir', outDir, '--logLevel', 'error'], {
     cwd: root, encoding: 'utf8',
   });
