@@ -8,7 +8,7 @@ export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob: swath-raster:",
+  "img-src 'self' data: blob: swath-raster: https://tile.openstreetmap.org",
   "connect-src 'self' swath-raster:",
   "worker-src 'self' blob:",
   "object-src 'none'",

@@ -1,5 +1,6 @@
 import { createPinia } from 'pinia';
 import { createApp } from 'vue';
+import 'ol/ol.css';
 import App from './App.vue';
 import './assets/base.css';
 

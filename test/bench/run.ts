@@ -1,4 +1,6 @@
 import { benchDownloads } from './downloads.bench.js';
+import { benchPreview } from './preview.bench.js';
+import { benchRenderer } from './renderer.bench.js';
 import { benchSimulator, type Figure } from './simulator.bench.js';
 
 // `npm run bench`: every benchmark of the project, one line per figure as
@@ -6,6 +8,8 @@ import { benchSimulator, type Figure } from './simulator.bench.js';
 const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['simulator', benchSimulator],
   ['downloads', benchDownloads],
+  ['renderer', benchRenderer],
+  ['preview', benchPreview],
 ];
 
 async function main(): Promise<void> {

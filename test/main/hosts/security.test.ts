@@ -19,7 +19,8 @@ describe('Content-Security-Policy', () => {
       'default-src': "'self'",
       'script-src': "'self'",
       'style-src': "'self' 'unsafe-inline'",
-      'img-src': "'self' data: blob: swath-raster:",
+      // The optional OpenStreetMap basemap (off by default) is the only remote image host.
+      'img-src': "'self' data: blob: swath-raster: https://tile.openstreetmap.org",
       'connect-src': "'self' swath-raster:",
       'worker-src': "'self' blob:",
       'object-src': "'none'",

@@ -1,0 +1,131 @@
+import { onBeforeUnmount, onMounted } from 'vue';
+
+/**
+ * Keyboard shortcuts: one catalogue (shown in tooltips and the "?" overlay)
+ * and handlers that components register while they are mounted.
+ */
+
+/** One entry of the catalogue. */
+export interface ShortcutInfo {
+  keys: string;
+  group: 'Panels' | 'Map & AOI' | 'Imagery' | 'General';
+  description: string;
+}
+
+/** Every shortcut of the app, by id. */
+export const SHORTCUTS = {
+  'panel-1': { keys: '1', group: 'Panels', description: 'Imagery panel' },
+  'panel-2': { keys: '2', group: 'Panels', description: 'Tasking panel' },
+  'panel-3': { keys: '3', group: 'Panels', description: 'Library panel' },
+  'panel-4': { keys: '4', group: 'Panels', description: 'Products panel' },
+  'panel-5': { keys: '5', group: 'Panels', description: 'Billing panel' },
+  'panel-6': { keys: '6', group: 'Panels', description: 'Account panel' },
+  'panel-7': { keys: '7', group: 'Panels', description: 'Settings panel' },
+  'toggle-panel': { keys: '\\', group: 'Panels', description: 'Show or hide the side panel' },
+  'toggle-downloads': { keys: 'D', group: 'Panels', description: 'Show or hide the downloads tray' },
+  'draw-polygon': { keys: 'P', group: 'Map & AOI', description: 'Draw a polygon AOI (double-click to finish)' },
+  'draw-rectangle': { keys: 'R', group: 'Map & AOI', description: 'Draw a rectangle AOI' },
+  'edit-aoi': { keys: 'E', group: 'Map & AOI', description: 'Edit AOI vertices on/off (Alt+click removes a vertex)' },
+  'import-aoi': { keys: 'I', group: 'Map & AOI', description: 'Import an AOI from pasted WKT or GeoJSON' },
+  'open-aoi': { keys: 'O', group: 'Map & AOI', description: 'Open a .geojson, .json or .wkt file' },
+  'copy-wkt': { keys: 'C', group: 'Map & AOI', description: 'Copy the AOI as WKT' },
+  'copy-geojson': { keys: 'Shift+C', group: 'Map & AOI', description: 'Copy the AOI as GeoJSON' },
+  'zoom-aoi': { keys: 'Z', group: 'Map & AOI', description: 'Zoom to the AOI' },
+  'clear-aoi': { keys: 'Shift+Delete', group: 'Map & AOI', description: 'Clear the AOI' },
+  'undo-vertex': { keys: 'Backspace', group: 'Map & AOI', description: 'Remove the last vertex while drawing' },
+  cancel: { keys: 'Escape', group: 'General', description: 'Cancel drawing, close a dialog' },
+  'search-dates': { keys: 'Ctrl+Enter', group: 'Imagery', description: 'Search dates (Imagery panel)' },
+  'prev-date': { keys: '[', group: 'Imagery', description: 'Previous available date' },
+  'next-date': { keys: ']', group: 'Imagery', description: 'Next available date' },
+  help: { keys: '?', group: 'General', description: 'Show this list of shortcuts' },
+} as const satisfies Record<string, ShortcutInfo>;
+
+/** Id of a catalogued shortcut. */
+export type ShortcutId = keyof typeof SHORTCUTS;
+
+/** "Draw polygon (P)": a tooltip with the shortcut. */
+export function tip(label: string, id: ShortcutId): string {
+  return `${label} (${SHORTCUTS[id].keys})`;
+}
+
+interface Parsed {
+  key: string;
+  shift: boolean;
+  ctrl: boolean;
+  alt: boolean;
+}
+
+function parse(keys: string): Parsed {
+  const parts = keys.split('+');
+  const key = parts.pop()!;
+  return { key: key.toLowerCase(), shift: parts.includes('Shift'), ctrl: parts.includes('Ctrl'), alt: parts.includes('Alt') };
+}
+
+/** True when a key event is the given shortcut. */
+export function matches(event: KeyboardEvent, id: ShortcutId): boolean {
+  const p = parse(SHORTCUTS[id].keys);
+  const key = event.key.toLowerCase();
+  if (key !== p.key) return false;
+  if ((event.ctrlKey || event.metaKey) !== p.ctrl || event.altKey !== p.alt) return false;
+  // Punctuation such as "?" already implies Shift on most layouts.
+  const punctuation = p.key.length === 1 && !/[a-z0-9]/.test(p.key);
+  return punctuation || event.shiftKey === p.shift;
+}
+
+type Handler = (event: KeyboardEvent) => void;
+const handlers = new Map<ShortcutId, Handler[]>();
+
+function typingIn(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el || typeof el.tagName !== 'string') return false;
+  const tag = el.tagName.toLowerCase();
+  if (tag === 'textarea' || tag === 'select' || el.isContentEditable) return true;
+  if (tag !== 'input') return false;
+  const type = (el as HTMLInputElement).type;
+  return !['checkbox', 'radio', 'button', 'submit', 'range'].includes(type);
+}
+
+/** Dispatches a keydown to the newest handler of the matching shortcut; exported for tests. */
+export function dispatchShortcut(event: KeyboardEvent): boolean {
+  for (const [id, list] of handlers) {
+    if (!list.length || !matches(event, id)) continue;
+    const p = parse(SHORTCUTS[id].keys);
+    // While typing, only Escape and Ctrl combinations act; letters belong to the field.
+    if (typingIn(event.target) && p.key !== 'escape' && !p.ctrl) continue;
+    event.preventDefault();
+    list[list.length - 1]!(event);
+    return true;
+  }
+  return false;
+}
+
+/** Registers a handler for a shortcut; returns the function that removes it. */
+export function onShortcut(id: ShortcutId, handler: Handler): () => void {
+  const list = handlers.get(id) ?? [];
+  list.push(handler);
+  handlers.set(id, list);
+  return () => {
+    const l = handlers.get(id) ?? [];
+    const i = l.lastIndexOf(handler);
+    if (i >= 0) l.splice(i, 1);
+  };
+}
+
+/** Registers shortcut handlers for the lifetime of the calling component. */
+export function useShortcuts(map: Partial<Record<ShortcutId, Handler>>): void {
+  let offs: (() => void)[] = [];
+  onMounted(() => {
+    offs = Object.entries(map).map(([id, h]) => onShortcut(id as ShortcutId, h as Handler));
+  });
+  onBeforeUnmount(() => offs.forEach((off) => off()));
+}
+
+/** Listens for shortcuts on the window; returns the function that stops listening. */
+export function installShortcutListener(target: Window = window): () => void {
+  const listener = (e: KeyboardEvent) => {
+    if (e.defaultPrevented || e.isComposing) return;
+    dispatchShortcut(e);
+  };
+  target.addEventListener('keydown', listener);
+  return () => target.removeEventListener('keydown', listener);
+}

@@ -1,0 +1,173 @@
+import Feature from 'ol/Feature';
+import type OlMap from 'ol/Map';
+import GeoJSON from 'ol/format/GeoJSON';
+import type Geometry from 'ol/geom/Geometry';
+import { always } from 'ol/events/condition';
+import Draw, { createBox } from 'ol/interaction/Draw';
+import Modify from 'ol/interaction/Modify';
+import Snap from 'ol/interaction/Snap';
+import VectorLayer from 'ol/layer/Vector';
+import VectorSource from 'ol/source/Vector';
+import { Circle as CircleStyle, Fill, Stroke, Style } from 'ol/style';
+import { watch } from 'vue';
+import type { AnyGeometry } from '../lib/geometry';
+import { useAoiStore } from '../stores/aoi';
+import { mapState } from './map-state';
+
+/**
+ * The AOI on the map: its layer, drawing (polygon, rectangle) and vertex
+ * editing, kept in sync with the aoi store in both directions.
+ */
+
+const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
+
+let controller: AoiTools | null = null;
+
+/** What the toolbar and shortcuts call. */
+export interface AoiTools {
+  drawPolygon(): void;
+  drawRectangle(): void;
+  cancel(): void;
+  removeLastPoint(): void;
+  setEditing(on: boolean): void;
+  zoomToAoi(): void;
+  dispose(): void;
+}
+
+function aoiStyles(invalid: boolean): Style[] {
+  const color = invalid ? '#dc2626' : '#f59e0b';
+  return [
+    new Style({
+      fill: new Fill({ color: invalid ? 'rgba(220, 38, 38, 0.12)' : 'rgba(245, 158, 11, 0.14)' }),
+      stroke: new Stroke({ color: 'rgba(0,0,0,0.35)', width: 4 }),
+      zIndex: 0,
+    }),
+    new Style({ stroke: new Stroke({ color, width: 2, lineDash: invalid ? [8, 5] : undefined }), zIndex: 1 }),
+  ];
+}
+
+const vertexStyle = new Style({
+  image: new CircleStyle({ radius: 5, fill: new Fill({ color: '#ffffff' }), stroke: new Stroke({ color: '#f59e0b', width: 2 }) }),
+});
+
+/** Installs the AOI layer and tools on the map (MapView calls this once). */
+export function installAoiTools(map: OlMap): AoiTools {
+  const aoi = useAoiStore();
+  const source = new VectorSource<Feature<Geometry>>();
+  // One feature: cheap to redraw on every frame, so it never lags behind a zoom animation.
+  const layer = new VectorLayer({ source, zIndex: 50, updateWhileAnimating: true, updateWhileInteracting: true, properties: { swathAoi: true }, style: () => aoiStyles(!aoi.valid && !!aoi.geometry) });
+  map.addLayer(layer);
+  let syncing = false;
+  let lastFromMap = -1;
+
+  const modify = new Modify({ source, style: vertexStyle, pixelTolerance: 8 });
+  const snap = new Snap({ source, pixelTolerance: 8 });
+  map.addInteraction(modify);
+  map.addInteraction(snap);
+  modify.setActive(mapState.editing);
+
+  function fromMap(geometry: Geometry, from: 'polygon' | 'rectangle' | 'edit'): void {
+    const g = geojson.writeGeometryObject(geometry) as unknown as AnyGeometry;
+    syncing = true;
+    aoi.setGeometry(g, from, null);
+    lastFromMap = aoi.revision;
+    syncing = false;
+  }
+
+  modify.on('modifyend', (e) => {
+    const f = e.features.item(0);
+    const g = f?.getGeometry();
+    if (g) fromMap(g, 'edit');
+  });
+
+  const stop = watch(
+    () => aoi.revision,
+    (rev) => {
+      layer.changed();
+      if (syncing || rev === lastFromMap) return;
+      source.clear();
+      if (!aoi.geometry) return;
+      try {
+        const g = geojson.readGeometry(aoi.geometry);
+        if (g) source.addFeature(new Feature({ geometry: g }));
+      } catch {
+        // Unreadable geometry: the problems list explains it.
+      }
+    },
+    { immediate: true },
+  );
+  const stopValid = watch(() => aoi.valid, () => layer.changed());
+
+  let draw: Draw | null = null;
+
+  function endDraw(): void {
+    if (draw) {
+      map.removeInteraction(draw);
+      draw = null;
+    }
+    mapState.drawing = null;
+    modify.setActive(mapState.editing);
+    map.getTargetElement()?.classList.remove('drawing');
+  }
+
+  function start(kind: 'polygon' | 'rectangle'): void {
+    endDraw();
+    modify.setActive(false);
+    draw =
+      kind === 'polygon'
+        ? new Draw({ type: 'Polygon', stopClick: true })
+        : // Rectangles are dragged out in one gesture, as in most GIS tools.
+          new Draw({ type: 'Circle', geometryFunction: createBox(), stopClick: true, freehandCondition: always });
+    draw.on('drawend', (e) => {
+      const g = e.feature.getGeometry();
+      source.clear();
+      if (g) {
+        source.addFeature(new Feature({ geometry: g }));
+        fromMap(g, kind);
+      }
+      // Leave the tool after the interaction has finished handling this event.
+      setTimeout(endDraw, 0);
+    });
+    map.addInteraction(draw);
+    mapState.drawing = kind;
+    map.getTargetElement()?.classList.add('drawing');
+  }
+
+  const tools: AoiTools = {
+    drawPolygon: () => start('polygon'),
+    drawRectangle: () => start('rectangle'),
+    cancel() {
+      draw?.abortDrawing();
+      endDraw();
+    },
+    removeLastPoint() {
+      draw?.removeLastPoint();
+    },
+    setEditing(on: boolean) {
+      mapState.editing = on;
+      if (!draw) modify.setActive(on);
+    },
+    zoomToAoi() {
+      const ext = source.getExtent();
+      if (source.getFeatures().length && ext && Number.isFinite(ext[0])) {
+        map.getView().fit(ext, { padding: [64, 64, 64, 64], maxZoom: 15, duration: 250 });
+      }
+    },
+    dispose() {
+      endDraw();
+      stop();
+      stopValid();
+      map.removeInteraction(modify);
+      map.removeInteraction(snap);
+      map.removeLayer(layer);
+      if (controller === tools) controller = null;
+    },
+  };
+  controller = tools;
+  return tools;
+}
+
+/** The installed tools, or null before the map exists (toolbar buttons are disabled then). */
+export function aoiTools(): AoiTools | null {
+  return controller;
+}

@@ -1,0 +1,90 @@
+import { defineAsyncComponent, h, type Component } from 'vue';
+import type { ShortcutId } from '../lib/shortcuts';
+import type { PanelId } from '../stores/ui';
+
+/**
+ * The left rail's panels, in order. Each panel is an async component, so its
+ * code (and that of the colleagues' Tasking and Library panels) loads on first
+ * use and never delays the map.
+ */
+export interface PanelDef {
+  id: PanelId;
+  name: string;
+  /** Icon name of components/Icon.vue. */
+  icon: string;
+  shortcut: ShortcutId;
+  summary: string;
+  component: Component;
+}
+
+const Loading: Component = { name: 'PanelLoading', render: () => h('p', { class: 'empty' }, [h('span', { class: 'spinner' }), ' Loading…']) };
+const Failed: Component = { name: 'PanelFailed', render: () => h('p', { class: 'empty' }, 'This panel failed to load. Reload the window (Ctrl+R).') };
+
+function lazy(loader: () => Promise<{ default: Component }>): Component {
+  return defineAsyncComponent({ loader, loadingComponent: Loading, errorComponent: Failed, delay: 120 });
+}
+
+/** Every rail panel. */
+export const panels: readonly PanelDef[] = [
+  {
+    id: 'imagery',
+    name: 'Imagery',
+    icon: 'imagery',
+    shortcut: 'panel-1',
+    summary: 'Search dates, check, estimate and download composites, tiles and mini-tiles.',
+    component: lazy(() => import('./imagery/ImageryPanel.vue')),
+  },
+  {
+    id: 'tasking',
+    name: 'Tasking',
+    icon: 'tasking',
+    shortcut: 'panel-2',
+    summary: 'Estimate, create, track and cancel tasking orders.',
+    component: lazy(() => import('./tasking/TaskingPanel.vue')),
+  },
+  {
+    id: 'library',
+    name: 'Library',
+    icon: 'library',
+    shortcut: 'panel-3',
+    summary: 'Local rasters, previewed on the map without a network.',
+    component: lazy(() => import('./library/LibraryPanel.vue')),
+  },
+  {
+    id: 'products',
+    name: 'Products',
+    icon: 'products',
+    shortcut: 'panel-4',
+    summary: 'Satellite products and planned acquisitions over the AOI.',
+    component: lazy(() => import('./products/ProductsPanel.vue')),
+  },
+  {
+    id: 'billing',
+    name: 'Billing',
+    icon: 'billing',
+    shortcut: 'panel-5',
+    summary: 'Monthly summary, orders and transactions, vouchers.',
+    component: lazy(() => import('./billing/BillingPanel.vue')),
+  },
+  {
+    id: 'account',
+    name: 'Account',
+    icon: 'account',
+    shortcut: 'panel-6',
+    summary: 'Details, settings and request limits of the key in use.',
+    component: lazy(() => import('./account/AccountPanel.vue')),
+  },
+  {
+    id: 'settings',
+    name: 'Settings',
+    icon: 'settings',
+    shortcut: 'panel-7',
+    summary: 'Service profiles and keys, download folder, theme, map layers.',
+    component: lazy(() => import('./settings/SettingsPanel.vue')),
+  },
+];
+
+/** A panel by id. */
+export function panelById(id: PanelId): PanelDef {
+  return panels.find((p) => p.id === id) ?? panels[0]!;
+}

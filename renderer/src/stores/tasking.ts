@@ -1,0 +1,732 @@
+import { defineStore } from 'pinia';
+import { computed, reactive, ref, shallowRef, watch } from 'vue';
+import type { IpcError, ResponseOf, Result } from '../../../preload/contract';
+import { getBridge } from '../bridge';
+import { addDaysUtc, todayUtc } from '../lib/format';
+import { bbox, isPolygonal, parseAoiText, toWkt, type AnyGeometry, type PolygonalGeometry } from '../lib/geometry';
+import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../lib/json-schema';
+import { extractDatedGeographies, findGuid, isGeoJsonGeometry, isWkt, type JsonObject } from '../lib/recognise';
+import { createRequest, type RequestState } from '../lib/request';
+import { dedupReport, type DedupCandidate, type DedupReport } from '../lib/tasking-dedup';
+import {
+  DEFAULT_FREQUENCY_RANGE, areaOf, backfillNote, buildOrderRequest, cadencePreview, canonicalJson, changedFields, deepFreeze,
+  frequencyRangeFromReasons, resolveModelName, tileArea, validateOrderForm,
+  type FieldErrors, type FrequencyRange, type OrderArea, type OrderAreaKind, type OrderFormValues, type OrderKind,
+} from '../lib/tasking-order';
+import { extractTiles, keyByName, orderMatchesRequest, type OrderSummary, type TileCell } from '../lib/tasking-records';
+import { useAoiStore } from './aoi';
+import { useModelsStore } from './models';
+import { useOperationsStore } from './operations';
+import { useSessionStore } from './session';
+import { useTaskingOrdersStore } from './tasking-orders';
+import { useUiStore } from './ui';
+
+/** The spec-built tile search operation. */
+export const TILE_SEARCH_OPERATION = 'tasking.searchTiles';
+
+/**
+ * What an estimate froze: the request the form sent, the exact JSON text main
+ * sent to the service (and will send to create, byte for byte), and the answer.
+ * Deep-frozen: nothing can edit it after the fact.
+ */
+export interface FrozenEstimate {
+  readonly id: number;
+  readonly request: Readonly<Record<string, unknown>>;
+  /** Canonical JSON of the estimated payload; the form must still produce it for "Place order" to be enabled. */
+  readonly fingerprint: string;
+  readonly payload: string;
+  readonly estimate: unknown;
+  readonly at: number;
+  /** UTC day of the estimate: dates and prices depend on it. */
+  readonly day: string;
+  readonly recurring: boolean;
+  readonly areaKind: OrderAreaKind;
+  /** Tile mode: mini-tiles or tiles, and the GUIDs. */
+  readonly mini: boolean | null;
+  readonly guids: readonly string[];
+  readonly bbox: readonly [number, number, number, number] | null;
+}
+
+/** Where "Place order" stands. */
+export type CreatePhase =
+  /** Nothing sent for the current estimate. */
+  | 'idle'
+  /** The confirmation dialog is open. */
+  | 'confirming'
+  /** The create request is on its way. */
+  | 'sending'
+  /** The create failed in a way that leaves its outcome unknown; the orders list is being checked. */
+  | 'checking'
+  /** The order exists (answered, or found in the list after an unknown outcome). */
+  | 'created'
+  /** The outcome is still unknown: see `checkNote`; retry only when `retryAllowed`. */
+  | 'unknown'
+  /** The service refused the order (nothing was created). */
+  | 'failed';
+
+/** The order that was created. */
+export interface CreatedOrder {
+  data: unknown;
+  request: Readonly<Record<string, unknown>>;
+  payload: string;
+  orderId: string | null;
+  recurring: boolean;
+  /** true when the answer was lost and the order was found in the list instead. */
+  foundInList: boolean;
+  at: number;
+}
+
+/** What "search dates in this order" hands to the imagery panel. */
+export interface ImageryHandoff {
+  label: string;
+  geometry: PolygonalGeometry;
+  from: string;
+  until: string;
+  model: string | null;
+  constellations: string[] | null;
+}
+
+/** One tile's composite estimate or download enqueue outcome. */
+export interface TileOutcome {
+  guid: string;
+  mini: boolean;
+  result: Result<unknown>;
+}
+
+// Error kinds after which a create may or may not have reached the service.
+const UNKNOWN_OUTCOME = new Set(['transient', 'io', 'cancelled']);
+
+function polygonOf(geometry: unknown): PolygonalGeometry | null {
+  if (isWkt(geometry)) {
+    const parsed = parseAoiText(geometry);
+    return parsed.ok && isPolygonal(parsed.geometry) ? parsed.geometry : null;
+  }
+  if (isGeoJsonGeometry(geometry) && isPolygonal(geometry as AnyGeometry)) return geometry as unknown as PolygonalGeometry;
+  return null;
+}
+
+function unionBbox(boxes: (readonly number[] | null)[]): [number, number, number, number] | null {
+  const real = boxes.filter((b): b is readonly number[] => !!b);
+  if (!real.length) return null;
+  return [
+    Math.min(...real.map((b) => b[0]!)), Math.min(...real.map((b) => b[1]!)),
+    Math.max(...real.map((b) => b[2]!)), Math.max(...real.map((b) => b[3]!)),
+  ];
+}
+
+/** Bounding box of a WKT or GeoJSON polygonal geometry, or null. */
+export function geometryBbox(geometry: unknown): [number, number, number, number] | null {
+  const p = polygonOf(geometry);
+  return p ? bbox(p) : null;
+}
+
+/**
+ * Tasking: models and constellations, tile search and selection, the order
+ * form, estimate and create.
+ *
+ * The money path: `estimate()` freezes the exact payload main sent
+ * (`estimated`); any edit of the form, the AOI or the tile selection makes the
+ * draft differ from it (`stale`, with `staleReasons`) and disables placing
+ * (`canPlace`) until a new estimate. `openConfirm()` shows the cost and whether
+ * the order recurs; `confirmPlace()` sends that payload byte for byte (plus
+ * TileDeduplication in tile mode) at most once: double clicks are ignored, and
+ * after an unknown outcome (transient error) `checkCreated()` re-lists the
+ * orders; a retry is offered (`retryAllowed`) only when no matching order is
+ * listed.
+ */
+export const useTaskingStore = defineStore('tasking', () => {
+  const session = useSessionStore();
+  const aoi = useAoiStore();
+  const models = useModelsStore();
+  const ops = useOperationsStore();
+  const orders = useTaskingOrdersStore();
+
+  /** The clock the day-dependent checks use (ms); the panel ticks it. */
+  const now = ref(Date.now());
+  const today = computed(() => todayUtc(new Date(now.value)));
+
+  const start = todayUtc();
+  const form = reactive<OrderFormValues>({
+    model: '',
+    constellations: [],
+    storageMonths: 0,
+    apiRequests: 0,
+    imageFrequency: 7,
+    referenceDate: addDaysUtc(start, -60),
+    from: addDaysUtc(start, -60),
+    to: start,
+    kind: 'historical',
+  });
+  const areaKind = ref<OrderAreaKind>('polygon');
+  const tileDeduplication = ref(true);
+
+  // ---------------------------------------------------------------- models
+
+  const modelNames = computed(() => models.names);
+  const modelCheck = computed(() => resolveModelName(form.model, modelNames.value));
+  /** The picked model's constellations, required ones first (empty until the model is an enum value). */
+  const constellationChoices = computed(() => (modelCheck.value.ok ? models.constellationsFor(modelCheck.value.value) : []));
+  const learnedRanges = ref<Record<string, FrequencyRange>>({});
+  /** ImageFrequency range for the model: 1-7 days unless the service has named another. */
+  const frequencyRange = computed<FrequencyRange>(() => learnedRanges.value[form.model] ?? DEFAULT_FREQUENCY_RANGE);
+
+  /** Picks a model (an enum value); its required constellations are switched on, unsupported ones off. */
+  function setModel(name: string): void {
+    form.model = name;
+    const check = resolveModelName(name, modelNames.value);
+    if (check.ok) form.constellations = models.normalise(check.value, form.constellations);
+  }
+
+  /** Replaces a pasted display name by the enum value it stands for. */
+  function useSuggestedModel(): void {
+    const c = modelCheck.value;
+    if (!c.ok && c.suggestion) setModel(c.suggestion);
+  }
+
+  /** Switches an optional constellation; required ones stay on. */
+  function toggleConstellation(name: string, on: boolean): void {
+    const choice = constellationChoices.value.find((c) => c.name === name);
+    if (!choice || !choice.optional) return;
+    const next = new Set(form.constellations);
+    if (on) next.add(name);
+    else next.delete(name);
+    form.constellations = models.normalise(form.model, [...next]);
+  }
+
+  /** Loads the models (once per connection) and picks the first when none is chosen. */
+  async function loadModels(): Promise<void> {
+    await models.load();
+    if (!form.model && modelNames.value.length) setModel(modelNames.value[0]!);
+  }
+
+  /** Historical or recurring. */
+  function setKind(kind: OrderKind): void {
+    form.kind = kind;
+  }
+
+  // ---------------------------------------------------------------- tile search
+
+  const tileSearchOp = computed(() => ops.get(TILE_SEARCH_OPERATION));
+  const tileSearchAllFields = computed<FieldDescriptor[]>(() => describeFields(tileSearchOp.value?.body));
+  const isAoiField = (f: FieldDescriptor) => /^(wkt|geojson)$/i.test(f.name);
+  /** Tile search body fields the analyst fills in (the AOI fields are filled from the AOI). */
+  const tileSearchFields = computed(() => tileSearchAllFields.value.filter((f) => !isAoiField(f)));
+  const tileSearchValues = reactive<Record<string, unknown>>({});
+  watch(tileSearchFields, (fields) => {
+    for (const k of Object.keys(tileSearchValues)) delete tileSearchValues[k];
+    Object.assign(tileSearchValues, initialValues(fields));
+  }, { immediate: true });
+  const tileSearch: RequestState<unknown> = createRequest<unknown>();
+  const tileSearchMini = ref(false);
+  const tiles = computed<TileCell[]>(() => extractTiles(tileSearch.data, tileSearchMini.value));
+  const selectedTiles = ref<string[]>([]);
+  const selectedCells = computed(() => {
+    const set = new Set(selectedTiles.value);
+    return tiles.value.filter((t) => set.has(t.guid));
+  });
+
+  /** The tile search body: the spec's fields as filled in, plus the AOI under the spec's own property name. */
+  function tileSearchBody(): { body: Record<string, unknown> | null; error: string | null } {
+    if (!tileSearchOp.value) return { body: null, error: "The service's specification has no tile search operation." };
+    const body = buildBody(tileSearchFields.value, tileSearchValues);
+    if (!aoi.valid) return { body: null, error: aoi.problems[0]?.message ?? 'Draw or import an area of interest first.' };
+    const area = aoi.toRequest();
+    const [key, value] = Object.entries(area)[0]!;
+    const field = tileSearchAllFields.value.find((f) => f.name.toLowerCase() === key.toLowerCase());
+    body[field?.name ?? key] = value;
+    return { body, error: null };
+  }
+
+  /** Searches the tiles (or mini-tiles) over the AOI; the selection starts empty. */
+  async function searchTiles(): Promise<Result<unknown>> {
+    await ops.load();
+    const { body, error } = tileSearchBody();
+    if (!body) {
+      const e: IpcError = { kind: 'validation', message: error ?? 'Cannot search tiles.' };
+      tileSearch.error = e;
+      return { ok: false, error: e };
+    }
+    const miniField = tileSearchFields.value.find((f) => /mini/i.test(f.name) && (f.kind === 'boolean' || f.kind === 'boolean-string'));
+    const mini = miniField ? String(body[miniField.name]) === 'true' : false;
+    const r = await tileSearch.run(() => ops.call(TILE_SEARCH_OPERATION, { body }));
+    if (r.ok) {
+      tileSearchMini.value = mini;
+      selectedTiles.value = [];
+    }
+    return r;
+  }
+
+  /** Adds or removes one tile from the selection. */
+  function toggleTile(guid: string, on?: boolean): void {
+    const set = new Set(selectedTiles.value);
+    const want = on ?? !set.has(guid);
+    if (want) set.add(guid);
+    else set.delete(guid);
+    selectedTiles.value = tiles.value.map((t) => t.guid).filter((g) => set.has(g));
+  }
+
+  /** Replaces (or extends) the selection, e.g. with the tiles inside a dragged box. */
+  function selectTiles(guids: readonly string[], mode: 'replace' | 'add' = 'replace'): void {
+    const set = new Set(mode === 'add' ? selectedTiles.value : []);
+    for (const g of guids) set.add(g);
+    selectedTiles.value = tiles.value.map((t) => t.guid).filter((g) => set.has(g));
+  }
+
+  /** Selects every tile of the last search. */
+  function selectAllTiles(): void {
+    selectedTiles.value = tiles.value.map((t) => t.guid);
+  }
+
+  /** Empties the selection. */
+  function clearTileSelection(): void {
+    selectedTiles.value = [];
+  }
+
+  const tileEstimates = ref<TileOutcome[]>([]);
+  const tileDownloads = ref<TileOutcome[]>([]);
+  const tileBusy = ref<'estimating' | 'queueing' | null>(null);
+
+  /** Composite estimates (download credit) of each selected tile or mini-tile. */
+  async function estimateSelectedTiles(): Promise<void> {
+    if (tileBusy.value) return;
+    tileBusy.value = 'estimating';
+    try {
+      const out: TileOutcome[] = [];
+      for (const cell of selectedCells.value) {
+        const request = cell.mini ? { MiniTileGuid: cell.guid } : { TileGuid: cell.guid };
+        out.push({ guid: cell.guid, mini: cell.mini, result: await getBridge().imageryEstimate({ request }) });
+      }
+      tileEstimates.value = out;
+    } finally {
+      tileBusy.value = null;
+    }
+  }
+
+  /** Queues a tile or mini-tile download of each selected cell for one date, with the form's model and constellations. */
+  async function downloadSelectedTiles(date: string): Promise<TileOutcome[]> {
+    if (tileBusy.value) return [];
+    tileBusy.value = 'queueing';
+    try {
+      const out: TileOutcome[] = [];
+      for (const cell of selectedCells.value) {
+        const request: Record<string, unknown> = {
+          [cell.mini ? 'MiniTileGuid' : 'TileGuid']: cell.guid,
+          Date: date,
+          Model: form.model,
+          SatelliteConstellations: [...form.constellations],
+        };
+        out.push({ guid: cell.guid, mini: cell.mini, result: await getBridge().downloadsEnqueue({ kind: cell.mini ? 'minitile' : 'tile', request }) });
+      }
+      tileDownloads.value = out;
+      return out;
+    } finally {
+      tileBusy.value = null;
+    }
+  }
+
+  // ---------------------------------------------------------------- the order draft
+
+  /** The order's area: the AOI in polygon mode, the selected GUIDs in tile mode. */
+  const area = computed<{ area: OrderArea | null; error: string | null; mini: boolean | null; guids: string[] }>(() => {
+    if (areaKind.value === 'polygon') {
+      void aoi.revision;
+      if (!aoi.valid) return { area: null, error: aoi.problems[0]?.message ?? 'Draw or import an area of interest first.', mini: null, guids: [] };
+      return { area: aoi.toRequest() as OrderArea, error: null, mini: null, guids: [] };
+    }
+    const cells = selectedCells.value;
+    if (!cells.length) return { area: null, error: 'Select tiles or mini-tiles from the tile search first.', mini: null, guids: [] };
+    const kinds = new Set(cells.map((c) => c.mini));
+    if (kinds.size > 1) return { area: null, error: 'Select only tiles or only mini-tiles: one order takes one kind.', mini: null, guids: [] };
+    const mini = cells[0]!.mini;
+    const guids = cells.map((c) => c.guid);
+    return { area: tileArea(guids, mini), error: null, mini, guids };
+  });
+
+  /** Client-side problems of the form, keyed by request property. */
+  const formErrors = computed<FieldErrors>(() => {
+    const errors = validateOrderForm(form, { models: modelNames.value, constellations: constellationChoices.value, frequency: frequencyRange.value });
+    if (area.value.error) (errors[areaKind.value === 'polygon' ? 'Area' : 'TileGuids'] ??= []).push(area.value.error);
+    return errors;
+  });
+  /** The request the form would estimate now (null without an area). */
+  const draftRequest = computed<Record<string, unknown> | null>(() => (area.value.area ? buildOrderRequest(form, area.value.area) : null));
+  const cadence = computed(() => cadencePreview(form, today.value));
+  const backfill = computed(() => backfillNote(form, today.value));
+
+  // ---------------------------------------------------------------- estimate
+
+  const estimateReq: RequestState<ResponseOf<'tasking:estimate'>> = createRequest<ResponseOf<'tasking:estimate'>>();
+  const estimated = shallowRef<FrozenEstimate | null>(null);
+  const rejectedEstimates = ref<number[]>([]);
+  let estimateSeq = 0;
+
+  const canEstimate = computed(() => !!draftRequest.value && Object.keys(formErrors.value).length === 0 && !estimateReq.loading);
+
+  /** Why the frozen estimate no longer matches the form (empty when it does). */
+  const staleReasons = computed<string[]>(() => {
+    const e = estimated.value;
+    if (!e) return [];
+    const reasons: string[] = [];
+    const draft = draftRequest.value;
+    if (!draft) reasons.push(`The order area is no longer set: ${area.value.error ?? 'choose one'}.`);
+    else {
+      const changed = changedFields(e.request as Record<string, unknown>, draft);
+      if (changed.length) reasons.push(`Edited since the estimate: ${changed.join(', ')}. Estimate again.`);
+    }
+    if (e.day !== today.value) reasons.push(`The estimate was made on ${e.day} (UTC); dates and prices depend on the day. Estimate again.`);
+    if (rejectedEstimates.value.includes(e.id)) reasons.push('The service refused this payload. Fix the fields it names and estimate again.');
+    return reasons;
+  });
+  const stale = computed(() => staleReasons.value.length > 0);
+
+  /** Estimates the draft and freezes the exact payload that was sent. */
+  async function estimate(): Promise<Result<ResponseOf<'tasking:estimate'>> | null> {
+    if (!canEstimate.value || !draftRequest.value) return null;
+    const request = deepFreeze(draftRequest.value);
+    const sent = canonicalJson(request);
+    const snapshot = { areaKind: areaKind.value, mini: area.value.mini, guids: [...area.value.guids] };
+    const cellBoxes = selectedCells.value.map((c) => geometryBbox(c.footprint));
+    const r = await estimateReq.run(() => getBridge().taskingEstimate({ request: request as Record<string, unknown> }));
+    if (!r.ok) {
+      const range = frequencyRangeFromReasons(reasonsOf(r.error.fields, 'ImageFrequency'));
+      if (range && typeof request.Model === 'string') learnedRanges.value = { ...learnedRanges.value, [request.Model]: range };
+      return r;
+    }
+    let fingerprint: string;
+    try {
+      fingerprint = canonicalJson(JSON.parse(r.data.payload));
+    } catch {
+      fingerprint = '';
+    }
+    if (fingerprint !== sent) {
+      // Should never happen: main must send what the form built. Refuse rather than place an order nobody saw.
+      estimated.value = null;
+      estimateReq.error = { kind: 'validation', message: 'The estimated payload is not the request the form built; nothing can be placed from it. Estimate again.' };
+      return { ok: false, error: estimateReq.error };
+    }
+    estimated.value = Object.freeze({
+      id: ++estimateSeq,
+      request,
+      fingerprint,
+      payload: r.data.payload,
+      estimate: deepFreeze(r.data.estimate),
+      at: Date.now(),
+      day: today.value,
+      recurring: request.To === null,
+      areaKind: snapshot.areaKind,
+      mini: snapshot.mini,
+      guids: Object.freeze(snapshot.guids),
+      bbox: unionBbox(cellBoxes),
+    });
+    // A new estimate starts a new order: what happened to the previous one stays in the orders list.
+    phase.value = 'idle';
+    createError.value = null;
+    checkNote.value = null;
+    retryAllowed.value = false;
+    return r;
+  }
+
+  // ---------------------------------------------------------------- create
+
+  const phase = ref<CreatePhase>('idle');
+  const createError = ref<IpcError | null>(null);
+  const created = shallowRef<CreatedOrder | null>(null);
+  const checkNote = ref<string | null>(null);
+  /** After an unknown outcome, set once the list shows no matching order. */
+  const retryAllowed = ref(false);
+  /** Estimate ids for which a create went out and was not refused. */
+  const sentFor = ref<number[]>([]);
+  /** Estimate ids that produced an order. */
+  const placedFor = ref<number[]>([]);
+  let attempt: { estimate: FrozenEstimate; baseline: Set<string> | null; at: number } | null = null;
+  let sending = false;
+  // 429 on create is not retried on its own: the analyst decides.
+  const createReq: RequestState<unknown> = createRequest<unknown>({ rateLimitDelaysMs: [] });
+
+  /** Whether "Place order" may be pressed now. */
+  const canPlace = computed(() => {
+    const e = estimated.value;
+    if (!e || stale.value) return false;
+    if (phase.value === 'sending' || phase.value === 'checking') return false;
+    if (placedFor.value.includes(e.id)) return false;
+    if (sentFor.value.includes(e.id) && !retryAllowed.value) return false;
+    return true;
+  });
+
+  /** Why "Place order" is disabled, for the button's note. */
+  const placeBlockedReason = computed<string | null>(() => {
+    const e = estimated.value;
+    if (!e) return 'Estimate first: an order is placed from its estimate.';
+    if (stale.value) return staleReasons.value[0]!;
+    if (phase.value === 'sending') return 'Placing the order…';
+    if (phase.value === 'checking') return 'Checking the orders list…';
+    if (placedFor.value.includes(e.id)) return 'This estimate has been ordered. Estimate again to place another order.';
+    if (sentFor.value.includes(e.id) && !retryAllowed.value) return 'The outcome of the last attempt is not known yet; check the orders list first.';
+    return null;
+  });
+
+  /** The TileDeduplication value create will carry (tile mode only). */
+  const dedupForCreate = computed(() => (estimated.value?.areaKind === 'tiles' ? tileDeduplication.value : undefined));
+
+  /** Opens the confirmation dialog (cost, recurring-ness, dedup warnings); false when placing is not allowed. */
+  function openConfirm(): boolean {
+    if (!canPlace.value) return false;
+    phase.value = 'confirming';
+    return true;
+  }
+
+  /** Closes the confirmation dialog without sending. */
+  function cancelConfirm(): void {
+    if (phase.value !== 'confirming') return;
+    phase.value = retryAllowed.value ? 'unknown' : createError.value ? 'failed' : 'idle';
+  }
+
+  /**
+   * Sends the frozen payload (plus TileDeduplication in tile mode). At most one
+   * create is in flight, and one per estimate unless a check found that the
+   * last attempt created nothing.
+   */
+  async function confirmPlace(): Promise<void> {
+    if (sending) return;
+    const e = estimated.value;
+    if (!e || phase.value !== 'confirming' || !canPlace.value) return;
+    sending = true;
+    phase.value = 'sending';
+    createError.value = null;
+    checkNote.value = null;
+    try {
+      // A list from just before the create tells a new order from an identical older one.
+      const before = await orders.refresh();
+      if (estimated.value !== e || stale.value) {
+        phase.value = 'idle';
+        return;
+      }
+      const baseline = before.ok ? new Set(orders.rows.map((r) => r.summary.id).filter((id): id is string => !!id)) : null;
+      attempt = { estimate: e, baseline, at: Date.now() };
+      sentFor.value = [...sentFor.value, e.id];
+      retryAllowed.value = false;
+      const dedup = e.areaKind === 'tiles' ? tileDeduplication.value : undefined;
+      const r = await createReq.run(() =>
+        getBridge().taskingCreate(dedup === undefined ? { payload: e.payload } : { payload: e.payload, tileDeduplication: dedup }),
+      );
+      if (r.ok) {
+        const data = (r.data as { data: unknown }).data;
+        const id = orderIdOf(data);
+        finishCreated({ data, request: e.request, payload: e.payload, orderId: id, recurring: e.recurring, foundInList: false, at: Date.now() }, e);
+        await orders.refresh();
+        if (id) orders.select(orders.rows.find((row) => row.summary.id === id)?.key ?? null);
+        return;
+      }
+      if (UNKNOWN_OUTCOME.has(r.error.kind)) {
+        createError.value = r.error;
+        await checkCreated();
+        return;
+      }
+      // Refused: nothing was created.
+      createError.value = r.error;
+      sentFor.value = sentFor.value.filter((x) => x !== e.id);
+      if (r.error.kind === 'validation') rejectedEstimates.value = [...rejectedEstimates.value, e.id];
+      phase.value = 'failed';
+    } finally {
+      sending = false;
+    }
+  }
+
+  function finishCreated(order: CreatedOrder, e: FrozenEstimate): void {
+    created.value = Object.freeze(order);
+    placedFor.value = [...placedFor.value, e.id];
+    retryAllowed.value = false;
+    phase.value = 'created';
+    useUiStore().notify(`Order ${order.orderId ?? ''} created.`, 'ok');
+  }
+
+  /** After an unknown outcome: lists the orders and looks for the one the payload would have created. */
+  async function checkCreated(): Promise<void> {
+    const a = attempt;
+    if (!a) return;
+    phase.value = 'checking';
+    const r = await orders.refresh();
+    if (!r.ok) {
+      phase.value = 'unknown';
+      retryAllowed.value = false;
+      checkNote.value = `Whether the order was created is not known, and the orders list could not be read (${r.error.message}). Check again before retrying.`;
+      return;
+    }
+    const match = orders.rows.find((row) => (!a.baseline || (row.summary.id !== null && !a.baseline.has(row.summary.id))) &&
+      orderMatchesRequest(row.summary, a.estimate.request as Record<string, unknown>));
+    if (match) {
+      finishCreated({
+        data: match.row, request: a.estimate.request, payload: a.estimate.payload, orderId: match.summary.id,
+        recurring: a.estimate.recurring, foundInList: true, at: Date.now(),
+      }, a.estimate);
+      checkNote.value = `The answer was lost, but the orders list shows the new order ${match.summary.id ?? ''}: it was created. Do not place it again.`;
+      orders.select(match.key);
+      return;
+    }
+    phase.value = 'unknown';
+    retryAllowed.value = true;
+    checkNote.value = a.baseline
+      ? 'No new order matching this payload is listed, so it was not created. You may place it again.'
+      : 'No order matching this payload is listed (the list before sending could not be read), so it was most likely not created. You may place it again.';
+  }
+
+  // ---------------------------------------------------------------- dedup consistency
+
+  /** Earlier tile orders that deduplication would not match, with the differing fields (tile mode with TileDeduplication on). */
+  const dedup = computed<DedupReport | null>(() => {
+    if (areaKind.value !== 'tiles' || !tileDeduplication.value) return null;
+    const e = estimated.value && !stale.value ? estimated.value : null;
+    const req = (e?.request as Record<string, unknown> | undefined) ?? draftRequest.value;
+    const mini = e ? e.mini : area.value.mini;
+    const guids = e ? e.guids : area.value.guids;
+    if (!req || mini === null || !guids.length) return null;
+    const candidate: DedupCandidate = {
+      model: String(req.Model ?? ''),
+      constellations: (req.SatelliteConstellations as string[]) ?? [],
+      mini,
+      guids,
+      recurring: req.To === null,
+      imageFrequency: Number(req.ImageFrequency),
+      referenceDate: String(req.ReferenceDate ?? ''),
+      bbox: e?.bbox ?? unionBbox(selectedCells.value.map((c) => geometryBbox(c.footprint))),
+    };
+    return dedupReport(candidate, orders.rows.map((r) => r.summary), (o) => geometryBbox(o.geometry));
+  });
+
+  /** Copies the dedup-relevant settings of an earlier order into the form, so deduplication can match it. */
+  function adoptSettingsOf(summary: OrderSummary): void {
+    if (summary.model) setModel(summary.model);
+    if (summary.constellations) form.constellations = models.normalise(summary.model ?? form.model, summary.constellations);
+    if (summary.recurring !== null) form.kind = summary.recurring ? 'recurring' : 'historical';
+    if (summary.imageFrequency !== null) form.imageFrequency = summary.imageFrequency;
+    if (summary.referenceDate) form.referenceDate = summary.referenceDate;
+  }
+
+  // ---------------------------------------------------------------- search dates in an order
+
+  const datesSearch: RequestState<unknown> = createRequest<unknown>();
+  const datesSearchFor = ref<ImageryHandoff | null>(null);
+  /** Dates with imagery found by the last "search dates in this order". */
+  const foundDates = computed<string[]>(() => {
+    const all = new Set<string>();
+    for (const g of extractDatedGeographies(datesSearch.data)) for (const d of g.dates) all.add(d);
+    return [...all].sort();
+  });
+  /** Set when the analyst asks to continue in the imagery panel; the imagery panel consumes it. */
+  const imageryHandoff = ref<ImageryHandoff | null>(null);
+
+  /** Area, period, model and constellations of an order (the created one by default), for an imagery search. */
+  function handoffFor(source?: { row?: JsonObject; summary?: OrderSummary }): ImageryHandoff | null {
+    let geometry: PolygonalGeometry | null = null;
+    let request: Record<string, unknown> | null = null;
+    let summary = source?.summary ?? null;
+    if (!source && created.value) {
+      request = created.value.request as Record<string, unknown>;
+      const a = areaOf(request);
+      if (a && (a.key === 'Wkt' || a.key === 'GeoJson')) geometry = polygonOf(a.value);
+      summary = orders.rows.find((r) => r.summary.id === created.value!.orderId)?.summary ?? null;
+    }
+    geometry ??= summary ? polygonOf(summary.geometry) : null;
+    if (!geometry && created.value && !source) geometry = polygonOf(Object.values((created.value.data as JsonObject) ?? {}).find((v) => isWkt(v) || isGeoJsonGeometry(v)));
+    const from = (request?.From as string | undefined) ?? summary?.from ?? null;
+    if (!geometry || !from) return null;
+    const to = request ? (request.To as string | null) : summary?.to ?? null;
+    const until = to && to < today.value ? to : today.value;
+    return {
+      label: `Order ${summary?.id ?? created.value?.orderId ?? ''}`.trim(),
+      geometry,
+      from,
+      until,
+      model: (request?.Model as string | undefined) ?? summary?.model ?? null,
+      constellations: (request?.SatelliteConstellations as string[] | undefined) ?? summary?.constellations ?? null,
+    };
+  }
+
+  /** Runs search/available over an order's area and period (the created order by default). */
+  async function searchDatesInOrder(source?: { row?: JsonObject; summary?: OrderSummary }): Promise<Result<unknown> | null> {
+    const h = handoffFor(source);
+    datesSearchFor.value = h;
+    if (!h) {
+      datesSearch.error = { kind: 'validation', message: 'This order carries no polygon area and From date to search in.' };
+      return null;
+    }
+    const request: Record<string, unknown> = { [aoi.mode === 'GeoJson' ? 'GeoJson' : 'Wkt']: aoi.mode === 'GeoJson' ? h.geometry : toWkt(h.geometry), From: h.from, Until: h.until };
+    if (h.model) request.Model = h.model;
+    if (h.constellations?.length) request.SatelliteConstellations = h.constellations;
+    return datesSearch.run(async () => {
+      const r = await getBridge().imagerySearch({ request });
+      return r.ok ? { ok: true, data: r.data.data } : r;
+    });
+  }
+
+  /** Makes the order's area the AOI and opens the imagery panel with the order's period (see `imageryHandoff`). */
+  function openInImagery(source?: { row?: JsonObject; summary?: OrderSummary }): boolean {
+    const h = (source ? handoffFor(source) : datesSearchFor.value ?? handoffFor()) ?? null;
+    if (!h) return false;
+    aoi.setGeometry(h.geometry, 'api', h.label);
+    imageryHandoff.value = h;
+    useUiStore().goTo('imagery');
+    return true;
+  }
+
+  /** Called by the imagery panel once it has taken the handoff. */
+  function takeImageryHandoff(): ImageryHandoff | null {
+    const h = imageryHandoff.value;
+    imageryHandoff.value = null;
+    return h;
+  }
+
+  // ---------------------------------------------------------------- service errors next to fields
+
+  /** Field reasons to show next to the form: the client's checks, then the service's answer to estimate or create. */
+  const fieldErrors = computed<FieldErrors>(() => {
+    const out: FieldErrors = {};
+    const add = (fields: Record<string, string[]> | undefined) => {
+      for (const [k, reasons] of Object.entries(fields ?? {})) (out[k] ??= []).push(...reasons);
+    };
+    add(estimateReq.error?.fields);
+    if (phase.value === 'failed' || phase.value === 'unknown') add(createError.value?.fields);
+    return out;
+  });
+
+  watch(() => session.generation, () => {
+    estimated.value = null;
+    estimateReq.reset();
+    tileSearch.reset();
+    selectedTiles.value = [];
+    created.value = null;
+    createError.value = null;
+    phase.value = 'idle';
+    checkNote.value = null;
+    retryAllowed.value = false;
+    datesSearch.reset();
+    learnedRanges.value = {};
+    form.model = '';
+    form.constellations = [];
+  });
+
+  return {
+    now, today, form, areaKind, tileDeduplication,
+    modelNames, modelCheck, constellationChoices, frequencyRange, setModel, useSuggestedModel, toggleConstellation, loadModels, setKind,
+    tileSearchOp, tileSearchFields, tileSearchValues, tileSearch, tileSearchMini, tiles, selectedTiles, selectedCells,
+    searchTiles, toggleTile, selectTiles, selectAllTiles, clearTileSelection,
+    tileEstimates, tileDownloads, tileBusy, estimateSelectedTiles, downloadSelectedTiles,
+    area, formErrors, draftRequest, cadence, backfill,
+    estimateReq, estimated, canEstimate, staleReasons, stale, estimate,
+    phase, createError, created, checkNote, retryAllowed, canPlace, placeBlockedReason, dedupForCreate,
+    openConfirm, cancelConfirm, confirmPlace, checkCreated,
+    dedup, adoptSettingsOf,
+    datesSearch, datesSearchFor, foundDates, imageryHandoff, searchDatesInOrder, openInImagery, takeImageryHandoff,
+    fieldErrors,
+  };
+});
+
+function reasonsOf(fields: Record<string, string[]> | undefined, name: string): string[] {
+  if (!fields) return [];
+  const k = keyByName(fields, name);
+  return k ? fields[k]! : [];
+}
+
+function orderIdOf(data: unknown): string | null {
+  return findGuid(data)?.value ?? null;
+}

@@ -1,0 +1,209 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
+import { MemoryKeychainBackend } from '../../main/keychain';
+import { createApp, type SwathApp } from '../../main/services/app';
+import { startSimulator } from '../../main/simulator';
+import { chromiumAvailable, launchChromium } from '../e2e/chromium';
+import { buildPreviewHarness } from '../e2e/preview-harness/build';
+import type { Figure } from './simulator.bench.js';
+
+/**
+ * The offline preview against GDAL, in the same run on the same files (written by GDAL into a
+ * temp dir, never committed):
+ *  - first render of a 4096x4096 4-band INT16 COG, and of the same data striped and uncompressed
+ *    (overview copy built on first open), from "open" to the first complete full-extent frame in
+ *    Chromium, divided by the time of `gdal_translate -outsize 1024 0 -scale -of PNG` on the same
+ *    file (lower is better; below 1 we are faster);
+ *  - the renderer's memory while previewing a ~1 GB COG (zoomed out, then panned at full resolution).
+ */
+
+const SIZE = 4096;
+const BANDS = ['B4', 'B3', 'B2', 'B8'];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** A smooth synthetic landscape with texture (so neither GDAL nor we get an easy constant image). */
+function writeSource(dir: string): string {
+  const raw = path.join(dir, 'src.raw');
+  const plane = SIZE * SIZE;
+  const data = new Int16Array(plane * BANDS.length);
+  for (let y = 0; y < SIZE; y++) {
+    for (let x = 0; x < SIZE; x++) {
+      const field = ((Math.floor(x / 173) * 7 + Math.floor(y / 211) * 13) % 5) / 4;
+      const tex = ((x * 2654435761) ^ (y * 40503)) & 255;
+      const i = y * SIZE + x;
+      if (x + y < 300) {
+        for (let b = 0; b < BANDS.length; b++) data[b * plane + i] = -32768;
+        continue;
+      }
+      data[i] = 400 + field * 900 + tex; // B4
+      data[plane + i] = 500 + field * 600 + tex; // B3
+      data[2 * plane + i] = 300 + field * 500 + tex; // B2
+      data[3 * plane + i] = 2500 + (1 - field) * 2500 + tex * 2; // B8
+    }
+  }
+  writeFileSync(raw, new Uint8Array(data.buffer));
+  const bands = BANDS.map((b, i) => `<VRTRasterBand dataType="Int16" band="${i + 1}" subClass="VRTRawRasterBand"><Description>${b}</Description><NoDataValue>-32768</NoDataValue><Scale>0.0001</Scale><Offset>0</Offset>
+<SourceFilename relativeToVRT="1">src.raw</SourceFilename><ImageOffset>${i * plane * 2}</ImageOffset><PixelOffset>2</PixelOffset><LineOffset>${SIZE * 2}</LineOffset><ByteOrder>LSB</ByteOrder></VRTRasterBand>`).join('\n');
+  const vrt = path.join(dir, 'src.vrt');
+  writeFileSync(vrt, `<VRTDataset rasterXSize="${SIZE}" rasterYSize="${SIZE}"><SRS>EPSG:32633</SRS><GeoTransform>380000, 10, 0, 5840000, 0, -10</GeoTransform>
+<Metadata><MDI key="IMAGE_DATE">2026-06-14</MDI><MDI key="MODEL_VERSION">Stratus2-1.0</MDI></Metadata>${bands}</VRTDataset>`);
+  return vrt;
+}
+
+function gdal(args: string[]): void {
+  execFileSync(args[0]!, args.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** Median wall time of GDAL's preview of a file, in ms (after one warm-up run, like ours). */
+function gdalPreviewMs(file: string, dir: string): number {
+  const times: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const t = performance.now();
+    gdal(['gdal_translate', '-q', '-outsize', '1024', '0', '-scale', '-of', 'PNG', file, path.join(dir, 'gdal.png')]);
+    if (i > 0) times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+interface Hooks { __swathPreview: { library: any; map: any } }
+
+/** Opens a library raster through the panel's store and returns ms to its first complete frame. */
+async function openMs(page: Page, id: string): Promise<number> {
+  return page.evaluate(async (key) => {
+    const { library } = (window as unknown as Hooks).__swathPreview;
+    for (const l of [...library.layers]) library.close(l.key);
+    const t = performance.now();
+    await library.openOnMap(key);
+    const layer = library.layers.find((l: any) => l.key === key);
+    if (!layer || layer.status !== 'ready') throw new Error(`preview failed: ${layer?.message ?? 'no layer'}`);
+    while (layer.timing.renderedMs == null) await new Promise((r) => setTimeout(r, 5));
+    return t + layer.timing.renderedMs - t;
+  }, id);
+}
+
+async function importFile(app: SwathApp, file: string): Promise<string> {
+  const res = await app.handlers['library:import']!({ paths: [file] } as never, { signal: new AbortController().signal } as never) as { entries: { id: string }[] };
+  return res.entries[0]!.id;
+}
+
+/**
+ * Resident memory (MiB) of renderer processes, from CDP's process list and /proc: the largest one
+ * (the page's: the others are Chromium's idle spare renderers) and all of them together.
+ */
+async function rendererRssMb(browser: Browser): Promise<{ page: number; all: number }> {
+  const cdp = await browser.newBrowserCDPSession();
+  try {
+    const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
+    let max = 0;
+    let sum = 0;
+    for (const p of info.processInfo.filter((x) => x.type === 'renderer')) {
+      try {
+        const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.id}/status`, 'utf8'));
+        const mb = m ? Number(m[1]) / 1024 : 0;
+        max = Math.max(max, mb);
+        sum += mb;
+      } catch {
+        // A renderer that exited between the list and the read.
+      }
+    }
+    return { page: max, all: sum };
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** The preview benchmark (see the module comment). */
+export async function benchPreview(): Promise<Figure[]> {
+  if (spawnSync('gdal_translate', ['--version']).status !== 0) throw new Error('GDAL (gdal_translate) is needed for the preview benchmark');
+  if (!chromiumAvailable()) throw new Error('Chromium is needed for the preview benchmark');
+  // SWATH_BENCH_DIR keeps the generated files between runs (for profiling); by default they go.
+  const keep = process.env.SWATH_BENCH_DIR;
+  const dir = keep ?? mkdtempSync(path.join(os.tmpdir(), 'swath-bench-preview-'));
+  let app: SwathApp | null = null;
+  let host: BrowserHost | null = null;
+  let browser: Browser | null = null;
+  try {
+    const cog = path.join(dir, 'bench-cog.tif');
+    const strip = path.join(dir, 'bench-striped.tif');
+    const big = path.join(dir, 'bench-1gb-cog.tif');
+    if (!keep || !existsSync(big)) {
+      const src = writeSource(dir);
+      // The service's layout: uncompressed, pixel-interleaved, 512 px tiles, 2x overviews.
+      gdal(['gdal_translate', '-q', '-of', 'COG', '-co', 'BLOCKSIZE=512', '-co', 'COMPRESS=NONE', '-co', 'OVERVIEW_RESAMPLING=AVERAGE', src, cog]);
+      gdal(['gdal_translate', '-q', '-of', 'GTiff', '-co', 'TILED=NO', '-co', 'COMPRESS=NONE', '-co', 'INTERLEAVE=PIXEL', src, strip]);
+      // ~1 GB: the same landscape at 2.5x the size (nearest), as a COG like the others.
+      gdal(['gdal_translate', '-q', '-of', 'COG', '-outsize', '10240', '10240', '-r', 'nearest', '-co', 'BLOCKSIZE=512', '-co', 'COMPRESS=NONE', '-co', 'BIGTIFF=IF_SAFER', src, big]);
+      rmSync(path.join(dir, 'src.raw'), { force: true });
+    }
+    const gdalCog = gdalPreviewMs(cog, dir);
+    const gdalStrip = gdalPreviewMs(strip, dir);
+
+    const userData = mkdtempSync(path.join(dir, 'user-'));
+    app = await createApp({
+      userDataDir: userData, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(),
+      version: '0.0.0-bench', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p),
+    });
+    host = await startBrowserHost({ rendererDir: await buildPreviewHarness(), handlers: app.handlers, rasters: app.rasters });
+    const ids = { cog: await importFile(app, cog), strip: await importFile(app, strip), big: await importFile(app, big) };
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(host.url);
+    await page.waitForFunction(() => !!(window as unknown as Hooks).__swathPreview);
+    // Warm-up: code chunks, WebGL programs and the projection (as GDAL's warm-up run warms its cache).
+    await openMs(page, ids.cog);
+
+    const cogRuns: number[] = [];
+    for (let i = 0; i < 3; i++) cogRuns.push(await openMs(page, ids.cog));
+    const stripFirst = await openMs(page, ids.strip);
+    const stripAgain: number[] = [];
+    for (let i = 0; i < 3; i++) stripAgain.push(await openMs(page, ids.strip));
+
+    // Memory: the 1 GB COG at full extent, then zoomed to full resolution and panned across.
+    let peak = 0;
+    let peakAll = 0;
+    let heapPeak = 0;
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const sample = async () => {
+      const rss = await rendererRssMb(browser!);
+      peak = Math.max(peak, rss.page);
+      peakAll = Math.max(peakAll, rss.all);
+      const m = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+      heapPeak = Math.max(heapPeak, (m.metrics.find((x) => x.name === 'JSHeapUsedSize')?.value ?? 0) / 2 ** 20);
+    };
+    await openMs(page, ids.big);
+    await sample();
+    for (let step = 0; step < 8; step++) {
+      await page.evaluate((s) => new Promise<void>((resolve) => {
+        const map = (window as unknown as Hooks).__swathPreview.map;
+        const view = map.getView();
+        const extent = view.calculateExtent(map.getSize());
+        if (s === 0) view.setResolution(view.getResolution() / 16);
+        else view.setCenter([view.getCenter()[0] + (extent[2] - extent[0]) / 32, view.getCenter()[1] - (extent[3] - extent[1]) / 48]);
+        map.once('rendercomplete', () => resolve());
+      }), step);
+      await sample();
+    }
+    const bigBytes = statSync(big).size;
+    const ratio = (ours: number, theirs: number) => ours / theirs;
+    return [
+      { name: 'preview-cog-vs-gdal-ratio', value: ratio(median(cogRuns), gdalCog), unit: 'x', note: `ours ${median(cogRuns).toFixed(0)} ms (open to first full-extent frame, Chromium, software WebGL) / GDAL ${gdalCog.toFixed(0)} ms (gdal_translate -outsize 1024 0 -scale to PNG), 4096x4096x4 INT16 COG; lower is better, target < 1` },
+      { name: 'preview-strip-vs-gdal-ratio', value: ratio(stripFirst, gdalStrip), unit: 'x', note: `ours ${stripFirst.toFixed(0)} ms including the overview copy / GDAL ${gdalStrip.toFixed(0)} ms, same data striped and uncompressed; lower is better, target <= 1.5` },
+      { name: 'preview-strip-reopen-vs-gdal-ratio', value: ratio(median(stripAgain), gdalStrip), unit: 'x', note: `second open reuses the cached copy: ${median(stripAgain).toFixed(0)} ms; lower is better` },
+      { name: 'preview-renderer-rss-mb', value: peak, unit: 'MB', note: `peak resident memory of the page's renderer process (CDP SystemInfo + /proc VmRSS) while previewing a ${(bigBytes / 2 ** 30).toFixed(2)} GiB COG (full extent, then full resolution panned); all renderers together ${peakAll.toFixed(0)} MB; JS heap peak ${heapPeak.toFixed(0)} MB (CDP Performance.getMetrics); target < 1024` },
+    ];
+  } finally {
+    await browser?.close().catch(() => undefined);
+    await host?.close().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable } from './chromium';
+import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+
+const HAS_CHROMIUM = chromiumAvailable();
+
+const money = (s: string) => Number(s.replace(/[^\d.-]/g, ''));
+
+describe.skipIf(!HAS_CHROMIUM)('workspace e2e: billing', () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await openWorkspace();
+    await waitForMap(ws.page);
+    await openPanel(ws.page, 'billing');
+  });
+  afterAll(async () => {
+    await ws?.close();
+  });
+
+  it('shows a month of billing as sortable tables with totals', async () => {
+    const page = ws.page;
+    await page.locator('[data-figure="EuroBalance"]').waitFor({ timeout: 20_000 });
+    // Step back to the month of the demo account's seeded order.
+    const orders = page.getByTestId('billing-orders-table');
+    for (let i = 0; i < 8 && !(await orders.count()); i++) {
+      await page.getByRole('button', { name: 'Previous month' }).click();
+      await page.waitForFunction(() => !document.body.innerText.includes('Loading orders'), undefined, { timeout: 15_000 });
+    }
+    await orders.waitFor({ timeout: 5_000 });
+    const month = await page.getByTestId('billing-month-input').inputValue();
+    expect(month).toMatch(/^\d{4}-\d{2}$/);
+    expect(await orders.locator('tbody tr').count()).toBeGreaterThan(0);
+    expect(await orders.getByTestId('totals').innerText()).toMatch(/EUR/);
+    await page.screenshot({ path: 'test-results/workspace-billing-orders.png' });
+
+    await page.getByTestId('tab-transactions').click();
+    const tx = page.getByTestId('billing-transactions-table');
+    await tx.waitFor();
+    const rows = await tx.locator('tbody tr').count();
+    expect(rows).toBeGreaterThan(0);
+    const totals = await tx.getByTestId('totals').innerText();
+    expect(totals).toMatch(/-?[\d,]+\.\d\d EUR/);
+    // The service's own total agrees with the column total.
+    const serviceTotal = await page.locator('[data-field="Total"]').innerText();
+    expect(totals).toContain(serviceTotal.trim());
+    // Sorting by a column changes the order and marks the header.
+    await tx.locator('[data-col="Amount"]').click();
+    expect(await tx.locator('th[aria-sort="ascending"]').innerText()).toContain('Amount');
+    await page.screenshot({ path: 'test-results/workspace-billing-transactions.png' });
+  });
+
+  it('redeems a voucher, refreshes the balance, and refuses the same voucher the second time', async () => {
+    const page = ws.page;
+    const balance = page.locator('[data-figure="EuroBalance"]');
+    const before = money(await balance.innerText());
+    const form = page.getByTestId('voucher-form');
+    await form.locator('input').fill('SWATH-DEMO-50');
+    await form.getByTestId('schema-submit').click();
+    await page.getByTestId('voucher-result').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('voucher-result').innerText()).toContain('50.00 EUR');
+    await expect.poll(async () => money(await balance.innerText())).toBeCloseTo(before + 50, 2);
+    await page.getByTestId('billing-voucher').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'test-results/workspace-voucher-redeemed.png' });
+
+    await form.locator('input').fill('SWATH-DEMO-50');
+    await form.getByTestId('schema-submit').click();
+    const fieldError = form.locator('[data-field="VoucherCode"] [data-testid="field-error"]');
+    await fieldError.waitFor({ timeout: 20_000 });
+    expect(await fieldError.innerText()).toMatch(/already redeemed/);
+    expect(await page.getByTestId('voucher-result').count()).toBe(0);
+    expect(money(await balance.innerText())).toBeCloseTo(before + 50, 2);
+    await page.screenshot({ path: 'test-results/workspace-voucher-refused.png' });
+    expect(ws.pageErrors).toEqual([]);
+  });
+});

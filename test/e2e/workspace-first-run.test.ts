@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable } from './chromium';
+import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+
+const HAS_CHROMIUM = chromiumAvailable();
+
+describe.skipIf(!HAS_CHROMIUM)('workspace e2e: first run on the demo service', () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await openWorkspace();
+  });
+  afterAll(async () => {
+    await ws?.close();
+  });
+
+  it('starts on the demo service with an offline basemap, the rail, the tray and the status bar', async () => {
+    const page = ws.page;
+    await waitForMap(page);
+    await expect.poll(() => page.getByTestId('service-label').innerText(), { timeout: 15_000 }).toBe('Demo service (offline)');
+    await expect.poll(() => page.getByTestId('connection-state').innerText(), { timeout: 15_000 }).toContain('Connected');
+    const rail = await page.locator('nav[aria-label="Panels"] [data-panel]').allInnerTexts();
+    expect(rail.map((t) => t.trim())).toEqual(['Imagery', 'Tasking', 'Library', 'Products', 'Billing', 'Account', 'Settings']);
+    expect(await page.getByTestId('downloads-tray').innerText()).toContain('Downloads');
+    expect(await page.getByTestId('map-scale').innerText()).toMatch(/^1:[\d,]+$/);
+
+    // The basemap is drawn from bundled data: land and water pixels differ, no tile requests needed.
+    const colours = await page.evaluate(() => {
+      const canvases = [...document.querySelectorAll<HTMLCanvasElement>('[data-testid="map"] canvas')];
+      const seen = new Set<string>();
+      for (const c of canvases) {
+        const ctx = c.getContext('2d');
+        if (!ctx || !c.width) continue;
+        const data = ctx.getImageData(0, 0, c.width, c.height).data;
+        for (let i = 0; i < data.length; i += 4 * 997) if (data[i + 3]! > 0) seen.add(`${data[i]},${data[i + 1]},${data[i + 2]}`);
+      }
+      return seen.size;
+    });
+    expect(colours).toBeGreaterThan(2);
+
+    // The pointer's lon/lat shows in the status bar.
+    const box = (await page.getByTestId('map').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await expect.poll(() => page.getByTestId('pointer').innerText()).toMatch(/\d+\.\d{5}° [EW]\s+\d+\.\d{5}° [NS]/);
+    await page.screenshot({ path: 'test-results/workspace-first-run.png' });
+    expect(ws.pageErrors).toEqual([]);
+  });
+
+  it('shows each panel (screenshots under test-results/)', async () => {
+    const page = ws.page;
+    await importAoi(page, BERLIN_WKT);
+    for (const id of ['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings']) {
+      await openPanel(page, id);
+      await expect.poll(() => page.locator('main.side h1').innerText()).toBe(id.charAt(0).toUpperCase() + id.slice(1));
+      await page.waitForTimeout(600);
+      await page.screenshot({ path: `test-results/workspace-panel-${id}.png` });
+    }
+    // Account: limits highlighted.
+    await openPanel(page, 'account');
+    await expect.poll(() => page.getByTestId('account-limits').innerText(), { timeout: 15_000 }).toContain('2,500 km²');
+
+    // Products over the AOI, drawn and listed by date.
+    await openPanel(page, 'products');
+    await page.getByTestId('products-form').getByTestId('schema-submit').click();
+    await expect.poll(() => page.getByTestId('product-item').count(), { timeout: 20_000 }).toBeGreaterThan(3);
+    await page.getByTestId('product-item').first().hover();
+    await page.screenshot({ path: 'test-results/workspace-products.png' });
+    await page.getByTestId('tab-plans').click();
+    await page.getByTestId('plans-form').getByTestId('schema-submit').click();
+    await expect.poll(() => page.getByTestId('product-item').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await page.screenshot({ path: 'test-results/workspace-acquisition-plans.png' });
+    expect(ws.pageErrors).toEqual([]);
+  });
+
+  it('has a shortcuts overlay and a dark theme', async () => {
+    const page = ws.page;
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Shift+?');
+    await page.getByTestId('help-overlay').waitFor();
+    expect(await page.getByTestId('help-overlay').innerText()).toContain('Draw a polygon AOI');
+    await page.screenshot({ path: 'test-results/workspace-shortcuts.png' });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('help-overlay').count()).toBe(0);
+
+    const dark = await ws.newPage({ colorScheme: 'dark' });
+    await waitForMap(dark);
+    await importAoi(dark, BERLIN_WKT);
+    await dark.getByTestId('search-dates').click();
+    await dark.getByTestId('date-calendar').waitFor({ timeout: 20_000 });
+    const bg = await dark.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(bg).toBe('rgb(22, 24, 29)');
+    await dark.screenshot({ path: 'test-results/workspace-dark.png' });
+  });
+});

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
+import { MemoryKeychainBackend } from '../../main/keychain';
+import { createApp, type SwathApp } from '../../main/services/app';
+import { startSimulator } from '../../main/simulator';
+import { CHROMIUM, launchChromium } from './chromium';
+
+// The flags launchChromium uses, for launches that add their own.
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * A running workspace for end-to-end tests and benchmarks: the real main
+ * services (embedded demo simulator, in-memory keychain, temp user data and
+ * download folder) behind the browser host, and headless Chromium on it.
+ */
+export interface Workspace {
+  app: SwathApp;
+  host: BrowserHost;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  dir: string;
+  downloadsDir: string;
+  /** Uncaught page errors seen so far. */
+  pageErrors: string[];
+  /** Opens another page (fresh context) on the same host. */
+  newPage(options?: { initScript?: string; colorScheme?: 'light' | 'dark' }): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link openWorkspace}. */
+export interface WorkspaceOptions {
+  /** The built app (defaults to SWATH_E2E_BUILD, set by the e2e global setup). */
+  buildDir?: string;
+  viewport?: { width: number; height: number };
+  colorScheme?: 'light' | 'dark';
+  /** Script run in the page before the app (e.g. to install the perf hook). */
+  initScript?: string;
+  /** Don't open a first page. */
+  noPage?: boolean;
+  /** Extra Chromium flags (the renderer bench uncaps the frame rate). */
+  chromiumArgs?: string[];
+}
+
+/** Starts the app core, the browser host and Chromium, and opens the workspace. */
+export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Workspace> {
+  const buildDir = options.buildDir ?? process.env.SWATH_E2E_BUILD;
+  if (!buildDir) throw new Error('No build: run under the e2e global setup or pass buildDir.');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-ws-'));
+  const downloadsDir = path.join(dir, 'Downloads');
+  let host: BrowserHost | null = null;
+  const app = await createApp({
+    userDataDir: dir,
+    downloadsDir,
+    keychainBackend: new MemoryKeychainBackend(),
+    version: '0.0.0-e2e',
+    platform: process.platform,
+    startSimulator,
+    emit: (e, p) => host?.emit(e, p),
+  });
+  host = await startBrowserHost({
+    rendererDir: path.join(buildDir, 'renderer'),
+    handlers: app.handlers,
+    rasters: app.library,
+    greeting: () => [{ event: 'connection:state', payload: app.connection() }],
+  });
+  const browser = options.chromiumArgs
+    ? await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_FLAGS, ...options.chromiumArgs] })
+    : await launchChromium();
+  const viewport = options.viewport ?? { width: 1440, height: 900 };
+  const pageErrors: string[] = [];
+  const contexts: BrowserContext[] = [];
+
+  async function newPage(o: { initScript?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
+    const context = await browser.newContext({ viewport, colorScheme: o.colorScheme ?? options.colorScheme ?? 'light', acceptDownloads: false });
+    contexts.push(context);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host!.origin }).catch(() => undefined);
+    if (o.initScript ?? options.initScript) await context.addInitScript(o.initScript ?? options.initScript!);
+    const page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(host!.url);
+    return page;
+  }
+
+  const page = options.noPage ? (null as unknown as Page) : await newPage();
+  return {
+    app,
+    host,
+    browser,
+    context: contexts[0] ?? (null as unknown as BrowserContext),
+    page,
+    dir,
+    downloadsDir,
+    pageErrors,
+    newPage,
+    async close() {
+      for (const c of contexts) await c.close().catch(() => undefined);
+      await browser.close().catch(() => undefined);
+      await host!.close();
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The demo account's seeded historical order area (Berlin). */
+export const BERLIN_WKT = 'POLYGON((13.30 52.45, 13.50 52.45, 13.50 52.55, 13.30 52.55, 13.30 52.45))';
+
+/** Waits until the map has drawn its first frame. */
+export async function waitForMap(page: Page): Promise<void> {
+  try {
+    await page.waitForFunction(() => performance.getEntriesByName('swath:map-interactive').length > 0, undefined, { timeout: 20_000 });
+  } catch (e) {
+    const body = await page.locator('body').innerText().catch(() => '(no body)');
+    throw new Error(`The map did not become interactive: ${(e as Error).message}\nPage text: ${body.slice(0, 600)}`);
+  }
+}
+
+/** Imports an AOI through the import dialog (the paste path). */
+export async function importAoi(page: Page, text: string): Promise<void> {
+  await page.getByTestId('import-aoi').click();
+  await page.getByTestId('import-text').fill(text);
+  await page.getByTestId('import-submit').click();
+}
+
+/** Opens a rail panel by id. */
+export async function openPanel(page: Page, id: string): Promise<void> {
+  const button = page.locator(`nav[aria-label="Panels"] [data-panel="${id}"]`);
+  if ((await button.getAttribute('aria-current')) !== 'page' || !(await page.locator('main.side').isVisible())) await button.click();
+  await page.locator(`[data-testid="${id}-panel"], main.side`).first().waitFor();
+}

@@ -1,0 +1,145 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable } from './chromium';
+import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+
+const HAS_CHROMIUM = chromiumAvailable();
+
+describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate and download', () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await openWorkspace();
+    await waitForMap(ws.page);
+  });
+  afterAll(async () => {
+    await ws?.close();
+  });
+
+  it('searches dates, checks, estimates and downloads a composite that lands in the folder', async () => {
+    const page = ws.page;
+    await openPanel(page, 'imagery');
+    await importAoi(page, BERLIN_WKT);
+    await expect.poll(() => page.getByTestId('aoi-area').innerText()).toMatch(/150\.\d+ km²/);
+    expect(await page.getByTestId('aoi-vertices').innerText()).toBe('4');
+
+    // 1. Search dates: a calendar of dates, the newest picked.
+    await page.getByTestId('search-dates').click();
+    const calendar = page.getByTestId('date-calendar');
+    await calendar.waitFor({ timeout: 20_000 });
+    const dates = await calendar.locator('button[data-date]').count();
+    expect(dates).toBeGreaterThan(5);
+    const picked = await page.getByTestId('composite-date').inputValue();
+    expect(picked).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(await calendar.locator(`button[data-date="${picked}"]`).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByTestId('search-groups').innerText()).toContain('Stratus2');
+    // Hovering a date highlights its geography (no errors, the calendar stays).
+    await calendar.locator('button[data-date]').first().hover();
+    await page.screenshot({ path: 'test-results/workspace-imagery-search.png' });
+
+    // 2+3. Check with the shared settings.
+    await page.getByTestId('step-check').scrollIntoViewIfNeeded();
+    await page.getByTestId('check').click();
+    const checks = page.getByTestId('availability-checks');
+    await checks.waitFor({ timeout: 20_000 });
+    await expect.poll(() => checks.innerText()).toContain('can be fulfilled');
+    expect(await checks.locator('[data-flag]').count()).toBeGreaterThan(2);
+
+    // Changing a shared setting marks the check stale; checking again clears it.
+    await page.locator('#img-res').selectOption('20');
+    await expect.poll(() => page.getByTestId('check-stale').isVisible()).toBe(true);
+    await page.locator('#img-res').selectOption('10');
+    await expect.poll(() => page.getByTestId('check-stale').count()).toBe(0);
+    await page.screenshot({ path: 'test-results/workspace-imagery-check.png' });
+
+    // 4. Estimate: credit and area.
+    await page.getByTestId('estimate').click();
+    const estimate = page.getByTestId('estimate-result');
+    await estimate.waitFor({ timeout: 20_000 });
+    const estimateText = await estimate.innerText();
+    expect(estimateText).toMatch(/EUR/);
+    expect(estimateText).toMatch(/km²/);
+    await page.getByTestId('step-estimate').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'test-results/workspace-imagery-estimate.png' });
+
+    // 5. Download: progress events reach the page, the tray shows the job, then done; the file is in the folder.
+    await page.evaluate(() => {
+      const w = window as unknown as { __progress: unknown[]; swath: { on(e: string, cb: (p: unknown) => void): void } };
+      w.__progress = [];
+      w.swath.on('download:progress', (p) => w.__progress.push(p));
+    });
+    await page.getByTestId('download').click();
+    const job = page.getByTestId('download-job').first();
+    await job.waitFor({ timeout: 20_000 });
+    const seen = new Set<string>();
+    await expect
+      .poll(
+        async () => {
+          const state = await job.getByTestId('job-state').innerText();
+          seen.add(state);
+          if (state === 'running' && (await job.getByRole('progressbar').count())) seen.add('progressbar');
+          return state;
+        },
+        { timeout: 60_000, interval: 100 },
+      )
+      .toBe('done');
+    expect(await job.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+    const progress = (await page.evaluate(() => (window as unknown as { __progress: { bytes: number; total: number | null }[] }).__progress)) ?? [];
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)!.bytes).toBeGreaterThan(10_000);
+    const fileName = await job.getByTestId('job-file').innerText();
+    expect(fileName).toMatch(/\.tif$/);
+    const files = readdirSync(ws.downloadsDir).filter((f) => f.endsWith('.tif'));
+    expect(files).toContain(fileName);
+    expect(statSync(path.join(ws.downloadsDir, fileName)).size).toBeGreaterThan(10_000);
+    expect(existsSync(path.join(ws.downloadsDir, `${fileName}.part`))).toBe(false);
+    expect(await job.getByTestId('job-open').isEnabled()).toBe(true);
+    await page.screenshot({ path: 'test-results/workspace-downloads-tray.png' });
+    expect(ws.pageErrors).toEqual([]);
+  });
+
+  it('shows a validation error next to the offending field', async () => {
+    const page = ws.page;
+    await openPanel(page, 'imagery');
+    // Client-side: a malformed Bandnames expression is named under the builder.
+    await page.getByTestId('bandnames-input').fill('B4,B9');
+    const bandField = page.locator('[data-field="Bandnames"]');
+    await expect.poll(() => bandField.innerText()).toContain('Unknown band "B9"');
+    await page.getByTestId('bandnames-input').fill('rgb');
+
+    // Service-side: an EPSG the service cannot render comes back as a field error next to EPSG.
+    await page.getByTestId('epsg-select').selectOption('other');
+    await page.getByTestId('epsg-other').fill('2154');
+    await page.getByTestId('check').click();
+    const epsgField = page.locator('[data-field="EpsgProjection"]');
+    await expect.poll(() => epsgField.getByTestId('field-error').first().innerText(), { timeout: 20_000 }).toMatch(/2154/);
+    expect(await page.getByTestId('epsg-other').getAttribute('class')).toContain('invalid');
+    await epsgField.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: 'test-results/workspace-validation-error.png' });
+    // The error is not a generic banner only: the step shows the service's message too.
+    expect(await page.getByTestId('step-check').getByTestId('error-notice').innerText()).toMatch(/field/);
+    await page.getByTestId('epsg-select').selectOption('utm');
+  });
+
+  it('picks mini-tiles on the map from a tile search and downloads them', async () => {
+    const page = ws.page;
+    await openPanel(page, 'imagery');
+    const section = page.getByTestId('step-tiles');
+    await section.locator('button.head').click();
+    const form = page.getByTestId('tile-search-form');
+    await form.locator('[data-field="MiniTiles"] input').check();
+    await form.getByTestId('schema-submit').click();
+    await expect.poll(() => section.innerText(), { timeout: 20_000 }).toMatch(/\d+ mini-tiles\s*· 0 picked/);
+    await page.waitForTimeout(600);
+    // Click the middle of the map: the mini-tile under the pointer is picked.
+    const box = (await page.getByTestId('map').boundingBox())!;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await expect.poll(() => section.innerText()).toMatch(/·\s*1 picked/);
+    await page.screenshot({ path: 'test-results/workspace-tiles-picked.png' });
+    await page.getByTestId('download-tiles').click();
+    await expect.poll(() => page.getByTestId('download-job').count(), { timeout: 20_000 }).toBeGreaterThan(1);
+    await expect.poll(() => page.getByTestId('download-job').first().getByTestId('job-state').innerText(), { timeout: 60_000 }).toBe('done');
+    expect(await page.getByTestId('download-job').first().innerText()).toContain('Mini-tile');
+    expect(ws.pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,117 @@
+import { vi } from 'vitest';
+import type { EventName, EventPayload, IpcError, Result } from '../../preload/contract';
+
+/**
+ * A stand-in for window.swath in component and store tests: every method is a
+ * vi.fn answering with sensible demo data unless overridden; `emit` pushes
+ * events to whatever subscribed with `on`.
+ */
+
+type AnyFn = (req?: any) => Promise<Result<any>>;
+
+/** Wraps data in a successful result. */
+export const ok = <T>(data: T): Result<T> => ({ ok: true, data });
+/** A failed result. */
+export const fail = (kind: IpcError['kind'], message: string, fields?: Record<string, string[]>): Result<never> => ({
+  ok: false,
+  error: fields ? { kind, message, fields } : { kind, message },
+});
+
+export const DEMO_INFO = {
+  version: '0.1.0',
+  platform: 'linux',
+  service: { label: 'Demo service (offline)', baseUrl: 'http://127.0.0.1:40001', demo: true },
+  contractVersion: '1.0.0' as const,
+};
+
+export const DEMO_STATUS = {
+  profileId: 'demo', label: 'Demo service (offline)', baseUrl: 'http://127.0.0.1:40001', demo: true, state: 'online' as const,
+  contractNotice: null, specSource: 'network' as const, concurrency: 8, limits: { maxCompositeAreaKm2: 2500, maxTotalBands: 12 },
+};
+
+export const MODELS = [
+  { Model: 'Stratus2', SupportedSatelliteConstellations: [{ SatelliteConstellation: 'Sentinel1', Optional: false }, { SatelliteConstellation: 'Sentinel2', Optional: false }, { SatelliteConstellation: 'Landsat89', Optional: true }] },
+  { Model: 'Nimbus', SupportedSatelliteConstellations: [{ SatelliteConstellation: 'Sentinel2L1', Optional: false }, { SatelliteConstellation: 'WFIAmazonia', Optional: true }] },
+];
+
+export const VOUCHER_OP = {
+  key: 'billing.redeemVoucher', operationId: 'Billing_RedeemVoucher', method: 'POST', path: '/api/billing/vouchers/redeem',
+  summary: 'Redeems a voucher.', deprecated: false, parameters: { type: 'object', properties: {} },
+  body: { type: 'object', properties: { VoucherCode: { type: 'string', minLength: 1, example: 'SWATH-DEMO-50' } }, required: ['VoucherCode'], title: 'command' },
+  bodyRequired: true,
+};
+
+export const PROFILES = {
+  profiles: [{ id: 'demo', name: 'Demo service (offline)', baseUrl: 'http://127.0.0.1:40001', builtIn: true, active: true, keySet: true, keyLast4: '-key' }],
+  activeProfileId: 'demo',
+  keychainError: null,
+};
+
+/** Builds the fake bridge; `overrides` replace single methods. */
+export function makeBridge(overrides: Record<string, AnyFn> = {}) {
+  const listeners = new Map<string, Set<(p: unknown) => void>>();
+  const defaults: Record<string, AnyFn> = {
+    appInfo: async () => ok(DEMO_INFO),
+    servicePing: async () => ok({ reachable: true, latencyMs: 4.4 }),
+    serviceStatus: async () => ok(DEMO_STATUS),
+    serviceReconnect: async () => ok(DEMO_STATUS),
+    serviceOperations: async () => ok({ operations: [VOUCHER_OP] }),
+    serviceCall: async () => ok({ data: {} }),
+    profilesList: async () => ok(PROFILES),
+    profilesCreate: async (r) => ok({ id: 'p2', name: r.name, baseUrl: r.baseUrl, builtIn: false, active: false, keySet: !!r.key, keyLast4: r.key ? r.key.slice(-4) : null }),
+    profilesUpdate: async (r) => ok({ ...PROFILES.profiles[0], ...r }),
+    profilesDelete: async () => ok({ deleted: true }),
+    profilesActivate: async () => ok(PROFILES.profiles[0]),
+    profilesSetKey: async (r) => ok({ ...PROFILES.profiles[0], keySet: true, keyLast4: String(r.key).slice(-4) }),
+    profilesDeleteKey: async () => ok({ ...PROFILES.profiles[0], keySet: false, keyLast4: null }),
+    profilesTestKey: async () => ok({ status: 'ok', message: 'The key works.' }),
+    accountInfo: async () => ok({ data: { KeyName: 'Demo analyst', MaxCompositeAreaKm2: 2500, MaxTotalBands: 12, EuroBalance: 100 } }),
+    accountSettings: async () => ok({ data: { DefaultModel: 'Stratus2' } }),
+    billingSummary: async () => ok({ data: { Year: 2026, Month: 11, CurrencyCode: 'EUR', EuroBalance: 100 } }),
+    billingOrders: async (p) => ok({ data: { Year: p.year, Month: p.month, CurrencyCode: 'EUR', Orders: [], Total: 0 } }),
+    billingTransactions: async (p) => ok({ data: { Year: p.year, Month: p.month, CurrencyCode: 'EUR', Transactions: [], Total: 0 } }),
+    imagerySearch: async () => ok({ data: {} }),
+    imageryAvailable: async () => ok({ data: { FullyAvailable: true } }),
+    imageryEstimate: async () => ok({ data: { CreditEstimate: 1.5, CurrencyCode: 'EUR', AreaEstimateKm2: 150.5 } }),
+    imageryLegacyComposite: async () => ok({ data: {} }),
+    taskingModels: async () => ok({ models: MODELS }),
+    taskingEstimate: async () => ok({ estimate: {}, payload: '{}' }),
+    taskingCreate: async () => ok({ data: {} }),
+    downloadsList: async () => ok({ jobs: [] }),
+    downloadsEnqueue: async (r) => ok(job({ kind: r.kind, request: r.request })),
+    downloadsCancel: async (r) => ok(job({ id: r.id, state: 'cancelled' })),
+    downloadsRetry: async (r) => ok(job({ id: r.id, state: 'queued' })),
+    downloadsRemove: async () => ok({ removed: true }),
+    downloadsReveal: async () => ok({ revealed: false }),
+    libraryList: async () => ok({ entries: [] }),
+    libraryImport: async () => ok({ entries: [] }),
+    libraryRemove: async () => ok({ removed: true }),
+    settingsGet: async () => ok({ downloadDir: '/home/analyst/Downloads', theme: 'system', osmLayer: false }),
+    settingsSet: async (p) => ok({ downloadDir: '/home/analyst/Downloads', theme: 'system', osmLayer: false, ...p }),
+  };
+  const api: Record<string, any> = {};
+  for (const [name, fn] of Object.entries({ ...defaults, ...overrides })) api[name] = vi.fn(fn);
+  api.on = vi.fn((event: string, listener: (p: unknown) => void) => {
+    const set = listeners.get(event) ?? new Set();
+    set.add(listener);
+    listeners.set(event, set);
+    return () => set.delete(listener);
+  });
+  return {
+    api,
+    listeners,
+    emit<E extends EventName>(event: E, payload: EventPayload<E>) {
+      listeners.get(event)?.forEach((l) => l(payload));
+    },
+  };
+}
+
+let jobSeq = 0;
+/** A download job with defaults. */
+export function job(over: Record<string, unknown> = {}) {
+  jobSeq++;
+  return {
+    id: `job-${jobSeq}`, kind: 'composite' as const, request: { Date: '2026-11-17', Bandnames: 'rgb', Resolution: 10 }, targetDir: '/dl', state: 'queued' as const,
+    bytes: 0, total: null, attempts: 0, createdAt: `2026-11-22T07:00:0${jobSeq % 10}Z`, updatedAt: '2026-11-22T07:00:00Z', ...over,
+  };
+}

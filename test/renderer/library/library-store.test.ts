@@ -1,0 +1,141 @@
+// @vitest-environment jsdom
+import { flushPromises } from '@vue/test-utils';
+import { createPinia, setActivePinia } from 'pinia';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Result } from '../../../preload/contract';
+import { item } from './entries';
+
+// The library store with the bridge and the GeoTIFF reader replaced: what it asks main for, and
+// what the panels see when a raster cannot be previewed.
+
+const fake = vi.hoisted(() => ({ api: null as any, header: null as any }));
+vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+vi.mock('../../../renderer/src/raster/raster-data', async (orig) => {
+  const real = await orig<typeof import('../../../renderer/src/raster/raster-data')>();
+  return {
+    ...real,
+    RasterFile: {
+      open: vi.fn(async () => ({
+        header: fake.header,
+        close: async () => undefined,
+        overviewLevel: () => 0,
+        readSample: async () => ({ width: 1, height: 1, data: fake.header.bands.map(() => [100]) }),
+      })),
+    },
+  };
+});
+
+vi.mock('../../../renderer/src/raster/render-sample', async (orig) => ({
+  ...(await orig<typeof import('../../../renderer/src/raster/render-sample')>()),
+  rgbaToDataUrl: () => 'data:image/png;base64,thumb',
+}));
+
+const { useLibraryStore } = await import('../../../renderer/src/stores/library');
+
+const ok = <T>(data: T): Result<T> => ({ ok: true, data });
+
+function bridge(entries = [item({ id: 'a' }), item({ id: 'b', epsg: 99999, bounds4326: null })]) {
+  const listeners = new Map<string, (p: any) => void>();
+  fake.api = {
+    libraryList: vi.fn(async () => ok({ entries })),
+    libraryImport: vi.fn(async ({ paths }: { paths: string[] }) => ok({ entries: paths.map((p) => item({ path: p })) })),
+    libraryRemove: vi.fn(async () => ok({ removed: true as const })),
+    libraryReveal: vi.fn(async () => ok({ revealed: false })),
+    libraryPreview: vi.fn(async ({ id }: { id: string }) => ok({ id, state: 'not-needed', rasterId: id, reason: 'COG', reused: false, buildMs: 0 })),
+    on: vi.fn((event: string, cb: (p: any) => void) => {
+      listeners.set(event, cb);
+      return () => listeners.delete(event);
+    }),
+  };
+  return { listeners };
+}
+
+const header = (epsg: number | null) => ({
+  width: 10, height: 10, dataType: 'INT16', nodata: -32768, fileNodata: true, epsg, bbox: [0, 0, 100, 100], origin: [0, 100], resolution: [10, -10], overviews: 0, tiled: true,
+  bands: ['B4', 'B3', 'B2'].map((name) => ({ name, scaling: { scale: 1e-4, offset: 0 } })),
+});
+
+describe('library store', () => {
+  beforeEach(() => {
+    setActivePinia(createPinia());
+    fake.header = header(32633);
+  });
+
+  it('lists, follows library:changed, and refuses non-GeoTIFF imports before asking main', async () => {
+    const { listeners } = bridge();
+    const lib = useLibraryStore();
+    await lib.start();
+    expect(lib.entries.map((e) => e.id)).toEqual(['a', 'b']);
+    // Thumbnails are rendered from an overview in the background.
+    await vi.waitFor(() => expect(Object.values(lib.thumbnails)).toEqual(['data:image/png;base64,thumb', 'data:image/png;base64,thumb']));
+    expect(await lib.importPaths(['/x/notes.txt'])).toBe(false);
+    expect(lib.importError).toMatch(/Only GeoTIFF files/);
+    expect(fake.api.libraryImport).not.toHaveBeenCalled();
+    expect(await lib.importPaths([' /x/new.TIF ', ''])).toBe(true);
+    expect(fake.api.libraryImport).toHaveBeenCalledWith({ paths: ['/x/new.TIF'] });
+    expect(lib.notice).toBe('Imported 1 raster.');
+    listeners.get('library:changed')!({ reason: 'removed', id: 'a' });
+    await flushPromises();
+    expect(fake.api.libraryList).toHaveBeenCalledTimes(3);
+  });
+
+  it('removes with or without the file, closing its layer first', async () => {
+    bridge();
+    const lib = useLibraryStore();
+    await lib.start();
+    lib.layers.push({ key: 'a', entryId: 'a', status: 'error' } as any);
+    expect(await lib.remove('a', true)).toBe(true);
+    expect(fake.api.libraryRemove).toHaveBeenCalledWith({ id: 'a', deleteFile: true });
+    expect(lib.layers).toEqual([]);
+    expect(lib.entries.map((e) => e.id)).toEqual(['b']);
+  });
+
+  it('an unknown EPSG code is a clear message on the layer, not a blank map', async () => {
+    bridge();
+    fake.header = header(99999);
+    const lib = useLibraryStore();
+    await lib.start();
+    await lib.openOnMap('b');
+    expect(lib.layers[0]).toMatchObject({ key: 'b', status: 'error' });
+    expect(lib.layers[0]!.message).toMatch(/EPSG:99999 is not in Swath's offline projection set/);
+  });
+
+  it('a raster without a CRS, and a failed overview build, are errors with reasons', async () => {
+    bridge([item({ id: 'a' }), item({ id: 'b', epsg: null, bounds4326: null })]);
+    fake.header = header(null);
+    const lib = useLibraryStore();
+    await lib.start();
+    await lib.openOnMap('b');
+    expect(lib.layers[0]!.message).toMatch(/no EPSG code/);
+    fake.api.libraryPreview = vi.fn(async () => ({ ok: false, error: { kind: 'io', message: 'disk full' } }));
+    await lib.openOnMap('a');
+    expect(lib.layers.find((l) => l.key === 'a')).toMatchObject({ status: 'error', message: 'disk full' });
+  });
+
+  it('shows overview build progress from main on the layer being opened', async () => {
+    const { listeners } = bridge();
+    let finish!: () => void;
+    fake.api.libraryPreview = vi.fn(() => new Promise((resolve) => {
+      finish = () => resolve(ok({ id: 'a', state: 'ready', rasterId: 'ovr-a', reason: 'striped', reused: false, buildMs: 1200 }));
+    }));
+    const lib = useLibraryStore();
+    await lib.start();
+    const opening = lib.openOnMap('a', { zoom: false });
+    await flushPromises();
+    listeners.get('library:overview-progress')!({ id: 'a', fraction: 0.4 });
+    expect(lib.layers[0]).toMatchObject({ status: 'building', progress: 0.4 });
+    finish();
+    await flushPromises();
+    expect(lib.layers[0]).toMatchObject({ status: 'loading', rasterId: 'ovr-a' });
+    expect(lib.layers[0]!.note).toMatch(/overview copy \(built in 1.2 s\)/);
+    void opening;
+  });
+
+  it('reveal says where it is not available', async () => {
+    bridge();
+    const lib = useLibraryStore();
+    await lib.start();
+    expect(await lib.reveal('a')).toBe(false);
+    expect(lib.notice).toMatch(/desktop app/);
+  });
+});

@@ -1,0 +1,68 @@
+// @vitest-environment jsdom
+import { flushPromises, mount } from '@vue/test-utils';
+import { createPinia, setActivePinia } from 'pinia';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { fail, makeBridge, PROFILES } from '../fake-bridge';
+
+const fake = vi.hoisted(() => ({ api: null as unknown }));
+vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+
+const SettingsPanel = (await import('../../../renderer/src/panels/settings/SettingsPanel.vue')).default;
+
+beforeEach(() => setActivePinia(createPinia()));
+
+describe('Settings panel', () => {
+  it('treats keys as write-only: a password field cleared after saving, never shown back', async () => {
+    const bridge = makeBridge();
+    fake.api = bridge.api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    const profile = w.get('[data-testid="profile"]');
+    expect(profile.get('[data-testid="key-status"]').text()).toBe('Key set, ends in …-key');
+    const input = profile.get('[data-testid="key-input"]');
+    expect(input.attributes('type')).toBe('password');
+    await input.setValue('my-secret-key-1234');
+    await profile.get('form').trigger('submit');
+    await flushPromises();
+    expect(bridge.api.profilesSetKey).toHaveBeenCalledWith({ id: 'demo', key: 'my-secret-key-1234' });
+    expect((input.element as HTMLInputElement).value).toBe('');
+    expect(w.html()).not.toContain('my-secret-key-1234');
+    expect(bridge.api.profilesTestKey).toHaveBeenCalledWith({ id: 'demo' });
+    expect(w.get('[data-testid="key-test-result"]').text()).toContain('accepted');
+  });
+
+  it('creates a profile and shows field errors next to its inputs', async () => {
+    const bridge = makeBridge({
+      profilesCreate: async () => fail('validation', 'Invalid profile.', { baseUrl: ['Plain http is refused for remote hosts; use https.'] }),
+    });
+    fake.api = bridge.api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    await w.get('[data-testid="profile-new"]').trigger('click');
+    await w.get('[data-testid="profile-name"]').setValue('Prod');
+    await w.get('[data-testid="profile-url"]').setValue('http://imagery.example.com');
+    await w.get('[data-testid="profile-key"]').setValue('k');
+    await w.get('[data-testid="profile-form"]').trigger('submit');
+    await flushPromises();
+    expect(bridge.api.profilesCreate).toHaveBeenCalledWith({ name: 'Prod', baseUrl: 'http://imagery.example.com', key: 'k' });
+    expect(w.get('[data-testid="profile-form"]').text()).toContain('use https');
+    expect((w.get('[data-testid="profile-key"]').element as HTMLInputElement).value).toBe('');
+  });
+
+  it('activating a profile restarts the session', async () => {
+    const bridge = makeBridge({
+      profilesList: async () => ({
+        ok: true,
+        data: { ...PROFILES, profiles: [...PROFILES.profiles, { id: 'p2', name: 'Other', baseUrl: 'https://x.example', builtIn: false, active: false, keySet: false, keyLast4: null }] },
+      }),
+    });
+    fake.api = bridge.api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    await w.get('[data-profile="Other"] [data-testid="profile-activate"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.profilesActivate).toHaveBeenCalledWith({ id: 'p2' });
+    expect(bridge.api.appInfo).toHaveBeenCalled();
+    expect(bridge.api.servicePing).toHaveBeenCalled();
+  });
+});
