@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fromFile, type GeoTIFFImage } from 'geotiff';
 import { buildTiffLayout, type TiffLevelLayout } from '../simulator/raster/tiff-writer.js';
 import { abortError, fsyncDir, throwIfAborted } from './atomic-json.js';
+import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
 
 /** Pixel types the overview copy can carry (8/16-bit integers: what the service and most imagery deliver). */
 export type OverviewDataType = 'UINT8' | 'INT16' | 'UINT16';
@@ -162,28 +163,8 @@ function newSamples(dataType: OverviewDataType, n: number): Samples {
   return new Uint16Array(n);
 }
 
-function bytesOf(a: Samples, n: number): Buffer {
-  // TIFF is written little-endian ("II"), the typed arrays' byte order on every platform Electron ships for.
-  return Buffer.from(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT);
-}
 
-async function readExactly(fh: FileHandle, into: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < into.length) {
-    const { bytesRead } = await fh.read(into, done, into.length - done, position + done);
-    if (bytesRead === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
-    done += bytesRead;
-  }
-}
 
-async function writeExactly(fh: FileHandle, data: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < data.length) {
-    const { bytesWritten } = await fh.write(data, done, data.length - done, position + done);
-    if (bytesWritten === 0) throw new Error('the disk accepted no more bytes');
-    done += bytesWritten;
-  }
-}
 
 /** Reads whole rows of the source, pixel-interleaved, into a buffer. */
 type RowReader = (y0: number, rows: number, out: Samples, signal: AbortSignal) => Promise<void>;

@@ -13,6 +13,7 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { buildTiffLayout, type TiffGeoSpec, type TiffLevelLayout } from '../../simulator/raster/tiff-writer.js';
 import { abortError, fsyncDir, throwIfAborted } from './abort.js';
+import { bytesOf, readExactly, writeExactly } from '../../shared/file-io.js';
 
 /** Tile edge of tiled outputs, and the size overviews reduce to. */
 export const COG_TILE = 512;
@@ -77,29 +78,8 @@ function newArray(dataType: CogDataType, samples: number): PixelArray {
   return dataType === 'INT16' ? new Int16Array(samples) : new Uint8Array(samples);
 }
 
-function bytesOf(a: PixelArray, samples: number): Buffer {
-  // TIFF is written little-endian ("II"), which is the typed arrays' byte order on every platform Electron ships for.
-  return Buffer.from(a.buffer, a.byteOffset, samples * a.BYTES_PER_ELEMENT);
-}
 
-async function readExactly(fh: FileHandle, into: PixelArray, samples: number, position: number): Promise<void> {
-  const buf = bytesOf(into, samples);
-  let done = 0;
-  while (done < buf.length) {
-    const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
-    if (bytesRead === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
-    done += bytesRead;
-  }
-}
 
-async function writeExactly(fh: FileHandle, data: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < data.length) {
-    const { bytesWritten } = await fh.write(data, done, data.length - done, position + done);
-    if (bytesWritten === 0) throw new Error('the disk accepted no more bytes');
-    done += bytesWritten;
-  }
-}
 
 /** Streams a COG to `<file>.part`, fsyncs and renames it to `file`, removing the `.part` on any failure or abort. */
 export async function writeCog(
@@ -247,7 +227,7 @@ async function writeOverview(
         const pr = 2 * cy + k;
         rowsPresent.push(pr < P.blocksDown);
         if (pr < P.blocksDown) {
-          await readExactly(fh, parents[k]!, pcn * tileSamples, P.dataOffset + (pr * P.blocksAcross + pc0) * P.blockBytes);
+          await readExactly(fh, bytesOf(parents[k]!, pcn * tileSamples), P.dataOffset + (pr * P.blocksAcross + pc0) * P.blockBytes);
         }
       }
       out.fill(nodata, 0, n * tileSamples);

@@ -1,0 +1,29 @@
+import type { FileHandle } from 'node:fs/promises';
+
+/** Typed-array views that pixel code reads and writes. */
+export type PixelView = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+
+/** The first `samples` elements of a typed array as bytes, without copying (TIFF is little-endian, like every platform Electron ships for). */
+export function bytesOf(a: PixelView, samples: number): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, samples * a.BYTES_PER_ELEMENT);
+}
+
+/** Fills `into` from `position`, looping over short reads; a file that ends early is an error. */
+export async function readExactly(fh: FileHandle, into: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < into.length) {
+    const { bytesRead } = await fh.read(into, done, into.length - done, position + done);
+    if (bytesRead === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
+    done += bytesRead;
+  }
+}
+
+/** Writes all of `data` at `position`, looping over short writes. */
+export async function writeExactly(fh: FileHandle, data: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < data.length) {
+    const { bytesWritten } = await fh.write(data, done, data.length - done, position + done);
+    if (bytesWritten === 0) throw new Error('the disk accepted no more bytes');
+    done += bytesWritten;
+  }
+}
