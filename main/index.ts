@@ -1,6 +1,6 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { BrowserWindow, app, session, shell } from 'electron';
+import { BrowserWindow, app, dialog, session, shell } from 'electron';
 import { createElectronFetch } from './hosts/electron-fetch';
 import { createDispatcher, createSenderPolicy } from './ipc';
 import { createApp } from './services/app';
@@ -61,6 +61,14 @@ function run(): void {
       revealFile: (file) => {
         shell.showItemInFolder(file);
         return true;
+      },
+      chooseFiles: async () => {
+        const result = await dialog.showOpenDialog({
+          title: 'Import GeoTIFF',
+          properties: ['openFile', 'multiSelections'],
+          filters: [{ name: 'GeoTIFF', extensions: ['tif', 'tiff'] }],
+        });
+        return result.canceled ? null : result.filePaths;
       },
       log,
     }),

@@ -1,4 +1,4 @@
-import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import { channelNames, eventNames, methodName, type EventName, type IpcError, type Result } from './contract';
 
 /**
@@ -30,6 +30,8 @@ export function buildApi(): Record<string, unknown> {
       ipcRenderer.removeListener(event, wrapped);
     };
   };
+  // Only a path for a File object the user dropped: the page never gets to name arbitrary paths here.
+  api.pathForFile = (file: unknown): string => (file instanceof File ? webUtils.getPathForFile(file) : '');
   return api;
 }
 

@@ -36,6 +36,8 @@ export interface AppOptions {
   /** Keychain backend; the real OS keychain by default. */
   keychainBackend?: KeychainBackend;
   revealFile?: (file: string) => boolean;
+  /** The system "open files" dialog for GeoTIFFs; the browser host has none. */
+  chooseFiles?: () => Promise<string[] | null>;
   log?: (message: string) => void;
 }
 
@@ -118,6 +120,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     handlers: createAppHandlers({
       version: options.version, platform: options.platform, session, profiles, queue, library, settings, overviews, probe,
       revealFile: options.revealFile,
+      chooseFiles: options.chooseFiles,
     }),
     connection: () => connection,
     library,

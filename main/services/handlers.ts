@@ -32,6 +32,8 @@ export interface HandlerDeps {
   overviews: OverviewCache;
   /** Calls account info with a key, for testing a stored key. */
   probe: KeyProbe;
+  /** Asks the user for GeoTIFF files with the system dialog; absent where the host has none (browser host). */
+  chooseFiles?: () => Promise<string[] | null>;
   /** Shows a file in the system file manager; absent where the host cannot (browser host). */
   revealFile?: (file: string) => boolean;
   now?: () => number;
@@ -216,6 +218,16 @@ export function createAppHandlers(deps: HandlerDeps): HandlerTable {
       const entries = [];
       for (const file of paths) entries.push(await library.importFile(file, signal));
       return { entries };
+    },
+    'library:import-dialog': async (_r, { signal }) => {
+      if (!deps.chooseFiles) {
+        throw new HandlerError('validation', 'This window has no system file dialog; paste the file path instead.', { paths: ['Enter the path of a .tif or .tiff file.'] });
+      }
+      const paths = await deps.chooseFiles();
+      if (!paths || paths.length === 0) return { entries: [], cancelled: true };
+      const entries = [];
+      for (const file of paths) entries.push(await library.importFile(file, signal));
+      return { entries, cancelled: false };
     },
     'library:remove': async ({ id, deleteFile }, { signal }) => {
       await library.remove(id, { deleteFile }, signal);

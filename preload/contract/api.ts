@@ -26,8 +26,14 @@ type Invoke<C extends ChannelName> =
 /** Subscribes to a main-process event; returns the function that unsubscribes. */
 export type Subscribe = <E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void) => () => void;
 
-/** `window.swath`: one method per channel plus `on` for events. */
-export type SwathApi = { [C in ChannelName as MethodName<C>]: Invoke<C> } & { on: Subscribe };
+/**
+ * The local path of a file the user dropped on the window (Electron's webUtils.getPathForFile);
+ * absent in the browser host, where pages cannot see paths.
+ */
+export type PathForFile = (file: Blob) => string;
+
+/** `window.swath`: one method per channel plus `on` for events (and `pathForFile` in Electron). */
+export type SwathApi = { [C in ChannelName as MethodName<C>]: Invoke<C> } & { on: Subscribe; pathForFile?: PathForFile };
 
 /** Name of a bridge method (excluding `on`). */
 export type BridgeMethodName = MethodName<ChannelName>;

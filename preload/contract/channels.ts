@@ -304,6 +304,8 @@ export const channels = {
     z.strictObject({ request: recordSchema, from: z.string(), until: z.string().nullable(), targetDir: z.string().optional() }),
     downloadJobSchema,
   ),
+  /** Opens the system file dialog (where the host has one) and imports the chosen GeoTIFFs. */
+  'library:import-dialog': channel(noRequest, z.object({ entries: z.array(libraryEntrySchema), cancelled: z.boolean() })),
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

@@ -7,6 +7,7 @@ const electron = vi.hoisted(() => {
   return {
     listeners,
     contextBridge: { exposeInMainWorld: (() => undefined) as (key: string, api: unknown) => void },
+    webUtils: { getPathForFile: (file: { name: string }) => `/dropped/${file.name}` },
     ipcRenderer: {
       invoke: (async () => undefined) as (channel: string, payload: unknown) => Promise<unknown>,
       on(channel: string, listener: Listener) {
@@ -23,7 +24,7 @@ const electron = vi.hoisted(() => {
   };
 });
 
-vi.mock('electron', () => ({ contextBridge: electron.contextBridge, ipcRenderer: electron.ipcRenderer }));
+vi.mock('electron', () => ({ contextBridge: electron.contextBridge, ipcRenderer: electron.ipcRenderer, webUtils: electron.webUtils }));
 
 type Api = Record<string, unknown> & {
   on: (event: string, listener: (payload: unknown) => void) => () => void;
@@ -55,13 +56,20 @@ beforeEach(async () => {
 });
 
 describe('preload', () => {
-  it('exposes window.swath with exactly one method per channel plus on', () => {
+  it('pathForFile resolves only real File objects, never a string the page names', () => {
+    const pathForFile = exposed.api.pathForFile as (f: unknown) => string;
+    expect(pathForFile(new File(['x'], 'a.tif'))).toBe('/dropped/a.tif');
+    expect(pathForFile('/etc/passwd')).toBe('');
+    expect(pathForFile({ name: 'fake.tif' })).toBe('');
+  });
+
+  it('exposes window.swath with exactly one method per channel plus on and pathForFile', () => {
     expect(exposed.key).toBe('swath');
-    const expected = [...channelNames.map((c) => methodName(c)), 'on'].sort();
+    const expected = [...channelNames.map((c) => methodName(c)), 'on', 'pathForFile'].sort();
     expect(Object.keys(exposed.api).sort()).toEqual(expected);
     // Pin the derivation so a bug in methodName cannot hide behind itself.
     expect(Object.keys(exposed.api).sort()).toEqual(
-      ['accountInfo', 'accountSettings', 'appInfo', 'billingOrders', 'billingSummary', 'billingTransactions', 'downloadsCancel', 'downloadsEnqueue', 'downloadsEnqueueSeries', 'downloadsList', 'downloadsPlan', 'downloadsRemove', 'downloadsRetry', 'downloadsReveal', 'imageryAvailable', 'imageryEstimate', 'imageryLegacyComposite', 'imagerySearch', 'libraryImport', 'libraryList', 'libraryPreview', 'libraryRemove', 'libraryReveal', 'on', 'profilesActivate', 'profilesCreate', 'profilesDelete', 'profilesDeleteKey', 'profilesList', 'profilesSetKey', 'profilesTestKey', 'profilesUpdate', 'serviceCall', 'serviceOperations', 'servicePing', 'serviceReconnect', 'serviceStatus', 'settingsGet', 'settingsSet', 'taskingCreate', 'taskingEstimate', 'taskingModels'],
+      ['accountInfo', 'accountSettings', 'appInfo', 'billingOrders', 'billingSummary', 'billingTransactions', 'downloadsCancel', 'downloadsEnqueue', 'downloadsEnqueueSeries', 'downloadsList', 'downloadsPlan', 'downloadsRemove', 'downloadsRetry', 'downloadsReveal', 'imageryAvailable', 'imageryEstimate', 'imageryLegacyComposite', 'imagerySearch', 'libraryImport', 'libraryImportDialog', 'libraryList', 'libraryPreview', 'libraryRemove', 'libraryReveal', 'on', 'pathForFile', 'profilesActivate', 'profilesCreate', 'profilesDelete', 'profilesDeleteKey', 'profilesList', 'profilesSetKey', 'profilesTestKey', 'profilesUpdate', 'serviceCall', 'serviceOperations', 'servicePing', 'serviceReconnect', 'serviceStatus', 'settingsGet', 'settingsSet', 'taskingCreate', 'taskingEstimate', 'taskingModels'],
     );
     for (const value of Object.values(exposed.api)) expect(typeof value).toBe('function');
   });

@@ -189,6 +189,24 @@ export const useLibraryStore = defineStore('library', () => {
     unsubscribers = [];
   }
 
+  /** Imports GeoTIFFs chosen in the system file dialog (Electron); false when cancelled or unavailable. */
+  async function importDialog(): Promise<boolean> {
+    importing.value = true;
+    importError.value = null;
+    try {
+      const r = await getBridge().libraryImportDialog();
+      if (!r.ok) {
+        importError.value = r.error.message;
+        return false;
+      }
+      if (r.data.cancelled) return false;
+      await refresh();
+      return true;
+    } finally {
+      importing.value = false;
+    }
+  }
+
   async function importPaths(paths: string[]): Promise<boolean> {
     const clean = paths.map((p) => p.trim()).filter(Boolean);
     if (clean.length === 0) return false;
@@ -676,7 +694,7 @@ export const useLibraryStore = defineStore('library', () => {
   return {
     entries, placedEntries, loaded, loading, error, importing, importError, notice, filter, sort, thumbnails, footprints,
     layers, activeKey, activeLayer, inspector, compare, groups, groupOf, visibleEntries, seriesSelection, mapReady,
-    start, stop, refresh, importPaths, remove, reveal, openOnMap, close, zoomTo, setActive,
+    start, stop, refresh, importPaths, importDialog, remove, reveal, openOnMap, close, zoomTo, setActive,
     setDisplay, setStretch, setManualRange, setOpacity, setVisible, moveLayer, setCompare, setComparePosition,
     seriesCurrent, showSeriesEntry, stepSeries, inspect, unpinInspector,
     /** Exposed for tests and benchmarks: the style variables a layer would get now. */

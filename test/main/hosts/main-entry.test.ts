@@ -170,6 +170,17 @@ describe('main/index.ts', () => {
     expect(simulator.close).toHaveBeenCalledOnce();
   });
 
+  it('imports through the system file dialog, filtered to GeoTIFF', async () => {
+    const electron = await boot();
+    await ready(electron);
+    const importDialog = listenerFor(electron, 'library:import-dialog');
+    const result = await importDialog({ senderFrame: { url: rendererFileUrl } }, {});
+    expect(result).toEqual({ ok: true, data: { entries: [], cancelled: true } });
+    expect(electron.dialog.showOpenDialog).toHaveBeenCalledWith(expect.objectContaining({
+      properties: ['openFile', 'multiSelections'], filters: [{ name: 'GeoTIFF', extensions: ['tif', 'tiff'] }],
+    }));
+  });
+
   it('quits when the last window closes (except on macOS)', async () => {
     const electron = await boot();
     await ready(electron);

@@ -187,6 +187,11 @@ describe('app core over the dispatcher', () => {
     }
   });
 
+  it('library import dialog: not available without a system dialog, explained next to the path field', async () => {
+    const res = await call('library:import-dialog');
+    expect(res).toMatchObject({ ok: false, error: { kind: 'validation', fields: { paths: [expect.any(String)] } } });
+  });
+
   it('settings: the download folder must be absolute', async () => {
     const bad = await call('settings:set', { downloadDir: 'relative/dir' });
     expect(bad).toMatchObject({ ok: false, error: { kind: 'validation', fields: { downloadDir: [expect.any(String)] } } });
