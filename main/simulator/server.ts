@@ -189,7 +189,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => resolve());
   });
-  server.keepAliveTimeout = 5_000;
+  // Longer than clients keep idle sockets (undici: 4 s), so a client never reuses a socket the server is closing.
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${port}`,

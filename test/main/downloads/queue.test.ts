@@ -51,7 +51,7 @@ describe('DownloadQueue against the simulator', () => {
     expect(job.request).not.toHaveProperty('ApiKey');
     await q.onIdle();
     const done = q.get(job.id)!;
-    expect(done).toMatchObject({ state: 'done', attempts: 1, file: path.join(targetDir, `composite_${date.replaceAll('-', '')}_Stratus2_32633_80m.tif`) });
+    expect(done, `retries: ${events.map((e) => e.reason).filter(Boolean).join('; ')}`).toMatchObject({ state: 'done', attempts: 1, file: path.join(targetDir, `composite_${date.replaceAll('-', '')}_Stratus2_32633_80m.tif`) });
     const ref = await referenceSha(clean.url, 'composite', composite());
     expect(await sha256Of(done.file!)).toBe(ref.sha256);
     expect(done.bytes).toBe(ref.bytes);
