@@ -414,17 +414,9 @@ export function validateSearchAvailable(body: unknown, ctx: ValidationContext): 
   return bag.result();
 }
 
-/** composite/available: AOI, Date, Model and constellations, EPSG, Bandnames, UtmDataSelectionMode. */
+/** composite/available: the same rules as the composite it checks (AOI, Date, Model, output settings). */
 export function validateCompositeAvailable(body: unknown, ctx: ValidationContext): ValidationResult {
-  const bad = notObject(body);
-  if (bad) return bad;
-  const b = body as Body;
-  const bag = new Bag();
-  checkAoi(bag, b, true);
-  checkDate(bag, b, 'Date', { required: true, dateOnly: false });
-  checkModel(bag, ctx, b, { modelRequired: true, constellationsRequired: false });
-  checkCompositeSettings(bag, b);
-  return bag.result();
+  return validateComposite(body, ctx);
 }
 
 /** composite/estimate: one AOI, or one tile / mini-tile GUID. */
