@@ -10,7 +10,6 @@
 import * as turf from '@turf/turf';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import WKT from 'ol/format/WKT.js';
-import proj4 from 'proj4';
 
 /** Polygons as rings of [x, y] positions: polygon -> ring -> position (rings closed). */
 export type Rings = number[][][][];
@@ -42,71 +41,11 @@ export class PlanError extends Error {
   }
 }
 
-/** An output CRS with lon/lat conversions and a validity check. */
-export interface Projection {
-  epsg: number;
-  geographic: boolean;
-  forward(lon: number, lat: number): [number, number];
-  inverse(x: number, y: number): [number, number];
-  /** Why this lon/lat cannot be used in the CRS, or null when it can. */
-  invalidReason(lon: number, lat: number): string | null;
-}
-
-/** EPSG code of the standard 6° UTM zone holding a point (326xx north of the equator, 327xx south). */
-export function utmEpsgFor(lon: number, lat: number): number {
-  let zone: number;
-  if (lon === 180) zone = 60;
-  else {
-    const wrapped = ((((lon + 180) % 360) + 360) % 360) - 180;
-    zone = Math.floor((wrapped + 180) / 6) + 1;
-  }
-  return (lat >= 0 ? 32600 : 32700) + zone;
-}
-
-const projections = new Map<number, Projection>();
-
-/** The projection of an EPSG code the planner can grid (4326, 3857, UTM 326xx/327xx), or null. */
-export function projectionFor(epsg: number): Projection | null {
-  const hit = projections.get(epsg);
-  if (hit) return hit;
-  let p: Projection | null = null;
-  if (epsg === 4326) {
-    p = {
-      epsg,
-      geographic: true,
-      forward: (lon, lat) => [lon, lat],
-      inverse: (x, y) => [x, y],
-      invalidReason: (lon, lat) => (Math.abs(lon) > 180 || Math.abs(lat) > 90 ? 'outside -180..180 / -90..90' : null),
-    };
-  } else if (epsg === 3857) {
-    const conv = proj4('EPSG:4326', 'EPSG:3857');
-    p = {
-      epsg,
-      geographic: false,
-      forward: (lon, lat) => conv.forward([lon, lat]) as [number, number],
-      inverse: (x, y) => conv.inverse([x, y]) as [number, number],
-      invalidReason: (lon, lat) => (Math.abs(lat) > 85.06 || Math.abs(lon) > 180 ? 'outside the area of EPSG:3857' : null),
-    };
-  } else if (Number.isInteger(epsg) && ((epsg >= 32601 && epsg <= 32660) || (epsg >= 32701 && epsg <= 32760))) {
-    const zone = epsg % 100;
-    const south = epsg >= 32701;
-    const conv = proj4('EPSG:4326', `+proj=utm +zone=${zone}${south ? ' +south' : ''} +datum=WGS84 +units=m +no_defs`);
-    const cm = -183 + 6 * zone;
-    p = {
-      epsg,
-      geographic: false,
-      forward: (lon, lat) => conv.forward([lon, lat]) as [number, number],
-      inverse: (x, y) => conv.inverse([x, y]) as [number, number],
-      invalidReason: (lon, lat) => {
-        const d = ((((lon - cm + 180) % 360) + 360) % 360) - 180;
-        if (Math.abs(d) > 9) return `too far from UTM zone ${zone}`;
-        return lat < -80 || lat > 84 ? 'outside the UTM latitude range' : null;
-      },
-    };
-  }
-  if (p) projections.set(epsg, p);
-  return p;
-}
+// The planner must grid exactly as the service renders, so it uses the same projections and zone rule
+// as the simulator's writer (which follows the service's published behaviour).
+export { utmEpsgFor } from '../../simulator/geo/aoi.js';
+export { getProjection as projectionFor, type Projection } from '../../simulator/raster/projection.js';
+import type { Projection } from '../../simulator/raster/projection.js';
 
 /** Pixel edge in output CRS units for a Resolution in metres. */
 export function pixelSizeFor(proj: Projection, resolution: number): number {
