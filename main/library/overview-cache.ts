@@ -11,16 +11,26 @@ import type { RasterFileLookup } from './raster-protocol.js';
  * is named by a hash of the source's path, size and modification time, so it survives restarts
  * and is rebuilt when the file changes. The raster protocol serves a copy as
  * `<OVERVIEW_PREFIX><library-id>`.
+ *
+ * Before a first build, the renderer may ask for a quick look: a nearest-decimated copy about the
+ * size of the screen (every f-th row is read, so it takes a fraction of the full build), served as
+ * `<QUICK_LOOK_PREFIX><library-id>`, so the map has a first frame while the full copy is built on
+ * the next request. Quick looks live for the session; {@link prune} removes them at start.
  */
 
 /** Prefix of the raster id under which an entry's overview copy is served. */
 export const OVERVIEW_PREFIX = 'ovr-';
+/** Prefix of the raster id under which an entry's quick look is served. */
+export const QUICK_LOOK_PREFIX = 'qlk-';
 
 /** How a library raster is previewed. */
 export interface OverviewStatus {
   id: string;
-  /** not-needed: preview the file itself; ready: preview `rasterId` (the copy); unsupported: the file itself, slower. */
-  state: 'not-needed' | 'ready' | 'unsupported';
+  /**
+   * not-needed: preview the file itself; ready: preview `rasterId` (the copy); unsupported: the
+   * file itself, slower; quick-look: `rasterId` is a quick look, ask again (without quickLook) for the copy.
+   */
+  state: 'not-needed' | 'ready' | 'unsupported' | 'quick-look';
   /** The raster id the map should open (the library id, or the copy's). */
   rasterId: string;
   reason: string;
@@ -28,6 +38,15 @@ export interface OverviewStatus {
   reused: boolean;
   /** Time spent building now, in ms (0 when nothing was built). */
   buildMs: number;
+}
+
+/** Options of {@link OverviewCache.prepare}. */
+export interface PrepareOptions {
+  /**
+   * When the copy does not exist yet, answer at once with a quick look whose longer side is at
+   * least this many px (or the file's own size) instead of building the copy.
+   */
+  quickLook?: number;
 }
 
 /** Progress of a build, for the renderer's progress bar. */
@@ -57,6 +76,9 @@ export class OverviewCache {
   private readonly builds = new Map<string, Promise<void>>();
   /** Library id -> key of its copy, once the copy exists. */
   private readonly ready = new Map<string, string>();
+  /** Quick looks of this session: file name (key and factor) -> build, and library id -> file name. */
+  private readonly quickBuilds = new Map<string, Promise<void>>();
+  private readonly quickOf = new Map<string, string>();
   private readonly closing = new AbortController();
 
   /** Creates the cache; a copy is deleted when the last entry using it leaves the library. */
@@ -65,6 +87,9 @@ export class OverviewCache {
       const key = this.ready.get(entry.id);
       this.ready.delete(entry.id);
       if (key) void this.dropIfUnused(key);
+      const quick = this.quickOf.get(entry.id);
+      this.quickOf.delete(entry.id);
+      if (quick && ![...this.quickOf.values()].includes(quick)) void unlink(path.join(this.opts.dir, quick)).catch(() => undefined);
     });
   }
 
@@ -104,7 +129,7 @@ export class OverviewCache {
    * concurrent callers share the build, later callers reuse the file). The build outlives a caller
    * that gives up (it is cached for the next open); only {@link close} stops it.
    */
-  async prepare(id: string, signal: AbortSignal): Promise<OverviewStatus> {
+  async prepare(id: string, signal: AbortSignal, opts: PrepareOptions = {}): Promise<OverviewStatus> {
     const entry = this.opts.catalog.get(id);
     if (!entry) throw new DownloadError('not-found', `No library entry with id ${id}.`);
     const need = await overviewNeed(entry.path, signal).catch((e: unknown) => {
@@ -122,6 +147,24 @@ export class OverviewCache {
       return { id, state: 'ready', rasterId: OVERVIEW_PREFIX + id, reason: need.reason, reused: true, buildMs: 0 };
     }
     const started = performance.now();
+    if (opts.quickLook) {
+      // Every f-th pixel, f the largest factor that keeps the longer side at least quickLook px.
+      const f = Math.max(1, Math.floor(Math.max(need.source.width, need.source.height) / opts.quickLook));
+      const name = `${key}.quick${f}.tif`;
+      let quick = this.quickBuilds.get(name);
+      const reused = !!quick;
+      if (!quick) {
+        quick = (async () => {
+          await mkdir(this.opts.dir, { recursive: true });
+          await buildOverviewCopy(entry.path, path.join(this.opts.dir, name), { signal: this.closing.signal, decimate: f, durable: false });
+        })();
+        this.quickBuilds.set(name, quick);
+        quick.catch(() => this.quickBuilds.delete(name));
+      }
+      await abortable(quick, signal);
+      this.quickOf.set(id, name);
+      return { id, state: 'quick-look', rasterId: QUICK_LOOK_PREFIX + id, reason: need.reason, reused, buildMs: Math.round(performance.now() - started) };
+    }
     let build = this.builds.get(key);
     if (!build) {
       build = (async () => {
@@ -142,6 +185,11 @@ export class OverviewCache {
   rasterLookup(): RasterFileLookup {
     return {
       get: (rasterId) => {
+        if (rasterId.startsWith(QUICK_LOOK_PREFIX)) {
+          const id = rasterId.slice(QUICK_LOOK_PREFIX.length);
+          const name = this.quickOf.get(id);
+          return name && this.opts.catalog.get(id) ? { path: path.join(this.opts.dir, name) } : undefined;
+        }
         if (!rasterId.startsWith(OVERVIEW_PREFIX)) return this.opts.catalog.get(rasterId);
         const id = rasterId.slice(OVERVIEW_PREFIX.length);
         const key = this.ready.get(id);
@@ -151,7 +199,7 @@ export class OverviewCache {
     };
   }
 
-  /** Removes copies whose source is no longer in the library, or has changed (left over from a crash or an older file). */
+  /** Removes copies whose source is no longer in the library, or has changed (left over from a crash or an older file), and quick looks of earlier sessions. */
   async prune(): Promise<number> {
     let names: string[];
     try {
@@ -163,7 +211,7 @@ export class OverviewCache {
     const keep = new Set(keys.filter((k): k is string => !!k).map((k) => `${k}.tif`));
     let removed = 0;
     for (const name of names) {
-      if (keep.has(name)) continue;
+      if (keep.has(name) || [...this.quickBuilds.keys()].some((q) => name.startsWith(q))) continue;
       if ([...this.builds.keys()].some((k) => name.startsWith(k))) continue;
       await unlink(path.join(this.opts.dir, name)).then(() => removed++, () => undefined);
     }
@@ -173,7 +221,7 @@ export class OverviewCache {
   /** Stops running builds (their partial files are removed) and waits for them. */
   async close(): Promise<void> {
     this.closing.abort();
-    await Promise.allSettled([...this.builds.values()]);
+    await Promise.allSettled([...this.builds.values(), ...this.quickBuilds.values()]);
   }
 }
 

@@ -163,18 +163,23 @@ function newSamples(dataType: OverviewDataType, n: number): Samples {
   return new Uint16Array(n);
 }
 
-
-
-
 /** Reads whole rows of the source, pixel-interleaved, into a buffer. */
 type RowReader = (y0: number, rows: number, out: Samples, signal: AbortSignal) => Promise<void>;
+
+/** A row reader, and the number of rows it reads best at once (a strip or a tile row; 1 when rows are read straight from disk). */
+interface Rows {
+  read: RowReader;
+  /** Rows per read that decode every block once. */
+  chunk: number;
+  close(): Promise<void>;
+}
 
 /**
  * The fastest way to read rows of this file: straight from disk for uncompressed, little-endian,
  * pixel-interleaved strips (a GDAL default), geotiff.js for anything else (compression, tiles,
  * band-interleaved, big-endian).
  */
-async function rowReader(file: string, image: GeoTIFFImage, littleEndian: boolean, src: OverviewSource): Promise<{ read: RowReader; close(): Promise<void> }> {
+async function rowReader(file: string, image: GeoTIFFImage, littleEndian: boolean, src: OverviewSource): Promise<Rows> {
   const dir = image.getFileDirectory();
   const compression = Number(dir.getValue('Compression') ?? 1);
   const planar = Number(dir.getValue('PlanarConfiguration') ?? 1);
@@ -204,15 +209,63 @@ async function rowReader(file: string, image: GeoTIFFImage, littleEndian: boolea
           y = endRow;
         }
       },
+      chunk: 1,
       close: () => fh.close(),
     };
   }
+  const blockRows = image.isTiled ? image.getTileHeight() : Number(dir.getValue('RowsPerStrip') ?? src.height);
   return {
     async read(y0, rows, out, signal) {
       const data = (await image.readRasters({ window: [0, y0, src.width, y0 + rows], interleave: true, signal })) as unknown as ArrayLike<number>;
       out.set(data as never);
     },
+    chunk: Math.max(1, Math.min(256, blockRows, src.height)),
     close: async () => undefined,
+  };
+}
+
+/**
+ * Rows of the source decimated by `f` (nearest: output pixel (x, y) is source pixel
+ * (floor((x + 0.5) f), floor((y + 0.5) f)), clamped to the image, as `gdal_translate -outsize`
+ * samples). Only the rows it needs are read, in the reader's best chunks.
+ */
+function decimatingReader(base: Rows, src: OverviewSource, dataType: OverviewDataType, f: number): Rows {
+  const { width: W, height: H, bands: nb } = src;
+  const outW = Math.ceil(W / f);
+  const chunk = base.chunk;
+  const rowLen = W * nb;
+  let buf = newSamples(dataType, chunk * rowLen);
+  let at = -1;
+  const cols = Int32Array.from({ length: outW }, (_, x) => Math.min(W - 1, Math.floor((x + 0.5) * f)) * nb);
+  const pick = (from: Samples, row: number, out: Samples, r: number): void => {
+    const o = r * outW * nb;
+    for (let x = 0; x < outW; x++) {
+      const si = row + cols[x]!;
+      for (let b = 0; b < nb; b++) out[o + x * nb + b] = from[si + b]!;
+    }
+  };
+  return {
+    async read(y0, rows, out, signal) {
+      const source = Array.from({ length: rows }, (_, r) => Math.min(H - 1, Math.floor((y0 + r + 0.5) * f)));
+      if (chunk === 1) {
+        // Rows straight from disk: every needed row at once (the reads overlap in the thread pool).
+        if (buf.length < rows * rowLen) buf = newSamples(dataType, rows * rowLen);
+        await Promise.all(source.map((sy, r) => base.read(sy, 1, buf.subarray(r * rowLen, (r + 1) * rowLen), signal)));
+        for (let r = 0; r < rows; r++) pick(buf, r * rowLen, out, r);
+        return;
+      }
+      for (let r = 0; r < rows; r++) {
+        const sy = source[r]!;
+        const c0 = Math.floor(sy / chunk) * chunk;
+        if (c0 !== at) {
+          await base.read(c0, Math.min(chunk, H - c0), buf, signal);
+          at = c0;
+        }
+        pick(buf, (sy - c0) * rowLen, out, r);
+      }
+    },
+    chunk: 1,
+    close: () => base.close(),
   };
 }
 
@@ -259,6 +312,13 @@ export interface BuildOverviewOptions {
   signal: AbortSignal;
   /** Fraction of the source rows processed, 0..1. */
   onProgress?: (fraction: number) => void;
+  /**
+   * Keep every `decimate`-th pixel (nearest) instead of all of them: a quick look of the file,
+   * `decimate` times coarser, with the same georeferencing. Default 1 (the full copy).
+   */
+  decimate?: number;
+  /** Fsync the copy before publishing it (default true); a quick look that lives for one session skips it. */
+  durable?: boolean;
 }
 
 /** What {@link buildOverviewCopy} wrote. */
@@ -277,7 +337,7 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
   const { signal } = opts;
   throwIfAborted(signal);
   const tiff = await fromFile(src, signal);
-  let reader: { read: RowReader; close(): Promise<void> } | null = null;
+  let reader: Rows | null = null;
   let fh: FileHandle | null = null;
   const part = `${dest}.part`;
   let ok = false;
@@ -287,7 +347,10 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
     if (!s.dataType) throw new Error(`${src}: only 8/16-bit integer samples can be copied`);
     if (!s.squarePixels || s.epsg == null) throw new Error(`${src}: needs an EPSG code and square north-up pixels`);
     const dataType = s.dataType;
-    const { width: W, height: H, bands: nb, nodata } = s;
+    const f = Math.max(1, Math.floor(opts.decimate ?? 1));
+    const { bands: nb, nodata } = s;
+    const W = Math.ceil(s.width / f);
+    const H = Math.ceil(s.height / f);
     const tile = overviewTile(W, H);
     const sizes = overviewLevels(W, H, tile);
     const layout = buildTiffLayout({
@@ -295,11 +358,12 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
       samplesPerPixel: nb,
       bitsPerSample: dataType === 'UINT8' ? 8 : 16,
       signed: dataType === 'INT16',
-      geo: { epsg: s.epsg, geographic: s.geographic, originX: s.originX, originY: s.originY, pixelSize: s.pixelSize },
+      geo: { epsg: s.epsg, geographic: s.geographic, originX: s.originX, originY: s.originY, pixelSize: s.pixelSize * f },
       nodata: String(nodata),
       metadataXml: s.metadataXml,
     });
     reader = await rowReader(src, image, tiff.littleEndian, s);
+    if (f > 1) reader = decimatingReader(reader, s, dataType, f);
     fh = await open(part, 'w', 0o644);
     await writeExactly(fh, layout.header, 0);
 
@@ -350,11 +414,12 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
       await flush(0);
       opts.onProgress?.(Math.min(1, (y + rows) / H));
     }
-    await fh.sync();
+    const durable = opts.durable ?? true;
+    if (durable) await fh.sync();
     await fh.close();
     fh = null;
     await rename(part, dest);
-    await fsyncDir(path.dirname(dest));
+    if (durable) await fsyncDir(path.dirname(dest));
     ok = true;
     return { path: dest, bytes: layout.totalBytes, levels: sizes, tile };
   } catch (e) {

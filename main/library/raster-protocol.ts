@@ -28,7 +28,7 @@ export interface RasterResponse {
 }
 
 /** Bytes per read from disk: large enough for throughput, small enough that a cancelled request wastes little. */
-const READ_CHUNK = 256 * 1024;
+const READ_CHUNK = 1024 * 1024;
 
 // Library ids are UUIDs; anything with "/", "%", "." or other characters cannot be one, so it is refused before lookup.
 const ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;

@@ -237,7 +237,7 @@ export function createAppHandlers(deps: HandlerDeps): HandlerTable {
     'settings:get': () => settings.get(),
     'settings:set': (patch) => settings.set(patch),
 
-    'library:preview': ({ id }, { signal }) => deps.overviews.prepare(id, signal),
+    'library:preview': ({ id, quickLook }, { signal }) => deps.overviews.prepare(id, signal, { quickLook }),
     'library:reveal': ({ id }) => {
       const entry = library.get(id);
       if (!entry) throw new HandlerError('not-found', `No library entry with id ${id}.`);

@@ -193,10 +193,21 @@ export const settingsSchema = z.object({
   osmLayer: z.boolean(),
 });
 
-/** Response of `library:preview`: which raster id the map opens (the file itself or its overview copy) and why. */
+/** Request of `library:preview`. */
+export const previewRequestSchema = z.strictObject({
+  id: z.string().min(1, 'id is required.'),
+  /**
+   * When the file needs an overview copy that does not exist yet, answer at once with a quick look
+   * (state 'quick-look') whose longer side is at least this many px, instead of building the copy;
+   * the next request without it builds the copy.
+   */
+  quickLook: z.number().int('quickLook must be a whole number of pixels.').min(64, 'quickLook must be at least 64 px.').max(8192, 'quickLook must be at most 8192 px.').optional(),
+});
+
+/** Response of `library:preview`: which raster id the map opens (the file itself, its overview copy or a quick look) and why. */
 export const previewStatusSchema = z.object({
   id: z.string(),
-  state: z.enum(['not-needed', 'ready', 'unsupported']),
+  state: z.enum(['not-needed', 'ready', 'unsupported', 'quick-look']),
   rasterId: z.string(),
   reason: z.string(),
   reused: z.boolean(),
@@ -289,8 +300,8 @@ export const channels = {
   /** Changes some settings. */
   'settings:set': channel(settingsSchema.partial().strict(), settingsSchema),
 
-  /** How a library raster is previewed; builds (once, cached) an overview copy of a non-COG file, with 'library:overview-progress' events. */
-  'library:preview': channel(byId, previewStatusSchema),
+  /** How a library raster is previewed; builds (once, cached) an overview copy of a non-COG file, with 'library:overview-progress' events, or first a quick look of it. */
+  'library:preview': channel(previewRequestSchema, previewStatusSchema),
   /** Shows a library raster in the system file manager. */
   'library:reveal': channel(byId, z.object({ revealed: z.boolean() })),
 

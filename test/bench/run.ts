@@ -13,8 +13,13 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
 ];
 
 async function main(): Promise<void> {
+  // `npm run bench -- preview downloads` runs only the named benchmarks.
+  const only = process.argv.slice(2);
+  const unknown = only.filter((n) => !BENCHES.some(([name]) => name === n));
+  if (unknown.length) throw new Error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHES.map(([n]) => n).join(', ')}`);
   let failed = false;
   for (const [name, run] of BENCHES) {
+    if (only.length && !only.includes(name)) continue;
     try {
       for (const f of await run()) {
         console.log(`${f.name}: ${f.value.toFixed(f.value >= 100 ? 0 : 2)} ${f.unit}${f.note ? `  (${f.note})` : ''}`);

@@ -340,6 +340,81 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     }
   });
 
+  /**
+   * Opens a raster from the store and keeps the map's 2D canvas at the first complete frame: the
+   * quick look, drawn before the WebGL layer exists. Returns its pixels (CSS px of the map), the
+   * layer's status and note at that moment, and the timings.
+   */
+  async function openCapturingQuickLook(id: string): Promise<{ quick: Pixels; statusAtQuick: string; noteAtQuick: string; timing: any }> {
+    const got = await page.evaluate(async (key) => {
+      const { library, map } = (window as unknown as Hooks).__swathPreview;
+      for (const l of [...library.layers]) library.close(l.key);
+      let shot: { png: string; statusAtQuick: string; noteAtQuick: string } | null = null;
+      const onRender = () => {
+        const layer = library.layers.find((l: any) => l.key === key);
+        if (shot || !layer || layer.timing.firstFrameMs != null || layer.status === 'ready') return;
+        for (const c of map.getViewport().querySelectorAll('canvas') as NodeListOf<HTMLCanvasElement>) {
+          const ctx = c.getContext('2d');
+          if (!ctx || !c.width) continue;
+          if (!ctx.getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v === 255)) continue;
+          shot = { png: c.toDataURL('image/png'), statusAtQuick: layer.status, noteAtQuick: layer.note ?? '' };
+        }
+      };
+      map.on('rendercomplete', onRender);
+      try {
+        await library.openOnMap(key);
+        const layer = library.layers.find((l: any) => l.key === key);
+        while (layer.timing.renderedMs == null) await new Promise((r) => setTimeout(r, 20));
+        if (!shot) throw new Error('no quick-look frame was seen');
+        return { ...(shot as { png: string; statusAtQuick: string; noteAtQuick: string }), timing: { ...layer.timing } };
+      } finally {
+        map.un('rendercomplete', onRender);
+      }
+    }, id);
+    return { ...got, quick: decodePng(Buffer.from(got.png.slice(got.png.indexOf(',') + 1), 'base64')) };
+  }
+
+  /** Compares the quick look with the WebGL frame that replaced it, where the quick look has data. */
+  async function expectSamePicture(quick: Pixels, name: string): Promise<void> {
+    const { pixels } = await mapShot(`quicklook-${name}-webgl`);
+    expect([quick.width, quick.height]).toEqual([pixels.width, pixels.height]);
+    let n = 0, close = 0, sum = 0;
+    for (let i = 0; i < quick.width * quick.height; i++) {
+      if (quick.rgba[i * 4 + 3] !== 255) continue;
+      n++;
+      const d = Math.max(...[0, 1, 2].map((k) => Math.abs(quick.rgba[i * 4 + k]! - pixels.rgba[i * 4 + k]!)));
+      sum += d;
+      if (d <= 8) close++;
+    }
+    // Most of the map: the same pixels, the same colours (both sample the same overview, nearest).
+    expect(n, name).toBeGreaterThan(quick.width * quick.height * 0.2);
+    expect(close / n, name).toBeGreaterThan(0.95);
+    expect(sum / n, name).toBeLessThan(4);
+  }
+
+  it('the first frame is a quick look drawn on the CPU, and the WebGL layer that replaces it shows the same picture', async () => {
+    // A COG: the quick look comes from the overview the map needs, then the WebGL layer takes over.
+    const cog = await openCapturingQuickLook(composite.id);
+    expect(cog.statusAtQuick).toBe('loading');
+    expect(cog.timing.firstFrameMs).toBeLessThan(cog.timing.renderedMs);
+    await expectSamePicture(cog.quick, 'cog');
+    // A striped file seen for the first time: main makes a quick look (every n-th pixel) at once,
+    // the map shows it while the full overview copy is built, then the copy's WebGL layer.
+    const file = path.join(dir, 'striped-again.tif');
+    copyFileSync(fixturePath('utm33n-striped'), file);
+    await page.fill('[data-testid=import-path]', file);
+    await page.click('[data-testid=import-button]');
+    const row = page.locator('article[data-file="striped-again.tif"]');
+    await row.waitFor({ timeout: 15_000 });
+    const id = (await row.getAttribute('data-testid'))!.slice('entry-'.length);
+    const striped = await openCapturingQuickLook(id);
+    expect(striped.statusAtQuick).toBe('building');
+    expect(striped.noteAtQuick).toMatch(/quick look/i);
+    const layer = await evaluate((w) => w.__swathPreview.library.layers[0]);
+    expect(layer.rasterId).toBe(`ovr-${id}`);
+    await expectSamePicture(striped.quick, 'striped');
+  });
+
   it('time series: rasters of one AOI step by date with the slider and arrow keys', async () => {
     await evaluate((w) => {
       const lib = w.__swathPreview.library;

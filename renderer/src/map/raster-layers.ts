@@ -1,3 +1,4 @@
+import ImageLayer from 'ol/layer/Image';
 import type OlMap from 'ol/Map';
 import type MapBrowserEvent from 'ol/MapBrowserEvent';
 import WebGLTileLayer from 'ol/layer/WebGLTile';
@@ -6,6 +7,7 @@ import type RenderEvent from 'ol/render/Event';
 import { getRenderPixel } from 'ol/render';
 import type DataTileSource from 'ol/source/DataTile';
 import GeoTIFF from 'ol/source/GeoTIFF';
+import ImageSource from 'ol/source/Image';
 import type { RasterStyle } from '../raster/layer-style';
 import { RANGE_OPTIONS, type RasterFile } from '../raster/raster-data';
 import { canWarpTo, createWarpSource } from './raster-warp-source';
@@ -13,7 +15,8 @@ import { canWarpTo, createWarpSource } from './raster-warp-source';
 /**
  * The raster preview layers on the one map: OpenLayers GeoTIFF sources (Range requests over the
  * raster protocol, raw DNs) drawn by WebGL tile layers whose styles do the scaling, band maths and
- * stretch on the GPU. Also the compare swipe, zooming to a raster, and pointer positions for the
+ * stretch on the GPU, each with an optional quick-look image (raster/quicklook.ts) shown in its
+ * place until its tiles are in. Also the compare swipe, zooming to a raster, and pointer positions for the
  * pixel inspector. Stores drive it; it keeps no app state of its own beyond the layers.
  */
 
@@ -61,6 +64,9 @@ export const PREVIEW_Z_BASE = 100;
 /** Manages the preview layers of one map. */
 export class RasterLayers {
   private readonly layers = new Map<string, Entry>();
+  /** Stack position of each key (set by setOrder), for layers added later. */
+  private readonly zIndexOf = new Map<string, number>();
+  private readonly quicks = new Map<string, { layer: ImageLayer<ImageSource>; canvas: HTMLCanvasElement }>();
   private swipe: SwipeState | null = null;
   private readonly listeners: (() => void)[] = [];
 
@@ -148,6 +154,49 @@ export class RasterLayers {
     });
   }
 
+  /**
+   * Shows (or redraws) the quick look of layer `key`: RGBA pixels covering `extent` in the view
+   * projection, as a static image at the layer's place in the stack.
+   */
+  setQuickLook(key: string, rgba: Uint8ClampedArray, width: number, height: number, extent: [number, number, number, number], opts: { opacity: number; visible: boolean }): void {
+    let q = this.quicks.get(key);
+    if (q && (q.canvas.width !== width || q.canvas.height !== height || q.layer.getExtent()?.join() !== extent.join())) {
+      this.removeQuickLook(key);
+      q = undefined;
+    }
+    if (!q) {
+      const canvas = document.createElement('canvas');
+      canvas.width = width;
+      canvas.height = height;
+      const image = { image: canvas, extent, resolution: (extent[2] - extent[0]) / width, pixelRatio: 1 };
+      // A loader without arguments makes the source static: one image, whatever the view.
+      const layer = new ImageLayer({ source: new ImageSource({ loader: () => image, interpolate: false }), extent, properties: { swathPreview: key, quickLook: true } });
+      q = { layer, canvas };
+      this.quicks.set(key, q);
+      this.attachSwipe(key, layer);
+      this.map.addLayer(layer);
+    }
+    q.canvas.getContext('2d')!.putImageData(new ImageData(rgba as Uint8ClampedArray<ArrayBuffer>, width, height), 0, 0);
+    q.layer.setOpacity(opts.opacity);
+    q.layer.setVisible(opts.visible);
+    q.layer.setZIndex(this.layers.get(key)?.layer.getZIndex() ?? this.zIndexOf.get(key) ?? PREVIEW_Z_BASE);
+    q.layer.changed();
+  }
+
+  /** Whether layer `key` shows a quick look. */
+  hasQuickLook(key: string): boolean {
+    return this.quicks.has(key);
+  }
+
+  /** Removes the quick look of layer `key` (once its tiles are drawn). */
+  removeQuickLook(key: string): void {
+    const q = this.quicks.get(key);
+    if (!q) return;
+    this.map.removeLayer(q.layer);
+    q.layer.dispose();
+    this.quicks.delete(key);
+  }
+
   /** Whether a layer exists. */
   has(key: string): boolean {
     return this.layers.has(key);
@@ -174,21 +223,30 @@ export class RasterLayers {
   /** Layer opacity, 0..1. */
   setOpacity(key: string, opacity: number): void {
     this.layers.get(key)?.layer.setOpacity(opacity);
+    this.quicks.get(key)?.layer.setOpacity(opacity);
   }
 
   /** Shows or hides a layer. */
   setVisible(key: string, visible: boolean): void {
     this.layers.get(key)?.layer.setVisible(visible);
+    this.quicks.get(key)?.layer.setVisible(visible);
   }
 
   /** Stacks layers: `keysTopFirst[0]` is drawn on top. */
   setOrder(keysTopFirst: readonly string[]): void {
     const n = keysTopFirst.length;
-    keysTopFirst.forEach((key, i) => this.layers.get(key)?.layer.setZIndex(PREVIEW_Z_BASE + (n - i)));
+    keysTopFirst.forEach((key, i) => {
+      const z = PREVIEW_Z_BASE + (n - i);
+      this.zIndexOf.set(key, z);
+      this.layers.get(key)?.layer.setZIndex(z);
+      this.quicks.get(key)?.layer.setZIndex(z);
+    });
   }
 
   /** Removes a layer and frees its GPU resources. */
   remove(key: string): void {
+    this.removeQuickLook(key);
+    this.zIndexOf.delete(key);
     const e = this.layers.get(key);
     if (!e) return;
     this.map.removeLayer(e.layer);
@@ -205,6 +263,16 @@ export class RasterLayers {
     view.fit(target, { padding: [24, 24, 24, 24], duration: opts.duration ?? 0 });
   }
 
+  /** What the map shows now: extent and projection of the view, device pixel size in view units, and the longer side in device px; null before the map has a size. */
+  viewState(): { extent: number[]; resolution: number; projection: string; edge: number } | null {
+    const view = this.map.getView();
+    const size = this.map.getSize();
+    const res = view.getResolution();
+    if (!size || !size[0] || !size[1] || !res) return null;
+    const ratio = globalThis.devicePixelRatio || 1;
+    return { extent: view.calculateExtent(size), resolution: res / ratio, projection: view.getProjection().getCode(), edge: Math.ceil(Math.max(size[0], size[1]) * ratio) };
+  }
+
   /** A view coordinate in another projection. */
   toProjection(coordinate: [number, number], from: string, to: string): [number, number] {
     return transform(coordinate, from, to) as [number, number];
@@ -219,19 +287,38 @@ export class RasterLayers {
     this.map.render();
   }
 
-  private attachSwipe(key: string, layer: WebGLTileLayer): void {
+  private attachSwipe(key: string, layer: WebGLTileLayer | ImageLayer<ImageSource>): void {
+    let clipped = false;
     layer.on('prerender', (event: RenderEvent) => {
-      const gl = event.context as WebGLRenderingContext | undefined;
-      if (!gl || !this.swipe || this.swipe.key !== key) return;
+      const ctx = event.context;
+      if (!ctx || !this.swipe || this.swipe.key !== key) return;
       const size = this.map.getSize();
       if (!size || size[0] === undefined || size[1] === undefined) return;
+      if (ctx instanceof CanvasRenderingContext2D) {
+        // The quick look (a canvas layer): clip to the left of the divider, in CSS pixels.
+        const tl = getRenderPixel(event, [0, 0]);
+        const br = getRenderPixel(event, [size[0] * this.swipe.position, size[1]]);
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(tl[0]!, tl[1]!, br[0]! - tl[0]!, br[1]! - tl[1]!);
+        ctx.clip();
+        clipped = true;
+        return;
+      }
+      const gl = ctx as WebGLRenderingContext;
       const bottomLeft = getRenderPixel(event, [0, size[1]]);
       const topRight = getRenderPixel(event, [size[0] * this.swipe.position, 0]);
       gl.enable(gl.SCISSOR_TEST);
       gl.scissor(bottomLeft[0]!, bottomLeft[1]!, Math.max(0, topRight[0]! - bottomLeft[0]!), Math.max(0, topRight[1]! - bottomLeft[1]!));
     });
     layer.on('postrender', (event: RenderEvent) => {
-      const gl = event.context as WebGLRenderingContext | undefined;
+      const ctx = event.context;
+      if (ctx instanceof CanvasRenderingContext2D) {
+        if (clipped) ctx.restore();
+        clipped = false;
+        return;
+      }
+      const gl = ctx as WebGLRenderingContext | undefined;
       gl?.disable(gl.SCISSOR_TEST);
     });
   }
@@ -246,7 +333,7 @@ export class RasterLayers {
 
   /** Removes every layer and listener. */
   dispose(): void {
-    for (const key of [...this.layers.keys()]) this.remove(key);
+    for (const key of new Set([...this.layers.keys(), ...this.quicks.keys()])) this.remove(key);
     for (const off of this.listeners) off();
   }
 }

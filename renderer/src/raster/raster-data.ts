@@ -1,7 +1,9 @@
-import { fromUrl, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import { GeoTIFF, type GeoTIFFImage } from 'geotiff';
 import { evaluate } from './band-expression';
 import type { BandMeta, Channel } from './display';
+import { RangeSource } from './range-source';
 import { bandScaling } from './stretch';
+import type { Block, WarpRaster } from './warp';
 
 /**
  * Reads what the preview needs from a GeoTIFF over the raster protocol with Range requests:
@@ -59,6 +61,11 @@ const TYPED: Record<string, TypedCtor> = {
   INT8: Int8Array, UINT8: Uint8Array, INT16: Int16Array, UINT16: Uint16Array, INT32: Int32Array, UINT32: Uint32Array, FLOAT32: Float32Array, FLOAT64: Float64Array,
 };
 
+/** The typed array constructor of a sample type ('INT16', 'FLOAT32'...), Float64Array when unknown. */
+export function sampleArray(dataType: string): TypedCtor {
+  return TYPED[dataType] ?? Float64Array;
+}
+
 function dataTypeOf(image: GeoTIFFImage): string {
   const bits = image.getBitsPerSample();
   const format = image.getSampleFormat() ?? 1;
@@ -80,12 +87,23 @@ function num(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** Ranges closer than this are fetched as one (the gap's bytes are read and dropped). */
+const MERGE_GAP_BYTES = 64 * 1024;
+/** Largest merged request. */
+const MERGE_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Where a level's tiles are in the file. */
+interface TileTable {
+  offsets: number[];
+  counts: number[];
+}
+
 /** Decoded blocks kept per open file: map tiles and the histogram sample share them, so each is read and decoded once. */
 const BLOCK_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** An open GeoTIFF: its header plus readers for overview samples and exact pixels. */
 export class RasterFile {
-  private readonly blocks = new Map<string, { data: Promise<{ data: ArrayLike<number>; stride: number }>; bytes: number }>();
+  private readonly blocks = new Map<string, { data: Promise<Block>; bytes: number }>();
   private cachedBytes = 0;
 
   private constructor(
@@ -93,11 +111,13 @@ export class RasterFile {
     private readonly tiff: GeoTIFF,
     private readonly images: GeoTIFFImage[],
     readonly header: RasterHeader,
+    /** Byte offsets and counts of each level's tiles when they can be fetched raw (see {@link cachedBlocks}), else undefined. */
+    private readonly tiles: (TileTable | undefined)[],
   ) {}
 
   /** Opens a raster URL and reads its header (a few Range requests). */
   static async open(url: string, signal?: AbortSignal): Promise<RasterFile> {
-    const tiff = await fromUrl(url, { ...RANGE_OPTIONS }, signal);
+    const tiff = await GeoTIFF.fromSource(new RangeSource(url), undefined, signal);
     const count = await tiff.getImageCount();
     const images: GeoTIFFImage[] = [];
     for (let i = 0; i < count; i++) images.push(await tiff.getImage(i));
@@ -135,7 +155,16 @@ export class RasterFile {
       overviews: count - 1,
       tiled: main.isTiled,
     };
-    return new RasterFile(url, tiff, images, header);
+    // Tile tables of raw (uncompressed, chunky, little-endian) tiled levels, read now so that
+    // block requests go out at once; they sit in the header's blocks for COGs.
+    const raw = TYPED[dataType] && tiff.littleEndian;
+    const tiles = await Promise.all(images.map(async (im) => {
+      const dir = im.getFileDirectory();
+      if (!raw || !im.isTiled || Number(dir.getValue('Compression') ?? 1) !== 1 || Number(dir.getValue('PlanarConfiguration') ?? 1) !== 1) return undefined;
+      const [offsets, counts] = await Promise.all([dir.loadValue('TileOffsets'), dir.loadValue('TileByteCounts')]);
+      return { offsets: Array.from(offsets as ArrayLike<number | bigint>, Number), counts: Array.from(counts as ArrayLike<number | bigint>, Number) };
+    }));
+    return new RasterFile(url, tiff, images, header, tiles);
   }
 
   /** Number of image levels (full resolution plus overviews). */
@@ -156,6 +185,12 @@ export class RasterFile {
     return [(rx * this.header.width) / w, (ry * this.header.height) / h];
   }
 
+  /** The levels as the CPU warp sees them (see warp.ts). */
+  warpRaster(): WarpRaster {
+    const levels = Array.from({ length: this.levels }, (_, i) => ({ size: this.levelSize(i), res: this.levelResolution(i), block: this.levelBlock(i) }));
+    return { origin: this.header.origin ?? [0, 0], levels };
+  }
+
   /** Block edge [w, h] to read a level by: its own tiles, or 256 x 256 for striped images. */
   levelBlock(level: number): [number, number] {
     const im = this.images[level]!;
@@ -163,57 +198,127 @@ export class RasterFile {
   }
 
   /**
-   * One block (tile, or 256 x 256 of a striped image) of a level, pixel-interleaved: sample b of
-   * pixel (c, r) of the block is data[(r * stride + c) * bands + b]. Uncompressed little-endian
-   * chunky tiles (the service's COGs and Swath's overview copies) are used as fetched, without
-   * geotiff.js's per-sample copy; anything else goes through readRasters.
+   * One block (tile, or 256 x 256 of a striped image) of a level through geotiff.js, pixel-
+   * interleaved: sample b of pixel (c, r) of the block is data[(r * stride + c) * bands + b].
    */
-  async readBlock(level: number, bx: number, by: number, signal?: AbortSignal): Promise<{ data: ArrayLike<number>; stride: number }> {
+  private async decodeBlock(level: number, bx: number, by: number): Promise<Block> {
     const im = this.images[level]!;
-    const dir = im.getFileDirectory();
-    const Typed = TYPED[this.header.dataType];
-    const raw = im.isTiled && Number(dir.getValue('Compression') ?? 1) === 1 && Number(dir.getValue('PlanarConfiguration') ?? 1) === 1 && this.tiff.littleEndian;
-    if (raw && Typed) {
-      const passThrough = { decode: async (buffer: ArrayBuffer) => buffer };
-      const tile = await im.getTileOrStrip(bx, by, 0, passThrough as never, signal);
-      const buffer = tile.data as ArrayBuffer;
-      if (buffer.byteLength % Typed.BYTES_PER_ELEMENT === 0) return { data: new Typed(buffer), stride: im.getTileWidth() };
-    }
     const [bw, bh] = this.levelBlock(level);
     const window: [number, number, number, number] = [bx * bw, by * bh, Math.min(im.getWidth(), (bx + 1) * bw), Math.min(im.getHeight(), (by + 1) * bh)];
-    const data = (await im.readRasters({ window, interleave: true, signal })) as unknown as ArrayLike<number>;
+    const data = (await im.readRasters({ window, interleave: true })) as unknown as ArrayLike<number>;
     return { data, stride: window[2] - window[0] };
   }
 
-  /** {@link readBlock} through a small LRU cache (64 MiB of decoded pixels per file). */
-  cachedBlock(level: number, bx: number, by: number): Promise<{ data: ArrayLike<number>; stride: number }> {
-    const key = `${level}/${bx}/${by}`;
-    const hit = this.blocks.get(key);
-    if (hit) {
-      // Most recently used last.
-      this.blocks.delete(key);
-      this.blocks.set(key, hit);
-      return hit.data;
-    }
+  /**
+   * Blocks of one level (see {@link decodeBlock} for the layout) through a small LRU cache (64 MiB
+   * of decoded pixels per file); every caller of a block shares one read. Uncompressed
+   * little-endian chunky tiles (the service's COGs and Swath's overview copies) are fetched
+   * straight from the protocol and used as they arrive: the tiles asked for in one call that sit
+   * next to each other in the file (a few bytes apart, as writers lay them out) come in one
+   * request, issued before this returns, because the browser moves one large response much faster
+   * than several small ones. Anything else is decoded by geotiff.js.
+   */
+  cachedBlocks(level: number, coords: readonly (readonly [number, number])[]): Promise<Block>[] {
+    const out: Promise<Block>[] = [];
+    const missing: { bx: number; by: number; resolve: (b: Block) => void; reject: (e: unknown) => void; drop: () => void }[] = [];
     const [bw, bh] = this.levelBlock(level);
     const bytes = bw * bh * this.header.bands.length * 4;
-    // Not tied to one caller's signal: other tiles may be waiting for the same block.
-    const data = this.readBlock(level, bx, by);
-    const entry = { data, bytes };
-    this.blocks.set(key, entry);
-    this.cachedBytes += bytes;
-    data.catch(() => {
-      if (this.blocks.get(key) === entry) {
+    for (const [bx, by] of coords) {
+      const key = `${level}/${bx}/${by}`;
+      const hit = this.blocks.get(key);
+      if (hit) {
+        // Most recently used last.
+        this.blocks.delete(key);
+        this.blocks.set(key, hit);
+        out.push(hit.data);
+        continue;
+      }
+      let resolve!: (b: Block) => void;
+      let reject!: (e: unknown) => void;
+      const data = new Promise<Block>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      const entry = { data, bytes };
+      this.blocks.set(key, entry);
+      this.cachedBytes += bytes;
+      const drop = () => {
+        if (this.blocks.get(key) !== entry) return;
         this.blocks.delete(key);
         this.cachedBytes -= bytes;
-      }
-    });
+      };
+      missing.push({ bx, by, resolve, reject, drop });
+      out.push(data);
+    }
+    // Least recently used first, never the blocks of this call.
+    const asked = new Set(coords.map(([bx, by]) => `${level}/${bx}/${by}`));
     for (const [k, v] of this.blocks) {
-      if (this.cachedBytes <= BLOCK_BUDGET_BYTES || k === key) break;
+      if (this.cachedBytes <= BLOCK_BUDGET_BYTES) break;
+      if (asked.has(k)) continue;
       this.blocks.delete(k);
       this.cachedBytes -= v.bytes;
     }
-    return data;
+    const table = this.tiles[level];
+    const pending = table ? this.fetchTiles(level, table, missing) : missing;
+    for (const m of pending) {
+      this.decodeBlock(level, m.bx, m.by).then(m.resolve, (e: unknown) => {
+        m.drop();
+        m.reject(e);
+      });
+    }
+    return out;
+  }
+
+  /** {@link cachedBlocks} for one block. */
+  cachedBlock(level: number, bx: number, by: number): Promise<Block> {
+    return this.cachedBlocks(level, [[bx, by]])[0]!;
+  }
+
+  /** Fetches raw tiles in merged requests (see {@link cachedBlocks}); returns the ones it cannot serve (decoded instead). */
+  private fetchTiles<T extends { bx: number; by: number; resolve: (b: Block) => void; reject: (e: unknown) => void; drop: () => void }>(level: number, table: TileTable, wanted: T[]): T[] {
+    const Typed = TYPED[this.header.dataType]!;
+    const im = this.images[level]!;
+    const across = Math.ceil(im.getWidth() / im.getTileWidth());
+    const expected = im.getTileWidth() * im.getTileHeight() * this.header.bands.length * Typed.BYTES_PER_ELEMENT;
+    const rest: T[] = [];
+    const list: (T & { offset: number })[] = [];
+    for (const m of wanted) {
+      const i = m.by * across + m.bx;
+      if (table.counts[i] === expected && table.offsets[i]! > 0) list.push({ ...m, offset: table.offsets[i]! });
+      else rest.push(m);
+    }
+    list.sort((a, b) => a.offset - b.offset);
+    const groups: (typeof list)[] = [];
+    for (const m of list) {
+      const g = groups.at(-1);
+      const end = g ? g.at(-1)!.offset + expected : 0;
+      if (g && m.offset >= end && m.offset - end <= MERGE_GAP_BYTES && m.offset + expected - g[0]!.offset <= MERGE_MAX_BYTES) g.push(m);
+      else groups.push([m]);
+    }
+    for (const g of groups) {
+      const start = g[0]!.offset;
+      const end = g.at(-1)!.offset + expected;
+      const fail = (e: unknown) => {
+        for (const m of g) {
+          m.drop();
+          m.reject(e);
+        }
+      };
+      fetch(this.url, { headers: { Range: `bytes=${start}-${end - 1}` } }).then(async (res) => {
+        const buffer = res.status === 206 ? await res.arrayBuffer() : null;
+        if (!buffer || buffer.byteLength !== end - start) {
+          await res.body?.cancel().catch(() => undefined);
+          throw new Error(`${this.url}: the server did not answer the range ${start}-${end - 1} (HTTP ${res.status})`);
+        }
+        for (const m of g) {
+          const at = m.offset - start;
+          // A typed view needs an aligned start; a lone tile is the whole buffer.
+          const bytes = at % Typed.BYTES_PER_ELEMENT === 0 ? buffer : buffer.slice(at, at + expected);
+          m.resolve({ data: new Typed(bytes, bytes === buffer ? at : 0, expected / Typed.BYTES_PER_ELEMENT), stride: im.getTileWidth() });
+        }
+      }).catch(fail);
+    }
+    return rest;
   }
 
   /** DNs of a window [x0, y0, x1, y1) of a level, band by band. */
@@ -240,10 +345,11 @@ export class RasterFile {
     const Typed = TYPED[this.header.dataType] ?? Float64Array;
     const out = Array.from({ length: nb }, () => new Typed(width * height));
     const [bw, bh] = this.levelBlock(level);
-    const reads: Promise<void>[] = [];
-    for (let by = 0; by * bh < h; by++) {
-      for (let bx = 0; bx * bw < w; bx++) {
-        reads.push(this.cachedBlock(level, bx, by).then(({ data, stride }) => {
+    const coords: [number, number][] = [];
+    for (let by = 0; by * bh < h; by++) for (let bx = 0; bx * bw < w; bx++) coords.push([bx, by]);
+    const reads = this.cachedBlocks(level, coords).map((p, k) => {
+      const [bx, by] = coords[k]!;
+      return p.then(({ data, stride }) => {
           // Output pixels whose nearest source pixel falls in this block.
           for (let y = 0; y < height; y++) {
             const sy = Math.min(h - 1, Math.floor((y + 0.5) * (h / height)));
@@ -255,9 +361,8 @@ export class RasterFile {
               for (let b = 0; b < nb; b++) out[b]![y * width + x] = data[si + b]!;
             }
           }
-        }));
-      }
-    }
+      });
+    });
     await Promise.all(reads);
     return { width, height, data: out };
   }
@@ -303,11 +408,13 @@ export function channelValues(sample: RasterSample, channel: Channel, bands: rea
   }
   let i = 0;
   let dead = false;
+  const data = [...sample.data];
+  const scales = bands.map((b) => b.scaling.scale);
+  const offsets = bands.map((b) => b.scaling.offset);
   const value = (index: number): number => {
-    const v = sample.data[index - 1]![i]!;
+    const v = data[index - 1]![i]!;
     if (v === nodata) dead = true;
-    const s = bands[index - 1]!.scaling;
-    return v * s.scale + s.offset;
+    return v * scales[index - 1]! + offsets[index - 1]!;
   };
   for (i = 0; i < n; i++) {
     dead = false;

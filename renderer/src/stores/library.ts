@@ -1,6 +1,6 @@
 import { transformExtent } from 'ol/proj';
 import { defineStore } from 'pinia';
-import { computed, reactive, ref, shallowRef } from 'vue';
+import { computed, reactive, ref, shallowRef, toRaw } from 'vue';
 import type { IpcError, ResponseOf } from '../../../preload/contract';
 import { getBridge } from '../bridge';
 import { whenMap } from '../map/map-context';
@@ -15,6 +15,7 @@ import { defaultDisplay, displayChannels, isIndexDisplay, suggestedExpressions, 
 import { buildHistogram, type Histogram } from '../raster/histogram';
 import { buildRasterStyle, styleVariables, usedBands, type RasterStyle } from '../raster/layer-style';
 import { ensureProjection, UnknownProjectionError, type ProjectionInfo } from '../raster/projection';
+import { warpQuickLook, type QuickLook } from '../raster/quicklook';
 import { channelValues, physicalValues, RasterFile, rasterUrl, type RasterHeader, type RasterSample } from '../raster/raster-data';
 import { renderSample, rgbaToDataUrl } from '../raster/render-sample';
 import { stretchRange, type StretchSettings } from '../raster/stretch';
@@ -51,8 +52,11 @@ export interface PreviewLayer {
   ranges: [number, number][];
   opacity: number;
   visible: boolean;
-  /** ms from "open" to the header and to the first complete frame. */
-  timing: { readyMs: number | null; renderedMs: number | null };
+  /**
+   * ms from "open" to: the first full frame of the view (the quick look, or the layer itself),
+   * the WebGL layer in place (status 'ready'), and its first complete frame.
+   */
+  timing: { firstFrameMs: number | null; readyMs: number | null; renderedMs: number | null };
 }
 
 /** What the pixel inspector shows for the point under the pointer. */
@@ -82,6 +86,8 @@ interface LayerRuntime {
   histograms: Map<string, Histogram>;
   projection: ProjectionInfo;
   original: Promise<RasterFile> | null;
+  /** The quick look shown until the WebGL layer has its tiles (see raster/quicklook.ts). */
+  quick: QuickLook | null;
 }
 
 function errorMessage(e: unknown): string {
@@ -93,6 +99,13 @@ function errorMessage(e: unknown): string {
 /** Thumbnails are cached by content (or by id until main has hashed the file). */
 function thumbKey(e: LibraryItem): string {
   return e.sha256 ?? e.id;
+}
+
+/** What the layer list says about how a raster is read. */
+function previewNote(p: Preview): string | null {
+  if (p.state === 'ready') return `Previewed from an overview copy (${p.reused ? 'cached' : `built in ${(p.buildMs / 1000).toFixed(1)} s`}): ${p.reason}`;
+  if (p.state === 'quick-look') return `A quick look is shown while the overview copy is built: ${p.reason}`;
+  return p.state === 'unsupported' ? p.reason : null;
 }
 
 function titleOf(e: LibraryItem): string {
@@ -121,6 +134,8 @@ export const useLibraryStore = defineStore('library', () => {
   const mapReady = shallowRef(false);
 
   const runtimes = new Map<string, LayerRuntime>();
+  /** The raster id main last named for a library id (the file, or its overview copy), opened early on the next open. */
+  const lastRasterId = new Map<string, string>();
   let manager: RasterLayers | null = null;
   let managerPromise: Promise<RasterLayers> | null = null;
   let swipeControl: SwipeControl | null = null;
@@ -327,12 +342,23 @@ export const useLibraryStore = defineStore('library', () => {
     if (rt) l.histograms = histogramsFor(rt, l);
     l.ranges = rangesFor(l);
     if (!rt || !manager) return;
+    if (rt.quick) drawQuickLook(l, rt);
+    if (!manager.has(l.key)) return;
     const need = usedBands(l.channels);
     const rewarp = rt.slots !== null && need.join() !== rt.slots.join();
     if (rewarp) rt.slots = need;
     const style = rasterStyle(l, rt);
     if (rebuildStyle || rewarp) manager.setStyle(l.key, style, rewarp ? need : undefined);
     else manager.setVariables(l.key, style.variables);
+  }
+
+  /** Draws (or redraws) a layer's quick look with its current display. */
+  function drawQuickLook(l: PreviewLayer, rt: LayerRuntime): void {
+    const q = rt.quick;
+    if (!q || !manager) return;
+    // Raw (non-reactive) inputs: the colouring reads them once per pixel.
+    const rgba = renderSample(q.sample, toRaw(l.channels), toRaw(l.bands), rt.header.nodata, toRaw(l.ranges), l.display.stretch.gamma, l.display.ramp);
+    manager.setQuickLook(l.key, rgba, q.sample.width, q.sample.height, q.extent, { opacity: l.opacity, visible: l.visible });
   }
 
   /** Changes what a layer shows (mode, bands, expression, ramp). */
@@ -395,7 +421,7 @@ export const useLibraryStore = defineStore('library', () => {
       key: e.id, entryId: e.id, title: titleOf(e), date: e.date, status: 'preparing', progress: null, message: null, note: null,
       rasterId: null, epsg: e.epsg, projectionName: null, bands: e.bands.map((name) => ({ name, scaling: { scale: 1, offset: 0 } })),
       display: opts.display ?? defaultDisplay(e.bands.map((name) => ({ name, scaling: { scale: 1, offset: 0 } }))),
-      channels: [], displayError: null, histograms: [], ranges: [], opacity: 1, visible: true, timing: { readyMs: null, renderedMs: null },
+      channels: [], displayError: null, histograms: [], ranges: [], opacity: 1, visible: true, timing: { firstFrameMs: null, readyMs: null, renderedMs: null },
     };
     const list = [...layers.value];
     list.splice(Math.min(opts.at ?? 0, list.length), 0, l);
@@ -411,23 +437,28 @@ export const useLibraryStore = defineStore('library', () => {
       runtimes.delete(l.key);
     };
     try {
-      // The file itself is opened while main decides (most rasters are COGs, previewed as they are).
-      const direct = RasterFile.open(rasterUrl(e.id));
-      direct.catch(() => undefined);
-      const prep = await getBridge().libraryPreview({ id: e.id });
+      // What main said last time is opened while it decides again (the file itself for COGs, the
+      // cached overview copy for the others).
+      const guess = lastRasterId.get(e.id) ?? e.id;
+      const early = RasterFile.open(rasterUrl(guess));
+      early.catch(() => undefined);
+      // A file that needs an overview copy first gets a quick look about the size of the map.
+      const edge = manager?.viewState()?.edge ?? Math.ceil(Math.max(globalThis.innerWidth || 0, globalThis.innerHeight || 0) * (globalThis.devicePixelRatio || 1));
+      const quickEdge = Math.min(8192, Math.max(256, edge || 1024));
+      const prep = await getBridge().libraryPreview({ id: e.id, quickLook: quickEdge });
       if (!prep.ok) return fail(prep.error.message);
-      const p: Preview = prep.data;
+      let p: Preview = prep.data;
       let cur = live();
       if (!cur) return;
-      cur.status = 'loading';
+      cur.status = p.state === 'quick-look' ? 'building' : 'loading';
       cur.progress = null;
       cur.rasterId = p.rasterId;
-      cur.note = p.state === 'ready'
-        ? `Previewed from an overview copy (${p.reused ? 'cached' : `built in ${(p.buildMs / 1000).toFixed(1)} s`}): ${p.reason}`
-        : p.state === 'unsupported' ? p.reason : null;
-      const url = rasterUrl(p.rasterId);
-      const file = p.rasterId === e.id ? await direct : await RasterFile.open(url);
-      if (p.rasterId !== e.id) void direct.then((f) => f.close(), () => undefined);
+      cur.note = previewNote(p);
+      // A copy built just now is a new file under the same id: the early open may have read the old one.
+      const reuse = p.rasterId === guess && (p.state !== 'ready' || p.reused);
+      let file = reuse ? await early.catch(() => RasterFile.open(rasterUrl(p.rasterId))) : await RasterFile.open(rasterUrl(p.rasterId));
+      if (!reuse) void early.then((f) => f.close(), () => undefined);
+      if (p.state !== 'quick-look') lastRasterId.set(e.id, p.rasterId);
       const header = file.header;
       const epsg = header.epsg ?? e.epsg;
       if (epsg == null) return fail('This raster has no EPSG code (user-defined or missing CRS), so it cannot be placed on the map.');
@@ -440,38 +471,70 @@ export const useLibraryStore = defineStore('library', () => {
       if (projection.note) cur.note = [cur.note, projection.note].filter(Boolean).join(' ');
       cur.bands = header.bands;
       if (!opts.display || opts.display.rgb.some((i) => i > header.bands.length)) cur.display = defaultDisplay(header.bands);
-      const rt: LayerRuntime = { slots: null, file, header, sample: null, histograms: new Map(), projection, original: null };
-      runtimes.set(l.key, rt);
       const m = await getManager();
-      const ch = displayChannels(cur.display, cur.bands);
-      if (!ch.ok) cur.display = defaultDisplay(cur.bands);
-      cur.channels = (ch.ok ? ch : (displayChannels(cur.display, cur.bands) as { ok: true; channels: Channel[] })).channels;
-      if (m.warps(projection.code, true)) rt.slots = usedBands(cur.channels);
-      // The header is known: tiles start loading (invisible) while the overview for the stretch is read.
-      cur.ranges = cur.channels.map(() => [0, 1]);
-      const provisional = rasterStyle(cur, rt);
-      // The histogram comes from a small overview (about 256-512 px): quick to read while the map's tiles load.
-      const sampleP = file.readSample(file.overviewLevel(256), 512);
-      const addP = m.add({ key: l.key, url, file, bands: rt.slots ?? undefined, nodata: header.nodata, projection: projection.code, style: provisional, opacity: 0, visible: true });
+      const rt: LayerRuntime = { slots: null, file, header, sample: null, histograms: new Map(), projection, original: null, quick: null };
+      runtimes.set(l.key, rt);
+      if (!displayChannels(cur.display, cur.bands).ok) cur.display = defaultDisplay(cur.bands);
       if (opts.zoom !== false) m.fit(header.bbox, projection.code);
-      const [sample] = await Promise.all([sampleP, addP]);
-      rt.sample = sample;
+      // First frame: the quick look of the view, coloured with the stretch of a small overview.
+      const view = m.viewState();
+      const quickP = view ? warpQuickLook(file, projection.code, view.projection, view.extent, view.resolution).catch(() => null) : Promise.resolve(null);
+      // The stretch is worked out while the quick look's blocks are still arriving.
+      rt.sample = await file.readSample(file.overviewLevel(256), 512);
+      cur = live();
+      if (!cur) return;
+      applyDisplay(cur, false);
+      const quick = await quickP;
+      cur = live();
+      if (!cur) return;
+      syncOrder();
+      rt.quick = quick;
+      if (quick && !cur.displayError) {
+        drawQuickLook(cur, rt);
+        await m.nextRenderComplete();
+        const shown = layer(l.key);
+        if (shown && shown.timing.firstFrameMs == null) shown.timing.firstFrameMs = Math.round(performance.now() - started);
+      }
+      if (p.state === 'quick-look') {
+        // The full copy (tiled, with overviews) is built now; its progress shows on the layer.
+        const full = await getBridge().libraryPreview({ id: e.id });
+        if (!full.ok) return fail(full.error.message);
+        p = full.data;
+        lastRasterId.set(e.id, p.rasterId);
+        const quickFile = file;
+        file = await RasterFile.open(rasterUrl(p.rasterId));
+        void quickFile.close();
+        cur = live();
+        if (!cur) return void file.close();
+        rt.file = file;
+        rt.header = file.header;
+        cur.status = 'loading';
+        cur.progress = null;
+        cur.rasterId = p.rasterId;
+        cur.note = [previewNote(p), projection.note].filter(Boolean).join(' ') || null;
+      }
+      // The WebGL layer loads under the quick look (invisible) and replaces it once its tiles are drawn.
+      if (m.warps(projection.code, true)) rt.slots = usedBands(cur.channels);
+      await m.add({ key: l.key, url: rasterUrl(p.rasterId), file, bands: rt.slots ?? undefined, nodata: header.nodata, projection: projection.code, style: rasterStyle(cur, rt), opacity: 0, visible: cur.visible });
+      syncOrder();
+      await m.nextRenderComplete();
       cur = live();
       if (!cur) {
         m.remove(l.key);
         return;
       }
-      // Same channels as the provisional style: only the stretch variables change (no new shader).
-      applyDisplay(cur, false);
+      m.removeQuickLook(l.key);
+      rt.quick = null;
       m.setOpacity(l.key, cur.opacity);
       m.setVisible(l.key, cur.visible);
-      syncOrder();
       cur.status = 'ready';
+      syncSwipe();
       cur.timing.readyMs = Math.round(performance.now() - started);
       await m.nextRenderComplete();
       const done = layer(l.key);
       if (done && done.timing.renderedMs == null) {
         done.timing.renderedMs = Math.round(performance.now() - started);
+        done.timing.firstFrameMs ??= done.timing.renderedMs;
         performance.mark(`swath-preview-rendered:${libraryId}`);
       }
     } catch (err) {
@@ -517,6 +580,7 @@ export const useLibraryStore = defineStore('library', () => {
     if (!l) return;
     l.opacity = Math.min(1, Math.max(0, opacity));
     if (l.status === 'ready') manager?.setOpacity(key, l.opacity);
+    else redrawQuickLook(l);
   }
 
   function setVisible(key: string, visible: boolean): void {
@@ -524,7 +588,14 @@ export const useLibraryStore = defineStore('library', () => {
     if (!l) return;
     l.visible = visible;
     if (l.status === 'ready') manager?.setVisible(key, visible);
+    else redrawQuickLook(l);
     syncSwipe();
+  }
+
+  /** While a layer is loading, its quick look follows opacity and visibility (the WebGL layer stays hidden until it takes over). */
+  function redrawQuickLook(l: PreviewLayer): void {
+    const rt = runtimes.get(l.key);
+    if (rt?.quick) drawQuickLook(l, rt);
   }
 
   /** Moves a layer up (-1, towards the top) or down (+1) in the stack. */
