@@ -76,9 +76,13 @@ export class OverviewCache {
   private readonly builds = new Map<string, Promise<void>>();
   /** Library id -> key of its copy, once the copy exists. */
   private readonly ready = new Map<string, string>();
-  /** Quick looks of this session: file name (key and factor) -> build, and library id -> file name. */
-  private readonly quickBuilds = new Map<string, Promise<void>>();
+  /**
+   * Quick looks of this session: `<key>.quick<f>` -> its file (named with a serial, so a rebuild
+   * never shares a file with a build being dropped) and build; library id -> that base name.
+   */
+  private readonly quickBuilds = new Map<string, { file: string; done: Promise<void> }>();
   private readonly quickOf = new Map<string, string>();
+  private quickSerial = 0;
   private readonly closing = new AbortController();
 
   /** Creates the cache; a copy is deleted when the last entry using it leaves the library. */
@@ -89,8 +93,16 @@ export class OverviewCache {
       if (key) void this.dropIfUnused(key);
       const quick = this.quickOf.get(entry.id);
       this.quickOf.delete(entry.id);
-      if (quick && ![...this.quickOf.values()].includes(quick)) void unlink(path.join(this.opts.dir, quick)).catch(() => undefined);
+      if (quick) this.dropQuickIfUnused(quick);
     });
+  }
+
+  /** Forgets a quick look no entry uses at once (a re-import builds a new one) and deletes its file once its build is over. */
+  private dropQuickIfUnused(name: string): void {
+    const q = this.quickBuilds.get(name);
+    if (!q || [...this.quickOf.values()].includes(name)) return;
+    this.quickBuilds.delete(name);
+    void q.done.catch(() => undefined).then(() => unlink(q.file)).catch(() => undefined);
   }
 
   private copyPath(key: string): string {
@@ -150,18 +162,27 @@ export class OverviewCache {
     if (opts.quickLook) {
       // Every f-th pixel, f the largest factor that keeps the longer side at least quickLook px.
       const f = Math.max(1, Math.floor(Math.max(need.source.width, need.source.height) / opts.quickLook));
-      const name = `${key}.quick${f}.tif`;
+      const name = `${key}.quick${f}`;
       let quick = this.quickBuilds.get(name);
       const reused = !!quick;
       if (!quick) {
-        quick = (async () => {
+        const file = path.join(this.opts.dir, `${name}-${++this.quickSerial}.tif`);
+        const done = (async () => {
           await mkdir(this.opts.dir, { recursive: true });
-          await buildOverviewCopy(entry.path, path.join(this.opts.dir, name), { signal: this.closing.signal, decimate: f, durable: false });
+          await buildOverviewCopy(entry.path, file, { signal: this.closing.signal, decimate: f, durable: false });
         })();
+        quick = { file, done };
         this.quickBuilds.set(name, quick);
-        quick.catch(() => this.quickBuilds.delete(name));
+        done.catch(() => {
+          if (this.quickBuilds.get(name) === quick) this.quickBuilds.delete(name);
+        });
       }
-      await abortable(quick, signal);
+      await abortable(quick.done, signal);
+      if (!this.opts.catalog.get(id)) {
+        // Removed while its quick look was built.
+        this.dropQuickIfUnused(name);
+        throw new DownloadError('not-found', `No library entry with id ${id}.`);
+      }
       this.quickOf.set(id, name);
       return { id, state: 'quick-look', rasterId: QUICK_LOOK_PREFIX + id, reason: need.reason, reused, buildMs: Math.round(performance.now() - started) };
     }
@@ -187,8 +208,8 @@ export class OverviewCache {
       get: (rasterId) => {
         if (rasterId.startsWith(QUICK_LOOK_PREFIX)) {
           const id = rasterId.slice(QUICK_LOOK_PREFIX.length);
-          const name = this.quickOf.get(id);
-          return name && this.opts.catalog.get(id) ? { path: path.join(this.opts.dir, name) } : undefined;
+          const q = this.quickBuilds.get(this.quickOf.get(id) ?? '');
+          return q && this.opts.catalog.get(id) ? { path: q.file } : undefined;
         }
         if (!rasterId.startsWith(OVERVIEW_PREFIX)) return this.opts.catalog.get(rasterId);
         const id = rasterId.slice(OVERVIEW_PREFIX.length);
@@ -211,7 +232,7 @@ export class OverviewCache {
     const keep = new Set(keys.filter((k): k is string => !!k).map((k) => `${k}.tif`));
     let removed = 0;
     for (const name of names) {
-      if (keep.has(name) || [...this.quickBuilds.keys()].some((q) => name.startsWith(q))) continue;
+      if (keep.has(name) || [...this.quickBuilds.values()].some((q) => path.join(this.opts.dir, name).startsWith(q.file))) continue;
       if ([...this.builds.keys()].some((k) => name.startsWith(k))) continue;
       await unlink(path.join(this.opts.dir, name)).then(() => removed++, () => undefined);
     }
@@ -221,7 +242,7 @@ export class OverviewCache {
   /** Stops running builds (their partial files are removed) and waits for them. */
   async close(): Promise<void> {
     this.closing.abort();
-    await Promise.allSettled([...this.builds.values(), ...this.quickBuilds.values()]);
+    await Promise.allSettled([...this.builds.values(), ...[...this.quickBuilds.values()].map((q) => q.done)]);
   }
 }
 

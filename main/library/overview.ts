@@ -112,11 +112,19 @@ export async function overviewNeed(file: string, signal: AbortSignal): Promise<O
   const tiff = await fromFile(file, signal);
   try {
     const count = await tiff.getImageCount();
-    const source = await describe(await tiff.getImage(0), count);
+    const image = await tiff.getImage(0);
+    const source = await describe(image, count);
     const big = Math.max(source.width, source.height);
     let needed = false;
     let reason = 'The file is tiled with overviews (cloud optimised): it is previewed directly.';
-    if (!source.tiled && big > STRIPED_LIMIT) {
+    if (!tiff.littleEndian && !source.tiled) {
+      // geotiff.js misreads big-endian strip tables (see readStripTable): the map reads a copy, made from raw strips.
+      const dir = image.getFileDirectory();
+      const raw = Number(dir.getValue('Compression') ?? 1) === 1 && (Number(dir.getValue('PlanarConfiguration') ?? 1) === 1 || source.bands === 1);
+      if (!raw) throw new Error('it is a big-endian striped GeoTIFF with compressed or band-interleaved strips, which Swath cannot read; convert it with gdal_translate -co ENDIANNESS=LITTLE (or -of COG) and import the result');
+      needed = true;
+      reason = `The file is big-endian and striped (${source.width} x ${source.height} px), so a tiled copy with overviews is built once.`;
+    } else if (!source.tiled && big > STRIPED_LIMIT) {
       needed = true;
       reason = `The file is striped (${source.width} x ${source.height} px, not tiled), so a tiled copy with overviews is built once.`;
     } else if (source.overviews === 0 && big > TILED_LIMIT) {
@@ -175,17 +183,59 @@ interface Rows {
 }
 
 /**
- * The fastest way to read rows of this file: straight from disk for uncompressed, little-endian,
- * pixel-interleaved strips (a GDAL default), geotiff.js for anything else (compression, tiles,
- * band-interleaved, big-endian).
+ * StripOffsets and StripByteCounts of the first image, read from the file's own bytes in its own
+ * byte order (classic TIFF and BigTIFF). geotiff.js 3 reads these tables of big-endian files with
+ * the wrong byte order (geotiffjs/geotiff.js#535), which would make the copy silently all zeros.
  */
-async function rowReader(file: string, image: GeoTIFFImage, littleEndian: boolean, src: OverviewSource): Promise<Rows> {
+export async function readStripTable(file: string): Promise<{ littleEndian: boolean; offsets: number[]; counts: number[] }> {
+  const fh = await open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const read = async (position: number, length: number): Promise<DataView> => {
+      if (position < 0 || position + length > size) throw new Error(`${file}: its strip table points beyond the end of the file`);
+      const buf = Buffer.alloc(length);
+      await readExactly(fh, buf, position);
+      return new DataView(buf.buffer, buf.byteOffset, length);
+    };
+    const head = await read(0, 16);
+    const le = head.getUint16(0) === 0x4949;
+    const big = head.getUint16(2, le) === 43;
+    const ifd = big ? Number(head.getBigUint64(8, le)) : head.getUint32(4, le);
+    const entries = big ? Number((await read(ifd, 8)).getBigUint64(0, le)) : (await read(ifd, 2)).getUint16(0, le);
+    const entrySize = big ? 20 : 12;
+    const table = await read(ifd + (big ? 8 : 2), entries * entrySize);
+    const values = async (tag: number): Promise<number[]> => {
+      for (let i = 0; i < entries; i++) {
+        const at = i * entrySize;
+        if (table.getUint16(at, le) !== tag) continue;
+        const type = table.getUint16(at + 2, le);
+        const count = big ? Number(table.getBigUint64(at + 4, le)) : table.getUint32(at + 4, le);
+        const width = type === 3 ? 2 : type === 4 ? 4 : type === 16 ? 8 : 0;
+        if (!width) throw new Error(`${file}: unexpected type ${type} of TIFF tag ${tag}`);
+        const inline = count * width <= (big ? 8 : 4);
+        const data = inline ? new DataView(table.buffer, table.byteOffset + at + (big ? 12 : 8), count * width)
+          : await read(big ? Number(table.getBigUint64(at + 12, le)) : table.getUint32(at + 8, le), count * width);
+        return Array.from({ length: count }, (_, k) => (width === 2 ? data.getUint16(k * 2, le) : width === 4 ? data.getUint32(k * 4, le) : Number(data.getBigUint64(k * 8, le))));
+      }
+      throw new Error(`${file}: TIFF tag ${tag} is missing`);
+    };
+    return { littleEndian: le, offsets: await values(273), counts: await values(279) };
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * The fastest way to read rows of this file: straight from disk for uncompressed,
+ * pixel-interleaved strips (a GDAL default; big-endian samples are swapped), geotiff.js for
+ * anything else (compression, tiles, band-interleaved).
+ */
+async function rowReader(file: string, image: GeoTIFFImage, src: OverviewSource): Promise<Rows> {
   const dir = image.getFileDirectory();
   const compression = Number(dir.getValue('Compression') ?? 1);
   const planar = Number(dir.getValue('PlanarConfiguration') ?? 1);
-  if (!src.tiled && compression === 1 && (planar === 1 || src.bands === 1) && littleEndian) {
-    const offsets = Array.from((await dir.loadValue('StripOffsets')) as ArrayLike<number | bigint>, Number);
-    const counts = Array.from((await dir.loadValue('StripByteCounts')) as ArrayLike<number | bigint>, Number);
+  if (!src.tiled && compression === 1 && (planar === 1 || src.bands === 1)) {
+    const { offsets, counts, littleEndian } = await readStripTable(file);
     const rps = Math.min(Number(dir.getValue('RowsPerStrip') ?? src.height), src.height);
     const bytesPerSample = src.dataType === 'UINT8' ? 1 : 2;
     const rowBytes = src.width * src.bands * bytesPerSample;
@@ -208,6 +258,7 @@ async function rowReader(file: string, image: GeoTIFFImage, littleEndian: boolea
           at += len;
           y = endRow;
         }
+        if (!littleEndian && bytesPerSample === 2) buf.swap16();
       },
       chunk: 1,
       close: () => fh.close(),
@@ -362,7 +413,7 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
       nodata: String(nodata),
       metadataXml: s.metadataXml,
     });
-    reader = await rowReader(src, image, tiff.littleEndian, s);
+    reader = await rowReader(src, image, s);
     if (f > 1) reader = decimatingReader(reader, s, dataType, f);
     fh = await open(part, 'w', 0o644);
     await writeExactly(fh, layout.header, 0);

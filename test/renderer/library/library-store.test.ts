@@ -131,6 +131,23 @@ describe('library store', () => {
     void opening;
   });
 
+  it('asks main for a quick look about the size of the screen first, and says so on the layer', async () => {
+    bridge();
+    fake.api.libraryPreview = vi.fn(async ({ id, quickLook }: { id: string; quickLook?: number }) =>
+      ok({ id, state: quickLook ? 'quick-look' : 'ready', rasterId: quickLook ? `qlk-${id}` : `ovr-${id}`, reason: 'The file is striped.', reused: false, buildMs: 40 }));
+    const lib = useLibraryStore();
+    await lib.start();
+    const opening = lib.openOnMap('a', { zoom: false });
+    await flushPromises();
+    const [request] = fake.api.libraryPreview.mock.calls[0]!;
+    expect(request.id).toBe('a');
+    expect(request.quickLook).toBeGreaterThanOrEqual(256);
+    expect(Number.isInteger(request.quickLook)).toBe(true);
+    expect(lib.layers[0]).toMatchObject({ status: 'building', rasterId: 'qlk-a' });
+    expect(lib.layers[0]!.note).toMatch(/quick look is shown while the overview copy is built/);
+    void opening;
+  });
+
   it('reveal says where it is not available', async () => {
     bridge();
     const lib = useLibraryStore();
