@@ -3,7 +3,7 @@ import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { DownloadError } from '../downloads/types.js';
 import type { LibraryEntry } from './catalog.js';
-import { buildOverviewCopy, overviewNeed } from './overview.js';
+import { buildOverviewCopy, overviewNeed, type OverviewNeed } from './overview.js';
 import type { RasterFileLookup } from './raster-protocol.js';
 
 /**
@@ -83,6 +83,8 @@ export class OverviewCache {
   private readonly quickBuilds = new Map<string, { file: string; done: Promise<void> }>();
   private readonly quickOf = new Map<string, string>();
   private quickSerial = 0;
+  /** What {@link overviewNeed} said, by file key. */
+  private readonly needs = new Map<string, OverviewNeed>();
   private readonly closing = new AbortController();
 
   /** Creates the cache; a copy is deleted when the last entry using it leaves the library. */
@@ -144,15 +146,17 @@ export class OverviewCache {
   async prepare(id: string, signal: AbortSignal, opts: PrepareOptions = {}): Promise<OverviewStatus> {
     const entry = this.opts.catalog.get(id);
     if (!entry) throw new DownloadError('not-found', `No library entry with id ${id}.`);
-    const need = await overviewNeed(entry.path, signal).catch((e: unknown) => {
+    const key = await this.keyOf(entry.path);
+    if (!key) throw new DownloadError('not-found', `${entry.path} is missing.`);
+    // The header is read once per version of the file (the key changes with it).
+    const need = this.needs.get(key) ?? await overviewNeed(entry.path, signal).catch((e: unknown) => {
       if (signal.aborted) throw e;
       throw new DownloadError('validation', `${entry.path} cannot be previewed: ${(e as Error).message}`, { cause: e });
     });
+    this.needs.set(key, need);
     if (!need.needed || !need.supported) {
       return { id, state: need.needed ? 'unsupported' : 'not-needed', rasterId: id, reason: need.reason, reused: false, buildMs: 0 };
     }
-    const key = await this.keyOf(entry.path);
-    if (!key) throw new DownloadError('not-found', `${entry.path} is missing.`);
     const file = this.copyPath(key);
     if (!this.builds.has(key) && (this.ready.get(id) === key || (await this.exists(file)))) {
       this.ready.set(id, key);
