@@ -64,7 +64,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
   host = await startBrowserHost({
     rendererDir: path.join(buildDir, 'renderer'),
     handlers: app.handlers,
-    rasters: app.library,
+    rasters: app.rasters,
     greeting: () => [{ event: 'connection:state', payload: app.connection() }],
   });
   const browser = options.chromiumArgs
