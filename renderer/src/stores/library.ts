@@ -741,15 +741,20 @@ export const useLibraryStore = defineStore('library', () => {
   }
 
   async function makeThumbnail(e: LibraryItem): Promise<string> {
-    const file = await RasterFile.open(rasterUrl(e.id));
+    let file = await RasterFile.open(rasterUrl(e.id));
     try {
       const h = file.header;
       if (!e.bounds4326 && h.bbox && h.epsg != null) {
         const proj = await ensureProjection(h.epsg).catch(() => null);
         if (proj) footprints[e.id] = transformExtent(h.bbox, proj.code, 'EPSG:4326', 8) as [number, number, number, number];
       }
-      // A big file without overviews would be read whole; its thumbnail waits for the overview copy.
-      if (h.overviews === 0 && Math.max(h.width, h.height) > 2048) return '';
+      // A big file without overviews would be read whole: main makes a small quick look of it (or has its copy).
+      if (h.overviews === 0 && Math.max(h.width, h.height) > 2048) {
+        const prep = await getBridge().libraryPreview({ id: e.id, quickLook: 256 });
+        if (!prep.ok || prep.data.rasterId === e.id) return '';
+        await file.close();
+        file = await RasterFile.open(rasterUrl(prep.data.rasterId));
+      }
       const sample = await file.readSample(file.overviewLevel(96), 96);
       const display = defaultDisplay(h.bands);
       const ch = displayChannels(display, h.bands);
