@@ -1,9 +1,8 @@
 import { defineStore } from 'pinia';
-import { computed, watch } from 'vue';
+import { computed } from 'vue';
 import type { ResponseOf } from '../../../preload/contract';
 import { getBridge } from '../bridge';
-import { createRequest } from '../lib/request';
-import { useSessionStore } from './session';
+import { perConnection } from './per-connection';
 
 /** A tasking model as /api/tasking/models lists it. */
 export type TaskingModel = ResponseOf<'tasking:models'>['models'][number];
@@ -21,32 +20,9 @@ export interface ModelConstellation {
  * chosen)` returns a valid selection (required ones always included).
  */
 export const useModelsStore = defineStore('models', () => {
-  const session = useSessionStore();
-  const request = createRequest<ResponseOf<'tasking:models'>>();
-  let loadedFor = -1;
-  let inflight: Promise<void> | null = null;
-
+  const { request, load } = perConnection<ResponseOf<'tasking:models'>>(() => getBridge().taskingModels());
   const models = computed<TaskingModel[]>(() => request.data?.models ?? []);
   const names = computed(() => models.value.map((m) => m.Model));
-
-  /** Loads the model list unless it is cached for the current connection. */
-  function load(force = false): Promise<void> {
-    if (!force && loadedFor === session.generation && (request.data || inflight)) return inflight ?? Promise.resolve();
-    loadedFor = session.generation;
-    inflight = request.run(() => getBridge().taskingModels()).then(() => {
-      inflight = null;
-    });
-    return inflight;
-  }
-
-  // A new connection (profile, key) may serve another list: drop it, and reload it if it was in use.
-  watch(() => session.generation, () => {
-    const wasLoaded = loadedFor >= 0;
-    request.reset();
-    loadedFor = -1;
-    inflight = null;
-    if (wasLoaded) void load();
-  });
 
   /** The constellations a model supports, required ones first. */
   function constellationsFor(model: string | null | undefined): ModelConstellation[] {

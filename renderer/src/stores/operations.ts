@@ -1,9 +1,8 @@
 import { defineStore } from 'pinia';
-import { computed, watch } from 'vue';
+import { computed } from 'vue';
 import type { ResponseOf, Result } from '../../../preload/contract';
 import { getBridge } from '../bridge';
-import { createRequest } from '../lib/request';
-import { useSessionStore } from './session';
+import { perConnection } from './per-connection';
 
 /** An operation built from the service's specification, with the JSON Schemas of its parameters and body. */
 export type OpenOperation = ResponseOf<'service:operations'>['operations'][number];
@@ -25,31 +24,8 @@ export type OperationKey =
  * `service:call`. Forms are drawn from `get(key).body` / `.parameters`.
  */
 export const useOperationsStore = defineStore('operations', () => {
-  const session = useSessionStore();
-  const request = createRequest<ResponseOf<'service:operations'>>();
-  let loadedFor = -1;
-  let inflight: Promise<void> | null = null;
-
+  const { request, load } = perConnection<ResponseOf<'service:operations'>>(() => getBridge().serviceOperations());
   const operations = computed(() => request.data?.operations ?? []);
-
-  /** Loads the operations unless cached for the current connection. */
-  function load(force = false): Promise<void> {
-    if (!force && loadedFor === session.generation && (request.data || inflight)) return inflight ?? Promise.resolve();
-    loadedFor = session.generation;
-    inflight = request.run(() => getBridge().serviceOperations()).then(() => {
-      inflight = null;
-    });
-    return inflight;
-  }
-
-  // A new connection (profile, key) may serve another list: drop it, and reload it if it was in use.
-  watch(() => session.generation, () => {
-    const wasLoaded = loadedFor >= 0;
-    request.reset();
-    loadedFor = -1;
-    inflight = null;
-    if (wasLoaded) void load();
-  });
 
   /** One operation by key, once loaded. */
   function get(key: OperationKey | string): OpenOperation | null {
