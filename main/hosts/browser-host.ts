@@ -13,7 +13,8 @@ import { CONTENT_SECURITY_POLICY } from './security';
 /**
  * The browser host (development and end-to-end tests only, never packaged):
  * serves the built renderer on loopback and carries the same IPC contract over
- * a WebSocket guarded by a random token and an Origin check.
+ * a WebSocket guarded by a random token and an Origin check; library rasters
+ * go only to a page opened with the token (an HttpOnly, SameSite cookie).
  */
 
 /** Options of {@link startBrowserHost}. */
@@ -58,6 +59,13 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   const rendererDir = path.resolve(options.rendererDir);
   let origin = '';
   const dispatcher = createDispatcher(options.handlers, { isAllowedSender: (url) => new URL(url).origin === origin });
+  const tokenMatches = (given: string | null | undefined): boolean => {
+    const a = Buffer.from(given ?? '');
+    const b = Buffer.from(token);
+    return a.length === b.length && timingSafeEqual(a, b);
+  };
+  // Cookies are per host, not per port: one name per host so two hosts on 127.0.0.1 don't clash.
+  const rasterCookie = (): string => `swath-raster-${new URL(origin).port}`;
   const sockets = new Set<WebSocket>();
 
   const server = http.createServer((req, res) => {
@@ -72,6 +80,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405).end();
     if (url.pathname === BRIDGE_PATH) return send(res, 200, '.js', Buffer.from(bridgeScript()));
     if (url.pathname.startsWith(RASTER_PATH) && options.rasters) {
+      // Only the page opened with the token reads rasters (its cookie), not any local process or site.
+      if (!tokenMatches(cookieOf(req, rasterCookie()))) return void res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Open the page with its token first.');
       const answer = await serveLibraryFile(options.rasters, `${RASTER_SCHEME}://${url.pathname.slice(RASTER_PATH.length)}`, { range: req.headers.range }, { method: req.method });
       res.writeHead(answer.status, answer.headers);
       if (!answer.body) return void res.end();
@@ -91,6 +101,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     if (rel === 'index.html') {
       // The page gets the WebSocket bridge as its first script, standing in for the Electron preload.
       const html = (await fs.readFile(file, 'utf8')).replace('<head>', `<head>\n    <script src="${BRIDGE_PATH}"></script>`);
+      // Opened with the token: a same-site, script-less cookie lets its raster requests through.
+      if (tokenMatches(url.searchParams.get('token'))) res.setHeader('Set-Cookie', `${rasterCookie()}=${token}; HttpOnly; SameSite=Strict; Path=${RASTER_PATH}`);
       return send(res, 200, '.html', Buffer.from(html));
     }
     res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': stat.size, 'Cache-Control': 'no-cache' });
@@ -111,9 +123,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', origin);
-    const given = Buffer.from(url.searchParams.get('token') ?? '');
-    const expected = Buffer.from(token);
-    const tokenOk = url.pathname === WS_PATH && given.length === expected.length && timingSafeEqual(given, expected);
+    const tokenOk = url.pathname === WS_PATH && tokenMatches(url.searchParams.get('token'));
     // A page on another origin could otherwise drive the app through the user's browser.
     const originOk = req.headers.origin === origin;
     if (!tokenOk || !originOk) {
@@ -170,6 +180,15 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A cookie's value from a request, or null. */
+function cookieOf(req: IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return null;
 }
 
 /** The page-side bridge: `window.swath` with one method per channel, over the WebSocket. */

@@ -8,6 +8,7 @@ import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-hos
 import { MemoryKeychainBackend } from '../../main/keychain';
 import { createApp, type SwathApp } from '../../main/services/app';
 import { startSimulator } from '../../main/simulator';
+import { fixturePath } from '../fixtures/rasters';
 import { chromiumAvailable, launchChromium } from './chromium';
 
 const HAS_CHROMIUM = chromiumAvailable();
@@ -43,6 +44,31 @@ describe('browser host: the real renderer and main services over a WebSocket', (
     expect(await connect(`${wsBase}?token=wrong`, host.origin)).toBe(403);
     expect(await connect(wsBase, host.origin)).toBe(403);
     expect(await connect(`${wsBase}?token=${host.token}`, 'http://evil.example')).toBe(403);
+  });
+
+  it('serves library rasters only to the page opened with the token (its HttpOnly cookie)', async () => {
+    const rasterHost = await startBrowserHost({
+      rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers,
+      rasters: { get: (id) => (id === 'a1' ? { path: fixturePath('utm33n-cog') } : undefined) },
+    });
+    try {
+      const raster = `${rasterHost.origin}/__swath/raster/a1`;
+      expect((await fetch(raster, { headers: { range: 'bytes=0-3' } })).status).toBe(403);
+      // The page without the token sets nothing; with it, a cookie scoped to the raster path.
+      expect((await fetch(`${rasterHost.origin}/`)).headers.get('set-cookie')).toBeNull();
+      const page = await fetch(rasterHost.url);
+      const cookie = page.headers.get('set-cookie')!;
+      const port = new URL(rasterHost.origin).port;
+      expect(cookie).toMatch(new RegExp(`^swath-raster-${port}=${rasterHost.token}; HttpOnly; SameSite=Strict; Path=/__swath/raster/$`));
+      const pair = cookie.split(';')[0]!;
+      const ok = await fetch(raster, { headers: { range: 'bytes=0-3', cookie: pair } });
+      expect(ok.status).toBe(206);
+      expect(Buffer.from(await ok.arrayBuffer()).toString('latin1', 0, 2)).toBe('II');
+      expect((await fetch(raster, { headers: { range: 'bytes=0-3', cookie: `swath-raster-${port}=wrong` } })).status).toBe(403);
+      expect((await fetch(`${rasterHost.origin}/__swath/raster/nope`, { headers: { cookie: pair } })).status).toBe(404);
+    } finally {
+      await rasterHost.close();
+    }
   });
 
   it('serves only files of the renderer folder, with the CSP header on the page', async () => {
