@@ -12,7 +12,7 @@
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { fromFile, type GeoTIFFImage } from 'geotiff';
-import { buildTiffLayout, type TiffLevelLayout } from '../simulator/raster/tiff-writer.js';
+import { buildTiffLayout, pyramidLevels, type TiffLevelLayout } from '../simulator/raster/tiff-writer.js';
 import { abortError, fsyncDir, throwIfAborted } from './atomic-json.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
 
@@ -147,17 +147,6 @@ export async function overviewNeed(file: string, signal: AbortSignal): Promise<O
   } finally {
     await tiff.close();
   }
-}
-
-/** Sizes of the copy's levels: full resolution, then halves until one fits a tile. */
-export function overviewLevels(width: number, height: number, tile: number): { width: number; height: number }[] {
-  const levels = [{ width, height }];
-  let f = 1;
-  while (Math.ceil(width / f) > tile || Math.ceil(height / f) > tile) {
-    f *= 2;
-    levels.push({ width: Math.ceil(width / f), height: Math.ceil(height / f) });
-  }
-  return levels;
 }
 
 /** Tile edge of the copy: 256 px for small images (finer requests), 512 px above 2048 px. */
@@ -403,7 +392,7 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
     const W = Math.ceil(s.width / f);
     const H = Math.ceil(s.height / f);
     const tile = overviewTile(W, H);
-    const sizes = overviewLevels(W, H, tile);
+    const sizes = pyramidLevels(W, H, tile);
     const layout = buildTiffLayout({
       levels: sizes.map((l) => ({ ...l, tiled: true, tileSize: tile })),
       samplesPerPixel: nb,

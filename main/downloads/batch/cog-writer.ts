@@ -11,7 +11,7 @@
  */
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { buildTiffLayout, type TiffGeoSpec, type TiffLevelLayout } from '../../simulator/raster/tiff-writer.js';
+import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLevelLayout } from '../../simulator/raster/tiff-writer.js';
 import { abortError, fsyncDir, throwIfAborted } from './abort.js';
 import { bytesOf, readExactly, writeExactly } from '../../shared/file-io.js';
 
@@ -65,13 +65,7 @@ export function nodataOf(dataType: CogDataType): number {
 
 /** Sizes of full resolution and each 2x overview, down to one that fits a tile (the service's level rule). */
 export function cogLevels(width: number, height: number): { width: number; height: number }[] {
-  const levels = [{ width, height }];
-  let f = 1;
-  while (Math.ceil(width / f) > COG_TILE || Math.ceil(height / f) > COG_TILE) {
-    f *= 2;
-    levels.push({ width: Math.ceil(width / f), height: Math.ceil(height / f) });
-  }
-  return levels;
+  return pyramidLevels(width, height, COG_TILE);
 }
 
 function newArray(dataType: CogDataType, samples: number): PixelArray {

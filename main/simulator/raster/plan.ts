@@ -1,7 +1,7 @@
 import type { BandSpec } from './bands.js';
 import { AoiRasterizer, projectAoi, type ProjectedPolygons } from './mask.js';
 import { getProjection, METRES_PER_DEGREE, type Projection } from './projection.js';
-import { buildTiffLayout, type TiffLayout } from './tiff-writer.js';
+import { buildTiffLayout, pyramidLevels, type TiffLayout } from './tiff-writer.js';
 import type { Bounds, RasterRequest } from './types.js';
 
 /** Largest output edge in pixels. */
@@ -122,19 +122,8 @@ export function buildPlan(req: RasterRequest, opts: { bigTiff?: boolean } = {}):
     return { error: `output too large: ${width} x ${height} px (max ${MAX_PIXELS_PER_SIDE} per side)` };
   }
 
-  const levels: LevelPlan[] = [{ width, height, pixelSize: ps, pixelMetres: req.resolution }];
   const tiled = width > TILE || height > TILE;
-  if (tiled) {
-    let w = width;
-    let h = height;
-    let f = 1;
-    while (w > TILE || h > TILE) {
-      f *= 2;
-      w = Math.ceil(width / f);
-      h = Math.ceil(height / f);
-      levels.push({ width: w, height: h, pixelSize: ps * f, pixelMetres: req.resolution * f });
-    }
-  }
+  const levels: LevelPlan[] = pyramidLevels(width, height, TILE).map((l, i) => ({ ...l, pixelSize: ps * 2 ** i, pixelMetres: req.resolution * 2 ** i }));
   const int16 = req.dataType === 'INT16';
   const layout = buildTiffLayout({
     levels: levels.map((l) => ({ width: l.width, height: l.height, tiled, tileSize: TILE })),

@@ -147,6 +147,20 @@ function align(n: number, a: number): number {
 }
 
 /** Computes the full file layout and serialises all IFDs; pixel blocks are written later at the returned offsets. */
+/**
+ * Sizes of a pyramid: full resolution, then 2x overviews (rounded up) until one fits a tile, the
+ * rule the service, the mosaic writer and the overview copies share. Level i is 2^i coarser.
+ */
+export function pyramidLevels(width: number, height: number, tile: number): { width: number; height: number }[] {
+  const levels = [{ width, height }];
+  let f = 1;
+  while (Math.ceil(width / f) > tile || Math.ceil(height / f) > tile) {
+    f *= 2;
+    levels.push({ width: Math.ceil(width / f), height: Math.ceil(height / f) });
+  }
+  return levels;
+}
+
 export function buildTiffLayout(spec: TiffSpec): TiffLayout {
   const bytesPerPixel = (spec.samplesPerPixel * spec.bitsPerSample) / 8;
   const levels: TiffLevelLayout[] = spec.levels.map((l) => {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fromFile } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryCatalog, serveLibraryFile } from '../../../main/library';
-import { buildOverviewCopy, downsample2x, overviewLevels, overviewNeed } from '../../../main/library/overview';
+import { buildOverviewCopy, downsample2x, overviewNeed } from '../../../main/library/overview';
+import { pyramidLevels } from '../../../main/simulator/raster/tiff-writer';
 import { OVERVIEW_PREFIX, OverviewCache } from '../../../main/library/overview-cache';
 import { fixturePath, gdalRecord } from '../../fixtures/rasters';
 
@@ -39,9 +40,9 @@ describe('overview need', () => {
   });
 
   it('levels halve until one fits a tile', () => {
-    expect(overviewLevels(4096, 4096, 512)).toEqual([{ width: 4096, height: 4096 }, { width: 2048, height: 2048 }, { width: 1024, height: 1024 }, { width: 512, height: 512 }]);
-    expect(overviewLevels(400, 300, 256)).toEqual([{ width: 400, height: 300 }, { width: 200, height: 150 }]);
-    expect(overviewLevels(200, 100, 256)).toEqual([{ width: 200, height: 100 }]);
+    expect(pyramidLevels(4096, 4096, 512)).toEqual([{ width: 4096, height: 4096 }, { width: 2048, height: 2048 }, { width: 1024, height: 1024 }, { width: 512, height: 512 }]);
+    expect(pyramidLevels(400, 300, 256)).toEqual([{ width: 400, height: 300 }, { width: 200, height: 150 }]);
+    expect(pyramidLevels(200, 100, 256)).toEqual([{ width: 200, height: 100 }]);
   });
 
   it('averages 2x2 blocks ignoring nodata, and odd edges', () => {
