@@ -59,11 +59,15 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   const rendererDir = path.resolve(options.rendererDir);
   let origin = '';
   const dispatcher = createDispatcher(options.handlers, { isAllowedSender: (url) => new URL(url).origin === origin });
-  const tokenMatches = (given: string | null | undefined): boolean => {
+  const sameSecret = (given: string | null | undefined, secret: string): boolean => {
     const a = Buffer.from(given ?? '');
-    const b = Buffer.from(token);
+    const b = Buffer.from(secret);
     return a.length === b.length && timingSafeEqual(a, b);
   };
+  const tokenMatches = (given: string | null | undefined): boolean => sameSecret(given, token);
+  // The raster cookie has its own secret: cookies ignore ports, so other loopback servers may see it,
+  // and it must not open the WebSocket.
+  const rasterSecret = randomBytes(24).toString('hex');
   // Cookies are per host, not per port: one name per host so two hosts on 127.0.0.1 don't clash.
   const rasterCookie = (): string => `swath-raster-${new URL(origin).port}`;
   const sockets = new Set<WebSocket>();
@@ -81,7 +85,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     if (url.pathname === BRIDGE_PATH) return send(res, 200, '.js', Buffer.from(bridgeScript()));
     if (url.pathname.startsWith(RASTER_PATH) && options.rasters) {
       // Only the page opened with the token reads rasters (its cookie), not any local process or site.
-      if (!tokenMatches(cookieOf(req, rasterCookie()))) return void res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Open the page with its token first.');
+      if (!sameSecret(cookieOf(req, rasterCookie()), rasterSecret)) return void res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Open the page with its token first.');
       const answer = await serveLibraryFile(options.rasters, `${RASTER_SCHEME}://${url.pathname.slice(RASTER_PATH.length)}`, { range: req.headers.range }, { method: req.method });
       res.writeHead(answer.status, answer.headers);
       if (!answer.body) return void res.end();
@@ -102,7 +106,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       // The page gets the WebSocket bridge as its first script, standing in for the Electron preload.
       const html = (await fs.readFile(file, 'utf8')).replace('<head>', `<head>\n    <script src="${BRIDGE_PATH}"></script>`);
       // Opened with the token: a same-site, script-less cookie lets its raster requests through.
-      if (tokenMatches(url.searchParams.get('token'))) res.setHeader('Set-Cookie', `${rasterCookie()}=${token}; HttpOnly; SameSite=Strict; Path=${RASTER_PATH}`);
+      if (tokenMatches(url.searchParams.get('token'))) res.setHeader('Set-Cookie', `${rasterCookie()}=${rasterSecret}; HttpOnly; SameSite=Strict; Path=${RASTER_PATH}`);
       return send(res, 200, '.html', Buffer.from(html));
     }
     res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Content-Length': stat.size, 'Cache-Control': 'no-cache' });

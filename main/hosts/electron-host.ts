@@ -136,7 +136,11 @@ export function registerRasterScheme(): void {
 export function mountRasterProtocol(library: RasterFileLookup): void {
   protocol.handle(RASTER_SCHEME, async (request) => {
     const answer = await serveLibraryFile(library, request.url, { range: request.headers.get('range') }, { method: request.method, signal: request.signal });
-    // The renderer is a file:// page (origin "null"); the scheme serves only library ids, so any origin of ours may read.
-    return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, 'Access-Control-Allow-Origin': '*' } });
+    // The renderer is a file:// page (origin "null"); the scheme serves only library ids, so any
+    // origin of ours may read, and see the file size in Content-Range.
+    return new Response(answer.body, {
+      status: answer.status,
+      headers: { ...answer.headers, 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges' },
+    });
   });
 }

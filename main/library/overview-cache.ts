@@ -14,13 +14,13 @@ import type { RasterFileLookup } from './raster-protocol.js';
  *
  * Before a first build, the renderer may ask for a quick look: a nearest-decimated copy about the
  * size of the screen (every f-th row is read, so it takes a fraction of the full build), served as
- * `<QUICK_LOOK_PREFIX><library-id>`, so the map has a first frame while the full copy is built on
+ * `<QUICK_LOOK_PREFIX><f>-<library-id>`, so the map has a first frame while the full copy is built on
  * the next request. Quick looks live for the session; {@link prune} removes them at start.
  */
 
 /** Prefix of the raster id under which an entry's overview copy is served. */
 export const OVERVIEW_PREFIX = 'ovr-';
-/** Prefix of the raster id under which an entry's quick look is served. */
+/** Prefix of the raster ids under which an entry's quick looks are served (`qlk-<f>-<id>`). */
 export const QUICK_LOOK_PREFIX = 'qlk-';
 
 /** How a library raster is previewed. */
@@ -81,7 +81,7 @@ export class OverviewCache {
    * never shares a file with a build being dropped) and build; library id -> that base name.
    */
   private readonly quickBuilds = new Map<string, { file: string; done: Promise<void> }>();
-  private readonly quickOf = new Map<string, string>();
+  private readonly quickOf = new Map<string, Set<string>>();
   private quickSerial = 0;
   /** What {@link overviewNeed} said, by file key. */
   private readonly needs = new Map<string, OverviewNeed>();
@@ -93,16 +93,16 @@ export class OverviewCache {
       const key = this.ready.get(entry.id);
       this.ready.delete(entry.id);
       if (key) void this.dropIfUnused(key);
-      const quick = this.quickOf.get(entry.id);
+      const quicks = this.quickOf.get(entry.id);
       this.quickOf.delete(entry.id);
-      if (quick) this.dropQuickIfUnused(quick);
+      for (const name of quicks ?? []) this.dropQuickIfUnused(name);
     });
   }
 
   /** Forgets a quick look no entry uses at once (a re-import builds a new one) and deletes its file once its build is over. */
   private dropQuickIfUnused(name: string): void {
     const q = this.quickBuilds.get(name);
-    if (!q || [...this.quickOf.values()].includes(name)) return;
+    if (!q || [...this.quickOf.values()].some((names) => names.has(name))) return;
     this.quickBuilds.delete(name);
     void q.done.catch(() => undefined).then(() => unlink(q.file)).catch(() => undefined);
   }
@@ -163,9 +163,10 @@ export class OverviewCache {
       return { id, state: 'ready', rasterId: OVERVIEW_PREFIX + id, reason: need.reason, reused: true, buildMs: 0 };
     }
     const started = performance.now();
-    if (opts.quickLook) {
-      // Every f-th pixel, f the largest factor that keeps the longer side at least quickLook px.
-      const f = Math.max(1, Math.floor(Math.max(need.source.width, need.source.height) / opts.quickLook));
+    // Every f-th pixel, f the largest factor that keeps the longer side at least quickLook px; a
+    // file less than twice that size gets its copy at once (a quick look would be the copy again).
+    const f = opts.quickLook ? Math.floor(Math.max(need.source.width, need.source.height) / opts.quickLook) : 0;
+    if (f >= 2) {
       const name = `${key}.quick${f}`;
       let quick = this.quickBuilds.get(name);
       const reused = !!quick;
@@ -187,8 +188,8 @@ export class OverviewCache {
         this.dropQuickIfUnused(name);
         throw new DownloadError('not-found', `No library entry with id ${id}.`);
       }
-      this.quickOf.set(id, name);
-      return { id, state: 'quick-look', rasterId: QUICK_LOOK_PREFIX + id, reason: need.reason, reused, buildMs: Math.round(performance.now() - started) };
+      this.quickOf.set(id, (this.quickOf.get(id) ?? new Set()).add(name));
+      return { id, state: 'quick-look', rasterId: `${QUICK_LOOK_PREFIX}${f}-${id}`, reason: need.reason, reused, buildMs: Math.round(performance.now() - started) };
     }
     let build = this.builds.get(key);
     if (!build) {
@@ -211,8 +212,11 @@ export class OverviewCache {
     return {
       get: (rasterId) => {
         if (rasterId.startsWith(QUICK_LOOK_PREFIX)) {
-          const id = rasterId.slice(QUICK_LOOK_PREFIX.length);
-          const q = this.quickBuilds.get(this.quickOf.get(id) ?? '');
+          // qlk-<f>-<id>: each size of quick look has its own id, so an open file never changes under it.
+          const m = /^(\d+)-(.+)$/.exec(rasterId.slice(QUICK_LOOK_PREFIX.length));
+          const id = m?.[2] ?? '';
+          const name = [...(this.quickOf.get(id) ?? [])].find((n) => n.endsWith(`.quick${m?.[1]}`));
+          const q = name ? this.quickBuilds.get(name) : undefined;
           return q && this.opts.catalog.get(id) ? { path: q.file } : undefined;
         }
         if (!rasterId.startsWith(OVERVIEW_PREFIX)) return this.opts.catalog.get(rasterId);

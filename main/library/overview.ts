@@ -143,6 +143,10 @@ export async function overviewNeed(file: string, signal: AbortSignal): Promise<O
         reason = 'The file needs overviews, but it has no EPSG code or non-square/rotated pixels, so it is previewed directly (slower).';
       }
     }
+    // geotiff.js cannot read big-endian strips either: without a copy there is no preview at all.
+    if (!supported && !tiff.littleEndian && !source.tiled) {
+      throw new Error('it is a big-endian striped GeoTIFF that Swath can neither read nor copy (samples other than 8/16-bit integers, or no EPSG code or square north-up pixels); convert it with gdal_translate -co ENDIANNESS=LITTLE (or -of COG) and import the result');
+    }
     return { needed, supported, reason, source };
   } finally {
     await tiff.close();

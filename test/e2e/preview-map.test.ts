@@ -9,6 +9,7 @@ import { MemoryKeychainBackend } from '../../main/keychain';
 import { createApp, type SwathApp } from '../../main/services/app';
 import { startSimulator } from '../../main/simulator';
 import { fixturePath, gdalRecord } from '../fixtures/rasters';
+import { writeTestTiff } from '../main/library/decimate-helpers';
 import { chromiumAvailable, launchChromium } from './chromium';
 import { buildPreviewHarness } from './preview-harness/build';
 import { decodePng, pixelAt, regionStats, type Pixels } from './preview-pixels';
@@ -345,11 +346,19 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
    * quick look, drawn before the WebGL layer exists. Returns its pixels (CSS px of the map), the
    * layer's status and note at that moment, and the timings.
    */
-  async function openCapturingQuickLook(id: string): Promise<{ quick: Pixels; statusAtQuick: string; noteAtQuick: string; timing: any }> {
+  async function openCapturingQuickLook(id: string): Promise<{ quick: Pixels; statusAtQuick: string; noteAtQuick: string; timing: any; gaps: number }> {
     const got = await page.evaluate(async (key) => {
       const { library, map } = (window as unknown as Hooks).__swathPreview;
       for (const l of [...library.layers]) library.close(l.key);
       let shot: { png: string; statusAtQuick: string; noteAtQuick: string } | null = null;
+      // Frames after the first in which the raster is not drawn at all (neither quick look nor tiles shown).
+      let gaps = 0;
+      const onFrame = () => {
+        const layer = library.layers.find((l: any) => l.key === key);
+        if (!shot || !layer || layer.timing.renderedMs != null) return;
+        const mine = map.getLayers().getArray().filter((l: any) => l.get('swathPreview') === key);
+        if (!mine.some((l: any) => l.get('quickLook') || l.getOpacity() > 0)) gaps++;
+      };
       const onRender = () => {
         const layer = library.layers.find((l: any) => l.key === key);
         if (shot || !layer || layer.timing.firstFrameMs != null || layer.status === 'ready') return;
@@ -361,14 +370,16 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
         }
       };
       map.on('rendercomplete', onRender);
+      map.on('postrender', onFrame);
       try {
         await library.openOnMap(key);
         const layer = library.layers.find((l: any) => l.key === key);
         while (layer.timing.renderedMs == null) await new Promise((r) => setTimeout(r, 20));
         if (!shot) throw new Error('no quick-look frame was seen');
-        return { ...(shot as { png: string; statusAtQuick: string; noteAtQuick: string }), timing: { ...layer.timing } };
+        return { ...(shot as { png: string; statusAtQuick: string; noteAtQuick: string }), timing: { ...layer.timing }, gaps };
       } finally {
         map.un('rendercomplete', onRender);
+        map.un('postrender', onFrame);
       }
     }, id);
     return { ...got, quick: decodePng(Buffer.from(got.png.slice(got.png.indexOf(',') + 1), 'base64')) };
@@ -397,11 +408,18 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     const cog = await openCapturingQuickLook(composite.id);
     expect(cog.statusAtQuick).toBe('loading');
     expect(cog.timing.firstFrameMs).toBeLessThan(cog.timing.renderedMs);
+    // From the first frame on the raster never disappears while the WebGL layer loads.
+    expect(cog.gaps).toBe(0);
     await expectSamePicture(cog.quick, 'cog');
-    // A striped file seen for the first time: main makes a quick look (every n-th pixel) at once,
-    // the map shows it while the full overview copy is built, then the copy's WebGL layer.
+    // A striped file seen for the first time, more than twice the map's size: main makes a quick
+    // look (every n-th pixel) at once, the map shows it while the full overview copy is built, then
+    // the copy's WebGL layer.
     const file = path.join(dir, 'striped-again.tif');
-    copyFileSync(fixturePath('utm33n-striped'), file);
+    // Fields of 150 x 120 px: nearest (quick look) and averaged (copy's overviews) agree inside them.
+    writeTestTiff(file, {
+      width: 2400, height: 2000, bands: 3, dataType: 'UINT8', nodata: 0,
+      value: (x, y, b) => 1 + ((Math.floor(x / 150) * 37 + Math.floor(y / 120) * 53 + b * 71) % 240),
+    });
     await page.fill('[data-testid=import-path]', file);
     await page.click('[data-testid=import-button]');
     const row = page.locator('article[data-file="striped-again.tif"]');
@@ -410,6 +428,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     const striped = await openCapturingQuickLook(id);
     expect(striped.statusAtQuick).toBe('building');
     expect(striped.noteAtQuick).toMatch(/quick look/i);
+    expect(striped.gaps).toBe(0);
     const layer = await evaluate((w) => w.__swathPreview.library.layers[0]);
     expect(layer.rasterId).toBe(`ovr-${id}`);
     await expectSamePicture(striped.quick, 'striped');

@@ -4,6 +4,7 @@ import type MapBrowserEvent from 'ol/MapBrowserEvent';
 import WebGLTileLayer from 'ol/layer/WebGLTile';
 import { transform, transformExtent } from 'ol/proj';
 import type RenderEvent from 'ol/render/Event';
+import { unByKey } from 'ol/Observable';
 import { getRenderPixel } from 'ol/render';
 import type DataTileSource from 'ol/source/DataTile';
 import GeoTIFF from 'ol/source/GeoTIFF';
@@ -50,6 +51,8 @@ interface Entry {
   source: GeoTIFF | DataTileSource;
   /** How to rebuild a warped source with other bands; absent for GeoTIFF sources (all bands). */
   rewarp?: (bands: readonly number[]) => DataTileSource;
+  /** Ends a pending {@link RasterLayers.add} when the layer goes before its source is ready. */
+  abandon?: () => void;
 }
 
 /** Where the map is drawn: the layer swiped over the others, and the divider position (0..1 of the width). */
@@ -93,7 +96,8 @@ export class RasterLayers {
 
   /** Adds a layer and resolves when its source has read the GeoTIFF header (rejects with the source's error). */
   async add(spec: PreviewLayerSpec): Promise<void> {
-    this.remove(spec.key);
+    // A layer already there under this key goes; its quick look and place in the stack stay.
+    this.removeTiles(spec.key);
     const viewProjection = this.map.getView().getProjection().getCode();
     if (spec.file && this.warps(spec.projection, true)) {
       const file = spec.file;
@@ -117,10 +121,13 @@ export class RasterLayers {
       sourceOptions: RANGE_OPTIONS,
     });
     const layer = this.newLayer(spec, source);
-    this.layers.set(spec.key, { layer, source });
+    const entry: Entry = { layer, source };
+    this.layers.set(spec.key, entry);
     this.attachSwipe(spec.key, layer);
     this.map.addLayer(layer);
     await new Promise<void>((resolve, reject) => {
+      // Removed before its header arrived: the caller stops waiting.
+      entry.abandon = () => reject(new DOMException('The layer was closed.', 'AbortError'));
       const check = (): boolean => {
         const state = source.getState();
         if (state === 'ready') {
@@ -143,6 +150,7 @@ export class RasterLayers {
 
   private newLayer(spec: PreviewLayerSpec, source: GeoTIFF | DataTileSource): WebGLTileLayer {
     return new WebGLTileLayer({
+      zIndex: this.zIndexOf.get(spec.key),
       source,
       style: { color: spec.style.color as never, variables: spec.style.variables },
       opacity: spec.opacity,
@@ -181,6 +189,13 @@ export class RasterLayers {
     q.layer.setVisible(opts.visible);
     q.layer.setZIndex(this.layers.get(key)?.layer.getZIndex() ?? this.zIndexOf.get(key) ?? PREVIEW_Z_BASE);
     q.layer.changed();
+  }
+
+  /** Opacity and visibility of a quick look only (the tile layer under it stays hidden while it loads). */
+  setQuickLookState(key: string, opts: { opacity: number; visible: boolean }): void {
+    const q = this.quicks.get(key);
+    q?.layer.setOpacity(opts.opacity);
+    q?.layer.setVisible(opts.visible);
   }
 
   /** Whether layer `key` shows a quick look. */
@@ -247,13 +262,19 @@ export class RasterLayers {
   remove(key: string): void {
     this.removeQuickLook(key);
     this.zIndexOf.delete(key);
+    this.removeTiles(key);
+    if (this.swipe?.key === key) this.setSwipe(null);
+  }
+
+  /** Removes a key's tile layer only (see {@link add}). */
+  private removeTiles(key: string): void {
     const e = this.layers.get(key);
     if (!e) return;
+    this.layers.delete(key);
     this.map.removeLayer(e.layer);
     e.layer.dispose();
     e.source.dispose();
-    this.layers.delete(key);
-    if (this.swipe?.key === key) this.setSwipe(null);
+    e.abandon?.();
   }
 
   /** Fits the view to an extent given in `projection` (the raster's CRS or EPSG:4326). */
@@ -324,9 +345,16 @@ export class RasterLayers {
   }
 
   /** Resolves after the next complete render of the map (every visible tile loaded and drawn). */
-  nextRenderComplete(): Promise<void> {
+  nextRenderComplete(timeoutMs = 10_000): Promise<void> {
     return new Promise((resolve) => {
-      this.map.once('rendercomplete', () => resolve());
+      // A map without an area never completes a render: give up waiting after a while.
+      const timer = setTimeout(done, timeoutMs);
+      const key = this.map.once('rendercomplete', done);
+      function done(): void {
+        clearTimeout(timer);
+        unByKey(key);
+        resolve();
+      }
       this.map.render();
     });
   }

@@ -22,6 +22,8 @@ export interface QuickLook {
 
 /** Image edge limit in px (a 4K screen's width): larger views are drawn at a coarser resolution. */
 const MAX_EDGE = 4096;
+/** Most pixel bytes a quick look reads. */
+const MAX_READ_BYTES = 192 * 1024 * 1024;
 
 /**
  * Warps the part of `file` inside `viewExtent` to an image whose pixels are `resolution` view
@@ -50,6 +52,10 @@ export async function warpQuickLook(
   const raster = file.warpRaster();
   const plan = planWarp(extent, width, height, getTransform(viewProjection, sourceProjection) as ToSource, raster);
   if (!plan) return null;
+  // A view that needs more than this of one level (a big file without overviews, zoomed out) gets
+  // no quick look: the map's tiles read it piece by piece instead.
+  const [bw, bh] = raster.levels[plan.level]!.block;
+  if (plan.blocks.length * bw * bh * h.bands.length * sampleArray(h.dataType).BYTES_PER_ELEMENT > MAX_READ_BYTES) return null;
   const blocks = Promise.all(file.cachedBlocks(plan.level, plan.blocks));
   // Where every pixel samples, worked out while the blocks are read.
   const index = warpIndex(plan, raster);

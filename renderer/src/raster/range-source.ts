@@ -71,9 +71,10 @@ export class RangeSource {
         run.push(id);
       }
       if (run.length) runs.push(run);
-      for (const ids of runs) this.request(ids, signal);
+      for (const ids of runs) this.request(ids);
       const waits = [...wanted].map((id) => this.inflight.get(id)).filter((p): p is Promise<void> => !!p);
-      if (waits.length) await Promise.all(waits);
+      // Requests are shared by every caller that needs their blocks: one caller's abort stops only its own wait.
+      if (waits.length) await untilAborted(Promise.all(waits), signal);
       if (attempt >= 2 || [...wanted].every((id) => this.blocks.has(id))) return slices.map((s) => this.read(s));
     }
   }
@@ -84,22 +85,31 @@ export class RangeSource {
     return { ...slice, data: data! };
   }
 
-  private request(ids: number[], signal?: AbortSignal): void {
+  private request(ids: number[]): void {
     const start = ids[0]! * this.blockSize;
     const end = (ids.at(-1)! + 1) * this.blockSize;
     const p = (async () => {
-      const res = await this.fetchImpl(this.url, { headers: { Range: `bytes=${start}-${end - 1}` }, signal });
+      const res = await this.fetchImpl(this.url, { headers: { Range: `bytes=${start}-${end - 1}` } });
+      // The size, where the response may show it (a custom protocol's CORS may hide Content-Range).
+      const total = /\/(\d+)\s*$/.exec(res.headers.get('Content-Range') ?? '');
+      if (total) this.size = Number(total[1]);
+      if (res.status === 416) {
+        // Wholly past the end of the file: these blocks are empty, and the file ends before them.
+        await res.body?.cancel().catch(() => undefined);
+        if (this.size == null || this.size > start) this.size = start;
+        for (const id of ids) this.blocks.set(id, { buffer: new ArrayBuffer(0), at: 0, length: 0 });
+        return;
+      }
       if (res.status !== 206) {
         await res.body?.cancel().catch(() => undefined);
         throw new Error(`${this.url}: the server did not answer a range request (HTTP ${res.status})`);
       }
-      const total = /\/(\d+)\s*$/.exec(res.headers.get('Content-Range') ?? '');
-      if (total) this.size = Number(total[1]);
       const buffer = await res.arrayBuffer();
+      // A short answer is the end of the file.
+      if (buffer.byteLength < end - start && (this.size == null || this.size > start + buffer.byteLength)) this.size = start + buffer.byteLength;
       for (const id of ids) {
-        const at = id * this.blockSize - start;
-        if (at >= buffer.byteLength) break;
-        const length = Math.min(this.blockSize, buffer.byteLength - at);
+        const at = Math.min(id * this.blockSize - start, buffer.byteLength);
+        const length = Math.max(0, Math.min(this.blockSize, buffer.byteLength - at));
         this.blocks.set(id, { buffer, at, length });
         this.cached += length;
       }
@@ -142,4 +152,15 @@ export class RangeSource {
     this.blocks.clear();
     this.cached = 0;
   }
+}
+
+/** `p`, or an AbortError as soon as `signal` aborts (p goes on for its other waiters). */
+function untilAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(new DOMException('Aborted', 'AbortError'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DOMException('Aborted', 'AbortError'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -311,10 +311,10 @@ export class RasterFile {
           throw new Error(`${this.url}: the server did not answer the range ${start}-${end - 1} (HTTP ${res.status})`);
         }
         for (const m of g) {
-          const at = m.offset - start;
-          // A typed view needs an aligned start; a lone tile is the whole buffer.
-          const bytes = at % Typed.BYTES_PER_ELEMENT === 0 ? buffer : buffer.slice(at, at + expected);
-          m.resolve({ data: new Typed(bytes, bytes === buffer ? at : 0, expected / Typed.BYTES_PER_ELEMENT), stride: im.getTileWidth() });
+          // A lone tile is the whole response; tiles of a merged one get their own copy, so a cached
+          // tile never keeps the whole response alive (and a typed view needs an aligned start).
+          const bytes = g.length === 1 ? buffer : buffer.slice(m.offset - start, m.offset - start + expected);
+          m.resolve({ data: new Typed(bytes), stride: im.getTileWidth() });
         }
       }).catch(fail);
     }
@@ -347,23 +347,26 @@ export class RasterFile {
     const [bw, bh] = this.levelBlock(level);
     const coords: [number, number][] = [];
     for (let by = 0; by * bh < h; by++) for (let bx = 0; bx * bw < w; bx++) coords.push([bx, by]);
-    const reads = this.cachedBlocks(level, coords).map((p, k) => {
-      const [bx, by] = coords[k]!;
-      return p.then(({ data, stride }) => {
-          // Output pixels whose nearest source pixel falls in this block.
-          for (let y = 0; y < height; y++) {
-            const sy = Math.min(h - 1, Math.floor((y + 0.5) * (h / height)));
-            if (sy < by * bh || sy >= (by + 1) * bh) continue;
-            for (let x = 0; x < width; x++) {
-              const sx = Math.min(w - 1, Math.floor((x + 0.5) * (w / width)));
-              if (sx < bx * bw || sx >= (bx + 1) * bw) continue;
-              const si = ((sy - by * bh) * stride + (sx - bx * bw)) * nb;
-              for (let b = 0; b < nb; b++) out[b]![y * width + x] = data[si + b]!;
-            }
-          }
-      });
-    });
-    await Promise.all(reads);
+    // A level larger than the block cache (a big file without overviews) is read in batches, so
+    // decoded blocks can leave the cache between them.
+    const perBatch = Math.max(1, Math.floor(BLOCK_BUDGET_BYTES / 2 / (bw * bh * nb * 4)));
+    const take = ({ data, stride }: Block, bx: number, by: number): void => {
+      // Output pixels whose nearest source pixel falls in this block.
+      for (let y = 0; y < height; y++) {
+        const sy = Math.min(h - 1, Math.floor((y + 0.5) * (h / height)));
+        if (sy < by * bh || sy >= (by + 1) * bh) continue;
+        for (let x = 0; x < width; x++) {
+          const sx = Math.min(w - 1, Math.floor((x + 0.5) * (w / width)));
+          if (sx < bx * bw || sx >= (bx + 1) * bw) continue;
+          const si = ((sy - by * bh) * stride + (sx - bx * bw)) * nb;
+          for (let b = 0; b < nb; b++) out[b]![y * width + x] = data[si + b]!;
+        }
+      }
+    };
+    for (let from = 0; from < coords.length; from += perBatch) {
+      const batch = coords.slice(from, from + perBatch);
+      await Promise.all(this.cachedBlocks(level, batch).map((p, k) => p.then((blk) => take(blk, batch[k]![0], batch[k]![1]))));
+    }
     return { width, height, data: out };
   }
 

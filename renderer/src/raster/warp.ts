@@ -111,7 +111,7 @@ export function planWarp(extent: readonly number[], width: number, height: numbe
  * the plan alone, so it can run while the blocks are still being read.
  */
 export interface WarpIndex {
-  block: Int16Array;
+  block: Int32Array;
   cell: Uint32Array;
 }
 
@@ -120,7 +120,7 @@ export function warpIndex(plan: WarpPlan, raster: WarpRaster): WarpIndex {
   const { width, height, grid: pts, nx, bx0, by0, bxn, byn } = plan;
   const [lw, lh] = raster.levels[plan.level]!.size;
   const [bw, bh] = raster.levels[plan.level]!.block;
-  const block = new Int16Array(width * height).fill(-1);
+  const block = new Int32Array(width * height).fill(-1);
   const cell = new Uint32Array(width * height);
   for (let py = 0; py < height; py++) {
     // Pixel centres: the lattice points sit on pixel corners.

@@ -85,7 +85,6 @@ interface LayerRuntime {
   sample: RasterSample | null;
   histograms: Map<string, Histogram>;
   projection: ProjectionInfo;
-  original: Promise<RasterFile> | null;
   /** The quick look shown until the WebGL layer has its tiles (see raster/quicklook.ts). */
   quick: QuickLook | null;
 }
@@ -286,7 +285,8 @@ export const useLibraryStore = defineStore('library', () => {
   function syncSwipe(): void {
     const m = manager;
     if (!m) return;
-    const visible = layers.value.filter((l) => l.visible && l.status === 'ready');
+    // Layers drawn now: ready ones, and loading ones showing their quick look.
+    const visible = layers.value.filter((l) => l.visible && (l.status === 'ready' || m.hasQuickLook(l.key)));
     const top = visible[0];
     if (compare.enabled && top && visible.length >= 2) {
       m.setSwipe({ key: top.key, position: compare.position });
@@ -401,7 +401,7 @@ export const useLibraryStore = defineStore('library', () => {
    * first when the file is not cloud optimised, registers its projection, computes the stretch from
    * an overview histogram, and zooms to it unless told not to.
    */
-  async function openOnMap(libraryId: string, opts: { zoom?: boolean; display?: DisplaySettings; at?: number } = {}): Promise<void> {
+  async function openOnMap(libraryId: string, opts: { zoom?: boolean; display?: DisplaySettings; at?: number; opacity?: number; visible?: boolean } = {}): Promise<void> {
     const started = performance.now();
     performance.mark(`swath-preview-open:${libraryId}`);
     if (!entry(libraryId)) await refresh();
@@ -421,15 +421,20 @@ export const useLibraryStore = defineStore('library', () => {
       key: e.id, entryId: e.id, title: titleOf(e), date: e.date, status: 'preparing', progress: null, message: null, note: null,
       rasterId: null, epsg: e.epsg, projectionName: null, bands: e.bands.map((name) => ({ name, scaling: { scale: 1, offset: 0 } })),
       display: opts.display ?? defaultDisplay(e.bands.map((name) => ({ name, scaling: { scale: 1, offset: 0 } }))),
-      channels: [], displayError: null, histograms: [], ranges: [], opacity: 1, visible: true, timing: { firstFrameMs: null, readyMs: null, renderedMs: null },
+      channels: [], displayError: null, histograms: [], ranges: [], opacity: opts.opacity ?? 1, visible: opts.visible ?? true, timing: { firstFrameMs: null, readyMs: null, renderedMs: null },
     };
     const list = [...layers.value];
     list.splice(Math.min(opts.at ?? 0, list.length), 0, l);
     layers.value = list;
     activeKey.value = l.key;
-    const live = (): PreviewLayer | undefined => layers.value.find((x) => x.key === l.key && x.status !== 'error');
+    // This open's own layer (by identity: the same id closed and opened again is another layer).
+    const mine = (): PreviewLayer | undefined => layers.value.find((x) => toRaw(x) === l);
+    const live = (): PreviewLayer | undefined => {
+      const x = mine();
+      return x && x.status !== 'error' ? x : undefined;
+    };
     const fail = (message: string): void => {
-      const x = layer(l.key);
+      const x = mine();
       if (!x) return;
       x.status = 'error';
       x.message = message;
@@ -472,7 +477,7 @@ export const useLibraryStore = defineStore('library', () => {
       cur.bands = header.bands;
       if (!opts.display || opts.display.rgb.some((i) => i > header.bands.length)) cur.display = defaultDisplay(header.bands);
       const m = await getManager();
-      const rt: LayerRuntime = { slots: null, file, header, sample: null, histograms: new Map(), projection, original: null, quick: null };
+      const rt: LayerRuntime = { slots: null, file, header, sample: null, histograms: new Map(), projection, quick: null };
       runtimes.set(l.key, rt);
       if (!displayChannels(cur.display, cur.bands).ok) cur.display = defaultDisplay(cur.bands);
       if (opts.zoom !== false) m.fit(header.bbox, projection.code);
@@ -491,8 +496,9 @@ export const useLibraryStore = defineStore('library', () => {
       rt.quick = quick;
       if (quick && !cur.displayError) {
         drawQuickLook(cur, rt);
+        syncSwipe();
         await m.nextRenderComplete();
-        const shown = layer(l.key);
+        const shown = mine();
         if (shown && shown.timing.firstFrameMs == null) shown.timing.firstFrameMs = Math.round(performance.now() - started);
       }
       if (p.state === 'quick-look') {
@@ -531,7 +537,7 @@ export const useLibraryStore = defineStore('library', () => {
       syncSwipe();
       cur.timing.readyMs = Math.round(performance.now() - started);
       await m.nextRenderComplete();
-      const done = layer(l.key);
+      const done = mine();
       if (done && done.timing.renderedMs == null) {
         done.timing.renderedMs = Math.round(performance.now() - started);
         done.timing.firstFrameMs ??= done.timing.renderedMs;
@@ -580,7 +586,7 @@ export const useLibraryStore = defineStore('library', () => {
     if (!l) return;
     l.opacity = Math.min(1, Math.max(0, opacity));
     if (l.status === 'ready') manager?.setOpacity(key, l.opacity);
-    else redrawQuickLook(l);
+    else quickLookFollows(l);
   }
 
   function setVisible(key: string, visible: boolean): void {
@@ -588,14 +594,13 @@ export const useLibraryStore = defineStore('library', () => {
     if (!l) return;
     l.visible = visible;
     if (l.status === 'ready') manager?.setVisible(key, visible);
-    else redrawQuickLook(l);
+    else quickLookFollows(l);
     syncSwipe();
   }
 
   /** While a layer is loading, its quick look follows opacity and visibility (the WebGL layer stays hidden until it takes over). */
-  function redrawQuickLook(l: PreviewLayer): void {
-    const rt = runtimes.get(l.key);
-    if (rt?.quick) drawQuickLook(l, rt);
+  function quickLookFollows(l: PreviewLayer): void {
+    manager?.setQuickLookState(l.key, { opacity: l.opacity, visible: l.visible });
   }
 
   /** Moves a layer up (-1, towards the top) or down (+1) in the stack. */
@@ -639,14 +644,9 @@ export const useLibraryStore = defineStore('library', () => {
     if (!open) return openOnMap(entryId, { zoom: true });
     if (open.entryId === entryId) return;
     const at = layers.value.indexOf(open);
-    const keep = { display: open.display, opacity: open.opacity, visible: open.visible };
     const replacing = open.key;
-    await openOnMap(entryId, { zoom: false, display: keep.display, at });
-    const l = layer(entryId);
-    if (l) {
-      setOpacity(entryId, keep.opacity);
-      setVisible(entryId, keep.visible);
-    }
+    // The same display, opacity and visibility from the quick look on.
+    await openOnMap(entryId, { zoom: false, display: open.display, opacity: open.opacity, visible: open.visible, at });
     // The old date goes only once the new one is drawn, so stepping never shows an empty map.
     close(replacing);
   }
@@ -661,15 +661,6 @@ export const useLibraryStore = defineStore('library', () => {
   }
 
   // ---- pixel inspector ----
-
-  function originalFile(key: string): Promise<RasterFile> | null {
-    const rt = runtimes.get(key);
-    const l = layer(key);
-    if (!rt || !l) return null;
-    // Exact values come from the library file itself, not from an overview copy.
-    if (!rt.original) rt.original = l.rasterId === l.entryId ? Promise.resolve(rt.file) : RasterFile.open(rasterUrl(l.entryId));
-    return rt.original;
-  }
 
   /** Reads every band (and the indices) under a map position; a click pins the reading. */
   async function inspect(at: PointerAt): Promise<void> {
@@ -694,8 +685,9 @@ export const useLibraryStore = defineStore('library', () => {
       return;
     }
     try {
-      const file = await originalFile(target.key);
-      const dns = await file!.readPixel(px[0], px[1]);
+      // The layer's file: the library file itself, or its overview copy, whose full resolution is
+      // the file's pixels exactly (and readable where the original is not, e.g. big-endian strips).
+      const dns = await rt.file.readPixel(px[0], px[1]);
       if (token !== inspectToken || !dns) return;
       const phys = physicalValues(dns, rt.header.bands, rt.header.nodata);
       base.values = dns.map((dn, i) => ({ band: rt.header.bands[i]!.name, dn, value: Number.isNaN(phys[i]!) ? null : phys[i]! }));

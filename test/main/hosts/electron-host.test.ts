@@ -191,6 +191,8 @@ describe('swath-raster:// protocol', () => {
       const ranged = await handler(new Request(`swath-raster://${id}/`, { headers: { range: 'bytes=2-4' } }));
       expect(ranged.status).toBe(206);
       expect(ranged.headers.get('content-range')).toBe('bytes 2-4/10');
+      // The file:// page reads the size from Content-Range only if CORS exposes it.
+      expect(ranged.headers.get('access-control-expose-headers')).toMatch(/Content-Range/);
       expect(await ranged.text()).toBe('234');
       const missing = await handler(new Request('swath-raster://7d0c5a9e-4f6b-4c1e-9e52-000000000002/'));
       expect(missing.status).toBe(404);

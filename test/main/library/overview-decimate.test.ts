@@ -205,6 +205,10 @@ describe('decimated overview copy', () => {
       const small = out('big-endian-small');
       gdal(['-srcwin', '0', '0', '100', '80', '-co', 'TILED=NO', '-co', 'ENDIANNESS=BIG', STRIPED, small]);
       expect(await overviewNeed(small, signal)).toMatchObject({ needed: true, supported: true, reason: expect.stringMatching(/big-endian/) });
+      // One that cannot be copied either (Float32) has no preview at all: refused with the advice.
+      const float = out('big-endian-float');
+      gdal(['-ot', 'Float32', '-co', 'TILED=NO', '-co', 'ENDIANNESS=BIG', STRIPED, float]);
+      await expect(overviewNeed(float, signal)).rejects.toThrow(/big-endian striped GeoTIFF that Swath can neither read nor copy .* gdal_translate -co ENDIANNESS=LITTLE/);
     });
 
     it('odd-sized GDAL files: multi-strip raw path and DEFLATE path agree with the formula and each other', async () => {

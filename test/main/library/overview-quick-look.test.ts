@@ -12,12 +12,13 @@ import { fixturePath } from '../../fixtures/rasters';
 import { decimateExpected, difference, readFile, readLevel } from './decimate-helpers';
 
 // Quick looks of the overview cache: a decimated copy answered at once for a file whose overview
-// copy does not exist yet, shared and reused within the session, served as qlk-<id>, replaced by
+// copy does not exist yet, shared and reused within the session, served as qlk-<f>-<id>, replaced by
 // the full copy on the next request, deleted with its entry and by the next session's prune; and
 // the library:preview channel that asks for them.
 
 const signal = new AbortController().signal;
 const KEY_COPY = /^[0-9a-f]{40}\.tif$/;
+const qlk = (f: number, id: string) => `${QUICK_LOOK_PREFIX}${f}-${id}`;
 const quickName = (f: number) => new RegExp(`^[0-9a-f]{40}\\.quick${f}-\\d+\\.tif$`);
 
 describe('overview cache quick looks', () => {
@@ -45,14 +46,14 @@ describe('overview cache quick looks', () => {
     const progress: number[] = [];
     const cache = new OverviewCache({ dir: ovDir, catalog, onProgress: (p) => progress.push(p.fraction) });
     const lookup = cache.rasterLookup();
-    expect(lookup.get(QUICK_LOOK_PREFIX + entry.id)).toBeUndefined();
+    expect(lookup.get(qlk(3, entry.id))).toBeUndefined();
 
     // 400 px / 120 -> f = 3: 134 x 134 px.
     const [a, b] = await Promise.all([
       cache.prepare(entry.id, signal, { quickLook: 120 }),
       cache.prepare(entry.id, signal, { quickLook: 120 }),
     ]);
-    for (const s of [a, b]) expect(s).toMatchObject({ id: entry.id, state: 'quick-look', rasterId: QUICK_LOOK_PREFIX + entry.id });
+    for (const s of [a, b]) expect(s).toMatchObject({ id: entry.id, state: 'quick-look', rasterId: qlk(3, entry.id) });
     expect(a.reason).toMatch(/striped/);
     expect([a.reused, b.reused].sort()).toEqual([false, true]);
     expect(a.buildMs).toBeGreaterThanOrEqual(0);
@@ -64,13 +65,13 @@ describe('overview cache quick looks', () => {
     expect(lookup.get(OVERVIEW_PREFIX + entry.id)).toBeUndefined();
 
     const quickFile = path.join(ovDir, afterQuick[0]!);
-    expect(lookup.get(QUICK_LOOK_PREFIX + entry.id)?.path).toBe(quickFile);
+    expect(lookup.get(qlk(3, entry.id))?.path).toBe(quickFile);
     expect(lookup.get(entry.id)?.path).toBe(file);
     const quick = await readFile(quickFile);
     expect([quick.width, quick.height, quick.bands]).toEqual([134, 134, 5]);
     expect(difference(quick, decimateExpected(await readLevel(file), 3))).toBeNull();
     expect(quick.resolution.slice(0, 2)).toEqual([60, -60]);
-    const res = await serveLibraryFile(lookup, `swath-raster://${QUICK_LOOK_PREFIX}${entry.id}`, { range: 'bytes=0-3' });
+    const res = await serveLibraryFile(lookup, `swath-raster://${qlk(3, entry.id)}`, { range: 'bytes=0-3' });
     expect(res.status).toBe(206);
     await res.body?.cancel();
 
@@ -78,7 +79,7 @@ describe('overview cache quick looks', () => {
     const mtime = statSync(quickFile).mtimeMs;
     await new Promise((r) => setTimeout(r, 20));
     const again = await cache.prepare(entry.id, signal, { quickLook: 120 });
-    expect(again).toMatchObject({ state: 'quick-look', rasterId: QUICK_LOOK_PREFIX + entry.id, reused: true });
+    expect(again).toMatchObject({ state: 'quick-look', rasterId: qlk(3, entry.id), reused: true });
     expect(statSync(quickFile).mtimeMs).toBe(mtime);
     expect(files()).toEqual(afterQuick);
 
@@ -106,27 +107,35 @@ describe('overview cache quick looks', () => {
     await catalog.remove(entry.id, { deleteFile: false }, signal);
     await expect.poll(() => existsSync(quickFile)).toBe(false);
     await expect.poll(() => existsSync(copyFile)).toBe(false);
-    expect(lookup.get(QUICK_LOOK_PREFIX + entry.id)).toBeUndefined();
+    expect(lookup.get(qlk(3, entry.id))).toBeUndefined();
     expect(existsSync(file)).toBe(true);
   });
 
-  it('chooses f = max(1, floor(max(W, H) / quickLook)): one quick look per factor', async () => {
+  it('chooses f = floor(max(W, H) / quickLook): one quick look per factor, each under its own id; below 2 the copy itself', async () => {
     const { entry } = await importCopy('utm33n-striped');
     const cache = new OverviewCache({ dir: ovDir, catalog });
     const before = new Set(files());
-    const cases: [number, number][] = [[64, 6], [100, 4], [399, 1], [400, 1], [8192, 1], [200, 2], [199, 2], [133, 3]];
+    const cases: [number, number][] = [[64, 6], [100, 4], [200, 2], [199, 2], [133, 3]];
+    const served = new Map<number, string>();
     for (const [quickLook, f] of cases) {
       const s = await cache.prepare(entry.id, signal, { quickLook });
-      expect(s.state, `quickLook ${quickLook}`).toBe('quick-look');
-      const file = cache.rasterLookup().get(QUICK_LOOK_PREFIX + entry.id)!.path;
+      expect(s, `quickLook ${quickLook}`).toMatchObject({ state: 'quick-look', rasterId: qlk(f, entry.id) });
+      const file = cache.rasterLookup().get(qlk(f, entry.id))!.path;
+      served.set(f, file);
       expect(path.basename(file), `quickLook ${quickLook}`).toMatch(quickName(f));
       const q = await readLevel(file);
       expect([q.width, q.height], `quickLook ${quickLook}`).toEqual([Math.ceil(400 / f), Math.ceil(400 / f)]);
     }
+    // An id keeps its file whatever size is asked later (an open RasterFile never changes under it).
+    expect(cache.rasterLookup().get(qlk(6, entry.id))!.path).toBe(served.get(6));
+    expect(cache.rasterLookup().get(qlk(5, entry.id))).toBeUndefined();
     const made = files().filter((f) => !before.has(f));
-    expect(made.sort()).toEqual(made.filter((f) => /\.quick(6|4|1|2|3)-\d+\.tif$/.test(f)).sort());
-    expect(made).toHaveLength(5);
+    expect(made.sort()).toEqual(made.filter((f) => /\.quick(6|4|2|3)-\d+\.tif$/.test(f)).sort());
+    expect(made).toHaveLength(4);
     expect(made.some((f) => KEY_COPY.test(f))).toBe(false);
+    // 400 px on a 399 px screen: no quick look, the copy at once.
+    expect(await cache.prepare(entry.id, signal, { quickLook: 399 })).toMatchObject({ state: 'ready', rasterId: OVERVIEW_PREFIX + entry.id, reused: false });
+    expect(files().some((f) => KEY_COPY.test(f))).toBe(true);
     await catalog.remove(entry.id, { deleteFile: false }, signal);
   });
 
@@ -136,7 +145,7 @@ describe('overview cache quick looks', () => {
     const before = existsSync(ovDir) ? files() : [];
     expect(await cache.prepare(entry.id, signal, { quickLook: 100 })).toMatchObject({ state: 'not-needed', rasterId: entry.id, reused: false, buildMs: 0 });
     expect(existsSync(ovDir) ? files() : []).toEqual(before);
-    expect(cache.rasterLookup().get(QUICK_LOOK_PREFIX + entry.id)).toBeUndefined();
+    expect(cache.rasterLookup().get(qlk(4, entry.id))).toBeUndefined();
     await expect(cache.prepare('missing', signal, { quickLook: 100 })).rejects.toMatchObject({ kind: 'not-found' });
   });
 
@@ -149,7 +158,7 @@ describe('overview cache quick looks', () => {
     expect(copyName).toMatch(KEY_COPY);
     const key = copyName.replace(/\.tif$/, '');
     expect((await session1.prepare(other.id, signal, { quickLook: 100 })).state).toBe('quick-look');
-    const otherQuick = session1.rasterLookup().get(QUICK_LOOK_PREFIX + other.id)!.path;
+    const otherQuick = session1.rasterLookup().get(qlk(4, other.id))!.path;
     expect(path.basename(otherQuick)).toMatch(quickName(4));
 
     // Same session: its own quick look is kept, the current copy too.
@@ -182,7 +191,7 @@ describe('overview cache quick looks', () => {
     await catalog.remove(entry.id, { deleteFile: false }, signal);
     await expect(asking).rejects.toMatchObject({ kind: 'not-found' });
     await expect.poll(() => readdirSync(ovDir).filter((f) => !before.has(f))).toEqual([]);
-    expect(cache.rasterLookup().get(QUICK_LOOK_PREFIX + entry.id)).toBeUndefined();
+    expect(cache.rasterLookup().get(qlk(4, entry.id))).toBeUndefined();
   });
 
   // Removing an entry forgets its quick look at once: the same unchanged file imported again (same
@@ -191,14 +200,14 @@ describe('overview cache quick looks', () => {
     const { file, entry } = await importCopy('utm33n-striped');
     const cache = new OverviewCache({ dir: ovDir, catalog });
     expect((await cache.prepare(entry.id, signal, { quickLook: 100 })).state).toBe('quick-look');
-    const first = cache.rasterLookup().get(QUICK_LOOK_PREFIX + entry.id)!.path;
+    const first = cache.rasterLookup().get(qlk(4, entry.id))!.path;
     await catalog.remove(entry.id, { deleteFile: false }, signal);
     await expect.poll(() => existsSync(first)).toBe(false);
 
     const again = await catalog.importFile(file, signal);
     const s = await cache.prepare(again.id, signal, { quickLook: 100 });
     expect(s.state).toBe('quick-look');
-    const served = cache.rasterLookup().get(QUICK_LOOK_PREFIX + again.id)?.path;
+    const served = cache.rasterLookup().get(qlk(4, again.id))?.path;
     expect(served).toBeDefined();
     expect(existsSync(served!)).toBe(true);
   });
@@ -245,7 +254,7 @@ describe('library:preview with quickLook through the app core', () => {
     // 400 px / 64 -> f = 6: 67 x 67 px.
     const q = await call('library:preview', { id: striped.id, quickLook: 64 });
     expect(q.ok, JSON.stringify(q.error)).toBe(true);
-    expect(q.data).toMatchObject({ id: striped.id, state: 'quick-look', rasterId: `${QUICK_LOOK_PREFIX}${striped.id}`, reused: false });
+    expect(q.data).toMatchObject({ id: striped.id, state: 'quick-look', rasterId: qlk(6, striped.id), reused: false });
     const quickFile = app.rasters.get(q.data.rasterId)!.path;
     expect(path.basename(quickFile)).toMatch(quickName(6));
     const decoded = await readLevel(quickFile);

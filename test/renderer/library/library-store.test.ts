@@ -160,6 +160,28 @@ describe('library store', () => {
     expect(vi.mocked(RasterFile.open).mock.calls.map(([url]) => url).at(-1)).toMatch(/qlk-a$/);
   });
 
+  it('an open that outlives its layer (closed and opened again) leaves the new layer alone', async () => {
+    bridge();
+    const answers: ((r: Result<unknown>) => void)[] = [];
+    fake.api.libraryPreview = vi.fn(() => new Promise((resolve) => answers.push(resolve)));
+    const lib = useLibraryStore();
+    await lib.start();
+    const first = lib.openOnMap('a', { zoom: false });
+    await flushPromises();
+    lib.close('a');
+    const second = lib.openOnMap('a', { zoom: false });
+    await flushPromises();
+    expect(answers).toHaveLength(2);
+    // The first request fails late: the layer on the map now is the second one's, still opening.
+    answers[0]!({ ok: false, error: { kind: 'io', message: 'first open failed' } });
+    await first;
+    expect(lib.layers).toHaveLength(1);
+    expect(lib.layers[0]).toMatchObject({ key: 'a', status: 'preparing', message: null });
+    answers[1]!({ ok: false, error: { kind: 'io', message: 'second open failed' } });
+    await second;
+    expect(lib.layers[0]).toMatchObject({ status: 'error', message: 'second open failed' });
+  });
+
   it('reveal says where it is not available', async () => {
     bridge();
     const lib = useLibraryStore();

@@ -232,4 +232,37 @@ describe('quick look and block reads', () => {
     answerRanges = false;
     await expect(new RangeSource(base + 'utm33n-cog').fetch([{ offset: 0, length: 10 }])).rejects.toThrow(/did not answer a range request \(HTTP 200\)/);
   });
+
+  it('range source: finds the end of the file without Content-Range (hidden by CORS) and keeps shared reads alive when one caller aborts', async () => {
+    const { readFileSync } = await import('node:fs');
+    const bytes = readFileSync(fixturePath('utm33n-cog'));
+    // The real server's answers, minus Content-Range.
+    const hiding: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const headers = new Headers(res.headers);
+      headers.delete('content-range');
+      return new Response(res.body, { status: res.status, headers });
+    };
+    const size = bytes.length;
+    const blockSize = 4096;
+    const src = new RangeSource(base + 'utm33n-cog', { blockSize, fetch: hiding });
+    // A slice running past the end: two blocks asked, the second only partly there.
+    const lastBlock = Math.floor((size - 1) / blockSize);
+    const [tail] = await src.fetch([{ offset: lastBlock * blockSize - 10, length: blockSize + 100 }]);
+    expect(src.fileSize).toBe(size);
+    expect(Buffer.from(tail!).equals(bytes.subarray(lastBlock * blockSize - 10))).toBe(true);
+    // Wholly past the end (416): empty, not an error.
+    const fresh = new RangeSource(base + 'utm33n-cog', { blockSize, fetch: hiding });
+    const [none] = await fresh.fetch([{ offset: size + 5000, length: 10 }]);
+    expect(none!.byteLength).toBe(0);
+
+    // Two callers of one block: the first aborts, the second still gets the bytes.
+    const shared = new RangeSource(base + 'utm33n-cog', { blockSize });
+    const ac = new AbortController();
+    const first = shared.fetch([{ offset: 100, length: 10 }], ac.signal);
+    const second = shared.fetch([{ offset: 110, length: 10 }]);
+    ac.abort();
+    await expect(first).rejects.toThrow(/Abort/);
+    expect(Buffer.from((await second)[0]!).equals(bytes.subarray(110, 120))).toBe(true);
+  });
 });
