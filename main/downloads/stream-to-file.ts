@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { link, lstat, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { fromFile } from 'geotiff';
-import { abortError, fsyncDir, throwIfAborted } from '../library/atomic-json.js';
+import { abortError, throwIfAborted } from '../shared/abort.js';
+import { syncDirectory } from '../shared/atomic-file.js';
 import { collisionName } from './file-name.js';
 import { DownloadError, errorMessage } from './types.js';
 
@@ -263,10 +264,10 @@ export async function publishPartFile(partPath: string, finalPath: string, signa
       if (code === 'EEXIST') continue;
       if (!NO_HARD_LINKS.has(code)) throw ioError('publish', candidate, e);
       if (!(await claimAndRename(partPath, candidate))) continue;
-      await fsyncDir(dir);
+      await syncDirectory(dir);
       return candidate;
     }
-    await fsyncDir(dir);
+    await syncDirectory(dir);
     try {
       await unlink(partPath);
     } catch (e) {

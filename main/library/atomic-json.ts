@@ -1,22 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { throwIfAborted } from '../shared/abort.js';
 import { writeFileAtomic } from '../shared/atomic-file.js';
-
-/** Thrown when an operation stops because its AbortSignal fired. */
-export function abortError(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof Error && r.name === 'AbortError') return r;
-  const e = new Error(typeof r === 'string' ? r : r instanceof Error ? r.message : 'The operation was aborted');
-  e.name = 'AbortError';
-  return e;
-}
-
-/** Throws an AbortError if the signal has fired. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortError(signal);
-}
-
-/** fsyncs a directory (see shared/atomic-file.ts); kept under this name for the download code. */
-export { syncDirectory as fsyncDir } from '../shared/atomic-file.js';
 
 /** Writes JSON so readers only ever see the old or the new complete file (temp file, fsync, rename, directory fsync). */
 export async function writeJsonAtomic(file: string, value: unknown, signal?: AbortSignal): Promise<void> {

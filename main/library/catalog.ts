@@ -5,7 +5,8 @@ import { rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { DownloadError, withoutSecrets, type DownloadKind } from '../downloads/types.js';
-import { JsonStore, readJsonFile, throwIfAborted } from './atomic-json.js';
+import { throwIfAborted } from '../shared/abort.js';
+import { JsonStore, readJsonFile } from './atomic-json.js';
 import { readRasterMetadata, type RasterMetadata } from './metadata.js';
 
 /** Name of the catalog file inside the userData directory. */

@@ -1,7 +1,7 @@
 import proj4 from 'proj4';
 import { fromFile } from 'geotiff';
 import { DownloadError } from '../downloads/types.js';
-import { abortError, throwIfAborted } from './atomic-json.js';
+import { abortError, throwIfAborted } from '../shared/abort.js';
 
 /** Metres per degree at the equator: how the service turns a metric Resolution into degrees for EPSG:4326. */
 export const METRES_PER_DEGREE = 111320;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { DownloadError } from '../downloads/types.js';
+import { abortable } from '../shared/abort.js';
 import type { LibraryEntry } from './catalog.js';
 import { buildOverviewCopy, overviewNeed, type OverviewNeed } from './overview.js';
 import type { RasterFileLookup } from './raster-protocol.js';
@@ -252,13 +253,4 @@ export class OverviewCache {
     this.closing.abort();
     await Promise.allSettled([...this.builds.values(), ...[...this.quickBuilds.values()].map((q) => q.done)]);
   }
-}
-
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new DOMException('Aborted', 'AbortError'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new DOMException('Aborted', 'AbortError'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -13,7 +13,8 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { fromFile, type GeoTIFFImage } from 'geotiff';
 import { buildTiffLayout, pyramidLevels, type TiffLevelLayout } from '../simulator/raster/tiff-writer.js';
-import { abortError, fsyncDir, throwIfAborted } from './atomic-json.js';
+import { abortError, throwIfAborted } from '../shared/abort.js';
+import { syncDirectory } from '../shared/atomic-file.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
 
 /** Pixel types the overview copy can carry (8/16-bit integers: what the service and most imagery deliver). */
@@ -463,7 +464,7 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
     await fh.close();
     fh = null;
     await rename(part, dest);
-    if (durable) await fsyncDir(path.dirname(dest));
+    if (durable) await syncDirectory(path.dirname(dest));
     ok = true;
     return { path: dest, bytes: layout.totalBytes, levels: sizes, tile };
   } catch (e) {

@@ -1,5 +1,5 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { throwIfAborted } from './atomic-json.js';
+import { throwIfAborted } from '../shared/abort.js';
 
 /**
  * The logic behind `swath-raster://<library-id>`: the renderer names a library id, never a path,

@@ -1,24 +1,5 @@
-/** Small async helpers shared by the batch modules: abort errors, bounded parallelism, directory fsync. */
-import { open } from 'node:fs/promises';
-
-/** The error an aborted operation rejects with: the signal's reason when it is an AbortError, otherwise a new one. */
-export function abortError(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof Error && r.name === 'AbortError') return r;
-  const e = new Error(typeof r === 'string' ? r : r instanceof Error ? r.message : 'The operation was aborted');
-  e.name = 'AbortError';
-  return e;
-}
-
-/** Throws an AbortError if the signal has fired. */
-export function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw abortError(signal);
-}
-
-/** True for the error an aborted operation rejects with. */
-export function isAbortError(e: unknown): boolean {
-  return e instanceof Error && e.name === 'AbortError';
-}
+/** Bounded parallelism for the batch modules. */
+import { abortError, throwIfAborted } from '../../shared/abort.js';
 
 /**
  * Runs `fn` over `items` with at most `limit` calls in flight, results in input order. The first
@@ -58,17 +39,4 @@ export async function mapLimit<T, R>(
   if (signal.aborted) throw abortError(signal);
   if (failure !== null) throw (failure as { error: unknown }).error;
   return results;
-}
-
-/** fsyncs a directory so a rename inside it survives a power cut; a no-op where directories cannot be opened (Windows). */
-export async function fsyncDir(dir: string): Promise<void> {
-  let fh;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch {
-    // Windows cannot open directories; NTFS journals the metadata anyway.
-  } finally {
-    await fh?.close().catch(() => undefined);
-  }
 }

@@ -12,7 +12,8 @@
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLevelLayout } from '../../simulator/raster/tiff-writer.js';
-import { abortError, fsyncDir, throwIfAborted } from './abort.js';
+import { abortError, throwIfAborted } from '../../shared/abort.js';
+import { syncDirectory } from '../../shared/atomic-file.js';
 import { bytesOf, readExactly, writeExactly } from '../../shared/file-io.js';
 
 /** Tile edge of tiled outputs, and the size overviews reduce to. */
@@ -129,7 +130,7 @@ export async function writeCog(
     await unlink(partPath).catch(() => undefined);
     throw e;
   }
-  await fsyncDir(path.dirname(file));
+  await syncDirectory(path.dirname(file));
   return { path: file, bytes: layout.totalBytes, overviews: layout.levels.length - 1 };
 }
 

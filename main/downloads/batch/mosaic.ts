@@ -4,7 +4,7 @@
  * bands of band-split parts are interleaved into the requested order.
  */
 import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
-import { abortError } from './abort.js';
+import { abortError } from '../../shared/abort.js';
 import { writeCog, type PixelArray, type PixelRect } from './cog-writer.js';
 import { bandItems, gdalMetadataXml, mergeDatasetItems, type GdalMetadataItem, type PartRaster } from './raster-info.js';
 

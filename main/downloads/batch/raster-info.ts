@@ -3,7 +3,7 @@
  * georeferencing and the GDAL metadata items (band descriptions, scale/offset, image tags).
  */
 import { fromFile } from 'geotiff';
-import { abortError } from './abort.js';
+import { abortError } from '../../shared/abort.js';
 import type { CogDataType } from './cog-writer.js';
 
 /** One `<Item>` of a GDAL_METADATA tag; sample is the 0-based band for per-band items. */

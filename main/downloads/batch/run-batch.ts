@@ -10,7 +10,9 @@
 import { createHash } from 'node:crypto';
 import { link, lstat, mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncDir, isAbortError, mapLimit, throwIfAborted } from './abort.js';
+import { isAbortError, throwIfAborted } from '../../shared/abort.js';
+import { syncDirectory } from '../../shared/atomic-file.js';
+import { mapLimit } from './abort.js';
 import { mosaicBlocker, mosaicParts } from './mosaic.js';
 import type { BatchPart, BatchPlan, CompositeBody } from './plan.js';
 import { readPartRaster, type PartRaster } from './raster-info.js';
@@ -138,7 +140,7 @@ async function publish(file: string, dir: string, base: string, ext: string): Pr
       throw e;
     }
     await unlink(file);
-    await fsyncDir(dir);
+    await syncDirectory(dir);
     return target;
   }
 }
@@ -203,7 +205,7 @@ async function prepareUnit(unit: Unit, signal: AbortSignal): Promise<void> {
 async function keepPartsFolder(unit: Unit, targetDir: string): Promise<string> {
   const kept = await freeName(targetDir, `${unit.name}_parts`, '');
   await rename(unit.partsDir, kept);
-  await fsyncDir(targetDir);
+  await syncDirectory(targetDir);
   await unlink(path.join(kept, MANIFEST)).catch(() => undefined);
   return kept;
 }

@@ -9,7 +9,8 @@
  */
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncDir, throwIfAborted } from './abort.js';
+import { throwIfAborted } from '../../shared/abort.js';
+import { syncDirectory } from '../../shared/atomic-file.js';
 import { projectionFor } from './geo.js';
 import { mergeDatasetItems, type PartRaster } from './raster-info.js';
 
@@ -69,7 +70,7 @@ async function writeTextAtomic(file: string, text: string): Promise<void> {
   }
   await fh.close();
   await rename(part, file);
-  await fsyncDir(path.dirname(file));
+  await syncDirectory(path.dirname(file));
 }
 
 interface Footprint {

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterRequest } from './types.js';
-import { abortError, writeGeoTiff } from './write.js';
+import { abortError, throwIfAborted } from '../../shared/abort.js';
+import { writeGeoTiff } from './write.js';
 
 /** Bumped whenever the synthesis changes, so old cache files are not served for new code. */
 export const RASTER_ALGORITHM_VERSION = 1;
@@ -66,7 +67,7 @@ export class RasterCache {
   /** Path of the cached file for req, generating it first if absent; cached is true when the file already existed. */
   async get(req: RasterRequest, opts: { signal?: AbortSignal } = {}): Promise<{ path: string; bytes: number; cached: boolean }> {
     const { signal } = opts;
-    if (signal?.aborted) throw abortError(signal);
+    throwIfAborted(signal);
     await this.sweep();
     const key = rasterCacheKey(req);
     const path = join(this.dir, `${key}.tif`);
@@ -78,7 +79,7 @@ export class RasterCache {
         // not cached yet
       }
     }
-    if (signal?.aborted) throw abortError(signal);
+    throwIfAborted(signal);
     let job = this.inFlight.get(key);
     // A generation whose waiters all left is winding down; a newcomer starts afresh instead of inheriting its abort.
     if (!job || job.controller.signal.aborted) {

@@ -1,19 +1,11 @@
 import { open, unlink } from 'node:fs/promises';
+import { throwIfAborted } from '../../shared/abort.js';
 import { LandscapeRenderer } from './landscape.js';
 import { buildPlan, rasterizerFor } from './plan.js';
 import type { RasterRequest } from './types.js';
 
 /** Pixel bytes rendered between writes: large sequential writes, bounded memory, and the event loop gets a turn at every write. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
-
-/** The error to throw when generation is aborted: the signal's reason, or an AbortError. */
-export function abortError(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof Error) return r;
-  const e = new Error('raster generation aborted');
-  e.name = 'AbortError';
-  return e;
-}
 
 /** Internal writer options; bigTiff forces the BigTIFF container (tests use it on small files). */
 export interface WriteOptions {
@@ -31,7 +23,7 @@ export async function writeGeoTiff(
   opts: WriteOptions = {},
 ): Promise<{ bytes: number; width: number; height: number }> {
   const { signal } = opts;
-  if (signal?.aborted) throw abortError(signal);
+  throwIfAborted(signal);
   const plan = buildPlan(req, { bigTiff: opts.bigTiff });
   if ('error' in plan) throw new Error(plan.error);
   const { layout } = plan;
@@ -67,7 +59,7 @@ export async function writeGeoTiff(
       filePos += len;
       cur ^= 1;
       used = 0;
-      if (signal?.aborted) throw abortError(signal);
+      throwIfAborted(signal);
     };
 
     for (const li of layout.dataOrder) {
@@ -95,7 +87,7 @@ export async function writeGeoTiff(
           });
           used += L.blockBytes;
         }
-        if (signal?.aborted) throw abortError(signal);
+        throwIfAborted(signal);
       }
     }
     await flush();
