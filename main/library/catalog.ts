@@ -12,8 +12,8 @@ import { readRasterMetadata, type RasterMetadata } from './metadata.js';
 /** Name of the catalog file inside the userData directory. */
 export const LIBRARY_FILE = 'library.json';
 
-/** One local raster the app knows about. */
-export interface LibraryEntry {
+/** One local raster the app knows about: its file, its origin, and what the file says of itself. */
+export interface LibraryEntry extends RasterMetadata {
   id: string;
   /** Absolute path of the file. */
   path: string;
@@ -24,18 +24,6 @@ export interface LibraryEntry {
   request: Record<string, unknown> | null;
   /** The operation that produced it; null for imports. */
   kind: DownloadKind | null;
-  date: string | null;
-  model: string | null;
-  constellations: string[];
-  bands: string[];
-  epsg: number | null;
-  /** Pixel size in metres (see RasterMetadata.resolution). */
-  resolution: number | null;
-  width: number;
-  height: number;
-  /** [minLon, minLat, maxLon, maxLat], or null when the CRS cannot be reprojected (see boundsNote). */
-  bounds4326: [number, number, number, number] | null;
-  boundsNote?: string;
   /** ISO 8601. */
   createdAt: string;
   source: 'download' | 'import';

@@ -20,6 +20,7 @@ export interface RasterMetadata {
   resolution: number | null;
   width: number;
   height: number;
+  /** [minLon, minLat, maxLon, maxLat], or null when the CRS cannot be reprojected (see boundsNote). */
   bounds4326: [number, number, number, number] | null;
   /** Why bounds4326 is null, when it is. */
   boundsNote?: string;

@@ -17,15 +17,10 @@ export type Rings = number[][][][];
 /** Metres per degree the service uses to turn a metric Resolution into degrees for EPSG:4326. */
 export const METRES_PER_DEGREE = 111320;
 
-/** Longest lon/lat edge (degrees) the service keeps straight before projecting. */
-export const DENSIFY_DEG = 0.01;
-
-/** The service never densifies into more points than this, however long the perimeter. */
-const MAX_DENSIFIED_POINTS = 400_000;
-
 /**
- * Longest lon/lat edge (degrees) the planner sends: well below {@link DENSIFY_DEG}, so rounding in
- * the service's own length test can never make it insert a point the planner did not cut.
+ * Longest lon/lat edge (degrees) the planner sends: well below the service's densify step (0.01°,
+ * see the simulator's projectAoi), so rounding in the service's own length test can never make it
+ * insert a point the planner did not cut.
  */
 export const PART_EDGE_DEG = 0.004;
 
@@ -46,6 +41,7 @@ export class PlanError extends Error {
 export { utmEpsgFor } from '../../simulator/geo/aoi.js';
 export { getProjection as projectionFor, type Projection } from '../../simulator/raster/projection.js';
 import type { Projection } from '../../simulator/raster/projection.js';
+import { projectAoi } from '../../simulator/raster/mask.js';
 
 /** Pixel edge in output CRS units for a Resolution in metres. */
 export function pixelSizeFor(proj: Projection, resolution: number): number {
@@ -176,54 +172,15 @@ export interface Envelope {
 }
 
 /**
- * Projects lon/lat polygons the way the service does: every edge is cut into pieces of at most
- * {@link DENSIFY_DEG} (geographic output keeps straight edges), then each point is projected.
+ * Projects lon/lat polygons the way the service does (the simulator's projectAoi: edges cut into
+ * short pieces, except for geographic output, then each point projected).
  */
 export function projectLikeService(polygons: Rings, proj: Projection, field: string): { rings: Rings; envelope: Envelope } {
-  let perimeterDeg = 0;
-  for (const poly of polygons) {
-    for (const ring of poly) {
-      for (let i = 0; i < ring.length; i++) {
-        const [lon, lat] = ring[i]! as [number, number];
-        const why = proj.invalidReason(lon, lat);
-        if (why) throw new PlanError(field, `The AOI cannot be drawn in EPSG:${proj.epsg}: ${lon},${lat} is ${why}.`);
-        if (i > 0) perimeterDeg += Math.hypot(lon - ring[i - 1]![0]!, lat - ring[i - 1]![1]!);
-      }
-    }
-  }
-  const step = proj.geographic ? Infinity : Math.max(DENSIFY_DEG, perimeterDeg / MAX_DENSIFIED_POINTS);
-  const env: Envelope = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
-  const out: Rings = [];
-  for (const poly of polygons) {
-    const rings: number[][][] = [];
-    for (const ring of poly) {
-      const pts: number[][] = [];
-      const push = (lon: number, lat: number): void => {
-        const [x, y] = proj.forward(lon, lat);
-        if (!Number.isFinite(x) || !Number.isFinite(y)) throw new PlanError(field, `The AOI cannot be projected to EPSG:${proj.epsg}.`);
-        pts.push([x, y]);
-        env.minX = Math.min(env.minX, x);
-        env.maxX = Math.max(env.maxX, x);
-        env.minY = Math.min(env.minY, y);
-        env.maxY = Math.max(env.maxY, y);
-      };
-      for (let i = 0; i < ring.length; i++) {
-        const lon = ring[i]![0]!;
-        const lat = ring[i]![1]!;
-        if (i > 0) {
-          // Same interpolation formula as the service, so the projected points agree to the last bit.
-          const plon = ring[i - 1]![0]!;
-          const plat = ring[i - 1]![1]!;
-          const n = Number.isFinite(step) ? Math.ceil(Math.hypot(lon - plon, lat - plat) / step) : 1;
-          for (let k = 1; k < n; k++) push(plon + ((lon - plon) * k) / n, plat + ((lat - plat) * k) / n);
-        }
-        push(lon, lat);
-      }
-      rings.push(pts);
-    }
-    out.push(rings);
-  }
-  return { rings: out, envelope: env };
+  // The service's own densify-and-project, so the projected points agree to the last bit.
+  const projected = projectAoi({ type: 'MultiPolygon', coordinates: polygons }, proj);
+  if ('error' in projected) throw new PlanError(field, `The AOI cannot be drawn in EPSG:${proj.epsg}: ${projected.error}.`);
+  const rings = projected.polygons.map((poly) => poly.map((flat) => Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!])));
+  return { rings, envelope: projected.envelope };
 }
 
 /** Envelope overshoot (in pixels) ignored when snapping, as the service does: projection round trips wobble by millimetres. */
