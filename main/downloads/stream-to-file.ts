@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { fromFile } from 'geotiff';
 import { abortError, throwIfAborted } from '../shared/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
+import { pathExists } from '../shared/file-io.js';
 import { collisionName } from './file-name.js';
 import { DownloadError, errorMessage } from './types.js';
 
@@ -33,16 +34,6 @@ export interface ReservedPart {
   handle: FileHandle;
 }
 
-async function exists(p: string): Promise<boolean> {
-  try {
-    await lstat(p);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
-  }
-}
-
 function ioError(action: string, file: string, e: unknown): DownloadError {
   return new DownloadError('io', `Could not ${action} ${file}: ${errorMessage(e)}`, { cause: e });
 }
@@ -62,7 +53,7 @@ export async function reservePartFile(dir: string, name: string, signal: AbortSi
     const finalPath = path.join(dir, collisionName(name, n));
     const partPath = finalPath + PART_SUFFIX;
     try {
-      if (await exists(finalPath)) continue;
+      if (await pathExists(finalPath)) continue;
       const handle = await open(partPath, 'wx', 0o644);
       return { finalPath, partPath, handle };
     } catch (e) {

@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import { lstat, type FileHandle } from 'node:fs/promises';
 
 /** Typed-array views that pixel code reads and writes. */
 export type PixelView = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
@@ -25,5 +25,16 @@ export async function writeExactly(fh: FileHandle, data: Buffer, position: numbe
     const { bytesWritten } = await fh.write(data, done, data.length - done, position + done);
     if (bytesWritten === 0) throw new Error('the disk accepted no more bytes');
     done += bytesWritten;
+  }
+}
+
+/** Whether anything (file, folder, link) is at `p`; errors other than "not found" are thrown. */
+export async function pathExists(p: string): Promise<boolean> {
+  try {
+    await lstat(p);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
   }
 }

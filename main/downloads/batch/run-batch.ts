@@ -8,10 +8,12 @@
  * missing ones are fetched again.
  */
 import { createHash } from 'node:crypto';
-import { link, lstat, mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isAbortError, throwIfAborted } from '../../shared/abort.js';
 import { syncDirectory } from '../../shared/atomic-file.js';
+import { pathExists } from '../../shared/file-io.js';
+import { publishPartFile } from '../stream-to-file.js';
 import { mapLimit } from './abort.js';
 import { mosaicBlocker, mosaicParts } from './mosaic.js';
 import type { BatchPart, BatchPlan, CompositeBody } from './plan.js';
@@ -111,37 +113,11 @@ export function defaultBatchName(plan: BatchPlan): string {
   return safeName(bits.join('_'));
 }
 
-async function exists(p: string): Promise<boolean> {
-  try {
-    await lstat(p);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
-  }
-}
-
 /** `<base><ext>`, or `<base> (n)<ext>` with the first free n. */
 async function freeName(dir: string, base: string, ext: string): Promise<string> {
   for (let n = 0; ; n++) {
     const p = path.join(dir, n === 0 ? `${base}${ext}` : `${base} (${n})${ext}`);
-    if (!(await exists(p))) return p;
-  }
-}
-
-/** Moves a finished file to a free name in dir without ever replacing an existing file (link fails atomically if taken). */
-async function publish(file: string, dir: string, base: string, ext: string): Promise<string> {
-  for (let n = 0; ; n++) {
-    const target = path.join(dir, n === 0 ? `${base}${ext}` : `${base} (${n})${ext}`);
-    try {
-      await link(file, target);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw e;
-    }
-    await unlink(file);
-    await syncDirectory(dir);
-    return target;
+    if (!(await pathExists(p))) return p;
   }
 }
 
@@ -188,7 +164,7 @@ async function prepareUnit(unit: Unit, signal: AbortSignal): Promise<void> {
   // Same plan as before: a part file that exists was published atomically, but check it still reads.
   await Promise.all(
     unit.files.map(async (f, i) => {
-      if (!(await exists(f))) return;
+      if (!(await pathExists(f))) return;
       try {
         await readPartRaster(f, signal);
         const size = (await stat(f)).size;
@@ -225,7 +201,7 @@ async function assemble(unit: Unit, targetDir: string, options: RunBatchOptions,
         tick();
       },
     });
-    const file = await publish(tmp, targetDir, unit.name, '.tif');
+    const file = await publishPartFile(tmp, path.join(targetDir, `${unit.name}.tif`), signal);
     if (!options.keepParts) {
       await rm(unit.partsDir, { recursive: true, force: true });
       return { kind: 'mosaic', file, parts: [], warped: [], reason: null };
@@ -345,7 +321,7 @@ export async function runBatches(
           st.total = total;
           report();
         });
-        if (!(await exists(target))) throw new Error(`the downloader reported success but ${target} does not exist`);
+        if (!(await pathExists(target))) throw new Error(`the downloader reported success but ${target} does not exist`);
       } catch (e) {
         if (isAbortError(e) || inner.aborted) throw e;
         throw new BatchPartError(u.plan.parts[part]!.index, u.plan.parts.length, e);
