@@ -2,6 +2,7 @@ import proj4 from 'proj4';
 import { fromFile } from 'geotiff';
 import { DownloadError } from '../downloads/types.js';
 import { abortError, throwIfAborted } from '../shared/abort.js';
+import { epsgOfGeoKeys } from '../shared/geokeys.js';
 
 /** Metres per degree at the equator: how the service turns a metric Resolution into degrees for EPSG:4326. */
 export const METRES_PER_DEGREE = 111320;
@@ -24,19 +25,6 @@ export interface RasterMetadata {
   bounds4326: [number, number, number, number] | null;
   /** Why bounds4326 is null, when it is. */
   boundsNote?: string;
-}
-
-// geokey values: GTModelTypeGeoKey 1 = projected, 2 = geographic; 32767 = user-defined (no EPSG code).
-const USER_DEFINED = 32767;
-
-function epsgOf(keys: Record<string, unknown> | null): number | null {
-  if (!keys) return null;
-  const projected = keys.ProjectedCSTypeGeoKey;
-  const geographic = keys.GeographicTypeGeoKey;
-  const model = keys.GTModelTypeGeoKey;
-  if (model !== 2 && typeof projected === 'number' && projected !== USER_DEFINED) return projected;
-  if (typeof geographic === 'number' && geographic !== USER_DEFINED) return geographic;
-  return null;
 }
 
 const converters = new Map<number, proj4.Converter>();
@@ -110,7 +98,7 @@ export async function readRasterMetadata(file: string, signal: AbortSignal): Pro
       bands.push(str(item.DESCRIPTION) ?? `Band ${i + 1}`);
     }
     const keys = image.getGeoKeys() as Record<string, unknown> | null;
-    const epsg = epsgOf(keys);
+    const epsg = epsgOfGeoKeys(keys);
     let resolution: number | null = null;
     let bbox: [number, number, number, number] | null = null;
     try {

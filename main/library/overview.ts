@@ -15,6 +15,7 @@ import { fromFile, type GeoTIFFImage } from 'geotiff';
 import { buildTiffLayout, pyramidLevels, type TiffLevelLayout } from '../simulator/raster/tiff-writer.js';
 import { abortError, throwIfAborted } from '../shared/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
+import { epsgOfGeoKeys, isGeographic } from '../shared/geokeys.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
 
 /** Pixel types the overview copy can carry (8/16-bit integers: what the service and most imagery deliver). */
@@ -55,8 +56,6 @@ export const STRIPED_LIMIT = 256;
 /** Tiled files without overviews larger than this get a copy: their full extent would need every tile. */
 export const TILED_LIMIT = 1024;
 
-const USER_DEFINED = 32767;
-
 function dataTypeOf(image: GeoTIFFImage): OverviewDataType | null {
   const bits = image.getBitsPerSample();
   const format = image.getSampleFormat() ?? 1;
@@ -77,9 +76,8 @@ export function defaultNodata(dataType: OverviewDataType | null): number {
 async function describe(image: GeoTIFFImage, imageCount: number): Promise<OverviewSource> {
   const dataType = dataTypeOf(image);
   const dir = image.getFileDirectory();
-  const keys = (image.getGeoKeys() ?? {}) as Record<string, unknown>;
-  const geographic = keys.GTModelTypeGeoKey === 2;
-  const code = Number(geographic ? keys.GeographicTypeGeoKey : keys.ProjectedCSTypeGeoKey ?? keys.GeographicTypeGeoKey);
+  const keys = image.getGeoKeys() as Record<string, unknown> | null;
+  const geographic = isGeographic(keys);
   let originX = 0, originY = 0, sx = 0, sy = 0;
   try {
     [originX, originY] = image.getOrigin() as [number, number];
@@ -97,7 +95,7 @@ async function describe(image: GeoTIFFImage, imageCount: number): Promise<Overvi
     tiled: image.isTiled,
     overviews: imageCount - 1,
     nodata: nodata ?? defaultNodata(dataType),
-    epsg: Number.isInteger(code) && code > 0 && code !== USER_DEFINED ? code : null,
+    epsg: epsgOfGeoKeys(keys),
     geographic,
     originX,
     originY,

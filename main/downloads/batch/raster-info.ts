@@ -4,6 +4,7 @@
  */
 import { fromFile } from 'geotiff';
 import { abortError } from '../../shared/abort.js';
+import { epsgOfGeoKeys, isGeographic } from '../../shared/geokeys.js';
 import type { CogDataType } from './cog-writer.js';
 
 /** One `<Item>` of a GDAL_METADATA tag; sample is the 0-based band for per-band items. */
@@ -85,10 +86,9 @@ export async function readPartRaster(file: string, signal: AbortSignal): Promise
     if (bits === 16 && format === 2) dataType = 'INT16';
     else if (bits === 8 && format === 1) dataType = 'UINT8';
     else throw new Error(`${file}: ${bits}-bit samples of format ${format} are not a service data type (INT16 or UINT8)`);
-    const keys = img.getGeoKeys();
+    const keys = img.getGeoKeys() as Record<string, unknown> | null;
     if (!keys) throw new Error(`${file} has no GeoTIFF georeferencing`);
-    const geographic = keys.GTModelTypeGeoKey === 2;
-    const code = Number(geographic ? keys.GeographicTypeGeoKey : keys.ProjectedCSTypeGeoKey);
+    const geographic = isGeographic(keys);
     const [originX, originY] = img.getOrigin() as [number, number];
     const [sx, sy] = img.getResolution() as [number, number];
     if (!(sx > 0) || Math.abs(Math.abs(sy) - sx) > sx * 1e-9 || !(sy < 0)) {
@@ -104,7 +104,7 @@ export async function readPartRaster(file: string, signal: AbortSignal): Promise
       bands,
       dataType,
       nodata: nodata ?? (dataType === 'INT16' ? -32768 : 0),
-      epsg: Number.isInteger(code) && code > 0 && code !== 32767 ? code : null,
+      epsg: epsgOfGeoKeys(keys),
       geographic,
       originX,
       originY,
