@@ -18,23 +18,10 @@ type CreateBody = z.infer<typeof OrderCreateBody>;
 export type OrderStatus =
   | 'Review' | 'Preparing' | 'AwaitingSatelliteProducts' | 'Processing' | 'Predicting' | 'Completed' | 'UpToDate' | 'Canceled';
 
-/** An order request after validation: its area resolved to geometry and tiles. */
-export interface ResolvedOrder {
-  mode: StoredOrder['mode'];
-  wkt: string | null;
-  tiles: string[];
-  miniTiles: string[];
-  geometry: Polygonal;
-  areaKm2: number;
+/** An order request after validation: its area resolved to geometry and tiles (the stored order's request fields). */
+export interface ResolvedOrder extends Pick<StoredOrder,
+  'mode' | 'wkt' | 'tiles' | 'miniTiles' | 'geometry' | 'areaKm2' | 'model' | 'constellations' | 'from' | 'to' | 'imageFrequency' | 'referenceDate' | 'storageMonths' | 'apiRequests'> {
   aoiCount: number;
-  model: string;
-  constellations: string[];
-  from: string;
-  to: string | null;
-  imageFrequency: number;
-  referenceDate: string;
-  storageMonths: number;
-  apiRequests: number;
 }
 
 /** Validates the domain rules of an order request (the zod shape is already checked). */
