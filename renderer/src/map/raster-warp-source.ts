@@ -50,6 +50,7 @@ export function createWarpSource(o: WarpOptions): { source: DataTileSource; exte
     const out = new Float32Array(TILE * TILE * channels);
     const plan = planWarp(tileGrid.getTileCoordExtent([z, x, y]), TILE, TILE, toSource, raster);
     if (!plan) return out;
+    await o.file.tileTable(plan.level);
     const blocks = Promise.all(o.file.cachedBlocks(plan.level, plan.blocks));
     const index = warpIndex(plan, raster);
     const got = await blocks;

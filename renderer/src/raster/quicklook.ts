@@ -56,6 +56,7 @@ export async function warpQuickLook(
   // no quick look: the map's tiles read it piece by piece instead.
   const [bw, bh] = raster.levels[plan.level]!.block;
   if (plan.blocks.length * bw * bh * h.bands.length * sampleArray(h.dataType).BYTES_PER_ELEMENT > MAX_READ_BYTES) return null;
+  await file.tileTable(plan.level);
   const blocks = Promise.all(file.cachedBlocks(plan.level, plan.blocks));
   // Where every pixel samples, worked out while the blocks are read.
   const index = warpIndex(plan, raster);

@@ -111,9 +111,33 @@ export class RasterFile {
     private readonly tiff: GeoTIFF,
     private readonly images: GeoTIFFImage[],
     readonly header: RasterHeader,
-    /** Byte offsets and counts of each level's tiles when they can be fetched raw (see {@link cachedBlocks}), else undefined. */
-    private readonly tiles: (TileTable | undefined)[],
   ) {}
+
+  /** Each level's tile table once read: null when its tiles cannot be fetched raw (see {@link cachedBlocks}). */
+  private readonly tiles: (TileTable | null | undefined)[] = [];
+  private readonly tileReads: (Promise<TileTable | null> | undefined)[] = [];
+
+  /**
+   * Where a level's raw tiles are (read once, on first use; for COGs they sit in the header's
+   * blocks), or null when the level is compressed, band-interleaved, big-endian or striped. Await
+   * it before {@link cachedBlocks} when the requests should go out at once.
+   */
+  tileTable(level: number): Promise<TileTable | null> {
+    this.tileReads[level] ??= (async () => {
+      const im = this.images[level]!;
+      const dir = im.getFileDirectory();
+      const raw = TYPED[this.header.dataType] && this.tiff.littleEndian && im.isTiled
+        && Number(dir.getValue('Compression') ?? 1) === 1 && Number(dir.getValue('PlanarConfiguration') ?? 1) === 1;
+      let table: TileTable | null = null;
+      if (raw) {
+        const [offsets, counts] = await Promise.all([dir.loadValue('TileOffsets'), dir.loadValue('TileByteCounts')]);
+        table = { offsets: Array.from(offsets as ArrayLike<number | bigint>, Number), counts: Array.from(counts as ArrayLike<number | bigint>, Number) };
+      }
+      this.tiles[level] = table;
+      return table;
+    })();
+    return this.tileReads[level]!;
+  }
 
   /** Opens a raster URL and reads its header (a few Range requests). */
   static async open(url: string, signal?: AbortSignal): Promise<RasterFile> {
@@ -155,16 +179,7 @@ export class RasterFile {
       overviews: count - 1,
       tiled: main.isTiled,
     };
-    // Tile tables of raw (uncompressed, chunky, little-endian) tiled levels, read now so that
-    // block requests go out at once; they sit in the header's blocks for COGs.
-    const raw = TYPED[dataType] && tiff.littleEndian;
-    const tiles = await Promise.all(images.map(async (im) => {
-      const dir = im.getFileDirectory();
-      if (!raw || !im.isTiled || Number(dir.getValue('Compression') ?? 1) !== 1 || Number(dir.getValue('PlanarConfiguration') ?? 1) !== 1) return undefined;
-      const [offsets, counts] = await Promise.all([dir.loadValue('TileOffsets'), dir.loadValue('TileByteCounts')]);
-      return { offsets: Array.from(offsets as ArrayLike<number | bigint>, Number), counts: Array.from(counts as ArrayLike<number | bigint>, Number) };
-    }));
-    return new RasterFile(url, tiff, images, header, tiles);
+    return new RasterFile(url, tiff, images, header);
   }
 
   /** Number of image levels (full resolution plus overviews). */
@@ -258,14 +273,18 @@ export class RasterFile {
       this.blocks.delete(k);
       this.cachedBytes -= v.bytes;
     }
+    const decode = (list: typeof missing): void => {
+      for (const m of list) {
+        this.decodeBlock(level, m.bx, m.by).then(m.resolve, (e: unknown) => {
+          m.drop();
+          m.reject(e);
+        });
+      }
+    };
     const table = this.tiles[level];
-    const pending = table ? this.fetchTiles(level, table, missing) : missing;
-    for (const m of pending) {
-      this.decodeBlock(level, m.bx, m.by).then(m.resolve, (e: unknown) => {
-        m.drop();
-        m.reject(e);
-      });
-    }
+    // Known table: the requests go out now; otherwise once the table is read.
+    if (table !== undefined) decode(table ? this.fetchTiles(level, table, missing) : missing);
+    else if (missing.length) void this.tileTable(level).then((t) => decode(t ? this.fetchTiles(level, t, missing) : missing), () => decode(missing));
     return out;
   }
 
@@ -345,6 +364,7 @@ export class RasterFile {
     const Typed = TYPED[this.header.dataType] ?? Float64Array;
     const out = Array.from({ length: nb }, () => new Typed(width * height));
     const [bw, bh] = this.levelBlock(level);
+    await this.tileTable(level);
     const coords: [number, number][] = [];
     for (let by = 0; by * bh < h; by++) for (let bx = 0; bx * bw < w; bx++) coords.push([bx, by]);
     // A level larger than the block cache (a big file without overviews) is read in batches, so

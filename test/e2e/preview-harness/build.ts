@@ -9,7 +9,7 @@ export function buildPreviewHarness(): Promise<string> {
   built ??= (async () => {
     const root = import.meta.dirname;
     const outDir = path.resolve(root, '../../../.tmp/preview-harness', String(process.pid));
-    await build({ root, base: './', logLevel: 'error', plugins: [vue()], build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 4096, minify: process.env.SWATH_HARNESS_MINIFY !== '0' } });
+    await build({ root, base: './', logLevel: 'error', plugins: [vue()], build: { outDir, emptyOutDir: true, chunkSizeWarningLimit: 4096 } });
     if (!existsSync(path.join(outDir, 'index.html'))) throw new Error('the preview harness did not build');
     return outDir;
   })();
