@@ -1,9 +1,9 @@
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
-import { channelNames, eventNames, methodName, type EventName, type IpcError, type Result } from './contract';
+import { CANCEL_CHANNEL, callIdSchema, channelNames, eventNames, methodName, type CallOptions, type EventName, type IpcError, type Result } from './contract';
 
 /**
  * The sandboxed preload: exposes `window.swath` with one function per contract
- * channel plus `on`. Only plain functions cross the bridge, never ipcRenderer.
+ * channel plus `on` and `cancel`. Only plain functions cross the bridge, never ipcRenderer.
  */
 
 function transportError(error: unknown): Result<never> {
@@ -17,9 +17,14 @@ export function buildApi(): Record<string, unknown> {
   const api: Record<string, unknown> = {};
   for (const channel of channelNames) {
     // Errors are values at the boundary, so even a transport failure resolves to a Result.
-    api[methodName(channel)] = (request?: unknown): Promise<Result<unknown>> =>
-      ipcRenderer.invoke(channel, request ?? {}).then((result: Result<unknown>) => result, transportError);
+    // The call options (a call id to cancel it by) go as they are: main validates them like the request.
+    api[methodName(channel)] = (request?: unknown, options?: CallOptions): Promise<Result<unknown>> =>
+      ipcRenderer.invoke(channel, request ?? {}, options).then((result: Result<unknown>) => result, transportError);
   }
+  api.cancel = (callId: unknown): void => {
+    if (!callIdSchema.safeParse(callId).success) throw new TypeError('A call id is a positive integer.');
+    ipcRenderer.send(CANCEL_CHANNEL, { callId });
+  };
   api.on = (event: EventName, listener: (payload: unknown) => void): (() => void) => {
     if (!eventNames.includes(event)) throw new Error(`Unknown event "${String(event)}".`);
     if (typeof listener !== 'function') throw new TypeError('The listener must be a function.');

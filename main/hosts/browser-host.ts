@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
-import { channelNames, eventNames, events, methodName, type EventName, type EventPayload } from '../../preload/contract';
+import { callIdSchema, channelNames, eventNames, events, methodName, type EventName, type EventPayload } from '../../preload/contract';
 import { createDispatcher, type HandlerTable } from '../ipc';
 import { CONTENT_SECURITY_POLICY } from './security';
 
@@ -141,23 +141,23 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   wss.on('connection', (ws: WebSocket) => {
     sockets.add(ws);
     for (const { event, payload } of options.greeting?.() ?? []) ws.send(JSON.stringify({ event, payload }));
-    const inflight = new Set<AbortController>();
+    // The connection is the calls' scope: it cancels only its own calls, and closing it aborts them.
     ws.on('close', () => {
       sockets.delete(ws);
-      for (const ac of inflight) ac.abort();
+      dispatcher.release(ws);
     });
     ws.on('message', (raw) => {
-      let msg: { id?: unknown; channel?: unknown; payload?: unknown };
+      let msg: { id?: unknown; channel?: unknown; payload?: unknown; options?: unknown; cancel?: unknown };
       try {
         msg = JSON.parse(String(raw));
       } catch {
         return;
       }
-      if (typeof msg.id !== 'number' || typeof msg.channel !== 'string') return;
-      const ac = new AbortController();
-      inflight.add(ac);
-      void dispatcher.dispatch(msg.channel, msg.payload, `${origin}/`, ac.signal).then((result) => {
-        inflight.delete(ac);
+      if (msg === null || typeof msg !== 'object') return;
+      // { cancel: { callId } } is the cancel message; the dispatcher validates it like a request.
+      if ('cancel' in msg) return void dispatcher.cancel(ws, msg.cancel, `${origin}/`);
+      if (!callIdSchema.safeParse(msg.id).success || typeof msg.channel !== 'string') return;
+      void dispatcher.dispatch(msg.channel, msg.payload, `${origin}/`, undefined, { sender: ws, options: msg.options }).then((result) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: msg.id, result }));
       });
     });
@@ -236,15 +236,19 @@ function bridgeScript(): string {
   connect();
   const api = {};
   for (const [method, channel] of Object.entries(METHODS)) {
-    api[method] = async (request) => {
+    api[method] = async (request, options) => {
       if (!(await opened)) return { ok: false, error: { kind: 'io', message: 'The Swath host is not reachable.' } };
       const id = nextId++;
       return new Promise((resolve) => {
         pending.set(id, resolve);
-        socket.send(JSON.stringify({ id, channel, payload: request === undefined ? {} : request }));
+        socket.send(JSON.stringify({ id, channel, payload: request === undefined ? {} : request, options }));
       });
     };
   }
+  api.cancel = (callId) => {
+    if (!Number.isSafeInteger(callId) || callId < 1) throw new TypeError('A call id is a positive integer.');
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ cancel: { callId } }));
+  };
   api.on = (event, cb) => {
     const set = listeners.get(event);
     if (!set) throw new Error('Unknown event "' + event + '".');

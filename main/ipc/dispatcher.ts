@@ -1,12 +1,14 @@
 import type { z } from 'zod';
-import { channels, type ChannelMap, type Channels, type IpcError, type Result } from '../../preload/contract';
+import {
+  CANCELLED_ERROR, callOptionsSchema, cancelMessageSchema, channels, type ChannelMap, type Channels, type IpcError, type Result,
+} from '../../preload/contract';
 import { toIpcError } from './errors';
 
 /** What a handler knows about the call besides its payload. */
 export interface HandlerContext {
   /** URL of the frame that sent the request (already checked against the sender policy). */
   senderUrl: string;
-  /** Aborted when the transport gives up on the call (e.g. a closed socket). */
+  /** Aborted when the sender cancels the call, or the transport gives up on it (a closed window or socket). */
   signal: AbortSignal;
 }
 
@@ -26,12 +28,29 @@ export interface DispatcherOptions<M extends ChannelMap> {
   contract?: M;
 }
 
+/**
+ * Who sent a call, for cancellation: `sender` is the window (WebContents) or connection the call
+ * came from, and only that sender can cancel it; `options` is what the caller passed next to the
+ * request (its `callId`), unvalidated.
+ */
+export interface CallOrigin {
+  sender: object;
+  options: unknown;
+}
+
 /** Transport-agnostic entry point that both the Electron host and the browser host call. */
 export interface Dispatcher {
   /** Channel names the dispatcher serves, so a transport can register exactly these. */
   readonly channels: readonly string[];
-  /** Validates the sender and payload, runs the handler, and always resolves to a {@link Result}. */
-  dispatch(channel: string, payload: unknown, senderUrl: string | null | undefined, signal?: AbortSignal): Promise<Result<unknown>>;
+  /**
+   * Validates the sender, payload and call options, runs the handler, and always resolves to a
+   * {@link Result}. With an `origin`, the call can be cancelled by {@link cancel} or {@link release}.
+   */
+  dispatch(channel: string, payload: unknown, senderUrl: string | null | undefined, signal?: AbortSignal, origin?: CallOrigin): Promise<Result<unknown>>;
+  /** A `cancel` message from `sender`: aborts that sender's running call with this id. False when refused, malformed or not running. */
+  cancel(sender: object, message: unknown, senderUrl: string | null | undefined): boolean;
+  /** The sender went away (window closed, socket dropped): aborts all its running calls. */
+  release(sender: object): void;
 }
 
 /** Builds the dispatcher for a handler table: sender check, zod validation and error capture in one place. */
@@ -47,14 +66,19 @@ export function createDispatcher<M extends ChannelMap = Channels>(
     }
   }
 
+  /** Running calls by sender, by call id (a symbol for calls without one: only {@link release} reaches them). */
+  const running = new WeakMap<object, Map<number | symbol, AbortController>>();
+  const allowed = (senderUrl: string | null | undefined): senderUrl is string => !!senderUrl && safeIsAllowed(options.isAllowedSender, senderUrl);
+
   async function dispatch(
     channel: string,
     payload: unknown,
     senderUrl: string | null | undefined,
-    signal: AbortSignal = new AbortController().signal,
+    signal?: AbortSignal,
+    origin?: CallOrigin,
   ): Promise<Result<unknown>> {
     // Checked before anything else so an untrusted frame learns nothing, not even which channels exist.
-    if (!senderUrl || !safeIsAllowed(options.isAllowedSender, senderUrl)) {
+    if (!allowed(senderUrl)) {
       return failure({ kind: 'auth', message: 'Request refused: the sender is not the Swath window.' });
     }
     if (!Object.hasOwn(contract, channel)) {
@@ -69,13 +93,21 @@ export function createDispatcher<M extends ChannelMap = Channels>(
         fields: issuesToFields(parsed.error.issues),
       });
     }
+    const call = register(origin);
+    if (!call.ok) return call;
+    const { key, calls, controller } = call.data;
+    const aborted = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     const handler = handlers[channel as keyof M] as Handler<unknown, unknown>;
     let data: unknown;
     try {
-      data = await handler(parsed.data, { senderUrl, signal });
+      data = await handler(parsed.data, { senderUrl, signal: aborted });
     } catch (error) {
-      return failure(toIpcError(error));
+      // Whatever a handler throws once its call is cancelled (a DOMException, a wrapped error), it answers 'cancelled'.
+      return failure(aborted.aborted ? CANCELLED_ERROR : toIpcError(error));
+    } finally {
+      calls?.delete(key);
     }
+    if (aborted.aborted) return failure(CANCELLED_ERROR);
     // Parsing the answer strips undeclared fields, so main cannot leak a secret by accident.
     const checked = spec.response.safeParse(data);
     if (!checked.success) {
@@ -84,7 +116,39 @@ export function createDispatcher<M extends ChannelMap = Channels>(
     return { ok: true, data: checked.data };
   }
 
-  return { channels: names, dispatch };
+  /** Validates a call's options and records its controller under the sender, so a cancel can reach it. */
+  function register(origin: CallOrigin | undefined) {
+    const controller = new AbortController();
+    const key: number | symbol = Symbol('call');
+    if (!origin) return { ok: true as const, data: { key, calls: undefined, controller } };
+    const parsed = callOptionsSchema.optional().safeParse(origin.options);
+    if (!parsed.success) {
+      return failure({ kind: 'validation', message: 'Invalid call options.', fields: issuesToFields(parsed.error.issues) });
+    }
+    const id = parsed.data?.callId;
+    let calls = running.get(origin.sender);
+    if (!calls) running.set(origin.sender, (calls = new Map()));
+    if (id !== undefined && calls.has(id)) {
+      return failure({ kind: 'validation', message: `Call id ${id} is already in use.`, fields: { callId: ['Already used by a running call.'] } });
+    }
+    calls.set(id ?? key, controller);
+    return { ok: true as const, data: { key: id ?? key, calls, controller } };
+  }
+
+  function cancel(sender: object, message: unknown, senderUrl: string | null | undefined): boolean {
+    if (!allowed(senderUrl)) return false;
+    const parsed = cancelMessageSchema.safeParse(message);
+    const controller = parsed.success ? running.get(sender)?.get(parsed.data.callId) : undefined;
+    controller?.abort();
+    return !!controller;
+  }
+
+  function release(sender: object): void {
+    for (const controller of running.get(sender)?.values() ?? []) controller.abort();
+    running.delete(sender);
+  }
+
+  return { channels: names, dispatch, cancel, release };
 }
 
 function failure(error: IpcError): Result<never> {

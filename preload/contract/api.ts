@@ -1,3 +1,4 @@
+import type { CallOptions, CancelCall } from './calls';
 import type { ChannelName, RequestOf, ResponseOf } from './channels';
 import type { Result } from './errors';
 import type { EventName, EventPayload } from './events';
@@ -20,8 +21,8 @@ export function methodName<C extends string>(channel: C): MethodName<C> {
 // A request whose fields are all optional may be omitted by the caller (`Record<never, never>` is `{}`).
 type Invoke<C extends ChannelName> =
   Record<never, never> extends RequestOf<C>
-    ? (request?: RequestOf<C>) => Promise<Result<ResponseOf<C>>>
-    : (request: RequestOf<C>) => Promise<Result<ResponseOf<C>>>;
+    ? (request?: RequestOf<C>, options?: CallOptions) => Promise<Result<ResponseOf<C>>>
+    : (request: RequestOf<C>, options?: CallOptions) => Promise<Result<ResponseOf<C>>>;
 
 /** Subscribes to a main-process event; returns the function that unsubscribes. */
 export type Subscribe = <E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void) => () => void;
@@ -32,8 +33,11 @@ export type Subscribe = <E extends EventName>(event: E, listener: (payload: Even
  */
 export type PathForFile = (file: Blob) => string;
 
-/** `window.swath`: one method per channel plus `on` for events (and `pathForFile` in Electron). */
-export type SwathApi = { [C in ChannelName as MethodName<C>]: Invoke<C> } & { on: Subscribe; pathForFile?: PathForFile };
+/**
+ * `window.swath`: one method per channel, `on` for events, `cancel` for a call given a `callId`
+ * (and `pathForFile` in Electron).
+ */
+export type SwathApi = { [C in ChannelName as MethodName<C>]: Invoke<C> } & { on: Subscribe; cancel: CancelCall; pathForFile?: PathForFile };
 
-/** Name of a bridge method (excluding `on`). */
+/** Name of a bridge method (excluding `on` and `cancel`). */
 export type BridgeMethodName = MethodName<ChannelName>;

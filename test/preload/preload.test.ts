@@ -65,11 +65,11 @@ describe('preload', () => {
 
   it('exposes window.swath with exactly one method per channel plus on and pathForFile', () => {
     expect(exposed.key).toBe('swath');
-    const expected = [...channelNames.map((c) => methodName(c)), 'on', 'pathForFile'].sort();
+    const expected = [...channelNames.map((c) => methodName(c)), 'on', 'cancel', 'pathForFile'].sort();
     expect(Object.keys(exposed.api).sort()).toEqual(expected);
     // Pin the derivation so a bug in methodName cannot hide behind itself.
     expect(Object.keys(exposed.api).sort()).toEqual(
-      ['accountInfo', 'accountSettings', 'appInfo', 'billingOrders', 'billingSummary', 'billingTransactions', 'downloadsCancel', 'downloadsEnqueue', 'downloadsEnqueueSeries', 'downloadsList', 'downloadsPlan', 'downloadsRemove', 'downloadsRetry', 'downloadsReveal', 'imageryAvailable', 'imageryEstimate', 'imageryLegacyComposite', 'imagerySearch', 'libraryImport', 'libraryImportDialog', 'libraryList', 'libraryPreview', 'libraryRemove', 'libraryReveal', 'on', 'pathForFile', 'profilesActivate', 'profilesCreate', 'profilesDelete', 'profilesDeleteKey', 'profilesList', 'profilesSetKey', 'profilesTestKey', 'profilesUpdate', 'serviceCall', 'serviceOperations', 'servicePing', 'serviceReconnect', 'serviceStatus', 'settingsGet', 'settingsSet', 'taskingCreate', 'taskingEstimate', 'taskingModels'],
+      ['accountInfo', 'accountSettings', 'appInfo', 'billingOrders', 'billingSummary', 'billingTransactions', 'cancel', 'downloadsCancel', 'downloadsEnqueue', 'downloadsEnqueueSeries', 'downloadsList', 'downloadsPlan', 'downloadsRemove', 'downloadsRetry', 'downloadsReveal', 'imageryAvailable', 'imageryEstimate', 'imageryLegacyComposite', 'imagerySearch', 'libraryImport', 'libraryImportDialog', 'libraryList', 'libraryPreview', 'libraryRemove', 'libraryReveal', 'on', 'pathForFile', 'profilesActivate', 'profilesCreate', 'profilesDelete', 'profilesDeleteKey', 'profilesList', 'profilesSetKey', 'profilesTestKey', 'profilesUpdate', 'serviceCall', 'serviceOperations', 'servicePing', 'serviceReconnect', 'serviceStatus', 'settingsGet', 'settingsSet', 'taskingCreate', 'taskingEstimate', 'taskingModels'],
     );
     for (const value of Object.values(exposed.api)) expect(typeof value).toBe('function');
   });
@@ -91,9 +91,18 @@ describe('preload', () => {
   it('invokes the matching channel with the request (defaulting to {})', async () => {
     const appInfo = exposed.api.appInfo as (request?: unknown) => Promise<unknown>;
     await expect(appInfo()).resolves.toEqual({ ok: true, data: 'x' });
-    expect(electron.ipcRenderer.invoke).toHaveBeenCalledWith('app:info', {});
-    await (exposed.api.servicePing as (request?: unknown) => Promise<unknown>)({ a: 1 });
-    expect(electron.ipcRenderer.invoke).toHaveBeenLastCalledWith('service:ping', { a: 1 });
+    expect(electron.ipcRenderer.invoke).toHaveBeenCalledWith('app:info', {}, undefined);
+    await (exposed.api.servicePing as (request?: unknown, options?: unknown) => Promise<unknown>)({ a: 1 }, { callId: 4 });
+    expect(electron.ipcRenderer.invoke).toHaveBeenLastCalledWith('service:ping', { a: 1 }, { callId: 4 });
+  });
+
+  it('cancel sends the call id on the cancel channel, and nothing but a call id', () => {
+    electron.ipcRenderer.send = vi.fn();
+    const cancel = exposed.api.cancel as (id: unknown) => void;
+    cancel(4);
+    expect(electron.ipcRenderer.send).toHaveBeenCalledExactlyOnceWith('bridge:cancel', { callId: 4 });
+    for (const bad of [0, -1, 1.5, '4', { callId: 4 }]) expect(() => cancel(bad)).toThrow(/call id/);
+    expect(electron.ipcRenderer.send).toHaveBeenCalledOnce();
   });
 
   it('turns a transport failure into an error result', async () => {

@@ -140,18 +140,21 @@ describe('hardenSession', () => {
 describe('IPC mounting and events', () => {
   it('registers every dispatcher channel on ipcMain and forwards the sender frame URL', async () => {
     const dispatch = vi.fn(async (..._args: unknown[]) => ({ ok: true as const, data: 1 as unknown }));
-    const unmount = mountDispatcher({ channels: ['a:one', 'b:two'], dispatch });
+    const unmount = mountDispatcher({ channels: ['a:one', 'b:two'], dispatch, cancel: vi.fn(() => false), release: vi.fn() });
     const handle = fakeElectron.ipcMain.handle;
     expect(handle.mock.calls.map((c) => c[0])).toEqual(['a:one', 'b:two']);
+    expect(fakeElectron.ipcMain.on.mock.calls.map((c) => c[0])).toEqual(['bridge:cancel']);
 
-    const listener = handle.mock.calls[1]![1] as (event: unknown, payload: unknown) => Promise<unknown>;
-    await listener({ senderFrame: { url: 'file:///app/index.html' } }, { x: 1 });
-    expect(dispatch).toHaveBeenCalledWith('b:two', { x: 1 }, 'file:///app/index.html');
-    await listener({ senderFrame: null }, {});
-    expect(dispatch).toHaveBeenLastCalledWith('b:two', {}, null);
+    const listener = handle.mock.calls[1]![1] as (event: unknown, payload: unknown, options?: unknown) => Promise<unknown>;
+    const sender = {};
+    await listener({ sender, senderFrame: { url: 'file:///app/index.html' } }, { x: 1 }, { callId: 3 });
+    expect(dispatch).toHaveBeenCalledWith('b:two', { x: 1 }, 'file:///app/index.html', undefined, { sender, options: { callId: 3 } });
+    await listener({ sender, senderFrame: null }, {});
+    expect(dispatch).toHaveBeenLastCalledWith('b:two', {}, null, undefined, { sender, options: undefined });
 
     unmount();
     expect(fakeElectron.ipcMain.removeHandler.mock.calls.map((c) => c[0])).toEqual(['a:one', 'b:two']);
+    expect(fakeElectron.ipcMain.removeListener.mock.calls.map((c) => c[0])).toEqual(['bridge:cancel']);
   });
 
   it('broadcasts validated events to open windows only', () => {

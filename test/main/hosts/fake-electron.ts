@@ -94,7 +94,7 @@ export const fakeElectron = {
   app: fakeApp,
   BrowserWindow: FakeBrowserWindow,
   session: { defaultSession: fakeSession },
-  ipcMain: { handle: vi.fn(), removeHandler: vi.fn() },
+  ipcMain: { handle: vi.fn(), removeHandler: vi.fn(), on: vi.fn(), removeListener: vi.fn() },
   ipcRenderer: { invoke: vi.fn(), on: vi.fn(), removeListener: vi.fn() },
   contextBridge: { exposeInMainWorld: vi.fn() },
   shell: { openExternal: vi.fn(async (_url: string) => undefined), showItemInFolder: vi.fn() },

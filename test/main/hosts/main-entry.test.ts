@@ -108,7 +108,7 @@ describe('main/index.ts', () => {
     expect(window!.loadURL).not.toHaveBeenCalled();
     expect(window!.loadFile).toHaveBeenCalledOnce();
     const appInfo = listenerFor(electron, 'app:info');
-    expect(await appInfo({ senderFrame: { url: 'http://attacker.example:5173/' } }, {})).toMatchObject({ ok: false, error: { kind: 'auth' } });
+    expect(await appInfo({ sender: {}, senderFrame: { url: 'http://attacker.example:5173/' } }, {})).toMatchObject({ ok: false, error: { kind: 'auth' } });
   });
 
   it('uses SWATH_USER_DATA_DIR as userData before taking the single-instance lock', async () => {
@@ -129,7 +129,7 @@ describe('main/index.ts', () => {
     );
 
     const appInfo = listenerFor(electron, 'app:info');
-    const result = await appInfo({ senderFrame: { url: rendererFileUrl } }, {});
+    const result = await appInfo({ sender: {}, senderFrame: { url: rendererFileUrl } }, {});
     expect(result).toEqual({
       ok: true,
       data: {
@@ -141,7 +141,7 @@ describe('main/index.ts', () => {
     });
     expect(JSON.stringify(result)).not.toContain('demo-key');
 
-    const foreign = await appInfo({ senderFrame: { url: 'https://evil.example.com/' } }, {});
+    const foreign = await appInfo({ sender: {}, senderFrame: { url: 'https://evil.example.com/' } }, {});
     expect(foreign).toMatchObject({ ok: false, error: { kind: 'auth' } });
   });
 
@@ -174,7 +174,7 @@ describe('main/index.ts', () => {
     const electron = await boot();
     await ready(electron);
     const importDialog = listenerFor(electron, 'library:import-dialog');
-    const result = await importDialog({ senderFrame: { url: rendererFileUrl } }, {});
+    const result = await importDialog({ sender: {}, senderFrame: { url: rendererFileUrl } }, {});
     expect(result).toEqual({ ok: true, data: { entries: [], cancelled: true } });
     expect(electron.dialog.showOpenDialog).toHaveBeenCalledWith(expect.objectContaining({
       properties: ['openFile', 'multiSelections'], filters: [{ name: 'GeoTIFF', extensions: ['tif', 'tiff'] }],
