@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { DownloadError } from '../downloads/types.js';
-import { abortable } from '../shared/abort.js';
+import { abortError, abortable } from '../shared/abort.js';
 import type { LibraryEntry } from './catalog.js';
 import { buildOverviewCopy, overviewNeed, type OverviewNeed } from './overview.js';
 import type { RasterFileLookup } from './raster-protocol.js';
@@ -72,16 +72,46 @@ export interface OverviewCacheOptions {
   log?: (message: string) => void;
 }
 
+/**
+ * A build its callers share: each waits with its own signal, and when every caller waiting for it
+ * has given up (a closed preview), the build is aborted too (its partial file is removed).
+ */
+class SharedBuild {
+  private waiters = 0;
+  private readonly stop = new AbortController();
+  readonly done: Promise<void>;
+
+  constructor(run: (signal: AbortSignal) => Promise<void>, closing: AbortSignal) {
+    this.done = run(AbortSignal.any([closing, this.stop.signal]));
+    this.done.catch(() => undefined);
+  }
+
+  /** True once every caller gave up: the build is being stopped, a new caller starts another. */
+  get stopping(): boolean {
+    return this.stop.signal.aborted;
+  }
+
+  /** Waits for the build on behalf of one caller; rejects with an AbortError as soon as `signal` fires. */
+  async wait(signal: AbortSignal): Promise<void> {
+    this.waiters++;
+    try {
+      await abortable(this.done, signal);
+    } finally {
+      if (--this.waiters === 0 && signal.aborted) this.stop.abort(abortError(signal));
+    }
+  }
+}
+
 /** Builds, caches and serves overview copies of library rasters. */
 export class OverviewCache {
-  private readonly builds = new Map<string, Promise<void>>();
+  private readonly builds = new Map<string, SharedBuild>();
   /** Library id -> key of its copy, once the copy exists. */
   private readonly ready = new Map<string, string>();
   /**
    * Quick looks of this session: `<key>.quick<f>` -> its file (named with a serial, so a rebuild
    * never shares a file with a build being dropped) and build; library id -> that base name.
    */
-  private readonly quickBuilds = new Map<string, { file: string; done: Promise<void> }>();
+  private readonly quickBuilds = new Map<string, { file: string; build: SharedBuild }>();
   private readonly quickOf = new Map<string, Set<string>>();
   private quickSerial = 0;
   /** What {@link overviewNeed} said, by file key. */
@@ -105,7 +135,7 @@ export class OverviewCache {
     const q = this.quickBuilds.get(name);
     if (!q || [...this.quickOf.values()].some((names) => names.has(name))) return;
     this.quickBuilds.delete(name);
-    void q.done.catch(() => undefined).then(() => unlink(q.file)).catch(() => undefined);
+    void q.build.done.catch(() => undefined).then(() => unlink(q.file)).catch(() => undefined);
   }
 
   private copyPath(key: string): string {
@@ -141,8 +171,9 @@ export class OverviewCache {
 
   /**
    * Decides how entry `id` is previewed and, when it needs one, builds its overview copy (once:
-   * concurrent callers share the build, later callers reuse the file). The build outlives a caller
-   * that gives up (it is cached for the next open); only {@link close} stops it.
+   * concurrent callers share the build, later callers reuse the file). A build goes on while one
+   * caller still waits for it; when the last one gives up (its signal fires), the build stops and
+   * its partial file is removed, and {@link close} stops them all.
    */
   async prepare(id: string, signal: AbortSignal, opts: PrepareOptions = {}): Promise<OverviewStatus> {
     const entry = this.opts.catalog.get(id);
@@ -170,20 +201,22 @@ export class OverviewCache {
     if (f >= 2) {
       const name = `${key}.quick${f}`;
       let quick = this.quickBuilds.get(name);
+      if (quick?.build.stopping) quick = undefined;
       const reused = !!quick;
       if (!quick) {
         const file = path.join(this.opts.dir, `${name}-${++this.quickSerial}.tif`);
-        const done = (async () => {
+        const build = new SharedBuild(async (buildSignal) => {
           await mkdir(this.opts.dir, { recursive: true });
-          await buildOverviewCopy(entry.path, file, { signal: this.closing.signal, decimate: f, durable: false });
-        })();
-        quick = { file, done };
-        this.quickBuilds.set(name, quick);
-        done.catch(() => {
-          if (this.quickBuilds.get(name) === quick) this.quickBuilds.delete(name);
+          await buildOverviewCopy(entry.path, file, { signal: buildSignal, decimate: f, durable: false });
+        }, this.closing.signal);
+        const q = { file, build };
+        quick = q;
+        this.quickBuilds.set(name, q);
+        build.done.catch(() => {
+          if (this.quickBuilds.get(name) === q) this.quickBuilds.delete(name);
         });
       }
-      await abortable(quick.done, signal);
+      await quick.build.wait(signal);
       if (!this.opts.catalog.get(id)) {
         // Removed while its quick look was built.
         this.dropQuickIfUnused(name);
@@ -193,17 +226,27 @@ export class OverviewCache {
       return { id, state: 'quick-look', rasterId: `${QUICK_LOOK_PREFIX}${f}-${id}`, reason: need.reason, reused, buildMs: Math.round(performance.now() - started) };
     }
     let build = this.builds.get(key);
-    if (!build) {
-      build = (async () => {
-        await mkdir(this.opts.dir, { recursive: true });
-        await buildOverviewCopy(entry.path, file, {
-          signal: this.closing.signal,
-          onProgress: (fraction) => this.opts.onProgress?.({ id, fraction }),
-        });
-      })().finally(() => this.builds.delete(key));
-      this.builds.set(key, build);
+    // A build being stopped still owns the .part file: a new one starts once it is gone.
+    while (build?.stopping) {
+      await build.done.catch(() => undefined);
+      build = this.builds.get(key);
     }
-    await abortable(build, signal);
+    if (!build) {
+      const b = new SharedBuild(async (buildSignal) => {
+        try {
+          await mkdir(this.opts.dir, { recursive: true });
+          await buildOverviewCopy(entry.path, file, {
+            signal: buildSignal,
+            onProgress: (fraction) => this.opts.onProgress?.({ id, fraction }),
+          });
+        } finally {
+          if (this.builds.get(key) === b) this.builds.delete(key);
+        }
+      }, this.closing.signal);
+      build = b;
+      this.builds.set(key, b);
+    }
+    await build.wait(signal);
     this.ready.set(id, key);
     return { id, state: 'ready', rasterId: OVERVIEW_PREFIX + id, reason: need.reason, reused: false, buildMs: Math.round(performance.now() - started) };
   }
@@ -251,6 +294,6 @@ export class OverviewCache {
   /** Stops running builds (their partial files are removed) and waits for them. */
   async close(): Promise<void> {
     this.closing.abort();
-    await Promise.allSettled([...this.builds.values(), ...[...this.quickBuilds.values()].map((q) => q.done)]);
+    await Promise.allSettled([...this.builds.values(), ...this.quickBuilds.values()].map((b) => ('build' in b ? b.build : b).done));
   }
 }

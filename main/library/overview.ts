@@ -461,6 +461,8 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
     if (durable) await fh.sync();
     await fh.close();
     fh = null;
+    // Cancelled while the last rows were written: the copy is not published.
+    throwIfAborted(signal);
     await rename(part, dest);
     if (durable) await syncDirectory(path.dirname(dest));
     ok = true;
