@@ -1,4 +1,4 @@
-import type { SwathApi } from '../../preload/contract';
+import { CANCELLED_ERROR, channelNames, methodName, type CallOptions, type Result, type SwathApi } from '../../preload/contract';
 
 /**
  * The only module that touches `window.swath`. Everything else imports the
@@ -11,11 +11,47 @@ declare global {
   }
 }
 
-/** Returns the preload's API; throws if the page runs without the Swath preload (e.g. opened in a browser). */
-export function getBridge(): SwathApi {
+type Method = (request?: unknown, options?: CallOptions) => Promise<Result<unknown>>;
+
+let nextCallId = 1;
+
+/**
+ * Returns the preload's API; throws if the page runs without the Swath preload (e.g. opened in a
+ * browser). With a `signal`, each call made through the returned API is cancelled when the signal
+ * fires: main aborts the call's work, and the call answers 'cancelled' at once.
+ */
+export function getBridge(signal?: AbortSignal): SwathApi {
   const api = window.swath;
   if (!api) throw new Error('window.swath is missing: the Swath preload did not run.');
-  return api;
+  return signal ? cancellable(api, signal) : api;
+}
+
+/** The API with every channel method tied to `signal`. */
+function cancellable(api: SwathApi, signal: AbortSignal): SwathApi {
+  const out: Record<string, unknown> = { on: api.on, cancel: api.cancel, pathForFile: api.pathForFile };
+  for (const channel of channelNames) {
+    const name = methodName(channel);
+    const method = api[name] as Method;
+    out[name] = (request?: unknown) => callCancellable(api, method, request, signal);
+  }
+  return out as SwathApi;
+}
+
+function callCancellable(api: SwathApi, method: Method, request: unknown, signal: AbortSignal): Promise<Result<unknown>> {
+  const cancelled: Result<never> = { ok: false, error: CANCELLED_ERROR };
+  if (signal.aborted) return Promise.resolve(cancelled);
+  const callId = nextCallId++;
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      api.cancel(callId);
+      resolve(cancelled);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    void method(request, { callId }).then((result) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(result);
+    });
+  });
 }
 
 export type { SwathApi };

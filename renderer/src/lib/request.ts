@@ -1,5 +1,5 @@
 import { reactive } from 'vue';
-import type { IpcError, Result } from '../../../preload/contract';
+import { CANCELLED_ERROR, type IpcError, type Result } from '../../../preload/contract';
 
 /**
  * One bridge call's lifecycle as reactive state (loading, error, busy note),
@@ -17,11 +17,14 @@ export interface RequestState<T> {
   data: T | null;
   /** When the last successful answer arrived (ms since epoch). */
   at: number | null;
-  /** Runs a call (superseding any running one) and returns its final result. */
-  run(call: () => Promise<Result<T>>): Promise<Result<T>>;
+  /**
+   * Runs a call (superseding any running one, which is cancelled) and returns its final result.
+   * The call gets a signal to pass to `getBridge(signal)`, so that cancelling stops the work in main.
+   */
+  run(call: (signal: AbortSignal) => Promise<Result<T>>): Promise<Result<T>>;
   /** Runs the last call again. */
   retry(): Promise<Result<T>> | null;
-  /** Forgets the running call: its answer is ignored. */
+  /** Cancels the running call: its signal fires (main stops its work) and its answer is ignored. */
   cancel(): void;
   /** Clears data and error. */
   reset(): void;
@@ -44,15 +47,20 @@ export function setAuthHandler(handler: ((error: IpcError) => void) | null): voi
   defaultOnAuth = handler;
 }
 
-const CANCELLED: IpcError = { kind: 'cancelled', message: 'Cancelled.' };
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Creates the reactive state of one kind of call. */
 export function createRequest<T>(options: RequestOptions = {}): RequestState<T> {
   const delays = options.rateLimitDelaysMs ?? [2000, 4000, 8000];
-  let last: (() => Promise<Result<T>>) | null = null;
+  let last: ((signal: AbortSignal) => Promise<Result<T>>) | null = null;
   let token = 0;
+  let controller: AbortController | null = null;
+  /** Forgets the running call and aborts its signal. */
+  const drop = (): void => {
+    token++;
+    controller?.abort();
+    controller = null;
+  };
 
   const state = reactive({
     loading: false,
@@ -63,20 +71,22 @@ export function createRequest<T>(options: RequestOptions = {}): RequestState<T> 
     get fields(): Record<string, string[]> {
       return state.error?.fields ?? {};
     },
-    async run(call: () => Promise<Result<T>>): Promise<Result<T>> {
+    async run(call: (signal: AbortSignal) => Promise<Result<T>>): Promise<Result<T>> {
       last = call;
-      const mine = ++token;
+      drop();
+      const mine = token;
+      const ac = (controller = new AbortController());
       state.loading = true;
       state.error = null;
       state.busy = null;
       for (let attempt = 0; ; attempt++) {
         let result: Result<T>;
         try {
-          result = await call();
+          result = await call(ac.signal);
         } catch (e) {
           result = { ok: false, error: { kind: 'io', message: (e as Error).message || String(e) } };
         }
-        if (mine !== token) return { ok: false, error: CANCELLED };
+        if (mine !== token) return { ok: false, error: CANCELLED_ERROR };
         if (result.ok) {
           state.data = result.data as never;
           state.at = Date.now();
@@ -89,7 +99,7 @@ export function createRequest<T>(options: RequestOptions = {}): RequestState<T> 
           const wait = Math.round(delays[attempt]! * (0.8 + Math.random() * 0.4));
           state.busy = `Service busy, retrying in ${Math.max(1, Math.round(wait / 1000))} s…`;
           await sleep(wait);
-          if (mine !== token) return { ok: false, error: CANCELLED };
+          if (mine !== token) return { ok: false, error: CANCELLED_ERROR };
           continue;
         }
         state.error = result.error;
@@ -103,12 +113,12 @@ export function createRequest<T>(options: RequestOptions = {}): RequestState<T> 
       return last ? state.run(last) : null;
     },
     cancel(): void {
-      token++;
+      drop();
       state.loading = false;
       state.busy = null;
     },
     reset(): void {
-      token++;
+      drop();
       state.loading = false;
       state.busy = null;
       state.error = null;

@@ -116,7 +116,7 @@ export const useImageryStore = defineStore('imagery', () => {
     if (Object.keys(searchErrors.value).length) return null;
     const body = searchBody();
     const key = searchKey.value;
-    const r = await searchReq.run(() => getBridge().imagerySearch({ request: body }));
+    const r = await searchReq.run((signal) => getBridge(signal).imagerySearch({ request: body }));
     if (r.ok) {
       searchedKey.value = key;
       const dates = availableDates.value;
@@ -270,10 +270,10 @@ export const useImageryStore = defineStore('imagery', () => {
     const key = requestKey.value;
     let r: Result<unknown>;
     if (name === 'check') {
-      r = await checkReq.run(() => getBridge().imageryAvailable({ request: body }));
+      r = await checkReq.run((signal) => getBridge(signal).imageryAvailable({ request: body }));
       if (r.ok) checkedKey.value = key;
     } else if (name === 'estimate') {
-      r = await estimateReq.run(() => getBridge().imageryEstimate({ request: body }));
+      r = await estimateReq.run((signal) => getBridge(signal).imageryEstimate({ request: body }));
       if (r.ok) estimatedKey.value = key;
     } else {
       r = await downloadReq.run(() => getBridge().downloadsEnqueue({ kind: 'composite', request: body }));
@@ -323,7 +323,7 @@ export const useImageryStore = defineStore('imagery', () => {
     if (!aoi.valid) return;
     tileMini.value = Object.entries(form).some(([k, v]) => /mini/i.test(k) && v === true);
     pickedTiles.value = [];
-    await tileSearchReq.run(() => operations.call('tasking.searchTiles', { body: { ...aoi.toRequest(), ...form } }));
+    await tileSearchReq.run((signal) => operations.call('tasking.searchTiles', { body: { ...aoi.toRequest(), ...form } }, signal));
   }
 
   function togglePick(guid: string): void {

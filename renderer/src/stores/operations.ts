@@ -32,9 +32,9 @@ export const useOperationsStore = defineStore('operations', () => {
     return operations.value.find((op) => op.key === key) ?? null;
   }
 
-  /** Calls a spec-built operation; the result's data is the service's Data. */
-  async function call(key: OperationKey | string, input: { params?: Record<string, unknown>; body?: unknown } = {}): Promise<Result<unknown>> {
-    const r = await getBridge().serviceCall({ key, ...input });
+  /** Calls a spec-built operation (cancelled in main when `signal` fires); the result's data is the service's Data. */
+  async function call(key: OperationKey | string, input: { params?: Record<string, unknown>; body?: unknown } = {}, signal?: AbortSignal): Promise<Result<unknown>> {
+    const r = await getBridge(signal).serviceCall({ key, ...input });
     return r.ok ? { ok: true, data: r.data.data } : r;
   }
 

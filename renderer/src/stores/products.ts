@@ -51,7 +51,7 @@ export const useProductsStore = defineStore('products', () => {
 
   async function run(which: ProductsTab, form: Record<string, unknown>): Promise<void> {
     if (!aoi.valid) return;
-    await requests[which].run(() => operations.call(OPS[which], { body: { ...aoi.toRequest(), ...form } }));
+    await requests[which].run((signal) => operations.call(OPS[which], { body: { ...aoi.toRequest(), ...form } }, signal));
     filters.constellations = [];
   }
 

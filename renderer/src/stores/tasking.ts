@@ -248,7 +248,7 @@ export const useTaskingStore = defineStore('tasking', () => {
     }
     const miniField = tileSearchFields.value.find((f) => /mini/i.test(f.name) && (f.kind === 'boolean' || f.kind === 'boolean-string'));
     const mini = miniField ? String(body[miniField.name]) === 'true' : false;
-    const r = await tileSearch.run(() => ops.call(TILE_SEARCH_OPERATION, { body }));
+    const r = await tileSearch.run((signal) => ops.call(TILE_SEARCH_OPERATION, { body }, signal));
     if (r.ok) {
       tileSearchMini.value = mini;
       selectedTiles.value = [];
@@ -386,7 +386,7 @@ export const useTaskingStore = defineStore('tasking', () => {
     const sent = canonicalJson(request);
     const snapshot = { areaKind: areaKind.value, mini: area.value.mini, guids: [...area.value.guids] };
     const cellBoxes = selectedCells.value.map((c) => geometryBbox(c.footprint));
-    const r = await estimateReq.run(() => getBridge().taskingEstimate({ request: request as Record<string, unknown> }));
+    const r = await estimateReq.run((signal) => getBridge(signal).taskingEstimate({ request: request as Record<string, unknown> }));
     if (!r.ok) {
       const range = frequencyRangeFromReasons(reasonsOf(r.error.fields, 'ImageFrequency'));
       if (range && typeof request.Model === 'string') learnedRanges.value = { ...learnedRanges.value, [request.Model]: range };
@@ -653,8 +653,8 @@ export const useTaskingStore = defineStore('tasking', () => {
     const request: Record<string, unknown> = { [aoi.mode === 'GeoJson' ? 'GeoJson' : 'Wkt']: aoi.mode === 'GeoJson' ? h.geometry : toWkt(h.geometry), From: h.from, Until: h.until };
     if (h.model) request.Model = h.model;
     if (h.constellations?.length) request.SatelliteConstellations = h.constellations;
-    return datesSearch.run(async () => {
-      const r = await getBridge().imagerySearch({ request });
+    return datesSearch.run(async (signal) => {
+      const r = await getBridge(signal).imagerySearch({ request });
       return r.ok ? { ok: true, data: r.data.data } : r;
     });
   }
