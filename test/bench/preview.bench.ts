@@ -74,7 +74,7 @@ function gdalPreviewMs(file: string, dir: string): number {
   return median(times);
 }
 
-interface Hooks { __swathPreview: { library: any; map: any } }
+interface Hooks { __swathPreview: { library: any; preview: any; map: any } }
 
 /**
  * Opens a library raster through the panel's store and returns ms to its first full-extent frame
@@ -82,10 +82,10 @@ interface Hooks { __swathPreview: { library: any; map: any } }
  */
 async function openMs(page: Page, id: string): Promise<{ first: number; full: number }> {
   return page.evaluate(async (key) => {
-    const { library } = (window as unknown as Hooks).__swathPreview;
-    for (const l of [...library.layers]) library.close(l.key);
-    await library.openOnMap(key);
-    const layer = library.layers.find((l: any) => l.key === key);
+    const { preview } = (window as unknown as Hooks).__swathPreview;
+    for (const l of [...preview.layers]) preview.close(l.key);
+    await preview.openOnMap(key);
+    const layer = preview.layers.find((l: any) => l.key === key);
     if (!layer || layer.status !== 'ready') throw new Error(`preview failed: ${layer?.message ?? 'no layer'}`);
     while (layer.timing.renderedMs == null) await new Promise((r) => setTimeout(r, 5));
     return { first: layer.timing.firstFrameMs as number, full: layer.timing.renderedMs as number };

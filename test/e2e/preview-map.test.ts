@@ -23,7 +23,7 @@ const HAS_GDAL = spawnSync('gdalinfo', ['--version']).status === 0;
 const BACKGROUND: [number, number, number] = [0x20, 0x30, 0x40];
 
 interface Hooks {
-  __swathPreview: { library: any; map: any };
+  __swathPreview: { library: any; preview: any; map: any };
   swath: any;
 }
 
@@ -87,7 +87,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     // The first complete frame is marked by the store once every visible tile is drawn.
     await page.evaluate((key) => new Promise<void>((resolve) => {
       const check = () => {
-        const l = (window as unknown as Hooks).__swathPreview.library.layers.find((x: any) => x.key === key);
+        const l = (window as unknown as Hooks).__swathPreview.preview.layers.find((x: any) => x.key === key);
         if (l?.timing.renderedMs != null) resolve();
         else setTimeout(check, 50);
       };
@@ -107,7 +107,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
 
   async function inspectAt(x: number, y: number): Promise<{ col: number; row: number; dns: number[]; lonLat: [number, number]; text: string }> {
     const insp = page.locator('[data-testid=pixel-inspector]');
-    const stamp = () => evaluate((w) => JSON.stringify(w.__swathPreview.library.inspector));
+    const stamp = () => evaluate((w) => JSON.stringify(w.__swathPreview.preview.inspector));
     const previous = await stamp();
     await page.mouse.move(x, y);
     await page.mouse.click(x, y);
@@ -170,7 +170,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     expect(stats.paintedFraction).toBeGreaterThan(0.95);
     expect(stats.lumaStd).toBeGreaterThan(8);
     expect(stats.colours).toBeGreaterThan(100);
-    const layer = await evaluate((w) => w.__swathPreview.library.layers[0]);
+    const layer = await evaluate((w) => w.__swathPreview.preview.layers[0]);
     expect(layer.display.mode).toBe('rgb');
     expect(layer.channels.map((c: any) => c.label)).toEqual(['Red: B4', 'Green: B3', 'Blue: B2']);
     // 2-98 % from the overview histogram, in reflectance.
@@ -190,7 +190,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     expect(Number(/line="(\d+)"/.exec(xml)![1])).toBe(read.row);
     expect(read.text).toMatch(/NDVI/);
     // The rendered colour is the stretch of GDAL's values at that pixel or a neighbour (nearest-neighbour resampling).
-    const layer = await evaluate((w) => w.__swathPreview.library.layers[0]);
+    const layer = await evaluate((w) => w.__swathPreview.preview.layers[0]);
     const ranges: [number, number][] = layer.ranges;
     const seen = pixelAt(pixels, sx, sy);
     let best = Infinity;
@@ -215,7 +215,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
       map.render();
     }));
     const { pixels } = await mapShot('preview-composite-ndvi');
-    const layer = await evaluate((w) => w.__swathPreview.library.layers[0]);
+    const layer = await evaluate((w) => w.__swathPreview.preview.layers[0]);
     expect(layer.display).toMatchObject({ mode: 'expression', expression: 'ndvi', ramp: 'rdylgn' });
     expect(await page.locator('[data-testid^=histogram-]').count()).toBe(1);
     // NDVI of a landscape with fields and water spans negative to strongly positive values.
@@ -251,7 +251,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     await waitReady(utm);
     await page.click(`[data-testid=open-${merc}]`);
     await waitReady(merc);
-    const layers = await evaluate((w) => w.__swathPreview.library.layers.map((l: any) => [l.key, l.epsg, l.status]));
+    const layers = await evaluate((w) => w.__swathPreview.preview.layers.map((l: any) => [l.key, l.epsg, l.status]));
     expect(layers).toEqual([[merc, 3857, 'ready'], [utm, 32633, 'ready']]);
     // The UTM file lies north of the 3857 one, overlapping a little: show both.
     const boxes = ['utm33n-cog', 'mercator-rgb-uint8'].map((n) => gdalRecord(n).wgs84Extent!);
@@ -282,7 +282,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     await page.locator('[data-testid=compare-toggle]').check();
     await page.waitForSelector('[data-testid=swipe-divider]');
     const at = async (position: number) => {
-      await evaluate(new Function('w', `w.__swathPreview.library.setComparePosition(${position})`) as never);
+      await evaluate(new Function('w', `w.__swathPreview.preview.setComparePosition(${position})`) as never);
       await page.waitForTimeout(300);
       return mapShot();
     };
@@ -293,10 +293,10 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     expect(painted(shot.pixels, pm!)).toBe(1);
     await mapShot('preview-compare-utm-3857');
     // The divider moves with the keyboard too.
-    const before = await evaluate((w) => w.__swathPreview.library.compare.position);
+    const before = await evaluate((w) => w.__swathPreview.preview.compare.position);
     await page.focus('[data-testid=swipe-divider]');
     await page.keyboard.press('ArrowLeft');
-    expect(await evaluate((w) => w.__swathPreview.library.compare.position)).toBeCloseTo(before - 0.02, 5);
+    expect(await evaluate((w) => w.__swathPreview.preview.compare.position)).toBeCloseTo(before - 0.02, 5);
     await page.locator('[data-testid=compare-toggle]').uncheck();
     expect(await page.locator('[data-testid=swipe-divider]').count()).toBe(0);
     // Opacity of a layer, and the order of the stack.
@@ -316,7 +316,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     const striped = await importFixture('utm33n-striped');
     await page.click(`[data-testid=open-${striped}]`);
     await waitReady(striped);
-    const l = await evaluate((w) => w.__swathPreview.library.layers[0]);
+    const l = await evaluate((w) => w.__swathPreview.preview.layers[0]);
     expect(l.rasterId).toBe(`ovr-${striped}`);
     expect(l.note).toMatch(/overview copy/);
     // The inspector reads the original file: the values GDAL recorded at its probe.
@@ -324,14 +324,14 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     await page.click(`[data-testid=close-${striped}]`);
     await page.click(`[data-testid=open-${striped}]`);
     await waitReady(striped);
-    expect((await evaluate((w) => w.__swathPreview.library.layers[0])).note).toMatch(/cached/);
+    expect((await evaluate((w) => w.__swathPreview.preview.layers[0])).note).toMatch(/cached/);
     await page.click(`[data-testid=close-${striped}]`);
 
     for (const name of ['lambert93-2154', 'utm56s-sydney']) {
       const id = await importFixture(name);
       await page.click(`[data-testid=open-${id}]`);
       await waitReady(id);
-      const layer = await evaluate((w) => w.__swathPreview.library.layers[0]);
+      const layer = await evaluate((w) => w.__swathPreview.preview.layers[0]);
       expect(layer.epsg).toBe(gdalRecord(name).epsg);
       const { pixels } = await mapShot(`preview-${name}`);
       expect(regionStats(pixels, BACKGROUND, { x: Math.round(pixels.width * 0.4), y: Math.round(pixels.height * 0.4), width: Math.round(pixels.width * 0.2), height: Math.round(pixels.height * 0.2) }).paintedFraction).toBeGreaterThan(0.9);
@@ -348,19 +348,19 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
    */
   async function openCapturingQuickLook(id: string): Promise<{ quick: Pixels; statusAtQuick: string; noteAtQuick: string; timing: any; gaps: number }> {
     const got = await page.evaluate(async (key) => {
-      const { library, map } = (window as unknown as Hooks).__swathPreview;
-      for (const l of [...library.layers]) library.close(l.key);
+      const { preview, map } = (window as unknown as Hooks).__swathPreview;
+      for (const l of [...preview.layers]) preview.close(l.key);
       let shot: { png: string; statusAtQuick: string; noteAtQuick: string } | null = null;
       // Frames after the first in which the raster is not drawn at all (neither quick look nor tiles shown).
       let gaps = 0;
       const onFrame = () => {
-        const layer = library.layers.find((l: any) => l.key === key);
+        const layer = preview.layers.find((l: any) => l.key === key);
         if (!shot || !layer || layer.timing.renderedMs != null) return;
         const mine = map.getLayers().getArray().filter((l: any) => l.get('swathPreview') === key);
         if (!mine.some((l: any) => l.get('quickLook') || l.getOpacity() > 0)) gaps++;
       };
       const onRender = () => {
-        const layer = library.layers.find((l: any) => l.key === key);
+        const layer = preview.layers.find((l: any) => l.key === key);
         if (shot || !layer || layer.timing.firstFrameMs != null || layer.status === 'ready') return;
         for (const c of map.getViewport().querySelectorAll('canvas') as NodeListOf<HTMLCanvasElement>) {
           const ctx = c.getContext('2d');
@@ -372,8 +372,8 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
       map.on('rendercomplete', onRender);
       map.on('postrender', onFrame);
       try {
-        await library.openOnMap(key);
-        const layer = library.layers.find((l: any) => l.key === key);
+        await preview.openOnMap(key);
+        const layer = preview.layers.find((l: any) => l.key === key);
         while (layer.timing.renderedMs == null) await new Promise((r) => setTimeout(r, 20));
         if (!shot) throw new Error('no quick-look frame was seen');
         return { ...(shot as { png: string; statusAtQuick: string; noteAtQuick: string }), timing: { ...layer.timing }, gaps };
@@ -429,14 +429,14 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     expect(striped.statusAtQuick).toBe('building');
     expect(striped.noteAtQuick).toMatch(/quick look/i);
     expect(striped.gaps).toBe(0);
-    const layer = await evaluate((w) => w.__swathPreview.library.layers[0]);
+    const layer = await evaluate((w) => w.__swathPreview.preview.layers[0]);
     expect(layer.rasterId).toBe(`ovr-${id}`);
     await expectSamePicture(striped.quick, 'striped');
   });
 
   it('time series: rasters of one AOI step by date with the slider and arrow keys', async () => {
     await evaluate((w) => {
-      const lib = w.__swathPreview.library;
+      const lib = w.__swathPreview.preview;
       for (const l of [...lib.layers]) lib.close(l.key);
     });
     const dates = await evaluate(async (w) => {
@@ -457,7 +457,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     await expect.poll(() => page.locator('[data-testid=series-date]').innerText(), { timeout: 20_000 }).toBe(dates.at(-2));
     await page.keyboard.press('ArrowLeft');
     await expect.poll(() => page.locator('[data-testid=series-date]').innerText(), { timeout: 20_000 }).toBe(dates.at(-3));
-    await expect.poll(async () => (await evaluate((w) => w.__swathPreview.library.layers.map((l: any) => l.date))).join(','), { timeout: 20_000 }).toBe(dates.at(-3));
+    await expect.poll(async () => (await evaluate((w) => w.__swathPreview.preview.layers.map((l: any) => l.date))).join(','), { timeout: 20_000 }).toBe(dates.at(-3));
     await series.scrollIntoViewIfNeeded();
     await page.screenshot({ path: 'test-results/preview-time-series.png' });
   });

@@ -5,11 +5,11 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Result } from '../../../preload/contract';
 import { item } from './entries';
 
-// The library store with the bridge and the GeoTIFF reader replaced: what it asks main for, and
-// what the panels see when a raster cannot be previewed.
+// The library and preview stores with the bridge (window.swath) and the GeoTIFF reader replaced:
+// what they ask main for, what the panels see when a raster cannot be previewed, and that
+// closing a layer cancels its preview in main.
 
 const fake = vi.hoisted(() => ({ api: null as any, header: null as any }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 vi.mock('../../../renderer/src/raster/raster-data', async (orig) => {
   const real = await orig<typeof import('../../../renderer/src/raster/raster-data')>();
   return {
@@ -31,6 +31,7 @@ vi.mock('../../../renderer/src/raster/render-sample', async (orig) => ({
 }));
 
 const { useLibraryStore } = await import('../../../renderer/src/stores/library');
+const { usePreviewStore } = await import('../../../renderer/src/stores/preview');
 
 const ok = <T>(data: T): Result<T> => ({ ok: true, data });
 
@@ -46,7 +47,9 @@ function bridge(entries = [item({ id: 'a' }), item({ id: 'b', epsg: 99999, bound
       listeners.set(event, cb);
       return () => listeners.delete(event);
     }),
+    cancel: vi.fn(),
   };
+  window.swath = fake.api;
   return { listeners };
 }
 
@@ -82,11 +85,12 @@ describe('library store', () => {
   it('removes with or without the file, closing its layer first', async () => {
     bridge();
     const lib = useLibraryStore();
+    const preview = usePreviewStore();
     await lib.start();
-    lib.layers.push({ key: 'a', entryId: 'a', status: 'error' } as any);
+    preview.layers.push({ key: 'a', entryId: 'a', status: 'error' } as any);
     expect(await lib.remove('a', true)).toBe(true);
     expect(fake.api.libraryRemove).toHaveBeenCalledWith({ id: 'a', deleteFile: true });
-    expect(lib.layers).toEqual([]);
+    expect(preview.layers).toEqual([]);
     expect(lib.entries.map((e) => e.id)).toEqual(['b']);
   });
 
@@ -94,22 +98,24 @@ describe('library store', () => {
     bridge();
     fake.header = header(99999);
     const lib = useLibraryStore();
+    const preview = usePreviewStore();
     await lib.start();
-    await lib.openOnMap('b');
-    expect(lib.layers[0]).toMatchObject({ key: 'b', status: 'error' });
-    expect(lib.layers[0]!.message).toMatch(/EPSG:99999 is not in Swath's offline projection set/);
+    await preview.openOnMap('b');
+    expect(preview.layers[0]).toMatchObject({ key: 'b', status: 'error' });
+    expect(preview.layers[0]!.message).toMatch(/EPSG:99999 is not in Swath's offline projection set/);
   });
 
   it('a raster without a CRS, and a failed overview build, are errors with reasons', async () => {
     bridge([item({ id: 'a' }), item({ id: 'b', epsg: null, bounds4326: null })]);
     fake.header = header(null);
     const lib = useLibraryStore();
+    const preview = usePreviewStore();
     await lib.start();
-    await lib.openOnMap('b');
-    expect(lib.layers[0]!.message).toMatch(/no EPSG code/);
+    await preview.openOnMap('b');
+    expect(preview.layers[0]!.message).toMatch(/no EPSG code/);
     fake.api.libraryPreview = vi.fn(async () => ({ ok: false, error: { kind: 'io', message: 'disk full' } }));
-    await lib.openOnMap('a');
-    expect(lib.layers.find((l) => l.key === 'a')).toMatchObject({ status: 'error', message: 'disk full' });
+    await preview.openOnMap('a');
+    expect(preview.layers.find((l) => l.key === 'a')).toMatchObject({ status: 'error', message: 'disk full' });
   });
 
   it('shows overview build progress from main on the layer being opened', async () => {
@@ -119,15 +125,16 @@ describe('library store', () => {
       finish = () => resolve(ok({ id: 'a', state: 'ready', rasterId: 'ovr-a', reason: 'striped', reused: false, buildMs: 1200 }));
     }));
     const lib = useLibraryStore();
+    const preview = usePreviewStore();
     await lib.start();
-    const opening = lib.openOnMap('a', { zoom: false });
+    const opening = preview.openOnMap('a', { zoom: false });
     await flushPromises();
     listeners.get('library:overview-progress')!({ id: 'a', fraction: 0.4 });
-    expect(lib.layers[0]).toMatchObject({ status: 'building', progress: 0.4 });
+    expect(preview.layers[0]).toMatchObject({ status: 'building', progress: 0.4 });
     finish();
     await flushPromises();
-    expect(lib.layers[0]).toMatchObject({ status: 'loading', rasterId: 'ovr-a' });
-    expect(lib.layers[0]!.note).toMatch(/overview copy \(built in 1.2 s\)/);
+    expect(preview.layers[0]).toMatchObject({ status: 'loading', rasterId: 'ovr-a' });
+    expect(preview.layers[0]!.note).toMatch(/overview copy \(built in 1.2 s\)/);
     void opening;
   });
 
@@ -136,15 +143,16 @@ describe('library store', () => {
     fake.api.libraryPreview = vi.fn(async ({ id, quickLook }: { id: string; quickLook?: number }) =>
       ok({ id, state: quickLook ? 'quick-look' : 'ready', rasterId: quickLook ? `qlk-${id}` : `ovr-${id}`, reason: 'The file is striped.', reused: false, buildMs: 40 }));
     const lib = useLibraryStore();
+    const preview = usePreviewStore();
     await lib.start();
-    const opening = lib.openOnMap('a', { zoom: false });
+    const opening = preview.openOnMap('a', { zoom: false });
     await flushPromises();
     const [request] = fake.api.libraryPreview.mock.calls[0]!;
     expect(request.id).toBe('a');
     expect(request.quickLook).toBeGreaterThanOrEqual(256);
     expect(Number.isInteger(request.quickLook)).toBe(true);
-    expect(lib.layers[0]).toMatchObject({ status: 'building', rasterId: 'qlk-a' });
-    expect(lib.layers[0]!.note).toMatch(/quick look is shown while the overview copy is built/);
+    expect(preview.layers[0]).toMatchObject({ status: 'building', rasterId: 'qlk-a' });
+    expect(preview.layers[0]!.note).toMatch(/quick look is shown while the overview copy is built/);
     void opening;
   });
 
@@ -165,21 +173,22 @@ describe('library store', () => {
     const answers: ((r: Result<unknown>) => void)[] = [];
     fake.api.libraryPreview = vi.fn(() => new Promise((resolve) => answers.push(resolve)));
     const lib = useLibraryStore();
+    const preview = usePreviewStore();
     await lib.start();
-    const first = lib.openOnMap('a', { zoom: false });
+    const first = preview.openOnMap('a', { zoom: false });
     await flushPromises();
-    lib.close('a');
-    const second = lib.openOnMap('a', { zoom: false });
+    preview.close('a');
+    const second = preview.openOnMap('a', { zoom: false });
     await flushPromises();
     expect(answers).toHaveLength(2);
     // The first request fails late: the layer on the map now is the second one's, still opening.
     answers[0]!({ ok: false, error: { kind: 'io', message: 'first open failed' } });
     await first;
-    expect(lib.layers).toHaveLength(1);
-    expect(lib.layers[0]).toMatchObject({ key: 'a', status: 'preparing', message: null });
+    expect(preview.layers).toHaveLength(1);
+    expect(preview.layers[0]).toMatchObject({ key: 'a', status: 'preparing', message: null });
     answers[1]!({ ok: false, error: { kind: 'io', message: 'second open failed' } });
     await second;
-    expect(lib.layers[0]).toMatchObject({ status: 'error', message: 'second open failed' });
+    expect(preview.layers[0]).toMatchObject({ status: 'error', message: 'second open failed' });
   });
 
   it('reveal says where it is not available', async () => {
@@ -188,5 +197,31 @@ describe('library store', () => {
     await lib.start();
     expect(await lib.reveal('a')).toBe(false);
     expect(lib.notice).toMatch(/desktop app/);
+  });
+
+  it('closing a layer while main builds its preview cancels that call in main', async () => {
+    bridge();
+    fake.api.libraryPreview = vi.fn(() => new Promise(() => undefined));
+    const lib = useLibraryStore();
+    const preview = usePreviewStore();
+    await lib.start();
+    const opening = preview.openOnMap('a', { zoom: false });
+    await flushPromises();
+    const [request, options] = fake.api.libraryPreview.mock.calls[0]!;
+    expect(request.id).toBe('a');
+    expect(options).toEqual({ callId: expect.any(Number) });
+    expect(fake.api.cancel).not.toHaveBeenCalled();
+    preview.close('a');
+    expect(fake.api.cancel).toHaveBeenCalledExactlyOnceWith(options.callId);
+    // The open ends (its answer is 'cancelled') and leaves nothing behind.
+    await opening;
+    expect(preview.layers).toEqual([]);
+    // Once main has answered, closing the layer has nothing to cancel there.
+    fake.api.libraryPreview = vi.fn(async ({ id }: { id: string }) => ok({ id, state: 'unsupported', rasterId: id, reason: 'x', reused: false, buildMs: 0 }));
+    void preview.openOnMap('a', { zoom: false });
+    await flushPromises();
+    expect(fake.api.libraryPreview).toHaveBeenCalledOnce();
+    preview.close('a');
+    expect(fake.api.cancel).toHaveBeenCalledOnce();
   });
 });

@@ -7,7 +7,7 @@ import { job, makeBridge, ok } from '../fake-bridge';
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 const opened = vi.hoisted(() => ({ ids: [] as string[] }));
-vi.mock('../../../renderer/src/stores/library', () => ({ useLibraryStore: () => ({ openOnMap: async (id: string) => void opened.ids.push(id) }) }));
+vi.mock('../../../renderer/src/stores/preview', () => ({ usePreviewStore: () => ({ openOnMap: async (id: string) => void opened.ids.push(id) }) }));
 
 const DownloadsTray = (await import('../../../renderer/src/panels/downloads/DownloadsTray.vue')).default;
 const { useUiStore } = await import('../../../renderer/src/stores/ui');
