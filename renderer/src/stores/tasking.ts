@@ -286,20 +286,30 @@ export const useTaskingStore = defineStore('tasking', () => {
   const tileDownloads = ref<TileOutcome[]>([]);
   const tileBusy = ref<'estimating' | 'queueing' | null>(null);
 
-  /** Composite estimates (download credit) of each selected tile or mini-tile. */
+  let tileEstimateAbort: AbortController | null = null;
+
+  /** Composite estimates (download credit) of each selected tile or mini-tile, one after the other. */
   async function estimateSelectedTiles(): Promise<void> {
     if (tileBusy.value) return;
     tileBusy.value = 'estimating';
+    const ac = (tileEstimateAbort = new AbortController());
     try {
       const out: TileOutcome[] = [];
       for (const cell of selectedCells.value) {
+        if (ac.signal.aborted) return;
         const request = cell.mini ? { MiniTileGuid: cell.guid } : { TileGuid: cell.guid };
-        out.push({ guid: cell.guid, mini: cell.mini, result: await getBridge().imageryEstimate({ request }) });
+        out.push({ guid: cell.guid, mini: cell.mini, result: await getBridge(ac.signal).imageryEstimate({ request }) });
       }
-      tileEstimates.value = out;
+      if (!ac.signal.aborted) tileEstimates.value = out;
     } finally {
       tileBusy.value = null;
+      tileEstimateAbort = null;
     }
+  }
+
+  /** Stops running tile estimates: the one in flight is cancelled in main, the rest are not asked. */
+  function cancelTileEstimates(): void {
+    tileEstimateAbort?.abort();
   }
 
   /** Queues a tile or mini-tile download of each selected cell for one date, with the form's model and constellations. */
@@ -710,7 +720,7 @@ export const useTaskingStore = defineStore('tasking', () => {
     modelNames, modelCheck, constellationChoices, frequencyRange, setModel, useSuggestedModel, toggleConstellation, loadModels, setKind,
     tileSearchOp, tileSearchFields, tileSearchValues, tileSearch, tileSearchMini, tiles, selectedTiles, selectedCells,
     searchTiles, toggleTile, selectTiles, selectAllTiles, clearTileSelection,
-    tileEstimates, tileDownloads, tileBusy, estimateSelectedTiles, downloadSelectedTiles,
+    tileEstimates, tileDownloads, tileBusy, estimateSelectedTiles, cancelTileEstimates, downloadSelectedTiles,
     area, formErrors, draftRequest, cadence, backfill,
     estimateReq, estimated, canEstimate, staleReasons, stale, estimate,
     phase, createError, created, checkNote, retryAllowed, canPlace, placeBlockedReason, dedupForCreate,

@@ -294,6 +294,23 @@ describe('tile mode', () => {
     await store.downloadSelectedTiles('2025-01-08');
     expect(bridge.api.downloadsEnqueue).toHaveBeenCalledWith({ kind: 'tile', request: { TileGuid: T1, Date: '2025-01-08', Model: 'Stratus2', SatelliteConstellations: ['Sentinel1', 'Sentinel2'] } });
   });
+
+  it('cancelling stops the fan-out: the estimate in flight is dropped and the next tiles are not asked', async () => {
+    const store = await tileStore();
+    store.toggleTile(T1);
+    store.toggleTile(T2);
+    const answers: ((r: unknown) => void)[] = [];
+    bridge.api.imageryEstimate.mockImplementation(() => new Promise((r) => answers.push(r)));
+    const running = store.estimateSelectedTiles();
+    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    expect(store.tileBusy).toBe('estimating');
+    store.cancelTileEstimates();
+    answers[0]!({ ok: false, error: { kind: 'cancelled', message: 'The operation was cancelled.' } });
+    await running;
+    expect(bridge.api.imageryEstimate).toHaveBeenCalledOnce();
+    expect(store.tileEstimates).toEqual([]);
+    expect(store.tileBusy).toBeNull();
+  });
 });
 
 describe('after an order', () => {
