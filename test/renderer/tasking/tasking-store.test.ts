@@ -299,7 +299,7 @@ describe('tile mode', () => {
     const store = await tileStore();
     store.toggleTile(T1);
     store.toggleTile(T2);
-    const answers: ((r: unknown) => void)[] = [];
+    const answers: ((r: any) => void)[] = [];
     bridge.api.imageryEstimate.mockImplementation(() => new Promise((r) => answers.push(r)));
     const running = store.estimateSelectedTiles();
     await vi.waitFor(() => expect(answers).toHaveLength(1));
