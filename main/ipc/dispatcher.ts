@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { channels, type ChannelMap, type Channels, type IpcError, type Result } from '../../preload/contract';
+import { redactSecretsDeep } from '../api/redact';
 import { toIpcError } from './errors';
 
 /** What a handler knows about the call besides its payload. */
@@ -74,14 +75,16 @@ export function createDispatcher<M extends ChannelMap = Channels>(
     try {
       data = await handler(parsed.data, { senderUrl, signal });
     } catch (error) {
-      return failure(toIpcError(error));
+      // Last line of defence: no key main holds leaves in an error, whatever threw it.
+      return failure(redactSecretsDeep(toIpcError(error)));
     }
     // Parsing the answer strips undeclared fields, so main cannot leak a secret by accident.
     const checked = spec.response.safeParse(data);
     if (!checked.success) {
       return failure({ kind: 'io', message: `The main process produced an invalid response for "${channel}".` });
     }
-    return { ok: true, data: checked.data };
+    // ...nor in a result: every key main holds is masked, wherever a handler got the value from.
+    return { ok: true, data: redactSecretsDeep(checked.data) };
   }
 
   return { channels: names, dispatch };
