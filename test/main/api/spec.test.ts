@@ -215,3 +215,80 @@ describe('OpenAPI 3.0 to JSON Schema', () => {
     expect(spec.version).toBe('9');
   });
 });
+
+/** Follows a local "#/components/..." $ref of the specification. */
+function resolve(spec: any, schema: any): any {
+  return schema?.$ref ? (schema.$ref as string).slice(2).split('/').reduce((o: any, k: string) => o[k], spec) : schema;
+}
+
+/** Renames a property in place, keeping its position among its siblings. */
+function renameProperty(schema: any, from: string, to: string): void {
+  schema.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k === from ? to : k, v]));
+}
+
+describe('a specification that changed since the cached copy (contract drift)', () => {
+  it('reports operations and fields added, removed, renamed and retyped, keeps the report, and works from the new specification', async () => {
+    const t = await startTestSim();
+    let changed = false;
+    const proxy = await startDoctoringProxy(t.url, (spec) => {
+      if (!changed) return;
+      // Operations: one renamed (similar path), one removed, one added.
+      spec.paths['/api/satelliteproducts/acquisition-plans'] = spec.paths['/api/satelliteproducts/acquisitionplans'];
+      delete spec.paths['/api/satelliteproducts/acquisitionplans'];
+      delete spec.paths['/api/satelliteproducts/satellitezones/composite'];
+      spec.paths['/api/account/usage'] = { get: { operationId: 'Account_GetUsage', responses: { 200: { description: 'Usage.', content: { 'application/json': { schema: { type: 'object', properties: { Data: { type: 'object', properties: { Requests: { type: 'integer' } } } } } } } } } } };
+      // A new query parameter, a renamed body property (similar name).
+      spec.paths['/api/tasking/orders'].get.parameters.push({ name: 'pageSize', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } });
+      const tiles = resolve(spec, spec.paths['/api/tasking/search/tiles'].post.requestBody.content['application/json'].schema);
+      renameProperty(tiles, 'MaxResults', 'MaxResultCount');
+      // Account info Data: one field renamed in place, one retyped, one removed, one added.
+      const envelope = resolve(spec, spec.paths['/api/account/info'].get.responses['200'].content['application/json'].schema);
+      const data = resolve(spec, envelope.properties.Data);
+      const names = Object.keys(data.properties);
+      const renamedFrom = names.find((n) => data.properties[n].type === 'integer' && n !== 'MaxConcurrentConnections')!;
+      renameProperty(data, renamedFrom, 'QuotaOfBands');
+      data.properties.MaxCompositeAreaKm2 = { type: 'string' };
+      delete data.properties.TenantId;
+      data.properties.Region = { type: 'string' };
+    });
+    const first = makeClient(proxy.url);
+    await first.client.connect();
+    expect(first.client.specDrift).toBeNull();
+
+    changed = true;
+    const second = makeClient(proxy.url, { cacheDir: first.cacheDir });
+    const connected = await second.client.connect();
+    const drift = second.client.specDrift!;
+    expect(drift).not.toBeNull();
+    expect(drift.previous).toEqual({ version: '1.0.0', fetchedAt: first.client.specification!.fetchedAt });
+    expect(drift.current.fetchedAt).toBe(second.client.specification!.fetchedAt);
+    const opText = (o: { method: string; path: string }) => `${o.method} ${o.path}`;
+    expect(drift.operations.added.map(opText)).toEqual(['GET /api/account/usage']);
+    expect(drift.operations.removed.map(opText)).toEqual(['POST /api/satelliteproducts/satellitezones/composite']);
+    expect(drift.operations.renamed.map((r) => `${opText(r.from)} -> ${r.to.path}`)).toEqual(['POST /api/satelliteproducts/acquisitionplans -> /api/satelliteproducts/acquisition-plans']);
+    const of = (operation: string) => drift.fields.filter((f) => f.operation === operation).map((f) => `${f.section} ${f.change} ${f.field}${f.to ? ` -> ${f.to}` : ''}${f.fromType ? ` ${f.fromType}->${f.type}` : ''}`).sort();
+    expect(of('GET /api/tasking/orders')).toEqual(['parameter added pageSize']);
+    expect(of('POST /api/tasking/search/tiles')).toEqual(['body renamed MaxResults -> MaxResultCount']);
+    const account = of('GET /api/account/info');
+    expect(account).toContain('response added Region');
+    expect(account).toContain('response removed TenantId');
+    expect(account).toContain('response retyped MaxCompositeAreaKm2 number->string');
+    expect(account.some((l) => /^response renamed \w+ -> QuotaOfBands$/.test(l))).toBe(true);
+    expect(second.logs.some((l) => l.includes('specification changed'))).toBe(true);
+
+    // The app works from the new specification: the new parameter is validated and sent, the removed operation is gone.
+    expect(connected.account).toBeDefined();
+    await expect(second.client.callOpen('tasking.orders.list', { params: { pageSize: 500 } })).rejects.toMatchObject({ kind: 'validation', fields: { pageSize: [expect.any(String)] } });
+    expect(await second.client.callOpen('tasking.orders.list', { params: { pageSize: 5 } })).toBeTypeOf('object');
+    await expect(second.client.callOpen('satelliteProducts.composite', { body: {} })).rejects.toMatchObject({ kind: 'not-found' });
+    expect(second.client.operations().find((o) => o.key === 'satelliteProducts.composite')!.inSpec).toBe(false);
+
+    // Connecting again to the same (changed) specification keeps the report of the last change.
+    const third = makeClient(proxy.url, { cacheDir: first.cacheDir });
+    await third.client.connect();
+    expect(third.client.specDrift).toEqual(drift);
+    for (const c of [first, second, third]) await c.close();
+    await proxy.close();
+    await t.close();
+  });
+});
