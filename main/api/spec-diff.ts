@@ -10,7 +10,9 @@ import type { DiscoveredSpec, JsonSchema, SpecOperation } from './spec.js';
  * Rename heuristic. A specification does not say that a field was renamed; a
  * rename shows as one field removed and one added. They are paired as a rename
  * when both sit under the same parent, have the same type, and either
- * - keep their position among their siblings (Orders at index 2 -> TaskOrders at index 2), or
+ * - keep their place among their siblings: the same index, or the same kept
+ *   neighbours before and after (Orders between Count and Total -> TaskOrders
+ *   between Count and Total), or
  * - have similar names: one contains the other, or their edit distance is at
  *   most 40 % of the longer name, case and separators ignored (Epsg -> EpsgCode,
  *   CreditAmount -> CreditsAmount).
@@ -123,10 +125,18 @@ function diffFields(before: unknown, after: unknown, prefix: string, emit: Emit,
   const newBy = new Map(b.fields.map((f) => [f.name, f]));
   const gone = a.fields.filter((f) => !newBy.has(f.name));
   const come = b.fields.filter((f) => !oldBy.has(f.name));
+  // A field's place: its index, or the kept siblings right before and after it (robust to removals elsewhere).
+  const neighbours = (list: Field[], f: Field, other: Map<string, Field>) => {
+    const kept = (i: number, step: number): string => {
+      for (let j = i + step; j >= 0 && j < list.length; j += step) if (other.has(list[j]!.name)) return list[j]!.name;
+      return '';
+    };
+    return `${kept(f.position, -1)}|${kept(f.position, 1)}`;
+  };
   const renames = pairUp(gone, come, (x, y) => {
     if (typeOf(x.schema) !== typeOf(y.schema)) return null;
     const sim = similarity(x.name, y.name);
-    const samePlace = x.position === y.position;
+    const samePlace = x.position === y.position || neighbours(a.fields, x, newBy) === neighbours(b.fields, y, oldBy);
     if (!samePlace && sim < 0.6) return null;
     return sim + (samePlace ? 1 : 0);
   });
