@@ -42,7 +42,7 @@ function startEchoService(): Promise<ScriptServer> {
   const tiff = readFileSync(fixturePath('utm33n-cog'));
   return startScriptServer((req, res) => {
     const k = String(req.headers['x-api-key'] ?? '');
-    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const url = new URL(req.url ?? '/', 'http://x');
     switch (`${req.method} ${url.pathname}`) {
       case 'GET /api/specification.json': return send(200, spec);
@@ -53,7 +53,7 @@ function startEchoService(): Promise<ScriptServer> {
       case 'GET /api/tasking/orders':
         return send(200, { Data: { TaskOrders: [{ TaskOrderGuid: '4b0c1f7e-96a4-4d4f-9a4c-2f7e1c5d3b21', CreatedBy: k }] }, Succeeded: true, Error: null });
       case 'POST /api/satelliteimages/process/composite':
-        return res.writeHead(200, { 'content-type': 'image/tiff', 'content-length': tiff.length, 'content-disposition': `attachment; filename="composite_${k}.tif"` }).end(tiff);
+        return void res.writeHead(200, { 'content-type': 'image/tiff', 'content-length': tiff.length, 'content-disposition': `attachment; filename="composite_${k}.tif"` }).end(tiff);
       default:
         return send(400, { Data: { [k]: [`${k} may not do this.`] }, Succeeded: false, Error: { Message: `The key ${k} may not call ${url.pathname}.`, Code: 993 } });
     }
