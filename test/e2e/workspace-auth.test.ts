@@ -6,7 +6,7 @@ import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspac
 
 const HAS_CHROMIUM = chromiumAvailable();
 
-describe.skipIf(!HAS_CHROMIUM)('workspace e2e: a revoked key opens the key dialog', () => {
+describe.skipIf(!HAS_CHROMIUM)('workspace e2e: keys', () => {
   let ws: Workspace;
   beforeAll(async () => {
     ws = await openWorkspace();
@@ -54,19 +54,8 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: a revoked key opens the key dialo
     await page.screenshot({ path: 'test-results/workspace-panel-settings-profiles.png' });
     expect(ws.pageErrors).toEqual([]);
   });
-});
 
-describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the key never reaches the page', () => {
-  let ws: Workspace;
-  beforeAll(async () => {
-    ws = await openWorkspace();
-    await waitForMap(ws.page);
-  });
-  afterAll(async () => {
-    await ws?.close();
-  });
-
-  it('account info (which echoes the key), key test, a download and errors: no key in the DOM, any WebSocket frame, the logs or userData', async () => {
+  it('the key never reaches the page: account info (which echoes the key), key test, a download and errors: no key in the DOM, any WebSocket frame, the logs or userData', async () => {
     const page = ws.page;
     // Every IPC message both ways, from the page's first frame: listen, then load the page again.
     const sent: string[] = [];
