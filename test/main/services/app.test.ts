@@ -226,8 +226,9 @@ describe('app core over the dispatcher', () => {
 
   it('the key never appears in results, events, logs, errors or files, even when the service echoes it', async () => {
     // The demo service echoes its key in account info, like the production service: main masks it.
+    // (Wherever the answer style puts it.)
     const demo = await call('account:info');
-    expect(demo.data.data.Key).toBe('•••• -key');
+    expect(JSON.stringify(demo.data.data)).toContain('"•••• -key"');
 
     const echo = await startEchoService();
     try {

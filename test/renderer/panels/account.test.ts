@@ -38,4 +38,14 @@ describe('Account panel', () => {
     expect(plain.find('[data-testid="account-key"]').exists()).toBe(false);
     expect(plain.get('[data-testid="account-info"]').text()).toContain('Demo analyst');
   });
+
+  it('a masked key nested deeper is summed up too, and shows in the table as a set key, never as the mark', async () => {
+    fake.api = makeBridge({ accountInfo: async () => ok({ data: { Owner: { Name: 'Analyst', Credential: '•••• 7f3a' }, MaxTotalBands: 12 } }) }).api;
+    const w = mount(AccountPanel);
+    await flushPromises();
+    expect(w.get('[data-testid="account-key"]').text()).toBe('API key: set (…7f3a)');
+    await w.get('[data-testid="account-info"]').findAll('button').find((b) => b.text() === 'Tree')!.trigger('click');
+    expect(w.get('[data-testid="account-info"]').text()).toContain('API key: set (…7f3a)');
+    expect(w.text()).not.toContain('••••');
+  });
 });
