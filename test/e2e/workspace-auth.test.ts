@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from './chromium';
-import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { createProfile, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
 
@@ -25,14 +25,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: keys', () => {
     });
     expect(demoUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-    await openPanel(page, 'settings');
-    await page.getByTestId('profile-new').click();
-    await page.getByTestId('profile-name').fill('Revoked analyst');
-    await page.getByTestId('profile-url').fill(demoUrl);
-    await page.getByTestId('profile-key').fill('demo-key-revoked');
-    await page.getByTestId('profile-create').click();
-    const profile = page.locator('[data-profile="Revoked analyst"]');
-    await profile.waitFor();
+    const profile = await createProfile(page, { name: 'Revoked analyst', baseUrl: demoUrl, key: 'demo-key-revoked' });
     // Write-only: only the last four characters ever come back.
     expect(await profile.getByTestId('key-status').innerText()).toBe('Key set, ends in …oked');
     expect(await page.locator('body').innerText()).not.toContain('demo-key-revoked');
@@ -85,14 +78,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: keys', () => {
 
     // Another profile's key, entered through Settings, tested, and used (its account echoes it too).
     const demoUrl = (await bridge<any>('profilesList')).data.profiles.find((p: any) => p.builtIn).baseUrl;
-    await openPanel(page, 'settings');
-    await page.getByTestId('profile-new').click();
-    await page.getByTestId('profile-name').fill('Echoed analyst');
-    await page.getByTestId('profile-url').fill(demoUrl);
-    await page.getByTestId('profile-key').fill('demo-key-empty');
-    await page.getByTestId('profile-create').click();
-    const profile = page.locator('[data-profile="Echoed analyst"]');
-    await profile.waitFor();
+    const profile = await createProfile(page, { name: 'Echoed analyst', baseUrl: demoUrl, key: 'demo-key-empty' });
     await profile.getByTestId('key-test').click();
     await expect.poll(() => profile.getByTestId('key-test-result').innerText(), { timeout: 15_000 }).toContain('accepted');
     await profile.getByTestId('profile-activate').click();

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
 import { createApp, type SwathApp } from '../../main/services/app';
@@ -137,4 +137,17 @@ export async function openPanel(page: Page, id: string): Promise<void> {
   const button = page.locator(`nav[aria-label="Panels"] [data-panel="${id}"]`);
   if ((await button.getAttribute('aria-current')) !== 'page' || !(await page.locator('main.side').isVisible())) await button.click();
   await page.locator(`[data-testid="${id}-panel"], main.side`).first().waitFor();
+}
+
+/** Creates a service profile through Settings (the panel is opened) and returns its entry in the list. */
+export async function createProfile(page: Page, profile: { name: string; baseUrl: string; key: string }): Promise<Locator> {
+  await openPanel(page, 'settings');
+  await page.getByTestId('profile-new').click();
+  await page.getByTestId('profile-name').fill(profile.name);
+  await page.getByTestId('profile-url').fill(profile.baseUrl);
+  await page.getByTestId('profile-key').fill(profile.key);
+  await page.getByTestId('profile-create').click();
+  const entry = page.locator(`[data-profile="${profile.name}"]`);
+  await entry.waitFor();
+  return entry;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctorDrift, startDoctoringProxy } from '../main/api/helpers';
 import { chromiumAvailable } from './chromium';
-import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { createProfile, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
 
@@ -31,14 +31,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the service\'s specification chan
       if (changed) doctored = doctorDrift(spec);
     });
 
-    await openPanel(page, 'settings');
-    await page.getByTestId('profile-new').click();
-    await page.getByTestId('profile-name').fill('Updated service');
-    await page.getByTestId('profile-url').fill(proxy.url);
-    await page.getByTestId('profile-key').fill('demo-key');
-    await page.getByTestId('profile-create').click();
-    const profile = page.locator('[data-profile="Updated service"]');
-    await profile.waitFor();
+    const profile = await createProfile(page, { name: 'Updated service', baseUrl: proxy.url, key: 'demo-key' });
     await profile.getByTestId('profile-activate').click();
     await expect.poll(() => profile.getByTestId('profile-active').count(), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => page.getByTestId('connection-state').innerText(), { timeout: 15_000 }).toContain('Connected');
