@@ -6,7 +6,7 @@ import type { RetryPolicy } from './retry.js';
 import { SchemaValidator } from './schema-validation.js';
 import {
   contractNoticeFor, discoverSpec, findOperation,
-  type ContractNotice, type DiscoveredSpec, type JsonSchema, type ParameterLocation, type SpecOperation,
+  type ContractNotice, type DiscoveredSpec, type JsonSchema, type ParameterLocation, type SpecDrift, type SpecOperation,
 } from './spec.js';
 import { Transport, type AttemptEvent, type BinaryResult, type CallOptions, type RequestSpec } from './transport.js';
 import type {
@@ -218,6 +218,11 @@ export class ServiceClient {
     return this.notice;
   }
 
+  /** How the discovered specification differs from the one cached before it for this base URL, or null. */
+  get specDrift(): SpecDrift | null {
+    return this.spec?.drift ?? null;
+  }
+
   /** Summary of the discovered specification, or null before one is loaded. */
   get specification(): SpecSummary | null {
     const s = this.spec;
@@ -272,6 +277,7 @@ export class ServiceClient {
   private async loadSpec(signal?: AbortSignal): Promise<DiscoveredSpec> {
     const spec = await discoverSpec(this.transport, this.opts.cacheDir, signal);
     this.spec = spec;
+    this.transport.setKeyFields(spec.keyFields);
     this.notice = contractNoticeFor(this.opts.contractVersion ?? BUILT_FOR_CONTRACT_VERSION, spec.version);
     if (this.notice) this.transport.log(this.notice.message);
     return spec;

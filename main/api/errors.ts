@@ -158,12 +158,8 @@ function redactFields(fields: FieldErrors | undefined, redact: (s: string) => st
   return out;
 }
 
-/** Replaces every occurrence of any of the secrets with a mask. */
-export function redactSecrets(text: string, secrets: Iterable<string>): string {
-  let out = text;
-  for (const s of secrets) if (s) out = out.split(s).join('[redacted]');
-  return out;
-}
+/** Replaces every occurrence of any of the secrets with its mark (implemented with the rest of redaction). */
+export { redactSecrets } from './redact.js';
 
 const IPC_KIND: Record<ApiErrorKind, ErrorKind> = {
   validation: 'validation',

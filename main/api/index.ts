@@ -12,7 +12,12 @@ export { DEFAULT_CONCURRENCY, Limiter } from './limiter.js';
 export { DEFAULT_RETRY, abortableSleep, backoffDelay, parseRetryAfter, withRetry } from './retry.js';
 export type { RetryPolicy } from './retry.js';
 export { contractNoticeFor, findOperation, parseSpec, specCacheFile, toJsonSchema } from './spec.js';
-export type { ContractNotice, DiscoveredSpec, JsonSchema, ParameterLocation, SpecOperation } from './spec.js';
+export type { ContractNotice, DiscoveredSpec, JsonSchema, ParameterLocation, SpecDrift, SpecOperation } from './spec.js';
+export { diffSpecs } from './spec-diff.js';
+export type { FieldChange, OperationRef, SpecDiff } from './spec-diff.js';
+export {
+  SecretRegistry, isKeyFieldName, isKeySchema, keyFieldsOfSchema, redactSecrets, redactSecretsDeep, redactServiceData, redactText, registerSecret, secretRegistry,
+} from './redact.js';
 export { Transport, contentDispositionFileName } from './transport.js';
 export type { AttemptEvent, BinaryResult, CallOptions, RequestSpec, TransportOptions } from './transport.js';
 export * from './types.js';

@@ -3,6 +3,8 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { ApiError } from './errors.js';
+import { keyFieldsOfSchema } from './redact.js';
+import { diffSpecs, pathShape, type SpecDiff } from './spec-diff.js';
 import type { Transport } from './transport.js';
 
 /** A JSON Schema (draft-07 flavour, JSON-serialisable), as handed to the renderer and to ajv. */
@@ -26,6 +28,8 @@ export interface SpecOperation {
   /** Schema of the JSON body, or null when the operation takes none. */
   body: JsonSchema | null;
   bodyRequired: boolean;
+  /** Schema of the successful answer's Data (the whole JSON body when it is not an envelope); null for files or none. */
+  response: JsonSchema | null;
 }
 
 /** The service's specification after discovery. */
@@ -38,6 +42,18 @@ export interface DiscoveredSpec {
   source: 'network' | 'cache';
   fetchedAt: string;
   operations: SpecOperation[];
+  /** Names of the answer fields the specification marks as the API key (masked in every answer). */
+  keyFields: string[];
+  /** How this specification differs from the one cached before it for the same base URL (the last such change); null when none is known. */
+  drift: SpecDrift | null;
+}
+
+/** A change of the service's specification, as the Settings notice shows it. */
+export interface SpecDrift extends SpecDiff {
+  previous: { version: string | null; fetchedAt: string };
+  current: { version: string | null; fetchedAt: string };
+  /** When the change was noticed. */
+  detectedAt: string;
 }
 
 /** Set when the discovered specification is not the contract version the app was built for. */
@@ -77,6 +93,8 @@ interface CacheRecord {
   baseUrl: string;
   fetchedAt: string;
   specification: unknown;
+  /** The last change found between this document and the one cached before it. */
+  drift?: SpecDrift | null;
 }
 
 async function readCache(file: string): Promise<CacheRecord | null> {
@@ -136,15 +154,52 @@ export async function discoverSpec(transport: Transport, cacheDir: string, signa
     source = 'cache';
     fetchedAt = cached.fetchedAt;
   }
+  const spec = await parseSpec(document, { baseUrl: transport.baseUrl, source, fetchedAt });
+  spec.drift = cached?.drift ?? null;
   if (source === 'network') {
+    if (cached && JSON.stringify(cached.specification) !== JSON.stringify(document)) {
+      const drift = await driftFrom(cached, spec, transport.baseUrl);
+      if (drift) {
+        spec.drift = drift;
+        transport.log(`The service's specification changed since ${cached.fetchedAt}: ${describeDrift(drift)}. Working from the new one.`);
+      }
+    }
     try {
-      await writeFileAtomic(file, JSON.stringify({ baseUrl: transport.baseUrl, fetchedAt, specification: document } satisfies CacheRecord));
+      await writeFileAtomic(file, JSON.stringify({ baseUrl: transport.baseUrl, fetchedAt, specification: document, drift: spec.drift } satisfies CacheRecord));
     } catch (e) {
       // A read-only cache costs only offline support; the connection itself is fine.
       transport.log(`Could not cache the specification in ${cacheDir}: ${(e as Error).message}`);
     }
   }
-  return parseSpec(document, { baseUrl: transport.baseUrl, source, fetchedAt });
+  return spec;
+}
+
+async function driftFrom(cached: CacheRecord, current: DiscoveredSpec, baseUrl: string): Promise<SpecDrift | null> {
+  let previous: DiscoveredSpec;
+  try {
+    previous = await parseSpec(cached.specification, { baseUrl, source: 'cache', fetchedAt: cached.fetchedAt });
+  } catch {
+    // An unreadable old copy has nothing to compare with.
+    return null;
+  }
+  const diff = diffSpecs(previous, current);
+  if (!diff) return null;
+  return {
+    ...diff,
+    previous: { version: previous.version, fetchedAt: cached.fetchedAt },
+    current: { version: current.version, fetchedAt: current.fetchedAt },
+    detectedAt: new Date().toISOString(),
+  };
+}
+
+function describeDrift(d: SpecDiff): string {
+  const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
+  return [
+    n(d.operations.added.length, 'operation') + ' added',
+    `${d.operations.removed.length} removed`,
+    `${d.operations.renamed.length} renamed`,
+    n(d.fields.length, 'field change'),
+  ].join(', ');
 }
 
 /** Dereferences an OpenAPI 3 document and extracts its operations. */
@@ -169,6 +224,8 @@ export async function parseSpec(document: unknown, meta: { baseUrl: string; sour
       operations.push(buildOperation(method.toUpperCase(), p, op, shared));
     }
   }
+  const keyFields = new Set<string>();
+  for (const op of operations) keyFieldsOfSchema(op.response, keyFields);
   return {
     baseUrl: meta.baseUrl,
     version: typeof info.version === 'string' ? info.version : null,
@@ -176,6 +233,8 @@ export async function parseSpec(document: unknown, meta: { baseUrl: string; sour
     source: meta.source,
     fetchedAt: meta.fetchedAt,
     operations,
+    keyFields: [...keyFields],
+    drift: null,
   };
 }
 
@@ -218,6 +277,7 @@ function buildOperation(method: string, p: string, op: Record<string, unknown>, 
     bodyRequired = rb.required === true;
   }
   return {
+    response: responseData(op.responses),
     method,
     path: p,
     operationId: typeof op.operationId === 'string' ? op.operationId : null,
@@ -231,9 +291,20 @@ function buildOperation(method: string, p: string, op: Record<string, unknown>, 
   };
 }
 
-/** Path template with parameter names erased, so /x/{year}-{month} matches /x/{y}-{m}. */
-function pathShape(p: string): string {
-  return p.replace(/\{[^}]*\}/g, '{}').replace(/\/+$/, '').toLowerCase();
+/** The Data schema of the first successful JSON response (the body itself when it is not an envelope). */
+function responseData(responses: unknown): JsonSchema | null {
+  if (!responses || typeof responses !== 'object') return null;
+  const entries = Object.entries(responses as Record<string, unknown>).filter(([code]) => /^2\d\d$|^2XX$/i.test(code)).sort(([a], [b]) => a.localeCompare(b));
+  for (const [, res] of entries) {
+    const content = (res as { content?: Record<string, { schema?: unknown }> } | null)?.content;
+    if (!content || typeof content !== 'object') continue;
+    const mediaKey = Object.keys(content).find((k) => /^application\/(.+\+)?json/i.test(k));
+    const schema = mediaKey ? content[mediaKey]?.schema : undefined;
+    if (!schema || typeof schema !== 'object') continue;
+    const data = (schema as { properties?: Record<string, unknown> }).properties?.Data;
+    return toJsonSchema(data && typeof data === 'object' ? data : schema) as JsonSchema;
+  }
+  return null;
 }
 
 /** Finds an operation by METHOD and PATH (never by operationId, which services rename freely). */

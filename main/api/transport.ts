@@ -1,6 +1,7 @@
-import { ApiError, asEnvelope, errorFromResponse, redactSecrets, type ApiErrorKind } from './errors.js';
+import { ApiError, asEnvelope, errorFromResponse, type ApiErrorKind } from './errors.js';
 import type { HttpFetch } from './http.js';
 import { Limiter } from './limiter.js';
+import { redactSecretsDeep, redactServiceData, redactText, registerSecret } from './redact.js';
 import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
 
 /** Per-call options every operation accepts besides its AbortSignal. */
@@ -86,8 +87,8 @@ export class Transport {
   private readonly origin: string;
   private readonly opts: TransportOptions;
   private readonly policy: RetryPolicy;
-  // Every key seen, so it can be masked out of anything the service echoes back.
-  private readonly secrets = new Set<string>();
+  // Fields the specification marks as the key; masked in every answer besides the ones named like a key.
+  private keyFields: ReadonlySet<string> = new Set();
 
   /** Creates a transport for one base URL. */
   constructor(opts: TransportOptions) {
@@ -107,8 +108,13 @@ export class Transport {
     this.policy = { ...DEFAULT_RETRY, ...opts.retry };
   }
 
-  /** Masks every API key this transport has used out of `text`. */
-  redact = (text: string): string => redactSecrets(text, this.secrets);
+  /** Masks every API key main holds (this transport's included) out of `text`. */
+  redact = (text: string): string => redactText(text);
+
+  /** Sets the names of the fields the service's specification marks as the API key. */
+  setKeyFields(names: Iterable<string>): void {
+    this.keyFields = new Set(names);
+  }
 
   /** Logs a line after masking keys. */
   log(line: string): void {
@@ -160,8 +166,8 @@ export class Transport {
     const raw = await this.opts.getKey();
     const key = typeof raw === 'string' ? raw.trim() : '';
     if (!key) throw new ApiError('auth', `No API key is set for this service; add one in Settings (${operation}).`, { operation });
-    this.secrets.add(key);
-    if (typeof raw === 'string' && raw !== key) this.secrets.add(raw);
+    // Registered before it is sent, so whatever the service echoes is masked.
+    registerSecret(raw);
     // Checked here because fetch's own error for a bad header value quotes the value, i.e. the key.
     if (/[^\t\x20-\x7e\x80-\xff]/.test(key)) {
       throw new ApiError('auth', `The API key contains characters that cannot be sent in an HTTP header (such as a line break); enter it again (${operation}).`, { operation });
@@ -243,7 +249,7 @@ export class Transport {
             kind: 'stream',
             status,
             body: guardedStream(res.body, cleanup, (e) => this.bodyError(e, operation, signal)),
-            fileName: contentDispositionFileName(res.headers.get('content-disposition')),
+            fileName: redactName(contentDispositionFileName(res.headers.get('content-disposition'))),
             contentLength: contentLength(res.headers.get('content-length')),
             contentType: res.headers.get('content-type'),
             headers: res.headers,
@@ -275,8 +281,9 @@ export class Transport {
       if (mode === 'binary') {
         throw new ApiError('invalid', `The service answered ${operation} with JSON instead of a file (HTTP ${status}).`, { status, operation });
       }
-      if (mode === 'document') return parsed;
-      return envelope ? envelope.Data ?? null : parsed;
+      // The service's answer leaves the transport only after every key in it is masked.
+      if (mode === 'document') return redactSecretsDeep(parsed);
+      return redactServiceData(envelope ? envelope.Data ?? null : parsed, this.keyFields);
     } catch (e) {
       failure = e instanceof ApiError ? e.kind : 'error';
       throw e;
@@ -302,6 +309,10 @@ export class Transport {
     }
     return new ApiError('transient', this.redact(`Could not reach the service at ${this.origin} for ${operation}: ${describeCause(e)}.`), { operation });
   }
+}
+
+function redactName(name: string | null): string | null {
+  return name === null ? null : redactText(name);
 }
 
 function describeCause(e: unknown): string {

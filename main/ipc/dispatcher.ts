@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import {
   CANCELLED_ERROR, callOptionsSchema, cancelMessageSchema, channels, type ChannelMap, type Channels, type IpcError, type Result,
 } from '../../preload/contract';
+import { redactSecretsDeep } from '../api/redact';
 import { toIpcError } from './errors';
 
 /** What a handler knows about the call besides its payload. */
@@ -103,7 +104,8 @@ export function createDispatcher<M extends ChannelMap = Channels>(
       data = await handler(parsed.data, { senderUrl, signal: aborted });
     } catch (error) {
       // Whatever a handler throws once its call is cancelled (a DOMException, a wrapped error), it answers 'cancelled'.
-      return failure(aborted.aborted ? CANCELLED_ERROR : toIpcError(error));
+      // Last line of defence: no key main holds leaves in an error, whatever threw it.
+      return failure(aborted.aborted ? CANCELLED_ERROR : redactSecretsDeep(toIpcError(error)));
     } finally {
       calls?.delete(key);
     }
@@ -113,7 +115,8 @@ export function createDispatcher<M extends ChannelMap = Channels>(
     if (!checked.success) {
       return failure({ kind: 'io', message: `The main process produced an invalid response for "${channel}".` });
     }
-    return { ok: true, data: checked.data };
+    // ...nor in a result: every key main holds is masked, wherever a handler got the value from.
+    return { ok: true, data: redactSecretsDeep(checked.data) };
   }
 
   /** Validates a call's options and records its controller under the sender, so a cancel can reach it. */

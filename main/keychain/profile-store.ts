@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { lastFour } from '../../preload/contract/redaction.js';
+import { registerSecret } from '../api/redact.js';
 import { HandlerError } from '../ipc/errors.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../shared/atomic-file.js';
 import { KeychainError, scrub, type KeychainProblem } from './errors.js';
@@ -81,9 +83,6 @@ export interface ProfileStoreOptions {
 
 const DEFAULT_TEST_TIMEOUT_MS = 15_000;
 
-// Short keys would be mostly given away by their last 4 characters.
-const MIN_LENGTH_TO_REVEAL = 8;
-
 const storedProfileSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
@@ -126,6 +125,8 @@ export class ProfileStore {
     this.log = options.log ?? (() => undefined);
     this.now = options.now ?? (() => new Date());
     this.demoKey = options.demoKey;
+    // Main masks every key it holds out of whatever the services answer.
+    registerSecret(options.demoKey);
   }
 
   /** Loads the profiles from `options.dir`, creating nothing until the first change. */
@@ -193,6 +194,7 @@ export class ProfileStore {
       const at = this.now().toISOString();
       const profile: StoredProfile = { id: randomUUID(), name, baseUrl, keyStored: false, createdAt: at, updatedAt: at };
       if (input.key !== undefined) {
+        registerSecret(input.key);
         await this.keychain.set(profile.id, input.key);
         profile.keyStored = true;
       }
@@ -231,6 +233,7 @@ export class ProfileStore {
       const fields: Record<string, string[]> = {};
       addReasons(fields, 'key', keyReasons(key));
       throwIfInvalid(fields);
+      registerSecret(key);
       await this.keychain.set(id, key);
       const updated: StoredProfile = { ...current, keyStored: true, updatedAt: this.now().toISOString() };
       await this.commit(this.replace(updated));
@@ -349,6 +352,7 @@ export class ProfileStore {
   private async lookupKey(profile: StoredProfile): Promise<KeyLookup> {
     try {
       const key = await this.keychain.get(profile.id);
+      if (key !== null) registerSecret(key);
       if (key !== null || !profile.keyStored) return { key, error: null };
       // Swath stored a key but the keychain says there is none: either the keyring is
       // locked (libsecret answers reads of a locked item with "nothing") or someone removed it.
@@ -475,10 +479,6 @@ function throwIfInvalid(fields: Record<string, string[]>): void {
   const reasons = Object.values(fields).flat();
   if (reasons.length === 0) return;
   throw new HandlerError('validation', reasons.join(' '), fields);
-}
-
-function lastFour(key: string): string | null {
-  return key.length >= MIN_LENGTH_TO_REVEAL ? key.slice(-4) : null;
 }
 
 function describeError(error: unknown): string {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { EventName, EventPayload } from '../../preload/contract';
 import type { HttpFetch } from '../api';
+import { redactSecretsDeep, redactText } from '../api/redact';
 import { DownloadQueue, createBatchRunner } from '../downloads';
 import { clientBinarySource } from './binary-source';
 import { DEMO_API_KEY, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
@@ -55,10 +56,12 @@ export interface SwathApp {
 
 /** Starts the app core. */
 export async function createApp(options: AppOptions): Promise<SwathApp> {
-  const log = options.log ?? (() => undefined);
+  // Every log line and event leaves the core with the keys main holds masked.
+  const log = (line: string): void => options.log?.(redactText(line));
   const dir = options.userDataDir;
   let connection: EventPayload<'connection:state'> = { state: 'connecting' };
-  const emit: Emit = (event, payload) => {
+  const emit: Emit = (event, raw) => {
+    const payload = redactSecretsDeep(raw);
     if (event === 'connection:state') connection = payload as EventPayload<'connection:state'>;
     options.emit(event, payload);
   };

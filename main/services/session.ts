@@ -1,4 +1,4 @@
-import { ApiError, ServiceClient, type ConnectResult, type HttpFetch } from '../api';
+import { ApiError, ServiceClient, type ConnectResult, type HttpFetch, type SpecDrift } from '../api';
 import { HandlerError } from '../ipc/errors';
 import { DEMO_PROFILE_ID, type ProfileStore, type ProfileSummary } from '../keychain';
 import type { Emit } from './app';
@@ -37,6 +37,8 @@ export interface SessionStatus {
   state: 'idle' | 'connecting' | 'online' | 'offline';
   detail?: string;
   contractNotice: { expected: string; actual: string | null; message: string } | null;
+  /** What changed in the service's specification since the copy cached before it. */
+  specDrift: SpecDrift | null;
   specSource: 'network' | 'cache' | null;
   concurrency: number;
   limits: { maxCompositeAreaKm2: number | null; maxTotalBands: number | null };
@@ -121,6 +123,7 @@ export class ServiceSession {
       state: c.connectionState,
       ...(this.detail ? { detail: this.detail } : {}),
       contractNotice: c.contractNotice,
+      specDrift: c.specDrift,
       specSource: c.specification?.source ?? null,
       concurrency: c.concurrency,
       limits: { maxCompositeAreaKm2: num(account?.MaxCompositeAreaKm2), maxTotalBands: num(account?.MaxTotalBands) },

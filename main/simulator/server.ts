@@ -221,7 +221,7 @@ function buildHandlers(state: SimState): Record<string, Handler> {
   const monthLedger = (acc: Account, ym: string) => acc.ledger.filter((e) => isoDate(e.at).slice(0, 7) === ym);
   return {
     Account_GetInfo: ({ acc }) => ({
-      TenantId: acc.profile.tenantId, KeyName: acc.profile.name, Plan: acc.profile.plan, KeyEnding: acc.key.slice(-4),
+      Key: acc.key, TenantId: acc.profile.tenantId, KeyName: acc.profile.name, Plan: acc.profile.plan, KeyEnding: acc.key.slice(-4),
       MaxConcurrentConnections: acc.profile.maxConcurrentConnections, MaxCompositeAreaKm2: acc.profile.maxCompositeAreaKm2,
       MaxTotalBands: acc.profile.maxTotalBands, EuroOverdraftLimit: acc.profile.euroOverdraftLimit,
       EuroBalanceCap: acc.profile.euroBalanceCap, EuroBalance: state.balance(acc),

@@ -85,6 +85,29 @@ export const keyTestSchema = z.object({
 /** The contract version notice shown when the service publishes another version than the app was built for. */
 export const contractNoticeSchema = z.object({ expected: z.string(), actual: z.string().nullable(), message: z.string() });
 
+const operationRefSchema = z.object({ method: z.string(), path: z.string(), operationId: z.string().nullable() });
+
+/** What changed in the service's specification since the copy cached for the same base URL. */
+export const specDriftSchema = z.object({
+  previous: z.object({ version: z.string().nullable(), fetchedAt: z.string() }),
+  current: z.object({ version: z.string().nullable(), fetchedAt: z.string() }),
+  detectedAt: z.string(),
+  operations: z.object({
+    added: z.array(operationRefSchema),
+    removed: z.array(operationRefSchema),
+    renamed: z.array(z.object({ from: operationRefSchema, to: operationRefSchema })),
+  }),
+  fields: z.array(z.object({
+    operation: z.string(),
+    section: z.enum(['parameter', 'body', 'response']),
+    change: z.enum(['added', 'removed', 'renamed', 'retyped']),
+    field: z.string(),
+    to: z.string().optional(),
+    type: z.string(),
+    fromType: z.string().optional(),
+  })),
+});
+
 /** State of the active service connection. */
 export const serviceStatusSchema = z.object({
   profileId: z.string(),
@@ -94,6 +117,7 @@ export const serviceStatusSchema = z.object({
   state: z.enum(['idle', 'connecting', 'online', 'offline']),
   detail: z.string().optional(),
   contractNotice: contractNoticeSchema.nullable(),
+  specDrift: specDriftSchema.nullable(),
   specSource: z.enum(['network', 'cache']).nullable(),
   concurrency: z.number().int(),
   limits: z.object({ maxCompositeAreaKm2: z.number().nullable(), maxTotalBands: z.number().nullable() }),

@@ -4,3 +4,4 @@ export * from './channels';
 export * from './events';
 export * from './api';
 export * from './calls';
+export * from './redaction';

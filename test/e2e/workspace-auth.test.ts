@@ -1,10 +1,12 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from './chromium';
-import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { createProfile, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
 
-describe.skipIf(!HAS_CHROMIUM)('workspace e2e: a revoked key opens the key dialog', () => {
+describe.skipIf(!HAS_CHROMIUM)('workspace e2e: keys', () => {
   let ws: Workspace;
   beforeAll(async () => {
     ws = await openWorkspace();
@@ -23,14 +25,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: a revoked key opens the key dialo
     });
     expect(demoUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-    await openPanel(page, 'settings');
-    await page.getByTestId('profile-new').click();
-    await page.getByTestId('profile-name').fill('Revoked analyst');
-    await page.getByTestId('profile-url').fill(demoUrl);
-    await page.getByTestId('profile-key').fill('demo-key-revoked');
-    await page.getByTestId('profile-create').click();
-    const profile = page.locator('[data-profile="Revoked analyst"]');
-    await profile.waitFor();
+    const profile = await createProfile(page, { name: 'Revoked analyst', baseUrl: demoUrl, key: 'demo-key-revoked' });
     // Write-only: only the last four characters ever come back.
     expect(await profile.getByTestId('key-status').innerText()).toBe('Key set, ends in …oked');
     expect(await page.locator('body').innerText()).not.toContain('demo-key-revoked');
@@ -50,6 +45,81 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: a revoked key opens the key dialo
     await expect.poll(() => page.getByTestId('connection-state').innerText(), { timeout: 15_000 }).toContain('Connected');
     expect(await profile.getByTestId('key-status').innerText()).toBe('Key set, ends in …-key');
     await page.screenshot({ path: 'test-results/workspace-panel-settings-profiles.png' });
+    expect(ws.pageErrors).toEqual([]);
+  });
+
+  it('the key never reaches the page: account info (which echoes the key), key test, a download and errors: no key in the DOM, any WebSocket frame, the logs or userData', async () => {
+    const page = ws.page;
+    // Every IPC message both ways, from the page's first frame: listen, then load the page again.
+    const sent: string[] = [];
+    const received: string[] = [];
+    page.on('websocket', (socket) => {
+      socket.on('framesent', (f) => sent.push(String(f.payload)));
+      socket.on('framereceived', (f) => received.push(String(f.payload)));
+    });
+    await page.reload();
+    await waitForMap(page);
+    await expect.poll(() => page.getByTestId('connection-state').innerText(), { timeout: 15_000 }).toContain('Connected');
+    type Bridge = Record<string, (req?: unknown) => Promise<{ ok: boolean; data?: any; error?: any }>>;
+    const bridge = <T>(method: string, req?: unknown) =>
+      page.evaluate(([m, r]) => (window as unknown as { swath: Bridge }).swath[m as string]!(r), [method, req] as const) as Promise<T>;
+
+    // The demo service answers account info with its key in Key, as the production service does.
+    await openPanel(page, 'account');
+    await expect.poll(() => page.getByTestId('account-key').innerText(), { timeout: 15_000 }).toContain('API key: set (…-key)');
+    await page.screenshot({ path: 'test-results/workspace-account-key-masked.png' });
+
+    // A download with the demo key.
+    const search = await bridge<any>('imagerySearch', { request: { Wkt: 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))', From: '2026-08-01', Until: null } });
+    const date = search.data.data.ModelImageDates[0].DatesByGeog[0].Dates.at(-1);
+    const job = await bridge<any>('downloadsEnqueue', { kind: 'composite', request: { Wkt: 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))', Date: date, Model: 'Stratus2', Resolution: 40, EpsgProjection: 32633, Bandnames: 'rgb' } });
+    expect(job.ok).toBe(true);
+    await expect.poll(async () => (await bridge<any>('downloadsList')).data.jobs.find((j: any) => j.id === job.data.id).state, { timeout: 30_000 }).toBe('done');
+
+    // Another profile's key, entered through Settings, tested, and used (its account echoes it too).
+    const demoUrl = (await bridge<any>('profilesList')).data.profiles.find((p: any) => p.builtIn).baseUrl;
+    const profile = await createProfile(page, { name: 'Echoed analyst', baseUrl: demoUrl, key: 'demo-key-empty' });
+    await profile.getByTestId('key-test').click();
+    await expect.poll(() => profile.getByTestId('key-test-result').innerText(), { timeout: 15_000 }).toContain('accepted');
+    await profile.getByTestId('profile-activate').click();
+    await expect.poll(() => profile.getByTestId('profile-active').count(), { timeout: 15_000 }).toBe(1);
+    await openPanel(page, 'account');
+    await expect.poll(() => page.getByTestId('account-key').innerText(), { timeout: 15_000 }).toContain('API key: set (…mpty)');
+    // Errors: a refused request, and a revoked key.
+    const refused = await bridge<any>('downloadsEnqueue', { kind: 'composite', request: { Wkt: 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))', Date: date, Model: 'Stratus-2' } });
+    expect(refused.ok).toBe(false);
+    const revoked = await bridge<any>('profilesSetKey', { id: (await bridge<any>('profilesList')).data.activeProfileId, key: 'demo-key-revoked' });
+    expect(revoked.ok).toBe(true);
+    expect((await bridge<any>('accountInfo')).error.kind).toBe('auth');
+    expect((await bridge<any>('profilesTestKey', { id: revoked.data.id })).data.status).toBe('auth');
+
+    const keys = ['demo-key-revoked', 'demo-key-empty', 'demo-key'];
+    const forbid = (text: string, where: string) => {
+      for (const k of keys) expect(text.includes(k), `${where} contains ${k}`).toBe(false);
+    };
+    // The page: everything it shows, and its whole DOM.
+    forbid(await page.locator('body').innerText(), 'page text');
+    forbid(await page.content(), 'DOM');
+    // Main -> page: every answer and event.
+    expect(received.length).toBeGreaterThan(20);
+    for (const frame of received) forbid(frame, `frame ${frame.slice(0, 80)}`);
+    // Page -> main: a key only where the analyst gives one to main.
+    expect(sent.length).toBeGreaterThan(20);
+    for (const frame of sent) {
+      const msg = JSON.parse(frame) as { channel: string; payload: Record<string, unknown> };
+      const { key: _given, ...rest } = msg.payload ?? {};
+      if (!['profiles:create', 'profiles:set-key'].includes(msg.channel)) expect(_given, msg.channel).toBeUndefined();
+      forbid(JSON.stringify(rest), `request ${msg.channel}`);
+    }
+    expect(ws.logs.length).toBeGreaterThan(0);
+    forbid(ws.logs.join('\n'), 'logs');
+    const files = readdirSync(ws.dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+    for (const f of files) {
+      const full = path.join(f.parentPath, f.name);
+      // The embedded demo service's own account store is the service's side: it keys accounts by their API key.
+      if (full.endsWith('.tif') || f.name === 'demo-state.json') continue;
+      forbid(readFileSync(full, 'utf8'), full);
+    }
     expect(ws.pageErrors).toEqual([]);
   });
 });

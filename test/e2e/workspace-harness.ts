@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
 import { createApp, type SwathApp } from '../../main/services/app';
-import { startSimulator } from '../../main/simulator';
+import { startStyledSimulator } from '../main/simulator/helpers';
 import { CHROMIUM, launchChromium } from './chromium';
 
 // The flags launchChromium uses, for launches that add their own.
@@ -26,6 +26,8 @@ export interface Workspace {
   downloadsDir: string;
   /** Uncaught page errors seen so far. */
   pageErrors: string[];
+  /** Every line the main services logged. */
+  logs: string[];
   /** Opens another page (fresh context) on the same host. */
   newPage(options?: { initScript?: string; colorScheme?: 'light' | 'dark' }): Promise<Page>;
   close(): Promise<void>;
@@ -52,14 +54,17 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-ws-'));
   const downloadsDir = path.join(dir, 'Downloads');
   let host: BrowserHost | null = null;
+  const logs: string[] = [];
   const app = await createApp({
     userDataDir: dir,
     downloadsDir,
     keychainBackend: new MemoryKeychainBackend(),
     version: '0.0.0-e2e',
     platform: process.platform,
-    startSimulator,
+    // In the simulator's answer style SWATH_SIM_SHAPES asks for, so every flow runs against either style.
+    startSimulator: startStyledSimulator,
     emit: (e, p) => host?.emit(e, p),
+    log: (line) => logs.push(line),
   });
   host = await startBrowserHost({
     rendererDir: path.join(buildDir, 'renderer'),
@@ -95,6 +100,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     dir,
     downloadsDir,
     pageErrors,
+    logs,
     newPage,
     async close() {
       for (const c of contexts) await c.close().catch(() => undefined);
@@ -131,4 +137,17 @@ export async function openPanel(page: Page, id: string): Promise<void> {
   const button = page.locator(`nav[aria-label="Panels"] [data-panel="${id}"]`);
   if ((await button.getAttribute('aria-current')) !== 'page' || !(await page.locator('main.side').isVisible())) await button.click();
   await page.locator(`[data-testid="${id}-panel"], main.side`).first().waitFor();
+}
+
+/** Creates a service profile through Settings (the panel is opened) and returns its entry in the list. */
+export async function createProfile(page: Page, profile: { name: string; baseUrl: string; key: string }): Promise<Locator> {
+  await openPanel(page, 'settings');
+  await page.getByTestId('profile-new').click();
+  await page.getByTestId('profile-name').fill(profile.name);
+  await page.getByTestId('profile-url').fill(profile.baseUrl);
+  await page.getByTestId('profile-key').fill(profile.key);
+  await page.getByTestId('profile-create').click();
+  const entry = page.locator(`[data-profile="${profile.name}"]`);
+  await entry.waitFor();
+  return entry;
 }

@@ -26,7 +26,7 @@ export const DEMO_INFO = {
 
 export const DEMO_STATUS = {
   profileId: 'demo', label: 'Demo service (offline)', baseUrl: 'http://127.0.0.1:40001', demo: true, state: 'online' as const,
-  contractNotice: null, specSource: 'network' as const, concurrency: 8, limits: { maxCompositeAreaKm2: 2500, maxTotalBands: 12 },
+  contractNotice: null, specDrift: null, specSource: 'network' as const, concurrency: 8, limits: { maxCompositeAreaKm2: 2500, maxTotalBands: 12 },
 };
 
 export const MODELS = [

@@ -1,11 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api/errors.js';
 import { parseSpec, specCacheFile, toJsonSchema } from '../../../main/api/spec.js';
 import { SMALL_AOI, startTestSim, type TestSim } from '../simulator/helpers.js';
-import { makeClient, type TestClient } from './helpers.js';
+import { doctorDrift, makeClient, startDoctoringProxy, type TestClient } from './helpers.js';
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
   try {
@@ -15,30 +13,6 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
     return e as ApiError;
   }
   throw new Error('expected the call to fail');
-}
-
-/** A reverse proxy in front of the simulator that serves a doctored specification. */
-async function startDoctoringProxy(target: string, doctor: (spec: any) => void): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(async (req, res) => {
-    if (req.url === '/api/specification.json') {
-      const spec: any = await (await fetch(`${target}/api/specification.json`)).json();
-      doctor(spec);
-      const text = JSON.stringify(spec);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(text);
-      return;
-    }
-    const up = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    req.pipe(up);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => { server.closeAllConnections(); await new Promise<void>((r) => server.close(() => r())); },
-  };
 }
 
 describe('contract discovery', () => {
@@ -213,5 +187,57 @@ describe('OpenAPI 3.0 to JSON Schema', () => {
     expect(op.parameters).toEqual({ type: 'object', properties: { id: { type: 'string' } }, additionalProperties: false, required: ['id'] });
     expect(() => JSON.stringify(op.body)).not.toThrow();
     expect(spec.version).toBe('9');
+  });
+});
+
+describe('a specification that changed since the cached copy (contract drift)', () => {
+  it('reports operations and fields added, removed, renamed and retyped, keeps the report, and works from the new specification', async () => {
+    const t = await startTestSim();
+    let changed = false;
+    let doctored = { renamedFrom: '', retyped: '', removed: '' };
+    const proxy = await startDoctoringProxy(t.url, (spec) => {
+      if (changed) doctored = doctorDrift(spec);
+    });
+    const first = makeClient(proxy.url);
+    await first.client.connect();
+    expect(first.client.specDrift).toBeNull();
+
+    changed = true;
+    const second = makeClient(proxy.url, { cacheDir: first.cacheDir });
+    const connected = await second.client.connect();
+    const drift = second.client.specDrift!;
+    expect(drift).not.toBeNull();
+    expect(drift.previous).toEqual({ version: '1.0.0', fetchedAt: first.client.specification!.fetchedAt });
+    expect(drift.current.fetchedAt).toBe(second.client.specification!.fetchedAt);
+    const opText = (o: { method: string; path: string }) => `${o.method} ${o.path}`;
+    expect(drift.operations.added.map(opText)).toEqual(['GET /api/account/usage']);
+    expect(drift.operations.removed.map(opText)).toEqual(['POST /api/satelliteproducts/satellitezones/composite']);
+    expect(drift.operations.renamed.map((r) => `${opText(r.from)} -> ${r.to.path}`)).toEqual(['POST /api/satelliteproducts/acquisitionplans -> /api/satelliteproducts/acquisition-plans']);
+    const of = (operation: string) => drift.fields.filter((f) => f.operation === operation).map((f) => `${f.section} ${f.change} ${f.field}${f.to ? ` -> ${f.to}` : ''}${f.fromType ? ` ${f.fromType}->${f.type}` : ''}`).sort();
+    expect(of('GET /api/tasking/orders')).toEqual(['parameter added pageSize']);
+    expect(of('POST /api/tasking/search/tiles')).toEqual(['body renamed MaxResults -> MaxResultCount']);
+    const account = of('GET /api/account/info');
+    expect(account).toEqual([
+      'response added Region',
+      `response removed ${doctored.removed}`,
+      `response renamed ${doctored.renamedFrom} -> QuotaOfBands`,
+      `response retyped ${doctored.retyped} number->string`,
+    ]);
+    expect(second.logs.some((l) => l.includes('specification changed'))).toBe(true);
+
+    // The app works from the new specification: the new parameter is validated and sent, the removed operation is gone.
+    expect(connected.account).toBeDefined();
+    await expect(second.client.callOpen('tasking.orders.list', { params: { pageSize: 500 } })).rejects.toMatchObject({ kind: 'validation', fields: { pageSize: [expect.any(String)] } });
+    expect(await second.client.callOpen('tasking.orders.list', { params: { pageSize: 5 } })).toBeTypeOf('object');
+    await expect(second.client.callOpen('satelliteProducts.composite', { body: {} })).rejects.toMatchObject({ kind: 'not-found' });
+    expect(second.client.operations().find((o) => o.key === 'satelliteProducts.composite')!.inSpec).toBe(false);
+
+    // Connecting again to the same (changed) specification keeps the report of the last change.
+    const third = makeClient(proxy.url, { cacheDir: first.cacheDir });
+    await third.client.connect();
+    expect(third.client.specDrift).toEqual(drift);
+    for (const c of [first, second, third]) await c.close();
+    await proxy.close();
+    await t.close();
   });
 });

@@ -169,7 +169,7 @@ describe('the API key never appears in errors or logs', () => {
     const errors: unknown[] = [];
     for (let i = 0; i < 4; i++) errors.push(await c.client.accountSettings().catch((e: unknown) => e));
     expect(errors.map((e) => (e as ApiError).kind)).toEqual(['auth', 'validation', 'invalid', 'transient']);
-    expect((errors[0] as ApiError).message).toContain('[redacted]');
+    expect((errors[0] as ApiError).message).toContain('•••• 4a68');
     assertClean(errors, c.logs);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { registerSecret } from '../../../main/api/redact';
 import { createDispatcher, HandlerError, type HandlerTable } from '../../../main/ipc';
 import { channelNames, channels, type ChannelMap } from '../../../preload/contract';
 
@@ -178,5 +179,25 @@ describe('createDispatcher field reasons', () => {
     const request = { model: 'Nimbus', from: '2025-01-01', aoi: { wkt: 'POLYGON((0 0,1 0,1 1,0 0))' }, constellations: ['Sentinel2'] };
     expect(await dispatcher.dispatch('order:estimate', request, TRUSTED)).toEqual({ ok: true, data: { cost: 1 } });
     expect(handler).toHaveBeenCalledWith(request, expect.objectContaining({ signal: expect.any(AbortSignal) }));
+  });
+});
+
+describe('the dispatcher masks every key main holds (last line of defence)', () => {
+  const KEY = 'sk-live-dispatcher-key-5e6f';
+  it('in results and in errors, whatever the handler returned or threw; the app\'s own "key" fields stay', async () => {
+    registerSecret(KEY);
+    const table = realTable({
+      'app:info': vi.fn(async () => ({ ...appInfo, service: { ...appInfo.service, label: `Service for ${KEY}` } })),
+      'service:ping': vi.fn(async () => { throw new HandlerError('validation', `Refused ${KEY}`, { [KEY]: [`${KEY} is wrong`] }); }),
+      'service:operations': vi.fn(async () => ({ operations: [{ key: 'tasking.orders.list', operationId: null, method: 'GET', path: '/api/tasking/orders', summary: null, deprecated: false, parameters: {}, body: null, bodyRequired: false }] })),
+    });
+    const dispatcher = createDispatcher(table, { isAllowedSender });
+    const info = await dispatcher.dispatch('app:info', {}, TRUSTED);
+    expect(info).toMatchObject({ ok: true, data: { service: { label: 'Service for •••• 5e6f' } } });
+    const ping = await dispatcher.dispatch('service:ping', {}, TRUSTED);
+    expect(ping).toEqual({ ok: false, error: { kind: 'validation', message: 'Refused •••• 5e6f', fields: { '•••• 5e6f': ['•••• 5e6f is wrong'] } } });
+    const ops = await dispatcher.dispatch('service:operations', {}, TRUSTED);
+    expect(ops).toMatchObject({ ok: true, data: { operations: [{ key: 'tasking.orders.list' }] } });
+    expect(JSON.stringify([info, ping, ops])).not.toContain(KEY);
   });
 });

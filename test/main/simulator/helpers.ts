@@ -3,6 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../main/simulator/index.js';
 
+/**
+ * The simulator's answer style for tests that must pass in every style:
+ * SWATH_SIM_SHAPES=variant runs them against the variant answers; unset, the simulator's default.
+ */
+export const SIM_SHAPES = process.env.SWATH_SIM_SHAPES || undefined;
+
+/** startSimulator in the answer style {@link SIM_SHAPES} asks for (handed to createApp as its startSimulator). */
+export const startStyledSimulator: typeof startSimulator = (opts = {}) =>
+  startSimulator({ ...opts, ...(SIM_SHAPES ? { shapes: SIM_SHAPES } : {}) } as SimulatorOptions);
+
 /** A simulator on loopback with a controllable clock and a private cache dir. */
 export interface TestSim {
   sim: RunningSimulator;

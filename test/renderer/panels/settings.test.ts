@@ -2,7 +2,7 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { fail, makeBridge, PROFILES } from '../fake-bridge';
+import { DEMO_STATUS, fail, makeBridge, ok, PROFILES } from '../fake-bridge';
 
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
@@ -64,5 +64,54 @@ describe('Settings panel', () => {
     expect(bridge.api.profilesActivate).toHaveBeenCalledWith({ id: 'p2' });
     expect(bridge.api.appInfo).toHaveBeenCalled();
     expect(bridge.api.servicePing).toHaveBeenCalled();
+  });
+});
+
+describe('Settings: contract drift notice', () => {
+  const DRIFT = {
+    previous: { version: '1.0.0', fetchedAt: '2026-11-20T08:00:00.000Z' },
+    current: { version: '1.0.0', fetchedAt: '2026-11-24T08:00:00.000Z' },
+    detectedAt: '2026-11-24T08:00:01.000Z',
+    operations: {
+      added: [{ method: 'GET', path: '/api/account/usage', operationId: null }],
+      removed: [{ method: 'POST', path: '/api/satelliteproducts/satellitezones/composite', operationId: 'X' }],
+      renamed: [{ from: { method: 'POST', path: '/api/satelliteproducts/acquisitionplans', operationId: null }, to: { method: 'POST', path: '/api/satelliteproducts/acquisition-plans', operationId: null } }],
+    },
+    fields: [
+      { operation: 'GET /api/account/info', section: 'response' as const, change: 'renamed' as const, field: 'MaxTotalBands', to: 'QuotaOfBands', type: 'integer' },
+      { operation: 'GET /api/account/info', section: 'response' as const, change: 'retyped' as const, field: 'MaxCompositeAreaKm2', type: 'string', fromType: 'number' },
+      { operation: 'GET /api/tasking/orders', section: 'parameter' as const, change: 'added' as const, field: 'pageSize', type: 'integer' },
+      { operation: 'GET /api/tasking/orders', section: 'response' as const, change: 'removed' as const, field: 'TenantId', type: 'string' },
+    ],
+  };
+
+  it('shows operations and fields added, removed, renamed and retyped, grouped by operation, with the rename heuristic explained', async () => {
+    const bridge = makeBridge({ serviceStatus: async () => ok({ ...DEMO_STATUS, specDrift: DRIFT }) });
+    fake.api = bridge.api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    const notice = w.get('[data-testid="spec-drift"]');
+    expect(notice.text()).toContain("The service's specification changed");
+    expect(notice.text()).toContain('version 1.0.0 both times');
+    const ops = notice.findAll('[data-testid="spec-drift-operations"] li').map((li) => [li.attributes('data-change'), li.text()]);
+    expect(ops).toEqual([
+      ['added', '+GET /api/account/usage added'],
+      ['removed', '−POST /api/satelliteproducts/satellitezones/composite removed'],
+      ['renamed', '~POST /api/satelliteproducts/acquisitionplans → /api/satelliteproducts/acquisition-plans renamed'],
+    ]);
+    const groups = notice.findAll('[data-testid="spec-drift-fields"]');
+    expect(groups.map((g) => g.get('.op').text())).toEqual(['GET /api/account/info', 'GET /api/tasking/orders']);
+    expect(groups[0]!.text()).toContain('response Data renamed MaxTotalBands → QuotaOfBands (integer)');
+    expect(groups[0]!.text()).toContain('response Data retyped MaxCompositeAreaKm2: number → string');
+    expect(groups[1]!.text()).toContain('parameter added pageSize (integer)');
+    expect(groups[1]!.text()).toContain('response Data removed TenantId (string)');
+    expect(notice.text()).toMatch(/same type, in the same place\s+or with a similar name/);
+  });
+
+  it('shows nothing when the specification did not change', async () => {
+    fake.api = makeBridge().api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    expect(w.find('[data-testid="spec-drift"]').exists()).toBe(false);
   });
 });

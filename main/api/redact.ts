@@ -1,0 +1,183 @@
+import { redactionMark, parseRedactionMark } from '../../preload/contract/redaction.js';
+
+/**
+ * Redaction of API keys: the one place main masks keys out of text and data.
+ *
+ * The production service's account info answers with the API key itself, and
+ * any service may echo a key in a message. So main masks, before anything
+ * reaches IPC, the renderer, a log, a stored request or a file:
+ * - every value equal to (or containing) a key main holds: any profile's key,
+ *   and the embedded demo service's key (the secret registry below);
+ * - every field that *is* the key, whatever its value: recognised by its name
+ *   (key, apiKey, x-api-key, ...) or because the service's specification marks
+ *   it as the key (see {@link keyFieldsOfSchema}).
+ * A key is replaced by a mark such as "•••• 7f3a" (the last four characters,
+ * as the profile list already shows them; never more).
+ *
+ * The API client applies {@link redactServiceData} to every answer it parses,
+ * the dispatcher and the app's event and log sinks apply {@link redactSecretsDeep}
+ * / {@link redactText} as a last line of defence. Logging and diagnostics call
+ * {@link redactText}.
+ */
+
+/** Strings shorter than this are never registered: masking them everywhere would garble ordinary text. */
+const MIN_SECRET_LENGTH = 4;
+/** Beyond this depth a value is not walked further (service answers are far shallower). */
+const MAX_DEPTH = 64;
+
+/** The keys main holds, so they can be masked out of anything. */
+export class SecretRegistry {
+  private readonly secrets = new Set<string>();
+  // Longest first, so a key that contains another key is masked whole.
+  private ordered: string[] = [];
+
+  /** Adds a key (and its trimmed form); blanks and very short strings are ignored. */
+  add(secret: string | null | undefined): void {
+    if (typeof secret !== 'string') return;
+    let changed = false;
+    for (const s of new Set([secret, secret.trim()])) {
+      if (s.length >= MIN_SECRET_LENGTH && !this.secrets.has(s)) {
+        this.secrets.add(s);
+        changed = true;
+      }
+    }
+    if (changed) this.ordered = [...this.secrets].sort((a, b) => b.length - a.length);
+  }
+
+  /** Whether any key is registered. */
+  get size(): number {
+    return this.secrets.size;
+  }
+
+  /** Replaces every occurrence of every registered key in `text` with its mark. */
+  redactText(text: string): string {
+    let out = text;
+    for (const s of this.ordered) if (out.includes(s)) out = out.split(s).join(redactionMark(s));
+    return out;
+  }
+
+  /** Whether `text` contains a registered key. */
+  leaks(text: string): boolean {
+    return this.ordered.some((s) => text.includes(s));
+  }
+}
+
+/** The process-wide registry: the profile store and the transport add every key they read or send. */
+export const secretRegistry = new SecretRegistry();
+
+/** Registers a key held by main so it is masked everywhere from now on. */
+export function registerSecret(secret: string | null | undefined): void {
+  secretRegistry.add(secret);
+}
+
+/** Masks every key main holds out of a text (log lines, messages, file names). */
+export function redactText(text: string): string {
+  return secretRegistry.redactText(text);
+}
+
+/** Replaces every occurrence of any of the given secrets with its mark (for callers with their own list). */
+export function redactSecrets(text: string, secrets: Iterable<string>): string {
+  const list = [...secrets].filter((s) => s && s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const s of list) out = out.split(s).join(redactionMark(s));
+  return out;
+}
+
+// Normalised (lower case, letters and digits only) names of fields that hold a credential.
+const KEY_FIELD_NAMES = new Set(['key', 'apikey', 'xapikey', 'apikeyvalue', 'secret', 'apisecret', 'secretkey', 'accesskey', 'apitoken', 'accesstoken', 'bearertoken', 'password']);
+
+function normalizeName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/**
+ * Whether a field's name says it is the API key itself: "Key", "apiKey",
+ * "api_key", "x-api-key", "UserApiKey", "SecretKey"... but not "KeyName",
+ * "KeyEnding" or "KeyId", which describe a key without being it.
+ */
+export function isKeyFieldName(name: string): boolean {
+  const n = normalizeName(name);
+  return KEY_FIELD_NAMES.has(n) || n.endsWith('apikey');
+}
+
+const MENTIONS_KEY_RE = /\b(?:api[\s_-]?key|x-api-key|access[\s_-]?key|secret)\b/i;
+// A description of something about the key rather than the key: its end, name, id, expiry...
+const ABOUT_KEY_RE = /\b(?:last|first|ending|end|suffix|prefix|name|label|id|identifier|hint|masked|hash|count|number|limits?|expir\w*|created|date|per)\b/i;
+
+/**
+ * Whether a property schema marks the property as the key: `format: password`,
+ * an `x-secret`/`x-sensitive` flag, or a description that says it is the API key
+ * (e.g. "The API key itself"), as opposed to one about the key ("Last four
+ * characters of the key", "Requests allowed per API key").
+ */
+export function isKeySchema(name: string, schema: unknown): boolean {
+  if (isKeyFieldName(name)) return true;
+  if (!schema || typeof schema !== 'object') return false;
+  const s = schema as Record<string, unknown>;
+  if (s.format === 'password' || s['x-secret'] === true || s['x-sensitive'] === true) return true;
+  const text = [s.description, s.title].filter((t): t is string => typeof t === 'string').join(' ');
+  return MENTIONS_KEY_RE.test(text) && !ABOUT_KEY_RE.test(text);
+}
+
+/** Names of the properties a (dereferenced) response schema marks as the key, at any depth. */
+export function keyFieldsOfSchema(schema: unknown, into: Set<string> = new Set(), depth = 0, seen = new WeakSet<object>()): Set<string> {
+  if (!schema || typeof schema !== 'object' || depth > MAX_DEPTH || seen.has(schema)) return into;
+  seen.add(schema);
+  const s = schema as Record<string, unknown>;
+  if (s.properties && typeof s.properties === 'object') {
+    for (const [name, prop] of Object.entries(s.properties as Record<string, unknown>)) {
+      if (isKeySchema(name, prop)) into.add(name);
+      keyFieldsOfSchema(prop, into, depth + 1, seen);
+    }
+  }
+  for (const k of ['items', 'additionalProperties', 'not']) keyFieldsOfSchema(s[k], into, depth + 1, seen);
+  for (const k of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[k])) for (const sub of s[k] as unknown[]) keyFieldsOfSchema(sub, into, depth + 1, seen);
+  return into;
+}
+
+/** Options of {@link redactDeep}. */
+interface DeepOptions {
+  registry: SecretRegistry;
+  /** Names of fields that are the key whatever their value; null: values only. */
+  keyField: ((name: string) => boolean) | null;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (!v || typeof v !== 'object') return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function redactDeep(value: unknown, o: DeepOptions, depth: number): unknown {
+  if (typeof value === 'string') return o.registry.size ? o.registry.redactText(value) : value;
+  if (depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, o, depth + 1));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const name = o.registry.size ? o.registry.redactText(k) : k;
+    if (o.keyField && typeof v === 'string' && o.keyField(k)) out[name] = parseRedactionMark(v) ? v : redactionMark(v);
+    else out[name] = redactDeep(v, o, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * Masks an answer of the service: every registered key wherever it appears, and
+ * the value of every field that is the key (by its name, or listed in `keyFields`
+ * because the specification marks it). Returns a fresh value; the input is untouched.
+ */
+export function redactServiceData<T>(value: T, keyFields: ReadonlySet<string> = new Set(), registry: SecretRegistry = secretRegistry): T {
+  const keyField = (name: string) => keyFields.has(name) || isKeyFieldName(name);
+  return redactDeep(value, { registry, keyField }, 0) as T;
+}
+
+/**
+ * Masks every registered key out of any value (strings, property names, nested
+ * arrays and objects). The last line of defence on IPC results, errors and events,
+ * where field names are the app's own (an operation's "key" is not a secret).
+ */
+export function redactSecretsDeep<T>(value: T, registry: SecretRegistry = secretRegistry): T {
+  if (!registry.size) return value;
+  return redactDeep(value, { registry, keyField: null }, 0) as T;
+}
