@@ -3,3 +3,4 @@ export * from './errors';
 export * from './channels';
 export * from './events';
 export * from './api';
+export * from './distribution';
