@@ -35,8 +35,11 @@ export interface UpdateStatus {
 
 /** Options of {@link UpdateService.open}. */
 export interface UpdateServiceOptions {
-  /** electron-updater's updater for this platform (Electron: `autoUpdater`); tests pass one with a Node app adapter. */
-  updater: AppUpdater;
+  /**
+   * electron-updater's updater for this platform (Electron: `autoUpdater`); tests make one with a Node app adapter.
+   * Called only when updates are on, so a build without a feed never loads electron-updater.
+   */
+  updater: () => AppUpdater | Promise<AppUpdater>;
   /** Folder for the generated update config and the user's channel choice (userData/updates). */
   stateDir: string;
   currentVersion: string;
@@ -53,12 +56,18 @@ export class UpdateService {
   private timer: NodeJS.Timeout | null = null;
   private readonly log: (line: string) => void;
 
+  private updater: AppUpdater | null = null;
+
   private constructor(
     private readonly options: UpdateServiceOptions,
     private userChannel: UpdateChannel | null,
   ) {
     this.log = options.log ?? (() => undefined);
-    const u = options.updater;
+  }
+
+  private attach(u: AppUpdater): void {
+    const options = this.options;
+    this.updater = u;
     u.logger = { info: (m) => this.log(`updates: ${String(m)}`), warn: (m) => this.log(`updates: ${String(m)}`), error: (m) => this.log(`updates: ${String(m)}`), debug: () => undefined };
     u.autoDownload = true;
     // Installing means restarting: only when the user agrees (updates:install), never silently on quit.
@@ -106,9 +115,9 @@ export class UpdateService {
 
   /** Looks for an update; when one is found the download runs in the background (`ready` when done). */
   async check(): Promise<UpdateStatus> {
-    if (!this.config.enabled) return this.state();
+    if (!this.config.enabled || !this.updater) return this.state();
     try {
-      const result = await this.options.updater.checkForUpdates();
+      const result = await this.updater.checkForUpdates();
       // The download's own failures arrive as 'error' events; keep the rejection from going unhandled.
       result?.downloadPromise?.catch(() => undefined);
     } catch (error) {
@@ -120,8 +129,8 @@ export class UpdateService {
 
   /** Restarts into the downloaded update (the user asked for it). */
   install(): UpdateStatus {
-    if (this.status.state !== 'ready') throw new HandlerError('validation', 'No update has been downloaded yet.');
-    this.options.updater.quitAndInstall(false, true);
+    if (this.status.state !== 'ready' || !this.updater) throw new HandlerError('validation', 'No update has been downloaded yet.');
+    this.updater.quitAndInstall(false, true);
     return this.state();
   }
 
@@ -154,7 +163,8 @@ export class UpdateService {
       ...(this.options.publisherNames?.length ? ['publisherName:', ...this.options.publisherNames.map((n) => `  - ${JSON.stringify(n)}`)] : []),
     ];
     await writeFile(file, `${lines.join('\n')}\n`);
-    const u = this.options.updater;
+    if (!this.updater) this.attach(await this.options.updater());
+    const u = this.updater!;
     u.updateConfigPath = file;
     u.allowPrerelease = c.channel === 'beta';
     // Never install an older version, whatever the channel (setting a channel would allow it otherwise).

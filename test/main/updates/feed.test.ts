@@ -95,8 +95,11 @@ describe('update feed over HTTP', () => {
       userDataPath: path.join(dir, 'userData'), baseCachePath: path.join(dir, 'cache'),
       whenReady: () => Promise.resolve(), quit: () => undefined, relaunch: () => undefined, onQuit: () => undefined,
     };
-    const updater = new DebUpdater(null, app);
-    (updater as unknown as { httpExecutor: HttpExecutor<ClientRequest> }).httpExecutor = new NodeHttpExecutor();
+    const updater = () => {
+      const u = new DebUpdater(null, app);
+      (u as unknown as { httpExecutor: HttpExecutor<ClientRequest> }).httpExecutor = new NodeHttpExecutor();
+      return u;
+    };
     const states: UpdateStatus[] = [];
     const waiters: Array<(s: UpdateStatus) => void> = [];
     const service = await UpdateService.open({
