@@ -1,1 +1,5 @@
-/// <reference types="electron-vite/node" />
+/** electron-vite's `?asset` imports: the file is emitted next to the bundle and the import is its absolute path. */
+declare module '*?asset' {
+  const path: string;
+  export default path;
+}

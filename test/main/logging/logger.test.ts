@@ -53,8 +53,8 @@ describe('the main log file', () => {
   it('logs uncaught errors of the process', () => {
     const { secrets, log } = fresh('uncaught');
     secrets.add(KEY);
-    const fakeProcess = new EventEmitter() as unknown as NodeJS.Process;
-    catchProcessErrors(log, fakeProcess);
+    const fakeProcess = new EventEmitter();
+    catchProcessErrors(log, fakeProcess as unknown as NodeJS.Process);
     fakeProcess.emit('uncaughtException', new Error(`exploded with ${KEY}`));
     fakeProcess.emit('unhandledRejection', 'rejected for no reason');
     const text = readFileSync(log.file, 'utf8');

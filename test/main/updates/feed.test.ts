@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http, { type ClientRequest, type IncomingMessage } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { HttpExecutor, configureRequestOptions, configureRequestUrl, type DownloadOptions, type RequestOptions } from 'builder-util-runtime';
+import { HttpExecutor, configureRequestOptions, configureRequestUrl, type DownloadOptions } from 'builder-util-runtime';
 import { DebUpdater } from 'electron-updater';
 import type { AppAdapter } from 'electron-updater/out/AppAdapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import { UpdateService, resolveUpdateConfig, type UpdateStatus } from '../../../
 
 class NodeHttpExecutor extends HttpExecutor<ClientRequest> {
   createRequest(options: RequestOptions, callback: (response: IncomingMessage) => void): ClientRequest {
-    return http.request(options as http.RequestOptions, callback);
+    return http.request(options, callback);
   }
 
   /** As electron-updater's ElectronHttpExecutor.download: the shared doDownload, which checks the sha512. */
