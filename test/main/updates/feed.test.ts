@@ -198,6 +198,25 @@ describe('update feed over HTTP', () => {
   }, 30_000);
 });
 
+describe('updates off', () => {
+  it('never loads electron-updater and answers with the reason', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-updates-off-'));
+    let created = 0;
+    const service = await UpdateService.open({
+      updater: () => {
+        created++;
+        throw new Error('must not be created');
+      },
+      stateDir: dir, currentVersion: '1.4.0', inputs: { buildUrl: '', packaged: true, policy: none },
+    });
+    service.start();
+    expect(await service.check()).toMatchObject({ state: 'off', message: expect.stringMatching(/no update server/) });
+    service.stop();
+    expect(created).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 describe('update configuration', () => {
   const inputs = { buildUrl: '', policy: none, userChannel: null, packaged: true };
 
