@@ -1,11 +1,29 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
+import type { Plugin } from 'vite';
+import { collectLicenses } from './scripts/licenses';
+
+/** Emits out/main/licenses.json: the licences of the production dependencies, for the About dialog. */
+function licensesPlugin(): Plugin {
+  return {
+    name: 'swath-licenses',
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: 'licenses.json', source: JSON.stringify(collectLicenses(process.cwd())) });
+    },
+  };
+}
 
 export default defineConfig({
   main: {
     // Dependencies stay external (electron-vite 5 default): they ship in node_modules.
     build: { rollupOptions: { input: { index: resolve('main/index.ts') } } },
+    plugins: [licensesPlugin()],
+    // Build-time inputs of the updater (main/updates/config.ts); empty when unset: updates off, no signature pinning.
+    define: {
+      'process.env.SWATH_BUILD_UPDATE_URL': JSON.stringify(process.env.SWATH_UPDATE_URL ?? ''),
+      'process.env.SWATH_BUILD_PUBLISHER_NAME': JSON.stringify(process.env.SWATH_WIN_PUBLISHER_NAME ?? ''),
+    },
   },
   preload: {
     build: {

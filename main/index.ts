@@ -1,7 +1,15 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { BrowserWindow, app, dialog, session, shell } from 'electron';
+import { BrowserWindow, app, clipboard, dialog, session, shell } from 'electron';
+import nodeLog from 'electron-log/node';
+import iconPath from '../build/icons/512x512.png?asset';
 import { createElectronFetch } from './hosts/electron-fetch';
+import { buildContentSecurityPolicy } from './hosts/security';
+import { SecretRegistry, catchProcessErrors, configureLog } from './logging';
+import { basemapOrigins, loadPolicy, policyPath } from './policy';
+import { diagnosticsFileName } from './diagnostics/report';
+import { writeReport } from './services/distribution';
+import { BUILD_PUBLISHER_NAMES, BUILD_UPDATE_URL, UpdateService } from './updates';
 import { createDispatcher, createSenderPolicy } from './ipc';
 import { createApp } from './services/app';
 import {
@@ -22,10 +30,15 @@ const EXTERNAL_LINK_HOSTS: readonly string[] = [];
 // Quitting must never hang on a stuck simulator.
 const SHUTDOWN_TIMEOUT_MS = 3_000;
 
-const log = (message: string): void => console.log(`[swath] ${message}`);
-
 // Lets tests and side-by-side profiles run with their own state (and their own single-instance lock).
 if (process.env.SWATH_USER_DATA_DIR) app.setPath('userData', process.env.SWATH_USER_DATA_DIR);
+
+// Every key Swath learns is registered here; every log line and diagnostics report is redacted against it.
+const secrets = new SecretRegistry();
+// The rotating log file in the OS log folder (Linux/Windows: <userData>/logs, macOS: ~/Library/Logs/Swath).
+const mainLog = configureLog(nodeLog, { dir: app.getPath('logs'), secrets, console: true });
+catchProcessErrors(mainLog);
+const log = (message: string): void => mainLog.info(message);
 
 // Every renderer is sandboxed, including any a future feature forgets to configure.
 app.enableSandbox();
@@ -47,8 +60,12 @@ function run(): void {
 
   let mainWindow: BrowserWindow | null = null;
 
+  // The admin policy (read-only, machine-wide); a broken file is reported and ignored, never fatal.
+  const policy = loadPolicy(policyPath(process.platform, process.env), log);
+  const contentSecurityPolicy = policy.then((p) => buildContentSecurityPolicy(basemapOrigins(p)));
+
   // Created once the app is ready (userData is final by then); handlers wait for the embedded service.
-  const core = app.whenReady().then(() =>
+  const core = app.whenReady().then(async () =>
     createApp({
       userDataDir: app.getPath('userData'),
       downloadsDir: join(app.getPath('downloads'), 'Swath'),
@@ -71,8 +88,34 @@ function run(): void {
         return result.canceled ? null : result.filePaths;
       },
       log,
+      distribution: {
+        policy: await policy,
+        secrets,
+        log: mainLog,
+        licensesFile: fileURLToPath(new URL('./licenses.json', import.meta.url)),
+        versions: { electron: process.versions.electron, chrome: process.versions.chrome, node: process.versions.node },
+        saveText: (defaultName, text) => saveReport(defaultName, text),
+        // electron-updater is loaded only when updates are on (a packaged build with a feed URL).
+        updates: async (onState) => {
+          const p = await policy;
+          return UpdateService.open({
+            updater: async () => (await import('electron-updater')).default.autoUpdater,
+            stateDir: join(app.getPath('userData'), 'updates'),
+            currentVersion: app.getVersion(),
+            inputs: { buildUrl: BUILD_UPDATE_URL, policy: p, packaged: app.isPackaged },
+            publisherNames: BUILD_PUBLISHER_NAMES,
+            onState,
+            log,
+          });
+        },
+      },
     }),
   );
+
+  const saveReport = async (defaultName: string, text: string): Promise<string | null> => {
+    const result = await dialog.showSaveDialog({ title: 'Save diagnostics', defaultPath: join(app.getPath('documents'), defaultName), filters: [{ name: 'Text', extensions: ['txt'] }] });
+    return result.canceled || !result.filePath ? null : writeReport(result.filePath, text);
+  };
 
   app.on('second-instance', () => focusWindow(mainWindow));
 
@@ -81,16 +124,23 @@ function run(): void {
   });
 
   const openWindow = (): void => {
-    mainWindow = createMainWindow({ preloadPath, rendererUrl: devServerUrl, rendererFile, externalHosts: EXTERNAL_LINK_HOSTS, log });
+    mainWindow = createMainWindow({ preloadPath, rendererUrl: devServerUrl, rendererFile, externalHosts: EXTERNAL_LINK_HOSTS, icon: iconPath, log });
     mainWindow.on('closed', () => {
       mainWindow = null;
     });
   };
 
   core.then(
-    (c) => {
-      hardenSession(session.defaultSession);
-      installMenu({ appName: app.name, isMac: process.platform === 'darwin', isDev });
+    async (c) => {
+      hardenSession(session.defaultSession, await contentSecurityPolicy);
+      installMenu({
+        appName: app.name, isMac: process.platform === 'darwin', isDev,
+        help: {
+          about: () => broadcast('app:command', { command: 'about' }),
+          copyDiagnostics: () => void c.diagnostics().then((text) => clipboard.writeText(text), (e: unknown) => mainLog.error('Copy diagnostics failed', e)),
+          saveDiagnostics: () => void c.diagnostics().then((text) => saveReport(diagnosticsFileName(), text)).catch((e: unknown) => mainLog.error('Save diagnostics failed', e)),
+        },
+      });
       // Mounted before the window exists, so the renderer's first call always finds its handler.
       mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl) }));
       mountRasterProtocol(c.rasters);
@@ -99,7 +149,7 @@ function run(): void {
         if (BrowserWindow.getAllWindows().length === 0) openWindow();
       });
     },
-    (error: unknown) => log(`Startup failed: ${String(error)}`),
+    (error: unknown) => mainLog.error('Startup failed', error),
   );
 
   app.on('window-all-closed', () => {

@@ -1,7 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { basemapOrigins, loadPolicy, policyPath } from '../policy';
 import { createApp } from '../services/app';
+import { buildContentSecurityPolicy } from './security';
 import { startSimulator } from '../simulator';
 import { startBrowserHost, type BrowserHost } from './browser-host';
 
@@ -20,6 +22,9 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port}`);
   const userDataDir = path.resolve(values['user-data'] ?? path.join(os.tmpdir(), 'swath-browser-host'));
   let host: BrowserHost | null = null;
+  const log = (line: string) => console.error(`[swath] ${line}`);
+  // The same policy file as the app (SWATH_POLICY_FILE overrides the OS path), so policies can be tried here.
+  const policy = await loadPolicy(policyPath(process.platform, process.env), log);
   const app = await createApp({
     userDataDir,
     downloadsDir: path.join(userDataDir, 'downloads'),
@@ -27,9 +32,13 @@ async function main(): Promise<void> {
     platform: process.platform,
     startSimulator,
     emit: (event, payload) => host?.emit(event, payload),
-    log: (line) => console.error(`[swath] ${line}`),
+    log,
+    distribution: { policy },
   });
-  host = await startBrowserHost({ rendererDir: values.renderer, handlers: app.handlers, rasters: app.rasters, port, greeting: () => [{ event: 'connection:state', payload: app.connection() }], token: values.token, log: (l) => console.error(l) });
+  host = await startBrowserHost({
+    rendererDir: values.renderer, handlers: app.handlers, rasters: app.rasters, port, greeting: () => [{ event: 'connection:state', payload: app.connection() }], token: values.token, log: (l) => console.error(l),
+    contentSecurityPolicy: buildContentSecurityPolicy(basemapOrigins(policy)),
+  });
   console.log(`Swath browser host: open ${host.url}`);
   const stop = () => {
     void Promise.all([host?.close(), app.close()]).finally(() => process.exit(0));

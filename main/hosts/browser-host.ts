@@ -8,7 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import { callIdSchema, channelNames, eventNames, events, methodName, type EventName, type EventPayload } from '../../preload/contract';
 import { createDispatcher, type HandlerTable } from '../ipc';
-import { CONTENT_SECURITY_POLICY } from './security';
+import { CONTENT_SECURITY_POLICY, withMetaContentSecurityPolicy } from './security';
 
 /**
  * The browser host (development and end-to-end tests only, never packaged):
@@ -29,6 +29,8 @@ export interface BrowserHostOptions {
   rasters?: RasterFileLookup;
   /** Fixed token for tests; random otherwise. */
   token?: string;
+  /** The CSP (header and meta tag); the admin policy's basemap changes it. Defaults to the app's. */
+  contentSecurityPolicy?: string;
   log?: (message: string) => void;
 }
 
@@ -56,6 +58,7 @@ const TYPES: Record<string, string> = {
 export async function startBrowserHost(options: BrowserHostOptions): Promise<BrowserHost> {
   const token = options.token ?? randomBytes(24).toString('hex');
   const log = options.log ?? (() => undefined);
+  const csp = options.contentSecurityPolicy ?? CONTENT_SECURITY_POLICY;
   const rendererDir = path.resolve(options.rendererDir);
   let origin = '';
   const dispatcher = createDispatcher(options.handlers, { isAllowedSender: (url) => new URL(url).origin === origin });
@@ -104,7 +107,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     if (!stat.isFile()) return void res.writeHead(404).end();
     if (rel === 'index.html') {
       // The page gets the WebSocket bridge as its first script, standing in for the Electron preload.
-      const html = (await fs.readFile(file, 'utf8')).replace('<head>', `<head>\n    <script src="${BRIDGE_PATH}"></script>`);
+      const html = withMetaContentSecurityPolicy(await fs.readFile(file, 'utf8'), csp).replace('<head>', `<head>\n    <script src="${BRIDGE_PATH}"></script>`);
       // Opened with the token: a same-site, script-less cookie lets its raster requests through.
       if (tokenMatches(url.searchParams.get('token'))) res.setHeader('Set-Cookie', `${rasterCookie()}=${rasterSecret}; HttpOnly; SameSite=Strict; Path=${RASTER_PATH}`);
       return send(res, 200, '.html', Buffer.from(html));
@@ -119,7 +122,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       'Content-Type': TYPES[ext]!,
       'Content-Length': body.length,
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+      'Content-Security-Policy': csp,
     });
     res.end(body);
   }

@@ -20,6 +20,8 @@ export interface WindowOptions {
   rendererFile: string;
   /** Hosts whose http(s) links may open in the system browser. */
   externalHosts: readonly string[];
+  /** The window icon (Linux and Windows; macOS uses the bundle's). */
+  icon?: string;
   log?: (message: string) => void;
 }
 
@@ -50,6 +52,7 @@ export function createMainWindow(options: WindowOptions): BrowserWindow {
     // Hidden until the first paint, and painted in the theme colour, so there is no white flash.
     show: false,
     backgroundColor: nativeTheme.shouldUseDarkColors ? '#16181d' : '#f6f7f9',
+    ...(options.icon ? { icon: options.icon } : {}),
     webPreferences: secureWebPreferences(options.preloadPath),
   });
   hardenWebContents(window.webContents, { externalHosts: options.externalHosts, log: options.log });
@@ -90,10 +93,10 @@ export function hardenWebContents(contents: WebContents, policy: ContentsPolicy)
   });
 }
 
-/** Installs the CSP header and denies every permission request and check for the session. */
-export function hardenSession(ses: Session): void {
+/** Installs the CSP header (the default one, or the admin policy's) and denies every permission request and check for the session. */
+export function hardenSession(ses: Session, contentSecurityPolicy?: string): void {
   ses.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: withContentSecurityPolicy(details.responseHeaders) });
+    callback({ responseHeaders: withContentSecurityPolicy(details.responseHeaders, contentSecurityPolicy) });
   });
   ses.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   ses.setPermissionCheckHandler(() => false);

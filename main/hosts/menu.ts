@@ -6,10 +6,12 @@ export interface MenuOptions {
   isMac: boolean;
   /** Developer tools are offered only in development builds. */
   isDev: boolean;
+  /** Help menu actions for support: About (the in-app dialog), copy and save the diagnostics report. */
+  help?: { about(): void; copyDiagnostics(): void; saveDiagnostics(): void };
 }
 
 /** The application menu: platform conventions via Electron roles, so shortcuts match the OS. */
-export function buildMenuTemplate({ appName, isMac, isDev }: MenuOptions): MenuItemConstructorOptions[] {
+export function buildMenuTemplate({ appName, isMac, isDev, help }: MenuOptions): MenuItemConstructorOptions[] {
   const template: MenuItemConstructorOptions[] = [];
 
   if (isMac) {
@@ -72,8 +74,16 @@ export function buildMenuTemplate({ appName, isMac, isDev }: MenuOptions): MenuI
   template.push({
     role: 'help',
     label: '&Help',
-    // The about panel is in the app menu on macOS.
-    submenu: isMac ? [] : [{ role: 'about', label: `About ${appName}` }],
+    submenu: help
+      ? [
+          { label: 'Copy diagnostics', click: () => help.copyDiagnostics() },
+          { label: 'Save diagnostics…', click: () => help.saveDiagnostics() },
+          { type: 'separator' },
+          // The in-app dialog (version, contract version, licences) on every platform.
+          { label: `About ${appName}`, click: () => help.about() },
+        ]
+      : // The about panel is in the app menu on macOS.
+        isMac ? [] : [{ role: 'about', label: `About ${appName}` }],
   });
 
   return template;

@@ -3,35 +3,54 @@
  * tested and reused by the browser host.
  */
 
+/** Where the default online basemap (OpenStreetMap) loads its tiles from. */
+export const OSM_TILE_ORIGIN = 'https://tile.openstreetmap.org';
+
+/**
+ * The renderer's CSP with the given basemap tile origins as the only remote images: OSM by default,
+ * an internal XYZ server or none under an admin policy (main/policy basemapOrigins).
+ */
+export function buildContentSecurityPolicy(tileOrigins: readonly string[] = [OSM_TILE_ORIGIN]): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    ['img-src', "'self'", 'data:', 'blob:', 'swath-raster:', ...tileOrigins].join(' '),
+    "connect-src 'self' swath-raster:",
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
 /** The renderer's Content-Security-Policy, sent as a response header for every document. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob: swath-raster: https://tile.openstreetmap.org",
-  "connect-src 'self' swath-raster:",
-  "worker-src 'self' blob:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const CONTENT_SECURITY_POLICY = buildContentSecurityPolicy();
 
 /**
  * The same policy for the `<meta>` tag in renderer/index.html, which also covers file:// loads
  * (they have no response headers); browsers ignore frame-ancestors in meta and warn about it.
  */
-export const META_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.split('; ')
-  .filter((directive) => !directive.startsWith('frame-ancestors'))
-  .join('; ');
+export const META_CONTENT_SECURITY_POLICY = metaContentSecurityPolicy(CONTENT_SECURITY_POLICY);
 
 /** Returns response headers with our CSP replacing any the server sent (header names are case-insensitive). */
-export function withContentSecurityPolicy(headers: Record<string, string[]> | undefined): Record<string, string[]> {
+export function withContentSecurityPolicy(headers: Record<string, string[]> | undefined, policy: string = CONTENT_SECURITY_POLICY): Record<string, string[]> {
   const result: Record<string, string[]> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (name.toLowerCase() !== 'content-security-policy') result[name] = value;
   }
-  result['Content-Security-Policy'] = [CONTENT_SECURITY_POLICY];
+  result['Content-Security-Policy'] = [policy];
   return result;
+}
+
+/** The meta-tag form of a CSP (no frame-ancestors). */
+export function metaContentSecurityPolicy(policy: string): string {
+  return policy.split('; ').filter((directive) => !directive.startsWith('frame-ancestors')).join('; ');
+}
+
+/** Replaces the CSP meta tag's content in the renderer's index.html (the meta and the header must agree: both apply). */
+export function withMetaContentSecurityPolicy(html: string, policy: string): string {
+  return html.replace(/(<meta\s+http-equiv="Content-Security-Policy"\s+content=")[^"]*(")/, `$1${metaContentSecurityPolicy(policy)}$2`);
 }
 
 /** True when `url` is an http(s) link to an allow-listed host (or one of its subdomains) and may open in the system browser. */

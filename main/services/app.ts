@@ -9,6 +9,7 @@ import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
 import { LibraryCatalog, type RasterFileLookup } from '../library';
 import { OverviewCache } from '../library/overview-cache';
+import { setupDistribution, type DistributionOptions } from './distribution';
 import { createAppHandlers, publicJob } from './handlers';
 import { ServiceSession } from './session';
 import { SettingsStore } from './settings';
@@ -40,6 +41,8 @@ export interface AppOptions {
   /** The system "open files" dialog for GeoTIFFs; the browser host has none. */
   chooseFiles?: () => Promise<string[] | null>;
   log?: (message: string) => void;
+  /** Admin policy, log file, updates, About and diagnostics inputs; safe defaults when absent. */
+  distribution?: DistributionOptions;
 }
 
 /** A running app core. */
@@ -51,6 +54,8 @@ export interface SwathApp {
   library: LibraryCatalog;
   /** What the raster protocol serves: library rasters and their overview copies. */
   rasters: RasterFileLookup;
+  /** The diagnostics report (redacted), for the Help menu. */
+  diagnostics(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -81,6 +86,10 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     log(`Demo service failed to start: ${String(error)}`);
     emit('connection:state', { state: 'offline', detail: 'The demo service failed to start.' });
   }
+
+  const distribution = await setupDistribution(options.distribution ?? {}, {
+    dir, version: options.version, platform: options.platform, demoKey: DEMO_API_KEY, profiles, queue: () => queue, emit, log,
+  });
 
   const settings = await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log);
   const library = await LibraryCatalog.open({ dir, onWarning: log });
@@ -120,15 +129,20 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   };
 
   return {
-    handlers: createAppHandlers({
-      version: options.version, platform: options.platform, session, profiles, queue, library, settings, overviews, probe,
-      revealFile: options.revealFile,
-      chooseFiles: options.chooseFiles,
+    handlers: distribution.wrap({
+      ...createAppHandlers({
+        version: options.version, platform: options.platform, session, profiles, queue, library, settings, overviews, probe,
+        revealFile: options.revealFile,
+        chooseFiles: options.chooseFiles,
+      }),
+      ...distribution.handlers,
     }),
+    diagnostics: () => distribution.diagnostics(),
     connection: () => connection,
     library,
     rasters: overviews.rasterLookup(),
     async close() {
+      distribution.close();
       await overviews.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));
       await library.flush().catch(() => undefined);

@@ -10,6 +10,7 @@ import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type KeyProbe, type ProfileStore } from '../keychain';
 import type { LibraryCatalog } from '../library';
 import type { OverviewCache } from '../library/overview-cache';
+import type { DistributionChannel } from './distribution';
 import type { ServiceSession } from './session';
 import type { SettingsStore } from './settings';
 
@@ -45,8 +46,8 @@ export function publicJob(job: DownloadJob): Omit<DownloadJob, 'partPath'> {
   return rest;
 }
 
-/** Builds the handler table. */
-export function createAppHandlers(deps: HandlerDeps): HandlerTable {
+/** Builds the handler table (the distribution channels come from ./distribution). */
+export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, DistributionChannel> {
   const { session, profiles, queue, library, settings } = deps;
   const now = deps.now ?? (() => performance.now());
   const client = (signal: AbortSignal) => session.client(signal);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
 
 /**
  * The request/response channel map. Adding a channel is one entry in
@@ -341,6 +342,25 @@ export const channels = {
   ),
   /** Opens the system file dialog (where the host has one) and imports the chosen GeoTIFFs. */
   'library:import-dialog': channel(noRequest, z.object({ entries: z.array(libraryEntrySchema), cancelled: z.boolean() })),
+
+  /** Version, contract version and the licences of the bundled dependencies. */
+  'app:about': channel(noRequest, aboutSchema),
+  /** The admin policy: what it fixes, or why the file was ignored. */
+  'policy:get': channel(noRequest, policyViewSchema),
+  /** The diagnostics report as text (version, OS, profile origins, log tail, queue, userData files); never a key. */
+  'diagnostics:get': channel(noRequest, z.object({ text: z.string() })),
+  /** Saves the diagnostics report with the system save dialog (where the host has one). */
+  'diagnostics:save': channel(noRequest, z.object({ saved: z.boolean(), path: z.string().nullable() })),
+  /** Logs an uncaught renderer error in main's log (redacted). */
+  'app:report-error': channel(errorReportSchema, z.object({ logged: z.literal(true) })),
+  /** Where updates stand. */
+  'updates:status': channel(noRequest, updateStatusSchema),
+  /** Looks for an update now. */
+  'updates:check': channel(noRequest, updateStatusSchema),
+  /** Restarts into the downloaded update; the user asked for it. */
+  'updates:install': channel(noRequest, updateStatusSchema),
+  /** Chooses the stable or beta channel, unless the policy fixes it. */
+  'updates:set-channel': channel(z.strictObject({ channel: z.enum(['stable', 'beta']) }), updateStatusSchema),
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

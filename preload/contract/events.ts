@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { appCommandSchema, updateStatusSchema } from './distribution';
 
 /** Connection states of the active service, as shown in the status bar. */
 export const connectionStates = ['connecting', 'online', 'offline'] as const;
@@ -28,6 +29,10 @@ export const events = {
   'library:changed': z.object({ reason: z.enum(['added', 'removed', 'updated']), id: z.string() }),
   /** Progress (0..1) of building a library raster's overview copy. */
   'library:overview-progress': z.object({ id: z.string(), fraction: z.number().min(0).max(1) }),
+  /** Update state changed (checking, downloading, ready to restart, error). */
+  'updates:state': updateStatusSchema,
+  /** The application menu asks the window to do something (open About). */
+  'app:command': appCommandSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The real contract's event map type. */

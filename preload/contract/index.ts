@@ -5,3 +5,4 @@ export * from './events';
 export * from './api';
 export * from './calls';
 export * from './redaction';
+export * from './distribution';

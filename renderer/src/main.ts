@@ -1,7 +1,10 @@
 import { createPinia } from 'pinia';
 import { createApp } from 'vue';
 import 'ol/ol.css';
-import App from './App.vue';
+import Root from './Root.vue';
+import { installErrorHandlers } from './lib/crash';
 import './assets/base.css';
 
-createApp(App).use(createPinia()).mount('#app');
+const app = createApp(Root).use(createPinia());
+installErrorHandlers(app);
+app.mount('#app');

@@ -59,10 +59,10 @@ describe('electron-builder.yml', () => {
     expect(config.directories?.output).toBe('dist');
   });
 
-  it('builds AppImage and deb on Linux, NSIS on Windows, DMG on macOS', () => {
+  it('builds AppImage and deb on Linux, NSIS on Windows, DMG (and the zip updates use) on macOS', () => {
     expect(targets('linux').sort()).toEqual(['AppImage', 'deb']);
     expect(targets('win')).toEqual(['nsis']);
-    expect(targets('mac')).toEqual(['dmg']);
+    expect(targets('mac')).toEqual(['dmg', 'zip']);
     expect(config.linux.category).toMatch(/Science/);
     expect(config.linux.category).toMatch(/Graphics/);
     expect(config.linux.maintainer).toMatch(/<[^@\s]+@[^@\s]+>/);
@@ -77,6 +77,23 @@ describe('electron-builder.yml', () => {
     expect(covered('node_modules/keytar/build/Release/keytar.node')).toBe(true);
     expect(covered('node_modules/keytar/prebuilds/linux-x64/keytar.node')).toBe(true);
     expect(covered('node_modules/keytar/lib/keytar.js')).toBe(false);
+  });
+
+  it('fits managed fleets: deb needs libsecret, NSIS offers per-machine installs, macOS is hardened, update files are written', () => {
+    const full = config as unknown as {
+      deb: { depends: string[] }; nsis: { oneClick: boolean; perMachine: boolean; allowElevation: boolean };
+      mac: { hardenedRuntime: boolean; notarize?: unknown }; publish: { provider: string }; generateUpdatesFilesForAllChannels: boolean;
+    };
+    expect(full.deb.depends).toContain('libsecret-1-0');
+    // Electron's own runtime libraries stay listed: setting depends replaces electron-builder's defaults.
+    expect(full.deb.depends).toEqual(expect.arrayContaining(['libgtk-3-0', 'libnss3', 'libxss1', 'libxtst6', 'libatspi2.0-0']));
+    // oneClick false + perMachine false = the installer asks, and /S /allusers installs per machine.
+    expect(full.nsis).toMatchObject({ oneClick: false, perMachine: false, allowElevation: true });
+    expect(full.mac.hardenedRuntime).toBe(true);
+    // Unset = notarize when the APPLE_* variables are present, skip (not fail) otherwise.
+    expect(full.mac.notarize).toBeUndefined();
+    expect(full.publish.provider).toBe('generic');
+    expect(full.generateUpdatesFilesForAllChannels).toBe(true);
   });
 
   it('flips the security fuses', () => {
@@ -113,6 +130,9 @@ describe('electron-builder.yml', () => {
       'vitest.config.ts',
       'electron-builder.yml',
       'README.md',
+      'build/icon.svg',
+      'scripts/icons.ts',
+      'out/main/index.js.map',
     ]) {
       expect(shipped(path), path).toBe(false);
     }

@@ -83,5 +83,22 @@ describe('electron-vite build output', () => {
     expect(report.quit).toBe(true);
     // The simulator kept its state where the app said.
     expect(existsSync(join(userData, 'demo-state.json'))).toBe(true);
+    // Main logged to the rotating file in the OS log folder (inside userData on Linux), redacted.
+    const logText = readFileSync(join(userData, 'logs', 'main.log'), 'utf8');
+    expect(logText).toMatch(/\[info\] /);
+    expect(logText).not.toContain('demo-key');
+  });
+
+  it('ships the licences of the production dependencies, generated at build time, and the window icon', () => {
+    const licenses = JSON.parse(readFileSync(join(outDir, 'main/licenses.json'), 'utf8')) as { name: string; license: string }[];
+    const byName = new Map(licenses.map((l) => [l.name, l.license]));
+    expect(byName.get('vue')).toBe('MIT');
+    expect(byName.get('electron-updater')).toBe('MIT');
+    expect(byName.has('@github/keytar')).toBe(true);
+    // Development tools never ship, so they are not listed.
+    for (const dev of ['vitest', 'electron', 'electron-builder', 'typescript', '@resvg/resvg-js']) expect(byName.has(dev), dev).toBe(false);
+    const main = readFileSync(join(outDir, 'main/index.js'), 'utf8');
+    const icon = /["']([^"']*512x512[^"']*\.png)["']/.exec(main);
+    expect(icon, 'the main bundle refers to the icon asset').not.toBeNull();
   });
 });

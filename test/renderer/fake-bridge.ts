@@ -29,6 +29,16 @@ export const DEMO_STATUS = {
   contractNotice: null, specDrift: null, specSource: 'network' as const, concurrency: 8, limits: { maxCompositeAreaKm2: 2500, maxTotalBands: 12 },
 };
 
+export const NO_POLICY = {
+  status: 'none' as const, file: '/etc/swath/policy.json', problems: [], lockedProfileIds: [], hideDemoService: false,
+  basemap: null, downloadDir: null, updates: null, monthlyBudget: null, notifications: null,
+};
+
+export const UPDATES_OFF = {
+  state: 'off' as const, message: 'Updates are off: this build has no update server.', currentVersion: '0.1.0', version: null, releaseNotes: null,
+  percent: null, url: null, channel: 'stable' as const, channelFixed: false, checkedAt: null,
+};
+
 export const MODELS = [
   { Model: 'Stratus2', SupportedSatelliteConstellations: [{ SatelliteConstellation: 'Sentinel1', Optional: false }, { SatelliteConstellation: 'Sentinel2', Optional: false }, { SatelliteConstellation: 'Landsat89', Optional: true }] },
   { Model: 'Nimbus', SupportedSatelliteConstellations: [{ SatelliteConstellation: 'Sentinel2L1', Optional: false }, { SatelliteConstellation: 'WFIAmazonia', Optional: true }] },
@@ -88,6 +98,15 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     libraryRemove: async () => ok({ removed: true }),
     settingsGet: async () => ok({ downloadDir: '/home/analyst/Downloads', theme: 'system', osmLayer: false }),
     settingsSet: async (p) => ok({ downloadDir: '/home/analyst/Downloads', theme: 'system', osmLayer: false, ...p }),
+    policyGet: async () => ok(NO_POLICY),
+    updatesStatus: async () => ok(UPDATES_OFF),
+    updatesCheck: async () => ok(UPDATES_OFF),
+    updatesInstall: async () => fail('validation', 'No update has been downloaded yet.'),
+    updatesSetChannel: async (r) => ok({ ...UPDATES_OFF, channel: r.channel }),
+    appAbout: async () => ok({ version: '0.1.0', contractVersion: '1.0.0', platform: 'linux', arch: 'x64', electron: null, chrome: null, node: '20.20.2', licenses: [{ name: 'vue', version: '3.5.45', license: 'MIT' }], licensesNote: null }),
+    appReportError: async () => ok({ logged: true }),
+    diagnosticsGet: async () => ok({ text: '# Swath diagnostics' }),
+    diagnosticsSave: async () => fail('validation', 'This window has no save dialog.'),
   };
   const api: Record<string, any> = {};
   for (const [name, fn] of Object.entries({ ...defaults, ...overrides })) api[name] = vi.fn(fn);

@@ -59,15 +59,26 @@ export function createBasemap(): { layer: VectorImageLayer<VectorSource>; restyl
 
 /** The optional OpenStreetMap layer (online only; off unless Settings turn it on). */
 export function createOsmLayer(onError: (message: string) => void): TileLayer<OSM> {
-  const source = new OSM({ crossOrigin: 'anonymous' });
+  const layer = new TileLayer<OSM>({ visible: false, zIndex: 1, opacity: 0.85 });
+  setOnlineSource(layer, null, null, onError);
+  return layer;
+}
+
+/**
+ * Points the online layer at OpenStreetMap (url null) or at the internal XYZ server an admin policy names
+ * (the CSP allows exactly that host then).
+ */
+export function setOnlineSource(layer: TileLayer<OSM>, url: string | null, attribution: string | null, onError: (message: string) => void): void {
+  const source = url ? new OSM({ url, crossOrigin: 'anonymous', attributions: attribution ?? undefined }) : new OSM({ crossOrigin: 'anonymous' });
+  const name = url ? `The internal basemap (${new URL(url.replace(/[{}]/g, '')).host})` : 'OpenStreetMap';
   let reported = false;
   source.on('tileloaderror', () => {
     if (reported) return;
     reported = true;
-    onError('OpenStreetMap tiles did not load: the network or tile.openstreetmap.org is unavailable.');
+    onError(url ? `${name} tiles did not load: the network or the tile server is unavailable.` : 'OpenStreetMap tiles did not load: the network or tile.openstreetmap.org is unavailable.');
   });
   source.on('tileloadend', () => {
     reported = false;
   });
-  return new TileLayer({ source, visible: false, zIndex: 1, opacity: 0.85 });
+  layer.setSource(source);
 }

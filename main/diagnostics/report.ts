@@ -1,0 +1,115 @@
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { PolicyView } from '../policy';
+import type { SecretRegistry } from '../logging/redact';
+import type { UpdateStatus } from '../updates';
+
+/**
+ * The diagnostics report support asks for: versions, OS, profile origins
+ * (never keys, never full URLs with paths), the end of the log, the download
+ * queue and the userData file list. The whole text goes through the same
+ * redaction as the log before it leaves main, so a key that slipped into any
+ * part of it (a log line, a job's error) is still not there.
+ */
+
+/** Everything the report is made of; gathered by the app core. */
+export interface DiagnosticsInput {
+  version: string;
+  contractVersion: string;
+  platform: string;
+  arch: string;
+  osRelease: string;
+  versions: Record<string, string | undefined>;
+  profiles: { name: string; baseUrl: string | null; builtIn: boolean; active: boolean; keySet: boolean }[];
+  jobs: { id: string; kind: string; state: string; reason?: string; bytes: number; total: number | null; updatedAt: string }[];
+  userDataDir: string;
+  logFile: string | null;
+  logTail: string[];
+  policy: PolicyView;
+  updates: UpdateStatus | null;
+}
+
+/** How many log lines the report carries. */
+export const DIAGNOSTICS_LOG_LINES = 200;
+const MAX_FILES = 400;
+const MAX_DEPTH = 4;
+
+/** The scheme, host and port of a URL, nothing else (a path could name a customer). */
+export function originOf(url: string | null): string {
+  if (!url) return '(none)';
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** The userData files, relative, with sizes; bounded in depth and count. */
+export async function listFiles(root: string, maxFiles = MAX_FILES): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      if (out.length >= maxFiles) return;
+      const full = path.join(dir, entry.name);
+      const rel = path.relative(root, full);
+      if (entry.isDirectory()) {
+        out.push(`${rel}${path.sep}`);
+        if (depth < MAX_DEPTH) await walk(full, depth + 1);
+      } else {
+        const size = await stat(full).then((s) => s.size, () => -1);
+        out.push(`${rel}  ${size} B`);
+      }
+    }
+  };
+  await walk(root, 0);
+  if (out.length >= maxFiles) out.push(`… (listing stopped at ${maxFiles} entries)`);
+  return out;
+}
+
+/** Builds the report's text, redacted. */
+export async function buildDiagnostics(input: DiagnosticsInput, secrets: SecretRegistry, now = new Date()): Promise<string> {
+  const lines: string[] = [];
+  const section = (title: string) => lines.push('', `## ${title}`);
+  lines.push(`# Swath diagnostics, ${now.toISOString()}`);
+  section('Version');
+  lines.push(`Swath ${input.version}, IPC contract ${input.contractVersion}`);
+  for (const [name, v] of Object.entries(input.versions)) if (v) lines.push(`${name} ${v}`);
+  section('System');
+  lines.push(`${input.platform} ${input.arch}, OS release ${input.osRelease}`);
+  section('Policy');
+  lines.push(`${input.policy.status} (${input.policy.file})`);
+  for (const problem of input.policy.problems) lines.push(`problem: ${problem}`);
+  if (input.policy.status === 'applied') {
+    lines.push(`locked profiles: ${input.policy.lockedProfileIds.length}, demo hidden: ${input.policy.hideDemoService}, basemap: ${input.policy.basemap?.online ?? 'default'}, download folder fixed: ${input.policy.downloadDir !== null}`);
+  }
+  section('Updates');
+  lines.push(input.updates ? `${input.updates.state}: ${input.updates.message} (channel ${input.updates.channel})` : 'not available in this host');
+  section('Profiles (origins only; keys are never included)');
+  for (const p of input.profiles) {
+    lines.push(`- ${p.name}: ${p.builtIn ? 'built-in demo service' : originOf(p.baseUrl)}${p.active ? ' [active]' : ''}, key ${p.keySet ? 'set' : 'not set'}`);
+  }
+  section('Download queue');
+  const counts = new Map<string, number>();
+  for (const job of input.jobs) counts.set(job.state, (counts.get(job.state) ?? 0) + 1);
+  lines.push(input.jobs.length ? [...counts].map(([s, c]) => `${s}: ${c}`).join(', ') : 'empty');
+  for (const job of input.jobs.slice(-20)) {
+    lines.push(`- ${job.id} ${job.kind} ${job.state} ${job.bytes}/${job.total ?? '?'} B, ${job.updatedAt}${job.reason ? `: ${job.reason}` : ''}`);
+  }
+  section(`userData files (${input.userDataDir})`);
+  lines.push(...(await listFiles(input.userDataDir)));
+  section(`Log, last ${input.logTail.length} lines (${input.logFile ?? 'no log file in this host'})`);
+  lines.push(...input.logTail);
+  return `${secrets.redact(lines.join('\n'))}\n`;
+}
+
+/** The default file name of a saved report. */
+export function diagnosticsFileName(now = new Date()): string {
+  return `swath-diagnostics-${now.toISOString().slice(0, 19).replaceAll(':', '-')}.txt`;
+}

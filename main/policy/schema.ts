@@ -1,0 +1,112 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { checkBaseUrl, nameReasons } from '../keychain/validation';
+
+/**
+ * The admin policy: a read-only JSON file IT drops on the machine. Every key is
+ * optional; a missing key leaves the user's own setting in place. Objects are
+ * strict, so a misspelt key is an error (reported), never silently ignored.
+ * README "Deploying Swath in an organisation" documents every key.
+ */
+
+/** Update channels; "stable" reads latest*.yml from the feed, "beta" reads beta*.yml. */
+export const updateChannels = ['stable', 'beta'] as const;
+
+/** One of {@link updateChannels}. */
+export type UpdateChannel = (typeof updateChannels)[number];
+
+/** What the online basemap layer may show: OpenStreetMap (the default), nothing remote, or one internal XYZ server. */
+export const onlineBasemaps = ['osm', 'none', 'xyz'] as const;
+
+const policyProfileSchema = z
+  .strictObject({
+    name: z.string(),
+    baseUrl: z.string(),
+  })
+  .superRefine((profile, ctx) => {
+    for (const reason of nameReasons(profile.name)) ctx.addIssue({ code: 'custom', path: ['name'], message: reason });
+    const url = checkBaseUrl(profile.baseUrl);
+    if (!url.ok) for (const reason of url.reasons) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: reason });
+  })
+  .transform((profile) => {
+    const url = checkBaseUrl(profile.baseUrl);
+    return { name: profile.name.trim(), baseUrl: url.ok ? url.url : profile.baseUrl };
+  });
+
+/** An https URL template of an XYZ tile server, with {z}, {x} and {y}. */
+const xyzTemplateSchema = z.string().superRefine((template, ctx) => {
+  for (const part of ['{z}', '{x}', '{y}']) {
+    if (!template.includes(part)) ctx.addIssue({ code: 'custom', message: `The tile URL must contain ${part}.` });
+  }
+  let url: URL | null = null;
+  try {
+    url = new URL(template.replaceAll('{', '').replaceAll('}', ''));
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'The tile URL must be an absolute https:// URL template, such as https://tiles.example.org/{z}/{x}/{y}.png.' });
+  }
+  if (url && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'The tile URL must use https://.' });
+  if (url && (url.username || url.password)) ctx.addIssue({ code: 'custom', message: 'The tile URL must not contain a user name or password.' });
+});
+
+/** The policy file's schema. */
+export const policySchema = z
+  .strictObject({
+    /** Profiles every user gets (name and base URL, never keys); they cannot be renamed, re-pointed or deleted. */
+    profiles: z.array(policyProfileSchema).max(20, 'At most 20 profiles.').optional(),
+    /** Hides the built-in demo service (the offline simulator profile). */
+    hideDemoService: z.boolean().optional(),
+    /** Which online basemap the map may load; the CSP allows that one host and no other. */
+    basemap: z
+      .strictObject({
+        online: z.enum(onlineBasemaps),
+        xyzUrl: xyzTemplateSchema.optional(),
+        attribution: z.string().max(200).optional(),
+      })
+      .superRefine((basemap, ctx) => {
+        if (basemap.online === 'xyz' && !basemap.xyzUrl) ctx.addIssue({ code: 'custom', path: ['xyzUrl'], message: 'xyzUrl is required when online is "xyz".' });
+        if (basemap.online !== 'xyz' && basemap.xyzUrl) ctx.addIssue({ code: 'custom', path: ['xyzUrl'], message: 'xyzUrl is only allowed when online is "xyz".' });
+      })
+      .optional(),
+    /** The download folder, fixed (an absolute path; environment variables are not expanded). */
+    downloadDir: z
+      .string()
+      .refine((dir) => path.isAbsolute(dir) || path.win32.isAbsolute(dir), 'downloadDir must be an absolute path.')
+      .optional(),
+    /** Where updates come from and which channel; a URL here wins over the one set at build time. */
+    updates: z
+      .strictObject({
+        url: z
+          .url({ protocol: /^https?$/, error: 'updates.url must be an http(s) URL.' })
+          .optional(),
+        channel: z.enum(updateChannels).optional(),
+        /** Turns automatic updates off even when a feed URL is known. */
+        enabled: z.boolean().optional(),
+      })
+      .optional(),
+    /** A monthly spending ceiling, stored and shown now; the budget feature that enforces it comes later. */
+    monthlyBudget: z
+      .strictObject({
+        amount: z.number().positive('monthlyBudget.amount must be greater than 0.'),
+        currency: z.string().regex(/^[A-Z]{3}$/, 'monthlyBudget.currency must be a 3-letter ISO code such as EUR.'),
+      })
+      .optional(),
+    /** Desktop notifications; false turns them off (stored and shown now; notifications come later). */
+    notifications: z.boolean().optional(),
+  });
+
+/** A validated policy. */
+export type Policy = z.output<typeof policySchema>;
+
+/** Turns zod issues into lines an administrator can act on ("basemap.xyzUrl: ..."). */
+export function policyProblems(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const where = issue.path.length ? issue.path.join('.') : '(top level)';
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.join(', ');
+      // A key in a profile is the one mistake that must be explained, not just refused.
+      const hint = issue.keys.some((k) => /key|secret|token|password/i.test(k)) ? ' A policy never carries API keys; users enter their key in Settings.' : '';
+      return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}.${hint}`;
+    }
+    return `${where}: ${issue.message}`;
+  });
+}

@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { basemapOrigins, loadPolicy, policyPath, policyView } from '../../../main/policy';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-policy-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const write = (name: string, content: unknown) => {
+  const file = path.join(dir, name);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+};
+
+describe('policy file location', () => {
+  it('is /etc/swath on Linux, %ProgramData%\\Swath on Windows, /Library/Application Support/Swath on macOS', () => {
+    expect(policyPath('linux', {})).toBe('/etc/swath/policy.json');
+    expect(policyPath('freebsd', {})).toBe('/etc/swath/policy.json');
+    expect(policyPath('darwin', {})).toBe('/Library/Application Support/Swath/policy.json');
+    expect(policyPath('win32', { ProgramData: 'D:\\ProgramData' })).toBe('D:\\ProgramData\\Swath\\policy.json');
+    expect(policyPath('win32', { PROGRAMDATA: 'E:\\PD' })).toBe('E:\\PD\\Swath\\policy.json');
+    expect(policyPath('win32', {})).toBe('C:\\ProgramData\\Swath\\policy.json');
+  });
+
+  it('is overridden by SWATH_POLICY_FILE on every platform', () => {
+    for (const platform of ['linux', 'darwin', 'win32']) expect(policyPath(platform, { SWATH_POLICY_FILE: '/tmp/p.json' })).toBe('/tmp/p.json');
+    expect(policyPath('linux', { SWATH_POLICY_FILE: '  ' })).toBe('/etc/swath/policy.json');
+  });
+});
+
+describe('loading the policy', () => {
+  it('no file: nothing applies, nothing logged as a problem', async () => {
+    const state = await loadPolicy(path.join(dir, 'absent.json'));
+    expect(state).toMatchObject({ status: 'none', problems: [], policy: {} });
+  });
+
+  it('a complete policy is applied and normalised', async () => {
+    const file = write('full.json', {
+      profiles: [{ name: ' Production ', baseUrl: 'https://imagery.corp.example/' }],
+      hideDemoService: true,
+      basemap: { online: 'xyz', xyzUrl: 'https://tiles.corp.example/{z}/{x}/{y}.png', attribution: '© Corp' },
+      downloadDir: '/srv/imagery',
+      updates: { url: 'https://updates.corp.example/swath/', channel: 'beta' },
+      monthlyBudget: { amount: 500, currency: 'EUR' },
+      notifications: false,
+    });
+    const logs: string[] = [];
+    const state = await loadPolicy(file, (l) => logs.push(l));
+    expect(state.status).toBe('applied');
+    expect(state.policy.profiles).toEqual([{ name: 'Production', baseUrl: 'https://imagery.corp.example' }]);
+    expect(basemapOrigins(state)).toEqual(['https://tiles.corp.example']);
+    const view = policyView(state, ['p1']);
+    expect(view).toMatchObject({
+      status: 'applied', lockedProfileIds: ['p1'], hideDemoService: true, downloadDir: '/srv/imagery',
+      updates: { url: 'https://updates.corp.example/swath/', channel: 'beta', enabled: null },
+      monthlyBudget: { amount: 500, currency: 'EUR' }, notifications: false,
+      basemap: { online: 'xyz', xyzUrl: 'https://tiles.corp.example/{z}/{x}/{y}.png', attribution: '© Corp' },
+    });
+    expect(logs.join('\n')).toContain('policy: applied');
+  });
+
+  it('basemap origins: OSM by default, none when forbidden', async () => {
+    expect(basemapOrigins(await loadPolicy(path.join(dir, 'absent.json')))).toEqual(['https://tile.openstreetmap.org']);
+    expect(basemapOrigins(await loadPolicy(write('none.json', { basemap: { online: 'none' } })))).toEqual([]);
+  });
+
+  it.each([
+    ['not JSON', '{ "hideDemoService": tru', /not valid JSON/],
+    ['a key in a profile', { profiles: [{ name: 'P', baseUrl: 'https://x.example', apiKey: 'sk-123' }] }, /profiles\.0: unknown key apiKey\. A policy never carries API keys/],
+    ['a misspelt key', { hideDemo: true }, /\(top level\): unknown key hideDemo/],
+    ['plain http to a remote host', { profiles: [{ name: 'P', baseUrl: 'http://imagery.corp.example' }] }, /profiles\.0\.baseUrl: .*https/],
+    ['xyz without a URL', { basemap: { online: 'xyz' } }, /basemap\.xyzUrl: xyzUrl is required/],
+    ['an http tile server', { basemap: { online: 'xyz', xyzUrl: 'http://tiles.corp/{z}/{x}/{y}.png' } }, /must use https/],
+    ['a tile URL without {y}', { basemap: { online: 'xyz', xyzUrl: 'https://tiles.corp/{z}/{x}.png' } }, /must contain \{y\}/],
+    ['a relative download folder', { downloadDir: 'imagery' }, /downloadDir must be an absolute path/],
+    ['an unknown channel', { updates: { channel: 'nightly' } }, /updates\.channel/],
+    ['a negative budget', { monthlyBudget: { amount: -1, currency: 'EUR' } }, /greater than 0/],
+  ])('%s: reported, logged, and nothing of it applies', async (_name, content, problem) => {
+    const logs: string[] = [];
+    const state = await loadPolicy(write(`bad-${Math.random()}.json`, content), (l) => logs.push(l));
+    expect(state.status).toBe('invalid');
+    expect(state.policy).toEqual({});
+    expect(state.problems.join('\n')).toMatch(problem);
+    expect(logs.join('\n')).toMatch(/is invalid and was ignored/);
+    // A policy never echoes a key it refused into the log.
+    expect(logs.join('\n')).not.toContain('sk-123');
+  });
+
+  it('accepts a Windows download folder and a UTF-8 BOM', async () => {
+    const state = await loadPolicy(write('win.json', '\uFEFF{"downloadDir":"D:\\\\Imagery"}'));
+    expect(state).toMatchObject({ status: 'applied', policy: { downloadDir: 'D:\\Imagery' } });
+  });
+});
