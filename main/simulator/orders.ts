@@ -214,9 +214,11 @@ export function nextMonthCosts(acc: Account, state: SimState): number {
 /** The canonical, comparable form of an order body (key order and defaults do not matter). */
 export function canonicalOrder(body: EstimateBody | CreateBody): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const skip = new Set(['TileDeduplication', 'SimulatedEuroUsage']);
-  for (const k of Object.keys(body).sort()) {
-    const v = (body as Record<string, unknown>)[k];
+  const skip = new Set(['TileDeduplication', 'SimulatedEuroUsage', 'Until']);
+  // To and Until name the same end.
+  const src: Record<string, unknown> = { ...body, To: body.To ?? body.Until };
+  for (const k of Object.keys(src).sort()) {
+    const v = src[k];
     if (skip.has(k) || v === undefined) continue;
     out[k] = v === '' ? null : v;
   }

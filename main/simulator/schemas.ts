@@ -521,7 +521,9 @@ export const TaskOrderDto = z
 /** Data of the orders list. */
 export const TaskOrderListDto = z.object({ TaskOrders: z.array(TaskOrderDto) }).openapi('TaskOrderListDto');
 /** Data of order details. */
-export const TaskOrderDetailsDto = TaskOrderDto.extend({
+export const TaskOrderDetailsDto = z.object({
+  // Spelled out (not extend) so the spec has one flat object instead of an allOf.
+  ...TaskOrderDto.shape,
   ImageDates: z.array(z.object({ Date: z.string().openapi({ format: 'date' }), Available: z.boolean() })),
   StatusHistory: z.array(z.object({ Status: z.string(), At: z.string().openapi({ format: 'date-time' }) })),
   CancellationDate: z.string().nullable().openapi({ format: 'date-time' }),

@@ -50,7 +50,10 @@ export const OPERATIONS: OperationDef[] = [
   { operationId: 'Tasking_CancelOrder', method: 'delete', path: '/api/tasking/orders/cancel', tag: 'Tasking', summary: 'Cancels an order in Review, or stops a recurring order\'s renewal before 00:00 UTC on the 1st of next month.', query: S.OrderGuidQuery, response: S.TaskOrderCancelResultDto, envelope: 'ServiceResultOfTaskOrderCancelResultDto' },
 ];
 
-const ErrorInfo = z.object({ Message: z.string(), Code: z.number().int().openapi({ description: '992 validation; 993 invalid request; 994 not enough credit; 1002 no imagery; 1003 too many concurrent requests; 1004 area too large; 1005 too many bands; 1006 not covered by an order.' }) }).openapi('ServiceError');
+const errorFields = { Message: z.string(), Code: z.number().int().openapi({ description: '992 validation; 993 invalid request; 994 not enough credit; 1002 no imagery; 1003 too many concurrent requests; 1004 area too large; 1005 too many bands; 1006 not covered by an order.' }) };
+const ErrorInfo = z.object(errorFields).openapi('ServiceError');
+// Inline rather than a nullable $ref, which OpenAPI 3.0 can only write as an allOf that JSON Schema readers take as non-null.
+const NoError = z.object(errorFields).nullable().openapi({ description: 'null on success.' });
 
 /** Builds the OpenAPI 3 document, version 1.0.0, from an answer style's operations. */
 export function buildSpecification(serverUrl: string | undefined, style: ShapeStyle): Record<string, unknown> {
@@ -94,7 +97,7 @@ export function buildSpecification(serverUrl: string | undefined, style: ShapeSt
       if (!envelope) {
         envelope = registry.register(
           op.envelope!,
-          z.object({ Data: op.response, Succeeded: z.boolean(), Error: ErrorInfo.nullable().openapi({ description: 'null on success.' }) }),
+          z.object({ Data: op.response, Succeeded: z.boolean(), Error: NoError }),
         );
         envelopes.set(op.envelope!, envelope);
       }

@@ -35,6 +35,11 @@ const NAMES: Record<string, string> = {
   AreaEstimateKm2: 'areaSqKm', CreditEstimate: 'priceEur', EuroBalance: 'balanceEur', Cost: 'amountEur',
 };
 
+/** Names that differ by operation. */
+const OP_NAMES: Record<string, Record<string, string>> = {
+  Tasking_SearchTiles: { Tiles: 'cells' },
+};
+
 /** Operations whose answers keep production's names (the contract or the client's own flow names them). */
 const KEEP_NAMES = new Set([
   'Tasking_GetModels', 'SatelliteImages_SearchAvailable', 'SatelliteImages_CompositeAvailable', 'SatelliteImages_GeographyComposite',
@@ -42,9 +47,10 @@ const KEEP_NAMES = new Set([
 
 const camel = (k: string) => k.charAt(0).toLowerCase() + k.slice(1);
 
-function rules(renamed: boolean): ReshapeRules {
+function rules(operationId: string): ReshapeRules {
+  const names = { ...NAMES, ...OP_NAMES[operationId] };
   return {
-    key: renamed ? (k) => NAMES[k] ?? camel(k) : (k) => k,
+    key: KEEP_NAMES.has(operationId) ? (k) => k : (k) => names[k] ?? camel(k),
     property: (name) => (name === 'Epsg' ? epsgAsNumber : null),
     dateTimes: true,
     reverse: true,
@@ -104,7 +110,7 @@ function variantOperation(op: OperationDef): WireOperation {
     });
   }
   if (op.response !== 'binary') {
-    const shaped = reshape(op.response, rules(!KEEP_NAMES.has(op.operationId)));
+    const shaped = reshape(op.response, rules(op.operationId));
     Object.assign(base, { response: shaped.schema, toWire: shaped.map });
   }
   return base;
