@@ -205,7 +205,7 @@ export function estimateOrder(acc: Account, o: ResolvedOrder, now: number, simul
 }
 
 /** What the key's active recurring orders cost next month, EUR. */
-export function nextMonthCosts(acc: Account, state: SimState): number {
+export function nextMonthCosts(acc: Account): number {
   return round2(acc.orders
     .filter((o) => o.to == null && o.canceledAt == null && o.renewalStoppedAt == null)
     .reduce((s, o) => s + (o.monthlyCost ?? 0), 0));

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { z, type ZodType } from 'zod';
+import type { ZodType } from 'zod';
 import { CONSTELLATIONS, MODELS, VOUCHERS, checkModelConstellations } from './catalog.js';
 import { isoDate } from './dates.js';
 import { Codes, ServiceError, ok, validationError, type FieldErrors } from './envelope.js';
@@ -239,7 +239,7 @@ function buildHandlers(state: SimState): Record<string, Handler> {
       MaxConcurrentConnections: p.maxConcurrentConnections, MaxCompositeAreaKm2: Math.floor(p.maxCompositeAreaKm2),
       MaxTotalBands: p.maxTotalBands, EuroOverdraftLimit: p.euroOverdraftLimit,
       EuroBalanceCap: p.euroBalanceCap, EuroBalance: balance,
-      CurrentMonthCosts: round2(orders.monthSpend(acc, state.now())), NextMonthCosts: orders.nextMonthCosts(acc, state),
+      CurrentMonthCosts: round2(orders.monthSpend(acc, state.now())), NextMonthCosts: orders.nextMonthCosts(acc),
     };
   };
   return {
