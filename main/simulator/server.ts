@@ -375,7 +375,7 @@ function checkConstellations(list: string[] | null | undefined): void {
 function periodEnd(body: { From: string; To?: string | null; Until?: string | null }, primary: 'To' | 'Until', required: boolean): string | null {
   const field = body.To != null ? 'To' : body.Until != null ? 'Until' : null;
   if (!field) {
-    if (required) throw validationError({ [primary]: [`The ${primary} field (or ${primary === 'To' ? 'Until' : 'To'}) is required.`] });
+    if (required) throw validationError({ [primary]: [`The ${primary} field is required.`] });
     return null;
   }
   const end = body[field]!;
