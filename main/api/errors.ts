@@ -165,6 +165,19 @@ export function redactSecrets(text: string, secrets: Iterable<string>): string {
   return out;
 }
 
+/** A copy of a JSON value without the properties (and array items) whose value is one of the secrets. */
+export function withoutSecrets(value: unknown, secrets: Iterable<string>): unknown {
+  const set = new Set([...secrets].filter(Boolean));
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.filter((x) => !(typeof x === 'string' && set.has(x))).map(walk);
+    if (!v || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (!(typeof x === 'string' && set.has(x))) out[k] = walk(x);
+    return out;
+  };
+  return set.size ? walk(value) : value;
+}
+
 const IPC_KIND: Record<ApiErrorKind, ErrorKind> = {
   validation: 'validation',
   auth: 'auth',

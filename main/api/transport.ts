@@ -1,4 +1,4 @@
-import { ApiError, asEnvelope, errorFromResponse, redactSecrets, type ApiErrorKind } from './errors.js';
+import { ApiError, asEnvelope, errorFromResponse, redactSecrets, withoutSecrets, type ApiErrorKind } from './errors.js';
 import type { HttpFetch } from './http.js';
 import { Limiter } from './limiter.js';
 import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
@@ -276,7 +276,8 @@ export class Transport {
         throw new ApiError('invalid', `The service answered ${operation} with JSON instead of a file (HTTP ${status}).`, { status, operation });
       }
       if (mode === 'document') return parsed;
-      return envelope ? envelope.Data ?? null : parsed;
+      // The production service echoes the key in account info: it never leaves the transport.
+      return withoutSecrets(envelope ? envelope.Data ?? null : parsed, this.secrets);
     } catch (e) {
       failure = e instanceof ApiError ? e.kind : 'error';
       throw e;

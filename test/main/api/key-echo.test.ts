@@ -1,0 +1,27 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withoutSecrets } from '../../../main/api/errors.js';
+import { startTestSim, type TestSim } from '../simulator/helpers.js';
+import { makeClient, type TestClient } from './helpers.js';
+
+describe('the key the production service echoes in account info', () => {
+  let t: TestSim;
+  let c: TestClient;
+  beforeAll(async () => {
+    t = await startTestSim();
+    c = makeClient(t.url);
+  });
+  afterAll(async () => { await c.close(); await t.close(); });
+
+  it('is sent by the simulator but never leaves the transport', async () => {
+    expect((await t.call('GET', '/api/account/info')).json.Data.Key).toBe('demo-key');
+    const info = await c.client.accountInfo();
+    expect(JSON.stringify(info)).not.toContain('demo-key');
+    expect(info).toHaveProperty('MaxConcurrentConnections', 8);
+  });
+
+  it('withoutSecrets drops properties and list items equal to a secret, at any depth', () => {
+    const v = { Key: 's3cr3t', a: { b: ['x', 's3cr3t'], Key2: 's3cr3t', n: 1 }, keep: 's3cr3t-not-equal' };
+    expect(withoutSecrets(v, ['s3cr3t'])).toEqual({ a: { b: ['x'], n: 1 }, keep: 's3cr3t-not-equal' });
+    expect(withoutSecrets(v, [])).toBe(v);
+  });
+});
