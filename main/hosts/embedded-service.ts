@@ -22,6 +22,7 @@ export type StartSimulator = (opts: {
   seed?: number;
   faults?: string;
   cacheDir?: string;
+  shapes?: string;
   log?: (line: string) => void;
 }) => Promise<{ url: string; port: number; close(): Promise<void> }>;
 
@@ -43,6 +44,8 @@ export async function startEmbeddedService(
     host: '127.0.0.1',
     statePath: join(userDataDir, 'demo-state.json'),
     cacheDir: join(userDataDir, 'sim-cache'),
+    // SWATH_SIM_SHAPES=variant makes the demo service (and so `npm run dev:browser`) answer in the variant style.
+    shapes: process.env.SWATH_SIM_SHAPES,
     log,
   });
   return {

@@ -63,9 +63,10 @@ export const MIN_BILLABLE_KM2 = 1;
 /** Download credit for imagery not included in an order, EUR per km2 per group of four bands. */
 export const DOWNLOAD_EUR_PER_KM2 = 0.01;
 
-/** Finds a model by its enum value, exactly. */
+/** Finds a model by its enum value, in any case (as ASP.NET binds enums); display names such as "Stratus-2" do not match. */
 export function findModel(name: string): ModelDef | undefined {
-  return MODELS.find((m) => m.Model === name);
+  const lower = name.toLowerCase();
+  return MODELS.find((m) => m.Model.toLowerCase() === lower);
 }
 
 /** Suggests the enum value for a display name like "Stratus-2" or a wrong case. */
@@ -129,6 +130,8 @@ export interface KeyProfile {
   euroBalanceCap: number;
   startingBalance: number;
   seedDemoOrder: boolean;
+  contactInfo: string;
+  email: string | null;
 }
 
 /** The keys every simulator starts with (documented in README.md). */
@@ -137,16 +140,19 @@ export const DEFAULT_KEYS: Record<string, KeyProfile> = {
     tenantId: '5a1f0c9e-0b6d-4c1e-9e52-7d2a3c4b5e01', name: 'Demo analyst', revoked: false, plan: 'Professional',
     maxConcurrentConnections: 8, maxCompositeAreaKm2: 2500, maxTotalBands: 12,
     euroOverdraftLimit: 0, euroBalanceCap: 100_000, startingBalance: 25_000, seedDemoOrder: true,
+    contactInfo: 'Demo analyst, Swath demo tenant', email: 'analyst@example.com',
   },
   'demo-key-empty': {
     tenantId: '5a1f0c9e-0b6d-4c1e-9e52-7d2a3c4b5e02', name: 'Demo (no credit)', revoked: false, plan: 'Starter',
     maxConcurrentConnections: 4, maxCompositeAreaKm2: 500, maxTotalBands: 6,
     euroOverdraftLimit: 0, euroBalanceCap: 10_000, startingBalance: 0, seedDemoOrder: false,
+    contactInfo: 'Demo (no credit), Swath demo tenant', email: null,
   },
   'demo-key-revoked': {
     tenantId: '5a1f0c9e-0b6d-4c1e-9e52-7d2a3c4b5e03', name: 'Demo (revoked)', revoked: true, plan: 'Starter',
     maxConcurrentConnections: 4, maxCompositeAreaKm2: 500, maxTotalBands: 6,
     euroOverdraftLimit: 0, euroBalanceCap: 10_000, startingBalance: 0, seedDemoOrder: false,
+    contactInfo: 'Demo (revoked), Swath demo tenant', email: null,
   },
 };
 

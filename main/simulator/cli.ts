@@ -10,7 +10,9 @@ const HELP = `Usage: npm run simulator -- [options]
   --faults <spec>         e.g. "5xx=0.2,reset=0.05,slow=0.1,slowms=2000,truncate=0.1"
   --allow-upload-host <h> allow UploadUrl to target this host besides loopback (repeatable)
   --fast-orders           orders finish processing in seconds instead of about 90 s
-Environment: SWATH_SIM_FAULTS and SWATH_SIM_SEED are used when the flags are absent.`;
+  --shapes <style>        answer style: production (default, the production service's shapes)
+                          or variant (legal under the contract, different in every "not shown" part)
+Environment: SWATH_SIM_FAULTS, SWATH_SIM_SEED and SWATH_SIM_SHAPES are used when the flags are absent.`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
       faults: { type: 'string' },
       'allow-upload-host': { type: 'string', multiple: true },
       'fast-orders': { type: 'boolean', default: false },
+      shapes: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -41,10 +44,11 @@ async function main(): Promise<void> {
     seed,
     faults: values.faults ?? process.env.SWATH_SIM_FAULTS,
     allowUploadHosts: values['allow-upload-host'],
+    shapes: values.shapes ?? process.env.SWATH_SIM_SHAPES,
     lifecycle: values['fast-orders'] ? { review: 2000, preparing: 2000, awaiting: 2000, processing: 2000 } : undefined,
     log: (l) => console.error(l),
   });
-  console.log(`Simulator listening on ${sim.url}`);
+  console.log(`Simulator listening on ${sim.url} (${sim.shapes} answers)`);
   const stop = () => {
     void sim.close().then(() => process.exit(0));
   };

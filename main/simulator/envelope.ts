@@ -17,16 +17,16 @@ export const Codes = {
 /** Property name to list of reasons, the shape of Data on a validation failure. */
 export type FieldErrors = Record<string, string[]>;
 
-/** The JSON envelope every response uses. */
+/** The JSON envelope every response uses: all three keys always present, as the production service sends them. */
 export interface Envelope<T> {
   Data: T | null;
   Succeeded: boolean;
-  Error?: { Message: string; Code: number };
+  Error: { Message: string; Code: number } | null;
 }
 
-/** Wraps a successful payload. */
+/** Wraps a successful payload (Error is null). */
 export function ok<T>(data: T): Envelope<T> {
-  return { Data: data, Succeeded: true };
+  return { Data: data, Succeeded: true, Error: null };
 }
 
 /** A failure that the server turns into an envelope with the given HTTP status. */
@@ -39,6 +39,14 @@ export class ServiceError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
+  }
+
+  /** The same failure with the property names of its reasons respelled (an answer style's request names). */
+  renameFields(wireName: (name: string) => string): ServiceError {
+    if (!this.data) return this;
+    const data: FieldErrors = {};
+    for (const [k, reasons] of Object.entries(this.data)) (data[wireName(k)] ??= []).push(...reasons);
+    return new ServiceError(this.status, this.code, this.message, data, this.headers);
   }
 
   /** The envelope body for this failure. */

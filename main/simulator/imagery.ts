@@ -4,7 +4,7 @@ import { addMonths, isoDate, parseUtc } from './dates.js';
 import { Codes, FieldErrorBag, ServiceError } from './envelope.js';
 import { areaKm2, bbox4326, covers, intersect, parseAoi, toWkt, union, utmEpsgFor } from './geo/aoi.js';
 import { cellByGuid } from './geo/tile-grid.js';
-import { createOrder, availableDates, orderStatus } from './orders.js';
+import { billedBoxes, createOrder, availableDates, orderStatus } from './orders.js';
 import { isSupportedEpsg as rasterSupportsEpsg, parseBandnames, type BandSpec, type RasterRequest } from './raster/index.js';
 import type * as S from './schemas.js';
 import { round2, type Account, type Polygonal, type SimState, type StoredOrder } from './state.js';
@@ -162,7 +162,9 @@ export function compositeEstimate(state: SimState, acc: Account, body: z.infer<t
   const rest = body as Record<string, unknown>;
   let included = false;
   if (typeof rest.Date === 'string' && typeof rest.Model === 'string') {
-    const cov = coverageFor(state, acc, geom!, rest.Date, rest.Model, rest.SatelliteConstellations as string[] | undefined);
+    // Model is not a field of this query's schema, so its case is resolved here.
+    const model = findModel(rest.Model)?.Model ?? rest.Model;
+    const cov = coverageFor(state, acc, geom!, rest.Date, model, rest.SatelliteConstellations as string[] | undefined);
     included = cov.full && includingOrder(cov.withDate) != null;
   }
   return {
@@ -214,7 +216,8 @@ export function prepareComposite(state: SimState, acc: Account, body: CompositeB
   if (!cov.full && !(body.AllowPartialImage && cov.availableKm2 > 0)) {
     if (body.AutomaticOrderCreation) {
       createOrder(state, acc, {
-        mode: aoi.ok && aoi.mode ? aoi.mode : 'Wkt', wkt: toWkt(geom), tiles: [], miniTiles: [], geometry: geom, areaKm2: km2, aoiCount: 1,
+        mode: aoi.ok && aoi.mode ? aoi.mode : 'Wkt', wkt: toWkt(geom), tiles: [], miniTiles: [], geometry: geom, areaKm2: km2,
+        aois: billedBoxes(aoi.ok ? aoi.aois : []),
         model: body.Model, constellations, from: cov.day, to: cov.day, imageFrequency: 1, referenceDate: cov.day, storageMonths: 0, apiRequests: 0,
       }, false, { instant: true });
       cov = coverageFor(state, acc, geom, body.Date, body.Model, body.SatelliteConstellations);

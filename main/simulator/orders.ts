@@ -6,10 +6,11 @@ import {
 } from './catalog.js';
 import { addMonths, cadenceDates, endOfMonthUtc, firstOfNextMonthUtc, isoDate, parseUtc } from './dates.js';
 import { Codes, FieldErrorBag, ServiceError, validationError } from './envelope.js';
-import { areaKm2, parseAoi, toWkt, union } from './geo/aoi.js';
+import { areaKm2, bboxPolygon, parseAoi, toWkt, union } from './geo/aoi.js';
 import { cellByGuid } from './geo/tile-grid.js';
 import type { OrderCreateBody, OrderEstimateBody } from './schemas.js';
 import { round2, type Account, type Polygonal, type SimState, type StoredOrder } from './state.js';
+import type { Polygon } from 'geojson';
 
 type EstimateBody = z.infer<typeof OrderEstimateBody>;
 type CreateBody = z.infer<typeof OrderCreateBody>;
@@ -21,37 +22,58 @@ export type OrderStatus =
 /** An order request after validation: its area resolved to geometry and tiles (the stored order's request fields). */
 export interface ResolvedOrder extends Pick<StoredOrder,
   'mode' | 'wkt' | 'tiles' | 'miniTiles' | 'geometry' | 'areaKm2' | 'model' | 'constellations' | 'from' | 'to' | 'imageFrequency' | 'referenceDate' | 'storageMonths' | 'apiRequests'> {
-  aoiCount: number;
+  /** The billed shape of each AOI: a polygon's bounding box, or a tile or mini-tile. */
+  aois: Polygonal[];
 }
 
-/** Validates the domain rules of an order request (the zod shape is already checked). */
+/** Each polygon of an AOI is billed by its lon/lat bounding box. */
+export function billedBoxes(polygons: Polygon[]): Polygonal[] {
+  return polygons.map((p) => bboxPolygon(p));
+}
+
+/** Splits `Tiles` (the production client's field) into tile and mini-tile GUIDs by what each names. */
+function splitTiles(list: string[] | null | undefined, errors: FieldErrorBag): { tiles: string[]; mini: string[] } {
+  const out = { tiles: [] as string[], mini: [] as string[] };
+  for (const g of list ?? []) {
+    const cell = cellByGuid(g);
+    if (!cell) errors.add('Tiles', `Unknown tile GUID ${g}.`);
+    else (cell.MiniTile ? out.mini : out.tiles).push(g);
+  }
+  if (out.tiles.length && out.mini.length) errors.add('Tiles', 'Tiles mixes tiles and mini-tiles; order them separately.');
+  return out;
+}
+
+/** Validates the domain rules of an order request (the zod shape is already checked; empty lists and nulls were dropped as "not given"). */
 export function resolveOrder(body: EstimateBody | CreateBody): ResolvedOrder {
   const errors = new FieldErrorBag();
+  const fromTiles = splitTiles(body.Tiles, errors);
   const tileSingles = body.TileGuid ? [body.TileGuid] : [];
   const miniSingles = body.MiniTileGuid ? [body.MiniTileGuid] : [];
-  const tiles = [...(body.TileGuids ?? []), ...tileSingles];
-  const miniTiles = [...(body.MiniTileGuids ?? []), ...miniSingles];
-  const hasTiles = body.TileGuids != null || body.TileGuid != null;
-  const hasMini = body.MiniTileGuids != null || body.MiniTileGuid != null;
+  const tiles = [...(body.TileGuids ?? []), ...tileSingles, ...fromTiles.tiles];
+  const miniTiles = [...(body.MiniTileGuids ?? []), ...miniSingles, ...fromTiles.mini];
+  const hasTiles = body.TileGuids != null || body.TileGuid != null || fromTiles.tiles.length > 0;
+  const hasMini = body.MiniTileGuids != null || body.MiniTileGuid != null || fromTiles.mini.length > 0;
   const hasPolygon = (body.Wkt != null && body.Wkt !== '') || body.GeoJson != null;
   const selectors = [hasPolygon, hasTiles, hasMini].filter(Boolean).length;
+  const to = body.To ?? body.Until ?? null;
   let geometry: Polygonal | null = null;
   let mode: StoredOrder['mode'] = 'Wkt';
   let wkt: string | null = null;
-  let aoiCount = 1;
+  let aois: Polygonal[] = [];
   if (selectors === 0) {
-    errors.add('Wkt', 'Give the area as Wkt, GeoJson, TileGuids or MiniTileGuids.');
+    if (errors.empty) errors.add('Wkt', 'Give the area as Wkt, GeoJson, Tiles, TileGuids or MiniTileGuids.');
   } else if (selectors > 1) {
     for (const [k, on] of [['Wkt', hasPolygon], ['TileGuids', hasTiles], ['MiniTileGuids', hasMini]] as const) {
-      if (on) errors.add(k, 'Give exactly one of Wkt, GeoJson, TileGuids or MiniTileGuids.');
+      if (on) errors.add(k, 'Give exactly one of Wkt, GeoJson, Tiles/TileGuids or MiniTileGuids.');
     }
   } else if (hasPolygon) {
-    const aoi = parseAoi(body, { required: true });
+    const aoi = parseAoi(body, { required: true, collections: true });
     if (!aoi.ok) errors.merge(aoi.errors);
     else if (aoi.geometry) {
       geometry = aoi.geometry;
       mode = aoi.mode;
       wkt = toWkt(aoi.geometry);
+      aois = billedBoxes(aoi.aois);
     }
   } else {
     const list = hasTiles ? tiles : miniTiles;
@@ -68,7 +90,7 @@ export function resolveOrder(body: EstimateBody | CreateBody): ResolvedOrder {
     if (new Set(list).size !== list.length) errors.add(field, 'The same GUID is listed twice.');
     if (geoms.length === list.length && geoms.length > 0) {
       geometry = union(geoms);
-      aoiCount = geoms.length;
+      aois = geoms;
     }
   }
   errors.merge(checkModelConstellations(body.Model, body.SatelliteConstellations));
@@ -76,16 +98,17 @@ export function resolveOrder(body: EstimateBody | CreateBody): ResolvedOrder {
   if (def && (body.ImageFrequency < def.frequency.min || body.ImageFrequency > def.frequency.max)) {
     errors.add('ImageFrequency', `ImageFrequency must be between ${def.frequency.min} and ${def.frequency.max} days for ${def.Model}.`);
   }
-  if (body.To != null && parseUtc(body.From) > parseUtc(body.To)) {
-    errors.add('From', 'From must not be after To.');
-    errors.add('To', 'To must not be before From.');
+  if (to != null && parseUtc(body.From) > parseUtc(to)) {
+    const toField = body.To != null ? 'To' : 'Until';
+    errors.add('From', `From must not be after ${toField}.`);
+    errors.add(toField, `${toField} must not be before From.`);
   }
   errors.throwIfAny();
   return {
-    mode, wkt, geometry: geometry!, areaKm2: areaKm2(geometry!), aoiCount,
+    mode, wkt, geometry: geometry!, areaKm2: areaKm2(geometry!), aois,
     tiles: hasTiles ? tiles : [], miniTiles: hasMini ? miniTiles : [],
     model: body.Model, constellations: body.SatelliteConstellations,
-    from: body.From, to: body.To ?? null, imageFrequency: body.ImageFrequency,
+    from: body.From, to, imageFrequency: body.ImageFrequency,
     referenceDate: body.ReferenceDate, storageMonths: body.StorageMonths, apiRequests: body.ApiRequests,
   };
 }
@@ -123,41 +146,79 @@ export function orderDates(o: Pick<ResolvedOrder, 'referenceDate' | 'imageFreque
   return { historic: all.filter((d) => d <= today), recurring: all.filter((d) => d > today) };
 }
 
-/** The billable area: at least the minimum per AOI. */
-function billableKm2(o: ResolvedOrder): number {
-  return Math.max(o.areaKm2, MIN_BILLABLE_KM2 * o.aoiCount);
+/** The AOI areas before and after the minimum billable area per AOI, km2. */
+function billedAreas(o: ResolvedOrder): { before: number; billed: number } {
+  const each = o.aois.map(areaKm2);
+  return { before: each.reduce((s, a) => s + a, 0), billed: each.reduce((s, a) => s + Math.max(a, MIN_BILLABLE_KM2), 0) };
+}
+
+/** What an order costs: charged now (historical images and this month's recurring ones), and per later month. */
+function orderCosts(acc: Account, o: ResolvedOrder, now: number, simulatedSpend?: number | null) {
+  const spend = simulatedSpend ?? monthSpend(acc, now);
+  const price = pricePerKm2(o, spend);
+  const areas = billedAreas(o);
+  const dates = orderDates(o, now);
+  const recurringOrder = o.to == null;
+  const historic = round2(areas.billed * price * dates.historic.length);
+  const currentMonth = round2(historic + (recurringOrder ? areas.billed * price * dates.recurring.length : 0));
+  const perMonth = recurringOrder ? round2(areas.billed * price * Math.ceil(30 / o.imageFrequency)) : null;
+  return { spend, price, areas, dates, historic, currentMonth, perMonth };
 }
 
 /** Computes the estimate record for a resolved order. */
 export function estimateOrder(acc: Account, o: ResolvedOrder, now: number, simulatedSpend?: number | null) {
-  const spend = simulatedSpend ?? monthSpend(acc, now);
-  const price = pricePerKm2(o, spend);
-  const billable = billableKm2(o);
-  const { historic, recurring } = orderDates(o, now);
-  const recurringOrder = o.to == null;
-  const historicCost = round2(billable * price * historic.length);
-  const perMonth = recurringOrder ? round2(billable * price * Math.ceil(30 / o.imageFrequency)) : null;
+  const c = orderCosts(acc, o, now, simulatedSpend);
+  const tiles = [...o.tiles, ...o.miniTiles];
   return {
-    AreaKm2: round2(billable),
-    AreaKm2BeforeMinimum1Km2PerAoi: Math.round(o.areaKm2 * 1e4) / 1e4,
+    StorageMonths: o.storageMonths,
+    ApiRequests: o.apiRequests,
+    Model: o.model,
+    SatelliteConstellations: o.constellations,
+    CancellationDate: o.to == null ? isoDate(firstOfNextMonthUtc(now)) : isoDate(now),
+    AreaKm2: round2(c.areas.billed),
+    AreaKm2BeforeMinimum1Km2PerAoi: Math.round(c.areas.before * 1e4) / 1e4,
+    AreasOfInterestWkt: `GEOMETRYCOLLECTION (${o.aois.map(toWkt).join(', ')})`,
+    Tiles: tiles.length ? tiles : null,
     CurrencyCode: 'EUR',
-    PricePerKm2: Math.round(price * 1e4) / 1e4,
-    TotalHistoricCost: historicCost,
-    CurrentMonthCosts: round2(spend),
-    RecurringCostsEstimate: perMonth,
-    CancellationDate: recurringOrder ? new Date(firstOfNextMonthUtc(now)).toISOString() : null,
-    HistoricImageDates: historic,
-    RecurringImageDates: recurring,
-    ImageDates: [...historic, ...recurring],
+    PricePerKm2: Math.round(c.price * 1e4) / 1e4,
+    CurrentMonthCost: c.currentMonth,
+    NextMonthCost: c.perMonth ?? 0,
+    Costs: {
+      CurrencyCode: 'EUR',
+      CurrentMonthOrderCostEstimate: c.currentMonth,
+      CurrentMonthStorageCosts: 0,
+      NextMonthOrderCostEstimate: c.perMonth ?? 0,
+      NextMonthStorageCosts: 0,
+      HistoricOrderCostEstimate: c.historic,
+      HistoricStorageCosts: 0,
+      RecurringOrderCostEstimate: c.perMonth ?? 0,
+      RecurringStorageCosts: 0,
+    },
+    TotalHistoricCost: c.historic,
+    NextMonthRecurringCost: c.perMonth ?? 0,
+    CurrentMonthCosts: round2(c.spend),
+    RecurringCostsEstimate: c.perMonth,
+    HistoricImageDates: c.dates.historic,
+    RecurringImageDates: c.dates.recurring,
+    ImageDates: [...c.dates.historic, ...c.dates.recurring],
   };
+}
+
+/** What the key's active recurring orders cost next month, EUR. */
+export function nextMonthCosts(acc: Account): number {
+  return round2(acc.orders
+    .filter((o) => o.to == null && o.canceledAt == null && o.renewalStoppedAt == null)
+    .reduce((s, o) => s + (o.monthlyCost ?? 0), 0));
 }
 
 /** The canonical, comparable form of an order body (key order and defaults do not matter). */
 export function canonicalOrder(body: EstimateBody | CreateBody): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const skip = new Set(['TileDeduplication', 'SimulatedEuroUsage']);
-  for (const k of Object.keys(body).sort()) {
-    const v = (body as Record<string, unknown>)[k];
+  const skip = new Set(['TileDeduplication', 'SimulatedEuroUsage', 'Until']);
+  // To and Until name the same end.
+  const src: Record<string, unknown> = { ...body, To: body.To ?? body.Until };
+  for (const k of Object.keys(src).sort()) {
+    const v = src[k];
     if (skip.has(k) || v === undefined) continue;
     out[k] = v === '' ? null : v;
   }
@@ -247,8 +308,8 @@ export function orderDto(o: StoredOrder, state: SimState) {
     StorageMonths: o.storageMonths,
     ApiRequests: o.apiRequests,
     Wkt: o.wkt ?? toWkt(o.geometry),
-    Tiles: o.tiles,
-    MiniTiles: o.miniTiles,
+    Tiles: o.mode === 'TileGuids' ? o.tiles : null,
+    MiniTiles: o.mode === 'MiniTileGuids' ? o.miniTiles : null,
     TotalCost: o.cost,
     RenewalStopped: o.renewalStoppedAt != null,
     Expired: orderExpired(o, state),
@@ -288,8 +349,8 @@ export function createOrder(state: SimState, acc: Account, o: ResolvedOrder, ded
     miniTiles = miniTiles.filter(keep);
   }
   const charged: ResolvedOrder = deduped.length ? dedupedOrder(o, tiles, miniTiles) : o;
-  const est = estimateOrder(acc, charged, now);
-  const cost = charged.aoiCount === 0 ? 0 : est.TotalHistoricCost + (o.to == null ? round2(est.AreaKm2 * est.PricePerKm2 * est.RecurringImageDates.length) : 0);
+  const costs = orderCosts(acc, charged, now);
+  const cost = charged.aois.length === 0 ? 0 : costs.currentMonth;
   const balance = state.balance(acc);
   if (cost > balance + acc.profile.euroOverdraftLimit) {
     throw new ServiceError(400, Codes.noCredit, `Not enough credit: the order costs ${cost.toFixed(2)} EUR and the balance is ${balance.toFixed(2)} EUR.`);
@@ -299,7 +360,7 @@ export function createOrder(state: SimState, acc: Account, o: ResolvedOrder, ded
     tiles: o.tiles, miniTiles: o.miniTiles, dedupedTiles: deduped, geometry: o.geometry, areaKm2: o.areaKm2,
     from: o.from, to: o.to, imageFrequency: o.imageFrequency, referenceDate: o.referenceDate,
     storageMonths: o.storageMonths, apiRequests: o.apiRequests, cost, canceledAt: null, renewalStoppedAt: null,
-    effectiveTo: null, downloadsUsed: 0, instant: opts.instant ?? false,
+    effectiveTo: null, downloadsUsed: 0, instant: opts.instant ?? false, monthlyCost: costs.perMonth,
   };
   acc.orders.push(order);
   if (cost > 0) state.addLedger(acc, 'Order', -cost, `Tasking order ${o.model} ${round2(o.areaKm2)} km²`, order.guid);
@@ -309,7 +370,7 @@ export function createOrder(state: SimState, acc: Account, o: ResolvedOrder, ded
 function dedupedOrder(o: ResolvedOrder, tiles: string[], miniTiles: string[]): ResolvedOrder {
   const cells = [...tiles, ...miniTiles].map((g) => cellByGuid(g)!);
   const geometry = cells.length ? union(cells.map((c) => c.geometry)) : null;
-  return { ...o, tiles, miniTiles, aoiCount: cells.length, geometry: geometry ?? o.geometry, areaKm2: geometry ? areaKm2(geometry) : 0 };
+  return { ...o, tiles, miniTiles, aois: cells.map((c) => c.geometry), geometry: geometry ?? o.geometry, areaKm2: geometry ? areaKm2(geometry) : 0 };
 }
 
 /** Cancels in Review (full refund), or stops a recurring order's renewal before the deadline. */

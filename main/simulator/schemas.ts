@@ -31,7 +31,7 @@ export const DateOrDateTime = z
   .refine((s) => isRealDate(s) && !Number.isNaN(Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s)), 'Is not a valid date.')
   .openapi({ description: 'A date (YYYY-MM-DD) or a UTC date-time (YYYY-MM-DDTHH:mm:ssZ).', example: '2025-06-01' });
 
-const Guid = z
+export const Guid = z
   .string()
   .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'Must be a GUID.')
   .openapi({ format: 'uuid' });
@@ -60,6 +60,14 @@ const ConstellationList = z.array(z.string().openapi({ enum: [...CONSTELLATIONS]
 
 const Aoi = { Wkt, GeoJson };
 
+/** The end of a period: the guides name it `To` in one place and `Until` in another (contract 4.3); both are read. */
+function periodEnd(nullMeans: string) {
+  return {
+    To: DateOrDateTime.nullish().openapi({ description: `End of the period (or give Until); ${nullMeans}` }),
+    Until: DateOrDateTime.nullish().openapi({ description: 'Same as To, as other guides name it; used when To is absent.' }),
+  };
+}
+
 // ---------------------------------------------------------------- requests
 
 /** Body of POST /api/satelliteimages/geography/composite (deprecated). */
@@ -67,7 +75,7 @@ export const GeographyCompositeQuery = z
   .object({
     Wkt: z.string().openapi({ description: 'Geography in EPSG:4326 as WKT.' }),
     From: DateOrDateTime,
-    To: DateOrDateTime,
+    ...periodEnd('one of To or Until is required.'),
   })
   .openapi('SatelliteMergedAreaQuery');
 
@@ -77,7 +85,7 @@ export const SearchAvailableQuery = z
     ...Aoi,
     From: DateOrDateTime,
     Until: DateOrDateTime.nullish().openapi({ description: 'End of the period; null means up to now.' }),
-    To: DateOrDateTime.nullish().openapi({ description: 'Older name of Until, accepted for old scripts; ignored when Until is given.', deprecated: true }),
+    To: DateOrDateTime.nullish().openapi({ description: 'Same as Until, as other guides name it; used when Until is absent.' }),
     SatelliteConstellations: ConstellationList.nullish(),
     Model: ModelName.nullish(),
   })
@@ -118,7 +126,7 @@ const compositeSettings = {
     .openapi({ enum: [...RESOLUTIONS], description: 'Pixel size in metres.' }),
   EpsgProjection: EpsgField.default(47000),
   FileType: z.enum(['tif']).default('tif'),
-  PixelSelectionMode: z.enum(['intersect', 'contained']).default('intersect'),
+  PixelSelectionMode: z.enum(['intersect', 'contained']).default('intersect').openapi({ description: 'Matched case-insensitively ("Intersect" is read as intersect).' }),
   DataType: z.enum(['INT16', 'UINT8']).default('INT16').openapi({ description: 'Nodata is -32768 for INT16 and 0 for UINT8.' }),
   UtmDataSelectionMode: UtmMode.default('combined_utm'),
   UtmGridForcePixelResolutionSize: z.boolean().default(false),
@@ -170,7 +178,7 @@ export const ProductsQuery = z
   .object({
     ...Aoi,
     From: DateOrDateTime,
-    To: DateOrDateTime,
+    ...periodEnd('one of To or Until is required.'),
     SatelliteConstellations: ConstellationList.nullish().openapi({ description: 'Only these constellations; null means all.' }),
   })
   .openapi('SatelliteProductsQuery');
@@ -180,7 +188,7 @@ export const AcquisitionPlansQuery = z
   .object({
     ...Aoi,
     From: DateOrDateTime.nullish().openapi({ description: 'Start; null means now.' }),
-    To: DateOrDateTime.nullish().openapi({ description: 'End; null means 30 days after From.' }),
+    ...periodEnd('null means 30 days after From.'),
     SatelliteConstellations: ConstellationList.nullish(),
   })
   .openapi('SatelliteAcquisitionPlansQuery');
@@ -194,9 +202,23 @@ export const TileSearchQuery = z
   })
   .openapi('TileSearchQuery');
 
+/** An order AOI as GeoJSON: a Polygon, MultiPolygon or GeometryCollection of them. */
+const OrderGeoJson = z
+  .object({ type: z.string(), coordinates: z.array(z.any()).nullish(), geometries: z.array(z.any()).nullish() })
+  .passthrough()
+  .nullish()
+  .openapi('OrderGeoJsonGeometry', {
+    description: 'GeoJSON Polygon, MultiPolygon or GeometryCollection of them, [longitude, latitude]. Each polygon is one AOI, billed by its bounding box (at least 1 km² each).',
+  });
+
 /** The order request record, for estimate and create (contract 2.5). */
 const orderFields = {
-  ...Aoi,
+  Wkt: z.string().nullish().openapi({
+    description: 'WKT POLYGON, MULTIPOLYGON or GEOMETRYCOLLECTION of them, lon/lat. Each polygon is one AOI, billed by its bounding box (at least 1 km² each). Give Wkt or GeoJson, never both.',
+    example: 'GEOMETRYCOLLECTION(POLYGON((13.30 52.45, 13.50 52.45, 13.50 52.56, 13.30 52.56, 13.30 52.45)))',
+  }),
+  GeoJson: OrderGeoJson,
+  Tiles: z.array(Guid).nullish().openapi({ description: 'Tile or mini-tile mode: GUIDs from tile search (each GUID is read as the tile or mini-tile it names).' }),
   TileGuids: z.array(Guid).nullish().openapi({ description: 'Tile mode: GUIDs from tile search.' }),
   MiniTileGuids: z.array(Guid).nullish().openapi({ description: 'Mini-tile mode: GUIDs from tile search.' }),
   TileGuid: Guid.nullish().openapi({ description: 'Single-tile form of TileGuids.' }),
@@ -209,6 +231,7 @@ const orderFields = {
   ReferenceDate: DateOnly.openapi({ description: 'Cadence anchor; need not lie in the period.' }),
   From: DateOnly,
   To: DateOnly.nullish().openapi({ description: 'null makes the order recurring.' }),
+  Until: DateOnly.nullish().openapi({ description: 'Same as To, as other guides name it; used when To is absent.' }),
 };
 /** Body of POST /api/tasking/orders/estimate. */
 export const OrderEstimateBody = z
@@ -221,8 +244,8 @@ export const OrderCreateBody = z
 
 /** Query of GET /api/tasking/orders. */
 export const OrdersListQuery = z.object({
-  recurringOnly: z.enum(['true', 'false']).default('false').openapi({ param: { name: 'recurringOnly', in: 'query' }, description: 'Only recurring orders.' }),
-  getExpired: z.enum(['true', 'false']).default('false').openapi({ param: { name: 'getExpired', in: 'query' }, description: 'Include cancelled and expired orders.' }),
+  recurringOnly: z.enum(['true', 'false']).default('false').openapi({ param: { name: 'recurringOnly', in: 'query' }, description: 'Only recurring orders (true/false in any case, e.g. True).' }),
+  getExpired: z.enum(['true', 'false']).default('false').openapi({ param: { name: 'getExpired', in: 'query' }, description: 'Include cancelled and expired orders (true/false in any case).' }),
 });
 /** Query of GET /api/tasking/orders/details and DELETE /api/tasking/orders/cancel. */
 export const OrderGuidQuery = z.object({
@@ -243,21 +266,32 @@ export const YearMonthParams = z.object({
 // --------------------------------------------------------------- responses
 
 const Money = z.number().openapi({ description: 'Amount in EUR.' });
+/** A calendar day in a response (YYYY-MM-DD). */
+const DayOut = z.string().openapi({ format: 'date' });
+const DateTimeOut = z.string().openapi({ format: 'date-time' });
 
-/** Data of account info. */
+/** Data of account info (both /api/account/info and /api/apikey/info). */
 export const ApiKeyLimitedDto = z
   .object({
+    Key: z.string().openapi({ format: 'password', 'x-secret': true, description: 'The API key of the request, echoed back as the production service does. A secret: never show, log or store it.' }),
     TenantId: z.string(),
     KeyName: z.string(),
     Plan: z.string(),
     KeyEnding: z.string().openapi({ description: 'Last four characters of the key.' }),
+    CreditAmount: z.number().int().openapi({ description: 'Credit of the key in whole credits (1 credit = 1 EUR, rounded down).' }),
+    EuroCreditAmount: Money.openapi({ description: 'Balance of the key in EUR.' }),
+    CreditLimit: z.number().int().openapi({ description: 'How far the balance may go below zero, whole credits.' }),
+    EuroCreditLimit: z.number().int().openapi({ description: 'How far the balance may go below zero, EUR.' }),
+    ContactInfo: z.string(),
+    Email: z.string().nullable(),
     MaxConcurrentConnections: z.number().int(),
-    MaxCompositeAreaKm2: z.number(),
+    MaxCompositeAreaKm2: z.number().int(),
     MaxTotalBands: z.number().int(),
     EuroOverdraftLimit: Money,
     EuroBalanceCap: Money,
     EuroBalance: Money,
     CurrentMonthCosts: Money,
+    NextMonthCosts: Money.openapi({ description: 'What the active recurring orders will cost next month.' }),
   })
   .openapi('ApiKeyLimitedDto');
 
@@ -409,25 +443,54 @@ export const TaskingModelListDto = z
 /** Data of tile search. */
 export const TileSearchResultsDto = z
   .object({
-    Tiles: z.array(z.object({ Guid, MiniTile: z.boolean(), Epsg: z.number().int(), DataGeogWkt: z.string(), AreaKm2: z.number() })),
+    Tiles: z.array(z.object({
+      Guid, MiniTile: z.boolean(),
+      Epsg: z.string().openapi({ description: 'EPSG code of the tile\'s UTM zone, as text.', example: '32633' }),
+      DataGeogWkt: z.string(), AreaKm2: z.number(),
+    })),
     Truncated: z.boolean(),
   })
   .openapi('TileSearchResultsDto');
 
+/** Cost breakdown of an order estimate. */
+const TaskOrderEstimateCostsDto = z
+  .object({
+    CurrencyCode: z.string(),
+    CurrentMonthOrderCostEstimate: Money.openapi({ description: 'Charged at creation: the historical images plus this month\'s recurring ones.' }),
+    CurrentMonthStorageCosts: Money.openapi({ description: 'Storage is included in the per-km² price here: always 0.' }),
+    NextMonthOrderCostEstimate: Money.openapi({ description: 'A recurring order\'s cost per month; 0 for a historical one.' }),
+    NextMonthStorageCosts: Money,
+    HistoricOrderCostEstimate: Money,
+    HistoricStorageCosts: Money,
+    RecurringOrderCostEstimate: Money,
+    RecurringStorageCosts: Money,
+  })
+  .openapi('TaskOrderEstimateCostsDto');
+
 /** Data of an order estimate. */
 export const TaskOrderEstimateDto = z
   .object({
-    AreaKm2: z.number(),
-    AreaKm2BeforeMinimum1Km2PerAoi: z.number(),
+    StorageMonths: z.number().int(),
+    ApiRequests: z.number().int(),
+    Model: z.string(),
+    SatelliteConstellations: z.array(z.string()),
+    CancellationDate: DayOut.openapi({ description: 'Last day to cancel: a recurring order can be stopped before 00:00 UTC on this day (the 1st of next month); a historical one only today, while in Review.' }),
+    AreaKm2: z.number().openapi({ description: 'Billed area: every AOI\'s bounding box, at least 1 km² each.' }),
+    AreaKm2BeforeMinimum1Km2PerAoi: z.number().openapi({ description: 'The same bounding boxes before the 1 km² minimum per AOI.' }),
+    AreasOfInterestWkt: z.string().openapi({ description: 'The billed AOIs (bounding boxes, or tiles) as a WKT GEOMETRYCOLLECTION.' }),
+    Tiles: z.array(Guid).nullable().openapi({ description: 'The tile and mini-tile GUIDs of a tile order; null for a polygon order.' }),
     CurrencyCode: z.string(),
     PricePerKm2: Money,
+    CurrentMonthCost: Money.openapi({ description: 'What this order costs this month (charged at creation).' }),
+    NextMonthCost: Money.openapi({ description: 'What this order costs next month (0 unless recurring).' }),
+    Costs: TaskOrderEstimateCostsDto,
     TotalHistoricCost: Money,
-    CurrentMonthCosts: Money,
+    NextMonthRecurringCost: Money,
+    CurrentMonthCosts: Money.openapi({ description: 'The key\'s spend so far this month (sets the tier).' }),
     RecurringCostsEstimate: Money.nullable().openapi({ description: 'Monthly cost of a recurring order; null for historical.' }),
-    CancellationDate: z.string().nullable().openapi({ format: 'date-time', description: 'Deadline to stop a recurring order\'s renewal (00:00 UTC on the 1st of next month).' }),
-    HistoricImageDates: z.array(z.string().openapi({ format: 'date' })),
-    RecurringImageDates: z.array(z.string().openapi({ format: 'date' })),
-    ImageDates: z.array(z.string().openapi({ format: 'date' })),
+    HistoricImageDates: z.array(DayOut),
+    RecurringImageDates: z.array(DayOut),
+    ImageDates: z.array(DayOut),
   })
   .openapi('TaskOrderEstimateDto');
 
@@ -436,29 +499,31 @@ export const TaskOrderDto = z
   .object({
     TaskOrderGuid: Guid,
     OrderingProcessStatus: z.enum(['Review', 'Preparing', 'AwaitingSatelliteProducts', 'Processing', 'Predicting', 'Completed', 'UpToDate', 'Canceled']),
-    BillingCycle: z.enum(['OneTime', 'Monthly']),
-    CreatedAt: z.string().openapi({ format: 'date-time' }),
+    BillingCycle: z.enum(['OneTime', 'Monthly']).openapi({ description: 'Monthly for a recurring order, OneTime for a historical one.' }),
+    CreatedAt: DateTimeOut,
     TaskOrderAreaKm2: z.number(),
-    From: z.string().openapi({ format: 'date' }),
-    To: z.string().nullable().openapi({ format: 'date' }),
+    From: DayOut,
+    To: DayOut.nullable().openapi({ description: 'null for a recurring order.' }),
     Model: z.string(),
     SatelliteConstellations: z.array(z.string()),
     ImageFrequency: z.number().int(),
-    ReferenceDate: z.string().openapi({ format: 'date' }),
+    ReferenceDate: DayOut,
     StorageMonths: z.number().int(),
     ApiRequests: z.number().int(),
     Wkt: z.string().nullable(),
-    Tiles: z.array(Guid),
-    MiniTiles: z.array(Guid),
+    Tiles: z.array(Guid).nullable().openapi({ description: 'Tile GUIDs of a tile order; null otherwise.' }),
+    MiniTiles: z.array(Guid).nullable().openapi({ description: 'Mini-tile GUIDs of a mini-tile order; null otherwise.' }),
     TotalCost: Money,
     RenewalStopped: z.boolean(),
     Expired: z.boolean(),
   })
   .openapi('TaskOrderDto');
 /** Data of the orders list. */
-export const TaskOrderListDto = z.object({ Orders: z.array(TaskOrderDto) }).openapi('TaskOrderListDto');
+export const TaskOrderListDto = z.object({ TaskOrders: z.array(TaskOrderDto) }).openapi('TaskOrderListDto');
 /** Data of order details. */
-export const TaskOrderDetailsDto = TaskOrderDto.extend({
+export const TaskOrderDetailsDto = z.object({
+  // Spelled out (not extend) so the spec has one flat object instead of an allOf.
+  ...TaskOrderDto.shape,
   ImageDates: z.array(z.object({ Date: z.string().openapi({ format: 'date' }), Available: z.boolean() })),
   StatusHistory: z.array(z.object({ Status: z.string(), At: z.string().openapi({ format: 'date-time' }) })),
   CancellationDate: z.string().nullable().openapi({ format: 'date-time' }),

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { z, type ZodType } from 'zod';
+import type { ZodType } from 'zod';
 import { CONSTELLATIONS, MODELS, VOUCHERS, checkModelConstellations } from './catalog.js';
 import { isoDate } from './dates.js';
 import { Codes, ServiceError, ok, validationError, type FieldErrors } from './envelope.js';
@@ -16,7 +16,9 @@ import * as orders from './orders.js';
 import { acquisitionPlans, satelliteProducts } from './products.js';
 import { RasterCache, planRaster } from './raster/index.js';
 import { seedDemoOrders } from './seed.js';
-import { OPERATIONS, buildSpecification, type OperationDef } from './spec.js';
+import { normalizeBody, normalizeQuery } from './requests.js';
+import { shapeStyle, type ShapeStyle, type ShapesName, type WireOperation } from './shapes/index.js';
+import { buildSpecification } from './spec.js';
 import { SimState, round2, type Account, type Lifecycle } from './state.js';
 
 /** Options of the simulator. */
@@ -36,6 +38,8 @@ export interface SimulatorOptions {
   lifecycle?: Partial<Lifecycle>;
   /** Extra hosts UploadUrl may target besides loopback. */
   allowUploadHosts?: string[];
+  /** Answer style: 'production' (default, the production service's shapes) or 'variant'. */
+  shapes?: ShapesName | string;
   log?: (line: string) => void;
 }
 
@@ -44,6 +48,8 @@ export interface RunningSimulator {
   url: string;
   port: number;
   state: SimState;
+  /** The answer style in use. */
+  shapes: ShapesName;
   close(): Promise<void>;
 }
 
@@ -80,8 +86,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   const allowUpload = new Set((opts.allowUploadHosts ?? []).map((h) => h.toLowerCase()));
   let specCache: string | null = null;
 
+  const style = shapeStyle(opts.shapes);
   const handlers = buildHandlers(state);
-  for (const op of OPERATIONS) if (!handlers[op.operationId]) throw new Error(`No handler for ${op.operationId}`);
+  for (const op of style.operations) if (!handlers[op.operationId]) throw new Error(`No handler for ${op.operationId}`);
 
   const server = http.createServer((req, res) => {
     const ac = new AbortController();
@@ -97,12 +104,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toLowerCase();
     if (url.pathname === '/api/specification.json' && method === 'get') {
-      specCache ??= JSON.stringify(buildSpecification(address()));
+      specCache ??= JSON.stringify(buildSpecification(address(), style));
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(specCache) });
       res.end(specCache);
       return;
     }
-    const match = route(method, url.pathname);
+    const match = route(style, method, url.pathname);
     if (match === 'method') return sendError(res, new ServiceError(405, Codes.invalidRequest, `Method ${method.toUpperCase()} is not allowed on ${url.pathname}.`));
     if (!match) return sendError(res, new ServiceError(404, Codes.notFound, `No operation at ${url.pathname}.`));
     const key = header(req, 'x-api-key');
@@ -125,12 +132,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         `Too many concurrent requests: the key allows ${acc.profile.maxConcurrentConnections}. Retry after backoff.`, null, { 'Retry-After': '1' }));
     }
     inflight.set(acc.key, used + 1);
+    const { op, params } = match;
     try {
       // A slow first byte holds the connection slot, as a busy backend would.
       if (slow) await sleep(faults.slowMs, signal);
-      const { op, params } = match;
-      const body = op.body ? await readJson(req, op.body) : undefined;
-      const query = op.query ? validate(op.query, normalizeQuery(url.searchParams, op.query), 'query') : undefined;
+      // The style maps its wire names to the handlers' names on the way in, and back on the way out.
+      const body = op.body ? op.bodyIn(await readJson(req, op.body) as Record<string, unknown>) : undefined;
+      const query = op.query ? op.queryIn(validate(op.query, normalizeQuery(url.searchParams, op.query), 'query') as Record<string, unknown>) : undefined;
       const ctx: Ctx = { acc, body, query, params, res, req, signal };
       const data = await handlers[op.operationId]!(ctx);
       if (data === HANDLED) return;
@@ -138,9 +146,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
         await sendDownload(ctx, data.download as imagery.PreparedDownload, truncate);
         return;
       }
-      sendJson(res, 200, ok(data));
+      sendJson(res, 200, ok(op.toWire(data)));
     } catch (e) {
-      if (e instanceof ServiceError) sendError(res, e);
+      if (e instanceof ServiceError) sendError(res, e.renameFields(op.fieldOut));
       else throw e;
     } finally {
       inflight.set(acc.key, (inflight.get(acc.key) ?? 1) - 1);
@@ -197,6 +205,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     url: `http://${host}:${port}`,
     port,
     state,
+    shapes: style.name,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -219,14 +228,23 @@ function buildHandlers(state: SimState): Record<string, Handler> {
     return `${params.year}-${String(params.month).padStart(2, '0')}`;
   };
   const monthLedger = (acc: Account, ym: string) => acc.ledger.filter((e) => isoDate(e.at).slice(0, 7) === ym);
+  const accountInfo: Handler = ({ acc }) => {
+    const p = acc.profile;
+    const balance = state.balance(acc);
+    return {
+      Key: acc.key, TenantId: p.tenantId, KeyName: p.name, Plan: p.plan, KeyEnding: acc.key.slice(-4),
+      CreditAmount: Math.floor(balance), EuroCreditAmount: balance,
+      CreditLimit: Math.floor(p.euroOverdraftLimit), EuroCreditLimit: Math.floor(p.euroOverdraftLimit),
+      ContactInfo: p.contactInfo ?? p.name, Email: p.email ?? null,
+      MaxConcurrentConnections: p.maxConcurrentConnections, MaxCompositeAreaKm2: Math.floor(p.maxCompositeAreaKm2),
+      MaxTotalBands: p.maxTotalBands, EuroOverdraftLimit: p.euroOverdraftLimit,
+      EuroBalanceCap: p.euroBalanceCap, EuroBalance: balance,
+      CurrentMonthCosts: round2(orders.monthSpend(acc, state.now())), NextMonthCosts: orders.nextMonthCosts(acc),
+    };
+  };
   return {
-    Account_GetInfo: ({ acc }) => ({
-      Key: acc.key, TenantId: acc.profile.tenantId, KeyName: acc.profile.name, Plan: acc.profile.plan, KeyEnding: acc.key.slice(-4),
-      MaxConcurrentConnections: acc.profile.maxConcurrentConnections, MaxCompositeAreaKm2: acc.profile.maxCompositeAreaKm2,
-      MaxTotalBands: acc.profile.maxTotalBands, EuroOverdraftLimit: acc.profile.euroOverdraftLimit,
-      EuroBalanceCap: acc.profile.euroBalanceCap, EuroBalance: state.balance(acc),
-      CurrentMonthCosts: round2(orders.monthSpend(acc, state.now())),
-    }),
+    Account_GetInfo: accountInfo,
+    ApiKey_GetInfo: accountInfo,
     Account_GetSettings: () => ({
       DefaultModel: 'Stratus2', DefaultEpsgProjection: 47000, DefaultResolution: 10, DefaultDataType: 'INT16',
       StorageMonthsIncluded: 1, CreditExpiryMonths: 12, UploadAllowedHosts: ['127.0.0.1', 'localhost', '::1'], TimeZone: 'UTC',
@@ -282,13 +300,12 @@ function buildHandlers(state: SimState): Record<string, Handler> {
     },
     SatelliteImages_GeographyComposite: ({ acc, body }) => {
       const aoi = aoiOf({ Wkt: body.Wkt });
-      checkPeriod(body.From, body.To, 'To');
-      return imagery.geographyComposite(state, acc, aoi, body.From, body.To);
+      const to = periodEnd(body, 'To', true)!;
+      return imagery.geographyComposite(state, acc, aoi, body.From, to);
     },
     SatelliteImages_SearchAvailable: ({ acc, body }) => {
       const aoi = aoiOf(body);
-      const until = body.Until ?? body.To ?? null;
-      if (until) checkPeriod(body.From, until, body.Until ? 'Until' : 'To');
+      const until = periodEnd(body, 'Until', false);
       if (body.Model) {
         const errs = checkModelConstellations(body.Model, body.SatelliteConstellations);
         if (Object.keys(errs).length) throw validationError(errs);
@@ -302,15 +319,15 @@ function buildHandlers(state: SimState): Record<string, Handler> {
     SatelliteImages_ProcessMiniTile: ({ acc, body }) => ({ download: imagery.prepareTile(state, acc, body, true) }),
     SatelliteProducts_SatelliteZonesComposite: ({ body }) => {
       const aoi = aoiOf(body);
-      checkPeriod(body.From, body.To, 'To');
+      const to = periodEnd(body, 'To', true)!;
       checkConstellations(body.SatelliteConstellations);
-      return satelliteProducts(aoi, body.From, body.To, body.SatelliteConstellations);
+      return satelliteProducts(aoi, body.From, to, body.SatelliteConstellations);
     },
     SatelliteProducts_AcquisitionPlans: ({ body }) => {
       const aoi = aoiOf(body);
-      if (body.From && body.To) checkPeriod(body.From, body.To, 'To');
+      const to = body.From ? periodEnd(body, 'To', false) : (body.To ?? body.Until ?? null);
       checkConstellations(body.SatelliteConstellations);
-      return acquisitionPlans(aoi, state.now(), body.From, body.To, body.SatelliteConstellations);
+      return acquisitionPlans(aoi, state.now(), body.From, to, body.SatelliteConstellations);
     },
     Tasking_GetModels: () => ({
       TaskingModels: MODELS.map((m) => ({ Model: m.Model, SupportedSatelliteConstellations: m.SupportedSatelliteConstellations })),
@@ -318,10 +335,10 @@ function buildHandlers(state: SimState): Record<string, Handler> {
     Tasking_SearchTiles: ({ body }) => {
       const aoi = aoiOf(body);
       const { cells, truncated } = searchTiles(aoi, { miniTiles: body.MiniTiles, limit: body.MaxResults });
-      return { Tiles: cells.map((c) => ({ Guid: c.Guid, MiniTile: c.MiniTile, Epsg: c.Epsg, DataGeogWkt: c.DataGeogWkt, AreaKm2: round2(c.areaKm2) })), Truncated: truncated };
+      return { Tiles: cells.map((c) => ({ Guid: c.Guid, MiniTile: c.MiniTile, Epsg: String(c.Epsg), DataGeogWkt: c.DataGeogWkt, AreaKm2: round2(c.areaKm2) })), Truncated: truncated };
     },
     Tasking_ListOrders: ({ acc, query }) => ({
-      Orders: acc.orders
+      TaskOrders: acc.orders
         .filter((o) => (query.recurringOnly !== 'true' || o.to == null) && (query.getExpired === 'true' || !orders.orderExpired(o, state)))
         .map((o) => orders.orderDto(o, state)),
     }),
@@ -351,6 +368,21 @@ function checkConstellations(list: string[] | null | undefined): void {
   if (bad.length) throw validationError({ SatelliteConstellations: bad.map((c) => `Unknown constellation '${c}'. Valid values: ${CONSTELLATIONS.join(', ')}.`) });
 }
 
+/**
+ * The end of a period given as To or Until (guides use both names); the first name is the one
+ * a missing end is reported under. Checks that it does not come before From.
+ */
+function periodEnd(body: { From: string; To?: string | null; Until?: string | null }, primary: 'To' | 'Until', required: boolean): string | null {
+  const field = body.To != null ? 'To' : body.Until != null ? 'Until' : null;
+  if (!field) {
+    if (required) throw validationError({ [primary]: [`The ${primary} field is required.`] });
+    return null;
+  }
+  const end = body[field]!;
+  checkPeriod(body.From, end, field);
+  return end;
+}
+
 function checkPeriod(from: string, to: string, toField: string): void {
   if (Date.parse(from.length === 10 ? `${from}T00:00:00Z` : from) > Date.parse(to.length === 10 ? `${to}T00:00:00Z` : to)) {
     throw validationError({ From: [`From must not be after ${toField}.`], [toField]: [`${toField} must not be before From.`] });
@@ -358,9 +390,9 @@ function checkPeriod(from: string, to: string, toField: string): void {
 }
 
 /** Matches a request to an operation; 'method' when the path exists with another method. */
-function route(method: string, pathname: string): { op: OperationDef; params: Record<string, number> } | 'method' | null {
+function route(style: ShapeStyle, method: string, pathname: string): { op: WireOperation; params: Record<string, number> } | 'method' | null {
   let pathMatched = false;
-  for (const op of OPERATIONS) {
+  for (const op of style.operations) {
     if (op.path.includes('{year}-{month}')) {
       const prefix = op.path.slice(0, op.path.indexOf('{'));
       if (!pathname.startsWith(prefix)) continue;
@@ -407,26 +439,7 @@ async function readJson(req: IncomingMessage, schema: ZodType): Promise<unknown>
     throw validationError({ Body: [`The body is not valid JSON: ${(e as Error).message}`] });
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw validationError({ Body: ['The body must be a JSON object.'] });
-  return validate(schema, normalizeKeys(raw as Record<string, unknown>, schema), 'body');
-}
-
-/** Maps property names case-insensitively onto the schema's, as the production service's JSON binding does. */
-function normalizeKeys(raw: Record<string, unknown>, schema: ZodType): Record<string, unknown> {
-  const shape = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
-  const byLower = new Map(shape.map((k) => [k.toLowerCase(), k]));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) out[byLower.get(k.toLowerCase()) ?? k] = v;
-  return out;
-}
-
-function normalizeQuery(params: URLSearchParams, schema: z.ZodObject): Record<string, string> {
-  const byLower = new Map(Object.keys(schema.shape).map((k) => [k.toLowerCase(), k]));
-  const out: Record<string, string> = {};
-  for (const [k, v] of params) {
-    const name = byLower.get(k.toLowerCase()) ?? k;
-    out[name] = /^(true|false)$/i.test(v) ? v.toLowerCase() : v;
-  }
-  return out;
+  return validate(schema, normalizeBody(raw as Record<string, unknown>, schema), 'body');
 }
 
 function validate(schema: ZodType, data: Record<string, unknown>, where: 'body' | 'query'): unknown {

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
 import * as S from './schemas.js';
+import type { ShapeStyle } from './shapes/index.js';
 
 /** The contract version the simulator implements. */
 export const CONTRACT_VERSION = '1.0.0';
@@ -22,9 +23,10 @@ export interface OperationDef {
   deprecated?: boolean;
 }
 
-/** Every operation of service-contract.md section 4, in contract order. */
+/** Every operation of service-contract.md section 4, in contract order, plus the production service's newer account-info path. */
 export const OPERATIONS: OperationDef[] = [
-  { operationId: 'Account_GetInfo', method: 'get', path: '/api/account/info', tag: 'Account', summary: 'Information for the API key, including request limits.', response: S.ApiKeyLimitedDto, envelope: 'ServiceResultOfApiKeyLimitedDto' },
+  { operationId: 'Account_GetInfo', method: 'get', path: '/api/account/info', tag: 'Account', summary: 'Information for the API key, including request limits. Echoes the key (Key), as the production service does.', response: S.ApiKeyLimitedDto, envelope: 'ServiceResultOfApiKeyLimitedDto' },
+  { operationId: 'ApiKey_GetInfo', method: 'get', path: '/api/apikey/info', tag: 'Account', summary: 'The same account information at the production service\'s newer path.', response: S.ApiKeyLimitedDto, envelope: 'ServiceResultOfApiKeyLimitedDto' },
   { operationId: 'Account_GetSettings', method: 'get', path: '/api/account/settings', tag: 'Account', summary: 'Settings of the account.', response: S.ApiKeySettingsDto, envelope: 'ServiceResultOfApiKeySettingsDto' },
   { operationId: 'Billing_GetSummary', method: 'get', path: '/api/billing/summary', tag: 'Billing', summary: 'Billing overview of the current month (UTC).', response: S.BillingSummaryDto, envelope: 'ServiceResultOfBillingSummaryDto' },
   { operationId: 'Billing_GetOrders', method: 'get', path: '/api/billing/orders/{year}-{month}', tag: 'Billing', summary: 'Orders and their costs for a month. year 2000-2100, month 1-12.', params: S.YearMonthParams, response: S.BillingOrdersListDto, envelope: 'ServiceResultOfBillingOrdersListDto' },
@@ -48,10 +50,13 @@ export const OPERATIONS: OperationDef[] = [
   { operationId: 'Tasking_CancelOrder', method: 'delete', path: '/api/tasking/orders/cancel', tag: 'Tasking', summary: 'Cancels an order in Review, or stops a recurring order\'s renewal before 00:00 UTC on the 1st of next month.', query: S.OrderGuidQuery, response: S.TaskOrderCancelResultDto, envelope: 'ServiceResultOfTaskOrderCancelResultDto' },
 ];
 
-const ErrorInfo = z.object({ Message: z.string(), Code: z.number().int().openapi({ description: '992 validation; 993 invalid request; 994 not enough credit; 1002 no imagery; 1003 too many concurrent requests; 1004 area too large; 1005 too many bands; 1006 not covered by an order.' }) }).openapi('ServiceError');
+const errorFields = { Message: z.string(), Code: z.number().int().openapi({ description: '992 validation; 993 invalid request; 994 not enough credit; 1002 no imagery; 1003 too many concurrent requests; 1004 area too large; 1005 too many bands; 1006 not covered by an order.' }) };
+const ErrorInfo = z.object(errorFields).openapi('ServiceError');
+// Inline rather than a nullable $ref, which OpenAPI 3.0 can only write as an allOf that JSON Schema readers take as non-null.
+const NoError = z.object(errorFields).nullable().openapi({ description: 'null on success.' });
 
-/** Builds the OpenAPI 3 document, version 1.0.0, from the operation table. */
-export function buildSpecification(serverUrl?: string): Record<string, unknown> {
+/** Builds the OpenAPI 3 document, version 1.0.0, from an answer style's operations. */
+export function buildSpecification(serverUrl: string | undefined, style: ShapeStyle): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
   const failure = registry.register(
@@ -69,7 +74,8 @@ export function buildSpecification(serverUrl?: string): Record<string, unknown> 
     404: { description: 'Path or identifier wrong.', content: { 'application/json': { schema: failure } } },
     429: { description: 'Too many concurrent requests (Code 1003); honour Retry-After.', headers: { 'Retry-After': { schema: { type: 'integer' as const } } }, content: { 'application/json': { schema: failure } } },
   };
-  for (const op of OPERATIONS) {
+  const envelopes = new Map<string, ZodType>();
+  for (const op of style.operations) {
     const request: Record<string, unknown> = {};
     if (op.body) {
       request.body = { required: true, description: op.bodyName, content: { 'application/json': { schema: op.body } } };
@@ -87,10 +93,14 @@ export function buildSpecification(serverUrl?: string): Record<string, unknown> 
         201: { description: 'Uploaded to UploadUrl; empty body.' },
       };
     } else {
-      const envelope = registry.register(
-        op.envelope!,
-        z.object({ Data: op.response, Succeeded: z.boolean(), Error: ErrorInfo.nullish() }),
-      );
+      let envelope = envelopes.get(op.envelope!);
+      if (!envelope) {
+        envelope = registry.register(
+          op.envelope!,
+          z.object({ Data: op.response, Succeeded: z.boolean(), Error: NoError }),
+        );
+        envelopes.set(op.envelope!, envelope);
+      }
       ok = { 200: { description: 'Success envelope.', content: { 'application/json': { schema: envelope } } } };
     }
     registry.registerPath({
@@ -111,7 +121,8 @@ export function buildSpecification(serverUrl?: string): Record<string, unknown> 
     info: {
       title: 'Satellite Imagery Ordering and Retrieval Service (Swath simulator)',
       version: CONTRACT_VERSION,
-      description: 'Local simulator of the service contract. Fields the contract leaves open are this simulator\'s choice and are published here.',
+      'x-answer-style': style.name,
+      description: `Local simulator of the service contract. Fields the contract leaves open are this simulator's choice and are published here. ${style.description}`,
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   }) as unknown as Record<string, unknown>;

@@ -43,6 +43,8 @@ export interface StoredOrder {
   downloadsUsed: number;
   /** Orders made by AutomaticOrderCreation or the demo seed skip the processing wait. */
   instant: boolean;
+  /** What a recurring order costs per month, EUR (null when historical; absent in older state files). */
+  monthlyCost?: number | null;
 }
 
 /** Everything the service keeps for one API key. */

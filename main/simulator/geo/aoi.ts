@@ -24,10 +24,10 @@ export type FieldErrors = Record<string, string[]>;
 
 type AoiMode = 'Wkt' | 'GeoJson';
 
-/** Result of {@link parseAoi}. */
+/** Result of {@link parseAoi}: `aois` are the polygons the request names, one AOI each. */
 export type ParseAoiResult =
-  | { ok: true; geometry: Polygonal; mode: AoiMode }
-  | { ok: true; geometry: null; mode: null }
+  | { ok: true; geometry: Polygonal; mode: AoiMode; aois: Polygon[] }
+  | { ok: true; geometry: null; mode: null; aois: [] }
   | { ok: false; errors: FieldErrors };
 
 /** Intersections smaller than this (km², i.e. 1 m²) are floating-point noise from shared edges. */
@@ -62,10 +62,14 @@ function typeRejection(name: string): string {
   return `Only Polygon or MultiPolygon geometries are accepted; got ${name}.`;
 }
 
-/** Validates the Wkt/GeoJson pair of a request body. */
+/**
+ * Validates the Wkt/GeoJson pair of a request body. With `collections`, a GEOMETRYCOLLECTION
+ * (WKT or GeoJSON) of polygons and multipolygons is accepted too (order AOIs): each member is
+ * validated alone, members may overlap, and the geometry is their union.
+ */
 export function parseAoi(
   body: { Wkt?: unknown; GeoJson?: unknown },
-  opts: { required: boolean },
+  opts: { required: boolean; collections?: boolean },
 ): ParseAoiResult {
   const hasWkt = !isAbsent(body.Wkt);
   const hasGeo = !isAbsent(body.GeoJson);
@@ -74,16 +78,30 @@ export function parseAoi(
     return { ok: false, errors: { Wkt: [msg], GeoJson: [msg] } };
   }
   if (!hasWkt && !hasGeo) {
-    if (!opts.required) return { ok: true, geometry: null, mode: null };
+    if (!opts.required) return { ok: true, geometry: null, mode: null, aois: [] };
     const msg = 'Either Wkt or GeoJson is required.';
     return { ok: false, errors: { Wkt: [msg], GeoJson: [msg] } };
   }
   const mode: AoiMode = hasWkt ? 'Wkt' : 'GeoJson';
-  const parsed = hasWkt ? readWkt(body.Wkt) : readGeoJson(body.GeoJson);
+  const collections = opts.collections ?? false;
+  const parsed = hasWkt ? readWkt(body.Wkt, collections) : readGeoJson(body.GeoJson, collections);
   if (typeof parsed === 'string') return { ok: false, errors: { [mode]: [parsed] } };
-  const problems = validatePolygonal(parsed);
+  const members = Array.isArray(parsed) ? parsed : [parsed];
+  if (members.length === 0) return { ok: false, errors: { [mode]: ['The geometry collection is empty; at least one polygon is required.'] } };
+  const problems = members.flatMap((m, i) =>
+    validatePolygonal(m).map((p) => (Array.isArray(parsed) ? `Geometry ${i + 1} of the collection: ${p}` : p)));
   if (problems.length > 0) return { ok: false, errors: { [mode]: problems } };
-  return { ok: true, geometry: dropRepeatedPositions(parsed), mode };
+  const clean = members.map(dropRepeatedPositions);
+  const aois: Polygon[] = clean.flatMap((g) =>
+    g.type === 'Polygon' ? [g] : g.coordinates.map((coordinates) => ({ type: 'Polygon' as const, coordinates })));
+  const geometry = clean.length === 1 ? clean[0]! : union(clean);
+  if (!geometry) return { ok: false, errors: { [mode]: ['The geometry collection has no area.'] } };
+  return { ok: true, geometry, mode, aois };
+}
+
+/** Lon/lat bounding box of a polygon, as a polygon. */
+export function bboxPolygon(g: Polygonal): Polygon {
+  return turf.bboxPolygon(turf.bbox(g)).geometry;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -91,6 +109,8 @@ export function parseAoi(
 // ---------------------------------------------------------------------------------------------
 
 class WktSyntaxError extends Error {}
+/** A well-formed collection member of a type the service does not accept. */
+class MemberRejected extends Error {}
 
 /** `text` is upper-cased for words (WKT keywords are case-insensitive); `raw` is as written. */
 type Token = { kind: 'word' | 'num' | '(' | ')' | ','; text: string; raw: string; pos: number };
@@ -141,8 +161,37 @@ class WktReader {
     return t;
   }
 
-  /** Returns the geometry, or a rejection reason for well-formed but unacceptable input. */
-  read(): Polygonal | string {
+  /** Returns the geometry (the members of a collection), or a rejection reason for well-formed but unacceptable input. */
+  read(collections: boolean): Polygonal | Polygonal[] | string {
+    const typeTok = this.peek();
+    if (collections && typeTok?.kind === 'word' && typeTok.text === 'GEOMETRYCOLLECTION') {
+      this.i++;
+      const empty = this.peek();
+      if (empty?.kind === 'word' && empty.text === 'EMPTY') {
+        this.i++;
+        this.expectEnd();
+        return [];
+      }
+      const members: Polygonal[] = [];
+      try {
+        this.list(() => {
+          const g = this.geometry();
+          if (typeof g === 'string') throw new MemberRejected(`Geometry ${members.length + 1} of the collection: ${g}`);
+          members.push(g);
+        });
+      } catch (e) {
+        if (e instanceof MemberRejected) return e.message;
+        throw e;
+      }
+      this.expectEnd();
+      return members;
+    }
+    const g = this.geometry();
+    if (typeof g !== 'string') this.expectEnd();
+    return g;
+  }
+
+  private geometry(): Polygonal | string {
     const typeTok = this.peek();
     if (!typeTok || typeTok.kind !== 'word') {
       throw new WktSyntaxError(`expected a geometry type but found ${this.describe(typeTok)}`);
@@ -152,6 +201,7 @@ class WktReader {
     if (!name) throw new WktSyntaxError(`unknown geometry type '${typeTok.raw}'`);
     if (name !== 'Polygon' && name !== 'MultiPolygon') return typeRejection(name);
 
+    this.dims = null;
     const tag = this.peek();
     if (tag?.kind === 'word') {
       if (tag.text === 'Z' || tag.text === 'M') this.dims = 3;
@@ -164,15 +214,11 @@ class WktReader {
     const empty = this.peek();
     if (empty?.kind === 'word' && empty.text === 'EMPTY') {
       this.i++;
-      this.expectEnd();
       return 'Wkt is an empty geometry; a polygon with at least one ring is required.';
     }
-    const geometry: Polygonal =
-      name === 'Polygon'
-        ? { type: 'Polygon', coordinates: this.polygonText() }
-        : { type: 'MultiPolygon', coordinates: this.list(() => this.polygonText()) };
-    this.expectEnd();
-    return geometry;
+    return name === 'Polygon'
+      ? { type: 'Polygon', coordinates: this.polygonText() }
+      : { type: 'MultiPolygon', coordinates: this.list(() => this.polygonText()) };
   }
 
   private expectEnd(): void {
@@ -220,8 +266,8 @@ class WktReader {
   }
 }
 
-/** Parses strict POLYGON/MULTIPOLYGON WKT; returns a reason string on failure. */
-function readWkt(value: unknown): Polygonal | string {
+/** Parses strict POLYGON/MULTIPOLYGON (or, with `collections`, GEOMETRYCOLLECTION) WKT; returns a reason string on failure. */
+function readWkt(value: unknown, collections = false): Polygonal | Polygonal[] | string {
   if (typeof value !== 'string') return 'Wkt must be a string.';
   let text = value;
   let offset = 0;
@@ -236,7 +282,7 @@ function readWkt(value: unknown): Polygonal | string {
     text = text.slice(offset);
   }
   try {
-    return new WktReader(tokenize(text, offset), value.length + 1).read();
+    return new WktReader(tokenize(text, offset), value.length + 1).read(collections);
   } catch (e) {
     if (e instanceof WktSyntaxError) return `Wkt is not valid WKT: ${e.message}.`;
     throw e;
@@ -275,7 +321,7 @@ function readRings(v: unknown, path: string): Position[][] | string {
 }
 
 /** Reads a GeoJSON geometry object (or its JSON text); returns a reason string on failure. */
-function readGeoJson(value: unknown): Polygonal | string {
+function readGeoJson(value: unknown, collections = false): Polygonal | Polygonal[] | string {
   let obj = value;
   if (typeof obj === 'string') {
     try {
@@ -287,8 +333,18 @@ function readGeoJson(value: unknown): Polygonal | string {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
     return 'GeoJson must be a GeoJSON geometry object with "type" and "coordinates".';
   }
-  const { type, coordinates } = obj as { type?: unknown; coordinates?: unknown };
+  const { type, coordinates, geometries } = obj as { type?: unknown; coordinates?: unknown; geometries?: unknown };
   if (typeof type !== 'string') return 'GeoJson must have a string "type" member.';
+  if (collections && type === 'GeometryCollection') {
+    if (!Array.isArray(geometries)) return 'GeoJson GeometryCollection must have a "geometries" array.';
+    const members: Polygonal[] = [];
+    for (let i = 0; i < geometries.length; i++) {
+      const g = readGeoJson(geometries[i], false);
+      if (typeof g === 'string') return `Geometry ${i + 1} of the collection: ${g}`;
+      members.push(g as Polygonal);
+    }
+    return members;
+  }
   if (type === 'Feature' || type === 'FeatureCollection') {
     return `GeoJson must be a geometry, not a ${type}; send the Polygon or MultiPolygon geometry itself.`;
   }

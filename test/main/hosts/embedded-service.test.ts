@@ -34,4 +34,19 @@ describe('startEmbeddedService', () => {
     };
     await expect(startEmbeddedService('/data', start)).rejects.toThrow('EADDRINUSE');
   });
+
+  it('passes SWATH_SIM_SHAPES on as the answer style (what `npm run dev:browser` runs against)', async () => {
+    const start = vi.fn<StartSimulator>(async () => ({ url: 'http://127.0.0.1:43210', port: 43210, close: async () => undefined }));
+    const before = process.env.SWATH_SIM_SHAPES;
+    try {
+      process.env.SWATH_SIM_SHAPES = 'variant';
+      await startEmbeddedService('/data', start);
+      delete process.env.SWATH_SIM_SHAPES;
+      await startEmbeddedService('/data', start);
+    } finally {
+      if (before === undefined) delete process.env.SWATH_SIM_SHAPES;
+      else process.env.SWATH_SIM_SHAPES = before;
+    }
+    expect(start.mock.calls.map((c) => c[0].shapes)).toEqual(['variant', undefined]);
+  });
 });

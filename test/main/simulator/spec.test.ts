@@ -4,7 +4,7 @@ import { startTestSim, type TestSim } from './helpers.js';
 
 // The operations of service-contract.md section 4 (method, path).
 const CONTRACT_OPERATIONS: [string, string][] = [
-  ['get', '/api/account/info'], ['get', '/api/account/settings'],
+  ['get', '/api/account/info'], ['get', '/api/apikey/info'], ['get', '/api/account/settings'],
   ['get', '/api/billing/summary'], ['get', '/api/billing/orders/{year}-{month}'],
   ['get', '/api/billing/transactions/{year}-{month}'], ['post', '/api/billing/vouchers/redeem'],
   ['post', '/api/satelliteimages/geography/composite'], ['post', '/api/satelliteimages/search/available'],
@@ -73,8 +73,16 @@ describe('GET /api/specification.json', () => {
       expect(schema, name).toBeDefined();
       expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['Data', 'Succeeded', 'Error']));
     }
-    const info = spec.paths['/api/account/info'].get.responses['200'].content['application/json'].schema;
-    expect(info.$ref).toBe('#/components/schemas/ServiceResultOfApiKeyLimitedDto');
+    for (const path of ['/api/account/info', '/api/apikey/info']) {
+      const info = spec.paths[path].get.responses['200'].content['application/json'].schema;
+      expect(info.$ref).toBe('#/components/schemas/ServiceResultOfApiKeyLimitedDto');
+    }
+    // Success envelopes always carry Error (null), as the production service sends it.
+    const envelope = spec.components.schemas.ServiceResultOfApiKeyLimitedDto;
+    expect(envelope.required).toEqual(expect.arrayContaining(['Data', 'Succeeded', 'Error']));
+    expect(envelope.properties.Error.nullable).toBe(true);
+    // The echoed key is marked as a secret.
+    expect(spec.components.schemas.ApiKeyLimitedDto.properties.Key).toMatchObject({ format: 'password', 'x-secret': true });
   });
 
   it('marks geography/composite deprecated and only it', () => {
@@ -101,5 +109,41 @@ describe('GET /api/specification.json', () => {
   it('needs no API key', async () => {
     const res = await fetch(`${t.url}/api/specification.json`);
     expect(res.status).toBe(200);
+  });
+});
+
+describe('GET /api/specification.json in the variant style', () => {
+  let t: TestSim;
+  let spec: any;
+  beforeAll(async () => {
+    t = await startTestSim({ shapes: 'variant' });
+    spec = await (await fetch(`${t.url}/api/specification.json`)).json();
+  });
+  afterAll(() => t.close());
+
+  it('is a valid OpenAPI 3 document with the same paths and contract envelope names', async () => {
+    const res = await new Validator().validate(structuredClone(spec));
+    expect(res.errors ?? []).toEqual([]);
+    expect(res.valid).toBe(true);
+    expect(spec.info['x-answer-style']).toBe('variant');
+    for (const [method, path] of CONTRACT_OPERATIONS) expect(spec.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    for (const name of CONTRACT_ENVELOPES) {
+      expect(Object.keys(spec.components.schemas[name].properties)).toEqual(expect.arrayContaining(['Data', 'Succeeded', 'Error']));
+    }
+  });
+
+  it('publishes its own names: renamed parameters, renamed and re-typed answer fields, the key still marked secret', () => {
+    const paramNames = (p: string, m: string) => spec.paths[p][m].parameters.map((x: any) => x.name);
+    expect(paramNames('/api/tasking/orders', 'get')).toEqual(['onlyRecurring', 'includeExpired']);
+    expect(paramNames('/api/tasking/orders/cancel', 'delete')).toEqual(['orderId']);
+    const list = spec.components.schemas.ServiceResultOfTaskOrderListDto.properties.Data;
+    expect(Object.keys(list.properties)).toEqual(['traceId', 'items']);
+    expect(list.properties.items.items.properties.start.format).toBe('date-time');
+    const tiles = spec.components.schemas.ServiceResultOfTileSearchResultsDto.properties.Data.properties.cells.items.properties;
+    expect(tiles.epsgCode.type).toBe('integer');
+    const info = spec.components.schemas.ServiceResultOfApiKeyLimitedDto.properties.Data.properties;
+    expect(info.apiKey).toMatchObject({ format: 'password', 'x-secret': true });
+    const models = spec.components.schemas.ServiceResultOfTaskingModelListDto.properties.Data.properties.TaskingModels.items.properties;
+    expect(Object.keys(models)).toEqual(expect.arrayContaining(['Model', 'SupportedSatelliteConstellations']));
   });
 });

@@ -41,7 +41,7 @@ describe('order, then availability, then download (end to end)', () => {
     expect(balanceBefore - balanceAfter).toBeCloseTo(e.TotalHistoricCost, 1);
 
     const list = await t.call('GET', '/api/tasking/orders');
-    expect(list.json.Data.Orders.map((o: any) => o.TaskOrderGuid)).toContain(guid);
+    expect(list.json.Data.TaskOrders.map((o: any) => o.TaskOrderGuid)).toContain(guid);
     const details = await t.call('GET', `/api/tasking/orders/details?taskOrderGuid=${guid}`);
     expect(details.status).toBe(200);
     expect(details.json.Data.ImageDates.every((d: any) => d.Available === false)).toBe(true);
@@ -108,7 +108,7 @@ describe('the seeded demo account', () => {
 
   it('has a completed historical and a running recurring order with imagery', async () => {
     const list = await t.call('GET', '/api/tasking/orders');
-    const statuses = list.json.Data.Orders.map((o: any) => [o.BillingCycle, o.OrderingProcessStatus]);
+    const statuses = list.json.Data.TaskOrders.map((o: any) => [o.BillingCycle, o.OrderingProcessStatus]);
     expect(statuses).toEqual([['OneTime', 'Completed'], ['Monthly', 'UpToDate']]);
     const search = await t.call('POST', '/api/satelliteimages/search/available', { Wkt: SMALL_AOI, From: new Date(T0 - 60 * DAY).toISOString(), Until: null });
     const dates = search.json.Data.ModelImageDates[0].DatesByGeog[0].Dates;
@@ -118,16 +118,16 @@ describe('the seeded demo account', () => {
 
   it('recurringOnly and getExpired filter the list', async () => {
     const rec = await t.call('GET', '/api/tasking/orders?recurringOnly=true');
-    expect(rec.json.Data.Orders.map((o: any) => o.To)).toEqual([null]);
+    expect(rec.json.Data.TaskOrders.map((o: any) => o.To)).toEqual([null]);
     const rec2 = await t.call('GET', '/api/tasking/orders?RecurringOnly=True');
-    expect(rec2.json.Data.Orders).toHaveLength(1);
+    expect(rec2.json.Data.TaskOrders).toHaveLength(1);
     const bad = await t.call('GET', '/api/tasking/orders?recurringOnly=maybe');
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.json.Data)).toEqual(['recurringOnly']);
   });
 
   it('stops a recurring order\'s renewal, refuses to cancel a completed historical order', async () => {
-    const orders = (await t.call('GET', '/api/tasking/orders')).json.Data.Orders;
+    const orders = (await t.call('GET', '/api/tasking/orders')).json.Data.TaskOrders;
     const recurring = orders.find((o: any) => o.To === null);
     const historical = orders.find((o: any) => o.To !== null);
     const stop = await t.call('DELETE', `/api/tasking/orders/cancel?taskOrderGuid=${recurring.TaskOrderGuid}`);
@@ -157,8 +157,8 @@ describe('the seeded demo account', () => {
     const after = (await t.call('GET', '/api/account/info')).json.Data.EuroBalance;
     expect(after).toBeCloseTo(before, 2);
     const hidden = await t.call('GET', '/api/tasking/orders');
-    expect(hidden.json.Data.Orders.map((o: any) => o.TaskOrderGuid)).not.toContain(created.json.Data.TaskOrderGuid);
+    expect(hidden.json.Data.TaskOrders.map((o: any) => o.TaskOrderGuid)).not.toContain(created.json.Data.TaskOrderGuid);
     const shown = await t.call('GET', '/api/tasking/orders?getExpired=true');
-    expect(shown.json.Data.Orders.map((o: any) => o.TaskOrderGuid)).toContain(created.json.Data.TaskOrderGuid);
+    expect(shown.json.Data.TaskOrders.map((o: any) => o.TaskOrderGuid)).toContain(created.json.Data.TaskOrderGuid);
   });
 });

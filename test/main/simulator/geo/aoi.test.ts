@@ -53,15 +53,16 @@ describe('parseAoi: presence rules', () => {
   });
 
   it('returns a null geometry when optional and absent', () => {
-    expect(parseAoi({}, { required: false })).toEqual({ ok: true, geometry: null, mode: null });
+    expect(parseAoi({}, { required: false })).toEqual({ ok: true, geometry: null, mode: null, aois: [] });
   });
 
   it('treats null, undefined, "" and whitespace as absent', () => {
-    expect(parseAoi({ Wkt: null, GeoJson: '' }, { required: false })).toEqual({ ok: true, geometry: null, mode: null });
+    expect(parseAoi({ Wkt: null, GeoJson: '' }, { required: false })).toEqual({ ok: true, geometry: null, mode: null, aois: [] });
     expect(parseAoi({ Wkt: '   ', GeoJson: undefined }, { required: false })).toEqual({
       ok: true,
       geometry: null,
       mode: null,
+      aois: [],
     });
     expect(reasons({ Wkt: '', GeoJson: null }, 'Wkt')).toEqual(['Either Wkt or GeoJson is required.']);
     // An absent partner does not count as "both".
@@ -73,7 +74,7 @@ describe('parseAoi: presence rules', () => {
 describe('parseAoi: WKT', () => {
   it('parses a polygon, case-insensitively', () => {
     const r = parseAoi({ Wkt: 'polygon ((0 0,1 0,1 1,0 1,0 0))' }, { required: true });
-    expect(r).toEqual({ ok: true, geometry: SQUARE, mode: 'Wkt' });
+    expect(r).toEqual({ ok: true, geometry: SQUARE, mode: 'Wkt', aois: [SQUARE] });
   });
 
   it('accepts an SRID=4326 prefix and refuses any other SRID', () => {
@@ -199,7 +200,7 @@ describe('parseAoi: geometric rules', () => {
 
 describe('parseAoi: GeoJSON', () => {
   it('accepts a Polygon object, a MultiPolygon, and a JSON string', () => {
-    expect(parseAoi({ GeoJson: SQUARE }, { required: true })).toEqual({ ok: true, geometry: SQUARE, mode: 'GeoJson' });
+    expect(parseAoi({ GeoJson: SQUARE }, { required: true })).toEqual({ ok: true, geometry: SQUARE, mode: 'GeoJson', aois: [SQUARE] });
     expect(geometryOf({ GeoJson: JSON.stringify(SQUARE) })).toEqual(SQUARE);
     const multi = { type: 'MultiPolygon', coordinates: [SQUARE.coordinates, rect(2, 2, 3, 3).coordinates] };
     expect(geometryOf({ GeoJson: multi })).toEqual(multi);
