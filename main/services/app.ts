@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { EventName, EventPayload } from '../../preload/contract';
-import type { HttpFetch } from '../api';
+import { RedirectRefusedError, refuseRedirects, type HttpFetch } from '../api';
 import { DownloadQueue, createBatchRunner } from '../downloads';
 import { clientBinarySource } from './binary-source';
 import { DEMO_API_KEY, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
@@ -103,7 +103,8 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
 
-  const doFetch = options.fetch ?? fetch;
+  // The probe carries the key, so it follows the same no-redirect rule as the client.
+  const doFetch = refuseRedirects(options.fetch ?? fetch);
   const probe: KeyProbe = async ({ baseUrl, key, signal }) => {
     try {
       const res = await doFetch(`${baseUrl}/api/account/info`, { headers: { 'x-api-key': key, accept: 'application/json' }, signal });
@@ -112,6 +113,9 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       if (!res.ok) return { status: 'network', message: `The service answered HTTP ${res.status}.` };
       return { status: 'ok' };
     } catch (error) {
+      if (error instanceof RedirectRefusedError) {
+        return { status: 'network', message: `The service redirected the key test (HTTP ${error.status}); the key was not sent on. Set the base URL to the final address.` };
+      }
       return { status: 'network', message: (error as Error).name === 'TimeoutError' ? 'The service did not answer in time.' : 'The service could not be reached.' };
     }
   };
