@@ -71,7 +71,7 @@ export type KeyTestResult =
 export interface ProfileStoreOptions {
   /** Directory for the metadata file, normally Electron's userData. */
   dir: string;
-  /** Key of the embedded simulator, supplied by the app; it is never written to the keychain. */
+  /** Key of the embedded simulator until {@link ProfileStore.setDemoBaseUrl} gives this run's; never written to the keychain. */
   demoKey: string;
   /** The keychain; defaults to keytar under the service name "Swath". */
   keychain?: Keychain;
@@ -117,7 +117,7 @@ export class ProfileStore {
   private readonly keychain: Keychain;
   private readonly log: (line: string) => void;
   private readonly now: () => Date;
-  private readonly demoKey: string;
+  private demoKey: string;
 
   private constructor(options: ProfileStoreOptions, state: State) {
     this.state = state;
@@ -137,8 +137,9 @@ export class ProfileStore {
     return new ProfileStore(options, await loadState(file, log));
   }
 
-  /** Tells the store where the embedded simulator listens (or null once it stopped). */
-  setDemoBaseUrl(url: string | null): void {
+  /** Tells the store where the embedded simulator listens (or null once it stopped), and this run's key for it. */
+  setDemoBaseUrl(url: string | null, key?: string): void {
+    if (key !== undefined) this.demoKey = key;
     if (url === null) {
       this.demoBaseUrl = null;
       return;
@@ -386,7 +387,8 @@ export class ProfileStore {
       builtIn: true,
       active: this.activeId() === DEMO_PROFILE_ID,
       keySet: true,
-      keyLast4: lastFour(this.demoKey),
+      // A random key per run (kept in main): nothing of it is shown.
+      keyLast4: null,
     };
   }
 

@@ -3,7 +3,7 @@ import type { EventName, EventPayload } from '../../preload/contract';
 import { RedirectRefusedError, refuseRedirects, type HttpFetch } from '../api';
 import { DownloadQueue, createBatchRunner } from '../downloads';
 import { clientBinarySource } from './binary-source';
-import { DEMO_API_KEY, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
+import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
 import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
 import { LibraryCatalog, type RasterFileLookup } from '../library';
@@ -65,14 +65,15 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
 
   const profiles = await ProfileStore.open({
     dir,
-    demoKey: DEMO_API_KEY,
+    // Replaced by the embedded service's own key once it runs; until then no service accepts it.
+    demoKey: randomDemoKey(),
     keychain: new Keychain(options.keychainBackend ? { backend: options.keychainBackend } : {}),
     log,
   });
   let embedded: EmbeddedService | null = null;
   try {
     embedded = await startEmbeddedService(dir, options.startSimulator, (line) => log(`simulator: ${line}`));
-    profiles.setDemoBaseUrl(embedded.endpoint.baseUrl);
+    profiles.setDemoBaseUrl(embedded.endpoint.baseUrl, embedded.endpoint.apiKey);
   } catch (error) {
     // Other profiles still work; the demo profile reports that its service did not start.
     log(`Demo service failed to start: ${String(error)}`);

@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { z, type ZodType } from 'zod';
@@ -18,6 +17,8 @@ import { RasterCache, planRaster } from './raster/index.js';
 import { seedDemoOrders } from './seed.js';
 import { OPERATIONS, buildSpecification, type OperationDef } from './spec.js';
 import { SimState, round2, type Account, type Lifecycle } from './state.js';
+import { isLoopbackHost, isOwnOriginOrNone } from '../shared/loopback-host.js';
+import { privateTempDir } from '../shared/private-temp.js';
 
 /** Options of the simulator. */
 export interface SimulatorOptions {
@@ -25,7 +26,7 @@ export interface SimulatorOptions {
   host?: string;
   /** JSON file that keeps orders, ledger and vouchers across restarts (written atomically). */
   statePath?: string;
-  /** Directory for generated GeoTIFFs; identical requests are served from it. */
+  /** Directory for generated GeoTIFFs; identical requests are served from it. Default: a private temp folder (0700) removed on close. */
   cacheDir?: string;
   seed?: number;
   /** Fault spec, e.g. "5xx=0.2,reset=0.05,truncate=0.1" (see faults.ts). */
@@ -36,6 +37,12 @@ export interface SimulatorOptions {
   lifecycle?: Partial<Lifecycle>;
   /** Extra hosts UploadUrl may target besides loopback. */
   allowUploadHosts?: string[];
+  /**
+   * The x-api-key values accepted, each mapped to the documented account it acts as
+   * (the embedded demo service: a random key per run -> 'demo-key'). Absent: the
+   * documented keys themselves (demo-key, demo-key-empty, demo-key-revoked).
+   */
+  apiKeys?: Record<string, string>;
   log?: (line: string) => void;
 }
 
@@ -44,6 +51,8 @@ export interface RunningSimulator {
   url: string;
   port: number;
   state: SimState;
+  /** Where generated GeoTIFFs are kept. */
+  cacheDir: string;
   close(): Promise<void>;
 }
 
@@ -73,7 +82,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   await state.load((acc) => seedDemoOrders(state, acc));
   const faults = typeof opts.faults === 'string' || opts.faults == null ? parseFaults(opts.faults) : opts.faults;
   const random = seededRandom(opts.seed ?? 1);
-  const cacheDir = opts.cacheDir ?? path.join(os.tmpdir(), 'swath-sim-cache');
+  // Never a fixed name in the shared temp directory: another local user could pre-create or read it.
+  const ownCache = opts.cacheDir ? null : await privateTempDir('swath-sim-cache-');
+  const cacheDir = opts.cacheDir ?? ownCache!.path;
   const cache = new RasterCache(cacheDir);
   const log = opts.log ?? (() => {});
   const inflight = new Map<string, number>();
@@ -96,6 +107,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   async function handle(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toLowerCase();
+    // DNS rebinding: a page whose name now points at 127.0.0.1 still sends its own name as Host.
+    if (!isLoopbackHost(req.headers.host, port)) {
+      return sendError(res, new ServiceError(421, Codes.forbidden, `This service answers only as 127.0.0.1:${port} or localhost:${port}.`));
+    }
+    // A web page may not drive it either: browsers name the page's origin; API clients send none.
+    if (!isOwnOriginOrNone(header(req, 'origin'), port)) {
+      return sendError(res, new ServiceError(403, Codes.forbidden, 'Requests from web pages are not accepted.'));
+    }
     if (url.pathname === '/api/specification.json' && method === 'get') {
       specCache ??= JSON.stringify(buildSpecification(address()));
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(specCache) });
@@ -106,7 +125,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     if (match === 'method') return sendError(res, new ServiceError(405, Codes.invalidRequest, `Method ${method.toUpperCase()} is not allowed on ${url.pathname}.`));
     if (!match) return sendError(res, new ServiceError(404, Codes.notFound, `No operation at ${url.pathname}.`));
     const key = header(req, 'x-api-key');
-    const acc = key ? state.account(key) : undefined;
+    const accountKey = key && opts.apiKeys ? (Object.hasOwn(opts.apiKeys, key) ? opts.apiKeys[key] : undefined) : key;
+    const acc = accountKey ? state.account(accountKey) : undefined;
     if (!key) return sendError(res, new ServiceError(401, Codes.unauthorized, 'The x-api-key header is required.'));
     if (!acc) return sendError(res, new ServiceError(401, Codes.unauthorized, 'The API key is not valid.'));
     if (acc.profile.revoked) return sendError(res, new ServiceError(403, Codes.forbidden, 'The API key has been revoked.'));
@@ -185,6 +205,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   }
 
   const host = opts.host ?? '127.0.0.1';
+  let port = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => resolve());
@@ -192,15 +213,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   // Longer than clients keep idle sockets (undici: 4 s), so a client never reuses a socket the server is closing.
   server.keepAliveTimeout = 60_000;
   server.headersTimeout = 65_000;
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${port}`,
     port,
     state,
+    cacheDir,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await state.save();
+      await ownCache?.remove();
     },
   };
 }

@@ -213,7 +213,7 @@ describe('the demo profile', () => {
     const listing = await store.list();
     expect(listing.activeProfileId).toBe(DEMO_PROFILE_ID);
     expect(listing.profiles).toEqual([
-      { id: 'demo', name: 'Demo service (offline)', baseUrl: null, builtIn: true, active: true, keySet: true, keyLast4: '-key' },
+      { id: 'demo', name: 'Demo service (offline)', baseUrl: null, builtIn: true, active: true, keySet: true, keyLast4: null },
     ]);
     store.setDemoBaseUrl('http://127.0.0.1:40123/');
     expect((await store.get(DEMO_PROFILE_ID)).baseUrl).toBe('http://127.0.0.1:40123');
