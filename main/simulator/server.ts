@@ -1,8 +1,10 @@
 import { createReadStream } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import path from 'node:path';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { Readable } from 'node:stream';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { z, type ZodType } from 'zod';
 import { CONSTELLATIONS, MODELS, VOUCHERS, checkModelConstellations } from './catalog.js';
 import { isoDate } from './dates.js';
@@ -37,6 +39,8 @@ export interface SimulatorOptions {
   lifecycle?: Partial<Lifecycle>;
   /** Extra hosts UploadUrl may target besides loopback. */
   allowUploadHosts?: string[];
+  /** How UploadUrl host names are resolved (once, then pinned); the system resolver by default. */
+  uploadLookup?: UploadLookup;
   /**
    * The x-api-key values accepted, each mapped to the documented account it acts as
    * (the embedded demo service: a random key per run -> 'demo-key'). Absent: the
@@ -171,10 +175,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   async function sendDownload(ctx: Ctx, p: imagery.PreparedDownload, truncate: boolean): Promise<void> {
     const plan = planRaster(p.raster);
     if ('error' in plan) throw new ServiceError(400, Codes.invalidRequest, plan.error, { Resolution: [plan.error] });
-    if (p.uploadUrl) checkUploadUrl(p.uploadUrl, allowUpload);
+    const target = p.uploadUrl ? await resolveUploadTarget(p.uploadUrl, allowUpload, opts.uploadLookup ?? systemLookup) : null;
     const file = await cache.get(p.raster, { signal: ctx.signal });
-    if (p.uploadUrl) {
-      await upload(p.uploadUrl, file.path, file.bytes, p.fileName);
+    if (target) {
+      await upload(target, file.path, file.bytes, p.fileName);
       imagery.billDownload(state, ctx.acc, p);
       ctx.res.writeHead(201, { 'Content-Length': 0 });
       ctx.res.end();
@@ -482,7 +486,30 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Refuses UploadUrl targets other than loopback (and explicitly allowed hosts). */
-function checkUploadUrl(raw: string, allow: Set<string>): void {
+/** Resolves a host name to its addresses (dns.lookup with all: true); injectable for tests. */
+export type UploadLookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+const systemLookup: UploadLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** Where an upload goes: the URL as given and the one address it was checked against. */
+interface UploadTarget {
+  url: URL;
+  address: string;
+  family: number;
+}
+
+function isLoopbackAddress(address: string): boolean {
+  const a = address.toLowerCase().replace(/^::ffff:/, '');
+  return a === '::1' || /^127\.\d+\.\d+\.\d+$/.test(a);
+}
+
+/**
+ * Checks UploadUrl and pins where it goes: the name must be loopback (or
+ * allow-listed), and it is resolved once here; every address must be loopback
+ * (unless allow-listed), and the upload connects to the address checked, so a
+ * name that resolves differently a moment later cannot move it.
+ */
+async function resolveUploadTarget(raw: string, allow: Set<string>, lookup: UploadLookup): Promise<UploadTarget> {
   let u: URL;
   try {
     u = new URL(raw);
@@ -491,27 +518,56 @@ function checkUploadUrl(raw: string, allow: Set<string>): void {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw validationError({ UploadUrl: ['UploadUrl must use http or https.'] });
   const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const loopback = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-  if (!loopback && !allow.has(host)) {
+  const allowed = allow.has(host);
+  const loopback = host === 'localhost' || isLoopbackAddress(host);
+  if (!loopback && !allowed) {
     throw validationError({ UploadUrl: [`This simulator only uploads to loopback addresses (127.0.0.1, ::1, localhost); '${host}' is refused. Start it with --allow-upload-host ${host} to permit it.`] });
   }
+  let addresses: { address: string; family: number }[];
+  try {
+    addresses = await lookup(host);
+  } catch (e) {
+    throw validationError({ UploadUrl: [`The UploadUrl host '${host}' could not be resolved: ${(e as Error).message}.`] });
+  }
+  if (addresses.length === 0) throw validationError({ UploadUrl: [`The UploadUrl host '${host}' has no address.`] });
+  const outside = addresses.find((a) => !isLoopbackAddress(a.address));
+  if (outside && !allowed) {
+    throw validationError({ UploadUrl: [`The UploadUrl host '${host}' resolves to ${outside.address}, which is not a loopback address; refused.`] });
+  }
+  return { url: u, address: addresses[0]!.address, family: addresses[0]!.family };
 }
 
-async function upload(url: string, file: string, bytes: number, fileName: string): Promise<void> {
-  let res: Response;
+async function upload(target: UploadTarget, file: string, bytes: number, fileName: string): Promise<void> {
+  // Connect to the address that was checked, whatever the name resolves to now.
+  const pinned: LookupFunction = (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+  const dispatcher = new Agent({ connect: { lookup: pinned } });
+  let res: Awaited<ReturnType<typeof undiciFetch>>;
   try {
-    res = await fetch(url, {
-      method: 'PUT',
-      body: Readable.toWeb(createReadStream(file)) as unknown as ReadableStream,
-      headers: { 'Content-Type': 'image/tiff', 'Content-Length': String(bytes), 'Content-Disposition': `attachment; filename="${fileName}"` },
-      duplex: 'half',
-    } as RequestInit);
-  } catch (e) {
-    throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: ${(e as Error).message}.`, { UploadUrl: [`The upload target could not be reached: ${(e as Error).message}.`] });
-  }
-  await res.arrayBuffer().catch(() => undefined);
-  if (!res.ok) {
-    throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: the target answered ${res.status}.`, { UploadUrl: [`The upload target answered HTTP ${res.status}.`] });
+    try {
+      res = await undiciFetch(target.url, {
+        method: 'PUT',
+        body: Readable.toWeb(createReadStream(file)) as unknown as ReadableStream,
+        headers: { 'Content-Type': 'image/tiff', 'Content-Length': String(bytes), 'Content-Disposition': `attachment; filename="${fileName}"` },
+        duplex: 'half',
+        // A redirect would lead the upload to a target nobody checked.
+        redirect: 'manual',
+        dispatcher,
+      });
+    } catch (e) {
+      throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: ${(e as Error).message}.`, { UploadUrl: [`The upload target could not be reached: ${(e as Error).message}.`] });
+    }
+    await res.arrayBuffer().catch(() => undefined);
+    if (res.status >= 300 && res.status < 400) {
+      throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: the target redirected (HTTP ${res.status}); redirects are not followed.`, { UploadUrl: [`The upload target redirected (HTTP ${res.status}); give the final address.`] });
+    }
+    if (!res.ok) {
+      throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: the target answered ${res.status}.`, { UploadUrl: [`The upload target answered HTTP ${res.status}.`] });
+    }
+  } finally {
+    await dispatcher.close().catch(() => undefined);
   }
 }
 
