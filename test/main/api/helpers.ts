@@ -106,3 +106,28 @@ export async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffe
   }
   return Buffer.concat(chunks);
 }
+
+/** A reverse proxy in front of the simulator that serves a doctored specification. */
+export async function startDoctoringProxy(target: string, doctor: (spec: any) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    if (req.url === '/api/specification.json') {
+      const spec: any = await (await fetch(`${target}/api/specification.json`)).json();
+      doctor(spec);
+      const text = JSON.stringify(spec);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(text);
+      return;
+    }
+    // The simulator answers only to its own Host (DNS-rebinding guard), as a real reverse proxy would send.
+    const up = http.request(`${target}${req.url}`, { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => { server.closeAllConnections(); await new Promise<void>((r) => server.close(() => r())); },
+  };
+}

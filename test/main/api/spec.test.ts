@@ -1,11 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api/errors.js';
 import { parseSpec, specCacheFile, toJsonSchema } from '../../../main/api/spec.js';
 import { SMALL_AOI, startTestSim, type TestSim } from '../simulator/helpers.js';
-import { makeClient, type TestClient } from './helpers.js';
+import { makeClient, startDoctoringProxy, type TestClient } from './helpers.js';
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
   try {
@@ -15,30 +13,6 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
     return e as ApiError;
   }
   throw new Error('expected the call to fail');
-}
-
-/** A reverse proxy in front of the simulator that serves a doctored specification. */
-async function startDoctoringProxy(target: string, doctor: (spec: any) => void): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer(async (req, res) => {
-    if (req.url === '/api/specification.json') {
-      const spec: any = await (await fetch(`${target}/api/specification.json`)).json();
-      doctor(spec);
-      const text = JSON.stringify(spec);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(text);
-      return;
-    }
-    const up = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    req.pipe(up);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => { server.closeAllConnections(); await new Promise<void>((r) => server.close(() => r())); },
-  };
 }
 
 describe('contract discovery', () => {
