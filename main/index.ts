@@ -13,6 +13,7 @@ import {
   installMenu,
   mountDispatcher,
   mountRasterProtocol,
+  nativeConfirm,
   registerRasterScheme,
 } from './hosts/electron-host';
 import { startSimulator } from './simulator';
@@ -70,6 +71,7 @@ function run(): void {
         });
         return result.canceled ? null : result.filePaths;
       },
+      confirm: nativeConfirm(() => mainWindow),
       log,
     }),
   );

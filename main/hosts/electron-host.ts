@@ -1,7 +1,8 @@
-import { BrowserWindow, Menu, ipcMain, nativeTheme, protocol, shell, type Session, type WebContents, type WebPreferences } from 'electron';
+import { BrowserWindow, Menu, dialog, ipcMain, nativeTheme, protocol, shell, type Session, type WebContents, type WebPreferences } from 'electron';
 import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import type { EventName, EventPayload } from '../../preload/contract';
 import { emit, handle, type Dispatcher } from '../ipc';
+import type { HostConfirm } from '../services/confirm';
 import { buildMenuTemplate, type MenuOptions } from './menu';
 import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
 
@@ -115,6 +116,19 @@ export function broadcast<E extends EventName>(event: E, payload: EventPayload<E
   for (const window of BrowserWindow.getAllWindows()) {
     if (!window.isDestroyed()) emit(window.webContents, event, payload);
   }
+}
+
+/**
+ * Main's own question to the analyst: a native message box, modal to the window when there is one.
+ * Cancel is the default and the answer to Escape, so only a deliberate click agrees.
+ */
+export function nativeConfirm(window: () => BrowserWindow | null): HostConfirm {
+  return async ({ title, message, detail, confirmLabel }) => {
+    const options = { type: 'warning' as const, title, message, detail, buttons: ['Cancel', confirmLabel], defaultId: 0, cancelId: 0, noLink: true };
+    const parent = window();
+    const { response } = parent && !parent.isDestroyed() ? await dialog.showMessageBox(parent, options) : await dialog.showMessageBox(options);
+    return response === 1;
+  };
 }
 
 /** Brings an existing window to the front (used when a second instance starts). */

@@ -10,6 +10,7 @@ import { LibraryCatalog, type RasterFileLookup } from '../library';
 import { OverviewCache } from '../library/overview-cache';
 import { createAppHandlers, publicJob } from './handlers';
 import { ServiceSession } from './session';
+import type { HostConfirm } from './confirm';
 import { SettingsStore } from './settings';
 
 /**
@@ -38,6 +39,8 @@ export interface AppOptions {
   revealFile?: (file: string) => boolean;
   /** The system "open files" dialog for GeoTIFFs; the browser host has none. */
   chooseFiles?: () => Promise<string[] | null>;
+  /** Main's native question to the analyst (Electron's message box); the browser host has none, and refuses instead. */
+  confirm?: HostConfirm;
   log?: (message: string) => void;
 }
 
@@ -126,6 +129,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       version: options.version, platform: options.platform, session, profiles, queue, library, settings, overviews, probe,
       revealFile: options.revealFile,
       chooseFiles: options.chooseFiles,
+      confirm: options.confirm,
     }),
     connection: () => connection,
     library,

@@ -11,6 +11,7 @@ import { DEMO_PROFILE_ID, type KeyProbe, type ProfileStore } from '../keychain';
 import type { LibraryCatalog } from '../library';
 import type { OverviewCache } from '../library/overview-cache';
 import type { ServiceSession } from './session';
+import type { HostConfirm } from './confirm';
 import type { SettingsStore } from './settings';
 
 /**
@@ -36,6 +37,8 @@ export interface HandlerDeps {
   chooseFiles?: () => Promise<string[] | null>;
   /** Shows a file in the system file manager; absent where the host cannot (browser host). */
   revealFile?: (file: string) => boolean;
+  /** Main's own native question to the analyst; absent in the browser host, where what needs it is refused. */
+  confirm?: HostConfirm;
   now?: () => number;
 }
 
@@ -230,7 +233,16 @@ export function createAppHandlers(deps: HandlerDeps): HandlerTable {
       return { entries, cancelled: false };
     },
     'library:remove': async ({ id, deleteFile }, { signal }) => {
-      await library.remove(id, { deleteFile }, signal);
+      const ask = deps.confirm;
+      const confirmDelete = ask
+        ? (entry: { path: string }) => ask({
+          title: 'Delete file',
+          message: 'Delete this file from disk?',
+          detail: `${entry.path}\n\nSwath did not download this file; it was imported. It will be deleted permanently.`,
+          confirmLabel: 'Delete file',
+        })
+        : undefined;
+      await library.remove(id, { deleteFile, confirmDelete }, signal);
       return { removed: true as const };
     },
 

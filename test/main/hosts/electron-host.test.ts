@@ -6,7 +6,7 @@ import { FakeBrowserWindow, fakeElectron, fakeSession, resetFakeElectron, type F
 
 vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
 
-const { createMainWindow, hardenSession, hardenWebContents, mountDispatcher, broadcast, focusWindow, registerRasterScheme, mountRasterProtocol } = await import(
+const { createMainWindow, hardenSession, hardenWebContents, mountDispatcher, broadcast, focusWindow, registerRasterScheme, mountRasterProtocol, nativeConfirm } = await import(
   '../../../main/hosts/electron-host'
 );
 const { CONTENT_SECURITY_POLICY } = await import('../../../main/hosts/security');
@@ -201,5 +201,23 @@ describe('swath-raster:// protocol', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('nativeConfirm', () => {
+  it('asks with a native message box whose default and Escape answer is Cancel; only the confirm button agrees', async () => {
+    const box = fakeElectron.dialog.showMessageBox as unknown as ReturnType<typeof vi.fn>;
+    const window = new FakeBrowserWindow({});
+    const confirm = nativeConfirm(() => window as never);
+    box.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+    expect(await confirm({ title: 'T', message: 'Send the key?', detail: 'to https://b.example', confirmLabel: 'Send' })).toBe(true);
+    expect(box.mock.calls.at(-1)![0]).toBe(window);
+    expect(box.mock.calls.at(-1)![1]).toMatchObject({ buttons: ['Cancel', 'Send'], defaultId: 0, cancelId: 0, message: 'Send the key?' });
+    box.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
+    expect(await confirm({ title: 'T', message: 'm', confirmLabel: 'Send' })).toBe(false);
+    // Without a window the box is app-modal.
+    box.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+    expect(await nativeConfirm(() => null)({ title: 'T', message: 'm', confirmLabel: 'Send' })).toBe(true);
+    expect(box.mock.calls.at(-1)).toHaveLength(1);
   });
 });
