@@ -4,7 +4,7 @@ import type { AddressInfo, LookupFunction } from 'node:net';
 import path from 'node:path';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { Readable } from 'node:stream';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch, type BodyInit as UndiciBody } from 'undici';
 import { z, type ZodType } from 'zod';
 import { CONSTELLATIONS, MODELS, VOUCHERS, checkModelConstellations } from './catalog.js';
 import { isoDate } from './dates.js';
@@ -549,7 +549,7 @@ async function upload(target: UploadTarget, file: string, bytes: number, fileNam
     try {
       res = await undiciFetch(target.url, {
         method: 'PUT',
-        body: Readable.toWeb(createReadStream(file)) as unknown as ReadableStream,
+        body: Readable.toWeb(createReadStream(file)) as unknown as UndiciBody,
         headers: { 'Content-Type': 'image/tiff', 'Content-Length': String(bytes), 'Content-Disposition': `attachment; filename="${fileName}"` },
         duplex: 'half',
         // A redirect would lead the upload to a target nobody checked.

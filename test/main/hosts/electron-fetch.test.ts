@@ -38,7 +38,7 @@ describe('createElectronFetch and redirects', () => {
     const redirector = await startRecorder((_req, res) => { res.writeHead(307, { location: `${target.url}/api/account/info` }); res.end(); });
     try {
       const f = createElectronFetch();
-      const e = await f(`${redirector.url}/api/account/info`, { headers: { 'x-api-key': 'electron-secret' } }).catch((x: unknown) => x as Error);
+      const e = await f(`${redirector.url}/api/account/info`, { headers: { 'x-api-key': 'electron-secret' } }).then(() => new Error('followed'), (x: unknown) => x as Error);
       expect(e.name).toBe('RedirectRefusedError');
       expect(netFetch.mock.calls.at(-1)![1]).toMatchObject({ redirect: 'manual' });
       expect(target.seen).toHaveLength(0);

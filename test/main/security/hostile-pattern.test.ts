@@ -59,7 +59,10 @@ describe('a specification with a catastrophic pattern', () => {
 
   it('checks a long hostile value without applying the pattern, and names the problem in the log', async () => {
     // 4000 x "a" then "!": the pattern alone would run for longer than the universe has existed.
-    const e = await c.client.callOpen('tasking.searchTiles', { body: { Wkt: `${'a'.repeat(4000)}!` } }).catch((x: unknown) => x as { kind: string; fields?: Record<string, string[]> });
+    const e = await c.client.callOpen('tasking.searchTiles', { body: { Wkt: `${'a'.repeat(4000)}!` } }).then(
+      () => ({ kind: 'none' } as { kind: string; fields?: Record<string, string[]> }),
+      (x: unknown) => x as { kind: string; fields?: Record<string, string[]> },
+    );
     // The service (not the pattern) refuses the WKT.
     expect(e).toMatchObject({ kind: 'validation' });
     expect(e.fields?.Wkt?.[0]).toBeDefined();
