@@ -1,4 +1,4 @@
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { BrowserWindow, app, dialog, session, shell } from 'electron';
 import { createElectronFetch } from './hosts/electron-fetch';
@@ -12,10 +12,12 @@ import {
   hardenWebContents,
   installMenu,
   mountDispatcher,
+  mountAppProtocol,
   mountRasterProtocol,
   nativeConfirm,
-  registerRasterScheme,
+  registerSchemes,
 } from './hosts/electron-host';
+import { APP_RENDERER_URL } from './hosts/app-protocol';
 import { startSimulator } from './simulator';
 
 // Links the renderer may open in the system browser; empty until the app links to documentation.
@@ -30,8 +32,8 @@ if (process.env.SWATH_USER_DATA_DIR) app.setPath('userData', process.env.SWATH_U
 
 // Every renderer is sandboxed, including any a future feature forgets to configure.
 app.enableSandbox();
-// Custom schemes must be declared before the app is ready.
-registerRasterScheme();
+// Custom schemes (app:// for the renderer, swath-raster:// for rasters) must be declared before the app is ready.
+registerSchemes();
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -43,8 +45,8 @@ function run(): void {
   const isDev = !app.isPackaged;
   const devServerUrl = (isDev && process.env.ELECTRON_RENDERER_URL) || undefined;
   const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
-  const rendererFile = fileURLToPath(new URL('../renderer/index.html', import.meta.url));
-  const rendererUrl = devServerUrl ?? pathToFileURL(rendererFile).href;
+  const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
+  const rendererUrl = devServerUrl ?? APP_RENDERER_URL;
 
   let mainWindow: BrowserWindow | null = null;
 
@@ -83,7 +85,7 @@ function run(): void {
   });
 
   const openWindow = (): void => {
-    mainWindow = createMainWindow({ preloadPath, rendererUrl: devServerUrl, rendererFile, externalHosts: EXTERNAL_LINK_HOSTS, log });
+    mainWindow = createMainWindow({ preloadPath, rendererUrl: devServerUrl, externalHosts: EXTERNAL_LINK_HOSTS, log });
     mainWindow.on('closed', () => {
       mainWindow = null;
     });
@@ -95,6 +97,7 @@ function run(): void {
       installMenu({ appName: app.name, isMac: process.platform === 'darwin', isDev });
       // Mounted before the window exists, so the renderer's first call always finds its handler.
       mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl) }));
+      mountAppProtocol(rendererDir);
       mountRasterProtocol(c.rasters);
       openWindow();
       app.on('activate', () => {

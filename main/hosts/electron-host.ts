@@ -3,6 +3,7 @@ import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../libra
 import type { EventName, EventPayload } from '../../preload/contract';
 import { emit, handle, type Dispatcher } from '../ipc';
 import type { HostConfirm } from '../services/confirm';
+import { APP_RENDERER_URL, APP_SCHEME, serveRendererFile } from './app-protocol';
 import { buildMenuTemplate, type MenuOptions } from './menu';
 import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
 
@@ -15,10 +16,8 @@ import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
 export interface WindowOptions {
   /** Absolute path of the built, sandboxed preload (CommonJS). */
   preloadPath: string;
-  /** Dev server URL; when set, it is loaded instead of `rendererFile`. */
+  /** Dev server URL; when set, it is loaded instead of the built renderer at app://swath/. */
   rendererUrl?: string;
-  /** Absolute path of the built renderer/index.html. */
-  rendererFile: string;
   /** Hosts whose http(s) links may open in the system browser. */
   externalHosts: readonly string[];
   log?: (message: string) => void;
@@ -56,7 +55,8 @@ export function createMainWindow(options: WindowOptions): BrowserWindow {
   hardenWebContents(window.webContents, { externalHosts: options.externalHosts, log: options.log });
   window.once('ready-to-show', () => window.show());
 
-  const load = options.rendererUrl ? window.loadURL(options.rendererUrl) : window.loadFile(options.rendererFile);
+  // The built renderer comes from its own origin (see mountAppProtocol), never from file://.
+  const load = window.loadURL(options.rendererUrl ?? APP_RENDERER_URL);
   load.catch((error: unknown) => options.log?.(`Failed to load the renderer: ${String(error)}`));
   return window;
 }
@@ -139,19 +139,32 @@ export function focusWindow(window: BrowserWindow | null): void {
   window.focus();
 }
 
-/** Declares swath-raster:// before the app is ready: a standard, secure scheme that fetch and streaming work with. */
-export function registerRasterScheme(): void {
+/**
+ * Declares Swath's schemes before the app is ready (one call: a second one would replace the first):
+ * app:// for the renderer (a standard, secure origin of its own) and swath-raster:// for library
+ * rasters (fetch and streaming).
+ */
+export function registerSchemes(): void {
   protocol.registerSchemesAsPrivileged([
+    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } },
     { scheme: RASTER_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true, corsEnabled: true } },
   ]);
+}
+
+/** Serves the built renderer folder on app://swath/; nothing outside it, no traversal (see app-protocol.ts). */
+export function mountAppProtocol(rendererDir: string): void {
+  protocol.handle(APP_SCHEME, async (request) => {
+    const answer = await serveRendererFile(rendererDir, request.url, request.method);
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  });
 }
 
 /** Serves library rasters by id on swath-raster://, with Range support; nothing else is reachable through it. */
 export function mountRasterProtocol(library: RasterFileLookup): void {
   protocol.handle(RASTER_SCHEME, async (request) => {
     const answer = await serveLibraryFile(library, request.url, { range: request.headers.get('range') }, { method: request.method, signal: request.signal });
-    // The renderer is a file:// page (origin "null"); the scheme serves only library ids, so any
-    // origin of ours may read, and see the file size in Content-Range.
+    // The renderer is app://swath (or the dev server in development); the scheme serves only
+    // library ids, so any origin of ours may read, and see the file size in Content-Range.
     return new Response(answer.body, {
       status: answer.status,
       headers: { ...answer.headers, 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges' },
