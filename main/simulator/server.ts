@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
-import path from 'node:path';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { Readable } from 'node:stream';
 import { Agent, fetch as undiciFetch, type BodyInit as UndiciBody } from 'undici';
