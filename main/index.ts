@@ -1,4 +1,4 @@
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { BrowserWindow, app, clipboard, dialog, session, shell } from 'electron';
 import nodeLog from 'electron-log/node';
@@ -20,9 +20,12 @@ import {
   hardenWebContents,
   installMenu,
   mountDispatcher,
+  mountAppProtocol,
   mountRasterProtocol,
-  registerRasterScheme,
+  nativeConfirm,
+  registerSchemes,
 } from './hosts/electron-host';
+import { APP_RENDERER_URL } from './hosts/app-protocol';
 import { startSimulator } from './simulator';
 
 // Links the renderer may open in the system browser; empty until the app links to documentation.
@@ -42,8 +45,8 @@ const log = (message: string): void => mainLog.info(message);
 
 // Every renderer is sandboxed, including any a future feature forgets to configure.
 app.enableSandbox();
-// Custom schemes must be declared before the app is ready.
-registerRasterScheme();
+// Custom schemes (app:// for the renderer, swath-raster:// for rasters) must be declared before the app is ready.
+registerSchemes();
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -55,8 +58,8 @@ function run(): void {
   const isDev = !app.isPackaged;
   const devServerUrl = (isDev && process.env.ELECTRON_RENDERER_URL) || undefined;
   const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
-  const rendererFile = fileURLToPath(new URL('../renderer/index.html', import.meta.url));
-  const rendererUrl = devServerUrl ?? pathToFileURL(rendererFile).href;
+  const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
+  const rendererUrl = devServerUrl ?? APP_RENDERER_URL;
 
   let mainWindow: BrowserWindow | null = null;
 
@@ -87,6 +90,7 @@ function run(): void {
         });
         return result.canceled ? null : result.filePaths;
       },
+      confirm: nativeConfirm(() => mainWindow),
       log,
       distribution: {
         policy: await policy,
@@ -124,7 +128,7 @@ function run(): void {
   });
 
   const openWindow = (): void => {
-    mainWindow = createMainWindow({ preloadPath, rendererUrl: devServerUrl, rendererFile, externalHosts: EXTERNAL_LINK_HOSTS, icon: iconPath, log });
+    mainWindow = createMainWindow({ preloadPath, rendererUrl: devServerUrl, externalHosts: EXTERNAL_LINK_HOSTS, icon: iconPath, log });
     mainWindow.on('closed', () => {
       mainWindow = null;
     });
@@ -143,6 +147,7 @@ function run(): void {
       });
       // Mounted before the window exists, so the renderer's first call always finds its handler.
       mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl) }));
+      mountAppProtocol(rendererDir, await contentSecurityPolicy);
       mountRasterProtocol(c.rasters);
       openWindow();
       app.on('activate', () => {

@@ -175,7 +175,7 @@ export class ServiceClient {
   readonly baseUrl: string;
   private readonly transport: Transport;
   private readonly limiter: Limiter;
-  private readonly schemas = new SchemaValidator();
+  private readonly schemas = new SchemaValidator((message) => this.transport.log(message));
   private readonly opts: ServiceClientOptions;
   private readonly ownedFetch: NodeHttpFetch | null;
   private state: ClientConnectionState = 'idle';

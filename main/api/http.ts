@@ -23,7 +23,7 @@ export interface NodeFetchOptions {
 export type NodeHttpFetch = HttpFetch & { close(): Promise<void> };
 
 /**
- * Builds the Node implementation: undici's fetch through an EnvHttpProxyAgent, so
+ * Builds the Node implementation (which never follows redirects: {@link refuseRedirects}): undici's fetch through an EnvHttpProxyAgent, so
  * HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured (corporate networks), with the
  * option of explicit settings that do not touch process.env.
  */
@@ -37,5 +37,40 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeHttpFetch {
   // undici's own fetch (not Node's bundled copy) is required: only it accepts this dispatcher.
   const f = ((input: string, init: RequestInit) =>
     undiciFetch(input, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher })) as unknown as HttpFetch;
-  return Object.assign(f, { close: () => dispatcher.close() });
+  return refuseRedirects(Object.assign(f, { close: () => dispatcher.close() }));
+}
+
+/** A redirect that a request carrying the API key refused to follow; `location` is the target the service named. */
+export class RedirectRefusedError extends Error {
+  constructor(
+    readonly status: number,
+    readonly location: string | null,
+  ) {
+    super(`The service redirected the request (HTTP ${status}${location ? ` to ${location}` : ''}); the API key is never sent across redirects.`);
+    this.name = 'RedirectRefusedError';
+  }
+}
+
+const REFUSES_REDIRECTS = Symbol('swath.refusesRedirects');
+
+/**
+ * The one rule for every request that carries the API key, in both hosts (undici
+ * and Electron's net.fetch): redirects are never followed, whatever the caller
+ * passed, so a 30x (to another host, or down to http) cannot take the
+ * x-api-key header along. A redirect answer (3xx, or Chromium's opaque
+ * "opaqueredirect" with status 0) becomes a {@link RedirectRefusedError} and
+ * its body is discarded. Wrapping twice is harmless.
+ */
+export function refuseRedirects<F extends HttpFetch>(fetch: F): F {
+  if ((fetch as { [REFUSES_REDIRECTS]?: boolean })[REFUSES_REDIRECTS]) return fetch;
+  const guarded: HttpFetch = async (input, init) => {
+    const res = await fetch(input, { ...init, redirect: 'manual' });
+    if ((res.status >= 300 && res.status < 400) || res.type === 'opaqueredirect') {
+      await res.body?.cancel().catch(() => undefined);
+      throw new RedirectRefusedError(res.status, res.headers.get('location'));
+    }
+    return res;
+  };
+  // Keeps close() and any other property of a host fetch (e.g. the Node pool's).
+  return Object.assign(Object.assign(guarded, fetch), { [REFUSES_REDIRECTS]: true }) as unknown as F;
 }

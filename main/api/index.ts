@@ -6,7 +6,7 @@ export type {
 } from './client.js';
 export { ApiError, ServiceCodes, classifyFailure, toIpcError, validationFailure } from './errors.js';
 export type { ApiErrorKind, FieldErrors } from './errors.js';
-export { createNodeFetch } from './http.js';
+export { RedirectRefusedError, createNodeFetch, refuseRedirects } from './http.js';
 export type { HttpFetch, NodeFetchOptions, NodeHttpFetch } from './http.js';
 export { DEFAULT_CONCURRENCY, Limiter } from './limiter.js';
 export { DEFAULT_RETRY, abortableSleep, backoffDelay, parseRetryAfter, withRetry } from './retry.js';

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldErrors } from './errors.js';
+import { safePatternEngine, type PatternEngine } from './safe-pattern.js';
 import type { JsonSchema } from './spec.js';
 
 // ajv-formats is CommonJS: depending on the loader its default import is the plugin or the module object.
@@ -11,13 +12,25 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  * reports failures in the service's property -> reasons shape.
  */
 export class SchemaValidator {
+  // The schemas come from a remote specification: its `pattern`s run only when they cannot backtrack for long.
+  private readonly patterns: PatternEngine;
   // Bodies are checked as given; parameters travel as strings, so they are coerced first.
-  private readonly bodies = this.makeAjv(false);
-  private readonly params = this.makeAjv(true);
+  private readonly bodies: Ajv;
+  private readonly params: Ajv;
   private readonly cache = new WeakMap<JsonSchema, ValidateFunction>();
 
+  /** `notice` hears about each pattern of the specification that is not applied, and why. */
+  constructor(notice?: (message: string) => void) {
+    this.patterns = safePatternEngine(notice);
+    this.bodies = this.makeAjv(false);
+    this.params = this.makeAjv(true);
+  }
+
   private makeAjv(coerce: boolean): Ajv {
-    const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: coerce ? 'array' : false, logger: false, validateSchema: false });
+    const ajv = new Ajv({
+      allErrors: true, strict: false, coerceTypes: coerce ? 'array' : false, logger: false, validateSchema: false,
+      code: { regExp: this.patterns },
+    });
     addFormats(ajv);
     return ajv;
   }

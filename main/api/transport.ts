@@ -1,5 +1,5 @@
 import { ApiError, asEnvelope, errorFromResponse, type ApiErrorKind } from './errors.js';
-import type { HttpFetch } from './http.js';
+import { RedirectRefusedError, refuseRedirects, type HttpFetch } from './http.js';
 import { Limiter } from './limiter.js';
 import { redactSecretsDeep, redactServiceData, redactText, registerSecret } from './redact.js';
 import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
@@ -86,6 +86,7 @@ export class Transport {
   readonly limiter: Limiter;
   private readonly origin: string;
   private readonly opts: TransportOptions;
+  private readonly fetch: HttpFetch;
   private readonly policy: RetryPolicy;
   // Fields the specification marks as the key; masked in every answer besides the ones named like a key.
   private keyFields: ReadonlySet<string> = new Set();
@@ -104,6 +105,8 @@ export class Transport {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.origin = url.origin;
     this.opts = opts;
+    // Every request here carries the key: an injected fetch refuses redirects like the hosts' own.
+    this.fetch = refuseRedirects(opts.fetch);
     this.limiter = opts.limiter ?? new Limiter();
     this.policy = { ...DEFAULT_RETRY, ...opts.retry };
   }
@@ -216,25 +219,21 @@ export class Transport {
       const headers = await this.headers(req, operation);
       let res: Response;
       try {
-        res = await this.opts.fetch(this.url(req), {
+        res = await this.fetch(this.url(req), {
           method: req.method.toUpperCase(),
           headers,
           body: req.body,
           signal: controller.signal,
-          // Never follow: a redirect to another host would carry the x-api-key header with it.
-          redirect: 'manual',
         });
       } catch (e) {
+        if (e instanceof RedirectRefusedError) {
+          status = e.status;
+          throw new ApiError('invalid', this.redact(`The service redirected ${operation} (HTTP ${e.status}${e.location ? ` to ${e.location}` : ''}); set the base URL to the final address (the API key is never sent across redirects).`), { status: e.status, operation });
+        }
         throw fail(e);
       }
       status = res.status;
       const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), this.policy.now());
-      // Chromium's fetch (Electron) reports a manual redirect as an opaque response with status 0.
-      if ((status >= 300 && status < 400) || res.type === 'opaqueredirect') {
-        await res.body?.cancel().catch(() => undefined);
-        const to = res.headers.get('location');
-        throw new ApiError('invalid', this.redact(`The service redirected ${operation} (HTTP ${status}${to ? ` to ${to}` : ''}); set the base URL to the final address (the API key is never sent across redirects).`), { status, operation });
-      }
       const isJson = /\bjson\b/i.test(res.headers.get('content-type') ?? '');
       if (mode === 'binary' && res.ok) {
         if (status === 201 || (res.status !== 200 && !isJson)) {

@@ -1,10 +1,10 @@
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { basemapOrigins, loadPolicy, policyPath } from '../policy';
 import { createApp } from '../services/app';
 import { buildContentSecurityPolicy } from './security';
 import { startSimulator } from '../simulator';
+import { privateTempDir } from '../shared/private-temp';
 import { startBrowserHost, type BrowserHost } from './browser-host';
 
 // `npm run dev:browser -- --port 5180`: the real main services and the built
@@ -20,7 +20,9 @@ async function main(): Promise<void> {
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got ${values.port}`);
-  const userDataDir = path.resolve(values['user-data'] ?? path.join(os.tmpdir(), 'swath-browser-host'));
+  // Without --user-data: a fresh private folder (mkdtemp, 0700) per run, removed on exit; never a fixed name in the shared temp dir.
+  const ownDir = values['user-data'] ? null : await privateTempDir('swath-browser-host-');
+  const userDataDir = path.resolve(values['user-data'] ?? ownDir!.path);
   let host: BrowserHost | null = null;
   const log = (line: string) => console.error(`[swath] ${line}`);
   // The same policy file as the app (SWATH_POLICY_FILE overrides the OS path), so policies can be tried here.
@@ -41,7 +43,9 @@ async function main(): Promise<void> {
   });
   console.log(`Swath browser host: open ${host.url}`);
   const stop = () => {
-    void Promise.all([host?.close(), app.close()]).finally(() => process.exit(0));
+    void Promise.all([host?.close(), app.close()])
+      .then(() => ownDir?.remove())
+      .finally(() => process.exit(0));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

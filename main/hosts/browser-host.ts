@@ -9,6 +9,8 @@ import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../libra
 import { callIdSchema, channelNames, eventNames, events, methodName, type EventName, type EventPayload } from '../../preload/contract';
 import { createDispatcher, type HandlerTable } from '../ipc';
 import { CONTENT_SECURITY_POLICY, withMetaContentSecurityPolicy } from './security';
+import { CONTENT_SECURITY_POLICY } from './security';
+import { isLoopbackHost } from '../shared/loopback-host';
 
 /**
  * The browser host (development and end-to-end tests only, never packaged):
@@ -71,11 +73,14 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   // The raster cookie has its own secret: cookies ignore ports, so other loopback servers may see it,
   // and it must not open the WebSocket.
   const rasterSecret = randomBytes(24).toString('hex');
+  const port = (): number => Number(new URL(origin).port);
   // Cookies are per host, not per port: one name per host so two hosts on 127.0.0.1 don't clash.
-  const rasterCookie = (): string => `swath-raster-${new URL(origin).port}`;
+  const rasterCookie = (): string => `swath-raster-${port()}`;
   const sockets = new Set<WebSocket>();
 
   const server = http.createServer((req, res) => {
+    // DNS rebinding: a page whose name now resolves to 127.0.0.1 still sends its own name as Host.
+    if (!isLoopbackHost(req.headers.host, port())) return void res.writeHead(421, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Misdirected request.');
     serveStatic(req, res).catch((error: unknown) => {
       log(`browser host: ${String(error)}`);
       if (!res.headersSent) res.writeHead(500).end();
@@ -132,9 +137,9 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     const url = new URL(req.url ?? '/', origin);
     const tokenOk = url.pathname === WS_PATH && tokenMatches(url.searchParams.get('token'));
     // A page on another origin could otherwise drive the app through the user's browser.
-    const originOk = req.headers.origin === origin;
+    const originOk = req.headers.origin === origin && isLoopbackHost(req.headers.host, port());
     if (!tokenOk || !originOk) {
-      log(`browser host: refused WebSocket (${!tokenOk ? 'bad token' : `origin ${req.headers.origin ?? 'none'}`})`);
+      log(`browser host: refused WebSocket (${!tokenOk ? 'bad token' : `origin ${req.headers.origin ?? 'none'}, host ${req.headers.host ?? 'none'}`})`);
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
       return;
     }

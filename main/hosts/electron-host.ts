@@ -1,7 +1,9 @@
-import { BrowserWindow, Menu, ipcMain, nativeTheme, protocol, shell, type Session, type WebContents, type WebPreferences } from 'electron';
+import { BrowserWindow, Menu, dialog, ipcMain, nativeTheme, protocol, shell, type Session, type WebContents, type WebPreferences } from 'electron';
 import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import type { EventName, EventPayload } from '../../preload/contract';
 import { emit, handle, type Dispatcher } from '../ipc';
+import type { HostConfirm } from '../services/confirm';
+import { APP_RENDERER_URL, APP_SCHEME, serveRendererFile } from './app-protocol';
 import { buildMenuTemplate, type MenuOptions } from './menu';
 import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
 
@@ -14,10 +16,8 @@ import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
 export interface WindowOptions {
   /** Absolute path of the built, sandboxed preload (CommonJS). */
   preloadPath: string;
-  /** Dev server URL; when set, it is loaded instead of `rendererFile`. */
+  /** Dev server URL; when set, it is loaded instead of the built renderer at app://swath/. */
   rendererUrl?: string;
-  /** Absolute path of the built renderer/index.html. */
-  rendererFile: string;
   /** Hosts whose http(s) links may open in the system browser. */
   externalHosts: readonly string[];
   /** The window icon (Linux and Windows; macOS uses the bundle's). */
@@ -58,7 +58,8 @@ export function createMainWindow(options: WindowOptions): BrowserWindow {
   hardenWebContents(window.webContents, { externalHosts: options.externalHosts, log: options.log });
   window.once('ready-to-show', () => window.show());
 
-  const load = options.rendererUrl ? window.loadURL(options.rendererUrl) : window.loadFile(options.rendererFile);
+  // The built renderer comes from its own origin (see mountAppProtocol), never from file://.
+  const load = window.loadURL(options.rendererUrl ?? APP_RENDERER_URL);
   load.catch((error: unknown) => options.log?.(`Failed to load the renderer: ${String(error)}`));
   return window;
 }
@@ -120,6 +121,19 @@ export function broadcast<E extends EventName>(event: E, payload: EventPayload<E
   }
 }
 
+/**
+ * Main's own question to the analyst: a native message box, modal to the window when there is one.
+ * Cancel is the default and the answer to Escape, so only a deliberate click agrees.
+ */
+export function nativeConfirm(window: () => BrowserWindow | null): HostConfirm {
+  return async ({ title, message, detail, confirmLabel }) => {
+    const options = { type: 'warning' as const, title, message, detail, buttons: ['Cancel', confirmLabel], defaultId: 0, cancelId: 0, noLink: true };
+    const parent = window();
+    const { response } = parent && !parent.isDestroyed() ? await dialog.showMessageBox(parent, options) : await dialog.showMessageBox(options);
+    return response === 1;
+  };
+}
+
 /** Brings an existing window to the front (used when a second instance starts). */
 export function focusWindow(window: BrowserWindow | null): void {
   if (!window || window.isDestroyed()) return;
@@ -128,19 +142,32 @@ export function focusWindow(window: BrowserWindow | null): void {
   window.focus();
 }
 
-/** Declares swath-raster:// before the app is ready: a standard, secure scheme that fetch and streaming work with. */
-export function registerRasterScheme(): void {
+/**
+ * Declares Swath's schemes before the app is ready (one call: a second one would replace the first):
+ * app:// for the renderer (a standard, secure origin of its own) and swath-raster:// for library
+ * rasters (fetch and streaming).
+ */
+export function registerSchemes(): void {
   protocol.registerSchemesAsPrivileged([
+    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } },
     { scheme: RASTER_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true, corsEnabled: true } },
   ]);
+}
+
+/** Serves the built renderer folder on app://swath/; nothing outside it, no traversal (see app-protocol.ts). */
+export function mountAppProtocol(rendererDir: string, contentSecurityPolicy?: string): void {
+  protocol.handle(APP_SCHEME, async (request) => {
+    const answer = await serveRendererFile(rendererDir, request.url, request.method, contentSecurityPolicy);
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  });
 }
 
 /** Serves library rasters by id on swath-raster://, with Range support; nothing else is reachable through it. */
 export function mountRasterProtocol(library: RasterFileLookup): void {
   protocol.handle(RASTER_SCHEME, async (request) => {
     const answer = await serveLibraryFile(library, request.url, { range: request.headers.get('range') }, { method: request.method, signal: request.signal });
-    // The renderer is a file:// page (origin "null"); the scheme serves only library ids, so any
-    // origin of ours may read, and see the file size in Content-Range.
+    // The renderer is app://swath (or the dev server in development); the scheme serves only
+    // library ids, so any origin of ours may read, and see the file size in Content-Range.
     return new Response(answer.body, {
       status: answer.status,
       headers: { ...answer.headers, 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges' },

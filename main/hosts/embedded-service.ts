@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 /** The embedded service as main knows it; `apiKey` stays in main and is never part of a response. */
@@ -8,8 +9,17 @@ export interface ServiceEndpoint {
   apiKey: string;
 }
 
-/** Key the embedded simulator accepts; harmless because the simulator only listens on loopback. */
-export const DEMO_API_KEY = 'demo-key';
+/** The documented simulator account the embedded service's key acts as (`npm run simulator` accepts this key itself). */
+export const DEMO_ACCOUNT_KEY = 'demo-key';
+
+/**
+ * A fresh key for one run of the embedded service. The documented demo keys are
+ * public, so any local process or web page could use them against the embedded
+ * service; this one lives only in main (never in the renderer, logs or files).
+ */
+export function randomDemoKey(): string {
+  return `demo-${randomBytes(24).toString('base64url')}`;
+}
 
 /** How the embedded simulator is labelled in the UI. */
 export const DEMO_SERVICE_LABEL = 'Demo service (offline)';
@@ -23,6 +33,8 @@ export type StartSimulator = (opts: {
   faults?: string;
   cacheDir?: string;
   shapes?: string;
+  /** Accepted x-api-key values, each mapped to a documented account. */
+  apiKeys?: Record<string, string>;
   log?: (line: string) => void;
 }) => Promise<{ url: string; port: number; close(): Promise<void> }>;
 
@@ -38,6 +50,7 @@ export async function startEmbeddedService(
   start: StartSimulator,
   log: (line: string) => void = () => undefined,
 ): Promise<EmbeddedService> {
+  const apiKey = randomDemoKey();
   const simulator = await start({
     // Port 0: the OS picks a free port, so two users (or a test) never collide.
     port: 0,
@@ -46,10 +59,12 @@ export async function startEmbeddedService(
     cacheDir: join(userDataDir, 'sim-cache'),
     // SWATH_SIM_SHAPES=variant makes the demo service (and so `npm run dev:browser`) answer in the variant style.
     shapes: process.env.SWATH_SIM_SHAPES,
+    // Only this run's key: the demo account's orders and ledger persist under its documented name.
+    apiKeys: { [apiKey]: DEMO_ACCOUNT_KEY },
     log,
   });
   return {
-    endpoint: { label: DEMO_SERVICE_LABEL, baseUrl: simulator.url, demo: true, apiKey: DEMO_API_KEY },
+    endpoint: { label: DEMO_SERVICE_LABEL, baseUrl: simulator.url, demo: true, apiKey },
     close: () => simulator.close(),
   };
 }

@@ -28,8 +28,10 @@ export function buildContentSecurityPolicy(tileOrigins: readonly string[] = [OSM
 export const CONTENT_SECURITY_POLICY = buildContentSecurityPolicy();
 
 /**
- * The same policy for the `<meta>` tag in renderer/index.html, which also covers file:// loads
- * (they have no response headers); browsers ignore frame-ancestors in meta and warn about it.
+ * The same policy for the `<meta>` tag in renderer/index.html, for hosts that serve it without the
+ * header (the app:// handler and the browser host send the header too); browsers ignore
+ * frame-ancestors in meta and warn about it. On app://swath, 'self' is that one origin, where
+ * under file:// it matched every local file.
  */
 export const META_CONTENT_SECURITY_POLICY = metaContentSecurityPolicy(CONTENT_SECURITY_POLICY);
 

@@ -11,6 +11,7 @@ export {
 } from './errors.js';
 export {
   ProfileStore,
+  KeyOriginError,
   DEMO_PROFILE_ID,
   DEMO_PROFILE_NAME,
   PROFILES_FILE_NAME,

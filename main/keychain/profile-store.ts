@@ -32,6 +32,13 @@ export interface ProfileSummary {
   keySet: boolean;
   /** Last 4 characters of the key, or null when unknown or when the key is too short to reveal any of it. */
   keyLast4: string | null;
+  /** The origin the key was entered (or confirmed) for; null without a key. */
+  keyOrigin: string | null;
+  /**
+   * True when the base URL now points at another origin than {@link keyOrigin}: the key is
+   * not sent until the analyst enters it again or confirms the new origin in main's dialog.
+   */
+  keyNeedsConfirm: boolean;
 }
 
 /** All profiles, plus why the keychain could not be read (the list still renders from metadata then). */
@@ -73,7 +80,7 @@ export type KeyTestResult =
 export interface ProfileStoreOptions {
   /** Directory for the metadata file, normally Electron's userData. */
   dir: string;
-  /** Key of the embedded simulator, supplied by the app; it is never written to the keychain. */
+  /** Key of the embedded simulator until {@link ProfileStore.setDemoBaseUrl} gives this run's; never written to the keychain. */
   demoKey: string;
   /** The keychain; defaults to keytar under the service name "Swath". */
   keychain?: Keychain;
@@ -89,6 +96,8 @@ const storedProfileSchema = z.object({
   baseUrl: z.string(),
   /** A hint only: the keychain is the truth, but a locked Secret Service reads as "no key" without an error. */
   keyStored: z.boolean(),
+  /** The origin the key was entered for; absent in files written before keys were bound (then: the base URL's). */
+  keyOrigin: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -116,7 +125,7 @@ export class ProfileStore {
   private readonly keychain: Keychain;
   private readonly log: (line: string) => void;
   private readonly now: () => Date;
-  private readonly demoKey: string;
+  private demoKey: string;
 
   private constructor(options: ProfileStoreOptions, state: State) {
     this.state = state;
@@ -138,8 +147,9 @@ export class ProfileStore {
     return new ProfileStore(options, await loadState(file, log));
   }
 
-  /** Tells the store where the embedded simulator listens (or null once it stopped). */
-  setDemoBaseUrl(url: string | null): void {
+  /** Tells the store where the embedded simulator listens (or null once it stopped), and this run's key for it. */
+  setDemoBaseUrl(url: string | null, key?: string): void {
+    if (key !== undefined) this.demoKey = key;
     if (url === null) {
       this.demoBaseUrl = null;
       return;
@@ -197,6 +207,7 @@ export class ProfileStore {
         registerSecret(input.key);
         await this.keychain.set(profile.id, input.key);
         profile.keyStored = true;
+        profile.keyOrigin = originOf(baseUrl);
       }
       try {
         await this.commit({ ...this.state, profiles: [...this.state.profiles, profile] });
@@ -210,7 +221,11 @@ export class ProfileStore {
     });
   }
 
-  /** Renames a profile or changes its base URL; the key stays as it is. */
+  /**
+   * Renames a profile or changes its base URL. The key stays in the keychain but stays bound to
+   * the origin it was entered for: it is not sent to a new origin until {@link setKey} or
+   * {@link confirmKeyOrigin} (after main's own dialog) binds it there.
+   */
   update(id: string, patch: ProfilePatch): Promise<ProfileSummary> {
     return this.serial(async () => {
       this.refuseDemo(id, 'edited');
@@ -219,8 +234,10 @@ export class ProfileStore {
       const name = patch?.name === undefined ? current.name : this.checkName(patch.name, id, fields);
       const baseUrl = patch?.baseUrl === undefined ? current.baseUrl : checkBaseUrlInto(patch.baseUrl, fields);
       throwIfInvalid(fields);
-      const updated: StoredProfile = { ...current, name, baseUrl, updatedAt: this.now().toISOString() };
+      // The key stays bound where it was entered (a profile from before binding: its old base URL).
+      const updated: StoredProfile = { ...current, name, baseUrl, keyOrigin: boundOrigin(current), updatedAt: this.now().toISOString() };
       await this.commit(this.replace(updated));
+      if (boundOrigin(updated) !== originOf(baseUrl)) this.log(`keychain: profile ${id} moved to ${originOf(baseUrl)}; its key stays bound to ${boundOrigin(updated)}`);
       return this.summarize(updated, await this.lookupKey(updated));
     });
   }
@@ -235,7 +252,7 @@ export class ProfileStore {
       throwIfInvalid(fields);
       registerSecret(key);
       await this.keychain.set(id, key);
-      const updated: StoredProfile = { ...current, keyStored: true, updatedAt: this.now().toISOString() };
+      const updated: StoredProfile = { ...current, keyStored: true, keyOrigin: originOf(current.baseUrl), updatedAt: this.now().toISOString() };
       await this.commit(this.replace(updated));
       this.log(`keychain: stored the key of profile ${id}`);
       return this.summarize(updated, { key, error: null });
@@ -250,7 +267,8 @@ export class ProfileStore {
       const deleted = await this.keychain.delete(id);
       // A locked Secret Service reports "nothing deleted" without an error.
       if (!deleted && current.keyStored) await this.keychain.check();
-      const updated: StoredProfile = { ...current, keyStored: false, updatedAt: this.now().toISOString() };
+      const { keyOrigin: _dropped, ...rest } = current;
+      const updated: StoredProfile = { ...rest, keyStored: false, updatedAt: this.now().toISOString() };
       await this.commit(this.replace(updated));
       this.log(`keychain: deleted the key of profile ${id}`);
       return this.summarize(updated, { key: null, error: null });
@@ -287,12 +305,35 @@ export class ProfileStore {
     });
   }
 
-  /** Returns a profile's key for main-process use only (the API client); never send it to the renderer. */
+  /**
+   * Binds a profile's key to its current origin. Only main calls this, after the analyst agreed in
+   * main's own dialog; `origin` is the origin that dialog named, so a base URL changed meanwhile is refused.
+   */
+  confirmKeyOrigin(id: string, origin: string): Promise<ProfileSummary> {
+    return this.serial(async () => {
+      this.refuseDemo(id, 'given another key');
+      const current = this.find(id);
+      if (originOf(current.baseUrl) !== origin) {
+        throw new HandlerError('validation', `The base URL changed to ${originOf(current.baseUrl)} meanwhile; confirm again.`);
+      }
+      const updated: StoredProfile = { ...current, keyOrigin: origin, updatedAt: this.now().toISOString() };
+      await this.commit(this.replace(updated));
+      this.log(`keychain: the key of profile ${id} is now bound to ${origin}`);
+      return this.summarize(updated, await this.lookupKey(updated));
+    });
+  }
+
+  /**
+   * Returns a profile's key for main-process use only (the API client); never send it to the renderer.
+   * A key entered for another origin than the profile's current one is withheld ({@link KeyOriginError}).
+   */
   getKey(id: string): Promise<string | null> {
     return this.serial(async () => {
       if (id === DEMO_PROFILE_ID) return this.demoKey;
-      const lookup = await this.lookupKey(this.find(id));
+      const profile = this.find(id);
+      const lookup = await this.lookupKey(profile);
       if (lookup.error) throw lookup.error;
+      if (lookup.key !== null) refuseForeignOrigin(profile);
       return lookup.key;
     });
   }
@@ -310,6 +351,7 @@ export class ProfileStore {
       if (lookup.key === null) {
         throw new HandlerError('validation', 'This profile has no API key yet: set one first.', { key: ['No API key is set.'] });
       }
+      refuseForeignOrigin(profile);
       return { baseUrl: profile.baseUrl, key: lookup.key };
     });
 
@@ -371,14 +413,17 @@ export class ProfileStore {
 
   private summarize(profile: StoredProfile, lookup: KeyLookup): ProfileSummary {
     const known = lookup.error === null;
+    const hasKey = known ? lookup.key !== null : profile.keyStored;
     return {
       id: profile.id,
       name: profile.name,
       baseUrl: profile.baseUrl,
       builtIn: false,
       active: this.activeId() === profile.id,
-      keySet: known ? lookup.key !== null : profile.keyStored,
+      keySet: hasKey,
       keyLast4: known && lookup.key !== null ? lastFour(lookup.key) : null,
+      keyOrigin: hasKey ? boundOrigin(profile) : null,
+      keyNeedsConfirm: hasKey && boundOrigin(profile) !== originOf(profile.baseUrl),
     };
   }
 
@@ -390,7 +435,10 @@ export class ProfileStore {
       builtIn: true,
       active: this.activeId() === DEMO_PROFILE_ID,
       keySet: true,
-      keyLast4: lastFour(this.demoKey),
+      // A random key per run (kept in main): nothing of it is shown.
+      keyLast4: null,
+      keyOrigin: this.demoBaseUrl ? originOf(this.demoBaseUrl) : null,
+      keyNeedsConfirm: false,
     };
   }
 
@@ -462,6 +510,35 @@ async function loadState(file: string, log: (line: string) => void): Promise<Sta
     return true;
   });
   return { ...parsed, profiles };
+}
+
+/** The origin (scheme, host, port) of a checked base URL. */
+function originOf(baseUrl: string): string {
+  return new URL(baseUrl).origin;
+}
+
+/** The origin a stored key is bound to; profiles saved before binding existed trust their base URL as it was. */
+function boundOrigin(profile: StoredProfile): string {
+  return profile.keyOrigin ?? originOf(profile.baseUrl);
+}
+
+/** A key withheld because the profile's base URL moved to another origin than the key was entered for. */
+export class KeyOriginError extends HandlerError {
+  constructor(
+    readonly keyOrigin: string,
+    readonly origin: string,
+  ) {
+    super('auth', `The API key was entered for ${keyOrigin}, but the profile now points at ${origin}. Enter the key again, or confirm in Settings that it may be sent to ${origin}.`, {
+      key: [`Key entered for ${keyOrigin}; re-enter it or confirm it for ${origin}.`],
+    });
+    this.name = 'KeyOriginError';
+  }
+}
+
+function refuseForeignOrigin(profile: StoredProfile): void {
+  const bound = boundOrigin(profile);
+  const now = originOf(profile.baseUrl);
+  if (bound !== now) throw new KeyOriginError(bound, now);
 }
 
 function checkBaseUrlInto(input: unknown, fields: Record<string, string[]>): string {

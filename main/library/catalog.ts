@@ -74,6 +74,11 @@ export interface LibraryOptions {
   onWarning?: (message: string) => void;
 }
 
+/** True for a file name ending in .tif or .tiff (any case). */
+export function isTiffName(file: string): boolean {
+  return /\.tiff?$/i.test(file);
+}
+
 /** sha256 of a file, streamed so large rasters cost no memory. */
 export async function sha256File(file: string, signal: AbortSignal): Promise<string> {
   throwIfAborted(signal);
@@ -154,6 +159,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
   /** Records an existing GeoTIFF from disk (metadata via geotiff.js); importing a path again refreshes its entry. */
   async importFile(file: string, signal: AbortSignal): Promise<LibraryEntry> {
     const abs = path.resolve(file);
+    // Only GeoTIFFs by name: the path comes from the renderer, which must not get other files read or recorded.
+    if (!isTiffName(abs)) throw new DownloadError('validation', `Cannot import ${abs}: only .tif and .tiff files can be imported.`);
     let st;
     try {
       st = await stat(abs);
@@ -223,12 +230,24 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
     });
   }
 
-  /** Forgets an entry and, when asked, deletes its file first (a file that is already gone is fine). */
-  async remove(id: string, opts: { deleteFile?: boolean }, signal: AbortSignal): Promise<LibraryEntry> {
+  /**
+   * Forgets an entry and, when asked, deletes its file first (a file that is already gone is fine).
+   * Only a .tif/.tiff file Swath downloaded itself is deleted on the renderer's word; any other
+   * file needs `confirmDelete` (main's own native dialog), and without one it is refused.
+   */
+  async remove(id: string, opts: { deleteFile?: boolean; confirmDelete?: (entry: LibraryEntry) => Promise<boolean> }, signal: AbortSignal): Promise<LibraryEntry> {
     throwIfAborted(signal);
     const entry = this.entries.get(id);
     if (!entry) throw new DownloadError('not-found', `No library entry with id ${id}.`);
     if (opts.deleteFile) {
+      if (!isTiffName(entry.path)) throw new DownloadError('validation', `Swath deletes only .tif and .tiff files; ${entry.path} was kept.`);
+      if (entry.source !== 'download') {
+        if (!opts.confirmDelete) {
+          throw new DownloadError('validation', `${entry.path} was imported, not downloaded by Swath, so it is not deleted from here; remove it from the library and delete the file yourself.`);
+        }
+        if (!(await opts.confirmDelete(structuredClone(entry)))) throw new DownloadError('cancelled', `${entry.path} was not deleted.`);
+        throwIfAborted(signal);
+      }
       try {
         await unlink(entry.path);
       } catch (e) {

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { EventName, EventPayload } from '../../preload/contract';
-import type { HttpFetch } from '../api';
+import { RedirectRefusedError, refuseRedirects, type HttpFetch } from '../api';
 import { redactSecretsDeep, redactText } from '../api/redact';
 import { DownloadQueue, createBatchRunner } from '../downloads';
 import { clientBinarySource } from './binary-source';
-import { DEMO_API_KEY, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
+import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
 import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
 import { LibraryCatalog, type RasterFileLookup } from '../library';
@@ -12,6 +12,7 @@ import { OverviewCache } from '../library/overview-cache';
 import { setupDistribution, type DistributionOptions } from './distribution';
 import { createAppHandlers, publicJob } from './handlers';
 import { ServiceSession } from './session';
+import type { HostConfirm } from './confirm';
 import { SettingsStore } from './settings';
 
 /**
@@ -40,6 +41,8 @@ export interface AppOptions {
   revealFile?: (file: string) => boolean;
   /** The system "open files" dialog for GeoTIFFs; the browser host has none. */
   chooseFiles?: () => Promise<string[] | null>;
+  /** Main's native question to the analyst (Electron's message box); the browser host has none, and refuses instead. */
+  confirm?: HostConfirm;
   log?: (message: string) => void;
   /** Admin policy, log file, updates, About and diagnostics inputs; safe defaults when absent. */
   distribution?: DistributionOptions;
@@ -73,14 +76,15 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
 
   const profiles = await ProfileStore.open({
     dir,
-    demoKey: DEMO_API_KEY,
+    // Replaced by the embedded service's own key once it runs; until then no service accepts it.
+    demoKey: randomDemoKey(),
     keychain: new Keychain(options.keychainBackend ? { backend: options.keychainBackend } : {}),
     log,
   });
   let embedded: EmbeddedService | null = null;
   try {
     embedded = await startEmbeddedService(dir, options.startSimulator, (line) => log(`simulator: ${line}`));
-    profiles.setDemoBaseUrl(embedded.endpoint.baseUrl);
+    profiles.setDemoBaseUrl(embedded.endpoint.baseUrl, embedded.endpoint.apiKey);
   } catch (error) {
     // Other profiles still work; the demo profile reports that its service did not start.
     log(`Demo service failed to start: ${String(error)}`);
@@ -115,7 +119,8 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
 
-  const doFetch = options.fetch ?? fetch;
+  // The probe carries the key, so it follows the same no-redirect rule as the client.
+  const doFetch = refuseRedirects(options.fetch ?? fetch);
   const probe: KeyProbe = async ({ baseUrl, key, signal }) => {
     try {
       const res = await doFetch(`${baseUrl}/api/account/info`, { headers: { 'x-api-key': key, accept: 'application/json' }, signal });
@@ -124,6 +129,9 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       if (!res.ok) return { status: 'network', message: `The service answered HTTP ${res.status}.` };
       return { status: 'ok' };
     } catch (error) {
+      if (error instanceof RedirectRefusedError) {
+        return { status: 'network', message: `The service redirected the key test (HTTP ${error.status}); the key was not sent on. Set the base URL to the final address.` };
+      }
       return { status: 'network', message: (error as Error).name === 'TimeoutError' ? 'The service did not answer in time.' : 'The service could not be reached.' };
     }
   };
@@ -134,6 +142,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
         version: options.version, platform: options.platform, session, profiles, queue, library, settings, overviews, probe,
         revealFile: options.revealFile,
         chooseFiles: options.chooseFiles,
+        confirm: options.confirm,
       }),
       ...distribution.handlers,
     }),

@@ -12,6 +12,7 @@ import type { LibraryCatalog } from '../library';
 import type { OverviewCache } from '../library/overview-cache';
 import type { DistributionChannel } from './distribution';
 import type { ServiceSession } from './session';
+import type { HostConfirm } from './confirm';
 import type { SettingsStore } from './settings';
 
 /**
@@ -37,6 +38,8 @@ export interface HandlerDeps {
   chooseFiles?: () => Promise<string[] | null>;
   /** Shows a file in the system file manager; absent where the host cannot (browser host). */
   revealFile?: (file: string) => boolean;
+  /** Main's own native question to the analyst; absent in the browser host, where what needs it is refused. */
+  confirm?: HostConfirm;
   now?: () => number;
 }
 
@@ -135,6 +138,24 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
     'profiles:set-key': async ({ id, key }) => changed(await profiles.setKey(id, key)),
     'profiles:delete-key': async ({ id }) => changed(await profiles.deleteKey(id)),
     'profiles:test-key': ({ id }, { signal }) => profiles.testKey(id, deps.probe, { signal }),
+    'profiles:confirm-origin': async ({ id }) => {
+      const p = await profiles.get(id);
+      if (!p.keyNeedsConfirm || !p.baseUrl) return p;
+      const origin = new URL(p.baseUrl).origin;
+      const reEnter = { key: [`Key entered for ${p.keyOrigin}; enter it again for ${origin}.`] };
+      if (!deps.confirm) {
+        throw new HandlerError('validation', `This window cannot confirm sending the key of "${p.name}" to ${origin}; enter the key again.`, reEnter);
+      }
+      // Main's own dialog: the renderer asked, but only the analyst answers.
+      const agreed = await deps.confirm({
+        title: 'Send the API key to a new address?',
+        message: `Send the API key of "${p.name}" to ${origin}?`,
+        detail: `The key was entered for ${p.keyOrigin}. The profile now points at ${origin}.\n\nIf you did not change the address yourself, choose Cancel and check the profile.`,
+        confirmLabel: `Send key to ${origin}`,
+      });
+      if (!agreed) throw new HandlerError('cancelled', `The key stays bound to ${p.keyOrigin}.`);
+      return changed(await profiles.confirmKeyOrigin(id, origin));
+    },
 
     'account:info': async (_r, { signal }) => ({ data: await (await client(signal)).accountInfo(signal) }),
     'account:settings': async (_r, { signal }) => ({ data: await (await client(signal)).accountSettings(signal) }),
@@ -231,7 +252,16 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       return { entries, cancelled: false };
     },
     'library:remove': async ({ id, deleteFile }, { signal }) => {
-      await library.remove(id, { deleteFile }, signal);
+      const ask = deps.confirm;
+      const confirmDelete = ask
+        ? (entry: { path: string }) => ask({
+          title: 'Delete file',
+          message: 'Delete this file from disk?',
+          detail: `${entry.path}\n\nSwath did not download this file; it was imported. It will be deleted permanently.`,
+          confirmLabel: 'Delete file',
+        })
+        : undefined;
+      await library.remove(id, { deleteFile, confirmDelete }, signal);
       return { removed: true as const };
     },
 

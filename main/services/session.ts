@@ -1,6 +1,6 @@
 import { ApiError, ServiceClient, type ConnectResult, type HttpFetch, type SpecDrift } from '../api';
 import { HandlerError } from '../ipc/errors';
-import { DEMO_PROFILE_ID, type ProfileStore, type ProfileSummary } from '../keychain';
+import { DEMO_PROFILE_ID, KeyOriginError, type ProfileStore, type ProfileSummary } from '../keychain';
 import type { Emit } from './app';
 
 /**
@@ -74,7 +74,7 @@ export class ServiceSession {
   private async ensure(): Promise<Current> {
     const profile = await this.deps.profiles.getActive();
     const cur = this.current;
-    if (cur && cur.profile.id === profile.id && cur.profile.baseUrl === profile.baseUrl && cur.profile.keyLast4 === profile.keyLast4) {
+    if (cur && cur.profile.id === profile.id && cur.profile.baseUrl === profile.baseUrl && cur.profile.keyLast4 === profile.keyLast4 && cur.profile.keyOrigin === profile.keyOrigin) {
       cur.profile = profile;
       return cur;
     }
@@ -87,7 +87,10 @@ export class ServiceSession {
       fetch: this.deps.fetch,
       log: this.deps.log,
       getKey: async () => {
-        const key = await this.deps.profiles.getKey(profileId);
+        // Withheld when the profile moved to another origin than the key was entered for.
+        const key = await this.deps.profiles.getKey(profileId).catch((error: unknown) => {
+          throw error instanceof KeyOriginError ? new ApiError('auth', error.message, { fields: error.fields }) : error;
+        });
         if (!key) throw new ApiError('auth', `No API key is set for the profile "${profile.name}". Set one in Settings.`);
         return key;
       },

@@ -1,10 +1,10 @@
 import { createReadStream } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import type { AddressInfo, LookupFunction } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { Readable } from 'node:stream';
-import type { ZodType } from 'zod';
+import { Agent, fetch as undiciFetch, type BodyInit as UndiciBody } from 'undici';
+import { z, type ZodType } from 'zod';
 import { CONSTELLATIONS, MODELS, VOUCHERS, checkModelConstellations } from './catalog.js';
 import { isoDate } from './dates.js';
 import { Codes, ServiceError, ok, validationError, type FieldErrors } from './envelope.js';
@@ -20,6 +20,8 @@ import { normalizeBody, normalizeQuery } from './requests.js';
 import { shapeStyle, type ShapeStyle, type ShapesName, type WireOperation } from './shapes/index.js';
 import { buildSpecification } from './spec.js';
 import { SimState, round2, type Account, type Lifecycle } from './state.js';
+import { isLoopbackHost, isOwnOriginOrNone } from '../shared/loopback-host.js';
+import { privateTempDir } from '../shared/private-temp.js';
 
 /** Options of the simulator. */
 export interface SimulatorOptions {
@@ -27,7 +29,7 @@ export interface SimulatorOptions {
   host?: string;
   /** JSON file that keeps orders, ledger and vouchers across restarts (written atomically). */
   statePath?: string;
-  /** Directory for generated GeoTIFFs; identical requests are served from it. */
+  /** Directory for generated GeoTIFFs; identical requests are served from it. Default: a private temp folder (0700) removed on close. */
   cacheDir?: string;
   seed?: number;
   /** Fault spec, e.g. "5xx=0.2,reset=0.05,truncate=0.1" (see faults.ts). */
@@ -40,6 +42,14 @@ export interface SimulatorOptions {
   allowUploadHosts?: string[];
   /** Answer style: 'production' (default, the production service's shapes) or 'variant'. */
   shapes?: ShapesName | string;
+  /** How UploadUrl host names are resolved (once, then pinned); the system resolver by default. */
+  uploadLookup?: UploadLookup;
+  /**
+   * The x-api-key values accepted, each mapped to the documented account it acts as
+   * (the embedded demo service: a random key per run -> 'demo-key'). Absent: the
+   * documented keys themselves (demo-key, demo-key-empty, demo-key-revoked).
+   */
+  apiKeys?: Record<string, string>;
   log?: (line: string) => void;
 }
 
@@ -50,6 +60,8 @@ export interface RunningSimulator {
   state: SimState;
   /** The answer style in use. */
   shapes: ShapesName;
+  /** Where generated GeoTIFFs are kept. */
+  cacheDir: string;
   close(): Promise<void>;
 }
 
@@ -79,7 +91,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   await state.load((acc) => seedDemoOrders(state, acc));
   const faults = typeof opts.faults === 'string' || opts.faults == null ? parseFaults(opts.faults) : opts.faults;
   const random = seededRandom(opts.seed ?? 1);
-  const cacheDir = opts.cacheDir ?? path.join(os.tmpdir(), 'swath-sim-cache');
+  // Never a fixed name in the shared temp directory: another local user could pre-create or read it.
+  const ownCache = opts.cacheDir ? null : await privateTempDir('swath-sim-cache-');
+  const cacheDir = opts.cacheDir ?? ownCache!.path;
   const cache = new RasterCache(cacheDir);
   const log = opts.log ?? (() => {});
   const inflight = new Map<string, number>();
@@ -103,6 +117,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   async function handle(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toLowerCase();
+    // DNS rebinding: a page whose name now points at 127.0.0.1 still sends its own name as Host.
+    if (!isLoopbackHost(req.headers.host, port)) {
+      return sendError(res, new ServiceError(421, Codes.forbidden, `This service answers only as 127.0.0.1:${port} or localhost:${port}.`));
+    }
+    // A web page may not drive it either: browsers name the page's origin; API clients send none.
+    if (!isOwnOriginOrNone(header(req, 'origin'), port)) {
+      return sendError(res, new ServiceError(403, Codes.forbidden, 'Requests from web pages are not accepted.'));
+    }
     if (url.pathname === '/api/specification.json' && method === 'get') {
       specCache ??= JSON.stringify(buildSpecification(address(), style));
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(specCache) });
@@ -113,7 +135,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     if (match === 'method') return sendError(res, new ServiceError(405, Codes.invalidRequest, `Method ${method.toUpperCase()} is not allowed on ${url.pathname}.`));
     if (!match) return sendError(res, new ServiceError(404, Codes.notFound, `No operation at ${url.pathname}.`));
     const key = header(req, 'x-api-key');
-    const acc = key ? state.account(key) : undefined;
+    const accountKey = key && opts.apiKeys ? (Object.hasOwn(opts.apiKeys, key) ? opts.apiKeys[key] : undefined) : key;
+    const acc = accountKey ? state.account(accountKey) : undefined;
     if (!key) return sendError(res, new ServiceError(401, Codes.unauthorized, 'The x-api-key header is required.'));
     if (!acc) return sendError(res, new ServiceError(401, Codes.unauthorized, 'The API key is not valid.'));
     if (acc.profile.revoked) return sendError(res, new ServiceError(403, Codes.forbidden, 'The API key has been revoked.'));
@@ -159,10 +182,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   async function sendDownload(ctx: Ctx, p: imagery.PreparedDownload, truncate: boolean): Promise<void> {
     const plan = planRaster(p.raster);
     if ('error' in plan) throw new ServiceError(400, Codes.invalidRequest, plan.error, { Resolution: [plan.error] });
-    if (p.uploadUrl) checkUploadUrl(p.uploadUrl, allowUpload);
+    const target = p.uploadUrl ? await resolveUploadTarget(p.uploadUrl, allowUpload, opts.uploadLookup ?? systemLookup) : null;
     const file = await cache.get(p.raster, { signal: ctx.signal });
-    if (p.uploadUrl) {
-      await upload(p.uploadUrl, file.path, file.bytes, p.fileName);
+    if (target) {
+      await upload(target, file.path, file.bytes, p.fileName);
       imagery.billDownload(state, ctx.acc, p);
       ctx.res.writeHead(201, { 'Content-Length': 0 });
       ctx.res.end();
@@ -193,6 +216,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   }
 
   const host = opts.host ?? '127.0.0.1';
+  let port = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => resolve());
@@ -200,16 +224,18 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   // Longer than clients keep idle sockets (undici: 4 s), so a client never reuses a socket the server is closing.
   server.keepAliveTimeout = 60_000;
   server.headersTimeout = 65_000;
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${port}`,
     port,
     state,
     shapes: style.name,
+    cacheDir,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await state.save();
+      await ownCache?.remove();
     },
   };
 }
@@ -472,7 +498,30 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Refuses UploadUrl targets other than loopback (and explicitly allowed hosts). */
-function checkUploadUrl(raw: string, allow: Set<string>): void {
+/** Resolves a host name to its addresses (dns.lookup with all: true); injectable for tests. */
+export type UploadLookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+const systemLookup: UploadLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** Where an upload goes: the URL as given and the one address it was checked against. */
+interface UploadTarget {
+  url: URL;
+  address: string;
+  family: number;
+}
+
+function isLoopbackAddress(address: string): boolean {
+  const a = address.toLowerCase().replace(/^::ffff:/, '');
+  return a === '::1' || /^127\.\d+\.\d+\.\d+$/.test(a);
+}
+
+/**
+ * Checks UploadUrl and pins where it goes: the name must be loopback (or
+ * allow-listed), and it is resolved once here; every address must be loopback
+ * (unless allow-listed), and the upload connects to the address checked, so a
+ * name that resolves differently a moment later cannot move it.
+ */
+async function resolveUploadTarget(raw: string, allow: Set<string>, lookup: UploadLookup): Promise<UploadTarget> {
   let u: URL;
   try {
     u = new URL(raw);
@@ -481,27 +530,56 @@ function checkUploadUrl(raw: string, allow: Set<string>): void {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw validationError({ UploadUrl: ['UploadUrl must use http or https.'] });
   const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const loopback = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-  if (!loopback && !allow.has(host)) {
+  const allowed = allow.has(host);
+  const loopback = host === 'localhost' || isLoopbackAddress(host);
+  if (!loopback && !allowed) {
     throw validationError({ UploadUrl: [`This simulator only uploads to loopback addresses (127.0.0.1, ::1, localhost); '${host}' is refused. Start it with --allow-upload-host ${host} to permit it.`] });
   }
+  let addresses: { address: string; family: number }[];
+  try {
+    addresses = await lookup(host);
+  } catch (e) {
+    throw validationError({ UploadUrl: [`The UploadUrl host '${host}' could not be resolved: ${(e as Error).message}.`] });
+  }
+  if (addresses.length === 0) throw validationError({ UploadUrl: [`The UploadUrl host '${host}' has no address.`] });
+  const outside = addresses.find((a) => !isLoopbackAddress(a.address));
+  if (outside && !allowed) {
+    throw validationError({ UploadUrl: [`The UploadUrl host '${host}' resolves to ${outside.address}, which is not a loopback address; refused.`] });
+  }
+  return { url: u, address: addresses[0]!.address, family: addresses[0]!.family };
 }
 
-async function upload(url: string, file: string, bytes: number, fileName: string): Promise<void> {
-  let res: Response;
+async function upload(target: UploadTarget, file: string, bytes: number, fileName: string): Promise<void> {
+  // Connect to the address that was checked, whatever the name resolves to now.
+  const pinned: LookupFunction = (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+  const dispatcher = new Agent({ connect: { lookup: pinned } });
+  let res: Awaited<ReturnType<typeof undiciFetch>>;
   try {
-    res = await fetch(url, {
-      method: 'PUT',
-      body: Readable.toWeb(createReadStream(file)) as unknown as ReadableStream,
-      headers: { 'Content-Type': 'image/tiff', 'Content-Length': String(bytes), 'Content-Disposition': `attachment; filename="${fileName}"` },
-      duplex: 'half',
-    } as RequestInit);
-  } catch (e) {
-    throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: ${(e as Error).message}.`, { UploadUrl: [`The upload target could not be reached: ${(e as Error).message}.`] });
-  }
-  await res.arrayBuffer().catch(() => undefined);
-  if (!res.ok) {
-    throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: the target answered ${res.status}.`, { UploadUrl: [`The upload target answered HTTP ${res.status}.`] });
+    try {
+      res = await undiciFetch(target.url, {
+        method: 'PUT',
+        body: Readable.toWeb(createReadStream(file)) as unknown as UndiciBody,
+        headers: { 'Content-Type': 'image/tiff', 'Content-Length': String(bytes), 'Content-Disposition': `attachment; filename="${fileName}"` },
+        duplex: 'half',
+        // A redirect would lead the upload to a target nobody checked.
+        redirect: 'manual',
+        dispatcher,
+      });
+    } catch (e) {
+      throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: ${(e as Error).message}.`, { UploadUrl: [`The upload target could not be reached: ${(e as Error).message}.`] });
+    }
+    await res.arrayBuffer().catch(() => undefined);
+    if (res.status >= 300 && res.status < 400) {
+      throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: the target redirected (HTTP ${res.status}); redirects are not followed.`, { UploadUrl: [`The upload target redirected (HTTP ${res.status}); give the final address.`] });
+    }
+    if (!res.ok) {
+      throw new ServiceError(400, Codes.invalidRequest, `Upload to UploadUrl failed: the target answered ${res.status}.`, { UploadUrl: [`The upload target answered HTTP ${res.status}.`] });
+    }
+  } finally {
+    await dispatcher.close().catch(() => undefined);
   }
 }
 

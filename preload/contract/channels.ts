@@ -67,6 +67,10 @@ export const profileSummarySchema = z.object({
   active: z.boolean(),
   keySet: z.boolean(),
   keyLast4: z.string().nullable(),
+  /** The origin the key was entered (or confirmed) for; null without a key. */
+  keyOrigin: z.string().nullable(),
+  /** The base URL moved to another origin: the key is not sent until it is entered again or main's dialog confirms. */
+  keyNeedsConfirm: z.boolean(),
 });
 
 /** Response of `profiles:list`; keychainError explains what is missing when the OS keychain is unavailable. */
@@ -272,6 +276,11 @@ export const channels = {
   'profiles:delete-key': channel(byId, profileSummarySchema),
   /** Tests a profile's stored key against account info. */
   'profiles:test-key': channel(byId, keyTestSchema),
+  /**
+   * Asks main to let a key go to the profile's new origin: main raises its own native dialog (the
+   * renderer cannot answer it); refused where there is none (browser host): enter the key again.
+   */
+  'profiles:confirm-origin': channel(byId, profileSummarySchema),
 
   /** Account info of the active key (fields as the service sends them). */
   'account:info': channel(noRequest, data),

@@ -104,6 +104,8 @@ describe('electron-builder.yml', () => {
       enableNodeCliInspectArguments: false,
       enableEmbeddedAsarIntegrityValidation: true,
       onlyLoadAppFromAsar: true,
+      // The renderer is served from app://swath/; file:// keeps no extra privileges.
+      grantFileProtocolExtraPrivileges: false,
     });
   });
 

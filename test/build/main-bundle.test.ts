@@ -68,7 +68,11 @@ describe('electron-vite build output', () => {
     expect([...report.channels].sort()).toEqual([...channelNames].sort());
     expect(report.webPreferences).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, webSecurity: true });
     expect(report.webPreferences.preload).toBe(join(outDir, 'preload/index.cjs'));
-    expect(report.loaded).toBe(join(outDir, 'renderer/index.html'));
+    // The renderer comes from app://swath/ (the built folder, nothing else), never file://.
+    expect(report.loaded).toBe('app://swath/index.html');
+    expect(report.page).toMatchObject({ status: 200, csp: expect.stringContaining("default-src 'self'"), html: expect.stringContaining('<html') });
+    expect(report.traversal).toBe(404);
+    expect(report.fileSender).toMatchObject({ ok: false, error: { kind: 'auth' } });
 
     expect(report.info).toMatchObject({
       ok: true,

@@ -74,7 +74,7 @@ describe('Electron smoke test', () => {
       BrowserWindow.getAllWindows().map((w) => ({ url: w.webContents.getURL(), title: w.getTitle() })),
     );
     expect(windows).toHaveLength(1);
-    expect(windows[0]!.url).toMatch(/^file:.*\/out\/renderer\/index\.html$/);
+    expect(windows[0]!.url).toBe('app://swath/index.html');
 
     // Navigation away is refused: the URL stays on the app document.
     const before = page.url();

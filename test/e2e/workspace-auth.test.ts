@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../main/simulator';
 import { chromiumAvailable } from './chromium';
 import { createProfile, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
@@ -8,22 +9,22 @@ const HAS_CHROMIUM = chromiumAvailable();
 
 describe.skipIf(!HAS_CHROMIUM)('workspace e2e: keys', () => {
   let ws: Workspace;
+  // A service with the documented demo keys (as `npm run simulator`); the embedded one accepts only its per-run key.
+  let sim: RunningSimulator;
   beforeAll(async () => {
+    sim = await startSimulator({ port: 0 });
     ws = await openWorkspace();
     await waitForMap(ws.page);
   });
   afterAll(async () => {
     await ws?.close();
+    await sim?.close();
   });
 
-  it('creates a profile on the embedded simulator with a revoked key; using it opens the key dialog; a good key fixes it', async () => {
+  it('creates a profile on a local simulator with a revoked key; using it opens the key dialog; a good key fixes it', async () => {
     const page = ws.page;
     await expect.poll(() => page.getByTestId('connection-state').innerText(), { timeout: 15_000 }).toContain('Connected');
-    const demoUrl = await page.evaluate(async () => {
-      const r = await (window as unknown as { swath: { profilesList(): Promise<{ ok: true; data: { profiles: { builtIn: boolean; baseUrl: string }[] } }> } }).swath.profilesList();
-      return r.data.profiles.find((p) => p.builtIn)!.baseUrl;
-    });
-    expect(demoUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const demoUrl = sim.url;
 
     const profile = await createProfile(page, { name: 'Revoked analyst', baseUrl: demoUrl, key: 'demo-key-revoked' });
     // Write-only: only the last four characters ever come back.

@@ -52,7 +52,7 @@ export const VOUCHER_OP = {
 };
 
 export const PROFILES = {
-  profiles: [{ id: 'demo', name: 'Demo service (offline)', baseUrl: 'http://127.0.0.1:40001', builtIn: true, active: true, keySet: true, keyLast4: '-key' }],
+  profiles: [{ id: 'demo', name: 'Demo service (offline)', baseUrl: 'http://127.0.0.1:40001', builtIn: true, active: true, keySet: true, keyLast4: '-key', keyOrigin: 'http://127.0.0.1:40001', keyNeedsConfirm: false }],
   activeProfileId: 'demo',
   keychainError: null,
 };
@@ -68,12 +68,13 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     serviceOperations: async () => ok({ operations: [VOUCHER_OP] }),
     serviceCall: async () => ok({ data: {} }),
     profilesList: async () => ok(PROFILES),
-    profilesCreate: async (r) => ok({ id: 'p2', name: r.name, baseUrl: r.baseUrl, builtIn: false, active: false, keySet: !!r.key, keyLast4: r.key ? r.key.slice(-4) : null }),
+    profilesCreate: async (r) => ok({ id: 'p2', name: r.name, baseUrl: r.baseUrl, builtIn: false, active: false, keySet: !!r.key, keyLast4: r.key ? r.key.slice(-4) : null, keyOrigin: r.key ? new URL(r.baseUrl).origin : null, keyNeedsConfirm: false }),
     profilesUpdate: async (r) => ok({ ...PROFILES.profiles[0], ...r }),
     profilesDelete: async () => ok({ deleted: true }),
     profilesActivate: async () => ok(PROFILES.profiles[0]),
     profilesSetKey: async (r) => ok({ ...PROFILES.profiles[0], keySet: true, keyLast4: String(r.key).slice(-4) }),
-    profilesDeleteKey: async () => ok({ ...PROFILES.profiles[0], keySet: false, keyLast4: null }),
+    profilesDeleteKey: async () => ok({ ...PROFILES.profiles[0], keySet: false, keyLast4: null, keyOrigin: null }),
+    profilesConfirmOrigin: async () => ok(PROFILES.profiles[0]),
     profilesTestKey: async () => ok({ status: 'ok', message: 'The key works.' }),
     accountInfo: async () => ok({ data: { KeyName: 'Demo analyst', MaxCompositeAreaKm2: 2500, MaxTotalBands: 12, EuroBalance: 100 } }),
     accountSettings: async () => ok({ data: { DefaultModel: 'Stratus2' } }),

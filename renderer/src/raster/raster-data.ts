@@ -14,7 +14,8 @@ import type { Block, WarpRaster } from './warp';
 
 /** Where the renderer fetches library rasters: swath-raster:// in the app, the browser host's path otherwise. */
 export function rasterBaseUrl(loc: Pick<Location, 'protocol' | 'origin'> = location): string {
-  return loc.protocol === 'file:' ? 'swath-raster://' : `${loc.origin}/__swath/raster/`;
+  // The app serves the renderer from app://swath/ (file:// only in older builds).
+  return loc.protocol === 'app:' || loc.protocol === 'file:' ? 'swath-raster://' : `${loc.origin}/__swath/raster/`;
 }
 
 /** The URL of a raster id (a library id or an overview copy's id). */

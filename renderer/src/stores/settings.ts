@@ -81,6 +81,15 @@ export const useSettingsStore = defineStore('settings', () => {
     return act(`key:${id}`, () => getBridge().profilesSetKey({ id, key }), { restart });
   }
 
+  /**
+   * Asks main to send the key to the profile's new origin. Main asks the analyst in its own
+   * native dialog (the page cannot answer it); where there is none, the key must be entered again.
+   */
+  function confirmOrigin(id: string) {
+    const restart = profiles.value.find((p) => p.id === id)?.active === true;
+    return act(`key:${id}`, () => getBridge().profilesConfirmOrigin({ id }), { restart });
+  }
+
   function deleteKey(id: string) {
     return act(`key:${id}`, () => getBridge().profilesDeleteKey({ id }), { restart: activeProfile.value?.id === id });
   }
@@ -109,7 +118,7 @@ export const useSettingsStore = defineStore('settings', () => {
 
   return {
     listing, settingsReq, profiles, activeProfile, keychainError, settings, keyTests, actionErrors, saving,
-    loadProfiles, loadSettings, createProfile, updateProfile, deleteProfile, activate, setKey, deleteKey, testKey, update,
+    loadProfiles, loadSettings, createProfile, updateProfile, deleteProfile, activate, setKey, confirmOrigin, deleteKey, testKey, update,
   };
 });
 

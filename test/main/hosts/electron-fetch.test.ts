@@ -30,3 +30,21 @@ describe('createElectronFetch', () => {
     await c.close();
   });
 });
+
+describe('createElectronFetch and redirects', () => {
+  it('never follows a redirect, even though net.fetch would by default: the key stays with the first host', async () => {
+    const { startRecorder } = await import('../security/helpers.js');
+    const target = await startRecorder((_req, res) => { res.writeHead(200); res.end('{}'); }, { host: 'localhost' });
+    const redirector = await startRecorder((_req, res) => { res.writeHead(307, { location: `${target.url}/api/account/info` }); res.end(); });
+    try {
+      const f = createElectronFetch();
+      const e = await f(`${redirector.url}/api/account/info`, { headers: { 'x-api-key': 'electron-secret' } }).then(() => new Error('followed'), (x: unknown) => x as Error);
+      expect(e.name).toBe('RedirectRefusedError');
+      expect(netFetch.mock.calls.at(-1)![1]).toMatchObject({ redirect: 'manual' });
+      expect(target.seen).toHaveLength(0);
+    } finally {
+      await redirector.close();
+      await target.close();
+    }
+  });
+});

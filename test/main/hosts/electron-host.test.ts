@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -6,14 +6,13 @@ import { FakeBrowserWindow, fakeElectron, fakeSession, resetFakeElectron, type F
 
 vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
 
-const { createMainWindow, hardenSession, hardenWebContents, mountDispatcher, broadcast, focusWindow, registerRasterScheme, mountRasterProtocol } = await import(
+const { createMainWindow, hardenSession, hardenWebContents, mountDispatcher, broadcast, focusWindow, registerSchemes, mountAppProtocol, mountRasterProtocol, nativeConfirm } = await import(
   '../../../main/hosts/electron-host'
 );
 const { CONTENT_SECURITY_POLICY } = await import('../../../main/hosts/security');
 
 const windowOptions = {
   preloadPath: '/app/out/preload/index.cjs',
-  rendererFile: '/app/out/renderer/index.html',
   externalHosts: ['docs.example.org'],
 };
 
@@ -48,10 +47,10 @@ describe('createMainWindow', () => {
     });
   });
 
-  it('loads the built renderer file, or the dev server URL when given', () => {
+  it('loads the built renderer from app://swath/ (never file://), or the dev server URL when given', () => {
     const built = openWindow();
-    expect(built.loadFile).toHaveBeenCalledWith('/app/out/renderer/index.html');
-    expect(built.loadURL).not.toHaveBeenCalled();
+    expect(built.loadURL).toHaveBeenCalledWith('app://swath/index.html');
+    expect(built.loadFile).not.toHaveBeenCalled();
 
     const dev = openWindow({ rendererUrl: 'http://localhost:5173' });
     expect(dev.loadURL).toHaveBeenCalledWith('http://localhost:5173');
@@ -179,8 +178,10 @@ describe('IPC mounting and events', () => {
 
 describe('swath-raster:// protocol', () => {
   it('is declared privileged before ready and serves only library ids, with Range', async () => {
-    registerRasterScheme();
+    registerSchemes();
+    expect(fakeElectron.protocol.registerSchemesAsPrivileged).toHaveBeenCalledOnce();
     expect(fakeElectron.protocol.registerSchemesAsPrivileged).toHaveBeenCalledWith([
+      expect.objectContaining({ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true, supportFetchAPI: true }) }),
       expect.objectContaining({ scheme: 'swath-raster', privileges: expect.objectContaining({ standard: true, secure: true, supportFetchAPI: true, stream: true }) }),
     ]);
     const dir = mkdtempSync(join(tmpdir(), 'swath-proto-'));
@@ -194,7 +195,7 @@ describe('swath-raster:// protocol', () => {
       const ranged = await handler(new Request(`swath-raster://${id}/`, { headers: { range: 'bytes=2-4' } }));
       expect(ranged.status).toBe(206);
       expect(ranged.headers.get('content-range')).toBe('bytes 2-4/10');
-      // The file:// page reads the size from Content-Range only if CORS exposes it.
+      // The app://swath page reads the size from Content-Range only if CORS exposes it.
       expect(ranged.headers.get('access-control-expose-headers')).toMatch(/Content-Range/);
       expect(await ranged.text()).toBe('234');
       const missing = await handler(new Request('swath-raster://7d0c5a9e-4f6b-4c1e-9e52-000000000002/'));
@@ -204,5 +205,53 @@ describe('swath-raster:// protocol', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('app:// protocol', () => {
+  it('serves the built renderer folder with the CSP, and nothing outside it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swath-app-proto-'));
+    try {
+      const renderer = join(dir, 'renderer');
+      mkdirSync(join(renderer, 'assets'), { recursive: true });
+      writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>Swath</title>');
+      writeFileSync(join(renderer, 'assets', 'index-abc.js'), 'console.log(1)');
+      writeFileSync(join(dir, 'secret.txt'), 'not for the renderer');
+      mountAppProtocol(renderer);
+      const [scheme, handler] = fakeElectron.protocol.handle.mock.calls.at(-1)! as [string, (r: Request) => Promise<Response>];
+      expect(scheme).toBe('app');
+      const index = await handler(new Request('app://swath/index.html'));
+      expect(index.status).toBe(200);
+      expect(index.headers.get('content-type')).toMatch(/text\/html/);
+      expect(index.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+      expect(await index.text()).toContain('<title>Swath</title>');
+      expect((await handler(new Request('app://swath/assets/index-abc.js'))).headers.get('content-type')).toMatch(/javascript/);
+      for (const url of ['app://swath/../secret.txt', 'app://swath/%2e%2e/secret.txt', 'app://swath/assets/..%2f..%2fsecret.txt', 'app://swath/..%5csecret.txt', 'app://other/index.html', 'app://swath/index.html%00.js', 'app://swath/assets']) {
+        const res = await handler(new Request(url));
+        expect(res.status, url).toBe(404);
+        expect(await res.text(), url).not.toContain('not for the renderer');
+      }
+      expect((await handler(new Request('app://swath/index.html', { method: 'POST', body: 'x' }))).status).toBe(405);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('nativeConfirm', () => {
+  it('asks with a native message box whose default and Escape answer is Cancel; only the confirm button agrees', async () => {
+    const box = fakeElectron.dialog.showMessageBox as unknown as ReturnType<typeof vi.fn>;
+    const window = new FakeBrowserWindow({});
+    const confirm = nativeConfirm(() => window as never);
+    box.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+    expect(await confirm({ title: 'T', message: 'Send the key?', detail: 'to https://b.example', confirmLabel: 'Send' })).toBe(true);
+    expect(box.mock.calls.at(-1)![0]).toBe(window);
+    expect(box.mock.calls.at(-1)![1]).toMatchObject({ buttons: ['Cancel', 'Send'], defaultId: 0, cancelId: 0, message: 'Send the key?' });
+    box.mockResolvedValueOnce({ response: 0, checkboxChecked: false });
+    expect(await confirm({ title: 'T', message: 'm', confirmLabel: 'Send' })).toBe(false);
+    // Without a window the box is app-modal.
+    box.mockResolvedValueOnce({ response: 1, checkboxChecked: false });
+    expect(await nativeConfirm(() => null)({ title: 'T', message: 'm', confirmLabel: 'Send' })).toBe(true);
+    expect(box.mock.calls.at(-1)).toHaveLength(1);
   });
 });

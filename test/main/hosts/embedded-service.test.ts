@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { DEMO_API_KEY, DEMO_SERVICE_LABEL, startEmbeddedService, type StartSimulator } from '../../../main/hosts/embedded-service';
+import { DEMO_ACCOUNT_KEY, DEMO_SERVICE_LABEL, startEmbeddedService, type StartSimulator } from '../../../main/hosts/embedded-service';
 
 describe('startEmbeddedService', () => {
   it('starts the simulator on a random loopback port with its state under userData', async () => {
@@ -19,13 +19,17 @@ describe('startEmbeddedService', () => {
       label: 'Demo service (offline)',
       baseUrl: 'http://127.0.0.1:43210',
       demo: true,
-      apiKey: 'demo-key',
+      apiKey: expect.stringMatching(/^demo-[\w-]{32}$/),
     });
+    // The simulator accepts only this run's key, acting as the documented demo account.
+    expect(start.mock.calls[0]![0].apiKeys).toEqual({ [service.endpoint.apiKey]: DEMO_ACCOUNT_KEY });
     expect(DEMO_SERVICE_LABEL).toBe('Demo service (offline)');
-    expect(DEMO_API_KEY).toBe('demo-key');
+    const again = await startEmbeddedService('/data/Swath', start);
+    expect(again.endpoint.apiKey).not.toBe(service.endpoint.apiKey);
+    await again.close();
 
     await service.close();
-    expect(close).toHaveBeenCalledOnce();
+    expect(close).toHaveBeenCalledTimes(2);
   });
 
   it('propagates a failed start', async () => {

@@ -99,7 +99,11 @@ export const fakeElectron = {
   contextBridge: { exposeInMainWorld: vi.fn() },
   shell: { openExternal: vi.fn(async (_url: string) => undefined), showItemInFolder: vi.fn() },
   protocol: { registerSchemesAsPrivileged: vi.fn(), handle: vi.fn() },
-  dialog: { showOpenDialog: vi.fn(async () => ({ canceled: true, filePaths: [] as string[] })) },
+  dialog: {
+    showOpenDialog: vi.fn(async () => ({ canceled: true, filePaths: [] as string[] })),
+    // The analyst cancels unless a test says otherwise.
+    showMessageBox: vi.fn(async () => ({ response: 0, checkboxChecked: false })),
+  },
   net: { fetch: vi.fn(async () => { throw new Error('no network in the fake Electron'); }) },
   Menu: { setApplicationMenu: vi.fn(), buildFromTemplate: vi.fn((template: unknown) => ({ template })) },
   nativeTheme: { shouldUseDarkColors: false },

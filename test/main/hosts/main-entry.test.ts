@@ -1,4 +1,3 @@
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { channelNames } from '../../../preload/contract';
 import type { fakeElectron as FakeElectronModule } from './fake-electron';
@@ -25,7 +24,7 @@ vi.mock('../../../main/simulator', async () => {
 type Electron = typeof FakeElectronModule;
 type InvokeListener = (event: unknown, payload: unknown) => Promise<unknown>;
 
-const rendererFileUrl = pathToFileURL(new URL('../../../renderer/index.html', import.meta.url).pathname).href;
+const rendererFileUrl = 'app://swath/index.html';
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 async function boot(): Promise<Electron> {
@@ -42,6 +41,10 @@ async function ready(electron: Electron): Promise<void> {
     if (electron.ipcMain.handle.mock.calls.length === 0 && electron.app.quit.mock.calls.length === 0) throw new Error('not ready yet');
   }, { timeout: 5_000, interval: 10 });
   await tick();
+}
+
+async function appInfoFrom(electron: Electron, url: string): Promise<unknown> {
+  return listenerFor(electron, 'app:info')({ senderFrame: { url } }, {});
 }
 
 function listenerFor(electron: Electron, channel: string): InvokeListener {
@@ -87,7 +90,11 @@ describe('main/index.ts', () => {
     const prefs = window!.options.webPreferences as Record<string, unknown>;
     expect(prefs).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, webSecurity: true });
     expect(String(prefs.preload)).toMatch(/[/\\]preload[/\\]index\.cjs$/);
-    expect(String(window!.loadFile.mock.calls[0]![0])).toMatch(/[/\\]renderer[/\\]index\.html$/);
+    expect(window!.loadURL).toHaveBeenCalledWith('app://swath/index.html');
+    expect(window!.loadFile).not.toHaveBeenCalled();
+    // The renderer folder is served on app://, never file://.
+    expect(electron.protocol.handle.mock.calls.map((c) => c[0])).toEqual(expect.arrayContaining(['app', 'swath-raster']));
+    expect(await appInfoFrom(electron, 'file:///index.html')).toMatchObject({ ok: false, error: { kind: 'auth' } });
   });
 
   it('loads the dev server URL in development', async () => {
@@ -105,8 +112,8 @@ describe('main/index.ts', () => {
     await import('../../../main/index');
     await ready(electron);
     const [window] = electron.BrowserWindow.instances;
-    expect(window!.loadURL).not.toHaveBeenCalled();
-    expect(window!.loadFile).toHaveBeenCalledOnce();
+    expect(window!.loadURL).toHaveBeenCalledExactlyOnceWith('app://swath/index.html');
+    expect(window!.loadFile).not.toHaveBeenCalled();
     const appInfo = listenerFor(electron, 'app:info');
     expect(await appInfo({ sender: {}, senderFrame: { url: 'http://attacker.example:5173/' } }, {})).toMatchObject({ ok: false, error: { kind: 'auth' } });
   });

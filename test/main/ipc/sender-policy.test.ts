@@ -2,17 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { createSenderPolicy } from '../../../main/ipc';
 
 describe('createSenderPolicy', () => {
-  it('accepts only the built renderer document for a file:// renderer', () => {
-    const allowed = createSenderPolicy('file:///opt/Swath/resources/app.asar/out/renderer/index.html');
-    expect(allowed('file:///opt/Swath/resources/app.asar/out/renderer/index.html')).toBe(true);
+  it('accepts only the app://swath renderer origin for the built renderer', () => {
+    const allowed = createSenderPolicy('app://swath/index.html');
+    expect(allowed('app://swath/index.html')).toBe(true);
     // Hash routing and query strings do not change the document.
-    expect(allowed('file:///opt/Swath/resources/app.asar/out/renderer/index.html#/billing')).toBe(true);
-    expect(allowed('file:///opt/Swath/resources/app.asar/out/renderer/other.html')).toBe(false);
-    expect(allowed('file:///tmp/index.html')).toBe(false);
-    expect(allowed('file:///opt/Swath/resources/app.asar/out/renderer/index.html/../../evil.html')).toBe(false);
-    expect(allowed('https://evil.example.com/opt/Swath/resources/app.asar/out/renderer/index.html')).toBe(false);
+    expect(allowed('app://swath/index.html#/billing')).toBe(true);
+    expect(allowed('app://evil/index.html')).toBe(false);
+    expect(allowed('app://swath.evil/index.html')).toBe(false);
+    expect(allowed('app://user@swath/index.html')).toBe(false);
+    expect(allowed('file:///opt/Swath/resources/app.asar/out/renderer/index.html')).toBe(false);
+    expect(allowed('swath-raster://swath/index.html')).toBe(false);
+    expect(allowed('https://swath/index.html')).toBe(false);
     expect(allowed('about:blank')).toBe(false);
     expect(allowed('not a url')).toBe(false);
+  });
+
+  it('never trusts a file:// renderer', () => {
+    expect(() => createSenderPolicy('file:///opt/Swath/resources/app.asar/out/renderer/index.html')).toThrow(/app:\/\/swath/);
   });
 
   it('accepts only the dev server origin for an http renderer', () => {

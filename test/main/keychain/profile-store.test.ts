@@ -167,8 +167,9 @@ describe('keys', () => {
     const withKey = await store.setKey(created.id, KEY);
     expect(withKey).toEqual({
       id: created.id, name: 'P', baseUrl: 'https://imagery.example.com', builtIn: false, active: false, keySet: true, keyLast4: '4f3a',
+      keyOrigin: 'https://imagery.example.com', keyNeedsConfirm: false,
     });
-    expect(Object.keys(withKey).sort()).toEqual(['active', 'baseUrl', 'builtIn', 'id', 'keyLast4', 'keySet', 'name']);
+    expect(Object.keys(withKey).sort()).toEqual(['active', 'baseUrl', 'builtIn', 'id', 'keyLast4', 'keyNeedsConfirm', 'keyOrigin', 'keySet', 'name']);
   });
 
   it('reveals nothing of a key shorter than 8 characters', async () => {
@@ -188,11 +189,16 @@ describe('keys', () => {
     expect(profilesFile().profiles[0].keyStored).toBe(false);
   });
 
-  it('keeps the key when the profile is renamed or moved to another URL', async () => {
+  it('keeps the key when the profile is renamed or moved to another URL, but withholds it from a new origin', async () => {
     const store = await openStore();
     const { id } = await store.create({ name: 'P', baseUrl: 'https://a.example.com', key: KEY });
-    const updated = await store.update(id, { name: 'Q', baseUrl: 'https://b.example.com/' });
-    expect(updated).toMatchObject({ name: 'Q', baseUrl: 'https://b.example.com', keySet: true, keyLast4: '4f3a' });
+    const renamed = await store.update(id, { name: 'Q', baseUrl: 'https://a.example.com/v2' });
+    expect(renamed).toMatchObject({ name: 'Q', keySet: true, keyLast4: '4f3a', keyOrigin: 'https://a.example.com', keyNeedsConfirm: false });
+    expect(await store.getKey(id)).toBe(KEY);
+    const moved = await store.update(id, { baseUrl: 'https://b.example.com/' });
+    expect(moved).toMatchObject({ baseUrl: 'https://b.example.com', keySet: true, keyLast4: '4f3a', keyOrigin: 'https://a.example.com', keyNeedsConfirm: true });
+    await expect(store.getKey(id)).rejects.toMatchObject({ name: 'KeyOriginError', kind: 'auth' });
+    expect((await store.setKey(id, KEY)).keyNeedsConfirm).toBe(false);
     expect(await store.getKey(id)).toBe(KEY);
   });
 
@@ -213,7 +219,7 @@ describe('the demo profile', () => {
     const listing = await store.list();
     expect(listing.activeProfileId).toBe(DEMO_PROFILE_ID);
     expect(listing.profiles).toEqual([
-      { id: 'demo', name: 'Demo service (offline)', baseUrl: null, builtIn: true, active: true, keySet: true, keyLast4: '-key' },
+      { id: 'demo', name: 'Demo service (offline)', baseUrl: null, builtIn: true, active: true, keySet: true, keyLast4: null, keyOrigin: null, keyNeedsConfirm: false },
     ]);
     store.setDemoBaseUrl('http://127.0.0.1:40123/');
     expect((await store.get(DEMO_PROFILE_ID)).baseUrl).toBe('http://127.0.0.1:40123');
@@ -291,7 +297,7 @@ describe('persistence', () => {
     expect(listing.profiles[1]).toMatchObject({ id, name: 'Production', keySet: true, keyLast4: '4f3a', active: true });
     const file = profilesFile();
     expect(file).toMatchObject({ version: 1, activeProfileId: id });
-    expect(Object.keys(file.profiles[0]).sort()).toEqual(['baseUrl', 'createdAt', 'id', 'keyStored', 'name', 'updatedAt']);
+    expect(Object.keys(file.profiles[0]).sort()).toEqual(['baseUrl', 'createdAt', 'id', 'keyOrigin', 'keyStored', 'name', 'updatedAt']);
   });
 
   it('writes through a temporary file and leaves none behind', async () => {

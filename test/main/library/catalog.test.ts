@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -22,7 +22,6 @@ async function saveComposite(name: string, extra: Record<string, unknown>): Prom
   });
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
   const file = path.join(work, 'files', name);
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, Buffer.from(await res.arrayBuffer()));
   return file;
@@ -132,7 +131,8 @@ describe('LibraryCatalog', () => {
 
     await again.remove(ea.id, { deleteFile: false }, never());
     expect(existsSync(a)).toBe(true);
-    await again.remove(eb.id, { deleteFile: true }, never());
+    // An imported file is deleted only with main's own confirmation (see test/main/security).
+    await again.remove(eb.id, { deleteFile: true, confirmDelete: async () => true }, never());
     expect(existsSync(b)).toBe(false);
     expect(again.list()).toEqual([]);
     await expect(again.remove(eb.id, {}, never())).rejects.toMatchObject({ kind: 'not-found', message: `No library entry with id ${eb.id}.` });
@@ -155,7 +155,10 @@ describe('LibraryCatalog', () => {
     const cat = await LibraryCatalog.open({ dir: path.join(work, 'userData') });
     const missing = path.join(work, 'nope.tif');
     await expect(cat.importFile(missing, never())).rejects.toMatchObject({ kind: 'not-found', message: `Cannot import ${missing}: the file does not exist` });
-    await expect(cat.importFile(work, never())).rejects.toMatchObject({ kind: 'validation', message: `Cannot import ${work}: it is not a regular file.` });
+    const folder = path.join(work, 'folder.tif');
+    mkdirSync(folder, { recursive: true });
+    await expect(cat.importFile(folder, never())).rejects.toMatchObject({ kind: 'validation', message: `Cannot import ${folder}: it is not a regular file.` });
+    await expect(cat.importFile(work, never())).rejects.toMatchObject({ kind: 'validation', message: `Cannot import ${work}: only .tif and .tiff files can be imported.` });
     const junk = path.join(work, 'junk.tif');
     writeFileSync(junk, 'junk');
     await expect(cat.importFile(junk, never())).rejects.toThrow(`${junk} is not a readable GeoTIFF`);

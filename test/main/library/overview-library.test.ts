@@ -80,14 +80,17 @@ describe('library through the app core', () => {
     expect((await call('library:reveal', { id: striped.id })).data.revealed).toBe(false);
   });
 
-  it('removes an entry keeping its file, or deleting it', async () => {
+  it('removes an entry keeping its file; an imported file is not deleted without main\'s confirmation', async () => {
     const list = (await call('library:list')).data.entries;
     const keep = list.find((e: any) => e.path.endsWith('wgs84-ndvi-index.tif'));
     const del = list.find((e: any) => e.path.endsWith('utm56s-sydney.tif'));
     expect((await call('library:remove', { id: keep.id, deleteFile: false })).ok).toBe(true);
     expect(existsSync(keep.path)).toBe(true);
-    expect((await call('library:remove', { id: del.id, deleteFile: true })).ok).toBe(true);
-    expect(existsSync(del.path)).toBe(false);
+    // An imported file is not deleted on the renderer's word where main has no dialog (browser host).
+    expect(await call('library:remove', { id: del.id, deleteFile: true })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(existsSync(del.path)).toBe(true);
+    expect((await call('library:remove', { id: del.id, deleteFile: false })).ok).toBe(true);
+    expect(existsSync(del.path)).toBe(true);
     expect((await call('library:list')).data.entries.map((e: any) => e.id)).not.toContain(del.id);
     expect((await call('library:remove', { id: del.id, deleteFile: false })).error.kind).toBe('not-found');
   });

@@ -96,7 +96,7 @@ describe('app core over the dispatcher', () => {
     const status = await call('service:status');
     expect(status.data).toMatchObject({ state: 'online', demo: true, concurrency: 8, limits: { maxCompositeAreaKm2: 2500, maxTotalBands: 12 }, contractNotice: null });
     const profiles = await call('profiles:list');
-    expect(profiles.data.profiles[0]).toMatchObject({ id: 'demo', builtIn: true, active: true, keySet: true, keyLast4: '-key' });
+    expect(profiles.data.profiles[0]).toMatchObject({ id: 'demo', builtIn: true, active: true, keySet: true, keyLast4: null });
   });
 
   it('every channel rejects a malformed payload with a validation error, never a crash', async () => {

@@ -53,7 +53,7 @@ describe('Settings panel', () => {
     const bridge = makeBridge({
       profilesList: async () => ({
         ok: true,
-        data: { ...PROFILES, profiles: [...PROFILES.profiles, { id: 'p2', name: 'Other', baseUrl: 'https://x.example', builtIn: false, active: false, keySet: false, keyLast4: null }] },
+        data: { ...PROFILES, profiles: [...PROFILES.profiles, { id: 'p2', name: 'Other', baseUrl: 'https://x.example', builtIn: false, active: false, keySet: false, keyLast4: null, keyOrigin: null, keyNeedsConfirm: false }] },
       }),
     });
     fake.api = bridge.api;
@@ -64,6 +64,24 @@ describe('Settings panel', () => {
     expect(bridge.api.profilesActivate).toHaveBeenCalledWith({ id: 'p2' });
     expect(bridge.api.appInfo).toHaveBeenCalled();
     expect(bridge.api.servicePing).toHaveBeenCalled();
+  });
+
+  it('shows a key bound to another origin, and asks main (not the page) to confirm the new one', async () => {
+    const moved = { id: 'p3', name: 'Moved', baseUrl: 'https://b.example/api', builtIn: false, active: false, keySet: true, keyLast4: '1234', keyOrigin: 'https://a.example', keyNeedsConfirm: true };
+    const bridge = makeBridge({
+      profilesList: async () => ({ ok: true, data: { ...PROFILES, profiles: [...PROFILES.profiles, moved] } }),
+      profilesConfirmOrigin: async () => fail('validation', 'This window cannot confirm sending the key of "Moved" to https://b.example; enter the key again.'),
+    });
+    fake.api = bridge.api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    const row = w.get('[data-profile="Moved"]');
+    expect(row.get('[data-testid="key-origin"]').text()).toContain('Key entered for https://a.example; re-enter it or confirm it for https://b.example.');
+    expect(w.find('[data-profile="Demo service (offline)"] [data-testid="key-origin"]').exists()).toBe(false);
+    await row.get('[data-testid="key-confirm-origin"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.profilesConfirmOrigin).toHaveBeenCalledWith({ id: 'p3' });
+    expect(row.text()).toContain('enter the key again');
   });
 });
 

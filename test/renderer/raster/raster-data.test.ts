@@ -30,6 +30,7 @@ describe('raster reader against GDAL', () => {
 
   it('chooses swath-raster:// in the app and the browser host path elsewhere', () => {
     expect(rasterBaseUrl({ protocol: 'file:', origin: 'null' })).toBe('swath-raster://');
+    expect(rasterBaseUrl({ protocol: 'app:', origin: 'app://swath' })).toBe('swath-raster://');
     expect(rasterUrl('ovr-abc', { protocol: 'http:', origin: 'http://127.0.0.1:5180' })).toBe('http://127.0.0.1:5180/__swath/raster/ovr-abc');
   });
 
