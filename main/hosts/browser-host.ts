@@ -9,7 +9,6 @@ import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../libra
 import { callIdSchema, channelNames, eventNames, events, methodName, type EventName, type EventPayload } from '../../preload/contract';
 import { createDispatcher, type HandlerTable } from '../ipc';
 import { CONTENT_SECURITY_POLICY, withMetaContentSecurityPolicy } from './security';
-import { CONTENT_SECURITY_POLICY } from './security';
 import { isLoopbackHost } from '../shared/loopback-host';
 
 /**

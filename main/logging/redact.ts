@@ -1,4 +1,4 @@
-import { redactSecrets } from '../api/errors';
+import { secretRegistry, type SecretRegistry as ApiSecretRegistry } from '../api/redact';
 
 /**
  * The one redaction every log line, diagnostics report and renderer error
@@ -17,23 +17,22 @@ const SHAPES: RegExp[] = [
   /([?&](?:key|api[-_]?key|apikey|token)=)([^&#\s"']+)/gi,
 ];
 
-/** Every secret Swath has seen in this run; logs and diagnostics are redacted against all of them. */
+/**
+ * The log's view of main's one secret registry (main/api/redact.ts): every key the
+ * profile store, the transport and the demo service register is redacted from logs and
+ * reports too, plus the shapes above for a key Swath has not seen yet.
+ */
 export class SecretRegistry {
-  private readonly known = new Set<string>();
+  constructor(private readonly registry: ApiSecretRegistry = secretRegistry) {}
 
   /** Remembers a secret (ignores empty and very short values, which would redact ordinary words). */
   add(secret: string | null | undefined): void {
-    if (secret && secret.trim().length >= 4) this.known.add(secret.trim());
-  }
-
-  /** The secrets, longest first so a key containing another is redacted whole. */
-  secrets(): string[] {
-    return [...this.known].sort((a, b) => b.length - a.length);
+    this.registry.add(secret);
   }
 
   /** Redacts `text` against the known secrets and the shapes a key travels in. */
   redact(text: string): string {
-    let out = redactSecrets(text, this.secrets());
+    let out = this.registry.redactText(text);
     for (const shape of SHAPES) out = out.replace(shape, (_m, prefix: string) => `${prefix}[redacted]`);
     return out;
   }

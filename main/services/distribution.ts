@@ -54,7 +54,7 @@ export interface DistributionCore {
   dir: string;
   version: string;
   platform: string;
-  demoKey: string;
+  demoKey: string | null;
   profiles: ProfileStore;
   queue: () => DownloadQueue;
   emit: Emit;

@@ -4,7 +4,7 @@ import type { AddressInfo, LookupFunction } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { Readable } from 'node:stream';
 import { Agent, fetch as undiciFetch, type BodyInit as UndiciBody } from 'undici';
-import { z, type ZodType } from 'zod';
+import type { ZodType } from 'zod';
 import { CONSTELLATIONS, MODELS, VOUCHERS, checkModelConstellations } from './catalog.js';
 import { isoDate } from './dates.js';
 import { Codes, ServiceError, ok, validationError, type FieldErrors } from './envelope.js';

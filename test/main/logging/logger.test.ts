@@ -5,8 +5,11 @@ import nodeLog from 'electron-log/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SecretRegistry, catchProcessErrors, configureLog } from '../../../main/logging';
 import { EventEmitter } from 'node:events';
+import { redactionMark } from '../../../preload/contract/redaction';
 
 const KEY = 'sk-live-LOGGED-KEY-7d1e2f';
+// Known keys become the app's redaction mark (last four only); keys found by their shape become [redacted].
+const MARK = redactionMark(KEY);
 
 describe('the main log file', () => {
   const dirs: string[] = [];
@@ -31,10 +34,11 @@ describe('the main log file', () => {
     expect(text).not.toContain('sk-unknown-123456');
     expect(text).not.toContain('sk-json-999999');
     expect(text).not.toContain('sk-query-42');
-    expect(text).toContain('profile key is [redacted] (again: [redacted])');
+    expect(text).toContain(`profile key is ${MARK} (again: ${MARK})`);
     expect(text).toContain('x-api-key: [redacted]');
     expect(text).toContain('"name":"ok"');
-    expect(text).toMatch(/\[error\] .*boom \[redacted\]/);
+    expect(text).toMatch(/\[error\] .*boom /);
+    expect(text).toContain(`boom ${MARK}`);
     expect(log.tail(2)).toHaveLength(2);
   });
 
@@ -58,7 +62,8 @@ describe('the main log file', () => {
     fakeProcess.emit('uncaughtException', new Error(`exploded with ${KEY}`));
     fakeProcess.emit('unhandledRejection', 'rejected for no reason');
     const text = readFileSync(log.file, 'utf8');
-    expect(text).toMatch(/Uncaught exception in main.*exploded with \[redacted\]/s);
+    expect(text).toMatch(/Uncaught exception in main.*exploded with /s);
+    expect(text).toContain(`exploded with ${MARK}`);
     expect(text).toContain('Unhandled promise rejection in main rejected for no reason');
   });
 });

@@ -9,7 +9,8 @@ import { SecretRegistry, configureLog, type SwathLog } from '../../../main/loggi
 import { loadPolicy } from '../../../main/policy';
 import { createApp, type SwathApp } from '../../../main/services/app';
 import { startSimulator } from '../../../main/simulator';
-import { DEMO_API_KEY } from '../../../main/hosts/embedded-service';
+import { redactionMark } from '../../../preload/contract/redaction';
+import { DEMO_ACCOUNT_KEY } from '../../../main/hosts/embedded-service';
 
 // The app core under an admin policy, through the dispatcher as a renderer reaches it; the
 // diagnostics report and the log file are checked for the key, which must be absent.
@@ -107,10 +108,10 @@ describe('app core under an admin policy', () => {
     expect(text).not.toContain('Demo service');
     expect(text).toContain('## Download queue');
     expect(text).toMatch(/profiles\.json {2}\d+ B/);
-    expect(text).toContain('backend said: invalid key [redacted]');
-    expect(text).toContain('renderer error (vue): render failed for [redacted]');
+    expect(text).toContain(`backend said: invalid key ${redactionMark(KEY)}`);
+    expect(text).toContain(`renderer error (vue): render failed for ${redactionMark(OTHER_KEY)}`);
     expect(text).toContain('applied (');
-    for (const secret of [KEY, OTHER_KEY, DEMO_API_KEY]) expect(text).not.toContain(secret);
+    for (const secret of [KEY, OTHER_KEY, DEMO_ACCOUNT_KEY]) expect(text).not.toContain(secret);
     const logText = readFileSync(log.file, 'utf8');
     for (const secret of [KEY, OTHER_KEY]) expect(logText).not.toContain(secret);
 
