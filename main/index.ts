@@ -70,6 +70,17 @@ function run(): void {
         });
         return result.canceled ? null : result.filePaths;
       },
+      chooseExportPath: async ({ kind, title, defaultPath, extensions }) => {
+        // A save dialog for both: a folder export names the new catalog folder.
+        const result = await dialog.showSaveDialog({
+          title,
+          defaultPath,
+          buttonLabel: 'Export',
+          properties: ['createDirectory', 'showOverwriteConfirmation'],
+          filters: kind === 'file' && extensions ? [{ name: 'GeoJSON', extensions }] : [],
+        });
+        return result.canceled || !result.filePath ? null : result.filePath;
+      },
       log,
     }),
   );

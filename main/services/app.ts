@@ -8,6 +8,7 @@ import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
 import { LibraryCatalog, type RasterFileLookup } from '../library';
 import { OverviewCache } from '../library/overview-cache';
+import type { ExportTargetRequest } from '../exports/handlers';
 import { createAppHandlers, publicJob } from './handlers';
 import { ServiceSession } from './session';
 import { SettingsStore } from './settings';
@@ -38,6 +39,8 @@ export interface AppOptions {
   revealFile?: (file: string) => boolean;
   /** The system "open files" dialog for GeoTIFFs; the browser host has none. */
   chooseFiles?: () => Promise<string[] | null>;
+  /** Where an export goes (Electron: the save dialog); absent: under the download folder. */
+  chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   log?: (message: string) => void;
 }
 
@@ -121,6 +124,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       version: options.version, platform: options.platform, session, profiles, queue, library, settings, overviews, probe,
       revealFile: options.revealFile,
       chooseFiles: options.chooseFiles,
+      chooseExportPath: options.chooseExportPath,
     }),
     connection: () => connection,
     library,

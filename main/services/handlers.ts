@@ -5,6 +5,7 @@ import {
   PlanError, datesFromSearchAvailable, estimateBatch, limitsFromAccountInfo, planComposite, sumEstimates, withDate,
   type AreaCreditEstimate, type CompositeBody,
 } from '../downloads/batch';
+import { exportHandlers, type ExportTargetRequest } from '../exports/handlers';
 import { HandlerError } from '../ipc/errors';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type KeyProbe, type ProfileStore } from '../keychain';
@@ -36,6 +37,8 @@ export interface HandlerDeps {
   chooseFiles?: () => Promise<string[] | null>;
   /** Shows a file in the system file manager; absent where the host cannot (browser host). */
   revealFile?: (file: string) => boolean;
+  /** Asks where an export goes (Electron: save dialog); absent: under the download folder. */
+  chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   now?: () => number;
 }
 
@@ -233,6 +236,8 @@ export function createAppHandlers(deps: HandlerDeps): HandlerTable {
       await library.remove(id, { deleteFile }, signal);
       return { removed: true as const };
     },
+
+    ...exportHandlers({ library, settings, chooseExportPath: deps.chooseExportPath }),
 
     'settings:get': () => settings.get(),
     'settings:set': (patch) => settings.set(patch),

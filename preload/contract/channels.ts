@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
 
 /**
  * The request/response channel map. Adding a channel is one entry in
@@ -294,6 +295,11 @@ export const channels = {
   'library:import': channel(z.strictObject({ paths: z.array(z.string().min(1)).min(1) }), z.object({ entries: z.array(libraryEntrySchema) })),
   /** Removes a raster from the library, optionally deleting its file. */
   'library:remove': channel(z.strictObject({ id: z.string().min(1), deleteFile: z.boolean() }), z.object({ removed: z.literal(true) })),
+
+  /** Writes the library (or the given rasters) as a static STAC catalog into a folder the analyst chooses (the browser host: under the download folder). */
+  'export:stac': channel(stacExportRequestSchema, stacExportSchema),
+  /** Writes features (AOI, orders, watches) as a GeoJSON FeatureCollection file. */
+  'export:geojson': channel(geojsonExportRequestSchema, geojsonExportSchema),
 
   /** User settings. */
   'settings:get': channel(noRequest, settingsSchema),
