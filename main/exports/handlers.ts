@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { HandlerTable } from '../ipc';
 import { HandlerError } from '../ipc/errors.js';
@@ -29,14 +30,23 @@ export function stamp(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\.\d+Z$/, '');
 }
 
+/** `file`, or `file-2`, `file-3`… (before the extension) when it exists. */
+function unused(file: string): string {
+  const ext = path.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  let candidate = file;
+  for (let n = 2; existsSync(candidate); n++) candidate = `${stem}-${n}${ext}`;
+  return candidate;
+}
+
 /** The export channels, as main services: `export:stac` and `export:geojson`. */
 export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:stac' | 'export:geojson'> {
   const now = deps.now ?? (() => new Date());
 
-  /** Where to write: the host's dialog, else `<download folder>/exports/<name>`. */
+  /** Where to write: the host's dialog, else `<download folder>/exports/<name>` (a new name, never an earlier export's). */
   async function target(kind: 'folder' | 'file', title: string, name: string, extensions?: string[]): Promise<string | null> {
     const fallback = path.join(deps.settings.get().downloadDir, 'exports', name);
-    if (!deps.chooseExportPath) return fallback;
+    if (!deps.chooseExportPath) return unused(fallback);
     const chosen = await deps.chooseExportPath({ kind, title, defaultPath: fallback, extensions });
     if (chosen !== null && !path.isAbsolute(chosen)) throw new HandlerError('validation', 'The export path must be absolute.');
     return chosen;

@@ -167,3 +167,22 @@ describe('export services in the browser host (no dialog)', () => {
     }
   });
 });
+
+describe('export services: default names', () => {
+  it('two exports in the same second get two folders', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-export-c-'));
+    const app = await createApp({ userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '0.0.0', platform: 'linux', startSimulator, emit: () => undefined, keychainBackend: new MemoryKeychainBackend() });
+    try {
+      const d = createDispatcher(app.handlers, { isAllowedSender: () => true });
+      const call = async (channel: string, payload: unknown = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>;
+      await call('library:import', { paths: [fixturePath(FIXTURES[0]!.name)] });
+      const a = await call('export:stac', {});
+      const b = await call('export:stac', {});
+      expect(b.data.dir).not.toBe(a.data.dir);
+      expect(existsSync(a.data.catalogFile) && existsSync(b.data.catalogFile)).toBe(true);
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
