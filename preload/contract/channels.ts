@@ -192,6 +192,11 @@ export const settingsSchema = z.object({
   downloadDir: z.string(),
   theme: z.enum(['system', 'light', 'dark']),
   osmLayer: z.boolean(),
+  /** The last map view (lon/lat centre and zoom), restored at start; absent before the first move. */
+  mapView: z.object({
+    center: z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]),
+    zoom: z.number().min(0).max(24),
+  }).optional(),
 });
 
 /** Request of `library:preview`. */
