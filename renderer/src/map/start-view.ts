@@ -2,7 +2,6 @@ import type OlMap from 'ol/Map';
 import { createEmpty, extend, isEmpty, type Extent } from 'ol/extent';
 import { fromLonLat, toLonLat } from 'ol/proj';
 import { getBridge } from '../bridge';
-import type { OrderRow } from '../stores/tasking-orders';
 import { readGeometry } from './vector-layers';
 
 /**
@@ -18,8 +17,13 @@ export interface SavedView {
   zoom: number;
 }
 
+/** What the start view needs of an order row: its area (WKT or GeoJSON), if any. */
+export interface OrderArea {
+  summary: { geometry: unknown };
+}
+
 /** The extent (view projection) of the orders that have an area, or null. */
-export function ordersExtent(rows: readonly Pick<OrderRow, 'summary'>[]): Extent | null {
+export function ordersExtent(rows: readonly OrderArea[]): Extent | null {
   const extent = createEmpty();
   for (const r of rows) {
     const g = readGeometry(r.summary.geometry);
@@ -33,7 +37,7 @@ export interface StartViewOptions {
   /** The saved view from settings (loads them when absent). */
   loadView: () => Promise<SavedView | null>;
   /** The account's orders (lists them), for the first start. */
-  loadOrders: () => Promise<readonly Pick<OrderRow, 'summary'>[]>;
+  loadOrders: () => Promise<readonly OrderArea[]>;
   /** Delay before a move is saved. */
   saveDelayMs?: number;
 }
@@ -52,7 +56,7 @@ export function startView(map: OlMap, options: StartViewOptions): { ready: Promi
     moved = true;
   };
   const events = ['pointerdown', 'wheel', 'keydown'] as const;
-  for (const e of events) viewport.addEventListener(e, onUser, { passive: true });
+  for (const e of events) viewport?.addEventListener(e, onUser, { passive: true });
 
   const save = () => {
     if (restoring) return;
@@ -96,7 +100,7 @@ export function startView(map: OlMap, options: StartViewOptions): { ready: Promi
     stop: () => {
       if (timer) clearTimeout(timer);
       map.un('moveend', save);
-      for (const e of events) viewport.removeEventListener(e, onUser);
+      for (const e of events) viewport?.removeEventListener(e, onUser);
     },
   };
 }

@@ -57,7 +57,7 @@ describe('start view', () => {
     const map2 = europeMap();
     let release!: () => void;
     const s2 = startView(map2, { loadView: () => new Promise((r) => { release = () => r({ center: [2.35, 48.85], zoom: 10 }); }), loadOrders: async () => [] });
-    map2.getViewport().dispatchEvent(new Event('pointerdown'));
+    map2.getViewport()!.dispatchEvent(new Event('pointerdown'));
     release();
     expect(await s2.ready).toBe('moved');
     expect(lonLat(map2)).toEqual([12, 50]);
