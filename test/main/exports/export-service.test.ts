@@ -149,40 +149,39 @@ describe('export services', () => {
   });
 });
 
+/** An app core as the browser host runs it (no save dialog), with a dispatcher call. */
+async function withBrowserApp(body: (dir: string, call: (channel: string, payload?: unknown) => Promise<any>) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-export-b-'));
+  const app = await createApp({ userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '0.0.0', platform: 'linux', startSimulator, emit: () => undefined, keychainBackend: new MemoryKeychainBackend() });
+  try {
+    const d = createDispatcher(app.handlers, { isAllowedSender: () => true });
+    await body(dir, async (channel, payload = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>);
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('export services in the browser host (no dialog)', () => {
   it('writes under <download folder>/exports', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-export-b-'));
-    const app = await createApp({ userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '0.0.0', platform: 'linux', startSimulator, emit: () => undefined, keychainBackend: new MemoryKeychainBackend() });
-    try {
-      const d = createDispatcher(app.handlers, { isAllowedSender: () => true });
-      const call = async (channel: string, payload: unknown = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>;
+    await withBrowserApp(async (dir, call) => {
       expect((await call('export:stac', {})).error.kind).toBe('validation'); // empty library
       await call('library:import', { paths: [fixturePath(FIXTURES[0]!.name)] });
       const res = await call('export:stac', {});
       expect(res.data.dir.startsWith(path.join(dir, 'Downloads', 'exports', 'stac-'))).toBe(true);
       expect(validateCatalogFolder(res.data.dir).errors).toEqual([]);
-    } finally {
-      await app.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('export services: default names', () => {
   it('two exports in the same second get two folders', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-export-c-'));
-    const app = await createApp({ userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '0.0.0', platform: 'linux', startSimulator, emit: () => undefined, keychainBackend: new MemoryKeychainBackend() });
-    try {
-      const d = createDispatcher(app.handlers, { isAllowedSender: () => true });
-      const call = async (channel: string, payload: unknown = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>;
+    await withBrowserApp(async (_dir, call) => {
       await call('library:import', { paths: [fixturePath(FIXTURES[0]!.name)] });
       const a = await call('export:stac', {});
       const b = await call('export:stac', {});
       expect(b.data.dir).not.toBe(a.data.dir);
       expect(existsSync(a.data.catalogFile) && existsSync(b.data.catalogFile)).toBe(true);
-    } finally {
-      await app.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
