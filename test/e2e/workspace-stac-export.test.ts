@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath } from '../fixtures/rasters';
@@ -25,6 +25,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: STAC export', () => {
     const page = ws.page;
     await waitForMap(page);
     await openPanel(page, 'library');
+    mkdirSync(ws.downloadsDir, { recursive: true });
     const files = ['utm33n-cog', 'lambert93-2154', 'wgs84-ndvi-index'].map((name) => {
       const file = path.join(ws.downloadsDir, `${name}.tif`);
       copyFileSync(fixturePath(name), file);
@@ -73,6 +74,34 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: basemap across the antimeridian',
       await waitForMap(page);
       await page.waitForTimeout(1500);
       await page.screenshot({ path: 'test-results/basemap-antimeridian.png' });
+      expect(ws.pageErrors).toEqual([]);
+    } finally {
+      await ws.close();
+    }
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)('workspace e2e: start view', () => {
+  it('starts on the demo account\'s orders, then on the last view after a reload', async () => {
+    const ws = await openWorkspace({ noPage: true });
+    try {
+      const page = await ws.newPage();
+      await waitForMap(page);
+      const map = page.getByTestId('map');
+      await expect.poll(() => map.getAttribute('data-start-view'), { timeout: 20_000 }).toBe('orders');
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: 'test-results/start-view-orders.png' });
+      // The status bar's zoom is well past the continent-wide z4.
+      const zoom = Number((await page.locator('[title="Zoom level"]').innerText()).slice(2));
+      expect(zoom).toBeGreaterThan(6);
+      // Zoom in once; the move is saved to settings, and a fresh page starts there.
+      await page.locator('button.ol-zoom-in').click();
+      await expect.poll(async () => (await ws.app.handlers['settings:get']({}, { senderUrl: '', signal: new AbortController().signal }) as { mapView?: { zoom: number } }).mapView?.zoom ?? 0, { timeout: 10_000 }).toBeGreaterThan(zoom + 0.5);
+      const saved = (await ws.app.handlers['settings:get']({}, { senderUrl: '', signal: new AbortController().signal }) as { mapView: { zoom: number } }).mapView;
+      const again = await ws.newPage();
+      await waitForMap(again);
+      await expect.poll(() => again.getByTestId('map').getAttribute('data-start-view'), { timeout: 20_000 }).toBe('last-view');
+      expect(Number((await again.locator('[title="Zoom level"]').innerText()).slice(2))).toBeCloseTo(saved.zoom, 1);
       expect(ws.pageErrors).toEqual([]);
     } finally {
       await ws.close();
