@@ -91,6 +91,17 @@ function run(): void {
         return result.canceled ? null : result.filePaths;
       },
       confirm: nativeConfirm(() => mainWindow),
+      chooseExportPath: async ({ kind, title, defaultPath, extensions }) => {
+        // A save dialog for both: a folder export names the new catalog folder.
+        const result = await dialog.showSaveDialog({
+          title,
+          defaultPath,
+          buttonLabel: 'Export',
+          properties: ['createDirectory', 'showOverwriteConfirmation'],
+          filters: kind === 'file' && extensions ? [{ name: 'GeoJSON', extensions }] : [],
+        });
+        return result.canceled || !result.filePath ? null : result.filePath;
+      },
       log,
       distribution: {
         policy: await policy,

@@ -10,6 +10,7 @@ import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../
 import { LibraryCatalog, type RasterFileLookup } from '../library';
 import { OverviewCache } from '../library/overview-cache';
 import { setupDistribution, type DistributionOptions } from './distribution';
+import type { ExportTargetRequest } from '../exports/handlers';
 import { createAppHandlers, publicJob } from './handlers';
 import { ServiceSession } from './session';
 import type { HostConfirm } from './confirm';
@@ -43,6 +44,8 @@ export interface AppOptions {
   chooseFiles?: () => Promise<string[] | null>;
   /** Main's native question to the analyst (Electron's message box); the browser host has none, and refuses instead. */
   confirm?: HostConfirm;
+  /** Where an export goes (Electron: the save dialog); absent: under the download folder. */
+  chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   log?: (message: string) => void;
   /** Admin policy, log file, updates, About and diagnostics inputs; safe defaults when absent. */
   distribution?: DistributionOptions;
@@ -143,6 +146,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
         revealFile: options.revealFile,
         chooseFiles: options.chooseFiles,
         confirm: options.confirm,
+        chooseExportPath: options.chooseExportPath,
       }),
       ...distribution.handlers,
     }),

@@ -5,6 +5,7 @@ import {
   PlanError, datesFromSearchAvailable, estimateBatch, limitsFromAccountInfo, planComposite, sumEstimates, withDate,
   type AreaCreditEstimate, type CompositeBody,
 } from '../downloads/batch';
+import { exportHandlers, type ExportTargetRequest } from '../exports/handlers';
 import { HandlerError } from '../ipc/errors';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type KeyProbe, type ProfileStore } from '../keychain';
@@ -40,6 +41,8 @@ export interface HandlerDeps {
   revealFile?: (file: string) => boolean;
   /** Main's own native question to the analyst; absent in the browser host, where what needs it is refused. */
   confirm?: HostConfirm;
+  /** Asks where an export goes (Electron: save dialog); absent: under the download folder. */
+  chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   now?: () => number;
 }
 
@@ -264,6 +267,8 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       await library.remove(id, { deleteFile, confirmDelete }, signal);
       return { removed: true as const };
     },
+
+    ...exportHandlers({ library, settings, chooseExportPath: deps.chooseExportPath }),
 
     'settings:get': () => settings.get(),
     'settings:set': (patch) => settings.set(patch),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
+import { geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
 
 /**
  * The request/response channel map. Adding a channel is one entry in
@@ -220,6 +221,11 @@ export const settingsSchema = z.object({
   downloadDir: z.string(),
   theme: z.enum(['system', 'light', 'dark']),
   osmLayer: z.boolean(),
+  /** The last map view (lon/lat centre and zoom), restored at start; absent before the first move. */
+  mapView: z.object({
+    center: z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]),
+    zoom: z.number().min(0).max(24),
+  }).optional(),
 });
 
 /** Request of `library:preview`. */
@@ -328,6 +334,11 @@ export const channels = {
   'library:import': channel(z.strictObject({ paths: z.array(z.string().min(1)).min(1) }), z.object({ entries: z.array(libraryEntrySchema) })),
   /** Removes a raster from the library, optionally deleting its file. */
   'library:remove': channel(z.strictObject({ id: z.string().min(1), deleteFile: z.boolean() }), z.object({ removed: z.literal(true) })),
+
+  /** Writes the library (or the given rasters) as a static STAC catalog into a folder the analyst chooses (the browser host: under the download folder). */
+  'export:stac': channel(stacExportRequestSchema, stacExportSchema),
+  /** Writes features (AOI, orders, watches) as a GeoJSON FeatureCollection file. */
+  'export:geojson': channel(geojsonExportRequestSchema, geojsonExportSchema),
 
   /** User settings. */
   'settings:get': channel(noRequest, settingsSchema),

@@ -1,6 +1,7 @@
 /** The IPC contract shared by main, preload and renderer; it imports nothing but zod. */
 export * from './errors';
 export * from './channels';
+export * from './exports';
 export * from './events';
 export * from './api';
 export * from './calls';

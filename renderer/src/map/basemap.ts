@@ -8,6 +8,7 @@ import { Fill, Stroke, Style } from 'ol/style';
 import { feature } from 'topojson-client';
 import type { Topology } from 'topojson-specification';
 import countries110 from 'world-atlas/countries-110m.json?raw';
+import { planarize } from './antimeridian';
 
 /**
  * The offline basemap: world-atlas country outlines over a water-coloured map
@@ -16,11 +17,15 @@ import countries110 from 'world-atlas/countries-110m.json?raw';
  * by default.
  */
 
-/** Reads a world-atlas TopoJSON text into GeoJSON country features. */
+/**
+ * Reads a world-atlas TopoJSON text into GeoJSON country features, made planar:
+ * world-atlas is stitched across the antimeridian for spherical renderers,
+ * which OpenLayers would draw as lines across the world (see antimeridian.ts).
+ */
 export function topoToFeatures(text: string): GeoJsonFeature<GeoJsonGeometry>[] {
   const topo = JSON.parse(text) as Topology;
   const fc = feature(topo, topo.objects.countries!) as FeatureCollection<GeoJsonGeometry> | GeoJsonFeature<GeoJsonGeometry>;
-  return 'features' in fc ? fc.features : [fc];
+  return planarize('features' in fc ? fc.features : [fc]);
 }
 
 function cssVar(name: string, fallback: string): string {

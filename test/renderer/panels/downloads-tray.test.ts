@@ -37,7 +37,14 @@ describe('Downloads tray', () => {
     expect(bridge.api.downloadsCancel).toHaveBeenCalledWith({ id: 'j1' });
 
     bridge.emit('job:state', { ...running, state: 'done', bytes: 4_000_000, file: '/home/a/Downloads/composite_x.tif', libraryId: 'L1' });
+    // A last throttled progress figure (85 %) arriving after the state change does not hold the bar back.
+    bridge.emit('download:progress', { jobId: 'j1', bytes: 3_400_000, total: 4_000_000, rateBytesPerSec: 2_000_000, etaSec: 0.3 });
     await flushPromises();
+    const bar = w.get('[data-testid="download-job"] [role="progressbar"]');
+    expect(bar.attributes('aria-valuenow')).toBe('100');
+    expect(bar.get('.bar').attributes('style')).toContain('width: 100%');
+    // Full at once: no width animation left part-way in a throttled window.
+    expect(bar.classes()).toContain('complete');
     expect(w.get('[data-testid="job-file"]').text()).toBe('composite_x.tif');
     await w.get('[data-testid="job-open"]').trigger('click');
     await flushPromises();

@@ -42,6 +42,23 @@ describe('Availability checks', () => {
     expect(useUiStore().activePanel).toBe('tasking');
   });
 
+  it('does not present a false partial flag as a problem when the composite is fully available', () => {
+    const w = mount(AvailabilityChecks, { props: { data: { FullyAvailable: true, PartiallyAvailable: false, OrdersCoverPolygon: true }, stale: false } });
+    const partial = w.get('[data-flag="PartiallyAvailable"]');
+    expect(partial.text()).not.toContain('✗');
+    expect(partial.text()).not.toContain('No part of the AOI');
+    expect(partial.classes()).not.toContain('bad');
+    expect(partial.text()).toContain('whole AOI has imagery');
+    expect(w.text()).toContain('can be fulfilled');
+    // Other spellings are recognised the same way (field names are not assumed).
+    const v = mount(AvailabilityChecks, { props: { data: { is_fully_available: true, partial_image: false }, stale: false } });
+    expect(v.get('[data-flag="partial_image"]').text()).not.toContain('No part of the AOI');
+    // Neither fully nor partially available: that is still the problem it was.
+    const n = mount(AvailabilityChecks, { props: { data: { FullyAvailable: false, PartiallyAvailable: false }, stale: false } });
+    expect(n.get('[data-flag="PartiallyAvailable"]').text()).toContain('✗');
+    expect(n.get('[data-flag="PartiallyAvailable"]').text()).toContain('No part of the AOI has imagery');
+  });
+
   it('says when the check is stale', () => {
     const w = mount(AvailabilityChecks, { props: { data: { FullyAvailable: true }, stale: true } });
     expect(w.get('[data-testid="check-stale"]').text()).toContain('check again');

@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { HandlerTable } from '../ipc';
+import { HandlerError } from '../ipc/errors.js';
+import type { LibraryCatalog, LibraryEntry } from '../library';
+import type { SettingsStore } from '../services/settings';
+import { writeFeatureCollection } from './geojson.js';
+import { writeStacCatalog } from './stac.js';
+
+/** What the host may offer to pick where an export goes (Electron: the system save dialog). */
+export interface ExportTargetRequest {
+  kind: 'folder' | 'file';
+  title: string;
+  defaultPath: string;
+  /** File filters of a 'file' target. */
+  extensions?: string[];
+}
+
+/** What the export handlers need. */
+export interface ExportDeps {
+  library: LibraryCatalog;
+  settings: SettingsStore;
+  /** Asks where to write; null when the analyst cancels. Absent (browser host): exports go under the download folder. */
+  chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
+  now?: () => Date;
+}
+
+/** YYYYMMDD-HHMMSS (UTC), for default export names. */
+export function stamp(d: Date): string {
+  return d.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\.\d+Z$/, '');
+}
+
+/** `file`, or `file-2`, `file-3`… (before the extension) when it exists. */
+function unused(file: string): string {
+  const ext = path.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  let candidate = file;
+  for (let n = 2; existsSync(candidate); n++) candidate = `${stem}-${n}${ext}`;
+  return candidate;
+}
+
+/** The export channels, as main services: `export:stac` and `export:geojson`. */
+export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:stac' | 'export:geojson'> {
+  const now = deps.now ?? (() => new Date());
+
+  /** Where to write: the host's dialog, else `<download folder>/exports/<name>` (a new name, never an earlier export's). */
+  async function target(kind: 'folder' | 'file', title: string, name: string, extensions?: string[]): Promise<string | null> {
+    const fallback = path.join(deps.settings.get().downloadDir, 'exports', name);
+    if (!deps.chooseExportPath) return unused(fallback);
+    const chosen = await deps.chooseExportPath({ kind, title, defaultPath: fallback, extensions });
+    if (chosen !== null && !path.isAbsolute(chosen)) throw new HandlerError('validation', 'The export path must be absolute.');
+    return chosen;
+  }
+
+  function rastersFor(ids: string[] | undefined): LibraryEntry[] {
+    if (!ids) return deps.library.list();
+    return ids.map((id) => {
+      const entry = deps.library.get(id);
+      if (!entry) throw new HandlerError('not-found', `No library raster ${id}.`);
+      return entry;
+    });
+  }
+
+  return {
+    'export:stac': async ({ ids, title }, { signal }) => {
+      const entries = rastersFor(ids);
+      if (entries.length === 0) throw new HandlerError('validation', 'The library is empty: there is nothing to export.');
+      const dir = await target('folder', 'Export STAC catalog', `stac-${stamp(now())}`);
+      if (dir === null) return { cancelled: true, dir: null, catalogFile: null, items: 0, skipped: [] };
+      const out = await writeStacCatalog(entries, { dir, title, now }, signal);
+      return { cancelled: false, ...out };
+    },
+    'export:geojson': async ({ name, features }, { signal }) => {
+      const file = await target('file', 'Export GeoJSON', `${name}-${stamp(now())}.geojson`, ['geojson', 'json']);
+      if (file === null) return { cancelled: true, file: null, features: 0 };
+      return { cancelled: false, ...(await writeFeatureCollection(file, features, name, signal)) };
+    },
+  };
+}

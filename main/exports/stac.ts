@@ -1,0 +1,152 @@
+import path from 'node:path';
+import type { LibraryEntry } from '../library/catalog.js';
+import { writeTreeAtomic, type TreeFile } from './atomic-tree.js';
+
+/**
+ * The library (or a selection of it) as a static, self-contained STAC catalog
+ * (STAC 1.0.0): `catalog.json` and one Item per raster in `<id>/<id>.json`,
+ * with datetime, bbox, geometry, the projection extension (`proj:epsg`,
+ * `proj:shape`), the eo extension's `eo:bands` on the asset, and the asset
+ * href relative to the item, so the catalog can be browsed by STAC tools
+ * wherever the folder and the rasters move together.
+ */
+
+export const STAC_VERSION = '1.0.0';
+export const PROJECTION_EXTENSION = 'https://stac-extensions.github.io/projection/v1.1.0/schema.json';
+export const EO_EXTENSION = 'https://stac-extensions.github.io/eo/v1.1.0/schema.json';
+/** The id every catalog Swath writes starts with; a folder holding another catalog is never replaced. */
+export const CATALOG_ID_PREFIX = 'swath-library';
+
+type Json = Record<string, unknown>;
+
+/** A raster that could not become an Item, and why. */
+export interface SkippedRaster {
+  id: string;
+  reason: string;
+}
+
+/** What {@link buildStacCatalog} produces: the files to write (relative paths) and the rasters left out. */
+export interface StacTree {
+  files: TreeFile[];
+  items: number;
+  skipped: SkippedRaster[];
+}
+
+/** Forward slashes: STAC hrefs are URLs, never Windows paths. */
+function href(from: string, to: string): string {
+  const rel = path.relative(from, to).split(path.sep).join('/');
+  return rel.startsWith('.') ? rel : `./${rel}`;
+}
+
+/** RFC 3339 datetime of the image date (a day, at 00:00 UTC), else the time the file entered the library. */
+function datetimeOf(entry: LibraryEntry): string {
+  if (entry.date && /^\d{4}-\d{2}-\d{2}$/.test(entry.date)) return `${entry.date}T00:00:00Z`;
+  return new Date(entry.createdAt).toISOString();
+}
+
+/** An item id that is also a safe folder and file name. */
+function itemId(entry: LibraryEntry): string {
+  return entry.id.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+function polygonOf([w, s, e, n]: [number, number, number, number]): Json {
+  return { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
+}
+
+/** One STAC Item for a library raster written at `itemDir`. */
+export function stacItem(entry: LibraryEntry, itemDir: string): Json {
+  const properties: Json = {
+    datetime: datetimeOf(entry),
+    created: new Date(entry.createdAt).toISOString(),
+    'proj:epsg': entry.epsg,
+    'proj:shape': [entry.height, entry.width],
+  };
+  if (entry.resolution != null && entry.resolution > 0) properties.gsd = entry.resolution;
+  if (entry.constellations.length) properties.constellation = entry.constellations.join(',').toLowerCase();
+  if (entry.model) properties['swath:model'] = entry.model;
+  const asset: Json = {
+    href: href(itemDir, entry.path),
+    type: 'image/tiff; application=geotiff',
+    title: path.basename(entry.path),
+    roles: ['data'],
+    'eo:bands': entry.bands.map((name) => ({ name })),
+  };
+  if (entry.sha256) asset['swath:sha256'] = entry.sha256;
+  const item: Json = {
+    type: 'Feature',
+    stac_version: STAC_VERSION,
+    stac_extensions: [PROJECTION_EXTENSION, EO_EXTENSION],
+    id: itemId(entry),
+    geometry: entry.bounds4326 ? polygonOf(entry.bounds4326) : null,
+    properties,
+    links: [
+      { rel: 'root', href: '../catalog.json', type: 'application/json' },
+      { rel: 'parent', href: '../catalog.json', type: 'application/json' },
+    ],
+    assets: { data: asset },
+  };
+  if (entry.bounds4326) item.bbox = [...entry.bounds4326];
+  return item;
+}
+
+/** Options of {@link buildStacCatalog}. */
+export interface StacOptions {
+  /** The folder the catalog is written to (hrefs are relative to it). */
+  dir: string;
+  title?: string;
+  now?: () => Date;
+}
+
+/** The catalog and its items for `entries`, as files relative to `options.dir`. */
+export function buildStacCatalog(entries: readonly LibraryEntry[], options: StacOptions): StacTree {
+  const now = options.now ?? (() => new Date());
+  const skipped: SkippedRaster[] = [];
+  const files: TreeFile[] = [];
+  const links: Json[] = [{ rel: 'root', href: './catalog.json', type: 'application/json', title: options.title ?? 'Swath library' }];
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const id = itemId(entry);
+    if (seen.has(id)) {
+      skipped.push({ id: entry.id, reason: 'Another raster has the same id.' });
+      continue;
+    }
+    seen.add(id);
+    const rel = `${id}/${id}.json`;
+    files.push({ path: rel, content: `${JSON.stringify(stacItem(entry, path.join(options.dir, id)), null, 2)}\n` });
+    links.push({ rel: 'item', href: `./${rel}`, type: 'application/geo+json', title: path.basename(entry.path) });
+  }
+  const catalog = {
+    type: 'Catalog',
+    stac_version: STAC_VERSION,
+    id: `${CATALOG_ID_PREFIX}-${now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`,
+    title: options.title ?? 'Swath library',
+    description: `Rasters exported from the Swath library (${files.length} item${files.length === 1 ? '' : 's'}).`,
+    links,
+  };
+  // The catalog last: it is what a reader opens first.
+  files.push({ path: 'catalog.json', content: `${JSON.stringify(catalog, null, 2)}\n` });
+  return { files, items: files.length - 1, skipped };
+}
+
+/** Result of {@link writeStacCatalog}. */
+export interface StacExport {
+  dir: string;
+  catalogFile: string;
+  items: number;
+  skipped: SkippedRaster[];
+}
+
+/**
+ * Writes the catalog for `entries` into `options.dir`, atomically: the whole
+ * tree is written beside it and moved into place in one rename, replacing an
+ * earlier Swath export there; any other non-empty folder is refused.
+ */
+export async function writeStacCatalog(entries: readonly LibraryEntry[], options: StacOptions, signal?: AbortSignal): Promise<StacExport> {
+  const tree = buildStacCatalog(entries, options);
+  await writeTreeAtomic(options.dir, tree.files, {
+    replaceable: (catalog) => typeof catalog === 'object' && catalog !== null && String((catalog as Json).id ?? '').startsWith(CATALOG_ID_PREFIX),
+    marker: 'catalog.json',
+    signal,
+  });
+  return { dir: options.dir, catalogFile: path.join(options.dir, 'catalog.json'), items: tree.items, skipped: tree.skipped };
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** Schemas of the export channels (STAC catalog, GeoJSON); kept apart so later exporters add here. */
+
+/** Request of `export:stac`: the library rasters to export (all of them when `ids` is absent). */
+export const stacExportRequestSchema = z.strictObject({
+  ids: z.array(z.string().min(1)).min(1, 'Select at least one raster, or leave ids out to export all.').optional(),
+  title: z.string().min(1).max(200).optional(),
+});
+
+/** Response of `export:stac`. */
+export const stacExportSchema = z.object({
+  /** True when the analyst closed the folder dialog; nothing was written. */
+  cancelled: z.boolean(),
+  dir: z.string().nullable(),
+  catalogFile: z.string().nullable(),
+  items: z.number().int(),
+  skipped: z.array(z.object({ id: z.string(), reason: z.string() })),
+});
+
+/** A GeoJSON geometry (EPSG:4326). */
+const geometrySchema = z.object({
+  type: z.enum(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection']),
+  coordinates: z.array(z.unknown()).optional(),
+  geometries: z.array(z.unknown()).optional(),
+});
+
+/** One feature of `export:geojson`: which list it came from ('aoi', 'order', 'watch'…), its geometry and properties. */
+export const exportFeatureSchema = z.strictObject({
+  layer: z.string().min(1).max(40),
+  id: z.union([z.string(), z.number()]).optional(),
+  geometry: geometrySchema.nullable(),
+  properties: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Request of `export:geojson`. */
+export const geojsonExportRequestSchema = z.strictObject({
+  /** File name stem, e.g. "aoi" or "orders". */
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$/, 'Use letters, digits, spaces, dots, dashes or underscores (at most 80).'),
+  features: z.array(exportFeatureSchema).min(1, 'There is nothing to export.'),
+});
+
+/** Response of `export:geojson`. */
+export const geojsonExportSchema = z.object({
+  cancelled: z.boolean(),
+  file: z.string().nullable(),
+  features: z.number().int(),
+});

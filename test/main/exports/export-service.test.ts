@@ -1,0 +1,187 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExportTargetRequest } from '../../../main/exports/handlers';
+import { createDispatcher, type Dispatcher } from '../../../main/ipc';
+import { MemoryKeychainBackend } from '../../../main/keychain';
+import { createApp, type SwathApp } from '../../../main/services/app';
+import { startSimulator } from '../../../main/simulator';
+import { FIXTURES, fixturePath } from '../../fixtures/rasters';
+import { problems, stacValidators, validateCatalogFolder } from './stac-validator';
+
+// The export channels through the dispatcher, as the renderer reaches them, on
+// a library of the GDAL-written fixtures; the files written are validated
+// against the vendored STAC and GeoJSON schemas.
+
+const SENDER = 'app://swath/index.html';
+
+describe('export services', () => {
+  let dir: string;
+  let app: SwathApp;
+  let d: Dispatcher;
+  /** What the fake save dialog answers next (undefined: the browser host, no dialog). */
+  let answer: string | null = null;
+  const asked: ExportTargetRequest[] = [];
+  const call = async (channel: string, payload: unknown = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>;
+  const v = stacValidators();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'swath-export-'));
+    app = await createApp({
+      userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '0.0.0', platform: 'linux', startSimulator,
+      emit: () => undefined, keychainBackend: new MemoryKeychainBackend(),
+      chooseExportPath: async (r) => {
+        asked.push(r);
+        return answer;
+      },
+    });
+    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER });
+    const imported = await call('library:import', { paths: FIXTURES.map((f) => fixturePath(f.name)) });
+    expect(imported.ok).toBe(true);
+  });
+  afterAll(async () => {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('exports the whole library as a STAC catalog that validates, with relative asset hrefs to the files', async () => {
+    answer = path.join(dir, 'share', 'my-catalog');
+    const res = await call('export:stac', {});
+    expect(res.ok, JSON.stringify(res.error)).toBe(true);
+    expect(asked.at(-1)).toMatchObject({ kind: 'folder', defaultPath: expect.stringContaining(path.join(dir, 'Downloads', 'exports', 'stac-')) });
+    expect(res.data).toMatchObject({ cancelled: false, dir: answer, items: FIXTURES.length, skipped: [] });
+    const { catalog, items, errors } = validateCatalogFolder(answer, v);
+    expect(errors).toEqual([]);
+    expect(catalog).toMatchObject({ type: 'Catalog', stac_version: '1.0.0' });
+    expect(items).toHaveLength(FIXTURES.length);
+    expect(items.filter((i) => i.json.bbox).length).toBeGreaterThan(FIXTURES.length / 2);
+    const entries = (await call('library:list')).data.entries as any[];
+    for (const f of FIXTURES) {
+      const entry = entries.find((e) => e.path === fixturePath(f.name));
+      const item = items.find((i) => i.json.id === entry.id)!.json;
+      expect(item.properties.datetime).toBe(`${f.date}T00:00:00Z`);
+      expect(item.properties['proj:epsg']).toBe(f.epsg);
+      expect(item.properties['proj:shape']).toEqual([f.height, f.width]);
+      if (entry.bounds4326) {
+        expect(item.bbox).toEqual(entry.bounds4326);
+        expect(item.geometry.coordinates[0]).toContainEqual([entry.bounds4326[0], entry.bounds4326[1]]);
+      } else {
+        // Unknown footprint: STAC's null geometry, and then no bbox.
+        expect(item.geometry).toBeNull();
+        expect(item.bbox).toBeUndefined();
+      }
+      expect(item.assets.data['eo:bands'].map((b: any) => b.name)).toEqual(entry.bands);
+      const href = item.assets.data.href as string;
+      expect(path.isAbsolute(href)).toBe(false);
+      expect(href).not.toContain('\\');
+      const itemFile = items.find((i) => i.json.id === entry.id)!.file;
+      expect(path.resolve(path.dirname(itemFile), href)).toBe(entry.path);
+    }
+    // No staging folder left beside it.
+    expect(readdirSync(path.join(dir, 'share'))).toEqual(['my-catalog']);
+  });
+
+  it('a broken item does not validate (the validator is live)', () => {
+    const { items } = validateCatalogFolder(path.join(dir, 'share', 'my-catalog'), v);
+    const item = structuredClone(items[0]!.json);
+    delete item.properties.datetime;
+    expect(problems(v.item, item).length).toBeGreaterThan(0);
+    const proj = structuredClone(items[0]!.json);
+    proj.properties['proj:epsg'] = 'EPSG:32633';
+    expect(problems(v.extension(proj.stac_extensions[0]), proj).length).toBeGreaterThan(0);
+  });
+
+  it('exports a selection, replaces an earlier export in place, and refuses a foreign non-empty folder', async () => {
+    const entries = (await call('library:list')).data.entries as any[];
+    answer = path.join(dir, 'share', 'my-catalog');
+    const res = await call('export:stac', { ids: [entries[0].id, entries[2].id], title: 'Berlin fields' });
+    expect(res.data).toMatchObject({ items: 2 });
+    const { catalog, items, errors } = validateCatalogFolder(answer, v);
+    expect(errors).toEqual([]);
+    expect(catalog.title).toBe('Berlin fields');
+    expect(items.map((i) => i.json.id).sort()).toEqual([entries[0].id, entries[2].id].sort());
+    expect(readdirSync(answer).filter((n) => n !== 'catalog.json')).toHaveLength(2);
+
+    const foreign = path.join(dir, 'share', 'notes');
+    mkdirSync(foreign, { recursive: true });
+    writeFileSync(path.join(foreign, 'todo.txt'), 'keep me');
+    answer = foreign;
+    const refused = await call('export:stac', {});
+    expect(refused.ok).toBe(false);
+    expect(refused.error.kind).toBe('validation');
+    expect(readdirSync(foreign)).toEqual(['todo.txt']);
+    expect(readdirSync(path.join(dir, 'share')).sort()).toEqual(['my-catalog', 'notes']);
+
+    const unknown = await call('export:stac', { ids: ['nope'] });
+    expect(unknown.error.kind).toBe('not-found');
+  });
+
+  it('writes nothing when the dialog is cancelled', async () => {
+    answer = null;
+    const before = existsSync(path.join(dir, 'Downloads', 'exports')) ? readdirSync(path.join(dir, 'Downloads', 'exports')) : [];
+    expect((await call('export:stac', {})).data).toMatchObject({ cancelled: true, dir: null, items: 0 });
+    expect((await call('export:geojson', { name: 'aoi', features: [{ layer: 'aoi', geometry: null }] })).data).toMatchObject({ cancelled: true, file: null });
+    const after = existsSync(path.join(dir, 'Downloads', 'exports')) ? readdirSync(path.join(dir, 'Downloads', 'exports')) : [];
+    expect(after).toEqual(before);
+  });
+
+  it('exports the AOI and orders as one GeoJSON FeatureCollection that validates', async () => {
+    answer = path.join(dir, 'share', 'berlin.geojson');
+    const aoi = { type: 'Polygon', coordinates: [[[13.4, 52.5], [13.43, 52.5], [13.43, 52.52], [13.4, 52.52], [13.4, 52.5]]] };
+    const order = { type: 'Polygon', coordinates: [[[13.3, 52.4], [13.6, 52.4], [13.6, 52.6], [13.3, 52.6], [13.3, 52.4]]] };
+    const res = await call('export:geojson', {
+      name: 'berlin',
+      features: [
+        { layer: 'aoi', geometry: aoi, properties: { areaKm2: 7.1 } },
+        { layer: 'order', id: 'ord-1', geometry: order, properties: { OrderId: 'ord-1', Status: 'Active', Constellations: ['S2'] } },
+      ],
+    });
+    expect(res.data).toMatchObject({ cancelled: false, file: answer, features: 2 });
+    expect(asked.at(-1)).toMatchObject({ kind: 'file', extensions: ['geojson', 'json'] });
+    const fc = JSON.parse(readFileSync(answer, 'utf8'));
+    expect(problems(v.featureCollection, fc)).toEqual([]);
+    expect(fc.features.map((f: any) => f.properties['swath:layer'])).toEqual(['aoi', 'order']);
+    expect(fc.features[1]).toMatchObject({ id: 'ord-1', geometry: order, properties: { Status: 'Active', Constellations: '["S2"]' } });
+    // A malformed geometry never reaches the file.
+    const bad = await call('export:geojson', { name: 'x', features: [{ layer: 'aoi', geometry: { type: 'Circle' } }] });
+    expect(bad.error.kind).toBe('validation');
+  });
+});
+
+/** An app core as the browser host runs it (no save dialog), with a dispatcher call. */
+async function withBrowserApp(body: (dir: string, call: (channel: string, payload?: unknown) => Promise<any>) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-export-b-'));
+  const app = await createApp({ userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '0.0.0', platform: 'linux', startSimulator, emit: () => undefined, keychainBackend: new MemoryKeychainBackend() });
+  try {
+    const d = createDispatcher(app.handlers, { isAllowedSender: () => true });
+    await body(dir, async (channel, payload = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>);
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('export services in the browser host (no dialog)', () => {
+  it('writes under <download folder>/exports', async () => {
+    await withBrowserApp(async (dir, call) => {
+      expect((await call('export:stac', {})).error.kind).toBe('validation'); // empty library
+      await call('library:import', { paths: [fixturePath(FIXTURES[0]!.name)] });
+      const res = await call('export:stac', {});
+      expect(res.data.dir.startsWith(path.join(dir, 'Downloads', 'exports', 'stac-'))).toBe(true);
+      expect(validateCatalogFolder(res.data.dir).errors).toEqual([]);
+    });
+  });
+});
+
+describe('export services: default names', () => {
+  it('two exports in the same second get two folders', async () => {
+    await withBrowserApp(async (_dir, call) => {
+      await call('library:import', { paths: [fixturePath(FIXTURES[0]!.name)] });
+      const a = await call('export:stac', {});
+      const b = await call('export:stac', {});
+      expect(b.data.dir).not.toBe(a.data.dir);
+      expect(existsSync(a.data.catalogFile) && existsSync(b.data.catalogFile)).toBe(true);
+    });
+  });
+});
