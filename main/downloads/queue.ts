@@ -4,7 +4,7 @@ import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { JsonStore, readJsonFile } from '../library/atomic-json.js';
-import { abortError, throwIfAborted } from '../shared/abort.js';
+import { abortError, throwIfAborted } from '../../common/abort.js';
 import type { LibraryCatalog } from '../library/catalog.js';
 import { fallbackFileName, sanitizeFileName } from './file-name.js';
 import { PART_SUFFIX, downloadToFile, removeIfExists } from './stream-to-file.js';

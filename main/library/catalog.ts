@@ -5,7 +5,7 @@ import { rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { DownloadError, withoutSecrets, type DownloadKind } from '../downloads/types.js';
-import { throwIfAborted } from '../shared/abort.js';
+import { throwIfAborted } from '../../common/abort.js';
 import { JsonStore, readJsonFile } from './atomic-json.js';
 import { readRasterMetadata, type RasterMetadata } from './metadata.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { DownloadError } from '../downloads/types.js';
-import { abortable } from '../shared/abort.js';
+import { abortable } from '../../common/abort.js';
 import type { LibraryEntry } from './catalog.js';
 import { buildOverviewCopy, overviewNeed, type OverviewNeed } from './overview.js';
 import type { RasterFileLookup } from './raster-protocol.js';

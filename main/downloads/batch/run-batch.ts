@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isAbortError, throwIfAborted } from '../../shared/abort.js';
+import { isAbortError, throwIfAborted } from '../../../common/abort.js';
 import { syncDirectory } from '../../shared/atomic-file.js';
 import { pathExists } from '../../shared/file-io.js';
 import { publishPartFile } from '../stream-to-file.js';

@@ -1,7 +1,7 @@
 import type { BandSpec } from './bands.js';
 import { AoiRasterizer, projectAoi, type ProjectedPolygons } from './mask.js';
 import { getProjection, METRES_PER_DEGREE, type Projection } from './projection.js';
-import { buildTiffLayout, pyramidLevels, type TiffLayout } from './tiff-writer.js';
+import { gdalMetadataXml, pyramidLayout, pyramidLevels, type GdalMetadataItem, type PyramidImage, type TiffLayout } from '../../geotiff/index.js';
 import type { Bounds, RasterRequest } from './types.js';
 
 /** Largest output edge in pixels. */
@@ -40,20 +40,16 @@ function isValidDate(s: string): boolean {
   return d.getUTCFullYear() === +m[1]! && d.getUTCMonth() === +m[2]! - 1 && d.getUTCDate() === +m[3]!;
 }
 
-function xmlEscape(s: string): string {
-  return s.replace(/[<>&"']|[^\x20-\x7e]/g, (ch) => `&#${ch.codePointAt(0)};`);
-}
-
 function fmt(n: number): string {
   return String(Number(n.toPrecision(12)));
 }
 
 /** GDAL_METADATA XML: dataset tags, plus per-band description, scale and offset so GDAL shows names and physical values. */
 export function metadataXml(req: RasterRequest): string {
-  const items: string[] = [];
+  const items: GdalMetadataItem[] = [];
   const tags = req.tags;
   for (const name of ['CONSTELLATIONS', 'IMAGE_DATE', 'IMAGE_VERSION', 'MODEL_VERSION'] as const) {
-    items.push(`  <Item name="${name}">${xmlEscape(String(tags[name] ?? ''))}</Item>`);
+    items.push({ name, value: String(tags[name] ?? ''), sample: null, role: null });
   }
   req.bands.forEach((b: BandSpec, i) => {
     const index = b.kind === 'index';
@@ -66,11 +62,25 @@ export function metadataXml(req: RasterRequest): string {
       scale = index ? 1 / 127 : 0.4 / 255;
       offset = index ? -128 / 127 : 0;
     }
-    items.push(`  <Item name="DESCRIPTION" sample="${i}" role="description">${xmlEscape(b.name)}</Item>`);
-    items.push(`  <Item name="SCALE" sample="${i}" role="scale">${fmt(scale)}</Item>`);
-    items.push(`  <Item name="OFFSET" sample="${i}" role="offset">${fmt(offset)}</Item>`);
+    items.push({ name: 'DESCRIPTION', value: b.name, sample: i, role: 'description' });
+    items.push({ name: 'SCALE', value: fmt(scale), sample: i, role: 'scale' });
+    items.push({ name: 'OFFSET', value: fmt(offset), sample: i, role: 'offset' });
   });
-  return `<GDALMetadata>\n${items.join('\n')}\n</GDALMetadata>\n`;
+  return gdalMetadataXml(items);
+}
+
+/** The image main's GeoTIFF writer writes for a plan: the service's layout (512 tiles above 512 px, one strip below). */
+export function pyramidImageOf(plan: Pick<FullPlan, 'width' | 'height' | 'bounds' | 'pixelSize' | 'proj'>, req: RasterRequest, bigTiff?: boolean): PyramidImage {
+  return {
+    width: plan.width,
+    height: plan.height,
+    bands: req.bands.length,
+    dataType: req.dataType,
+    geo: { epsg: req.epsg, geographic: plan.proj.geographic, originX: plan.bounds.minX, originY: plan.bounds.maxY, pixelSize: plan.pixelSize },
+    metadataXml: metadataXml(req),
+    tile: TILE,
+    bigTiff,
+  };
 }
 
 /** Validates a request and derives grid, levels and file layout; returns an error message instead when it cannot be produced. */
@@ -122,19 +132,8 @@ export function buildPlan(req: RasterRequest, opts: { bigTiff?: boolean } = {}):
     return { error: `output too large: ${width} x ${height} px (max ${MAX_PIXELS_PER_SIDE} per side)` };
   }
 
-  const tiled = width > TILE || height > TILE;
   const levels: LevelPlan[] = pyramidLevels(width, height, TILE).map((l, i) => ({ ...l, pixelSize: ps * 2 ** i, pixelMetres: req.resolution * 2 ** i }));
-  const int16 = req.dataType === 'INT16';
-  const layout = buildTiffLayout({
-    levels: levels.map((l) => ({ width: l.width, height: l.height, tiled, tileSize: TILE })),
-    samplesPerPixel: req.bands.length,
-    bitsPerSample: int16 ? 16 : 8,
-    signed: int16,
-    geo: { epsg: req.epsg, geographic: proj.geographic, originX: bounds.minX, originY: bounds.maxY, pixelSize: ps },
-    nodata: int16 ? '-32768' : '0',
-    metadataXml: metadataXml(req),
-    bigTiff: opts.bigTiff,
-  });
+  const layout = pyramidLayout(pyramidImageOf({ width, height, bounds, pixelSize: ps, proj }, req, opts.bigTiff));
   return { proj, polygons: projected.polygons, bounds, width, height, pixelSize: ps, levels, layout };
 }
 

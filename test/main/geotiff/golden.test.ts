@@ -5,11 +5,12 @@ import { mkdtemp, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildTiffLayout } from '../../../main/simulator/raster/tiff-writer.js';
+import { buildTiffLayout } from '../../../main/geotiff/index.js';
 import { buildOverviewCopy } from '../../../main/library/overview.js';
-import { writeCog, type CogImage } from '../../../main/downloads/batch/cog-writer.js';
+import { writePyramid, type PyramidImage } from '../../../main/geotiff/index.js';
 import { mosaicParts } from '../../../main/downloads/batch/mosaic.js';
-import { gdalMetadataXml, readPartRaster } from '../../../main/downloads/batch/raster-info.js';
+import { gdalMetadataXml } from '../../../main/geotiff/index.js';
+import { readPartRaster } from '../../../main/downloads/batch/raster-info.js';
 import { FIXTURES, fixturePath } from '../../fixtures/rasters.js';
 import { writeGeoTiff } from '../../../main/simulator/raster/index.js';
 import { request, rect } from '../simulator/raster/helpers.js';
@@ -42,7 +43,7 @@ async function stripedFile(file: string, width: number, height: number, bands: n
   await fh.close();
 }
 
-function cogImage(width: number, height: number, bands: number, originX: number, originY: number, over: Partial<CogImage> = {}): CogImage {
+function cogImage(width: number, height: number, bands: number, originX: number, originY: number, over: Partial<PyramidImage> = {}): PyramidImage {
   const items = Array.from({ length: bands }, (_, i) => ({ name: 'DESCRIPTION', value: `band-${i}`, sample: i, role: 'description' }));
   return {
     width, height, bands, dataType: 'INT16',
@@ -52,9 +53,9 @@ function cogImage(width: number, height: number, bands: number, originX: number,
   };
 }
 
-async function writePattern(file: string, image: CogImage, gx: number, gy: number, chunkBytes?: number): Promise<void> {
+async function writePattern(file: string, image: PyramidImage, gx: number, gy: number, chunkBytes?: number): Promise<void> {
   const nodata = image.dataType === 'INT16' ? -32768 : 0;
-  await writeCog(file, image, async (rect, out) => {
+  await writePyramid(file, image, async (rect, out) => {
     for (let y = 0; y < rect.height; y++) for (let x = 0; x < rect.width; x++) for (let b = 0; b < image.bands; b++) {
       const v = value(gx + rect.x + x, gy + rect.y + y, b, nodata);
       out[(y * rect.width + x) * image.bands + b] = image.dataType === 'UINT8' && v !== nodata ? v % 251 + 1 : v;
