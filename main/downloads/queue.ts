@@ -4,7 +4,7 @@ import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { JsonStore, readJsonFile } from '../library/atomic-json.js';
-import { abortError, throwIfAborted } from '../../common/abort.js';
+import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
 import type { LibraryCatalog } from '../library/catalog.js';
 import { fallbackFileName, sanitizeFileName } from './file-name.js';
 import { PART_SUFFIX, downloadToFile, removeIfExists } from './stream-to-file.js';
@@ -98,21 +98,6 @@ interface Running {
   stop: 'cancel' | 'close' | null;
   done: Promise<void>;
   progress: { lastEmit: number; samples: { t: number; bytes: number }[] };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(abortError(signal));
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(abortError(signal));
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Only a `.part` directly inside the job's own folder may be deleted, whatever a (possibly edited) queue file says. */

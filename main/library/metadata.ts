@@ -1,10 +1,10 @@
 import proj4 from 'proj4';
+import { METRES_PER_DEGREE } from '../../common/geodesy.js';
 import { DownloadError } from '../downloads/types.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { metadataOf, readGeoTiffHeader } from '../geotiff/index.js';
 
-/** Metres per degree at the equator: how the service turns a metric Resolution into degrees for EPSG:4326. */
-export const METRES_PER_DEGREE = 111320;
+export { METRES_PER_DEGREE };
 
 /** What the library records about a raster, read from the file itself. */
 export interface RasterMetadata {

@@ -1,6 +1,6 @@
 import type { BandSpec } from './bands.js';
-import { AoiRasterizer, projectAoi, type ProjectedPolygons } from './mask.js';
-import { getProjection, METRES_PER_DEGREE, type Projection } from './projection.js';
+import { AoiRasterizer, projectAoi, type ProjectedPolygons } from '../../../common/grid/aoi-mask.js';
+import { getProjection, pixelSizeFor, snapOutward, type Projection } from '../../../common/grid/projection.js';
 import { gdalMetadataXml, pyramidLayout, pyramidLevels, type GdalMetadataItem, type PyramidImage, type TiffLayout } from '../../geotiff/index.js';
 import type { Bounds, RasterRequest } from './types.js';
 
@@ -10,8 +10,6 @@ export const MAX_PIXELS_PER_SIDE = 20000;
 export const MAX_BANDS = 32;
 /** Tile edge of tiled outputs and the size overviews are reduced to. */
 export const TILE = 512;
-/** Envelope overshoot (in pixels) ignored when snapping: projection round trips and densified edges wobble by millimetres. */
-const SNAP_TOL = 1e-3;
 
 /** One resolution level of the output. */
 export interface LevelPlan {
@@ -100,7 +98,7 @@ export function buildPlan(req: RasterRequest, opts: { bigTiff?: boolean } = {}):
 
   const projected = projectAoi(req.aoi, proj);
   if ('error' in projected) return projected;
-  const ps = proj.geographic ? req.resolution / METRES_PER_DEGREE : req.resolution;
+  const ps = pixelSizeFor(proj, req.resolution);
 
   let bounds: Bounds;
   let width: number;
@@ -115,15 +113,10 @@ export function buildPlan(req: RasterRequest, opts: { bigTiff?: boolean } = {}):
     height = Math.max(1, Math.round((g.maxY - g.minY) / ps));
     bounds = { minX: g.minX, maxY: g.maxY, maxX: g.minX + width * ps, minY: g.maxY - height * ps };
   } else {
-    // Snap outward to the global grid (origin at multiples of the pixel size) so neighbouring requests abut exactly;
-    // SNAP_TOL keeps AOIs that already sit on grid lines from growing by a pixel through rounding noise.
+    // Snap outward to the global grid (origin at multiples of the pixel size) so neighbouring requests abut exactly.
     const env = projected.envelope;
-    const kx0 = Math.floor(env.minX / ps + SNAP_TOL);
-    let kx1 = Math.ceil(env.maxX / ps - SNAP_TOL);
-    const ky0 = Math.floor(env.minY / ps + SNAP_TOL);
-    let ky1 = Math.ceil(env.maxY / ps - SNAP_TOL);
-    if (kx1 <= kx0) kx1 = kx0 + 1;
-    if (ky1 <= ky0) ky1 = ky0 + 1;
+    const [kx0, kx1] = snapOutward(env.minX, env.maxX, ps);
+    const [ky0, ky1] = snapOutward(env.minY, env.maxY, ps);
     width = kx1 - kx0;
     height = ky1 - ky0;
     bounds = { minX: kx0 * ps, minY: ky0 * ps, maxX: kx1 * ps, maxY: ky1 * ps };
