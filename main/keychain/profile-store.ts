@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { HandlerError } from '../ipc/errors.js';
+import { AppError } from '../../common/errors.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../shared/atomic-file.js';
 import { KeychainError, scrub, type KeychainProblem } from './errors.js';
 import { Keychain } from './keychain.js';
@@ -298,14 +298,14 @@ export class ProfileStore {
   async testKey(id: string, probe: KeyProbe, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<KeyTestResult> {
     const { baseUrl, key } = await this.serial(async () => {
       if (id === DEMO_PROFILE_ID) {
-        if (!this.demoBaseUrl) throw new HandlerError('transient', 'The demo service is still starting; try again in a moment.');
+        if (!this.demoBaseUrl) throw new AppError('transient', 'The demo service is still starting; try again in a moment.');
         return { baseUrl: this.demoBaseUrl, key: this.demoKey };
       }
       const profile = this.find(id);
       const lookup = await this.lookupKey(profile);
       if (lookup.error) throw lookup.error;
       if (lookup.key === null) {
-        throw new HandlerError('validation', 'This profile has no API key yet: set one first.', { key: ['No API key is set.'] });
+        throw new AppError('validation', 'This profile has no API key yet: set one first.', { fields: { key: ['No API key is set.'] } });
       }
       return { baseUrl: profile.baseUrl, key: lookup.key };
     });
@@ -316,7 +316,7 @@ export class ProfileStore {
     try {
       outcome = await probe({ baseUrl, key, signal: AbortSignal.any(signals) });
     } catch (error) {
-      if (options.signal?.aborted) throw new HandlerError('cancelled', 'The key test was cancelled.');
+      if (options.signal?.aborted) throw new AppError('cancelled', 'The key test was cancelled.');
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
       const reason = timedOut ? `it did not answer within ${Math.round(timeoutMs / 1000)} s` : describeError(error);
       return { status: 'network', message: scrub(`The service at ${baseUrl} could not be reached: ${reason}.`, key) };
@@ -397,7 +397,7 @@ export class ProfileStore {
 
   private find(id: string): StoredProfile {
     const profile = typeof id === 'string' ? this.state.profiles.find((p) => p.id === id) : undefined;
-    if (!profile) throw new HandlerError('not-found', 'No such profile: it may have been deleted.');
+    if (!profile) throw new AppError('not-found', 'No such profile: it may have been deleted.');
     return profile;
   }
 
@@ -407,7 +407,7 @@ export class ProfileStore {
 
   private refuseDemo(id: string, what: string): void {
     if (id === DEMO_PROFILE_ID) {
-      throw new HandlerError('validation', `The "${DEMO_PROFILE_NAME}" profile is built in and cannot be ${what}.`);
+      throw new AppError('validation', `The "${DEMO_PROFILE_NAME}" profile is built in and cannot be ${what}.`);
     }
   }
 
@@ -438,7 +438,7 @@ async function loadState(file: string, log: (line: string) => void): Promise<Sta
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty;
-    throw new HandlerError('io', `Could not read the profiles file ${file}: ${describeError(error)}.`);
+    throw new AppError('io', `Could not read the profiles file ${file}: ${describeError(error)}.`);
   }
   let parsed: State;
   try {
@@ -474,7 +474,7 @@ function addReasons(fields: Record<string, string[]>, field: string, reasons: st
 function throwIfInvalid(fields: Record<string, string[]>): void {
   const reasons = Object.values(fields).flat();
   if (reasons.length === 0) return;
-  throw new HandlerError('validation', reasons.join(' '), fields);
+  throw new AppError('validation', reasons.join(' '), { fields });
 }
 
 function lastFour(key: string): string | null {

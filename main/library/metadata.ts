@@ -1,6 +1,6 @@
 import proj4 from 'proj4';
 import { METRES_PER_DEGREE } from '../../common/geodesy.js';
-import { DownloadError } from '../downloads/types.js';
+import { AppError } from '../../common/errors.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { metadataOf, readGeoTiffHeader } from '../geotiff/index.js';
 
@@ -80,7 +80,7 @@ function isoDateOf(v: string | null): string | null {
   return m ? `${m[1]}-${m[2]}-${m[3]}` : null;
 }
 
-/** Reads library metadata from a GeoTIFF's first image; throws a validation DownloadError naming the file when it is not a readable GeoTIFF. */
+/** Reads library metadata from a GeoTIFF's first image; throws a validation AppError naming the file when it is not a readable GeoTIFF. */
 export async function readRasterMetadata(file: string, signal: AbortSignal): Promise<RasterMetadata> {
   throwIfAborted(signal);
   try {
@@ -119,6 +119,6 @@ export async function readRasterMetadata(file: string, signal: AbortSignal): Pro
     };
   } catch (e) {
     if (signal.aborted) throw abortError(signal);
-    throw new DownloadError('validation', `${file} is not a readable GeoTIFF: ${(e as Error).message}`, { cause: e });
+    throw new AppError('validation', `${file} is not a readable GeoTIFF: ${(e as Error).message}`, { cause: e });
   }
 }

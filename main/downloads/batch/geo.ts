@@ -9,6 +9,7 @@
  */
 import * as turf from '@turf/turf';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
+import { AppError } from '../../../common/errors.js';
 import { isAbsent, readGeoJson, readWkt, toWkt as polygonalWkt } from '../../../common/aoi-text.js';
 
 /** Polygons as rings of [x, y] positions: polygon -> ring -> position (rings closed). */
@@ -23,13 +24,13 @@ export type Rings = number[][][][];
 export const PART_EDGE_DEG = 0.004;
 
 /** A planning failure the caller can show as it is (bad AOI, unsupported CRS, impossible split). */
-export class PlanError extends Error {
-  /** Creates an error naming the request property at fault. */
+export class PlanError extends AppError<'validation'> {
+  /** Creates a validation error naming the request property at fault (its fields carry the message under that name). */
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message);
+    super('validation', message, { fields: { [field]: [message] } });
     this.name = 'PlanError';
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createDispatcher, HandlerError, type HandlerTable } from '../../../main/ipc';
+import { AppError } from '../../../common/errors.js';
+import { createDispatcher, type HandlerTable } from '../../../main/ipc';
 import { channelNames, channels, type ChannelMap } from '../../../preload/contract';
 
 const TRUSTED = 'file:///app/out/renderer/index.html';
@@ -111,12 +112,12 @@ describe('createDispatcher with the app contract', () => {
     expect(await dispatcher.dispatch('service:ping', {}, TRUSTED)).toEqual({ ok: false, error: { kind: 'io', message: 'socket hang up' } });
   });
 
-  it('keeps the kind of a HandlerError and reports aborts as cancelled', async () => {
+  it('keeps the kind of an AppError and reports aborts as cancelled', async () => {
     const aborted = new DOMException('stopped', 'AbortError');
     const dispatcher = createDispatcher(
       realTable({
         'app:info': () => {
-          throw new HandlerError('auth', 'key rejected', { key: ['revoked'] });
+          throw new AppError('auth', 'key rejected', { fields: { key: ['revoked'] } });
         },
         'service:ping': () => {
           throw aborted;
