@@ -6,7 +6,7 @@ import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { epsgOfGeoKeys, isGeographic } from './geokeys.js';
 import { parseGdalMetadata, stripNuls, type GdalMetadataItem } from './gdal-metadata.js';
-import { sampleTypeOf, type SampleType } from './samples.js';
+import { nodataOf, sampleTypeOf, type SampleType } from './samples.js';
 
 /** What the first image's header says. */
 export interface GeoTiffHeader {
@@ -42,6 +42,37 @@ export interface GeoTiffHeader {
   /** GDAL_METADATA text without its trailing NULs ('' when absent). */
   metadataXml: string;
   metadata: GdalMetadataItem[];
+}
+
+/** Size, nodata and north-up georeferencing of a raster: what the overview copy and the mosaic build on. */
+export interface RasterGrid {
+  width: number;
+  height: number;
+  bands: number;
+  /** The file's GDAL_NODATA, else {@link nodataOf} its sample type. */
+  nodata: number;
+  /** EPSG of the CRS, or null when the file uses a user-defined one. */
+  epsg: number | null;
+  geographic: boolean;
+  originX: number;
+  originY: number;
+  /** Pixel width in CRS units (0 without georeferencing). */
+  pixelSize: number;
+}
+
+/** The {@link RasterGrid} of a header (origin and pixel size 0 when it has no affine transform). */
+export function gridOf(h: GeoTiffHeader): RasterGrid {
+  return {
+    width: h.width,
+    height: h.height,
+    bands: h.bands,
+    nodata: h.nodata ?? nodataOf(h.dataType),
+    epsg: h.epsg,
+    geographic: h.geographic,
+    originX: h.transform?.originX ?? 0,
+    originY: h.transform?.originY ?? 0,
+    pixelSize: h.transform?.resX ?? 0,
+  };
 }
 
 /** An open GeoTIFF, its first image and that image's header; close() releases the file. */

@@ -4,8 +4,8 @@ export type { TiffGeoSpec, TiffLayout, TiffLevelLayout, TiffLevelSpec, TiffSpec 
 export { epsgOfGeoKeys, isGeographic } from './geokeys.js';
 export { escapeXml, gdalMetadataXml, metadataOf, parseGdalMetadata, stripNuls } from './gdal-metadata.js';
 export type { GdalMetadataItem } from './gdal-metadata.js';
-export { openGeoTiff, readGeoTiffHeader } from './header.js';
-export type { GeoTiffHeader, OpenGeoTiff } from './header.js';
+export { gridOf, openGeoTiff, readGeoTiffHeader } from './header.js';
+export type { GeoTiffHeader, OpenGeoTiff, RasterGrid } from './header.js';
 export { readStripTable } from './ifd.js';
 export { bytesPerSample, newSamples, nodataOf, sampleTypeOf } from './samples.js';
 export type { PixelArray, SampleType } from './samples.js';

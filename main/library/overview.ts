@@ -13,7 +13,7 @@ import type { GeoTIFFImage } from 'geotiff';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { bytesOf, readExactly } from '../shared/file-io.js';
 import {
-  newSamples, nodataOf, openGeoTiff, readStripTable, writePyramid, type GeoTiffHeader, type PixelArray, type SampleType,
+  gridOf, newSamples, nodataOf, openGeoTiff, readStripTable, writePyramid, type GeoTiffHeader, type PixelArray, type RasterGrid, type SampleType,
 } from '../geotiff/index.js';
 
 /** Pixel types the overview copy can carry (8/16-bit integers: what the service and most imagery deliver). */
@@ -22,20 +22,11 @@ export type OverviewDataType = SampleType;
 type Samples = PixelArray;
 
 /** What the source header says, as far as the copy needs it. */
-export interface OverviewSource {
-  width: number;
-  height: number;
-  bands: number;
+export interface OverviewSource extends RasterGrid {
   /** Null when the copy cannot carry the sample type (see reason). */
   dataType: OverviewDataType | null;
   tiled: boolean;
   overviews: number;
-  nodata: number;
-  epsg: number | null;
-  geographic: boolean;
-  originX: number;
-  originY: number;
-  pixelSize: number;
   squarePixels: boolean;
   metadataXml: string;
 }
@@ -59,18 +50,10 @@ export const defaultNodata = nodataOf;
 
 function describe(h: GeoTiffHeader): OverviewSource {
   return {
-    width: h.width,
-    height: h.height,
-    bands: h.bands,
+    ...gridOf(h),
     dataType: h.dataType,
     tiled: h.tiled,
     overviews: h.imageCount - 1,
-    nodata: h.nodata ?? nodataOf(h.dataType),
-    epsg: h.epsg,
-    geographic: h.geographic,
-    originX: h.transform?.originX ?? 0,
-    originY: h.transform?.originY ?? 0,
-    pixelSize: h.transform?.resX ?? 0,
     squarePixels: h.squarePixels,
     metadataXml: h.metadataXml,
   };

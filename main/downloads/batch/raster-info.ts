@@ -2,26 +2,15 @@
  * What the mosaic and the VRT need to know about a downloaded part: size, pixel type, nodata,
  * georeferencing and the GDAL metadata items (band descriptions, scale/offset, image tags).
  */
-import { nodataOf, readGeoTiffHeader, type GdalMetadataItem } from '../../geotiff/index.js';
+import { gridOf, readGeoTiffHeader, type GdalMetadataItem, type RasterGrid } from '../../geotiff/index.js';
 
 /** Pixel types the service delivers, the only ones the batch combines. */
 export type ServiceDataType = 'INT16' | 'UINT8';
 
 /** Header facts of a single-image GeoTIFF with square, north-up pixels. */
-export interface PartRaster {
+export interface PartRaster extends RasterGrid {
   file: string;
-  width: number;
-  height: number;
-  bands: number;
   dataType: ServiceDataType;
-  nodata: number;
-  /** EPSG of the CRS, or null when the file uses a user-defined one. */
-  epsg: number | null;
-  geographic: boolean;
-  originX: number;
-  originY: number;
-  /** Pixel width in CRS units (height is the same, pointing down). */
-  pixelSize: number;
   metadata: GdalMetadataItem[];
 }
 
@@ -36,20 +25,7 @@ export async function readPartRaster(file: string, signal: AbortSignal): Promise
   if (!h.transform || !h.squarePixels) {
     throw new Error(`${file} does not have square north-up pixels (${h.transform?.resX} x ${h.transform?.resY})`);
   }
-  return {
-    file,
-    width: h.width,
-    height: h.height,
-    bands: h.bands,
-    dataType,
-    nodata: h.nodata ?? nodataOf(dataType),
-    epsg: h.epsg,
-    geographic: h.geographic,
-    originX: h.transform.originX,
-    originY: h.transform.originY,
-    pixelSize: h.transform.resX,
-    metadata: h.metadata,
-  };
+  return { file, ...gridOf(h), dataType, metadata: h.metadata };
 }
 
 /** Dataset-level items (no sample) of several parts: equal values once, differing values joined with ", " in part order. */
