@@ -1,7 +1,7 @@
-import type { ErrorKind, IpcError } from '../../preload/contract/errors';
+import { AppError, fieldsOf, type FieldErrors } from '../../common/errors.js';
 
 /** Property name to list of reasons: the shape of Data on a service validation failure. */
-export type FieldErrors = Record<string, string[]>;
+export type { FieldErrors };
 
 /** What went wrong with a service call; callers branch on this, never on messages. */
 export type ApiErrorKind =
@@ -39,30 +39,19 @@ export interface ApiErrorInit {
 }
 
 /** A failed service call, classified; its message never contains the API key. */
-export class ApiError extends Error {
+export class ApiError extends AppError<ApiErrorKind> {
   override readonly name = 'ApiError';
-  readonly kind: ApiErrorKind;
+  declare readonly retryAfterMs: number | null;
   readonly status: number | null;
   readonly code: number | null;
-  readonly fields: FieldErrors | undefined;
-  readonly retryAfterMs: number | null;
   readonly operation: string | undefined;
 
   /** Builds an error of the given kind; `message` must already be redacted. */
   constructor(kind: ApiErrorKind, message: string, init: ApiErrorInit = {}) {
-    super(message);
-    this.kind = kind;
+    super(kind, message, { fields: init.fields, retryAfterMs: init.retryAfterMs ?? null });
     this.status = init.status ?? null;
     this.code = init.code ?? null;
-    this.fields = init.fields;
-    this.retryAfterMs = init.retryAfterMs ?? null;
     this.operation = init.operation;
-  }
-
-  /** The error as the renderer sees it: business refusals (credit, coverage, limits) show next to the form, like validation. */
-  toIpcError(): IpcError {
-    const kind = IPC_KIND[this.kind];
-    return this.fields ? { kind, message: this.message, fields: this.fields } : { kind, message: this.message };
   }
 
   /** Whether retrying the same request later may succeed. */
@@ -95,8 +84,7 @@ export function asEnvelope(body: unknown): Envelope | null {
 }
 
 /** The property -> reasons map of a failure envelope, when Data has that shape. */
-export { fieldsOf } from '../ipc/errors.js';
-import { fieldsOf } from '../ipc/errors.js';
+export { fieldsOf };
 
 /**
  * Classifies a failed response. Status decides first for the classes whose
@@ -160,20 +148,3 @@ function redactFields(fields: FieldErrors | undefined, redact: (s: string) => st
 
 /** Replaces every occurrence of any of the secrets with its mark (implemented with the rest of redaction). */
 export { redactSecrets } from './redact.js';
-
-const IPC_KIND: Record<ApiErrorKind, ErrorKind> = {
-  validation: 'validation',
-  auth: 'auth',
-  'not-found': 'not-found',
-  'rate-limited': 'rate-limited',
-  transient: 'transient',
-  // The UI shows business refusals next to the form, like field validation.
-  credit: 'validation',
-  coverage: 'validation',
-  limit: 'validation',
-  invalid: 'validation',
-  cancelled: 'cancelled',
-};
-
-/** Maps any error onto the IPC error shape; one implementation, shared with the dispatcher. */
-export { toIpcError } from '../ipc/errors.js';

@@ -1,4 +1,8 @@
+import { isAbortError, sleep } from '../../common/abort.js';
 import { ApiError } from './errors.js';
+
+/** A signal that never fires, for sleeps nobody can cancel. */
+const NEVER = new AbortController().signal;
 
 /**
  * Retry of transient failures (429, 5xx, network errors, timeouts). Hand-written
@@ -36,22 +40,13 @@ export const DEFAULT_RETRY: RetryPolicy = {
 };
 
 /** Resolves after `ms`, or rejects with a cancelled ApiError when the signal aborts first. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new ApiError('cancelled', 'The request was cancelled.'));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ApiError('cancelled', 'The request was cancelled.'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, signal ?? NEVER);
+  } catch (e) {
+    if (isAbortError(e)) throw new ApiError('cancelled', 'The request was cancelled.');
+    throw e;
+  }
 }
 
 /** Parses Retry-After (delta seconds or an HTTP date) into ms from `now`; null when absent or unreadable. */

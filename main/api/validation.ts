@@ -1,4 +1,5 @@
-import { parseBandnames } from '../../preload/contract/bandnames';
+import { parseBandnames } from '../../common/bandnames.js';
+import { isAbsent, readGeoJson, readWkt, type Polygonal } from '../../common/aoi-text.js';
 import type { FieldErrors } from './errors.js';
 import {
   CONSTELLATIONS, DATA_TYPES, PIXEL_SELECTION_MODES, RESOLUTIONS, UTM_DATA_SELECTION_MODES, type TaskingModel,
@@ -43,9 +44,6 @@ class Bag {
   }
 }
 
-function isAbsent(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-}
 
 const GUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -91,11 +89,6 @@ function checkPeriod(bag: Bag, fromField: string, from: number | null, toField: 
 
 // ------------------------------------------------------------------ geometry
 
-const GEOMETRY_TYPES: Record<string, string> = {
-  POINT: 'Point', LINESTRING: 'LineString', POLYGON: 'Polygon', MULTIPOINT: 'MultiPoint',
-  MULTILINESTRING: 'MultiLineString', MULTIPOLYGON: 'MultiPolygon', GEOMETRYCOLLECTION: 'GeometryCollection',
-};
-
 type Ring = number[][];
 
 function ringProblems(rings: Ring[], label: string): string[] {
@@ -115,116 +108,21 @@ function ringProblems(rings: Ring[], label: string): string[] {
   return out;
 }
 
-class WktError extends Error {}
-
-/** Reads POLYGON / MULTIPOLYGON WKT into polygons of rings; a string is the reason it was refused. */
-function readWkt(text: string): Ring[][] | string {
-  let src = text;
-  const srid = /^\s*SRID\s*=\s*([^;]*);/i.exec(src);
-  if (srid) {
-    if (srid[1]!.trim() !== '4326') return `Only SRID=4326 (longitude/latitude) is accepted; got SRID=${srid[1]!.trim()}.`;
-    src = src.slice(srid[0].length);
-  }
-  const tokens = src.match(/[A-Za-z]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[(),]|\S/g) ?? [];
-  let i = 0;
-  const peek = () => tokens[i];
-  const expect = (t: string) => {
-    if (tokens[i] !== t) throw new WktError(`expected '${t}' but found ${tokens[i] ? `'${tokens[i]}'` : 'the end'}`);
-    i++;
-  };
-  const isNum = (t: string | undefined) => t !== undefined && /^[-+]?(?:\d|\.\d)/.test(t);
-  let dims: number | null = null;
-  const position = (): number[] => {
-    const nums: number[] = [];
-    while (isNum(peek())) nums.push(Number(tokens[i++]));
-    if (nums.length < 2) throw new WktError('a position needs longitude and latitude');
-    if (nums.length > 4) throw new WktError(`a position has ${nums.length} numbers`);
-    dims ??= nums.length;
-    if (nums.length !== dims) throw new WktError(`positions mix ${dims} and ${nums.length} numbers`);
-    return nums;
-  };
-  const list = <T>(item: () => T): T[] => {
-    expect('(');
-    const out = [item()];
-    while (peek() === ',') {
-      i++;
-      out.push(item());
-    }
-    expect(')');
-    return out;
-  };
-  try {
-    const word = peek();
-    if (!word || !/^[A-Za-z]+$/.test(word)) throw new WktError('expected a geometry type such as POLYGON');
-    i++;
-    const type = GEOMETRY_TYPES[word.toUpperCase()];
-    if (!type) throw new WktError(`unknown geometry type '${word}'`);
-    if (type !== 'Polygon' && type !== 'MultiPolygon') return `Only Polygon or MultiPolygon geometries are accepted; got ${type}.`;
-    const tag = peek()?.toUpperCase();
-    if (tag === 'Z' || tag === 'M' || tag === 'ZM') {
-      dims = tag === 'ZM' ? 4 : 3;
-      i++;
-    }
-    if (peek()?.toUpperCase() === 'EMPTY') return 'Wkt is an empty geometry; a polygon with at least one ring is required.';
-    const polygon = () => list(() => list(position));
-    const polys = type === 'Polygon' ? [polygon()] : list(polygon);
-    if (i < tokens.length) throw new WktError(`unexpected '${tokens[i]}' after the geometry`);
-    return polys;
-  } catch (e) {
-    if (e instanceof WktError) return `Wkt is not valid WKT: ${e.message}.`;
-    throw e;
-  }
+/** The ring problems of a parsed AOI, or the reason it could not be read. */
+function polygonProblems(g: Polygonal | string, labelSingle: boolean): string[] {
+  if (typeof g === 'string') return [g];
+  if (g.type === 'Polygon') return ringProblems(g.coordinates, '');
+  const label = labelSingle || g.coordinates.length > 1;
+  return g.coordinates.flatMap((rings, p) => ringProblems(rings, label ? `Polygon ${p + 1}, ` : ''));
 }
 
 function wktProblems(v: unknown): string[] {
   if (typeof v !== 'string') return ['Wkt must be a string (WKT POLYGON or MULTIPOLYGON in longitude/latitude).'];
-  const polys = readWkt(v);
-  if (typeof polys === 'string') return [polys];
-  return polys.flatMap((rings, p) => ringProblems(rings, polys.length > 1 ? `Polygon ${p + 1}, ` : ''));
-}
-
-function isPosition(p: unknown): p is number[] {
-  return Array.isArray(p) && (p.length === 2 || p.length === 3) && p.every((n) => typeof n === 'number' && Number.isFinite(n));
-}
-
-function readRings(v: unknown, where: string): Ring[] | string {
-  if (!Array.isArray(v) || v.length === 0) return `${where} must be a non-empty array of rings.`;
-  for (let r = 0; r < v.length; r++) {
-    const ring: unknown = v[r];
-    if (!Array.isArray(ring)) return `${where}[${r}] must be an array of positions.`;
-    const bad = ring.findIndex((p) => !isPosition(p));
-    if (bad >= 0) return `${where}[${r}][${bad}] must be a position [longitude, latitude] of finite numbers.`;
-  }
-  return v as Ring[];
+  return polygonProblems(readWkt(v), false);
 }
 
 function geoJsonProblems(v: unknown): string[] {
-  let obj = v;
-  if (typeof obj === 'string') {
-    try {
-      obj = JSON.parse(obj) as unknown;
-    } catch (e) {
-      return [`GeoJson is not valid JSON: ${(e as Error).message}.`];
-    }
-  }
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return ['GeoJson must be a GeoJSON geometry object with "type" and "coordinates".'];
-  const { type, coordinates } = obj as { type?: unknown; coordinates?: unknown };
-  if (typeof type !== 'string') return ['GeoJson must have a string "type" member.'];
-  if (type === 'Feature' || type === 'FeatureCollection') return [`GeoJson must be a geometry, not a ${type}; send the Polygon or MultiPolygon geometry itself.`];
-  if (!Object.values(GEOMETRY_TYPES).includes(type)) return [`GeoJson has unknown geometry type '${type}'.`];
-  if (type !== 'Polygon' && type !== 'MultiPolygon') return [`Only Polygon or MultiPolygon geometries are accepted; got ${type}.`];
-  if (type === 'Polygon') {
-    const rings = readRings(coordinates, 'GeoJson coordinates');
-    return typeof rings === 'string' ? [rings] : ringProblems(rings, '');
-  }
-  if (!Array.isArray(coordinates) || coordinates.length === 0) return ['GeoJson coordinates must be a non-empty array of polygons.'];
-  const out: string[] = [];
-  for (let p = 0; p < coordinates.length; p++) {
-    const rings = readRings(coordinates[p], `GeoJson coordinates[${p}]`);
-    if (typeof rings === 'string') return [rings];
-    out.push(...ringProblems(rings, `Polygon ${p + 1}, `));
-  }
-  return out;
+  return polygonProblems(readGeoJson(v), true);
 }
 
 function hasPolygon(body: Body): boolean {

@@ -4,8 +4,8 @@ import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { JsonStore, readJsonFile } from '../library/atomic-json.js';
-import { abortError, throwIfAborted } from '../shared/abort.js';
-import type { LibraryCatalog } from '../library/catalog.js';
+import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
+import type { DownloadSink } from '../library/download-sink.js';
 import { fallbackFileName, sanitizeFileName } from './file-name.js';
 import { PART_SUFFIX, downloadToFile, removeIfExists } from './stream-to-file.js';
 import {
@@ -25,7 +25,7 @@ export interface DownloadQueueOptions {
   stateDir: string;
   source: BinarySource;
   /** Finished downloads are recorded here; without it jobs just end with a file. */
-  library?: LibraryCatalog | null;
+  library?: DownloadSink | null;
   /** Runs jobs that carry a batch spec (parts, mosaic, time series). */
   runBatch?: BatchJobRunner;
   /** Parallel transfers: the account's MaxConcurrentConnections (see {@link DownloadQueue.setConcurrency}). */
@@ -100,21 +100,6 @@ interface Running {
   progress: { lastEmit: number; samples: { t: number; bytes: number }[] };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(abortError(signal));
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(abortError(signal));
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** Only a `.part` directly inside the job's own folder may be deleted, whatever a (possibly edited) queue file says. */
 function isOwnPart(job: DownloadJob): boolean {
   const p = job.partPath;
@@ -132,7 +117,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   private readonly unsaved = new Set<string>();
   private readonly store: JsonStore;
   private readonly source: BinarySource;
-  private readonly library: LibraryCatalog | null;
+  private readonly library: DownloadSink | null;
   private readonly batchRunner: BatchJobRunner | null;
   private readonly maxAttempts: number;
   private readonly baseMs: number;

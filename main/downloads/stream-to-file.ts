@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { link, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { fromFile } from 'geotiff';
-import { abortError, throwIfAborted } from '../shared/abort.js';
+import { abortError, throwIfAborted } from '../../common/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
 import { pathExists } from '../shared/file-io.js';
 import { collisionName } from './file-name.js';

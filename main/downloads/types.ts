@@ -2,12 +2,12 @@
  * Shapes shared by the download queue, the streaming code and the API client that feeds them.
  * The client implements {@link BinarySource}; nothing here knows about HTTP or keys.
  */
+import { AppError } from '../../common/errors.js';
 
-/** Which imagery operation produced a download. */
-export type DownloadKind = 'composite' | 'tile' | 'minitile';
+import type { DownloadKind } from '../library/download-sink.js';
 
-/** Every download kind, in display order. */
-export const DOWNLOAD_KINDS: readonly DownloadKind[] = ['composite', 'tile', 'minitile'];
+// The kinds and the secret stripping are the library's, so the dependency runs downloads -> library only.
+export { DOWNLOAD_KINDS, withoutSecrets, type DownloadKind } from '../library/download-sink.js';
 
 /** A 200 answer whose body is the file; fileName is the unsanitised name from Content-Disposition, if any. */
 export interface BinaryResult {
@@ -40,20 +40,19 @@ export type DownloadErrorKind =
   | (string & {});
 
 /** An error with a machine-readable kind; retryAfterMs is honoured by the queue's backoff when present. */
-export class DownloadError extends Error {
+export class DownloadError extends AppError<DownloadErrorKind> {
+  /** Server-suggested wait before the next attempt, ms. */
+  declare readonly retryAfterMs: number | undefined;
+
   /** Creates an error of the given kind. */
   constructor(
-    readonly kind: DownloadErrorKind,
+    kind: DownloadErrorKind,
     message: string,
     options?: { cause?: unknown; retryAfterMs?: number },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(kind, message, { cause: options?.cause, retryAfterMs: options?.retryAfterMs });
     this.name = 'DownloadError';
-    this.retryAfterMs = options?.retryAfterMs;
   }
-
-  /** Server-suggested wait before the next attempt, ms. */
-  readonly retryAfterMs: number | undefined;
 }
 
 /** The kind carried by any thrown value, or null when it has none. */
@@ -123,22 +122,6 @@ export interface ProgressEvent {
   etaSec: number | null;
 }
 
-// Property names that could carry a credential; requests are persisted and shown, so these never stay in them.
-const SECRET_NAME = /^(x-)?api[-_]?key$|^authorization$|^password$|^secret$|^token$/i;
-
-/** A deep copy of a request body without any credential-like property (x-api-key, ApiKey, Authorization, …). */
-export function withoutSecrets(body: Record<string, unknown>): Record<string, unknown> {
-  const strip = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(strip);
-    if (v && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (!SECRET_NAME.test(k)) out[k] = strip(x);
-      return out;
-    }
-    return v;
-  };
-  return strip(body) as Record<string, unknown>;
-}
 
 /** What a batch job needs to re-plan itself deterministically when it (re)starts: no plan is persisted. */
 export interface BatchSpec {

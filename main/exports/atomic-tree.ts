@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { HandlerError } from '../ipc/errors.js';
+import { AppError } from '../../common/errors.js';
 import { throwIfAborted } from '../shared/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
 
@@ -73,7 +73,7 @@ export async function writeTreeAtomic(dir: string, files: readonly TreeFile[], o
       await rename(staging, dir);
       await rm(old, { recursive: true, force: true });
     } else {
-      throw new HandlerError('validation', `${dir} is not empty and is not an earlier export; choose an empty or new folder.`, { folder: ['Choose an empty or new folder.'] });
+      throw new AppError('validation', `${dir} is not empty and is not an earlier export; choose an empty or new folder.`, { fields: { folder: ['Choose an empty or new folder.'] } });
     }
   } catch (error) {
     await rm(staging, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { HandlerTable } from '../ipc';
-import { HandlerError } from '../ipc/errors.js';
+import { AppError } from '../../common/errors.js';
 import type { LibraryCatalog, LibraryEntry } from '../library';
 import type { SettingsStore } from '../services/settings';
 import { writeFeatureCollection } from './geojson.js';
@@ -48,7 +48,7 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
     const fallback = path.join(deps.settings.get().downloadDir, 'exports', name);
     if (!deps.chooseExportPath) return unused(fallback);
     const chosen = await deps.chooseExportPath({ kind, title, defaultPath: fallback, extensions });
-    if (chosen !== null && !path.isAbsolute(chosen)) throw new HandlerError('validation', 'The export path must be absolute.');
+    if (chosen !== null && !path.isAbsolute(chosen)) throw new AppError('validation', 'The export path must be absolute.');
     return chosen;
   }
 
@@ -56,7 +56,7 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
     if (!ids) return deps.library.list();
     return ids.map((id) => {
       const entry = deps.library.get(id);
-      if (!entry) throw new HandlerError('not-found', `No library raster ${id}.`);
+      if (!entry) throw new AppError('not-found', `No library raster ${id}.`);
       return entry;
     });
   }
@@ -64,7 +64,7 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
   return {
     'export:stac': async ({ ids, title }, { signal }) => {
       const entries = rastersFor(ids);
-      if (entries.length === 0) throw new HandlerError('validation', 'The library is empty: there is nothing to export.');
+      if (entries.length === 0) throw new AppError('validation', 'The library is empty: there is nothing to export.');
       const dir = await target('folder', 'Export STAC catalog', `stac-${stamp(now())}`);
       if (dir === null) return { cancelled: true, dir: null, catalogFile: null, items: 0, skipped: [] };
       const out = await writeStacCatalog(entries, { dir, title, now }, signal);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { HandlerError } from '../ipc/errors.js';
+import { AppError } from '../../common/errors.js';
 
 /** What exactly is wrong with the OS keychain; the UI may branch on it, the message already explains it. */
 export type KeychainProblem =
@@ -11,7 +11,7 @@ export type KeychainProblem =
   | 'unavailable';
 
 /** The keychain could not be used; `message` names what is missing and how to fix it on this OS. */
-export class KeychainError extends HandlerError {
+export class KeychainError extends AppError<'keychain'> {
   /** Builds a keychain error; `detail` is the backend's own message, kept for diagnostics (it never holds a key). */
   constructor(
     readonly problem: KeychainProblem,

@@ -3,8 +3,8 @@ import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { lastFour } from '../../preload/contract/redaction.js';
+import { AppError } from '../../common/errors.js';
 import { registerSecret } from '../api/redact.js';
-import { HandlerError } from '../ipc/errors.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../shared/atomic-file.js';
 import { KeychainError, scrub, type KeychainProblem } from './errors.js';
 import { Keychain } from './keychain.js';
@@ -314,7 +314,7 @@ export class ProfileStore {
       this.refuseDemo(id, 'given another key');
       const current = this.find(id);
       if (originOf(current.baseUrl) !== origin) {
-        throw new HandlerError('validation', `The base URL changed to ${originOf(current.baseUrl)} meanwhile; confirm again.`);
+        throw new AppError('validation', `The base URL changed to ${originOf(current.baseUrl)} meanwhile; confirm again.`);
       }
       const updated: StoredProfile = { ...current, keyOrigin: origin, updatedAt: this.now().toISOString() };
       await this.commit(this.replace(updated));
@@ -342,14 +342,14 @@ export class ProfileStore {
   async testKey(id: string, probe: KeyProbe, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<KeyTestResult> {
     const { baseUrl, key } = await this.serial(async () => {
       if (id === DEMO_PROFILE_ID) {
-        if (!this.demoBaseUrl) throw new HandlerError('transient', 'The demo service is still starting; try again in a moment.');
+        if (!this.demoBaseUrl) throw new AppError('transient', 'The demo service is still starting; try again in a moment.');
         return { baseUrl: this.demoBaseUrl, key: this.demoKey };
       }
       const profile = this.find(id);
       const lookup = await this.lookupKey(profile);
       if (lookup.error) throw lookup.error;
       if (lookup.key === null) {
-        throw new HandlerError('validation', 'This profile has no API key yet: set one first.', { key: ['No API key is set.'] });
+        throw new AppError('validation', 'This profile has no API key yet: set one first.', { fields: { key: ['No API key is set.'] } });
       }
       refuseForeignOrigin(profile);
       return { baseUrl: profile.baseUrl, key: lookup.key };
@@ -361,7 +361,7 @@ export class ProfileStore {
     try {
       outcome = await probe({ baseUrl, key, signal: AbortSignal.any(signals) });
     } catch (error) {
-      if (options.signal?.aborted) throw new HandlerError('cancelled', 'The key test was cancelled.');
+      if (options.signal?.aborted) throw new AppError('cancelled', 'The key test was cancelled.');
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
       const reason = timedOut ? `it did not answer within ${Math.round(timeoutMs / 1000)} s` : describeError(error);
       return { status: 'network', message: scrub(`The service at ${baseUrl} could not be reached: ${reason}.`, key) };
@@ -449,7 +449,7 @@ export class ProfileStore {
 
   private find(id: string): StoredProfile {
     const profile = typeof id === 'string' ? this.state.profiles.find((p) => p.id === id) : undefined;
-    if (!profile) throw new HandlerError('not-found', 'No such profile: it may have been deleted.');
+    if (!profile) throw new AppError('not-found', 'No such profile: it may have been deleted.');
     return profile;
   }
 
@@ -459,7 +459,7 @@ export class ProfileStore {
 
   private refuseDemo(id: string, what: string): void {
     if (id === DEMO_PROFILE_ID) {
-      throw new HandlerError('validation', `The "${DEMO_PROFILE_NAME}" profile is built in and cannot be ${what}.`);
+      throw new AppError('validation', `The "${DEMO_PROFILE_NAME}" profile is built in and cannot be ${what}.`);
     }
   }
 
@@ -490,7 +490,7 @@ async function loadState(file: string, log: (line: string) => void): Promise<Sta
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty;
-    throw new HandlerError('io', `Could not read the profiles file ${file}: ${describeError(error)}.`);
+    throw new AppError('io', `Could not read the profiles file ${file}: ${describeError(error)}.`);
   }
   let parsed: State;
   try {
@@ -523,13 +523,13 @@ function boundOrigin(profile: StoredProfile): string {
 }
 
 /** A key withheld because the profile's base URL moved to another origin than the key was entered for. */
-export class KeyOriginError extends HandlerError {
+export class KeyOriginError extends AppError {
   constructor(
     readonly keyOrigin: string,
     readonly origin: string,
   ) {
     super('auth', `The API key was entered for ${keyOrigin}, but the profile now points at ${origin}. Enter the key again, or confirm in Settings that it may be sent to ${origin}.`, {
-      key: [`Key entered for ${keyOrigin}; re-enter it or confirm it for ${origin}.`],
+      fields: { key: [`Key entered for ${keyOrigin}; re-enter it or confirm it for ${origin}.`] },
     });
     this.name = 'KeyOriginError';
   }
@@ -555,7 +555,7 @@ function addReasons(fields: Record<string, string[]>, field: string, reasons: st
 function throwIfInvalid(fields: Record<string, string[]>): void {
   const reasons = Object.values(fields).flat();
   if (reasons.length === 0) return;
-  throw new HandlerError('validation', reasons.join(' '), fields);
+  throw new AppError('validation', reasons.join(' '), { fields });
 }
 
 function describeError(error: unknown): string {

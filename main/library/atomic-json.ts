@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { throwIfAborted } from '../shared/abort.js';
+import { throwIfAborted } from '../../common/abort.js';
 import { writeFileAtomic } from '../shared/atomic-file.js';
 
 /** Writes JSON so readers only ever see the old or the new complete file (temp file, fsync, rename, directory fsync). */

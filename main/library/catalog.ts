@@ -4,8 +4,11 @@ import { createReadStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { DownloadError, withoutSecrets, type DownloadKind } from '../downloads/types.js';
-import { throwIfAborted } from '../shared/abort.js';
+import { AppError } from '../../common/errors.js';
+import { withoutSecrets, type DownloadedRaster, type DownloadKind, type DownloadSink } from './download-sink.js';
+
+export type { DownloadedRaster };
+import { throwIfAborted } from '../../common/abort.js';
 import { JsonStore, readJsonFile } from './atomic-json.js';
 import { readRasterMetadata, type RasterMetadata } from './metadata.js';
 
@@ -52,15 +55,6 @@ const entrySchema = z.object({
 });
 const fileSchema = z.object({ version: z.literal(1), entries: z.array(entrySchema) });
 
-/** What the download queue hands over when a file is finished. */
-export interface DownloadedRaster {
-  path: string;
-  size: number;
-  /** Null: the catalog hashes the file in the background after recording it. */
-  sha256: string | null;
-  kind: DownloadKind;
-  request: Record<string, unknown>;
-}
 
 /** Events of the catalog: an entry appeared (or was refreshed), or went away. */
 export type LibraryEvents = { added: [LibraryEntry]; removed: [LibraryEntry]; updated: [LibraryEntry] };
@@ -96,7 +90,7 @@ export async function sha256File(file: string, signal: AbortSignal): Promise<str
  * The catalog of local rasters (downloaded or imported), persisted atomically as library.json in
  * userData. Only files recorded here are ever served to the renderer (see raster-protocol.ts).
  */
-export class LibraryCatalog extends EventEmitter<LibraryEvents> {
+export class LibraryCatalog extends EventEmitter<LibraryEvents> implements DownloadSink {
   private readonly entries = new Map<string, LibraryEntry>();
   private readonly store: JsonStore;
   private readonly now: () => number;
@@ -166,9 +160,9 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
       st = await stat(abs);
     } catch (e) {
       const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new DownloadError(missing ? 'not-found' : 'io', `Cannot import ${abs}: ${missing ? 'the file does not exist' : (e as Error).message}`, { cause: e });
+      throw new AppError(missing ? 'not-found' : 'io', `Cannot import ${abs}: ${missing ? 'the file does not exist' : (e as Error).message}`, { cause: e });
     }
-    if (!st.isFile()) throw new DownloadError('validation', `Cannot import ${abs}: it is not a regular file.`);
+    if (!st.isFile()) throw new AppError('validation', `Cannot import ${abs}: it is not a regular file.`);
     const meta = await readRasterMetadata(abs, signal);
     const sha256 = await sha256File(abs, signal);
     return this.put(abs, st.size, sha256, meta, null, null, 'import', signal);
@@ -238,7 +232,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
   async remove(id: string, opts: { deleteFile?: boolean; confirmDelete?: (entry: LibraryEntry) => Promise<boolean> }, signal: AbortSignal): Promise<LibraryEntry> {
     throwIfAborted(signal);
     const entry = this.entries.get(id);
-    if (!entry) throw new DownloadError('not-found', `No library entry with id ${id}.`);
+    if (!entry) throw new AppError('not-found', `No library entry with id ${id}.`);
     if (opts.deleteFile) {
       if (!isTiffName(entry.path)) throw new DownloadError('validation', `Swath deletes only .tif and .tiff files; ${entry.path} was kept.`);
       if (entry.source !== 'download') {
@@ -252,7 +246,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> {
         await unlink(entry.path);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
-          throw new DownloadError('io', `Could not delete ${entry.path}: ${(e as Error).message}`, { cause: e });
+          throw new AppError('io', `Could not delete ${entry.path}: ${(e as Error).message}`, { cause: e });
         }
       }
     }

@@ -1,11 +1,10 @@
 import proj4 from 'proj4';
-import { fromFile } from 'geotiff';
-import { DownloadError } from '../downloads/types.js';
-import { abortError, throwIfAborted } from '../shared/abort.js';
-import { epsgOfGeoKeys } from '../shared/geokeys.js';
+import { METRES_PER_DEGREE } from '../../common/geodesy.js';
+import { AppError } from '../../common/errors.js';
+import { abortError, throwIfAborted } from '../../common/abort.js';
+import { metadataOf, readGeoTiffHeader } from '../geotiff/index.js';
 
-/** Metres per degree at the equator: how the service turns a metric Resolution into degrees for EPSG:4326. */
-export const METRES_PER_DEGREE = 111320;
+export { METRES_PER_DEGREE };
 
 /** What the library records about a raster, read from the file itself. */
 export interface RasterMetadata {
@@ -81,33 +80,21 @@ function isoDateOf(v: string | null): string | null {
   return m ? `${m[1]}-${m[2]}-${m[3]}` : null;
 }
 
-/** Reads library metadata from a GeoTIFF's first image; throws a validation DownloadError naming the file when it is not a readable GeoTIFF. */
+/** Reads library metadata from a GeoTIFF's first image; throws a validation AppError naming the file when it is not a readable GeoTIFF. */
 export async function readRasterMetadata(file: string, signal: AbortSignal): Promise<RasterMetadata> {
   throwIfAborted(signal);
-  let tiff: Awaited<ReturnType<typeof fromFile>> | null = null;
   try {
-    tiff = await fromFile(file, signal);
-    const image = await tiff.getImage(0);
-    const width = image.getWidth();
-    const height = image.getHeight();
-    const dataset = ((await image.getGDALMetadata(null)) ?? {}) as Record<string, unknown>;
-    const samples = image.getSamplesPerPixel();
+    const h = await readGeoTiffHeader(file, signal);
+    const dataset = metadataOf(h.metadata, null);
     const bands: string[] = [];
-    for (let i = 0; i < samples; i++) {
-      const item = ((await image.getGDALMetadata(i)) ?? {}) as Record<string, unknown>;
-      bands.push(str(item.DESCRIPTION) ?? `Band ${i + 1}`);
-    }
-    const keys = image.getGeoKeys() as Record<string, unknown> | null;
-    const epsg = epsgOfGeoKeys(keys);
+    for (let i = 0; i < h.bands; i++) bands.push(str(metadataOf(h.metadata, i).DESCRIPTION) ?? `Band ${i + 1}`);
+    const epsg = h.epsg;
     let resolution: number | null = null;
-    let bbox: [number, number, number, number] | null = null;
-    try {
-      const [rx] = image.getResolution();
-      resolution = epsg === 4326 ? Math.abs(rx!) * METRES_PER_DEGREE : Math.abs(rx!);
+    const bbox = h.bbox;
+    if (h.transform) {
+      const rx = h.transform.resX;
+      resolution = epsg === 4326 ? Math.abs(rx) * METRES_PER_DEGREE : Math.abs(rx);
       resolution = Math.round(resolution * 1000) / 1000;
-      bbox = image.getBoundingBox() as [number, number, number, number];
-    } catch {
-      // No affine transform: an ungeoreferenced TIFF still goes in the library, just without a footprint.
     }
     let bounds4326: [number, number, number, number] | null = null;
     let boundsNote: string | undefined;
@@ -125,15 +112,13 @@ export async function readRasterMetadata(file: string, signal: AbortSignal): Pro
       bands,
       epsg,
       resolution,
-      width,
-      height,
+      width: h.width,
+      height: h.height,
       bounds4326,
       ...(boundsNote ? { boundsNote } : {}),
     };
   } catch (e) {
     if (signal.aborted) throw abortError(signal);
-    throw new DownloadError('validation', `${file} is not a readable GeoTIFF: ${(e as Error).message}`, { cause: e });
-  } finally {
-    await tiff?.close();
+    throw new AppError('validation', `${file} is not a readable GeoTIFF: ${(e as Error).message}`, { cause: e });
   }
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { DownloadError } from '../downloads/types.js';
-import { abortError, abortable } from '../shared/abort.js';
+import { AppError } from '../../common/errors.js';
+import { abortError, abortable } from '../../common/abort.js';
 import type { LibraryEntry } from './catalog.js';
 import { buildOverviewCopy, overviewNeed, type OverviewNeed } from './overview.js';
 import type { RasterFileLookup } from './raster-protocol.js';
@@ -177,13 +177,13 @@ export class OverviewCache {
    */
   async prepare(id: string, signal: AbortSignal, opts: PrepareOptions = {}): Promise<OverviewStatus> {
     const entry = this.opts.catalog.get(id);
-    if (!entry) throw new DownloadError('not-found', `No library entry with id ${id}.`);
+    if (!entry) throw new AppError('not-found', `No library entry with id ${id}.`);
     const key = await this.keyOf(entry.path);
-    if (!key) throw new DownloadError('not-found', `${entry.path} is missing.`);
+    if (!key) throw new AppError('not-found', `${entry.path} is missing.`);
     // The header is read once per version of the file (the key changes with it).
     const need = this.needs.get(key) ?? await overviewNeed(entry.path, signal).catch((e: unknown) => {
       if (signal.aborted) throw e;
-      throw new DownloadError('validation', `${entry.path} cannot be previewed: ${(e as Error).message}`, { cause: e });
+      throw new AppError('validation', `${entry.path} cannot be previewed: ${(e as Error).message}`, { cause: e });
     });
     this.needs.set(key, need);
     if (!need.needed || !need.supported) {
@@ -220,7 +220,7 @@ export class OverviewCache {
       if (!this.opts.catalog.get(id)) {
         // Removed while its quick look was built.
         this.dropQuickIfUnused(name);
-        throw new DownloadError('not-found', `No library entry with id ${id}.`);
+        throw new AppError('not-found', `No library entry with id ${id}.`);
       }
       this.quickOf.set(id, (this.quickOf.get(id) ?? new Set()).add(name));
       return { id, state: 'quick-look', rasterId: `${QUICK_LOOK_PREFIX}${f}-${id}`, reason: need.reason, reused, buildMs: Math.round(performance.now() - started) };

@@ -2,42 +2,31 @@
  * Overview copies for GeoTIFFs that are not cloud optimised (striped, or tiled without overviews),
  * so the map can show them at any zoom while reading only a few tiles.
  *
- * The copy is built in one sequential pass over the source: each band of rows is cut into tiles
- * and averaged 2x2 into the next level's row buffer, which cascades down the pyramid, so the
- * source is read once and memory stays one tile row per level whatever the file size. The pass is
- * asynchronous (it awaits every read and write), so the main process keeps answering IPC while a
- * large file is converted. Output: uncompressed, pixel-interleaved, square tiles, overviews,
- * the source's GDAL_METADATA and nodata, written to `.part`, fsynced and renamed.
+ * The source is read once, a tile row of rows at a time, and handed to the one GeoTIFF writer
+ * (main/geotiff), which cuts it into tiles and builds the 2x2-mean overviews from what it wrote.
+ * The pass is asynchronous (it awaits every read and write), so the main process keeps answering
+ * IPC while a large file is converted. Output: uncompressed, pixel-interleaved, square tiles,
+ * overviews, the source's GDAL_METADATA and nodata, written to `.part`, fsynced and renamed.
  */
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
-import { fromFile, type GeoTIFFImage } from 'geotiff';
-import { buildTiffLayout, pyramidLevels, type TiffLevelLayout } from '../simulator/raster/tiff-writer.js';
-import { abortError, throwIfAborted } from '../shared/abort.js';
-import { syncDirectory } from '../shared/atomic-file.js';
-import { epsgOfGeoKeys, isGeographic } from '../shared/geokeys.js';
-import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
+import { open } from 'node:fs/promises';
+import type { GeoTIFFImage } from 'geotiff';
+import { abortError, throwIfAborted } from '../../common/abort.js';
+import { bytesOf, readExactly } from '../shared/file-io.js';
+import {
+  gridOf, newSamples, nodataOf, openGeoTiff, readStripTable, writePyramid, type GeoTiffHeader, type PixelArray, type RasterGrid, type SampleType,
+} from '../geotiff/index.js';
 
 /** Pixel types the overview copy can carry (8/16-bit integers: what the service and most imagery deliver). */
-export type OverviewDataType = 'UINT8' | 'INT16' | 'UINT16';
+export type OverviewDataType = SampleType;
 
-type Samples = Uint8Array | Int16Array | Uint16Array;
+type Samples = PixelArray;
 
 /** What the source header says, as far as the copy needs it. */
-export interface OverviewSource {
-  width: number;
-  height: number;
-  bands: number;
+export interface OverviewSource extends RasterGrid {
   /** Null when the copy cannot carry the sample type (see reason). */
   dataType: OverviewDataType | null;
   tiled: boolean;
   overviews: number;
-  nodata: number;
-  epsg: number | null;
-  geographic: boolean;
-  originX: number;
-  originY: number;
-  pixelSize: number;
   squarePixels: boolean;
   metadataXml: string;
 }
@@ -56,70 +45,32 @@ export const STRIPED_LIMIT = 256;
 /** Tiled files without overviews larger than this get a copy: their full extent would need every tile. */
 export const TILED_LIMIT = 1024;
 
-function dataTypeOf(image: GeoTIFFImage): OverviewDataType | null {
-  const bits = image.getBitsPerSample();
-  const format = image.getSampleFormat() ?? 1;
-  for (let i = 1; i < image.getSamplesPerPixel(); i++) {
-    if (image.getBitsPerSample(i) !== bits || (image.getSampleFormat(i) ?? 1) !== format) return null;
-  }
-  if (bits === 8 && format === 1) return 'UINT8';
-  if (bits === 16 && format === 2) return 'INT16';
-  if (bits === 16 && format === 1) return 'UINT16';
-  return null;
-}
-
 /** The nodata value of the copy: the file's own, else -32768 for INT16 and 0 for the unsigned types. */
-export function defaultNodata(dataType: OverviewDataType | null): number {
-  return dataType === 'INT16' ? -32768 : 0;
-}
+export const defaultNodata = nodataOf;
 
-async function describe(image: GeoTIFFImage, imageCount: number): Promise<OverviewSource> {
-  const dataType = dataTypeOf(image);
-  const dir = image.getFileDirectory();
-  const keys = image.getGeoKeys() as Record<string, unknown> | null;
-  const geographic = isGeographic(keys);
-  let originX = 0, originY = 0, sx = 0, sy = 0;
-  try {
-    [originX, originY] = image.getOrigin() as [number, number];
-    [sx, sy] = image.getResolution() as [number, number];
-  } catch {
-    // Ungeoreferenced: squarePixels stays false and the copy is refused.
-  }
-  const xml = dir.hasTag('GDAL_METADATA') ? String((await dir.loadValue('GDAL_METADATA')) ?? '').replace(/\0+$/, '') : '';
-  const nodata = image.getGDALNoData();
+function describe(h: GeoTiffHeader): OverviewSource {
   return {
-    width: image.getWidth(),
-    height: image.getHeight(),
-    bands: image.getSamplesPerPixel(),
-    dataType,
-    tiled: image.isTiled,
-    overviews: imageCount - 1,
-    nodata: nodata ?? defaultNodata(dataType),
-    epsg: epsgOfGeoKeys(keys),
-    geographic,
-    originX,
-    originY,
-    pixelSize: sx,
-    squarePixels: sx > 0 && sy < 0 && Math.abs(Math.abs(sy) - sx) <= sx * 1e-9,
-    metadataXml: xml,
+    ...gridOf(h),
+    dataType: h.dataType,
+    tiled: h.tiled,
+    overviews: h.imageCount - 1,
+    squarePixels: h.squarePixels,
+    metadataXml: h.metadataXml,
   };
 }
 
 /** Decides whether `file` needs an overview copy for a fast preview (reads the header only). */
 export async function overviewNeed(file: string, signal: AbortSignal): Promise<OverviewNeed> {
-  throwIfAborted(signal);
-  const tiff = await fromFile(file, signal);
+  const tiff = await openGeoTiff(file, signal);
   try {
-    const count = await tiff.getImageCount();
-    const image = await tiff.getImage(0);
-    const source = await describe(image, count);
+    const h = tiff.header;
+    const source = describe(h);
     const big = Math.max(source.width, source.height);
     let needed = false;
     let reason = 'The file is tiled with overviews (cloud optimised): it is previewed directly.';
-    if (!tiff.littleEndian && !source.tiled) {
+    if (!h.littleEndian && !source.tiled) {
       // geotiff.js misreads big-endian strip tables (see readStripTable): the map reads a copy, made from raw strips.
-      const dir = image.getFileDirectory();
-      const raw = Number(dir.getValue('Compression') ?? 1) === 1 && (Number(dir.getValue('PlanarConfiguration') ?? 1) === 1 || source.bands === 1);
+      const raw = h.compression === 1 && (h.planar === 1 || source.bands === 1);
       if (!raw) throw new Error('it is a big-endian striped GeoTIFF with compressed or band-interleaved strips, which Swath cannot read; convert it with gdal_translate -co ENDIANNESS=LITTLE (or -of COG) and import the result');
       needed = true;
       reason = `The file is big-endian and striped (${source.width} x ${source.height} px), so a tiled copy with overviews is built once.`;
@@ -143,7 +94,7 @@ export async function overviewNeed(file: string, signal: AbortSignal): Promise<O
       }
     }
     // geotiff.js cannot read big-endian strips either: without a copy there is no preview at all.
-    if (!supported && !tiff.littleEndian && !source.tiled) {
+    if (!supported && !h.littleEndian && !source.tiled) {
       throw new Error('it is a big-endian striped GeoTIFF that Swath can neither read nor copy (samples other than 8/16-bit integers, or no EPSG code or square north-up pixels); convert it with gdal_translate -co ENDIANNESS=LITTLE (or -of COG) and import the result');
     }
     return { needed, supported, reason, source };
@@ -155,12 +106,6 @@ export async function overviewNeed(file: string, signal: AbortSignal): Promise<O
 /** Tile edge of the copy: 256 px for small images (finer requests), 512 px above 2048 px. */
 export function overviewTile(width: number, height: number): number {
   return Math.max(width, height) <= 2048 ? 256 : 512;
-}
-
-function newSamples(dataType: OverviewDataType, n: number): Samples {
-  if (dataType === 'UINT8') return new Uint8Array(n);
-  if (dataType === 'INT16') return new Int16Array(n);
-  return new Uint16Array(n);
 }
 
 /** Reads whole rows of the source, pixel-interleaved, into a buffer. */
@@ -175,60 +120,14 @@ interface Rows {
 }
 
 /**
- * StripOffsets and StripByteCounts of the first image, read from the file's own bytes in its own
- * byte order (classic TIFF and BigTIFF). geotiff.js 3 reads these tables of big-endian files with
- * the wrong byte order (geotiffjs/geotiff.js#535), which would make the copy silently all zeros.
- */
-export async function readStripTable(file: string): Promise<{ littleEndian: boolean; offsets: number[]; counts: number[] }> {
-  const fh = await open(file, 'r');
-  try {
-    const size = (await fh.stat()).size;
-    const read = async (position: number, length: number): Promise<DataView> => {
-      if (position < 0 || position + length > size) throw new Error(`${file}: its strip table points beyond the end of the file`);
-      const buf = Buffer.alloc(length);
-      await readExactly(fh, buf, position);
-      return new DataView(buf.buffer, buf.byteOffset, length);
-    };
-    const head = await read(0, 16);
-    const le = head.getUint16(0) === 0x4949;
-    const big = head.getUint16(2, le) === 43;
-    const ifd = big ? Number(head.getBigUint64(8, le)) : head.getUint32(4, le);
-    const entries = big ? Number((await read(ifd, 8)).getBigUint64(0, le)) : (await read(ifd, 2)).getUint16(0, le);
-    const entrySize = big ? 20 : 12;
-    const table = await read(ifd + (big ? 8 : 2), entries * entrySize);
-    const values = async (tag: number): Promise<number[]> => {
-      for (let i = 0; i < entries; i++) {
-        const at = i * entrySize;
-        if (table.getUint16(at, le) !== tag) continue;
-        const type = table.getUint16(at + 2, le);
-        const count = big ? Number(table.getBigUint64(at + 4, le)) : table.getUint32(at + 4, le);
-        const width = type === 3 ? 2 : type === 4 ? 4 : type === 16 ? 8 : 0;
-        if (!width) throw new Error(`${file}: unexpected type ${type} of TIFF tag ${tag}`);
-        const inline = count * width <= (big ? 8 : 4);
-        const data = inline ? new DataView(table.buffer, table.byteOffset + at + (big ? 12 : 8), count * width)
-          : await read(big ? Number(table.getBigUint64(at + 12, le)) : table.getUint32(at + 8, le), count * width);
-        return Array.from({ length: count }, (_, k) => (width === 2 ? data.getUint16(k * 2, le) : width === 4 ? data.getUint32(k * 4, le) : Number(data.getBigUint64(k * 8, le))));
-      }
-      throw new Error(`${file}: TIFF tag ${tag} is missing`);
-    };
-    return { littleEndian: le, offsets: await values(273), counts: await values(279) };
-  } finally {
-    await fh.close();
-  }
-}
-
-/**
  * The fastest way to read rows of this file: straight from disk for uncompressed,
  * pixel-interleaved strips (a GDAL default; big-endian samples are swapped), geotiff.js for
  * anything else (compression, tiles, band-interleaved).
  */
-async function rowReader(file: string, image: GeoTIFFImage, src: OverviewSource): Promise<Rows> {
-  const dir = image.getFileDirectory();
-  const compression = Number(dir.getValue('Compression') ?? 1);
-  const planar = Number(dir.getValue('PlanarConfiguration') ?? 1);
-  if (!src.tiled && compression === 1 && (planar === 1 || src.bands === 1)) {
+async function rowReader(file: string, image: GeoTIFFImage, h: GeoTiffHeader, src: OverviewSource): Promise<Rows> {
+  if (!src.tiled && h.compression === 1 && (h.planar === 1 || src.bands === 1)) {
     const { offsets, counts, littleEndian } = await readStripTable(file);
-    const rps = Math.min(Number(dir.getValue('RowsPerStrip') ?? src.height), src.height);
+    const rps = h.blockRows;
     const bytesPerSample = src.dataType === 'UINT8' ? 1 : 2;
     const rowBytes = src.width * src.bands * bytesPerSample;
     const fh = await open(file, 'r');
@@ -256,13 +155,12 @@ async function rowReader(file: string, image: GeoTIFFImage, src: OverviewSource)
       close: () => fh.close(),
     };
   }
-  const blockRows = image.isTiled ? image.getTileHeight() : Number(dir.getValue('RowsPerStrip') ?? src.height);
   return {
     async read(y0, rows, out, signal) {
       const data = (await image.readRasters({ window: [0, y0, src.width, y0 + rows], interleave: true, signal })) as unknown as ArrayLike<number>;
       out.set(data as never);
     },
-    chunk: Math.max(1, Math.min(256, blockRows, src.height)),
+    chunk: Math.max(1, Math.min(256, h.blockRows)),
     close: async () => undefined,
   };
 }
@@ -312,44 +210,6 @@ function decimatingReader(base: Rows, src: OverviewSource, dataType: OverviewDat
   };
 }
 
-/** Averages valid (non-nodata) pixels of each 2x2 block of `rows` rows into ceil(rows/2) rows of half width. */
-export function downsample2x(
-  src: Samples, width: number, rows: number, bands: number, nodata: number,
-  out: Samples, outWidth: number,
-): number {
-  const outRows = Math.ceil(rows / 2);
-  const stride = width * bands;
-  for (let y2 = 0; y2 < outRows; y2++) {
-    const r0 = 2 * y2 * stride;
-    const r1 = 2 * y2 + 1 < rows ? r0 + stride : -1;
-    const o0 = y2 * outWidth * bands;
-    for (let x2 = 0; x2 < outWidth; x2++) {
-      const c0 = 2 * x2 * bands;
-      const c1 = 2 * x2 + 1 < width ? c0 + bands : -1;
-      for (let b = 0; b < bands; b++) {
-        let sum = 0;
-        let n = 0;
-        let v = src[r0 + c0 + b]!;
-        if (v !== nodata) { sum += v; n++; }
-        if (c1 >= 0) {
-          v = src[r0 + c1 + b]!;
-          if (v !== nodata) { sum += v; n++; }
-        }
-        if (r1 >= 0) {
-          v = src[r1 + c0 + b]!;
-          if (v !== nodata) { sum += v; n++; }
-          if (c1 >= 0) {
-            v = src[r1 + c1 + b]!;
-            if (v !== nodata) { sum += v; n++; }
-          }
-        }
-        out[o0 + x2 * bands + b] = n === 0 ? nodata : n === 4 ? Math.round(sum / 4) : Math.round(sum / n);
-      }
-    }
-  }
-  return outRows;
-}
-
 /** Options of {@link buildOverviewCopy}. */
 export interface BuildOverviewOptions {
   signal: AbortSignal;
@@ -378,15 +238,10 @@ export interface OverviewCopy {
  */
 export async function buildOverviewCopy(src: string, dest: string, opts: BuildOverviewOptions): Promise<OverviewCopy> {
   const { signal } = opts;
-  throwIfAborted(signal);
-  const tiff = await fromFile(src, signal);
+  const tiff = await openGeoTiff(src, signal);
   let reader: Rows | null = null;
-  let fh: FileHandle | null = null;
-  const part = `${dest}.part`;
-  let ok = false;
   try {
-    const image = await tiff.getImage(0);
-    const s = await describe(image, await tiff.getImageCount());
+    const s = describe(tiff.header);
     if (!s.dataType) throw new Error(`${src}: only 8/16-bit integer samples can be copied`);
     if (!s.squarePixels || s.epsg == null) throw new Error(`${src}: needs an EPSG code and square north-up pixels`);
     const dataType = s.dataType;
@@ -395,85 +250,32 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
     const W = Math.ceil(s.width / f);
     const H = Math.ceil(s.height / f);
     const tile = overviewTile(W, H);
-    const sizes = pyramidLevels(W, H, tile);
-    const layout = buildTiffLayout({
-      levels: sizes.map((l) => ({ ...l, tiled: true, tileSize: tile })),
-      samplesPerPixel: nb,
-      bitsPerSample: dataType === 'UINT8' ? 8 : 16,
-      signed: dataType === 'INT16',
-      geo: { epsg: s.epsg, geographic: s.geographic, originX: s.originX, originY: s.originY, pixelSize: s.pixelSize * f },
-      nodata: String(nodata),
-      metadataXml: s.metadataXml,
-    });
-    reader = await rowReader(src, image, s);
+    reader = await rowReader(src, tiff.image, tiff.header, s);
     if (f > 1) reader = decimatingReader(reader, s, dataType, f);
-    fh = await open(part, 'w', 0o644);
-    await writeExactly(fh, layout.header, 0);
-
-    // One tile row of pixels per level, plus one tile row of tiles to write.
-    const rowBufs = layout.levels.map((L) => newSamples(dataType, L.width * tile * nb));
-    const fill = layout.levels.map(() => 0);
-    const tileRow = layout.levels.map(() => 0);
-    const tileSamples = tile * tile * nb;
-    const out = newSamples(dataType, layout.levels[0]!.blocksAcross * tileSamples);
-    const file = fh;
-
-    const writeTileRow = async (k: number, L: TiffLevelLayout, rows: number): Promise<void> => {
-      const buf = rowBufs[k]!;
-      const n = L.blocksAcross * tileSamples;
-      out.fill(nodata, 0, n);
-      for (let bx = 0; bx < L.blocksAcross; bx++) {
-        const x0 = bx * tile;
-        const w = Math.min(tile, L.width - x0);
-        for (let r = 0; r < rows; r++) {
-          const from = (r * L.width + x0) * nb;
-          out.set(buf.subarray(from, from + w * nb), bx * tileSamples + r * tile * nb);
-        }
-      }
-      await writeExactly(file, bytesOf(out, n), L.dataOffset + tileRow[k]! * L.blocksAcross * L.blockBytes);
-      tileRow[k]!++;
-    };
-
-    // A full (or final) tile row of level k is written, then averaged into level k+1's buffer.
-    const flush = async (k: number): Promise<void> => {
-      const L = layout.levels[k]!;
-      const rows = fill[k]!;
-      await writeTileRow(k, L, rows);
-      fill[k] = 0;
-      if (k + 1 >= layout.levels.length) return;
-      const C = layout.levels[k + 1]!;
-      const at = fill[k + 1]! * C.width * nb;
-      const made = downsample2x(rowBufs[k]!, L.width, rows, nb, nodata, rowBufs[k + 1]!.subarray(at), C.width);
-      fill[k + 1]! += made;
-      const lastRowOfChild = tileRow[k + 1]! * tile + fill[k + 1]! >= C.height;
-      if (fill[k + 1] === tile || lastRowOfChild) await flush(k + 1);
-    };
-
-    for (let y = 0; y < H; y += tile) {
-      throwIfAborted(signal);
-      const rows = Math.min(tile, H - y);
-      await reader.read(y, rows, rowBufs[0]!, signal);
-      fill[0] = rows;
-      await flush(0);
-      opts.onProgress?.(Math.min(1, (y + rows) / H));
-    }
-    const durable = opts.durable ?? true;
-    if (durable) await fh.sync();
-    await fh.close();
-    fh = null;
-    // Cancelled while the last rows were written: the copy is not published.
-    throwIfAborted(signal);
-    await rename(part, dest);
-    if (durable) await syncDirectory(path.dirname(dest));
-    ok = true;
-    return { path: dest, bytes: layout.totalBytes, levels: sizes, tile };
+    const rows = reader;
+    // One tile row of the source at a time: the reader reads whole rows best.
+    const written = await writePyramid(dest, {
+      width: W,
+      height: H,
+      bands: nb,
+      dataType,
+      geo: { epsg: s.epsg, geographic: s.geographic, originX: s.originX, originY: s.originY, pixelSize: s.pixelSize * f },
+      metadataXml: s.metadataXml,
+      nodata,
+      tile,
+      tiled: true,
+    }, (rect, out, sig) => rows.read(rect.y, rect.height, out, sig), {
+      signal,
+      onProgress: opts.onProgress,
+      chunkBytes: Math.ceil(W / tile) * tile * tile * nb * (dataType === 'UINT8' ? 1 : 2),
+      durable: opts.durable ?? true,
+    });
+    return { path: written.path, bytes: written.bytes, levels: written.levels, tile };
   } catch (e) {
     if (signal.aborted) throw abortError(signal);
     throw e;
   } finally {
     await reader?.close().catch(() => undefined);
-    await fh?.close().catch(() => undefined);
-    if (!ok) await unlink(part).catch(() => undefined);
     await tiff.close();
   }
 }

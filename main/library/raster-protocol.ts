@@ -1,5 +1,5 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { throwIfAborted } from '../shared/abort.js';
+import { throwIfAborted } from '../../common/abort.js';
 
 /**
  * The logic behind `swath-raster://<library-id>`: the renderer names a library id, never a path,

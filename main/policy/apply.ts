@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { HandlerError } from '../ipc/errors';
+import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
 import type { PolicyState } from './load';
@@ -87,11 +87,11 @@ export function enforcePolicy(handlers: HandlerTable, state: PolicyState, locked
   const remoteBasemap = !p.basemap || p.basemap.online !== 'none';
   const fixedDir = p.downloadDir ?? null;
   const refuse = (field: string, what: string): never => {
-    throw new HandlerError('validation', `${what} ${FIXED_BY_POLICY}`, { [field]: [FIXED_BY_POLICY] });
+    throw new AppError('validation', `${what} ${FIXED_BY_POLICY}`, { fields: { [field]: [FIXED_BY_POLICY] } });
   };
   const guardProfile = (id: string, what: string): void => {
     if (locked.has(id)) refuse('id', what);
-    if (demoHidden && id === DEMO_PROFILE_ID) throw new HandlerError('not-found', 'No such profile.');
+    if (demoHidden && id === DEMO_PROFILE_ID) throw new AppError('not-found', 'No such profile.');
   };
   const targetDir = (given: string | undefined): string | undefined => {
     if (!fixedDir) return given;
@@ -120,7 +120,7 @@ export function enforcePolicy(handlers: HandlerTable, state: PolicyState, locked
       return handlers['profiles:delete'](request, context);
     },
     'profiles:activate': (request, context) => {
-      if (demoHidden && request.id === DEMO_PROFILE_ID) throw new HandlerError('not-found', 'No such profile.');
+      if (demoHidden && request.id === DEMO_PROFILE_ID) throw new AppError('not-found', 'No such profile.');
       return handlers['profiles:activate'](request, context);
     },
     'settings:get': async (request, context) => effectiveSettings(await handlers['settings:get'](request, context)),

@@ -4,7 +4,8 @@ import { RedirectRefusedError, refuseRedirects, type HttpFetch } from '../api';
 import { redactSecretsDeep, redactText } from '../api/redact';
 import { DownloadQueue, createBatchRunner } from '../downloads';
 import { clientBinarySource } from './binary-source';
-import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from '../hosts/embedded-service';
+import type { Emit } from './emit';
+import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from './embedded-service';
 import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
 import { LibraryCatalog, type RasterFileLookup } from '../library';
@@ -23,8 +24,7 @@ import { SettingsStore } from './settings';
  * so they serve the same contract with the same behaviour.
  */
 
-/** Pushes a contract event to whatever the host has connected. */
-export type Emit = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+export type { Emit } from './emit';
 
 /** What {@link createApp} needs from its host. */
 export interface AppOptions {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { CONTRACT_VERSION } from '../../preload/contract';
 import { buildDiagnostics, DIAGNOSTICS_LOG_LINES, diagnosticsFileName } from '../diagnostics/report';
 import type { DownloadQueue } from '../downloads';
-import { HandlerError } from '../ipc/errors';
+import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
 import { SecretRegistry, type SwathLog } from '../logging';
@@ -85,7 +85,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
   updates?.start();
   const updateState = (): UpdateStatus => updates?.state() ?? { ...OFF, currentVersion: core.version };
   const requireUpdates = (): UpdateService => {
-    if (!updates) throw new HandlerError('validation', OFF.message);
+    if (!updates) throw new AppError('validation', OFF.message);
     return updates;
   };
 
@@ -125,7 +125,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
     'diagnostics:get': async () => ({ text: await diagnostics() }),
     'diagnostics:save': async () => {
       if (!options.saveText) {
-        throw new HandlerError('validation', 'This window has no save dialog; use “Copy diagnostics” and paste the report into a file.');
+        throw new AppError('validation', 'This window has no save dialog; use “Copy diagnostics” and paste the report into a file.');
       }
       const saved = await options.saveText(diagnosticsFileName(), await diagnostics());
       return { saved: saved !== null, path: saved };

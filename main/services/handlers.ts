@@ -2,11 +2,11 @@ import { CONTRACT_VERSION } from '../../preload/contract';
 import type { CompositeAvailableRequest, CompositeEstimateRequest, GeographyCompositeRequest, OpenOperationKey, SearchAvailableRequest } from '../api';
 import type { DownloadJob, DownloadQueue } from '../downloads';
 import {
-  PlanError, datesFromSearchAvailable, estimateBatch, limitsFromAccountInfo, planComposite, sumEstimates, withDate,
+  datesFromSearchAvailable, estimateBatch, limitsFromAccountInfo, planComposite, sumEstimates, withDate,
   type AreaCreditEstimate, type CompositeBody,
 } from '../downloads/batch';
 import { exportHandlers, type ExportTargetRequest } from '../exports/handlers';
-import { HandlerError } from '../ipc/errors';
+import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type KeyProbe, type ProfileStore } from '../keychain';
 import type { LibraryCatalog } from '../library';
@@ -67,13 +67,9 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
   async function planFor(request: Record<string, unknown>, signal: AbortSignal) {
     const c = await client(signal);
     const info = (c.account ?? (await c.accountInfo(signal))) as Record<string, unknown>;
-    try {
-      const limits = limitsFromAccountInfo(info);
-      return { plan: planComposite(request as CompositeBody, limits), limits };
-    } catch (error) {
-      if (error instanceof PlanError) throw new HandlerError('validation', error.message, { [error.field]: [error.message] });
-      throw error;
-    }
+    // A PlanError is an AppError naming the field at fault: it reaches the form as it is.
+    const limits = limitsFromAccountInfo(info);
+    return { plan: planComposite(request as CompositeBody, limits), limits };
   }
 
   /** Dates with imagery for the request's AOI and model in a period (search/available). */
@@ -124,7 +120,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
     'service:call': async ({ key, params, body }, { signal }) => {
       const c = await client(signal);
       if (!c.openOperations().some((op) => op.key === key)) {
-        throw new HandlerError('not-found', `The service's specification has no operation "${key}".`);
+        throw new AppError('not-found', `The service's specification has no operation "${key}".`);
       }
       return { data: await c.callOpen(key as OpenOperationKey, { params, body }, signal) };
     },
@@ -147,7 +143,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       const origin = new URL(p.baseUrl).origin;
       const reEnter = { key: [`Key entered for ${p.keyOrigin}; enter it again for ${origin}.`] };
       if (!deps.confirm) {
-        throw new HandlerError('validation', `This window cannot confirm sending the key of "${p.name}" to ${origin}; enter the key again.`, reEnter);
+        throw new AppError('validation', `This window cannot confirm sending the key of "${p.name}" to ${origin}; enter the key again.`, { fields: reEnter });
       }
       // Main's own dialog: the renderer asked, but only the analyst answers.
       const agreed = await deps.confirm({
@@ -156,7 +152,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
         detail: `The key was entered for ${p.keyOrigin}. The profile now points at ${origin}.\n\nIf you did not change the address yourself, choose Cancel and check the profile.`,
         confirmLabel: `Send key to ${origin}`,
       });
-      if (!agreed) throw new HandlerError('cancelled', `The key stays bound to ${p.keyOrigin}.`);
+      if (!agreed) throw new AppError('cancelled', `The key stays bound to ${p.keyOrigin}.`);
       return changed(await profiles.confirmKeyOrigin(id, origin));
     },
 
@@ -219,7 +215,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       await (await client(signal)).checkBinaryRequest('composite', { ...request, Date: request.Date ?? from }, signal);
       const { plan, limits } = await planFor({ ...request, Date: request.Date ?? from }, signal);
       const dates = await seriesDates(request, from, until, signal);
-      if (dates.length === 0) throw new HandlerError('validation', 'No dates with imagery in this period.', { From: ['No dates with imagery between From and Until for this area.'] });
+      if (dates.length === 0) throw new AppError('validation', 'No dates with imagery in this period.', { fields: { From: ['No dates with imagery between From and Until for this area.'] } });
       return publicJob(await queue.add({
         kind: 'composite', request, targetDir: targetDir ?? settings.get().downloadDir,
         batch: { type: 'series', limits, dates, parts: plan.parts.length },
@@ -233,8 +229,8 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
     },
     'downloads:reveal': ({ id }) => {
       const job = queue.get(id);
-      if (!job) throw new HandlerError('not-found', `No download ${id}.`);
-      if (!job.file) throw new HandlerError('validation', 'This download has no file yet.');
+      if (!job) throw new AppError('not-found', `No download ${id}.`);
+      if (!job.file) throw new AppError('validation', 'This download has no file yet.');
       return { revealed: deps.revealFile ? deps.revealFile(job.file) : false };
     },
 
@@ -246,7 +242,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
     },
     'library:import-dialog': async (_r, { signal }) => {
       if (!deps.chooseFiles) {
-        throw new HandlerError('validation', 'This window has no system file dialog; paste the file path instead.', { paths: ['Enter the path of a .tif or .tiff file.'] });
+        throw new AppError('validation', 'This window has no system file dialog; paste the file path instead.', { fields: { paths: ['Enter the path of a .tif or .tiff file.'] } });
       }
       const paths = await deps.chooseFiles();
       if (!paths || paths.length === 0) return { entries: [], cancelled: true };
@@ -276,7 +272,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
     'library:preview': ({ id, quickLook }, { signal }) => deps.overviews.prepare(id, signal, { quickLook }),
     'library:reveal': ({ id }) => {
       const entry = library.get(id);
-      if (!entry) throw new HandlerError('not-found', `No library entry with id ${id}.`);
+      if (!entry) throw new AppError('not-found', `No library entry with id ${id}.`);
       return { revealed: deps.revealFile ? deps.revealFile(entry.path) : false };
     },
   };

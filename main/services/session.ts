@@ -1,7 +1,7 @@
 import { ApiError, ServiceClient, type ConnectResult, type HttpFetch, type SpecDrift } from '../api';
-import { HandlerError } from '../ipc/errors';
+import { AppError } from '../../common/errors.js';
 import { DEMO_PROFILE_ID, KeyOriginError, type ProfileStore, type ProfileSummary } from '../keychain';
-import type { Emit } from './app';
+import type { Emit } from './emit';
 
 /**
  * The connection to the active profile's service: one ServiceClient per
@@ -79,7 +79,7 @@ export class ServiceSession {
       return cur;
     }
     if (cur) void cur.client.close().catch(() => undefined);
-    if (!profile.baseUrl) throw new HandlerError('transient', 'The demo service is still starting; try again in a moment.');
+    if (!profile.baseUrl) throw new AppError('transient', 'The demo service is still starting; try again in a moment.');
     const profileId = profile.id;
     const client = new ServiceClient({
       baseUrl: profile.baseUrl,

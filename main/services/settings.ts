@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { settingsSchema } from '../../preload/contract';
-import { HandlerError } from '../ipc/errors';
+import { AppError } from '../../common/errors.js';
 import { JsonStore, readJsonFile } from '../library/atomic-json';
 
 /** User settings kept by main (download folder, theme, the optional online basemap). */
@@ -40,7 +40,7 @@ export class SettingsStore {
   /** Applies a change after checking it; the download folder must be an absolute path. */
   async set(patch: Partial<Settings>): Promise<Settings> {
     if (patch.downloadDir !== undefined && !path.isAbsolute(patch.downloadDir)) {
-      throw new HandlerError('validation', 'The download folder must be an absolute path.', { downloadDir: ['Must be an absolute path, such as /home/me/Imagery.'] });
+      throw new AppError('validation', 'The download folder must be an absolute path.', { fields: { downloadDir: ['Must be an absolute path, such as /home/me/Imagery.'] } });
     }
     this.value = { ...this.value, ...patch };
     await this.store.save();

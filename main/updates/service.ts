@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppUpdater, ProgressInfo, UpdateInfo } from 'electron-updater';
-import { HandlerError } from '../ipc/errors';
+import { AppError } from '../../common/errors.js';
 import { FIXED_BY_POLICY, updateChannels, type UpdateChannel } from '../policy';
 import { feedChannelName, resolveUpdateConfig, type UpdateConfig, type UpdateInputs } from './config';
 
@@ -129,14 +129,14 @@ export class UpdateService {
 
   /** Restarts into the downloaded update (the user asked for it). */
   install(): UpdateStatus {
-    if (this.status.state !== 'ready' || !this.updater) throw new HandlerError('validation', 'No update has been downloaded yet.');
+    if (this.status.state !== 'ready' || !this.updater) throw new AppError('validation', 'No update has been downloaded yet.');
     this.updater.quitAndInstall(false, true);
     return this.state();
   }
 
   /** Switches between stable and beta, unless the policy fixes the channel. */
   async setChannel(channel: UpdateChannel): Promise<UpdateStatus> {
-    if (this.config.channelFixed && channel !== this.config.channel) throw new HandlerError('validation', `The update channel is fixed. ${FIXED_BY_POLICY}`, { channel: [FIXED_BY_POLICY] });
+    if (this.config.channelFixed && channel !== this.config.channel) throw new AppError('validation', `The update channel is fixed. ${FIXED_BY_POLICY}`, { fields: { channel: [FIXED_BY_POLICY] } });
     this.userChannel = channel;
     await writeFile(path.join(this.options.stateDir, 'channel.json'), JSON.stringify({ channel }));
     await this.configure();

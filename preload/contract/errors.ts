@@ -3,20 +3,9 @@
  * the bridge: every channel answers with a {@link Result}.
  */
 
-/** Every kind of failure a channel may report; the renderer branches on these, never on messages. */
-export const errorKinds = [
-  'validation',
-  'auth',
-  'not-found',
-  'rate-limited',
-  'transient',
-  'keychain',
-  'io',
-  'cancelled',
-] as const;
+import type { ErrorKind } from '../../common/errors';
 
-/** One of {@link errorKinds}. */
-export type ErrorKind = (typeof errorKinds)[number];
+export { errorKinds, type ErrorKind } from '../../common/errors';
 
 /** A failure as the renderer sees it; `fields` maps a property path to its reasons, as the service does. */
 export interface IpcError {

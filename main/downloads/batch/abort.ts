@@ -1,5 +1,5 @@
 /** Bounded parallelism for the batch modules. */
-import { abortError, throwIfAborted } from '../../shared/abort.js';
+import { abortError, throwIfAborted } from '../../../common/abort.js';
 
 /**
  * Runs `fn` over `items` with at most `limit` calls in flight, results in input order. The first

@@ -9,13 +9,12 @@
  */
 import * as turf from '@turf/turf';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
-import WKT from 'ol/format/WKT.js';
+import { AppError } from '../../../common/errors.js';
+import { isAbsent, readGeoJson, readWkt, toWkt as polygonalWkt } from '../../../common/aoi-text.js';
 
 /** Polygons as rings of [x, y] positions: polygon -> ring -> position (rings closed). */
 export type Rings = number[][][][];
 
-/** Metres per degree the service uses to turn a metric Resolution into degrees for EPSG:4326. */
-export const METRES_PER_DEGREE = 111320;
 
 /**
  * Longest lon/lat edge (degrees) the planner sends: well below the service's densify step (0.01°,
@@ -25,35 +24,26 @@ export const METRES_PER_DEGREE = 111320;
 export const PART_EDGE_DEG = 0.004;
 
 /** A planning failure the caller can show as it is (bad AOI, unsupported CRS, impossible split). */
-export class PlanError extends Error {
-  /** Creates an error naming the request property at fault. */
+export class PlanError extends AppError<'validation'> {
+  /** Creates a validation error naming the request property at fault (its fields carry the message under that name). */
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message);
+    super('validation', message, { fields: { [field]: [message] } });
     this.name = 'PlanError';
   }
 }
 
-// The planner must grid exactly as the service renders, so it uses the same projections and zone rule
-// as the simulator's writer (which follows the service's published behaviour).
-export { utmEpsgFor } from '../../simulator/geo/aoi.js';
-export { getProjection as projectionFor, type Projection } from '../../simulator/raster/projection.js';
-import type { Projection } from '../../simulator/raster/projection.js';
-import { projectAoi } from '../../simulator/raster/mask.js';
-
-/** Pixel edge in output CRS units for a Resolution in metres. */
-export function pixelSizeFor(proj: Projection, resolution: number): number {
-  return proj.geographic ? resolution / METRES_PER_DEGREE : resolution;
-}
+// The planner must grid exactly as the service renders, so it uses the core's projections, zone
+// rule and grid rules (common/), which the simulator's writer uses too.
+export { METRES_PER_DEGREE, utmEpsgFor } from '../../../common/geodesy.js';
+export { getProjection as projectionFor, pixelSizeFor, snapOutward, SNAP_TOLERANCE_PX, type Projection } from '../../../common/grid/projection.js';
+import type { Projection } from '../../../common/grid/projection.js';
+import { projectAoi } from '../../../common/grid/aoi-mask.js';
 
 /** Which AOI field a request used; parts answer in the same form. */
 export type AoiMode = 'Wkt' | 'GeoJson';
-
-function isAbsent(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-}
 
 function polygonsOf(type: unknown, coordinates: unknown, field: AoiMode): Rings {
   if (type === 'Polygon') return [coordinates as number[][][]];
@@ -81,27 +71,14 @@ export function readAoi(body: { Wkt?: unknown; GeoJson?: unknown }): { mode: Aoi
   let mode: AoiMode;
   if (hasWkt) {
     mode = 'Wkt';
-    if (typeof body.Wkt !== 'string') throw new PlanError(mode, 'Wkt must be a string.');
-    let geom;
-    try {
-      geom = new WKT().readGeometry(body.Wkt);
-    } catch (e) {
-      throw new PlanError(mode, `Wkt cannot be read: ${(e as Error).message}`);
-    }
-    const g = geom as unknown as { getType(): string; getCoordinates(): unknown };
-    polygons = polygonsOf(g.getType(), g.getCoordinates(), mode);
+    const g = readWkt(body.Wkt);
+    if (typeof g === 'string') throw new PlanError(mode, g);
+    polygons = polygonsOf(g.type, g.coordinates, mode);
   } else {
     mode = 'GeoJson';
-    let g: unknown = body.GeoJson;
-    if (typeof g === 'string') {
-      try {
-        g = JSON.parse(g);
-      } catch (e) {
-        throw new PlanError(mode, `GeoJson is not valid JSON: ${(e as Error).message}`);
-      }
-    }
-    const o = (g ?? {}) as { type?: unknown; coordinates?: unknown };
-    polygons = polygonsOf(o.type, o.coordinates, mode);
+    const g = readGeoJson(body.GeoJson);
+    if (typeof g === 'string') throw new PlanError(mode, g);
+    polygons = polygonsOf(g.type, g.coordinates, mode);
   }
   const out: Rings = [];
   for (const poly of polygons) {
@@ -123,17 +100,9 @@ export function readAoi(body: { Wkt?: unknown; GeoJson?: unknown }): { mode: Aoi
   return { mode, polygons: out };
 }
 
-function num(n: number): string {
-  if (Object.is(n, -0) || n === 0) return '0';
-  const s = String(n);
-  // WKT readers differ on exponent notation; plain decimals keep every bit that String() printed.
-  return s.includes('e') ? n.toFixed(20).replace(/\.?0+$/, '') : s;
-}
-
 /** WKT text of lon/lat polygons with full double precision (POLYGON for one, MULTIPOLYGON for several). */
 export function toWkt(polygons: Rings): string {
-  const poly = (rings: number[][][]): string => `(${rings.map((r) => `(${r.map((p) => `${num(p[0]!)} ${num(p[1]!)}`).join(', ')})`).join(', ')})`;
-  return polygons.length === 1 ? `POLYGON ${poly(polygons[0]!)}` : `MULTIPOLYGON (${polygons.map(poly).join(', ')})`;
+  return polygonalWkt(toGeoJson(polygons));
 }
 
 /** A GeoJSON geometry of lon/lat polygons (Polygon for one, MultiPolygon for several). */
@@ -181,17 +150,6 @@ export function projectLikeService(polygons: Rings, proj: Projection, field: str
   if ('error' in projected) throw new PlanError(field, `The AOI cannot be drawn in EPSG:${proj.epsg}: ${projected.error}.`);
   const rings = projected.polygons.map((poly) => poly.map((flat) => Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!])));
   return { rings, envelope: projected.envelope };
-}
-
-/** Envelope overshoot (in pixels) ignored when snapping, as the service does: projection round trips wobble by millimetres. */
-export const SNAP_TOLERANCE_PX = 1e-3;
-
-/** Pixel index range [k0, k1) of the global grid that covers [min, max] when snapped outward. */
-export function snapOutward(min: number, max: number, pixelSize: number): [number, number] {
-  const k0 = Math.floor(min / pixelSize + SNAP_TOLERANCE_PX);
-  let k1 = Math.ceil(max / pixelSize - SNAP_TOLERANCE_PX);
-  if (k1 <= k0) k1 = k0 + 1;
-  return [k0, k1];
 }
 
 /** Ring orientation for RFC 7946 (exterior counter-clockwise, holes clockwise), applied in place. */

@@ -4,9 +4,9 @@
  * bands of band-split parts are interleaved into the requested order.
  */
 import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
-import { abortError } from '../../shared/abort.js';
-import { writeCog, type PixelArray, type PixelRect } from './cog-writer.js';
-import { bandItems, gdalMetadataXml, mergeDatasetItems, type GdalMetadataItem, type PartRaster } from './raster-info.js';
+import { abortError } from '../../../common/abort.js';
+import { gdalMetadataXml, writePyramid, type GdalMetadataItem, type PixelArray, type PixelRect } from '../../geotiff/index.js';
+import { bandItems, mergeDatasetItems, type PartRaster } from './raster-info.js';
 
 /** A part to mosaic and, for each of its bands, the output band it becomes (null: band i is output band i). */
 export interface MosaicSource {
@@ -33,7 +33,7 @@ export interface MosaicOptions {
   signal: AbortSignal;
   /** Fraction written, 0..1. */
   onProgress?: (fraction: number) => void;
-  /** Pixel bytes handled per step (see writeCog); bounds memory. */
+  /** Pixel bytes handled per step (see writePyramid); bounds memory. */
   chunkBytes?: number;
 }
 
@@ -154,7 +154,7 @@ export async function mosaicParts(sources: readonly MosaicSource[], outFile: str
   };
 
   try {
-    const written = await writeCog(
+    const written = await writePyramid(
       outFile,
       {
         width,
@@ -168,7 +168,7 @@ export async function mosaicParts(sources: readonly MosaicSource[], outFile: str
       read,
       { signal: opts.signal, onProgress: opts.onProgress, chunkBytes: opts.chunkBytes },
     );
-    return { path: written.path, width, height, bands, bytes: written.bytes, overviews: written.overviews, epsg: ref.epsg!, originX, originY, pixelSize: ps };
+    return { path: written.path, width, height, bands, bytes: written.bytes, overviews: written.levels.length - 1, epsg: ref.epsg!, originX, originY, pixelSize: ps };
   } catch (e) {
     if (opts.signal.aborted) throw abortError(opts.signal);
     throw e;

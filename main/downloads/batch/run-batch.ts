@@ -10,9 +10,10 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isAbortError, throwIfAborted } from '../../shared/abort.js';
+import { isAbortError, throwIfAborted } from '../../../common/abort.js';
 import { syncDirectory } from '../../shared/atomic-file.js';
 import { pathExists } from '../../shared/file-io.js';
+import { AppError } from '../../../common/errors.js';
 import { publishPartFile } from '../stream-to-file.js';
 import { mapLimit } from './abort.js';
 import { mosaicBlocker, mosaicParts } from './mosaic.js';
@@ -74,24 +75,22 @@ export interface RunBatchOptions {
 }
 
 /** A part download failed; carries the failure's kind so the queue's retry rules still apply. */
-export class BatchPartError extends Error {
-  /** Wraps the failure of part `part` (0-based). */
+export class BatchPartError extends AppError {
+  declare readonly retryAfterMs: number | undefined;
+
+  /** Wraps the failure of part `part` (0-based); it takes the part's kind (transient when it had none) and Retry-After. */
   constructor(
     readonly part: number,
     readonly partsTotal: number,
     cause: unknown,
   ) {
-    super(`Part ${part + 1} of ${partsTotal} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.name = 'BatchPartError';
     const c = (cause ?? {}) as { kind?: unknown; retryAfterMs?: unknown };
-    this.kind = typeof c.kind === 'string' ? c.kind : 'transient';
-    this.retryAfterMs = typeof c.retryAfterMs === 'number' ? c.retryAfterMs : undefined;
+    super(typeof c.kind === 'string' ? c.kind : 'transient', `Part ${part + 1} of ${partsTotal} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+      retryAfterMs: typeof c.retryAfterMs === 'number' ? c.retryAfterMs : undefined,
+    });
+    this.name = 'BatchPartError';
   }
-
-  /** The failure kind of the part (validation, auth, transient, ...); transient when it had none. */
-  readonly kind: string;
-  /** Server-suggested wait before another attempt, ms. */
-  readonly retryAfterMs: number | undefined;
 }
 
 const MANIFEST = 'batch.json';

@@ -3,7 +3,7 @@
  * geometry is planned once; each date gets a copy of that plan with its Date, and all dates run as
  * one job through {@link runBatches}.
  */
-import { throwIfAborted } from '../../shared/abort.js';
+import { throwIfAborted } from '../../../common/abort.js';
 import { PlanError } from './geo.js';
 import { planComposite, type BatchLimits, type BatchPlan, type CompositeBody, type PlanOptions } from './plan.js';
 import {

@@ -9,7 +9,7 @@
  */
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { throwIfAborted } from '../../shared/abort.js';
+import { throwIfAborted } from '../../../common/abort.js';
 import { syncDirectory } from '../../shared/atomic-file.js';
 import { projectionFor } from './geo.js';
 import { mergeDatasetItems, type PartRaster } from './raster-info.js';

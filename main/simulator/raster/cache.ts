@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterRequest } from './types.js';
-import { abortError, throwIfAborted } from '../../shared/abort.js';
+import { abortError, throwIfAborted } from '../../../common/abort.js';
 import { writeGeoTiff } from './write.js';
 
 /** Bumped whenever the synthesis changes, so old cache files are not served for new code. */

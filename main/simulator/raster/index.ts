@@ -7,7 +7,8 @@ import type { Bounds, RasterRequest } from './types.js';
 export { ALL_BANDS, parseBandnames } from './bands.js';
 export type { BandName, BandSpec } from './bands.js';
 export type { Bounds, RasterRequest } from './types.js';
-export { utmEpsgFor, isSupportedEpsg } from './projection.js';
+export { isSupportedEpsg } from '../../../common/grid/projection.js';
+export { utmEpsgFor } from '../../../common/geodesy.js';
 export { writeGeoTiff } from './write.js';
 export { RasterCache, rasterCacheKey } from './cache.js';
 

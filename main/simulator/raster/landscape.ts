@@ -7,7 +7,7 @@
  */
 import { ALL_BANDS, type BandSpec } from './bands.js';
 import { fbm3, hash3, hash3u } from './noise.js';
-import type { Projection } from './projection.js';
+import type { Projection } from '../../../common/grid/projection.js';
 
 const R = 6371008.8;
 const DEG = Math.PI / 180;

@@ -1,7 +1,7 @@
 import type { BandSpec } from './bands.js';
-import { AoiRasterizer, projectAoi, type ProjectedPolygons } from './mask.js';
-import { getProjection, METRES_PER_DEGREE, type Projection } from './projection.js';
-import { buildTiffLayout, pyramidLevels, type TiffLayout } from './tiff-writer.js';
+import { AoiRasterizer, projectAoi, type ProjectedPolygons } from '../../../common/grid/aoi-mask.js';
+import { getProjection, pixelSizeFor, snapOutward, type Projection } from '../../../common/grid/projection.js';
+import { gdalMetadataXml, pyramidLayout, pyramidLevels, type GdalMetadataItem, type PyramidImage, type TiffLayout } from '../../geotiff/index.js';
 import type { Bounds, RasterRequest } from './types.js';
 
 /** Largest output edge in pixels. */
@@ -10,8 +10,6 @@ export const MAX_PIXELS_PER_SIDE = 20000;
 export const MAX_BANDS = 32;
 /** Tile edge of tiled outputs and the size overviews are reduced to. */
 export const TILE = 512;
-/** Envelope overshoot (in pixels) ignored when snapping: projection round trips and densified edges wobble by millimetres. */
-const SNAP_TOL = 1e-3;
 
 /** One resolution level of the output. */
 export interface LevelPlan {
@@ -40,20 +38,16 @@ function isValidDate(s: string): boolean {
   return d.getUTCFullYear() === +m[1]! && d.getUTCMonth() === +m[2]! - 1 && d.getUTCDate() === +m[3]!;
 }
 
-function xmlEscape(s: string): string {
-  return s.replace(/[<>&"']|[^\x20-\x7e]/g, (ch) => `&#${ch.codePointAt(0)};`);
-}
-
 function fmt(n: number): string {
   return String(Number(n.toPrecision(12)));
 }
 
 /** GDAL_METADATA XML: dataset tags, plus per-band description, scale and offset so GDAL shows names and physical values. */
 export function metadataXml(req: RasterRequest): string {
-  const items: string[] = [];
+  const items: GdalMetadataItem[] = [];
   const tags = req.tags;
   for (const name of ['CONSTELLATIONS', 'IMAGE_DATE', 'IMAGE_VERSION', 'MODEL_VERSION'] as const) {
-    items.push(`  <Item name="${name}">${xmlEscape(String(tags[name] ?? ''))}</Item>`);
+    items.push({ name, value: String(tags[name] ?? ''), sample: null, role: null });
   }
   req.bands.forEach((b: BandSpec, i) => {
     const index = b.kind === 'index';
@@ -66,11 +60,25 @@ export function metadataXml(req: RasterRequest): string {
       scale = index ? 1 / 127 : 0.4 / 255;
       offset = index ? -128 / 127 : 0;
     }
-    items.push(`  <Item name="DESCRIPTION" sample="${i}" role="description">${xmlEscape(b.name)}</Item>`);
-    items.push(`  <Item name="SCALE" sample="${i}" role="scale">${fmt(scale)}</Item>`);
-    items.push(`  <Item name="OFFSET" sample="${i}" role="offset">${fmt(offset)}</Item>`);
+    items.push({ name: 'DESCRIPTION', value: b.name, sample: i, role: 'description' });
+    items.push({ name: 'SCALE', value: fmt(scale), sample: i, role: 'scale' });
+    items.push({ name: 'OFFSET', value: fmt(offset), sample: i, role: 'offset' });
   });
-  return `<GDALMetadata>\n${items.join('\n')}\n</GDALMetadata>\n`;
+  return gdalMetadataXml(items);
+}
+
+/** The image main's GeoTIFF writer writes for a plan: the service's layout (512 tiles above 512 px, one strip below). */
+export function pyramidImageOf(plan: Pick<FullPlan, 'width' | 'height' | 'bounds' | 'pixelSize' | 'proj'>, req: RasterRequest, bigTiff?: boolean): PyramidImage {
+  return {
+    width: plan.width,
+    height: plan.height,
+    bands: req.bands.length,
+    dataType: req.dataType,
+    geo: { epsg: req.epsg, geographic: plan.proj.geographic, originX: plan.bounds.minX, originY: plan.bounds.maxY, pixelSize: plan.pixelSize },
+    metadataXml: metadataXml(req),
+    tile: TILE,
+    bigTiff,
+  };
 }
 
 /** Validates a request and derives grid, levels and file layout; returns an error message instead when it cannot be produced. */
@@ -90,7 +98,7 @@ export function buildPlan(req: RasterRequest, opts: { bigTiff?: boolean } = {}):
 
   const projected = projectAoi(req.aoi, proj);
   if ('error' in projected) return projected;
-  const ps = proj.geographic ? req.resolution / METRES_PER_DEGREE : req.resolution;
+  const ps = pixelSizeFor(proj, req.resolution);
 
   let bounds: Bounds;
   let width: number;
@@ -105,15 +113,10 @@ export function buildPlan(req: RasterRequest, opts: { bigTiff?: boolean } = {}):
     height = Math.max(1, Math.round((g.maxY - g.minY) / ps));
     bounds = { minX: g.minX, maxY: g.maxY, maxX: g.minX + width * ps, minY: g.maxY - height * ps };
   } else {
-    // Snap outward to the global grid (origin at multiples of the pixel size) so neighbouring requests abut exactly;
-    // SNAP_TOL keeps AOIs that already sit on grid lines from growing by a pixel through rounding noise.
+    // Snap outward to the global grid (origin at multiples of the pixel size) so neighbouring requests abut exactly.
     const env = projected.envelope;
-    const kx0 = Math.floor(env.minX / ps + SNAP_TOL);
-    let kx1 = Math.ceil(env.maxX / ps - SNAP_TOL);
-    const ky0 = Math.floor(env.minY / ps + SNAP_TOL);
-    let ky1 = Math.ceil(env.maxY / ps - SNAP_TOL);
-    if (kx1 <= kx0) kx1 = kx0 + 1;
-    if (ky1 <= ky0) ky1 = ky0 + 1;
+    const [kx0, kx1] = snapOutward(env.minX, env.maxX, ps);
+    const [ky0, ky1] = snapOutward(env.minY, env.maxY, ps);
     width = kx1 - kx0;
     height = ky1 - ky0;
     bounds = { minX: kx0 * ps, minY: ky0 * ps, maxX: kx1 * ps, maxY: ky1 * ps };
@@ -122,19 +125,8 @@ export function buildPlan(req: RasterRequest, opts: { bigTiff?: boolean } = {}):
     return { error: `output too large: ${width} x ${height} px (max ${MAX_PIXELS_PER_SIDE} per side)` };
   }
 
-  const tiled = width > TILE || height > TILE;
   const levels: LevelPlan[] = pyramidLevels(width, height, TILE).map((l, i) => ({ ...l, pixelSize: ps * 2 ** i, pixelMetres: req.resolution * 2 ** i }));
-  const int16 = req.dataType === 'INT16';
-  const layout = buildTiffLayout({
-    levels: levels.map((l) => ({ width: l.width, height: l.height, tiled, tileSize: TILE })),
-    samplesPerPixel: req.bands.length,
-    bitsPerSample: int16 ? 16 : 8,
-    signed: int16,
-    geo: { epsg: req.epsg, geographic: proj.geographic, originX: bounds.minX, originY: bounds.maxY, pixelSize: ps },
-    nodata: int16 ? '-32768' : '0',
-    metadataXml: metadataXml(req),
-    bigTiff: opts.bigTiff,
-  });
+  const layout = pyramidLayout(pyramidImageOf({ width, height, bounds, pixelSize: ps, proj }, req, opts.bigTiff));
   return { proj, polygons: projected.polygons, bounds, width, height, pixelSize: ps, levels, layout };
 }
 

@@ -21,9 +21,4 @@ export interface RasterRequest {
 }
 
 /** Output bounds in output CRS units. */
-export interface Bounds {
-  minX: number;
-  minY: number;
-  maxX: number;
-  maxY: number;
-}
+export type { Bounds } from '../../../common/grid/aoi-mask.js';

@@ -1,7 +1,7 @@
-import { open, unlink } from 'node:fs/promises';
-import { throwIfAborted } from '../../shared/abort.js';
+import { throwIfAborted } from '../../../common/abort.js';
+import { writePyramid, type PixelSource } from '../../geotiff/index.js';
 import { LandscapeRenderer } from './landscape.js';
-import { buildPlan, rasterizerFor } from './plan.js';
+import { buildPlan, pyramidImageOf, rasterizerFor } from './plan.js';
 import type { RasterRequest } from './types.js';
 
 /** Pixel bytes rendered between writes: large sequential writes, bounded memory, and the event loop gets a turn at every write. */
@@ -14,90 +14,54 @@ export interface WriteOptions {
 }
 
 /**
- * Streams the GeoTIFF for req to outPath, one chunk of blocks at a time (never the whole image in memory).
- * On failure or abort the partial file is removed and the error rethrown.
+ * Streams the GeoTIFF for req to outPath through main's one GeoTIFF writer, one chunk of blocks at
+ * a time (never the whole image in memory); every level is rendered from the landscape at its own
+ * resolution, as the service does. On failure or abort the partial file is removed and the error rethrown.
  */
 export async function writeGeoTiff(
   req: RasterRequest,
   outPath: string,
   opts: WriteOptions = {},
 ): Promise<{ bytes: number; width: number; height: number }> {
-  const { signal } = opts;
+  const signal = opts.signal ?? new AbortController().signal;
   throwIfAborted(signal);
   const plan = buildPlan(req, { bigTiff: opts.bigTiff });
   if ('error' in plan) throw new Error(plan.error);
   const { layout } = plan;
   const nb = req.bands.length;
-  const int16 = req.dataType === 'INT16';
-  const bytesPerSample = int16 ? 2 : 1;
-  const nodata = int16 ? -32768 : 0;
   const renderer = new LandscapeRenderer(plan.proj, req.bands, req.dataType, req.date);
   const rasterizer = rasterizerFor(plan, req);
 
-  const maxBlock = Math.max(...layout.levels.map((l) => l.blockBytes));
-  const chunkBytes = Math.max(maxBlock, Math.floor(CHUNK_BYTES / maxBlock) * maxBlock);
-  const buffers = [Buffer.alloc(chunkBytes), Buffer.alloc(chunkBytes)];
-  const views = buffers.map((b) =>
-    int16 ? new Int16Array(b.buffer, b.byteOffset, b.byteLength / 2) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
-  );
-
-  const fh = await open(outPath, 'w');
-  let ok = false;
-  let pending: Promise<unknown> = Promise.resolve();
-  try {
-    await fh.write(layout.header, 0, layout.header.length, 0);
-    let cur = 0;
-    let used = 0;
-    let filePos = layout.header.length;
-    const flush = async (): Promise<void> => {
-      if (used === 0) return;
-      await pending; // the other buffer's write must finish before that buffer is reused
-      const buf = buffers[cur]!;
-      const len = used;
-      const pos = filePos;
-      pending = fh.write(buf, 0, len, pos);
-      filePos += len;
-      cur ^= 1;
-      used = 0;
-      throwIfAborted(signal);
-    };
-
-    for (const li of layout.dataOrder) {
-      const L = layout.levels[li]!;
-      const lp = plan.levels[li]!;
-      if (L.dataOffset !== filePos + used) throw new Error('internal layout mismatch');
-      const grid = { originX: plan.bounds.minX, originY: plan.bounds.maxY, pixelSize: lp.pixelSize, pixelMetres: lp.pixelMetres };
-      const maskGrid = { originX: grid.originX, originY: grid.originY, pixelSize: lp.pixelSize, width: L.width, height: L.height };
-      const mask = new Uint8Array(L.width * L.blockHeight);
-      for (let by = 0; by < L.blocksDown; by++) {
-        const y0 = by * L.blockHeight;
-        const h = Math.min(L.blockHeight, L.height - y0);
-        rasterizer.fillRows(maskGrid, y0, h, mask);
-        for (let bx = 0; bx < L.blocksAcross; bx++) {
-          if (used + L.blockBytes > chunkBytes) await flush();
-          const x0 = bx * L.blockWidth;
-          const w = Math.min(L.blockWidth, L.width - x0);
-          const view = views[cur]!;
-          const start = used / bytesPerSample;
-          view.fill(nodata, start, start + L.blockBytes / bytesPerSample);
-          renderer.renderBlock(grid, x0, y0, w, h, mask, x0, L.width, {
-            data: view,
-            offset: start,
-            rowStride: L.blockWidth * nb,
-          });
-          used += L.blockBytes;
-        }
-        throwIfAborted(signal);
+  // Level li's pixels: the AOI mask of the rect's rows, then the landscape block by block (the same
+  // blocks as the file's, so every pixel is computed exactly as a block-at-a-time writer would).
+  const levelSource = (li: number): PixelSource => {
+    const L = layout.levels[li]!;
+    const lp = plan.levels[li]!;
+    const grid = { originX: plan.bounds.minX, originY: plan.bounds.maxY, pixelSize: lp.pixelSize, pixelMetres: lp.pixelMetres };
+    const maskGrid = { originX: grid.originX, originY: grid.originY, pixelSize: lp.pixelSize, width: L.width, height: L.height };
+    const mask = new Uint8Array(L.width * L.blockHeight);
+    let maskRows = -1;
+    return async (rect, out) => {
+      if (maskRows !== rect.y) {
+        rasterizer.fillRows(maskGrid, rect.y, rect.height, mask);
+        maskRows = rect.y;
       }
-    }
-    await flush();
-    await pending;
-    if (filePos !== layout.totalBytes) throw new Error('internal size mismatch');
-    ok = true;
-  } finally {
-    await pending.catch(() => undefined);
-    await fh.close();
-    if (!ok) await unlink(outPath).catch(() => undefined);
-  }
-  return { bytes: layout.totalBytes, width: plan.width, height: plan.height };
+      for (let x0 = rect.x; x0 < rect.x + rect.width; x0 += L.blockWidth) {
+        const w = Math.min(L.blockWidth, rect.x + rect.width - x0);
+        renderer.renderBlock(grid, x0, rect.y, w, rect.height, mask, x0, L.width, {
+          data: out as Int16Array | Uint8Array,
+          offset: (x0 - rect.x) * nb,
+          rowStride: rect.width * nb,
+        });
+      }
+    };
+  };
+  const written = await writePyramid(outPath, pyramidImageOf(plan, req, opts.bigTiff), levelSource(0), {
+    signal,
+    chunkBytes: CHUNK_BYTES,
+    overviewSource: levelSource,
+    durable: false,
+  });
+  if (written.bytes !== layout.totalBytes) throw new Error('internal size mismatch');
+  return { bytes: written.bytes, width: plan.width, height: plan.height };
 }

@@ -2,6 +2,7 @@ import GeoJSON from 'ol/format/GeoJSON';
 import WKT from 'ol/format/WKT';
 import type Geometry from 'ol/geom/Geometry';
 import { getArea } from 'ol/sphere';
+import { isUtmEpsg, utmEpsgFor as utmEpsgForPoint } from '../../../common/geodesy';
 
 /**
  * AOI geometry in EPSG:4326: reading pasted or opened WKT/GeoJSON, writing it
@@ -118,6 +119,8 @@ function safeJson(text: string): unknown {
   }
 }
 
+// Unlike the service's strict reader (common/aoi-text.ts) this one keeps any geometry type, so an
+// imported line or point can be shown on the map with the reason it cannot be sent.
 function readWkt(text: string): AnyGeometry | string {
   let src = text.trim();
   const srid = /^SRID\s*=\s*(\d+)\s*;/i.exec(src);
@@ -222,17 +225,10 @@ export function bbox(g: PolygonalGeometry): [number, number, number, number] {
 /** The UTM zone EPSG code (326xx north, 327xx south) of the AOI's bounding-box centre. */
 export function utmEpsgFor(g: PolygonalGeometry): number {
   const [minX, minY, maxX, maxY] = bbox(g);
-  const lon = (minX + maxX) / 2;
-  const lat = (minY + maxY) / 2;
-  const wrapped = lon === 180 ? 180 : ((((lon + 180) % 360) + 360) % 360) - 180;
-  const zone = lon === 180 ? 60 : Math.floor((wrapped + 180) / 6) + 1;
-  return (lat >= 0 ? 32600 : 32700) + zone;
+  return utmEpsgForPoint((minX + maxX) / 2, (minY + maxY) / 2);
 }
 
-/** True for an EPSG code of a WGS 84 UTM zone (32601-32660, 32701-32760). */
-export function isUtmEpsg(code: number | null | undefined): boolean {
-  return code != null && ((code >= 32601 && code <= 32660) || (code >= 32701 && code <= 32760));
-}
+export { isUtmEpsg };
 
 /** A human name for a UTM EPSG code, e.g. "UTM zone 33N". */
 export function utmZoneName(code: number): string {

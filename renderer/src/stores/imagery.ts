@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
-import { parseBandnames } from '../../../preload/contract/bandnames';
+import { parseBandnames } from '../../../common/bandnames';
 import type { IpcError, ResponseOf, Result } from '../../../preload/contract';
 import { getBridge } from '../bridge';
 import { addDaysUtc, todayUtc } from '../lib/format';

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, toIpcError } from '../../../main/api/errors.js';
+import { ApiError } from '../../../main/api/errors.js';
+import { toIpcError } from '../../../main/ipc/errors.js';
 import { SMALL_AOI, UNCOVERED_AOI, startTestSim, type TestSim } from '../simulator/helpers.js';
 import { makeClient, readAll, type TestClient } from './helpers.js';
 

@@ -1,6 +1,8 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, classifyFailure, toIpcError } from '../../../main/api/errors.js';
+import { AppError } from '../../../common/errors.js';
+import { ApiError, classifyFailure } from '../../../main/api/errors.js';
+import { toIpcError } from '../../../main/ipc/errors.js';
 import { contentDispositionFileName } from '../../../main/api/transport.js';
 import { SMALL_AOI, startTestSim } from '../simulator/helpers.js';
 import { makeClient, sendEnvelope, startScriptServer, type ScriptServer, type TestClient } from './helpers.js';
@@ -35,7 +37,7 @@ describe('envelope classification', () => {
     expect(toIpcError(new ApiError('coverage', 'x')).kind).toBe('validation');
     expect(toIpcError(new ApiError('invalid', 'x')).kind).toBe('validation');
     for (const k of ['validation', 'auth', 'not-found', 'rate-limited', 'transient', 'cancelled'] as const) expect(toIpcError(new ApiError(k, 'x')).kind).toBe(k);
-    expect(toIpcError(Object.assign(new Error('No Secret Service'), { kind: 'keychain' }))).toEqual({ kind: 'keychain', message: 'No Secret Service' });
+    expect(toIpcError(new AppError('keychain', 'No Secret Service'))).toEqual({ kind: 'keychain', message: 'No Secret Service' });
     expect(toIpcError(new DOMException('aborted', 'AbortError')).kind).toBe('cancelled');
     expect(toIpcError(new Error('disk full'))).toEqual({ kind: 'io', message: 'disk full' });
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { AppError } from '../../../common/errors.js';
 import { registerSecret } from '../../../main/api/redact';
-import { createDispatcher, HandlerError, type HandlerTable } from '../../../main/ipc';
+import { createDispatcher, type HandlerTable } from '../../../main/ipc';
 import { channelNames, channels, type ChannelMap } from '../../../preload/contract';
 
 const TRUSTED = 'file:///app/out/renderer/index.html';
@@ -112,12 +113,12 @@ describe('createDispatcher with the app contract', () => {
     expect(await dispatcher.dispatch('service:ping', {}, TRUSTED)).toEqual({ ok: false, error: { kind: 'io', message: 'socket hang up' } });
   });
 
-  it('keeps the kind of a HandlerError and reports aborts as cancelled', async () => {
+  it('keeps the kind of an AppError and reports aborts as cancelled', async () => {
     const aborted = new DOMException('stopped', 'AbortError');
     const dispatcher = createDispatcher(
       realTable({
         'app:info': () => {
-          throw new HandlerError('auth', 'key rejected', { key: ['revoked'] });
+          throw new AppError('auth', 'key rejected', { fields: { key: ['revoked'] } });
         },
         'service:ping': () => {
           throw aborted;
@@ -188,7 +189,7 @@ describe('the dispatcher masks every key main holds (last line of defence)', () 
     registerSecret(KEY);
     const table = realTable({
       'app:info': vi.fn(async () => ({ ...appInfo, service: { ...appInfo.service, label: `Service for ${KEY}` } })),
-      'service:ping': vi.fn(async () => { throw new HandlerError('validation', `Refused ${KEY}`, { [KEY]: [`${KEY} is wrong`] }); }),
+      'service:ping': vi.fn(async () => { throw new AppError('validation', `Refused ${KEY}`, { fields: { [KEY]: [`${KEY} is wrong`] } }); }),
       'service:operations': vi.fn(async () => ({ operations: [{ key: 'tasking.orders.list', operationId: null, method: 'GET', path: '/api/tasking/orders', summary: null, deprecated: false, parameters: {}, body: null, bodyRequired: false }] })),
     });
     const dispatcher = createDispatcher(table, { isAllowedSender });

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HandlerError, toIpcError } from '../../../main/ipc/errors.js';
+import { AppError } from '../../../common/errors.js';
+import { toIpcError } from '../../../main/ipc/errors.js';
 import {
   DEMO_PROFILE_ID,
   DEMO_PROFILE_NAME,
@@ -33,12 +34,12 @@ async function openStore(options: { backend?: KeychainBackend; dir?: string } = 
 }
 
 /** Runs `work` and returns what it threw, failing the test when it did not throw. */
-async function rejection(work: Promise<unknown>): Promise<HandlerError> {
+async function rejection(work: Promise<unknown>): Promise<AppError> {
   try {
     await work;
   } catch (error) {
-    expect(error).toBeInstanceOf(HandlerError);
-    return error as HandlerError;
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
   }
   throw new Error('expected a rejection');
 }

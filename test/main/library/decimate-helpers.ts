@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fromFile } from 'geotiff';
-import { buildTiffLayout } from '../../../main/simulator/raster/tiff-writer';
+import { buildTiffLayout } from '../../../main/geotiff/index.js';
 
 // Helpers of the quick-look tests: whole-image reads with geotiff.js, the decimation and 2x
 // average computed independently of main/library/overview.ts, and GeoTIFFs written with the

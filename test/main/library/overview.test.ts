@@ -5,8 +5,9 @@ import path from 'node:path';
 import { fromFile } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LibraryCatalog, serveLibraryFile } from '../../../main/library';
-import { buildOverviewCopy, downsample2x, overviewNeed } from '../../../main/library/overview';
-import { pyramidLevels } from '../../../main/simulator/raster/tiff-writer';
+import { buildOverviewCopy, overviewNeed } from '../../../main/library/overview';
+import { mean2x2 as downsample2x } from '../../../main/geotiff/index.js';
+import { pyramidLevels } from '../../../main/geotiff/index.js';
 import { OVERVIEW_PREFIX, OverviewCache } from '../../../main/library/overview-cache';
 import { fixturePath, gdalRecord } from '../../fixtures/rasters';
 

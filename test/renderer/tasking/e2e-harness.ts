@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../../main/hosts/browser-host';
-import type { StartSimulator } from '../../../main/hosts/embedded-service';
+import type { StartSimulator } from '../../../main/services/embedded-service';
 import { MemoryKeychainBackend } from '../../../main/keychain';
 import { createApp, type SwathApp } from '../../../main/services/app';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator';

@@ -68,8 +68,8 @@ describe('parseBandnames', () => {
     expect(reason('[B8_B4')).toMatch(/index/i);
     expect(reason('B8_B4]')).toMatch(/index/i);
     expect(reason('[B8_B4_B3]')).toMatch(/index/i);
-    expect(reason('B2,,B3')).toMatch(/empty/);
-    expect(reason('B2,')).toMatch(/empty/);
+    expect(reason('B2,,B3')).toMatch(/empty/i);
+    expect(reason('B2,')).toMatch(/empty/i);
     expect(reason('')).toMatch(/empty/);
     expect(reason('   ')).toMatch(/empty/);
   });

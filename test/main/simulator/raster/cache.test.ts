@@ -54,7 +54,8 @@ describe('writeGeoTiff abort', () => {
   it('stops generation and removes the partial file', async () => {
     const out = join(dir, 'aborted.tif');
     const ac = new AbortController();
-    const t = abortWhenFileAppears(out, ac);
+    // The writer streams into `<out>.part` and publishes it only when complete.
+    const t = abortWhenFileAppears(`${out}.part`, ac);
     try {
       await expect(writeGeoTiff(big(), out, { signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
     } finally {
@@ -62,6 +63,7 @@ describe('writeGeoTiff abort', () => {
     }
     expect(ac.signal.aborted).toBe(true);
     expect(existsSync(out)).toBe(false);
+    expect(existsSync(`${out}.part`)).toBe(false);
   });
 
   it('does not even create the file for an already aborted signal', async () => {

@@ -5,7 +5,7 @@ import type { Polygon } from 'geojson';
 import { fromFile } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planRaster, writeGeoTiff, type RasterRequest } from '../../../../main/simulator/raster/index.js';
-import { getProjection } from '../../../../main/simulator/raster/projection.js';
+import { getProjection } from '../../../../common/grid/projection.js';
 import { HAS_GDAL, bands, gdalPixel, gdalinfo, readStructure, readWindow, rect, request, tempDir } from './helpers.js';
 
 const HOLE = rect(15.07, 50.045, 15.08, 50.055);

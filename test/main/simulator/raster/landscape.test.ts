@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planRaster, writeGeoTiff, type RasterRequest } from '../../../../main/simulator/raster/index.js';
-import { getProjection } from '../../../../main/simulator/raster/projection.js';
+import { getProjection } from '../../../../common/grid/projection.js';
 import { writeGeoTiff as writeInternal } from '../../../../main/simulator/raster/write.js';
 import { HAS_GDAL, bands, gdalinfo, gdalPixel, readStructure, readWindow, rect, request, tempDir } from './helpers.js';
 

@@ -1,8 +1,8 @@
 import type { MultiPolygon, Polygon } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { planRaster, utmEpsgFor } from '../../../../main/simulator/raster/index.js';
-import { AoiRasterizer, projectAoi } from '../../../../main/simulator/raster/mask.js';
-import { getProjection } from '../../../../main/simulator/raster/projection.js';
+import { AoiRasterizer, projectAoi } from '../../../../common/grid/aoi-mask.js';
+import { getProjection } from '../../../../common/grid/projection.js';
 import { rect, request } from './helpers.js';
 
 /** Rasterizes in EPSG:4326 with 1-degree pixels so expectations can be worked out by hand. */

@@ -1,4 +1,4 @@
-/** AbortSignal helpers shared by main's long operations (downloads, batches, library, simulator). */
+/** AbortSignal helpers shared by every process (no Node or DOM beyond AbortSignal and timers). */
 
 /** The error an aborted operation rejects with: the signal's reason when it is an AbortError, otherwise a new one. */
 export function abortError(signal: AbortSignal): Error {
@@ -26,5 +26,21 @@ export function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     const onAbort = () => reject(abortError(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Resolves after `ms`, or rejects with an AbortError as soon as `signal` fires (the timer is cleared). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortError(signal));
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(abortError(signal));
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

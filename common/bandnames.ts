@@ -1,6 +1,6 @@
 /**
- * The contract's Bandnames grammar (service-contract.md 4.3.1), shared by the
- * service client in main and the forms in the renderer. Pure and dependency-free.
+ * The contract's Bandnames grammar (service-contract.md 4.3.1), the one implementation shared by
+ * the service client and batch planner in main, the forms in the renderer and the simulator.
  */
 
 /** Reflectance bands a Bandnames list may name, in the order "all" delivers them. */

@@ -1,7 +1,10 @@
+/**
+ * The service's output CRSs (EPSG:4326, 3857 and WGS 84 UTM) and its pixel-grid rules: how a
+ * metric Resolution becomes a pixel size, and how an envelope snaps outward to the global grid.
+ * One definition for the simulator's writer, the batch planner and the library.
+ */
 import proj4 from 'proj4';
-
-/** Metres per degree used to turn a metric resolution into degrees for EPSG:4326 output. */
-export const METRES_PER_DEGREE = 111320;
+import { METRES_PER_DEGREE } from '../geodesy.js';
 
 /** A supported output CRS with lon/lat conversions and a validity check. */
 export interface Projection {
@@ -13,8 +16,6 @@ export interface Projection {
   invalidReason(lon: number, lat: number): string | null;
 }
 
-/** EPSG code of the standard UTM zone containing lon/lat; one definition for the grid and the writer. */
-export { utmEpsgFor } from '../geo/aoi.js';
 
 /** True for the EPSG codes the raster writer can produce. */
 export function isSupportedEpsg(epsg: number): boolean {
@@ -72,4 +73,23 @@ export function getProjection(epsg: number): Projection | null {
   }
   cache.set(epsg, p);
   return p;
+}
+
+/** Pixel edge in output CRS units for a Resolution in metres (degrees = metres / 111320 for EPSG:4326). */
+export function pixelSizeFor(proj: Pick<Projection, 'geographic'>, resolution: number): number {
+  return proj.geographic ? resolution / METRES_PER_DEGREE : resolution;
+}
+
+/** Envelope overshoot (in pixels) ignored when snapping, as the service does: projection round trips and densified edges wobble by millimetres. */
+export const SNAP_TOLERANCE_PX = 1e-3;
+
+/**
+ * Pixel index range [k0, k1) of the global grid (origin at multiples of the pixel size) that covers
+ * [min, max] when snapped outward, at least one pixel; neighbouring requests then abut exactly.
+ */
+export function snapOutward(min: number, max: number, pixelSize: number): [number, number] {
+  const k0 = Math.floor(min / pixelSize + SNAP_TOLERANCE_PX);
+  let k1 = Math.ceil(max / pixelSize - SNAP_TOLERANCE_PX);
+  if (k1 <= k0) k1 = k0 + 1;
+  return [k0, k1];
 }

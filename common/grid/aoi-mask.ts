@@ -1,6 +1,17 @@
+/**
+ * The projection of a lon/lat AOI onto the service's pixel grid: edges densified and projected as
+ * the service does, and the rasterizer that decides which pixels an AOI covers (intersect or contained).
+ */
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import type { Projection } from './projection.js';
-import type { Bounds } from './types.js';
+
+/** A rectangle in output CRS units. */
+export interface Bounds {
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+}
 
 /** Polygons in output CRS units: polygon -> rings -> flat [x0, y0, x1, y1, ...] (closed: last == first). */
 export type ProjectedPolygons = Float64Array[][];

@@ -2,10 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fromFile } from 'geotiff';
 import { describe, expect, it } from 'vitest';
-import { cogLevels, writeCog, type CogImage, type PixelSource } from '../../../../main/downloads/batch/cog-writer.js';
-import { mosaicBlocker, mosaicParts } from '../../../../main/downloads/batch/mosaic.js';
-import { gdalMetadataXml, parseGdalMetadata, readPartRaster } from '../../../../main/downloads/batch/raster-info.js';
-import { HAS_GDAL, firstDifference, gdalPixel, gdalinfo, pixels, tempDir } from './helpers.js';
+import { cogLevels, gdalMetadataXml, parseGdalMetadata, writePyramid, type PyramidImage, type PixelSource } from '../../../main/geotiff/index.js';
+import { mosaicBlocker, mosaicParts } from '../../../main/downloads/batch/mosaic.js';
+import { readPartRaster } from '../../../main/downloads/batch/raster-info.js';
+import { HAS_GDAL, firstDifference, gdalPixel, gdalinfo, pixels, tempDir } from '../downloads/batch/helpers.js';
 
 /** A deterministic value per global pixel and band, with nodata where x + y is a multiple of 97. */
 function value(x: number, y: number, b: number, nodata: number): number {
@@ -13,7 +13,7 @@ function value(x: number, y: number, b: number, nodata: number): number {
   return ((x * 31 + y * 17 + b * 1000) % 20000) + 1;
 }
 
-function image(width: number, height: number, bands: number, originX = 500000, originY = 5800000, over: Partial<CogImage> = {}): CogImage {
+function image(width: number, height: number, bands: number, originX = 500000, originY = 5800000, over: Partial<PyramidImage> = {}): PyramidImage {
   const items = Array.from({ length: bands }, (_, i) => ({ name: 'DESCRIPTION', value: `band-${i}`, sample: i, role: 'description' }));
   return {
     width,
@@ -38,14 +38,14 @@ function pattern(bands: number, gx = 0, gy = 0, nodata = -32768, asked: { width:
   };
 }
 
-describe('writeCog', () => {
+describe('writePyramid', () => {
   it('writes a tiled COG with overviews that GDAL reads like the service files', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'a.tif');
     const asked: { width: number; height: number }[] = [];
     // A small chunk forces several chunks per tile row and several overview passes.
-    const res = await writeCog(file, image(1300, 1100, 3), pattern(3, 0, 0, -32768, asked), { signal: AbortSignal.timeout(30_000), chunkBytes: 2 * 512 * 512 * 6 });
-    expect(res.overviews).toBe(2);
+    const res = await writePyramid(file, image(1300, 1100, 3), pattern(3, 0, 0, -32768, asked), { signal: AbortSignal.timeout(30_000), chunkBytes: 2 * 512 * 512 * 6 });
+    expect(res.levels.length - 1).toBe(2);
     expect(cogLevels(1300, 1100)).toEqual([{ width: 1300, height: 1100 }, { width: 650, height: 550 }, { width: 325, height: 275 }]);
     expect(Math.max(...asked.map((a) => a.width))).toBeLessThanOrEqual(1024);
     expect(readdirSync(dir)).toEqual(['a.tif']);
@@ -90,8 +90,8 @@ describe('writeCog', () => {
     const src: PixelSource = async (rect, out) => {
       for (let i = 0; i < rect.width * rect.height * 2; i++) out[i] = (i % 250) + 1;
     };
-    const res = await writeCog(file, image(300, 200, 2, 13, 52, { dataType: 'UINT8', geo: { epsg: 4326, geographic: true, originX: 13, originY: 52, pixelSize: 0.001 } }), src, { signal: AbortSignal.timeout(10_000) });
-    expect(res.overviews).toBe(0);
+    const res = await writePyramid(file, image(300, 200, 2, 13, 52, { dataType: 'UINT8', geo: { epsg: 4326, geographic: true, originX: 13, originY: 52, pixelSize: 0.001 } }), src, { signal: AbortSignal.timeout(10_000) });
+    expect(res.levels.length - 1).toBe(0);
     const r = await readPartRaster(file, AbortSignal.timeout(5000));
     expect(r).toMatchObject({ width: 300, height: 200, bands: 2, dataType: 'UINT8', nodata: 0, epsg: 4326, geographic: true, originX: 13, originY: 52 });
   });
@@ -106,7 +106,7 @@ describe('writeCog', () => {
       if (++calls === 3) ctl.abort();
       await src(rect, out, signal);
     };
-    await expect(writeCog(file, image(2000, 2000, 2), slow, { signal: ctl.signal, chunkBytes: 1 })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(writePyramid(file, image(2000, 2000, 2), slow, { signal: ctl.signal, chunkBytes: 1 })).rejects.toMatchObject({ name: 'AbortError' });
     expect(readdirSync(dir)).toEqual([]);
     expect(existsSync(file)).toBe(false);
   });
@@ -125,9 +125,9 @@ describe('GDAL metadata', () => {
 });
 
 describe('mosaicParts', () => {
-  async function part(dir: string, name: string, gx: number, gy: number, w: number, h: number, bands: number, over: Partial<CogImage> = {}) {
+  async function part(dir: string, name: string, gx: number, gy: number, w: number, h: number, bands: number, over: Partial<PyramidImage> = {}) {
     const file = path.join(dir, name);
-    await writeCog(file, image(w, h, bands, 500000 + gx * 10, 5800000 - gy * 10, over), pattern(bands, gx, gy), { signal: AbortSignal.timeout(10_000) });
+    await writePyramid(file, image(w, h, bands, 500000 + gx * 10, 5800000 - gy * 10, over), pattern(bands, gx, gy), { signal: AbortSignal.timeout(10_000) });
     return readPartRaster(file, AbortSignal.timeout(5000));
   }
 

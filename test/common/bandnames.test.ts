@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BANDNAMES_BANDS, parseBandnames } from '../../preload/contract/bandnames';
+import { BANDNAMES_BANDS, parseBandnames } from '../../common/bandnames.js';
 
 describe('parseBandnames', () => {
   it('expands the exclusive options rgb and all', () => {

@@ -1,0 +1,154 @@
+/**
+ * The one reader of GeoTIFF headers in main: size, sample type, layout, georeferencing and GDAL
+ * tags of a file's first image, as the library, the overview copies and the batch mosaics need them.
+ */
+import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import { abortError, throwIfAborted } from '../../common/abort.js';
+import { epsgOfGeoKeys, isGeographic } from './geokeys.js';
+import { parseGdalMetadata, stripNuls, type GdalMetadataItem } from './gdal-metadata.js';
+import { nodataOf, sampleTypeOf, type SampleType } from './samples.js';
+
+/** What the first image's header says. */
+export interface GeoTiffHeader {
+  width: number;
+  height: number;
+  bands: number;
+  /** The 8/16-bit integer type all bands share, or null (other or mixed sample types). */
+  dataType: SampleType | null;
+  /** BitsPerSample and SampleFormat (1 unsigned, 2 signed, 3 float) of the first band. */
+  bitsPerSample: number;
+  sampleFormat: number;
+  tiled: boolean;
+  /** Images in the file: 1 + the number of overviews. */
+  imageCount: number;
+  littleEndian: boolean;
+  /** TIFF Compression (1: none) and PlanarConfiguration (1: pixel-interleaved). */
+  compression: number;
+  planar: number;
+  /** Rows one block covers: the tile height, or RowsPerStrip (at most the height). */
+  blockRows: number;
+  /** GDAL_NODATA, or null when the file sets none. */
+  nodata: number | null;
+  geoKeys: Record<string, unknown> | null;
+  /** EPSG code of the CRS, or null (user-defined or missing). */
+  epsg: number | null;
+  geographic: boolean;
+  /** Top-left corner and pixel size (resY is negative for north-up files); null without an affine transform. */
+  transform: { originX: number; originY: number; resX: number; resY: number } | null;
+  /** Square north-up pixels (resY = -resX within 1e-9). */
+  squarePixels: boolean;
+  /** [minX, minY, maxX, maxY] in CRS units, or null without an affine transform. */
+  bbox: [number, number, number, number] | null;
+  /** GDAL_METADATA text without its trailing NULs ('' when absent). */
+  metadataXml: string;
+  metadata: GdalMetadataItem[];
+}
+
+/** Size, nodata and north-up georeferencing of a raster: what the overview copy and the mosaic build on. */
+export interface RasterGrid {
+  width: number;
+  height: number;
+  bands: number;
+  /** The file's GDAL_NODATA, else {@link nodataOf} its sample type. */
+  nodata: number;
+  /** EPSG of the CRS, or null when the file uses a user-defined one. */
+  epsg: number | null;
+  geographic: boolean;
+  originX: number;
+  originY: number;
+  /** Pixel width in CRS units (0 without georeferencing). */
+  pixelSize: number;
+}
+
+/** The {@link RasterGrid} of a header (origin and pixel size 0 when it has no affine transform). */
+export function gridOf(h: GeoTiffHeader): RasterGrid {
+  return {
+    width: h.width,
+    height: h.height,
+    bands: h.bands,
+    nodata: h.nodata ?? nodataOf(h.dataType),
+    epsg: h.epsg,
+    geographic: h.geographic,
+    originX: h.transform?.originX ?? 0,
+    originY: h.transform?.originY ?? 0,
+    pixelSize: h.transform?.resX ?? 0,
+  };
+}
+
+/** An open GeoTIFF, its first image and that image's header; close() releases the file. */
+export interface OpenGeoTiff {
+  tiff: GeoTIFF;
+  image: GeoTIFFImage;
+  header: GeoTiffHeader;
+  close(): Promise<void>;
+}
+
+async function describe(tiff: GeoTIFF, image: GeoTIFFImage): Promise<GeoTiffHeader> {
+  const dir = image.getFileDirectory();
+  const bands = image.getSamplesPerPixel();
+  const bitsPerSample = image.getBitsPerSample();
+  const sampleFormat = image.getSampleFormat() ?? 1;
+  let uniform = true;
+  for (let i = 1; i < bands; i++) {
+    if (image.getBitsPerSample(i) !== bitsPerSample || (image.getSampleFormat(i) ?? 1) !== sampleFormat) uniform = false;
+  }
+  const keys = image.getGeoKeys() as Record<string, unknown> | null;
+  let transform: GeoTiffHeader['transform'] = null;
+  let bbox: GeoTiffHeader['bbox'] = null;
+  try {
+    const [originX, originY] = image.getOrigin() as [number, number];
+    const [resX, resY] = image.getResolution() as [number, number];
+    transform = { originX, originY, resX, resY };
+    bbox = image.getBoundingBox() as [number, number, number, number];
+  } catch {
+    // No affine transform: an ungeoreferenced TIFF.
+  }
+  const sx = transform?.resX ?? 0;
+  const sy = transform?.resY ?? 0;
+  const metadataXml = dir.hasTag('GDAL_METADATA') ? stripNuls(String((await dir.loadValue('GDAL_METADATA')) ?? '')) : '';
+  const height = image.getHeight();
+  return {
+    width: image.getWidth(),
+    height,
+    bands,
+    dataType: uniform ? sampleTypeOf(bitsPerSample, sampleFormat) : null,
+    bitsPerSample,
+    sampleFormat,
+    tiled: image.isTiled,
+    imageCount: await tiff.getImageCount(),
+    littleEndian: tiff.littleEndian,
+    compression: Number(dir.getValue('Compression') ?? 1),
+    planar: Number(dir.getValue('PlanarConfiguration') ?? 1),
+    blockRows: image.isTiled ? image.getTileHeight() : Math.min(Number(dir.getValue('RowsPerStrip') ?? height), height),
+    nodata: image.getGDALNoData(),
+    geoKeys: keys,
+    epsg: epsgOfGeoKeys(keys),
+    geographic: isGeographic(keys),
+    transform,
+    squarePixels: sx > 0 && sy < 0 && Math.abs(Math.abs(sy) - sx) <= sx * 1e-9,
+    bbox,
+    metadataXml,
+    metadata: parseGdalMetadata(metadataXml),
+  };
+}
+
+/** Opens `file` and reads its first image's header; the caller closes it. An abort rejects with an AbortError. */
+export async function openGeoTiff(file: string, signal: AbortSignal): Promise<OpenGeoTiff> {
+  throwIfAborted(signal);
+  const tiff = await fromFile(file, signal);
+  try {
+    const image = await tiff.getImage(0);
+    return { tiff, image, header: await describe(tiff, image), close: async () => { await tiff.close(); } };
+  } catch (e) {
+    await tiff.close();
+    if (signal.aborted) throw abortError(signal);
+    throw e;
+  }
+}
+
+/** The header of `file`'s first image (the file is closed again). */
+export async function readGeoTiffHeader(file: string, signal: AbortSignal): Promise<GeoTiffHeader> {
+  const open = await openGeoTiff(file, signal);
+  await open.close();
+  return open.header;
+}

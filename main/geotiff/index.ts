@@ -1,0 +1,13 @@
+/** GeoTIFF reading and writing in main: headers, GeoKeys, GDAL metadata, layout and the one pyramid writer. */
+export { buildTiffLayout, pyramidLevels } from './layout.js';
+export type { TiffGeoSpec, TiffLayout, TiffLevelLayout, TiffLevelSpec, TiffSpec } from './layout.js';
+export { epsgOfGeoKeys, isGeographic } from './geokeys.js';
+export { escapeXml, gdalMetadataXml, metadataOf, parseGdalMetadata, stripNuls } from './gdal-metadata.js';
+export type { GdalMetadataItem } from './gdal-metadata.js';
+export { gridOf, openGeoTiff, readGeoTiffHeader } from './header.js';
+export type { GeoTiffHeader, OpenGeoTiff, RasterGrid } from './header.js';
+export { readStripTable } from './ifd.js';
+export { bytesPerSample, newSamples, nodataOf, sampleTypeOf } from './samples.js';
+export type { PixelArray, SampleType } from './samples.js';
+export { COG_TILE, cogLevels, mean2x2, pyramidLayout, writePyramid } from './pyramid.js';
+export type { PixelRect, PixelSource, PyramidImage, WritePyramidOptions } from './pyramid.js';

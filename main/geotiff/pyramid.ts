@@ -1,0 +1,294 @@
+/**
+ * The one GeoTIFF writer of main: uncompressed, pixel-interleaved, square tiles and 2x overviews
+ * (the service's COG layout), GDAL_NODATA and GDAL_METADATA. The overview copies, the batch
+ * mosaics and the simulator's rasters all supply pixels to it.
+ *
+ * Uncompressed blocks have sizes known in advance, so every block's offset is fixed before any pixel
+ * exists: full resolution is written first (tile row by tile row, a bounded chunk at a time), then
+ * each overview either comes from its own pixel source or is the nodata-aware 2x2 mean of the level
+ * above, read back from the file. Memory stays a few chunks whatever the image size. The file is
+ * written to `<file>.part`, fsynced and renamed, and the `.part` is removed on any failure or abort.
+ */
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { throwIfAborted } from '../../common/abort.js';
+import { syncDirectory } from '../shared/atomic-file.js';
+import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
+import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout } from './layout.js';
+import { bytesPerSample, newSamples, nodataOf, type PixelArray, type SampleType } from './samples.js';
+
+/** Tile edge of the service's files and the batch mosaics, and the size their overviews reduce to. */
+export const COG_TILE = 512;
+
+/** A rectangle of pixels of one level. */
+export interface PixelRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** What the header says about the image. */
+export interface PyramidImage {
+  width: number;
+  height: number;
+  bands: number;
+  dataType: SampleType;
+  geo: TiffGeoSpec;
+  metadataXml: string;
+  /** Defaults to {@link nodataOf} the data type. */
+  nodata?: number;
+  /** Tile edge, a power of two (default {@link COG_TILE}); overviews are added until one level fits a tile. */
+  tile?: number;
+  /** Default: tiled only when the image is larger than a tile (otherwise one strip, like the service). */
+  tiled?: boolean;
+  /** Forces BigTIFF; otherwise chosen only when classic offsets would overflow. */
+  bigTiff?: boolean;
+}
+
+/** Fills `out` (pre-filled with nodata, rows of rect.width * bands interleaved samples) with the pixels of `rect`, one chunk of a tile row per call. */
+export type PixelSource = (rect: PixelRect, out: PixelArray, signal: AbortSignal) => Promise<void>;
+
+/** Options of {@link writePyramid}. */
+export interface WritePyramidOptions {
+  signal: AbortSignal;
+  /** Fraction of bytes written, 0..1. */
+  onProgress?: (fraction: number) => void;
+  /** Pixel bytes handled per step; bounds memory. Default 8 MiB (never less than one tile). */
+  chunkBytes?: number;
+  /** The pixels of overview level k (1, 2, ...) instead of the 2x2 mean of level k-1 (the simulator renders each level). */
+  overviewSource?: (level: number) => PixelSource;
+  /** Fsync the file and its folder when publishing it (default true). */
+  durable?: boolean;
+}
+
+/** Sizes of full resolution and each 2x overview, down to one that fits a tile (the service's level rule). */
+export function cogLevels(width: number, height: number, tile = COG_TILE): { width: number; height: number }[] {
+  return pyramidLevels(width, height, tile);
+}
+
+/** The file layout {@link writePyramid} writes for `image` (its size is known before any pixel). */
+export function pyramidLayout(image: PyramidImage): TiffLayout {
+  const { width, height, bands } = image;
+  const tile = image.tile ?? COG_TILE;
+  const sizes = cogLevels(width, height, tile);
+  const tiled = image.tiled ?? (width > tile || height > tile);
+  const bits = bytesPerSample(image.dataType) * 8;
+  return buildTiffLayout({
+    levels: sizes.map((l) => ({ ...l, tiled, tileSize: tile })),
+    samplesPerPixel: bands,
+    bitsPerSample: bits as 8 | 16,
+    signed: image.dataType === 'INT16',
+    geo: image.geo,
+    nodata: String(image.nodata ?? nodataOf(image.dataType)),
+    metadataXml: image.metadataXml,
+    bigTiff: image.bigTiff,
+  });
+}
+
+/** Writes `image` to `file` (via `<file>.part`, fsync, rename) from `source`'s full-resolution pixels. */
+export async function writePyramid(
+  file: string,
+  image: PyramidImage,
+  source: PixelSource,
+  opts: WritePyramidOptions,
+): Promise<{ path: string; bytes: number; levels: { width: number; height: number }[]; tile: number }> {
+  const { signal } = opts;
+  throwIfAborted(signal);
+  const { width, height, bands: nb } = image;
+  if (!(width > 0 && height > 0 && nb > 0)) throw new Error(`invalid image size ${width}x${height}x${nb}`);
+  const tile = image.tile ?? COG_TILE;
+  if (!Number.isInteger(Math.log2(tile))) throw new Error(`tile size ${tile} is not a power of two`);
+  const layout = pyramidLayout(image);
+  const nodata = image.nodata ?? nodataOf(image.dataType);
+  const asked = opts.chunkBytes;
+  const maxBlock = Math.max(...layout.levels.map((l) => l.blockBytes));
+  const chunkBytes = Math.max(asked !== undefined && asked > 0 && Number.isFinite(asked) ? asked : 8 * 1024 * 1024, maxBlock);
+  const durable = opts.durable ?? true;
+  const partPath = `${file}.part`;
+  const fh = await open(partPath, 'w+', 0o644); // read back too: mean overviews are built from the written level above
+  let ok = false;
+  let written = 0;
+  const progress = (bytes: number): void => {
+    written += bytes;
+    opts.onProgress?.(Math.min(1, written / layout.totalBytes));
+  };
+  const level: LevelWrite = { fh, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress };
+  try {
+    await writeExactly(fh, layout.header, 0);
+    progress(layout.header.length);
+    await writeFromSource(level, layout.levels[0]!, source);
+    for (let k = 1; k < layout.levels.length; k++) {
+      const own = opts.overviewSource?.(k);
+      if (own) await writeFromSource(level, layout.levels[k]!, own);
+      else await writeMean(level, layout.levels[k - 1]!, layout.levels[k]!);
+    }
+    if (durable) await fh.sync();
+    ok = true;
+  } finally {
+    await fh.close().catch(() => undefined);
+    if (!ok) await unlink(partPath).catch(() => undefined);
+  }
+  try {
+    await rename(partPath, file);
+  } catch (e) {
+    await unlink(partPath).catch(() => undefined);
+    throw e;
+  }
+  if (durable) await syncDirectory(path.dirname(file));
+  return { path: file, bytes: layout.totalBytes, levels: layout.levels.map((l) => ({ width: l.width, height: l.height })), tile };
+}
+
+interface LevelWrite {
+  fh: FileHandle;
+  dataType: SampleType;
+  nb: number;
+  nodata: number;
+  chunkBytes: number;
+  signal: AbortSignal;
+  progress: (bytes: number) => void;
+}
+
+/** Copies rows of `rows` (row-major, `width` samples wide) into `n` blocks of `out`, padding with nodata. */
+function cutBlocks(w: LevelWrite, L: TiffLevelLayout, rows: PixelArray, width: number, height: number, n: number, out: PixelArray): void {
+  const { nb, nodata } = w;
+  const bw = L.blockWidth;
+  const blockSamples = L.blockBytes / bytesPerSample(w.dataType);
+  out.fill(nodata, 0, n * blockSamples);
+  for (let t = 0; t < n; t++) {
+    const cx = t * bw;
+    const cw = Math.min(bw, width - cx);
+    for (let r = 0; r < height; r++) {
+      const src = (r * width + cx) * nb;
+      out.set(rows.subarray(src, src + cw * nb), t * blockSamples + r * bw * nb);
+    }
+  }
+}
+
+/** Writes level L from a pixel source, a chunk of a block row at a time; one chunk is written while the next is read. */
+async function writeFromSource(w: LevelWrite, L: TiffLevelLayout, source: PixelSource): Promise<void> {
+  const { nb, nodata, signal } = w;
+  const bw = L.blockWidth;
+  const bh = L.blockHeight;
+  const blockSamples = L.blockBytes / bytesPerSample(w.dataType);
+  const perChunk = Math.max(1, Math.floor(w.chunkBytes / L.blockBytes));
+  const rectBuf = newSamples(w.dataType, Math.min(perChunk * bw, L.width) * bh * nb);
+  // Two block buffers: one is being written while the next is filled.
+  const blockBufs = [newSamples(w.dataType, perChunk * blockSamples), newSamples(w.dataType, perChunk * blockSamples)];
+  let cur = 0;
+  let pending: Promise<void> = Promise.resolve();
+  try {
+    for (let by = 0; by < L.blocksDown; by++) {
+      const y0 = by * bh;
+      const h = Math.min(bh, L.height - y0);
+      for (let bx0 = 0; bx0 < L.blocksAcross; bx0 += perChunk) {
+        throwIfAborted(signal);
+        const n = Math.min(perChunk, L.blocksAcross - bx0);
+        const rect = { x: bx0 * bw, y: y0, width: Math.min(n * bw, L.width - bx0 * bw), height: h };
+        const rectSamples = rect.width * rect.height * nb;
+        rectBuf.fill(nodata, 0, rectSamples);
+        await source(rect, rectBuf.subarray(0, rectSamples), signal);
+        throwIfAborted(signal);
+        await pending;
+        const out = blockBufs[cur]!;
+        cutBlocks(w, L, rectBuf, rect.width, h, n, out);
+        const data = bytesOf(out, n * blockSamples);
+        pending = writeExactly(w.fh, data, L.dataOffset + (by * L.blocksAcross + bx0) * L.blockBytes).then(() => w.progress(data.length));
+        // Observed now so a failed write never becomes an unhandled rejection while the next chunk is read.
+        pending.catch(() => undefined);
+        cur ^= 1;
+      }
+    }
+  } finally {
+    await pending.catch(() => undefined);
+  }
+  await pending;
+}
+
+/**
+ * Builds overview level C from level P written above it: each pixel is the mean of the valid
+ * pixels of its 2x2 parent block. Parent tiles are read back a chunk of two tile rows at a time.
+ */
+async function writeMean(w: LevelWrite, P: TiffLevelLayout, C: TiffLevelLayout): Promise<void> {
+  const { nb, nodata, signal } = w;
+  const t = C.blockWidth; // overviews only exist for tiled images, where every level uses the same square tile
+  const tileSamples = t * t * nb;
+  // Two parent tile rows read, the same as rows, the child rows and their tiles: ten child tiles per chunk.
+  const perChunk = Math.max(1, Math.floor(w.chunkBytes / (10 * C.blockBytes)));
+  const parents = [newSamples(w.dataType, 2 * perChunk * tileSamples), newSamples(w.dataType, 2 * perChunk * tileSamples)];
+  const parentRows = newSamples(w.dataType, 4 * perChunk * tileSamples);
+  const childRows = newSamples(w.dataType, perChunk * tileSamples);
+  const out = newSamples(w.dataType, perChunk * tileSamples);
+  for (let cy = 0; cy < C.blocksDown; cy++) {
+    for (let cx0 = 0; cx0 < C.blocksAcross; cx0 += perChunk) {
+      throwIfAborted(signal);
+      const n = Math.min(perChunk, C.blocksAcross - cx0);
+      const pc0 = 2 * cx0;
+      const pcn = Math.min(P.blocksAcross, 2 * (cx0 + n)) - pc0;
+      // The parent pixels under these child tiles, as rows.
+      const pw = Math.min(P.width - pc0 * t, pcn * t);
+      const ph = Math.min(P.height - 2 * cy * t, 2 * t);
+      for (let k = 0; k < 2 && 2 * cy + k < P.blocksDown; k++) {
+        const pr = 2 * cy + k;
+        await readExactly(w.fh, bytesOf(parents[k]!, pcn * tileSamples), P.dataOffset + (pr * P.blocksAcross + pc0) * P.blockBytes);
+        const rows = Math.min(t, ph - k * t);
+        for (let tc = 0; tc < pcn; tc++) {
+          const cw = Math.min(t, pw - tc * t);
+          for (let r = 0; r < rows; r++) {
+            const from = tc * tileSamples + r * t * nb;
+            parentRows.set(parents[k]!.subarray(from, from + cw * nb), ((k * t + r) * pw + tc * t) * nb);
+          }
+        }
+      }
+      const cw = Math.min(n * t, C.width - cx0 * t);
+      const ch = mean2x2(parentRows, pw, ph, nb, nodata, childRows, cw);
+      cutBlocks(w, C, childRows, cw, ch, n, out);
+      const data = bytesOf(out, n * tileSamples);
+      await writeExactly(w.fh, data, C.dataOffset + (cy * C.blocksAcross + cx0) * C.blockBytes);
+      w.progress(data.length);
+    }
+  }
+  throwIfAborted(signal);
+}
+
+/**
+ * Averages the valid (non-nodata) pixels of each 2x2 block of `rows` rows of `src` (row-major,
+ * `width` pixels of `bands` samples) into ceil(rows/2) rows of `outWidth` pixels; a block without
+ * valid pixels is nodata. Returns the number of rows written.
+ */
+export function mean2x2(
+  src: PixelArray, width: number, rows: number, bands: number, nodata: number,
+  out: PixelArray, outWidth: number,
+): number {
+  const outRows = Math.ceil(rows / 2);
+  const stride = width * bands;
+  for (let y2 = 0; y2 < outRows; y2++) {
+    const r0 = 2 * y2 * stride;
+    const r1 = 2 * y2 + 1 < rows ? r0 + stride : -1;
+    const o0 = y2 * outWidth * bands;
+    for (let x2 = 0; x2 < outWidth; x2++) {
+      const c0 = 2 * x2 * bands;
+      const c1 = 2 * x2 + 1 < width ? c0 + bands : -1;
+      for (let b = 0; b < bands; b++) {
+        let sum = 0;
+        let n = 0;
+        let v = src[r0 + c0 + b]!;
+        if (v !== nodata) { sum += v; n++; }
+        if (c1 >= 0) {
+          v = src[r0 + c1 + b]!;
+          if (v !== nodata) { sum += v; n++; }
+        }
+        if (r1 >= 0) {
+          v = src[r1 + c0 + b]!;
+          if (v !== nodata) { sum += v; n++; }
+          if (c1 >= 0) {
+            v = src[r1 + c1 + b]!;
+            if (v !== nodata) { sum += v; n++; }
+          }
+        }
+        out[o0 + x2 * bands + b] = n === 0 ? nodata : Math.round(sum / n);
+      }
+    }
+  }
+  return outRows;
+}

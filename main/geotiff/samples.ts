@@ -1,0 +1,32 @@
+/** Sample types the GeoTIFF writers carry, their arrays and their default nodata. */
+
+/** 8/16-bit integer samples: what the service delivers (INT16, UINT8) and most imagery uses (UINT16). */
+export type SampleType = 'UINT8' | 'INT16' | 'UINT16';
+
+/** Interleaved pixels of one of the {@link SampleType}s. */
+export type PixelArray = Uint8Array | Int16Array | Uint16Array;
+
+/** The sample type of BitsPerSample and SampleFormat (1 unsigned, 2 signed), or null for any other. */
+export function sampleTypeOf(bits: number, format: number): SampleType | null {
+  if (bits === 8 && format === 1) return 'UINT8';
+  if (bits === 16 && format === 2) return 'INT16';
+  if (bits === 16 && format === 1) return 'UINT16';
+  return null;
+}
+
+/** The nodata value used when a file names none: -32768 for INT16 (the service's), 0 for the unsigned types. */
+export function nodataOf(dataType: SampleType | null): number {
+  return dataType === 'INT16' ? -32768 : 0;
+}
+
+/** Bytes per sample of a type. */
+export function bytesPerSample(dataType: SampleType): 1 | 2 {
+  return dataType === 'UINT8' ? 1 : 2;
+}
+
+/** A zeroed array of `n` samples. */
+export function newSamples(dataType: SampleType, n: number): PixelArray {
+  if (dataType === 'UINT8') return new Uint8Array(n);
+  if (dataType === 'INT16') return new Int16Array(n);
+  return new Uint16Array(n);
+}
