@@ -126,12 +126,13 @@ export default tseslint.config(
     },
   },
   {
-    // The simulator is the service's stand-in: it may use the core and main/geotiff, never the app.
+    // The simulator is the service's stand-in: it may use the core, main/geotiff and main/shared's
+    // Node plumbing (atomic files, loopback Host checks, private temp folders), never the app.
     files: ['main/simulator/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'electron', message: 'The simulator runs without Electron (npm run simulator).' }],
-        patterns: [inFolder(['api', 'keychain', 'downloads', 'library', 'ipc', 'services', 'hosts', 'shared'], 'The simulator may import only common/, main/geotiff and packages.')],
+        patterns: [inFolder(['api', 'keychain', 'downloads', 'library', 'ipc', 'services', 'hosts'], 'The simulator may import only common/, main/geotiff, main/shared and packages.')],
       }],
     },
   },

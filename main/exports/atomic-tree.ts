@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../common/errors.js';
-import { throwIfAborted } from '../shared/abort.js';
+import { throwIfAborted } from '../../common/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
 
 /** One file of a tree, by its path relative to the tree's folder (forward slashes). */

@@ -1,5 +1,5 @@
 import { writeFileAtomic } from '../shared/atomic-file.js';
-import { throwIfAborted } from '../shared/abort.js';
+import { throwIfAborted } from '../../common/abort.js';
 
 /**
  * Any list of features (the AOI, orders, and later watches) as one GeoJSON

@@ -154,7 +154,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   async importFile(file: string, signal: AbortSignal): Promise<LibraryEntry> {
     const abs = path.resolve(file);
     // Only GeoTIFFs by name: the path comes from the renderer, which must not get other files read or recorded.
-    if (!isTiffName(abs)) throw new DownloadError('validation', `Cannot import ${abs}: only .tif and .tiff files can be imported.`);
+    if (!isTiffName(abs)) throw new AppError('validation', `Cannot import ${abs}: only .tif and .tiff files can be imported.`);
     let st;
     try {
       st = await stat(abs);
@@ -234,12 +234,12 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     const entry = this.entries.get(id);
     if (!entry) throw new AppError('not-found', `No library entry with id ${id}.`);
     if (opts.deleteFile) {
-      if (!isTiffName(entry.path)) throw new DownloadError('validation', `Swath deletes only .tif and .tiff files; ${entry.path} was kept.`);
+      if (!isTiffName(entry.path)) throw new AppError('validation', `Swath deletes only .tif and .tiff files; ${entry.path} was kept.`);
       if (entry.source !== 'download') {
         if (!opts.confirmDelete) {
-          throw new DownloadError('validation', `${entry.path} was imported, not downloaded by Swath, so it is not deleted from here; remove it from the library and delete the file yourself.`);
+          throw new AppError('validation', `${entry.path} was imported, not downloaded by Swath, so it is not deleted from here; remove it from the library and delete the file yourself.`);
         }
-        if (!(await opts.confirmDelete(structuredClone(entry)))) throw new DownloadError('cancelled', `${entry.path} was not deleted.`);
+        if (!(await opts.confirmDelete(structuredClone(entry)))) throw new AppError('cancelled', `${entry.path} was not deleted.`);
         throwIfAborted(signal);
       }
       try {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { EventName, EventPayload } from '../../preload/contract';
+import type { EventPayload } from '../../preload/contract';
 import { RedirectRefusedError, refuseRedirects, type HttpFetch } from '../api';
 import { redactSecretsDeep, redactText } from '../api/redact';
 import { DownloadQueue, createBatchRunner } from '../downloads';

@@ -36,7 +36,7 @@ describe('layers enforced by lint', () => {
     ['main/services/x.ts', "import { startSimulator } from '../simulator';\nexport const x = startSimulator;\n", /main\/simulator/],
     ['main/ipc/x.ts', "import { startSimulator } from '../simulator/index.js';\nexport const x = startSimulator;\n", /main\/simulator/],
     ['main/library/x.ts', "import { ipcMain } from 'electron';\nexport const x = ipcMain;\n", /Electron is used only/],
-    ['main/simulator/x.ts', "import { LibraryCatalog } from '../library/catalog.js';\nexport const x = LibraryCatalog;\n", /only common\/, main\/geotiff/],
+    ['main/simulator/x.ts', "import { LibraryCatalog } from '../library/catalog.js';\nexport const x = LibraryCatalog;\n", /only common\/, main\/geotiff, main\/shared/],
   ])('%s: %s is refused', async (file, code, message) => {
     const errors = await layerErrors(file, code);
     expect(errors).toHaveLength(1);

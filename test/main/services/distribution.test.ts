@@ -10,7 +10,7 @@ import { loadPolicy } from '../../../main/policy';
 import { createApp, type SwathApp } from '../../../main/services/app';
 import { startSimulator } from '../../../main/simulator';
 import { redactionMark } from '../../../preload/contract/redaction';
-import { DEMO_ACCOUNT_KEY } from '../../../main/hosts/embedded-service';
+import { DEMO_ACCOUNT_KEY } from '../../../main/services/embedded-service';
 
 // The app core under an admin policy, through the dispatcher as a renderer reaches it; the
 // diagnostics report and the log file are checked for the key, which must be absent.
