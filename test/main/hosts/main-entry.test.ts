@@ -44,7 +44,7 @@ async function ready(electron: Electron): Promise<void> {
 }
 
 async function appInfoFrom(electron: Electron, url: string): Promise<unknown> {
-  return listenerFor(electron, 'app:info')({ senderFrame: { url } }, {});
+  return listenerFor(electron, 'app:info')({ sender: {}, senderFrame: { url } }, {});
 }
 
 function listenerFor(electron: Electron, channel: string): InvokeListener {

@@ -47,7 +47,8 @@ export async function startTap(target: string): Promise<Tap> {
     req.on('end', () => {
       const forward = () => {
         if (gone) return;
-        const up = http.request(url, { method: req.method, headers: req.headers }, (upRes) => {
+        // The simulator answers only to its own Host (DNS-rebinding guard), as a reverse proxy sends it.
+        const up = http.request(url, { method: req.method, headers: { ...req.headers, host: new URL(url).host } }, (upRes) => {
           res.writeHead(upRes.statusCode ?? 502, upRes.headers);
           upRes.pipe(res);
         });
