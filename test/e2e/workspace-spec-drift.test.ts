@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../main/simulator';
 import { doctorDrift, startDoctoringProxy } from '../main/api/helpers';
 import { chromiumAvailable } from './chromium';
 import { createProfile, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
@@ -8,23 +9,24 @@ const HAS_CHROMIUM = chromiumAvailable();
 describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the service\'s specification changes between connections', () => {
   let ws: Workspace;
   let proxy: Awaited<ReturnType<typeof startDoctoringProxy>> | null = null;
+  // A service with the documented demo keys (the embedded one accepts only its per-run key).
+  let sim: RunningSimulator;
   beforeAll(async () => {
+    sim = await startSimulator({ port: 0, shapes: process.env.SWATH_SIM_SHAPES });
     ws = await openWorkspace();
     await waitForMap(ws.page);
   });
   afterAll(async () => {
     await proxy?.close();
     await ws?.close();
+    await sim?.close();
   });
 
   it('Settings shows the operations and fields that changed, and the app keeps working from the new specification', async () => {
     const page = ws.page;
     await expect.poll(() => page.getByTestId('connection-state').innerText(), { timeout: 15_000 }).toContain('Connected');
-    const demoUrl = await page.evaluate(async () => {
-      const r = await (window as unknown as { swath: { profilesList(): Promise<{ ok: true; data: { profiles: { builtIn: boolean; baseUrl: string }[] } }> } }).swath.profilesList();
-      return r.data.profiles.find((p) => p.builtIn)!.baseUrl;
-    });
-    // The demo service behind a proxy that can publish a changed specification.
+    const demoUrl = sim.url;
+    // The simulator behind a proxy that can publish a changed specification.
     let changed = false;
     let doctored = { renamedFrom: '', retyped: '', removed: '' };
     proxy = await startDoctoringProxy(demoUrl, (spec) => {
