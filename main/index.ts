@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { BrowserWindow, app, clipboard, dialog, session, shell } from 'electron';
 import nodeLog from 'electron-log/node';
 import iconPath from '../build/icons/512x512.png?asset';
+import trayIconPath from '../build/icons/32x32.png?asset';
+import { createTray } from './hosts/tray';
 import { createElectronFetch } from './hosts/electron-fetch';
 import { buildContentSecurityPolicy } from './hosts/security';
 import { SecretRegistry, catchProcessErrors, configureLog } from './logging';
@@ -138,6 +140,7 @@ function run(): void {
     hardenWebContents(contents, { externalHosts: EXTERNAL_LINK_HOSTS, log });
   });
 
+  let tray: ReturnType<typeof createTray> | null = null;
   const openWindow = (): void => {
     mainWindow = createMainWindow({ preloadPath, rendererUrl: devServerUrl, externalHosts: EXTERNAL_LINK_HOSTS, icon: iconPath, log });
     mainWindow.on('closed', () => {
@@ -164,6 +167,22 @@ function run(): void {
       app.on('activate', () => {
         if (BrowserWindow.getAllWindows().length === 0) openWindow();
       });
+      // Kept in a variable that lives as long as the app, or the tray icon is garbage-collected.
+      tray = createTray(trayIconPath, {
+        show: () => {
+          if (!mainWindow) openWindow();
+          else {
+            if (mainWindow.isMinimized()) mainWindow.restore();
+            mainWindow.focus();
+          }
+        },
+        downloads: () => {
+          if (!mainWindow) openWindow();
+          mainWindow?.focus();
+          broadcast('app:command', { command: 'downloads' });
+        },
+        quit: () => app.quit(),
+      });
     },
     (error: unknown) => mainLog.error('Startup failed', error),
   );
@@ -174,6 +193,8 @@ function run(): void {
 
   let shutdown: 'running' | 'closing' | 'done' = 'running';
   app.on('will-quit', (event) => {
+    tray?.destroy();
+    tray = null;
     if (shutdown === 'done') return;
     // Hold the quit until the simulator has flushed its state and released its port.
     event.preventDefault();

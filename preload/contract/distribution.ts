@@ -59,4 +59,4 @@ export const errorReportSchema = z.strictObject({
 });
 
 /** Commands the application menu sends to the window. */
-export const appCommandSchema = z.object({ command: z.enum(['about']) });
+export const appCommandSchema = z.object({ command: z.enum(['about', 'downloads']) });

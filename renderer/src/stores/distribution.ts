@@ -3,6 +3,7 @@ import { computed, ref } from 'vue';
 import type { ResponseOf } from '../../../preload/contract';
 import { getBridge } from '../bridge';
 import { copyText } from '../lib/clipboard';
+import { useUiStore } from './ui';
 
 /** The admin policy as main reports it. */
 export type PolicyView = ResponseOf<'policy:get'>;
@@ -44,6 +45,8 @@ export const useDistributionStore = defineStore('distribution', () => {
     unsubscribe.push(bridge.on('updates:state', (s) => (updates.value = s)));
     unsubscribe.push(bridge.on('app:command', (c) => {
       if (c.command === 'about') void openAbout();
+      // The system tray's "Downloads" entry opens the window's downloads tray.
+      if (c.command === 'downloads') useUiStore().trayOpen = true;
     }));
     void load();
   }

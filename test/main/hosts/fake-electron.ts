@@ -86,6 +86,24 @@ class FakeApp extends EventEmitter {
   }
 }
 
+/** A fake system tray icon that records its menu and click listeners. */
+export class FakeTray extends EventEmitter {
+  static instances: FakeTray[] = [];
+  tooltip = '';
+  menu: unknown = null;
+  constructor(readonly image: unknown) {
+    super();
+    FakeTray.instances.push(this);
+  }
+  setToolTip(text: string): void {
+    this.tooltip = text;
+  }
+  setContextMenu(menu: unknown): void {
+    this.menu = menu;
+  }
+  destroy = vi.fn();
+}
+
 /** The fake `app`; call `fakeApp.readyResolve()` to emulate the ready event. */
 export const fakeApp = new FakeApp();
 
@@ -107,6 +125,8 @@ export const fakeElectron = {
   net: { fetch: vi.fn(async () => { throw new Error('no network in the fake Electron'); }) },
   Menu: { setApplicationMenu: vi.fn(), buildFromTemplate: vi.fn((template: unknown) => ({ template })) },
   nativeTheme: { shouldUseDarkColors: false },
+  Tray: FakeTray,
+  nativeImage: { createFromPath: vi.fn((path: string) => ({ path, resize: (size: { width: number; height: number }) => ({ path, size }) })) },
   /** Resets this very instance (tests that reset modules must reach it through `import('electron')`). */
   __reset: (): void => resetFakeElectron(),
 };
@@ -115,5 +135,6 @@ export const fakeElectron = {
 export function resetFakeElectron(): void {
   vi.clearAllMocks();
   FakeBrowserWindow.instances = [];
+  FakeTray.instances = [];
   fakeApp.reset();
 }

@@ -92,6 +92,8 @@ describe('main/index.ts', () => {
     expect(String(prefs.preload)).toMatch(/[/\\]preload[/\\]index\.cjs$/);
     expect(window!.loadURL).toHaveBeenCalledWith('app://swath/index.html');
     expect(window!.loadFile).not.toHaveBeenCalled();
+    // The system tray shows Swath's own icon (the 32 px rendering), not Electron's.
+    expect(electron.Tray.instances.at(-1)?.image).toMatchObject({ path: expect.stringMatching(/32x32\.png/) });
     // The renderer folder is served on app://, never file://.
     expect(electron.protocol.handle.mock.calls.map((c) => c[0])).toEqual(expect.arrayContaining(['app', 'swath-raster']));
     expect(await appInfoFrom(electron, 'file:///index.html')).toMatchObject({ ok: false, error: { kind: 'auth' } });
