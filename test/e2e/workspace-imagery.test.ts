@@ -1,15 +1,16 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANSWER_STYLES } from '../main/simulator/helpers';
 import { chromiumAvailable } from './chromium';
 import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
 
-describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate and download', () => {
+describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery search, check, estimate and download (%s answers)', (shapes) => {
   let ws: Workspace;
   beforeAll(async () => {
-    ws = await openWorkspace();
+    ws = await openWorkspace({ shapes });
     await waitForMap(ws.page);
   });
   afterAll(async () => {
@@ -35,7 +36,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     expect(await page.getByTestId('search-groups').innerText()).toContain('Stratus2');
     // Hovering a date highlights its geography (no errors, the calendar stays).
     await calendar.locator('button[data-date]').first().hover();
-    await page.screenshot({ path: 'test-results/workspace-imagery-search.png' });
+    await page.screenshot({ path: `test-results/workspace-imagery-search-${shapes}.png` });
 
     // 2+3. Check with the shared settings.
     await page.getByTestId('step-check').scrollIntoViewIfNeeded();
@@ -50,7 +51,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     await expect.poll(() => page.getByTestId('check-stale').isVisible()).toBe(true);
     await page.locator('#img-res').selectOption('10');
     await expect.poll(() => page.getByTestId('check-stale').count()).toBe(0);
-    await page.screenshot({ path: 'test-results/workspace-imagery-check.png' });
+    await page.screenshot({ path: `test-results/workspace-imagery-check-${shapes}.png` });
 
     // 4. Estimate: credit and area.
     await page.getByTestId('estimate').click();
@@ -60,7 +61,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     expect(estimateText).toMatch(/EUR/);
     expect(estimateText).toMatch(/km²/);
     await page.getByTestId('step-estimate').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: 'test-results/workspace-imagery-estimate.png' });
+    await page.screenshot({ path: `test-results/workspace-imagery-estimate-${shapes}.png` });
 
     // 5. Download: progress events reach the page, the tray shows the job, then done; the file is in the folder.
     await page.evaluate(() => {
@@ -94,7 +95,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     expect(statSync(path.join(ws.downloadsDir, fileName)).size).toBeGreaterThan(10_000);
     expect(existsSync(path.join(ws.downloadsDir, `${fileName}.part`))).toBe(false);
     expect(await job.getByTestId('job-open').isEnabled()).toBe(true);
-    await page.screenshot({ path: 'test-results/workspace-downloads-tray.png' });
+    await page.screenshot({ path: `test-results/workspace-downloads-tray-${shapes}.png` });
     expect(ws.pageErrors).toEqual([]);
   });
 
@@ -115,7 +116,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     await expect.poll(() => epsgField.getByTestId('field-error').first().innerText(), { timeout: 20_000 }).toMatch(/2154/);
     expect(await page.getByTestId('epsg-other').getAttribute('class')).toContain('invalid');
     await epsgField.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: 'test-results/workspace-validation-error.png' });
+    await page.screenshot({ path: `test-results/workspace-validation-error-${shapes}.png` });
     // The error is not a generic banner only: the step shows the service's message too.
     expect(await page.getByTestId('step-check').getByTestId('error-notice').innerText()).toMatch(/field/);
     await page.getByTestId('epsg-select').selectOption('utm');
@@ -135,7 +136,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     const box = (await page.getByTestId('map').boundingBox())!;
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     await expect.poll(() => section.innerText()).toMatch(/·\s*1 picked/);
-    await page.screenshot({ path: 'test-results/workspace-tiles-picked.png' });
+    await page.screenshot({ path: `test-results/workspace-tiles-picked-${shapes}.png` });
     await page.getByTestId('download-tiles').click();
     await expect.poll(() => page.getByTestId('download-job').count(), { timeout: 20_000 }).toBeGreaterThan(1);
     await expect.poll(() => page.getByTestId('download-job').first().getByTestId('job-state').innerText(), { timeout: 60_000 }).toBe('done');

@@ -127,8 +127,11 @@ const MIN_PART_PIXEL_AREA = 1e-4;
 
 /** Reads MaxCompositeAreaKm2 and MaxTotalBands from an account info record. */
 export function limitsFromAccountInfo(info: Record<string, unknown>): BatchLimits {
-  const area = info.MaxCompositeAreaKm2;
-  const bands = info.MaxTotalBands;
+  // The contract does not show account info's fields: each limit is the number whose name says what it is
+  // (MaxCompositeAreaKm2, maxCompositeAreaSqKm, max_total_bands, ...), case and separators ignored.
+  const numberNamed = (re: RegExp) => Object.entries(info).find(([k, v]) => typeof v === 'number' && re.test(k.replace(/[\s_-]/g, '')))?.[1];
+  const area = numberNamed(/^max.*composite.*area/i) ?? numberNamed(/^max.*area/i);
+  const bands = numberNamed(/^max.*total.*bands?/i) ?? numberNamed(/^max.*bands?/i);
   if (typeof area !== 'number' || !(area > 0) || typeof bands !== 'number' || !(bands >= 1)) {
     throw new PlanError('account', 'Account info does not report usable MaxCompositeAreaKm2 and MaxTotalBands limits.');
   }

@@ -6,7 +6,7 @@
  * assumes the simulator's field names.
  */
 
-import { findGeometry, findGuid, findKey, findRows, isDate, isDateTime, isGuid, isObject, type JsonObject } from './recognise';
+import { KM2_KEY, findGeometry, findGuid, findKey, findRows, isDate, isDateTime, isGuid, isObject, type JsonObject } from './recognise';
 
 /** A name reduced for matching: case and separators ignored ("task_order-GUID" = "TaskOrderGuid"). */
 export function nameKey(name: string): string {
@@ -105,7 +105,7 @@ export function summarizeOrder(row: JsonObject): OrderSummary {
   const cons = valueByName(row, 'SatelliteConstellations') ?? findKey(row, /constellation/i, (v) => Array.isArray(v))?.value;
   const freq = valueByName(row, 'ImageFrequency') ?? findKey(row, /frequency/i, (v) => typeof v === 'number')?.value;
   const ref = valueByName(row, 'ReferenceDate');
-  const area = findKey(row, /area.*km2|km2/i, (v) => typeof v === 'number') ?? findKey(row, /area/i, (v) => typeof v === 'number');
+  const area = findKey(row, KM2_KEY, (v) => typeof v === 'number') ?? findKey(row, /area/i, (v) => typeof v === 'number');
   const tileEntries = Object.entries(row).filter(([k, v]) => /tile/i.test(k) && !/dedup/i.test(k) && guidList(v)) as [string, string[]][];
   const tiles = tileEntries.filter(([k]) => !/mini/i.test(k)).flatMap(([, v]) => v);
   const miniTiles = tileEntries.filter(([k]) => /mini/i.test(k)).flatMap(([, v]) => v);
