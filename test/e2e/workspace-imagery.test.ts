@@ -7,7 +7,7 @@ import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Works
 
 const HAS_CHROMIUM = chromiumAvailable();
 
-describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery search, check, estimate and download (%s answers)', (shapes) => {
+describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery search, check, estimate, download and preview (%s answers)', (shapes) => {
   let ws: Workspace;
   beforeAll(async () => {
     ws = await openWorkspace({ shapes });
@@ -17,7 +17,7 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery searc
     await ws?.close();
   });
 
-  it('searches dates, checks, estimates and downloads a composite that lands in the folder', async () => {
+  it('searches dates, checks, estimates and downloads a composite that lands in the folder and opens on the map', async () => {
     const page = ws.page;
     await openPanel(page, 'imagery');
     await importAoi(page, BERLIN_WKT);
@@ -96,6 +96,14 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery searc
     expect(existsSync(path.join(ws.downloadsDir, `${fileName}.part`))).toBe(false);
     expect(await job.getByTestId('job-open').isEnabled()).toBe(true);
     await page.screenshot({ path: `test-results/workspace-downloads-tray-${shapes}.png` });
+
+    // 6. Preview: the downloaded raster opens on the map as a layer that loads without error.
+    await job.getByTestId('job-open').click();
+    const layer = page.locator('[data-testid="layers-list"] li[data-status]').first();
+    await expect.poll(() => layer.getAttribute('data-status'), { timeout: 60_000 }).toMatch(/ready|error/);
+    expect(await layer.getAttribute('data-status'), await layer.innerText()).toBe('ready');
+    expect(await layer.innerText()).toContain(picked);
+    await page.screenshot({ path: `test-results/workspace-imagery-preview-${shapes}.png` });
     expect(ws.pageErrors).toEqual([]);
   });
 
