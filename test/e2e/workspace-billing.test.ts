@@ -1,9 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER_STYLES } from '../main/simulator/helpers';
-import { chromiumAvailable } from './chromium';
-import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
-
-const HAS_CHROMIUM = chromiumAvailable();
+import { beforeAll, expect, it } from 'vitest';
+import { openPanel } from './workspace-harness';
+import { describeEachStyle } from './workspace-styles';
 
 const money = (s: string) => Number(s.replace(/[^\d.-]/g, ''));
 
@@ -11,19 +8,9 @@ const money = (s: string) => Number(s.replace(/[^\d.-]/g, ''));
 // the figures are found by what their names say, case-insensitively.
 const BALANCE = '[data-figure*="balance" i]:not([data-figure*="opening" i])';
 
-describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: billing (%s answers)', (shapes) => {
-  let ws: Workspace;
-  beforeAll(async () => {
-    ws = await openWorkspace({ shapes });
-    await waitForMap(ws.page);
-    await openPanel(ws.page, 'billing');
-  });
-  afterAll(async () => {
-    await ws?.close();
-  });
-
+describeEachStyle('workspace e2e: billing', (ws, shapes) => {
   it('shows a month of billing as sortable tables with totals', async () => {
-    const page = ws.page;
+    const page = ws().page;
     await page.locator(BALANCE).waitFor({ timeout: 20_000 });
     // Step back to the month of the demo account's seeded order.
     const orders = page.getByTestId('billing-orders-table');
@@ -55,7 +42,7 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: billing (%s a
   });
 
   it('redeems a voucher, refreshes the balance, and refuses the same voucher the second time', async () => {
-    const page = ws.page;
+    const page = ws().page;
     const balance = page.locator(BALANCE);
     const before = money(await balance.innerText());
     const form = page.getByTestId('voucher-form');
@@ -76,6 +63,6 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: billing (%s a
     expect(await page.getByTestId('voucher-result').count()).toBe(0);
     expect(money(await balance.innerText())).toBeCloseTo(before + 50, 2);
     await page.screenshot({ path: `test-results/workspace-voucher-refused-${shapes}.png` });
-    expect(ws.pageErrors).toEqual([]);
+    expect(ws().pageErrors).toEqual([]);
   });
 });

@@ -1,24 +1,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER_STYLES } from '../main/simulator/helpers';
-import { chromiumAvailable } from './chromium';
-import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { expect, it } from 'vitest';
+import { BERLIN_WKT, importAoi, openPanel } from './workspace-harness';
+import { describeEachStyle } from './workspace-styles';
 
-const HAS_CHROMIUM = chromiumAvailable();
-
-describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery search, check, estimate, download and preview (%s answers)', (shapes) => {
-  let ws: Workspace;
-  beforeAll(async () => {
-    ws = await openWorkspace({ shapes });
-    await waitForMap(ws.page);
-  });
-  afterAll(async () => {
-    await ws?.close();
-  });
-
+describeEachStyle('workspace e2e: imagery search, check, estimate, download and preview', (ws, shapes) => {
   it('searches dates, checks, estimates and downloads a composite that lands in the folder and opens on the map', async () => {
-    const page = ws.page;
+    const page = ws().page;
     await openPanel(page, 'imagery');
     await importAoi(page, BERLIN_WKT);
     await expect.poll(() => page.getByTestId('aoi-area').innerText()).toMatch(/150\.\d+ km²/);
@@ -90,10 +78,10 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery searc
     expect(progress.at(-1)!.bytes).toBeGreaterThan(10_000);
     const fileName = await job.getByTestId('job-file').innerText();
     expect(fileName).toMatch(/\.tif$/);
-    const files = readdirSync(ws.downloadsDir).filter((f) => f.endsWith('.tif'));
+    const files = readdirSync(ws().downloadsDir).filter((f) => f.endsWith('.tif'));
     expect(files).toContain(fileName);
-    expect(statSync(path.join(ws.downloadsDir, fileName)).size).toBeGreaterThan(10_000);
-    expect(existsSync(path.join(ws.downloadsDir, `${fileName}.part`))).toBe(false);
+    expect(statSync(path.join(ws().downloadsDir, fileName)).size).toBeGreaterThan(10_000);
+    expect(existsSync(path.join(ws().downloadsDir, `${fileName}.part`))).toBe(false);
     expect(await job.getByTestId('job-open').isEnabled()).toBe(true);
     await page.screenshot({ path: `test-results/workspace-downloads-tray-${shapes}.png` });
 
@@ -104,11 +92,11 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery searc
     expect(await layer.getAttribute('data-status'), await layer.innerText()).toBe('ready');
     expect(await layer.innerText()).toContain(picked);
     await page.screenshot({ path: `test-results/workspace-imagery-preview-${shapes}.png` });
-    expect(ws.pageErrors).toEqual([]);
+    expect(ws().pageErrors).toEqual([]);
   });
 
   it('shows a validation error next to the offending field', async () => {
-    const page = ws.page;
+    const page = ws().page;
     await openPanel(page, 'imagery');
     // Client-side: a malformed Bandnames expression is named under the builder.
     await page.getByTestId('bandnames-input').fill('B4,B9');
@@ -131,7 +119,7 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery searc
   });
 
   it('picks mini-tiles on the map from a tile search and downloads them', async () => {
-    const page = ws.page;
+    const page = ws().page;
     await openPanel(page, 'imagery');
     const section = page.getByTestId('step-tiles');
     await section.locator('button.head').click();
@@ -149,6 +137,6 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: imagery searc
     await expect.poll(() => page.getByTestId('download-job').count(), { timeout: 20_000 }).toBeGreaterThan(1);
     await expect.poll(() => page.getByTestId('download-job').first().getByTestId('job-state').innerText(), { timeout: 60_000 }).toBe('done');
     expect(await page.getByTestId('download-job').first().innerText()).toContain('Mini-tile');
-    expect(ws.pageErrors).toEqual([]);
+    expect(ws().pageErrors).toEqual([]);
   });
 });

@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER_STYLES } from '../main/simulator/helpers';
-import { chromiumAvailable } from './chromium';
-import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { expect, it } from 'vitest';
+import { BERLIN_WKT, importAoi, openPanel } from './workspace-harness';
+import { describeEachStyle } from './workspace-styles';
 
-const HAS_CHROMIUM = chromiumAvailable();
-
-describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: account limits, products and acquisition plans (%s answers)', (shapes) => {
-  let ws: Workspace;
-  beforeAll(async () => {
-    ws = await openWorkspace({ shapes });
-    await waitForMap(ws.page);
-  });
-  afterAll(async () => {
-    await ws?.close();
-  });
-
+describeEachStyle('workspace e2e: account limits, products and acquisition plans', (ws, shapes) => {
   it('shows the account limits, then products and acquisition plans over the AOI, drawn and listed by date', async () => {
-    const page = ws.page;
+    const page = ws().page;
     await importAoi(page, BERLIN_WKT);
     // Account: limits highlighted, whatever the service calls them.
     await openPanel(page, 'account');
@@ -32,6 +20,6 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: account limit
     await page.getByTestId('plans-form').getByTestId('schema-submit').click();
     await expect.poll(() => page.getByTestId('product-item').count(), { timeout: 20_000 }).toBeGreaterThan(0);
     await page.screenshot({ path: `test-results/workspace-acquisition-plans-${shapes}.png` });
-    expect(ws.pageErrors).toEqual([]);
+    expect(ws().pageErrors).toEqual([]);
   });
 });
