@@ -9,6 +9,10 @@ const money = (s: string) => Number(s.replace(/[^\d.-]/g, ''));
 const BALANCE = '[data-figure*="balance" i]:not([data-figure*="opening" i])';
 
 describeEachStyle('workspace e2e: billing', (ws, shapes) => {
+  beforeAll(async () => {
+    await openPanel(ws().page, 'billing');
+  });
+
   it('shows a month of billing as sortable tables with totals', async () => {
     const page = ws().page;
     await page.locator(BALANCE).waitFor({ timeout: 20_000 });
