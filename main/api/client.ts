@@ -1,4 +1,5 @@
 import type { ConnectionState } from '../../preload/contract/events';
+import { accountLimits } from './account-limits.js';
 import { ApiError, validationFailure, type FieldErrors } from './errors.js';
 import { createNodeFetch, type HttpFetch, type NodeHttpFetch } from './http.js';
 import { DEFAULT_CONCURRENCY, Limiter } from './limiter.js';
@@ -326,10 +327,11 @@ export class ServiceClient {
   }
 
   private applyAccountLimits(info: AccountInfo): void {
-    const n = info.MaxConcurrentConnections;
-    if (typeof n === 'number' && Number.isInteger(n) && n > 0 && n !== this.limiter.concurrency) {
+    // However the answer names it (the contract does not show account info's fields).
+    const n = accountLimits(info).maxConcurrentConnections;
+    if (n !== null && Number.isInteger(n) && n > 0 && n !== this.limiter.concurrency) {
       this.limiter.concurrency = n;
-      this.transport.log(`Concurrency set to ${n} (account MaxConcurrentConnections).`);
+      this.transport.log(`Concurrency set to ${n} (account's max concurrent connections).`);
     }
   }
 

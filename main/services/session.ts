@@ -1,7 +1,7 @@
-import { ApiError, ServiceClient, type ConnectResult, type HttpFetch, type SpecDrift } from '../api';
+import { ApiError, ServiceClient, accountLimits, type ConnectResult, type HttpFetch, type SpecDrift } from '../api';
 import { AppError } from '../../common/errors.js';
-import { DEMO_PROFILE_ID, KeyOriginError, type ProfileStore, type ProfileSummary } from '../keychain';
 import type { Emit } from './emit';
+import { DEMO_PROFILE_ID, KeyOriginError, type ProfileStore, type ProfileSummary } from '../keychain';
 
 /**
  * The connection to the active profile's service: one ServiceClient per
@@ -116,8 +116,7 @@ export class ServiceSession {
   async status(): Promise<SessionStatus> {
     const cur = await this.ensure();
     const c = cur.client;
-    const account = c.account as Record<string, unknown> | null;
-    const num = (v: unknown) => (typeof v === 'number' ? v : null);
+    const { maxCompositeAreaKm2, maxTotalBands } = accountLimits(c.account);
     return {
       profileId: cur.profile.id,
       label: cur.profile.name,
@@ -129,7 +128,7 @@ export class ServiceSession {
       specDrift: c.specDrift,
       specSource: c.specification?.source ?? null,
       concurrency: c.concurrency,
-      limits: { maxCompositeAreaKm2: num(account?.MaxCompositeAreaKm2), maxTotalBands: num(account?.MaxTotalBands) },
+      limits: { maxCompositeAreaKm2, maxTotalBands },
     };
   }
 

@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysFromToday, importAoi, setDate, startTaskingHarness, type TaskingHarness } from '../renderer/tasking/e2e-harness';
+import { ANSWER_STYLES } from '../main/simulator/helpers';
 import { chromiumAvailable } from './chromium';
 
 const HAS_CHROMIUM = chromiumAvailable();
 // Away from the simulator's seeded demo orders, so every date found belongs to the new order.
 const MUNICH = 'POLYGON((11.50 48.10, 11.60 48.10, 11.60 48.17, 11.50 48.17, 11.50 48.10))';
 
-describe.skipIf(!HAS_CHROMIUM)('tasking in Chromium: a polygon historical order', () => {
+describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('tasking in Chromium: a polygon historical order (%s answers)', (shapes) => {
   let h: TaskingHarness;
   beforeAll(async () => {
-    h = await startTaskingHarness({ lifecycle: { review: 2000, preparing: 500, awaiting: 500, processing: 500 } });
+    h = await startTaskingHarness({ shapes, lifecycle: { review: 2000, preparing: 500, awaiting: 500, processing: 500 } });
   }, 90_000);
   afterAll(async () => {
     await h?.close();

@@ -69,7 +69,7 @@ describe.skipIf(!HAS_CHROMIUM)('tasking in Chromium: placing is safe', () => {
     const payload = JSON.parse((await page.locator('[data-testid="estimate-payload"]').textContent())!) as Record<string, unknown>;
     // Someone (another window, a script) estimates another order with the same key in between.
     const res = await fetch(`${h.sim.url}/api/tasking/orders/estimate`, {
-      method: 'POST', headers: { 'x-api-key': 'demo-key', 'content-type': 'application/json' },
+      method: 'POST', headers: { 'x-api-key': h.key, 'content-type': 'application/json' },
       body: JSON.stringify({ ...payload, ImageFrequency: 3, ReferenceDate: daysFromToday(-29) }),
     });
     expect(res.status).toBe(200);

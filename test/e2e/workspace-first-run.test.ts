@@ -54,20 +54,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: first run on the demo service', (
       await page.waitForTimeout(600);
       await page.screenshot({ path: `test-results/workspace-panel-${id}.png` });
     }
-    // Account: limits highlighted.
-    await openPanel(page, 'account');
-    await expect.poll(() => page.getByTestId('account-limits').innerText(), { timeout: 15_000 }).toContain('2,500 km²');
-
-    // Products over the AOI, drawn and listed by date.
-    await openPanel(page, 'products');
-    await page.getByTestId('products-form').getByTestId('schema-submit').click();
-    await expect.poll(() => page.getByTestId('product-item').count(), { timeout: 20_000 }).toBeGreaterThan(3);
-    await page.getByTestId('product-item').first().hover();
-    await page.screenshot({ path: 'test-results/workspace-products.png' });
-    await page.getByTestId('tab-plans').click();
-    await page.getByTestId('plans-form').getByTestId('schema-submit').click();
-    await expect.poll(() => page.getByTestId('product-item').count(), { timeout: 20_000 }).toBeGreaterThan(0);
-    await page.screenshot({ path: 'test-results/workspace-acquisition-plans.png' });
+    // Account limits, products and acquisition plans: workspace-products.test.ts, in both answer styles.
     expect(ws.pageErrors).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
 import { createApp, type SwathApp } from '../../main/services/app';
-import { startStyledSimulator } from '../main/simulator/helpers';
+import { styledSimulator } from '../main/simulator/helpers';
 import { CHROMIUM, launchChromium } from './chromium';
 
 // The flags launchChromium uses, for launches that add their own.
@@ -45,6 +45,8 @@ export interface WorkspaceOptions {
   noPage?: boolean;
   /** Extra Chromium flags (the renderer bench uncaps the frame rate). */
   chromiumArgs?: string[];
+  /** The demo service's answer style ('production' or 'variant'; default SWATH_SIM_SHAPES's). */
+  shapes?: string;
 }
 
 /** Starts the app core, the browser host and Chromium, and opens the workspace. */
@@ -61,8 +63,8 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     keychainBackend: new MemoryKeychainBackend(),
     version: '0.0.0-e2e',
     platform: process.platform,
-    // In the simulator's answer style SWATH_SIM_SHAPES asks for, so every flow runs against either style.
-    startSimulator: startStyledSimulator,
+    // In the answer style asked for (default: SWATH_SIM_SHAPES's), so every flow runs against either style.
+    startSimulator: styledSimulator(options.shapes),
     emit: (e, p) => host?.emit(e, p),
     log: (line) => logs.push(line),
   });

@@ -1,23 +1,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable } from './chromium';
-import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { expect, it } from 'vitest';
+import { BERLIN_WKT, importAoi, openPanel } from './workspace-harness';
+import { describeEachStyle } from './workspace-styles';
 
-const HAS_CHROMIUM = chromiumAvailable();
-
-describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate and download', () => {
-  let ws: Workspace;
-  beforeAll(async () => {
-    ws = await openWorkspace();
-    await waitForMap(ws.page);
-  });
-  afterAll(async () => {
-    await ws?.close();
-  });
-
-  it('searches dates, checks, estimates and downloads a composite that lands in the folder', async () => {
-    const page = ws.page;
+describeEachStyle('workspace e2e: imagery search, check, estimate, download and preview', (ws, shapes) => {
+  it('searches dates, checks, estimates and downloads a composite that lands in the folder and opens on the map', async () => {
+    const page = ws().page;
     await openPanel(page, 'imagery');
     await importAoi(page, BERLIN_WKT);
     await expect.poll(() => page.getByTestId('aoi-area').innerText()).toMatch(/150\.\d+ km²/);
@@ -35,7 +24,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     expect(await page.getByTestId('search-groups').innerText()).toContain('Stratus2');
     // Hovering a date highlights its geography (no errors, the calendar stays).
     await calendar.locator('button[data-date]').first().hover();
-    await page.screenshot({ path: 'test-results/workspace-imagery-search.png' });
+    await page.screenshot({ path: `test-results/workspace-imagery-search-${shapes}.png` });
 
     // 2+3. Check with the shared settings.
     await page.getByTestId('step-check').scrollIntoViewIfNeeded();
@@ -50,7 +39,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     await expect.poll(() => page.getByTestId('check-stale').isVisible()).toBe(true);
     await page.locator('#img-res').selectOption('10');
     await expect.poll(() => page.getByTestId('check-stale').count()).toBe(0);
-    await page.screenshot({ path: 'test-results/workspace-imagery-check.png' });
+    await page.screenshot({ path: `test-results/workspace-imagery-check-${shapes}.png` });
 
     // 4. Estimate: credit and area.
     await page.getByTestId('estimate').click();
@@ -60,7 +49,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     expect(estimateText).toMatch(/EUR/);
     expect(estimateText).toMatch(/km²/);
     await page.getByTestId('step-estimate').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: 'test-results/workspace-imagery-estimate.png' });
+    await page.screenshot({ path: `test-results/workspace-imagery-estimate-${shapes}.png` });
 
     // 5. Download: progress events reach the page, the tray shows the job, then done; the file is in the folder.
     await page.evaluate(() => {
@@ -89,17 +78,25 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     expect(progress.at(-1)!.bytes).toBeGreaterThan(10_000);
     const fileName = await job.getByTestId('job-file').innerText();
     expect(fileName).toMatch(/\.tif$/);
-    const files = readdirSync(ws.downloadsDir).filter((f) => f.endsWith('.tif'));
+    const files = readdirSync(ws().downloadsDir).filter((f) => f.endsWith('.tif'));
     expect(files).toContain(fileName);
-    expect(statSync(path.join(ws.downloadsDir, fileName)).size).toBeGreaterThan(10_000);
-    expect(existsSync(path.join(ws.downloadsDir, `${fileName}.part`))).toBe(false);
+    expect(statSync(path.join(ws().downloadsDir, fileName)).size).toBeGreaterThan(10_000);
+    expect(existsSync(path.join(ws().downloadsDir, `${fileName}.part`))).toBe(false);
     expect(await job.getByTestId('job-open').isEnabled()).toBe(true);
-    await page.screenshot({ path: 'test-results/workspace-downloads-tray.png' });
-    expect(ws.pageErrors).toEqual([]);
+    await page.screenshot({ path: `test-results/workspace-downloads-tray-${shapes}.png` });
+
+    // 6. Preview: the downloaded raster opens on the map as a layer that loads without error.
+    await job.getByTestId('job-open').click();
+    const layer = page.locator('[data-testid="layers-list"] li[data-status]').first();
+    await expect.poll(() => layer.getAttribute('data-status'), { timeout: 60_000 }).toMatch(/ready|error/);
+    expect(await layer.getAttribute('data-status'), await layer.innerText()).toBe('ready');
+    expect(await layer.innerText()).toContain(picked);
+    await page.screenshot({ path: `test-results/workspace-imagery-preview-${shapes}.png` });
+    expect(ws().pageErrors).toEqual([]);
   });
 
   it('shows a validation error next to the offending field', async () => {
-    const page = ws.page;
+    const page = ws().page;
     await openPanel(page, 'imagery');
     // Client-side: a malformed Bandnames expression is named under the builder.
     await page.getByTestId('bandnames-input').fill('B4,B9');
@@ -115,14 +112,14 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     await expect.poll(() => epsgField.getByTestId('field-error').first().innerText(), { timeout: 20_000 }).toMatch(/2154/);
     expect(await page.getByTestId('epsg-other').getAttribute('class')).toContain('invalid');
     await epsgField.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: 'test-results/workspace-validation-error.png' });
+    await page.screenshot({ path: `test-results/workspace-validation-error-${shapes}.png` });
     // The error is not a generic banner only: the step shows the service's message too.
     expect(await page.getByTestId('step-check').getByTestId('error-notice').innerText()).toMatch(/field/);
     await page.getByTestId('epsg-select').selectOption('utm');
   });
 
   it('picks mini-tiles on the map from a tile search and downloads them', async () => {
-    const page = ws.page;
+    const page = ws().page;
     await openPanel(page, 'imagery');
     const section = page.getByTestId('step-tiles');
     await section.locator('button.head').click();
@@ -135,11 +132,11 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: imagery search, check, estimate a
     const box = (await page.getByTestId('map').boundingBox())!;
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     await expect.poll(() => section.innerText()).toMatch(/·\s*1 picked/);
-    await page.screenshot({ path: 'test-results/workspace-tiles-picked.png' });
+    await page.screenshot({ path: `test-results/workspace-tiles-picked-${shapes}.png` });
     await page.getByTestId('download-tiles').click();
     await expect.poll(() => page.getByTestId('download-job').count(), { timeout: 20_000 }).toBeGreaterThan(1);
     await expect.poll(() => page.getByTestId('download-job').first().getByTestId('job-state').innerText(), { timeout: 60_000 }).toBe('done');
     expect(await page.getByTestId('download-job').first().innerText()).toContain('Mini-tile');
-    expect(ws.pageErrors).toEqual([]);
+    expect(ws().pageErrors).toEqual([]);
   });
 });

@@ -2,11 +2,28 @@
 import { mapLimit } from './abort.js';
 import type { BatchPlan, CompositeBody } from './plan.js';
 
-/** The fields of a composite/estimate answer the batch sums; the rest is kept per part. */
-export interface AreaCreditEstimate {
-  AreaEstimateKm2: number;
-  CreditEstimate: number;
-  [field: string]: unknown;
+/** A composite/estimate answer: its fields are the service's (the contract does not show them). */
+export type AreaCreditEstimate = Record<string, unknown>;
+
+/** Names that say square kilometres (AreaEstimateKm2, areaSqKm, ...), and the raw area before a minimum. */
+const KM2 = /km2|sq_?km|square_?kilomet/i;
+const RAW_AREA = /before|raw|minimum/i;
+/** Names that say money (CreditEstimate, priceEur, cost, ...), and numbers that are not money. */
+const MONEY = /credit|euro|eur$|price|cost|amount|total|charge|fee/i;
+const NOT_MONEY = /count|band|km2|sqkm|area|percent|bytes|size|days|months|requests|rate|limit|balance/i;
+
+/**
+ * The area, credit and currency of one estimate, found by what the fields say: the number
+ * whose name says km² (the billed one rather than the raw one), the number whose name says
+ * money, and a three-letter currency code.
+ */
+export function readEstimate(detail: AreaCreditEstimate): { area: number; credit: number; currency: string | null } {
+  const numbers = Object.entries(detail).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]));
+  const areas = numbers.filter(([k]) => KM2.test(k));
+  const area = (areas.find(([k]) => !RAW_AREA.test(k)) ?? areas[0])?.[1];
+  const credit = numbers.find(([k]) => MONEY.test(k) && !NOT_MONEY.test(k))?.[1];
+  const currency = Object.entries(detail).find(([k, v]) => /^currency(code)?$/i.test(k) && typeof v === 'string' && /^[A-Z]{3}$/.test(v))?.[1] as string | undefined;
+  return { area: area ?? NaN, credit: credit ?? NaN, currency: currency ?? null };
 }
 
 /** Asks the service (composite/estimate) about one part's body. */
@@ -19,6 +36,8 @@ export interface PartEstimate {
   bandGroup: number;
   AreaEstimateKm2: number;
   CreditEstimate: number;
+  /** The currency the answer names, if any. */
+  currency: string | null;
   /** The service's whole answer for this part. */
   detail: AreaCreditEstimate;
 }
@@ -51,14 +70,13 @@ function cents(n: number): number {
 export async function estimateBatch(plan: BatchPlan, estimateOne: EstimateOne, opts: EstimateBatchOptions): Promise<BatchEstimate> {
   const parts = await mapLimit(plan.parts, opts.parallelism ?? 4, opts.signal, async (part, _i, signal) => {
     const detail = await estimateOne(part.body, signal);
-    const area = Number(detail.AreaEstimateKm2);
-    const credit = Number(detail.CreditEstimate);
+    const { area, credit, currency } = readEstimate(detail);
     if (!Number.isFinite(area) || !Number.isFinite(credit)) {
-      throw new Error(`The estimate of part ${part.index + 1} has no numeric AreaEstimateKm2 and CreditEstimate.`);
+      throw new Error(`The estimate of part ${part.index + 1} names no area in km² and no credit amount.`);
     }
-    return { index: part.index, block: part.block, bandGroup: part.bandGroup, AreaEstimateKm2: area, CreditEstimate: credit, detail };
+    return { index: part.index, block: part.block, bandGroup: part.bandGroup, AreaEstimateKm2: area, CreditEstimate: credit, currency, detail };
   });
-  const currencies = new Set(parts.map((p) => p.detail.CurrencyCode).filter((c): c is string => typeof c === 'string'));
+  const currencies = new Set(parts.map((p) => p.currency).filter((c): c is string => c !== null));
   return {
     AreaEstimateKm2: parts.filter((p) => p.bandGroup === 0).reduce((s, p) => s + p.AreaEstimateKm2, 0),
     BilledAreaKm2: parts.reduce((s, p) => s + p.AreaEstimateKm2, 0),

@@ -5,7 +5,7 @@ export {
   bandGroupsOf, limitsFromAccountInfo, planComposite, resolveOutputEpsg, serviceWindowOf,
   type BatchLimits, type BatchPart, type BatchPlan, type CompositeBody, type OutputGrid, type PixelWindow, type PlanBlock, type PlanOptions,
 } from './plan.js';
-export { estimateBatch, sumEstimates, type AreaCreditEstimate, type BatchEstimate, type EstimateBatchOptions, type EstimateOne, type PartEstimate } from './estimate.js';
+export { estimateBatch, readEstimate, sumEstimates, type AreaCreditEstimate, type BatchEstimate, type EstimateBatchOptions, type EstimateOne, type PartEstimate } from './estimate.js';
 export { readPartRaster, type PartRaster, type ServiceDataType } from './raster-info.js';
 export { mosaicBlocker, mosaicParts, type MosaicOptions, type MosaicResult, type MosaicSource } from './mosaic.js';
 export { writeVrt, type VrtResult, type VrtSource } from './vrt.js';

@@ -9,6 +9,7 @@
  */
 import * as turf from '@turf/turf';
 import type { MultiPolygon, Polygon } from 'geojson';
+import { accountLimits } from '../../api/account-limits.js';
 import { bandnamesFor, expandBandnames } from './bandnames.js';
 import {
   PART_EDGE_DEG,
@@ -125,10 +126,10 @@ export interface PlanOptions {
 /** Parts whose clipped AOI covers less than this many square pixels are numerical slivers along a cut, not area. */
 const MIN_PART_PIXEL_AREA = 1e-4;
 
-/** Reads MaxCompositeAreaKm2 and MaxTotalBands from an account info record. */
+/** Reads the composite area and band limits from an account info record (MaxCompositeAreaKm2, MaxTotalBands or however it names them). */
 export function limitsFromAccountInfo(info: Record<string, unknown>): BatchLimits {
-  const area = info.MaxCompositeAreaKm2;
-  const bands = info.MaxTotalBands;
+  // Found by what the fields' names say (the contract does not show them).
+  const { maxCompositeAreaKm2: area, maxTotalBands: bands } = accountLimits(info);
   if (typeof area !== 'number' || !(area > 0) || typeof bands !== 'number' || !(bands >= 1)) {
     throw new PlanError('account', 'Account info does not report usable MaxCompositeAreaKm2 and MaxTotalBands limits.');
   }

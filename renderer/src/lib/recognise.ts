@@ -68,7 +68,10 @@ export function describeGeometry(v: unknown): string {
 }
 
 const MONEY_KEY = /euro|amount|cost|price|balance|credit|fee|charge|total/i;
-const NOT_MONEY_KEY = /count|band|km2|area|percent|bytes|size|days|months|requests|connections|resolution|pixels?/i;
+const NOT_MONEY_KEY = /count|band|km2|sqkm|area|percent|bytes|size|days|months|requests|connections|resolution|pixels?/i;
+
+/** Names that say square kilometres: AreaKm2, areaSqKm, area_sq_km, squareKilometres. */
+export const KM2_KEY = /km2|sq_?km|square_?kilomet/i;
 
 /** True when a numeric property of this name holds money. */
 export function isMoneyKey(key: string): boolean {
@@ -77,8 +80,8 @@ export function isMoneyKey(key: string): boolean {
 
 /** The unit a numeric property's name implies, or null. */
 export function unitForKey(key: string): string | null {
-  if (/perkm2$/i.test(key) || /ratePerKm2/i.test(key)) return 'EUR/km²';
-  if (/km2$/i.test(key) || /km2/i.test(key)) return 'km²';
+  if (/per_?(km2|sq_?km)$/i.test(key) || /ratePerKm2/i.test(key)) return 'EUR/km²';
+  if (KM2_KEY.test(key)) return 'km²';
   if (/percent$/i.test(key)) return '%';
   if (/bytes$/i.test(key)) return 'B';
   if (/(^|[a-z])resolution$/i.test(key) || /meters?$|metres?$/i.test(key)) return 'm';

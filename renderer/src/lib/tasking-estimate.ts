@@ -6,7 +6,7 @@
  */
 
 import { humanize } from './format';
-import { currencyOf, isDate, isDateTime, isMoneyKey, isObject } from './recognise';
+import { KM2_KEY, currencyOf, isDate, isDateTime, isMoneyKey, isObject } from './recognise';
 
 /** One named list of dates found in a response. */
 export interface DateGroup {
@@ -60,10 +60,10 @@ export function formatAmount(line: Pick<MoneyLine, 'value' | 'currency'>): strin
   return line.currency ? `${n} ${line.currency}` : n;
 }
 
-/** The area in km² an estimate states (a numeric property whose name says km2), or null. */
+/** The area in km² an estimate states (a numeric property whose name says km², {@link KM2_KEY}), or null. */
 export function areaOfEstimate(data: unknown): { key: string; value: number } | null {
   if (!isObject(data)) return null;
-  const entries = Object.entries(data).filter(([k, v]) => typeof v === 'number' && /km2/i.test(k)) as [string, number][];
+  const entries = Object.entries(data).filter(([k, v]) => typeof v === 'number' && KM2_KEY.test(k)) as [string, number][];
   // The billed area rather than the raw one when both are given.
   const best = entries.find(([k]) => !/before|raw|minimum/i.test(k)) ?? entries[0];
   return best ? { key: best[0], value: best[1] } : null;

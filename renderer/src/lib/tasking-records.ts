@@ -6,7 +6,7 @@
  * assumes the simulator's field names.
  */
 
-import { findGeometry, findGuid, findKey, findRows, isDate, isDateTime, isGuid, isObject, type JsonObject } from './recognise';
+import { KM2_KEY, findGeometry, findGuid, findKey, findRows, isDate, isDateTime, isGuid, isObject, type JsonObject } from './recognise';
 
 /** A name reduced for matching: case and separators ignored ("task_order-GUID" = "TaskOrderGuid"). */
 export function nameKey(name: string): string {
@@ -30,15 +30,25 @@ export function valueByName(obj: unknown, name: string): unknown {
 /**
  * Parameter values prefilled from a row: each parameter takes the row's value
  * of the same name, compared case-insensitively (TaskOrderGuid fills
- * taskOrderGuid). Parameters without a namesake are left out; objects and
- * arrays are not used as parameter values.
+ * taskOrderGuid). The one parameter that takes a GUID (`guidParams`, found in
+ * the spec by its format) takes the row's identifier when no field shares its
+ * name. Other parameters without a namesake are left out; objects and arrays
+ * are not used as parameter values.
  */
-export function prefillFromRow(paramNames: readonly string[], row: unknown): Record<string, unknown> {
+export function prefillFromRow(paramNames: readonly string[], row: unknown, guidParams: readonly string[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of paramNames) {
     const v = valueByName(row, name);
     if (v === undefined || v === null || typeof v === 'object') continue;
     out[name] = v;
+  }
+  // A parameter that takes a GUID but has no namesake in the row (the spec names it
+  // otherwise, e.g. orderId for the row's TaskOrderGuid): when it is the only such
+  // parameter, it takes the row's own GUID (the record's identifier).
+  const open = guidParams.filter((n) => !(n in out));
+  if (open.length === 1 && guidParams.length === 1 && isObject(row)) {
+    const id = findGuid(row);
+    if (id) out[open[0]!] = id.value;
   }
   return out;
 }
@@ -95,7 +105,7 @@ export function summarizeOrder(row: JsonObject): OrderSummary {
   const cons = valueByName(row, 'SatelliteConstellations') ?? findKey(row, /constellation/i, (v) => Array.isArray(v))?.value;
   const freq = valueByName(row, 'ImageFrequency') ?? findKey(row, /frequency/i, (v) => typeof v === 'number')?.value;
   const ref = valueByName(row, 'ReferenceDate');
-  const area = findKey(row, /area.*km2|km2/i, (v) => typeof v === 'number') ?? findKey(row, /area/i, (v) => typeof v === 'number');
+  const area = findKey(row, KM2_KEY, (v) => typeof v === 'number') ?? findKey(row, /area/i, (v) => typeof v === 'number');
   const tileEntries = Object.entries(row).filter(([k, v]) => /tile/i.test(k) && !/dedup/i.test(k) && guidList(v)) as [string, string[]][];
   const tiles = tileEntries.filter(([k]) => !/mini/i.test(k)).flatMap(([, v]) => v);
   const miniTiles = tileEntries.filter(([k]) => /mini/i.test(k)).flatMap(([, v]) => v);

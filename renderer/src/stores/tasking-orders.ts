@@ -47,7 +47,8 @@ export interface PendingCancel {
 /**
  * Tasking order tracking: the list (parameters from the spec, e.g. recurring-only
  * or include-expired filters when the service offers them), details and cancel of
- * the selected order with parameters prefilled from its row by name, status
+ * the selected order with parameters prefilled from its row by name (the GUID
+ * parameter with the row's GUID), status
  * changes between refreshes (manual, or on a timer while the panel is open), and
  * renewal deadlines of recurring orders with a warning under 72 hours.
  */
@@ -97,9 +98,10 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
   /** Fills the details and cancel parameters from the selected row (by name, case-insensitive) over their defaults. */
   function prefill(): void {
     const row = selected.value?.row ?? null;
-    const names = (fields: FieldDescriptor[]) => fields.map((f) => f.name);
-    reset(detailsParams, initialValues(detailsFields.value, row ? prefillFromRow(names(detailsFields.value), row) : {}));
-    reset(cancelParams, initialValues(cancelFields.value, row ? prefillFromRow(names(cancelFields.value), row) : {}));
+    const fill = (fields: FieldDescriptor[]) =>
+      row ? prefillFromRow(fields.map((f) => f.name), row, fields.filter((f) => f.kind === 'guid').map((f) => f.name)) : {};
+    reset(detailsParams, initialValues(detailsFields.value, fill(detailsFields.value)));
+    reset(cancelParams, initialValues(cancelFields.value, fill(cancelFields.value)));
   }
 
   // The parameter forms follow the discovered spec: new spec, new fields with their defaults.

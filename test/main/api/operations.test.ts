@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api/errors.js';
 import { toIpcError } from '../../../main/ipc/errors.js';
-import { SMALL_AOI, UNCOVERED_AOI, startTestSim, type TestSim } from '../simulator/helpers.js';
+import { SMALL_AOI, UNCOVERED_AOI, listRows, startTestSim, type TestSim } from '../simulator/helpers.js';
 import { makeClient, readAll, type TestClient } from './helpers.js';
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
@@ -202,7 +202,7 @@ describe('typed operations against the simulator', () => {
     const created: any = await c.client.createOrder(est.payload, undefined, { tileDeduplication: false });
     expect(created.TaskOrderGuid).toMatch(/^[0-9a-f-]{36}$/);
     const list: any = await c.client.callOpen('tasking.orders.list', { params: { getExpired: true } });
-    expect(list.Orders.map((o: any) => o.TaskOrderGuid)).toContain(created.TaskOrderGuid);
+    expect(listRows(list).map((o: any) => o.TaskOrderGuid)).toContain(created.TaskOrderGuid);
     const details: any = await c.client.callOpen('tasking.orders.details', { params: { taskOrderGuid: created.TaskOrderGuid } });
     expect(details.TaskOrderGuid).toBe(created.TaskOrderGuid);
     const cancel: any = await c.client.callOpen('tasking.orders.cancel', { params: { taskOrderGuid: created.TaskOrderGuid } });

@@ -9,9 +9,25 @@ import { startSimulator, type RunningSimulator, type SimulatorOptions } from '..
  */
 export const SIM_SHAPES = process.env.SWATH_SIM_SHAPES || undefined;
 
+/** startSimulator in the answer style `shapes` names (default: the one {@link SIM_SHAPES} asks for). */
+export const styledSimulator = (shapes: string | undefined = SIM_SHAPES): typeof startSimulator => (opts = {}) =>
+  startSimulator({ ...opts, ...(shapes ? { shapes } : {}) } as SimulatorOptions);
+
 /** startSimulator in the answer style {@link SIM_SHAPES} asks for (handed to createApp as its startSimulator). */
-export const startStyledSimulator: typeof startSimulator = (opts = {}) =>
-  startSimulator({ ...opts, ...(SIM_SHAPES ? { shapes: SIM_SHAPES } : {}) } as SimulatorOptions);
+export const startStyledSimulator: typeof startSimulator = styledSimulator();
+
+/**
+ * The answer styles the end-to-end flows run against: both (production and variant), so
+ * `npm test` proves every flow in each; only the one SWATH_SIM_SHAPES names when it is set.
+ */
+export const ANSWER_STYLES: string[] = SIM_SHAPES ? [SIM_SHAPES] : ['production', 'variant'];
+
+/** The rows of a list answer, whatever the service calls the list: its one array of records. */
+export function listRows(data: unknown): any[] {
+  const lists = Object.values((data ?? {}) as Record<string, unknown>).filter(Array.isArray);
+  if (lists.length !== 1) throw new Error(`Expected one list in the answer, found ${lists.length}.`);
+  return lists[0]!;
+}
 
 /** A simulator on loopback with a controllable clock and a private cache dir. */
 export interface TestSim {

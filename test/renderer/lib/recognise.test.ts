@@ -17,6 +17,10 @@ describe('recognising values of "not shown" fields', () => {
     expect(isMoneyKey('MaxTotalBands')).toBe(false);
     expect(isMoneyKey('OrderCount')).toBe(false);
     expect(unitForKey('AreaEstimateKm2')).toBe('km²');
+    expect(unitForKey('areaSqKm')).toBe('km²');
+    expect(unitForKey('area_sq_km')).toBe('km²');
+    expect(isMoneyKey('areaSqKm')).toBe(false);
+    expect(isMoneyKey('priceEur')).toBe(true);
     expect(unitForKey('CloudCoverPercent')).toBe('%');
     expect(unitForKey('CurrentTierRatePerKm2')).toBe('EUR/km²');
     expect(currencyOf({ CurrencyCode: 'EUR' })).toBe('EUR');

@@ -6,10 +6,11 @@ import { startBrowserHost, type BrowserHost } from '../../../main/hosts/browser-
 import type { StartSimulator } from '../../../main/services/embedded-service';
 import { MemoryKeychainBackend } from '../../../main/keychain';
 import { createApp, type SwathApp } from '../../../main/services/app';
-import { startSimulator, type RunningSimulator } from '../../../main/simulator';
+import type { RunningSimulator } from '../../../main/simulator';
 import type { FaultConfig } from '../../../main/simulator/faults';
 import type { Lifecycle } from '../../../main/simulator/state';
 import { launchChromium } from '../../e2e/chromium';
+import { styledSimulator } from '../../main/simulator/helpers';
 
 /** The Berlin AOI the tasking end-to-end tests order (inside the simulator's demo area). */
 export const AOI_WKT = 'POLYGON((13.30 52.45, 13.42 52.45, 13.42 52.53, 13.30 52.53, 13.30 52.45))';
@@ -18,6 +19,8 @@ export const AOI_WKT = 'POLYGON((13.30 52.45, 13.42 52.45, 13.42 52.53, 13.30 52
 export interface TaskingHarness {
   page: Page;
   sim: RunningSimulator;
+  /** The x-api-key the embedded demo service accepts in this run (a fresh one each run). */
+  key: string;
   host: BrowserHost;
   app: SwathApp;
   /** Page errors seen so far. */
@@ -36,11 +39,15 @@ export async function startTaskingHarness(opts: {
   /** Fault rates the simulator reads on every request: change them while the test runs. */
   faults?: FaultConfig;
   viewport?: { width: number; height: number };
+  /** The simulator's answer style ('production' or 'variant'; default SWATH_SIM_SHAPES's). */
+  shapes?: string;
 } = {}): Promise<TaskingHarness> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-tasking-e2e-'));
   let sim: RunningSimulator | null = null;
+  let key = '';
   const start: StartSimulator = async (o) => {
-    sim = await startSimulator({ ...o, lifecycle: opts.lifecycle, ...(opts.faults ? { faults: opts.faults } : {}) });
+    key = Object.keys(o.apiKeys ?? {})[0] ?? '';
+    sim = await styledSimulator(opts.shapes)({ ...o, lifecycle: opts.lifecycle, ...(opts.faults ? { faults: opts.faults } : {}) });
     return sim;
   };
   let host: BrowserHost | null = null;
@@ -70,9 +77,11 @@ export async function startTaskingHarness(opts: {
     const b = browser;
     const h = host;
     return {
-      page, sim: sim!, host: h, app, errors,
+      page, sim: sim!, key, host: h, app, errors,
       shot: async (name) => {
-        await page.screenshot({ path: `test-results/${name}.png` });
+        // Each answer style but production keeps its own screenshots.
+        const style = opts.shapes && opts.shapes !== 'production' ? `-${opts.shapes}` : '';
+        await page.screenshot({ path: `test-results/${name}${style}.png` });
       },
       close: async () => {
         await b.close();

@@ -17,6 +17,16 @@ describe('prefill by name', () => {
     expect(prefillFromRow(['taskOrderGuid', 'tiles', 'meta', 'note', 'other'], row)).toEqual({ taskOrderGuid: G1 });
   });
 
+  it('fills the one GUID parameter without a namesake with the row\'s GUID', () => {
+    const row = { etag: 'abc', tileIds: [T1], orderId: G1, state: 'Review' };
+    expect(prefillFromRow(['taskOrderGuid'], row, ['taskOrderGuid'])).toEqual({ taskOrderGuid: G1 });
+    expect(prefillFromRow(['state', 'id'], row, ['id'])).toEqual({ state: 'Review', id: G1 });
+    // Two GUID parameters: which one is the order cannot be told, so neither is guessed.
+    expect(prefillFromRow(['a', 'b'], row, ['a', 'b'])).toEqual({});
+    // A namesake still wins.
+    expect(prefillFromRow(['orderId'], { ...row, other: T2 }, ['orderId'])).toEqual({ orderId: G1 });
+  });
+
   it('prefers an exact name over a case-insensitive one', () => {
     expect(keyByName({ ID: 'a', id: 'b' }, 'id')).toBe('id');
     expect(keyByName({ Id: 'a' }, 'ID')).toBe('Id');

@@ -190,7 +190,7 @@ describe('batch against the simulator (real HTTP on loopback)', () => {
     let billed = 0;
     let area = 0;
     for (const p of plan.parts) {
-      const one = await estimateOne(p.body, AbortSignal.timeout(10_000));
+      const one = (await estimateOne(p.body, AbortSignal.timeout(10_000))) as { CreditEstimate: number; AreaEstimateKm2: number };
       credit += one.CreditEstimate;
       billed += one.AreaEstimateKm2;
       if (p.bandGroup === 0) area += one.AreaEstimateKm2;

@@ -9,6 +9,7 @@ import {
   type PixelWindow,
 } from '../../../../main/downloads/batch/plan.js';
 import { expandBandnames } from '../../../../main/downloads/batch/bandnames.js';
+import { readEstimate } from '../../../../main/downloads/batch/estimate.js';
 import { parseAoi } from '../../../../main/simulator/geo/aoi.js';
 import { CONCAVE_AOI, DEMO_ORDER_WKT, compositeBody } from './helpers.js';
 
@@ -59,6 +60,19 @@ describe('planComposite: single requests', () => {
   it('reads the limits from account info', () => {
     expect(limitsFromAccountInfo({ MaxCompositeAreaKm2: 500, MaxTotalBands: 6, Other: 1 })).toEqual({ maxCompositeAreaKm2: 500, maxTotalBands: 6 });
     expect(() => limitsFromAccountInfo({ MaxCompositeAreaKm2: 0, MaxTotalBands: 6 })).toThrow(PlanError);
+  });
+
+  it('reads an estimate\'s area, credit and currency by what the fields say, in either answer style', () => {
+    expect(readEstimate({ AreaEstimateKm2: 150.5, CreditEstimate: 12.3, CurrencyCode: 'EUR', BandCount: 3 })).toEqual({ area: 150.5, credit: 12.3, currency: 'EUR' });
+    expect(readEstimate({ traceId: 'x', bandCount: 3, includedInOrder: true, currency: 'EUR', priceEur: 0, areaSqKm: 150.54 })).toEqual({ area: 150.54, credit: 0, currency: 'EUR' });
+    expect(readEstimate({ areaSqKmBeforeMinimum: 0.5, areaSqKm: 1, cost: 2 })).toEqual({ area: 1, credit: 2, currency: null });
+    expect(readEstimate({ note: 'none' })).toMatchObject({ area: NaN, credit: NaN });
+  });
+
+  it('finds the limits by what their names say, whatever the casing (the contract does not show the fields)', () => {
+    expect(limitsFromAccountInfo({ maxConcurrentConnections: 8, maxTotalBands: 12, balanceEur: 5, maxCompositeAreaKm2: 2500 })).toEqual({ maxCompositeAreaKm2: 2500, maxTotalBands: 12 });
+    expect(limitsFromAccountInfo({ max_composite_area_sq_km: 100, max_bands: 3 })).toEqual({ maxCompositeAreaKm2: 100, maxTotalBands: 3 });
+    expect(() => limitsFromAccountInfo({ maxConcurrentConnections: 8 })).toThrow(PlanError);
   });
 });
 
