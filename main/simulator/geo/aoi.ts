@@ -32,6 +32,18 @@ export type ParseAoiResult =
   | { ok: true; geometry: null; mode: null; aois: [] }
   | { ok: false; errors: FieldErrors };
 
+/**
+ * AOIs with more positions than this are refused before any geometry check (issue 11 item 4: the
+ * self-intersection test grows faster than linearly, and real coastlines rarely need more).
+ */
+export const MAX_AOI_VERTICES = 20_000;
+
+/** Positions of a polygonal geometry, closing repeats included. */
+function vertexCount(g: Polygonal): number {
+  const rings = g.type === 'Polygon' ? g.coordinates : g.coordinates.flat();
+  return rings.reduce((n, r) => n + r.length, 0);
+}
+
 /** Intersections smaller than this (km², i.e. 1 m²) are floating-point noise from shared edges. */
 const NOISE_AREA_KM2 = 1e-6;
 
@@ -60,6 +72,10 @@ export function parseAoi(
   const parsed = hasWkt ? readWkt(body.Wkt, collections) : readGeoJson(body.GeoJson, collections);
   if (typeof parsed === 'string') return { ok: false, errors: { [mode]: [parsed] } };
   const members = Array.isArray(parsed) ? parsed : [parsed];
+  const vertices = members.reduce((n, m) => n + vertexCount(m), 0);
+  if (vertices > MAX_AOI_VERTICES) {
+    return { ok: false, errors: { [mode]: [`The geometry has ${vertices} vertices; at most ${MAX_AOI_VERTICES} are accepted. Simplify it first.`] } };
+  }
   if (members.length === 0) return { ok: false, errors: { [mode]: ['The geometry collection is empty; at least one polygon is required.'] } };
   const problems = members.flatMap((m, i) =>
     validatePolygonal(m).map((p) => (Array.isArray(parsed) ? `Geometry ${i + 1} of the collection: ${p}` : p)));
