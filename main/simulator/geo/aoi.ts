@@ -15,6 +15,7 @@
  */
 import * as turf from '@turf/turf';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
+import { firstKink } from './kinks.js';
 import { fmtPoint, isAbsent, readGeoJson, readWkt, samePos, type Polygonal } from '../../../common/aoi-text.js';
 
 export { toWkt, type Polygonal } from '../../../common/aoi-text.js';
@@ -154,16 +155,16 @@ function validatePolygon(rings: Position[][], prefix: string): string[] {
   // Crossings first: a symmetric bow-tie also has zero signed area, and "intersects itself"
   // is the reason that helps the caller.
   clean.forEach((pts, r) => {
-    const k = pts.length >= 4 ? turf.kinks(turf.lineString(pts)).features[0] : undefined;
-    if (k) errors.push(`${label(r)} intersects itself at ${fmtPoint(k.geometry.coordinates)}.`);
+    const k = pts.length >= 4 ? firstKink([pts]) : null;
+    if (k) errors.push(`${label(r)} intersects itself at ${fmtPoint(k)}.`);
     else if (pts.length < 4 || shoelace(pts) === 0) errors.push(`${label(r)} has zero area.`);
   });
   if (errors.length > 0) return errors;
 
   for (let a = 0; a < clean.length; a++) {
     for (let b = a + 1; b < clean.length; b++) {
-      const k = turf.kinks(turf.multiLineString([clean[a]!, clean[b]!])).features[0];
-      if (k) errors.push(`${label(a)} and ${ring(b)} intersect at ${fmtPoint(k.geometry.coordinates)}.`);
+      const k = firstKink([clean[a]!, clean[b]!]);
+      if (k) errors.push(`${label(a)} and ${ring(b)} intersect at ${fmtPoint(k)}.`);
     }
   }
   if (errors.length > 0) return errors;
