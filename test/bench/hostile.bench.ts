@@ -7,18 +7,7 @@ import { LibraryCatalog } from '../../main/library/index.js';
 import { startSimulator } from '../../main/simulator/index.js';
 import * as hostile from '../fixtures/hostile/tiffs.js';
 import type { Figure } from './simulator.bench.js';
-
-/** A simple ring of `n` vertices around 13.4°E 52.5°N (a coastline-like wobble). */
-function ringWkt(n: number): string {
-  const pts: string[] = [];
-  for (let i = 0; i < n - 1; i++) {
-    const t = (2 * Math.PI * i) / (n - 1);
-    const r = 0.05 * (1 + 0.2 * Math.sin(7 * t) + 0.05 * Math.sin(131 * t));
-    pts.push(`${(13.4 + r * Math.cos(t)).toFixed(9)} ${(52.5 + r * Math.sin(t)).toFixed(9)}`);
-  }
-  pts.push(pts[0]!);
-  return `POLYGON((${pts.join(', ')}))`;
-}
+import { coastlineWkt, SLIVER_WKT } from '../fixtures/hostile/aois.js';
 
 /**
  * `main-event-loop-lag-ms`: the worst event-loop delay of main's services (in this process, as in
@@ -40,7 +29,7 @@ export async function benchHostile(): Promise<Figure[]> {
       writeFileSync(file, make());
       return file;
     });
-    const aois = [ringWkt(100_000), ringWkt(20_000), 'POLYGON((13 50, 13.04 50, 15.64 51.8, 15.6 51.8, 13 50))', 'POLYGON((NaN 1, 2 2, 3 1, NaN 1))'];
+    const aois = [coastlineWkt(100_000), coastlineWkt(20_000), SLIVER_WKT, 'POLYGON((NaN 1, 2 2, 3 1, NaN 1))'];
     const phases: string[] = [];
     /** Worst delay of one phase, kept for the note; the figure is the worst over all of them. */
     const phase = async (name: string, run: () => Promise<void>): Promise<number> => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SLIVER_WKT } from '../../fixtures/hostile/aois';
 import { startTestSim, type TestSim } from './helpers.js';
 
 // Issue 11 item 9: a sliver AOI under the area limit may still span a huge box; the output size is capped.
 
-/** A thin parallelogram from 13°E 50°N to 15.6°E 51.8°N, ~0.04° wide: under 2500 km², its box about 190 x 200 km. */
-const SLIVER = 'POLYGON((13 50, 13.04 50, 15.64 51.8, 15.6 51.8, 13 50))';
+const SLIVER = SLIVER_WKT;
 
 describe('composite output size', () => {
   let t: TestSim;
