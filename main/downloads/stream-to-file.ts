@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { link, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { fromFile } from 'geotiff';
+import { countImages } from '../geotiff/index.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
 import { pathExists } from '../shared/file-io.js';
@@ -209,7 +210,7 @@ export async function verifyGeoTiff(file: string, expectedBytes: number | null, 
   let tiff: Awaited<ReturnType<typeof fromFile>> | null = null;
   try {
     tiff = await fromFile(file, signal);
-    const count = await tiff.getImageCount();
+    const count = await countImages(tiff);
     if (count < 1) throw new Error('it contains no image');
     for (let i = 0; i < count; i++) {
       throwIfAborted(signal);

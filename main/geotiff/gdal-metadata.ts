@@ -61,3 +61,18 @@ export function metadataOf(items: readonly GdalMetadataItem[], sample: number | 
   for (const it of items) if (it.sample === sample) out[it.name] = it.value;
   return out;
 }
+
+/** {@link metadataOf} for the dataset and every band in one pass over the items (linear, whatever the band count). */
+export function metadataBySample(items: readonly GdalMetadataItem[]): { dataset: Record<string, string>; band(sample: number): Record<string, string> } {
+  const dataset: Record<string, string> = {};
+  const bands = new Map<number, Record<string, string>>();
+  for (const it of items) {
+    if (it.sample === null) dataset[it.name] = it.value;
+    else {
+      let rec = bands.get(it.sample);
+      if (!rec) bands.set(it.sample, (rec = {}));
+      rec[it.name] = it.value;
+    }
+  }
+  return { dataset, band: (sample) => bands.get(sample) ?? {} };
+}

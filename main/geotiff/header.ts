@@ -6,7 +6,10 @@ import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { epsgOfGeoKeys, isGeographic } from './geokeys.js';
 import { parseGdalMetadata, stripNuls, type GdalMetadataItem } from './gdal-metadata.js';
+import { checkDeclaredSize, installBoundedDecoders, MAX_IMAGES } from './limits.js';
 import { nodataOf, sampleTypeOf, type SampleType } from './samples.js';
+
+installBoundedDecoders();
 
 /** What the first image's header says. */
 export interface GeoTiffHeader {
@@ -83,14 +86,36 @@ export interface OpenGeoTiff {
   close(): Promise<void>;
 }
 
+/** Images in the file, refusing a cyclic IFD chain (geotiff's getImageCount would follow it forever) and more than MAX_IMAGES. */
+export async function countImages(tiff: GeoTIFF): Promise<number> {
+  const seen = new Set<number>();
+  for (let i = 0; i < MAX_IMAGES; i++) {
+    const next = (await tiff.requestIFD(i)).nextIFDByteOffset;
+    if (!next) return i + 1;
+    if (seen.has(next)) throw new Error(`the IFD chain is cyclic (image ${i + 1} links back to offset ${next})`);
+    seen.add(next);
+  }
+  throw new Error(`the file has more than ${MAX_IMAGES} images (IFDs); Swath reads at most ${MAX_IMAGES}`);
+}
+
 async function describe(tiff: GeoTIFF, image: GeoTIFFImage): Promise<GeoTiffHeader> {
   const dir = image.getFileDirectory();
   const bands = image.getSamplesPerPixel();
+  const height = image.getHeight();
+  const width = image.getWidth();
+  const planar = Number(dir.getValue('PlanarConfiguration') ?? 1);
+  const blockWidth = image.isTiled ? image.getTileWidth() : width;
+  const blockRows = image.isTiled ? image.getTileHeight() : Math.min(Number(dir.getValue('RowsPerStrip') ?? height), height);
   const bitsPerSample = image.getBitsPerSample();
+  // Bands and sizes first: the per-band loop below and every later read depend on them.
+  checkDeclaredSize({ width, height, bands, blockBits: bitsPerSample, blockWidth, blockRows, metadataChars: 0 });
   const sampleFormat = image.getSampleFormat() ?? 1;
   let uniform = true;
+  let blockBits = bitsPerSample;
   for (let i = 1; i < bands; i++) {
-    if (image.getBitsPerSample(i) !== bitsPerSample || (image.getSampleFormat(i) ?? 1) !== sampleFormat) uniform = false;
+    const bits = image.getBitsPerSample(i);
+    if (planar !== 2) blockBits += bits;
+    if (bits !== bitsPerSample || (image.getSampleFormat(i) ?? 1) !== sampleFormat) uniform = false;
   }
   const keys = image.getGeoKeys() as Record<string, unknown> | null;
   let transform: GeoTiffHeader['transform'] = null;
@@ -106,20 +131,20 @@ async function describe(tiff: GeoTIFF, image: GeoTIFFImage): Promise<GeoTiffHead
   const sx = transform?.resX ?? 0;
   const sy = transform?.resY ?? 0;
   const metadataXml = dir.hasTag('GDAL_METADATA') ? stripNuls(String((await dir.loadValue('GDAL_METADATA')) ?? '')) : '';
-  const height = image.getHeight();
+  checkDeclaredSize({ width, height, bands, blockBits, blockWidth, blockRows, metadataChars: metadataXml.length });
   return {
-    width: image.getWidth(),
+    width,
     height,
     bands,
     dataType: uniform ? sampleTypeOf(bitsPerSample, sampleFormat) : null,
     bitsPerSample,
     sampleFormat,
     tiled: image.isTiled,
-    imageCount: await tiff.getImageCount(),
+    imageCount: await countImages(tiff),
     littleEndian: tiff.littleEndian,
     compression: Number(dir.getValue('Compression') ?? 1),
-    planar: Number(dir.getValue('PlanarConfiguration') ?? 1),
-    blockRows: image.isTiled ? image.getTileHeight() : Math.min(Number(dir.getValue('RowsPerStrip') ?? height), height),
+    planar,
+    blockRows,
     nodata: image.getGDALNoData(),
     geoKeys: keys,
     epsg: epsgOfGeoKeys(keys),

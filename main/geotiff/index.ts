@@ -2,9 +2,10 @@
 export { buildTiffLayout, pyramidLevels } from './layout.js';
 export type { TiffGeoSpec, TiffLayout, TiffLevelLayout, TiffLevelSpec, TiffSpec } from './layout.js';
 export { epsgOfGeoKeys, isGeographic } from './geokeys.js';
-export { escapeXml, gdalMetadataXml, metadataOf, parseGdalMetadata, stripNuls } from './gdal-metadata.js';
+export { escapeXml, gdalMetadataXml, metadataBySample, metadataOf, parseGdalMetadata, stripNuls } from './gdal-metadata.js';
+export { MAX_BANDS, MAX_BLOCK_BYTES, MAX_GDAL_METADATA_CHARS, MAX_IMAGE_SAMPLES } from './limits.js';
 export type { GdalMetadataItem } from './gdal-metadata.js';
-export { gridOf, openGeoTiff, readGeoTiffHeader } from './header.js';
+export { countImages, gridOf, openGeoTiff, readGeoTiffHeader } from './header.js';
 export type { GeoTiffHeader, OpenGeoTiff, RasterGrid } from './header.js';
 export { readStripTable } from './ifd.js';
 export { bytesPerSample, newSamples, nodataOf, sampleTypeOf } from './samples.js';

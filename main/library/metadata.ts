@@ -2,7 +2,7 @@ import proj4 from 'proj4';
 import { METRES_PER_DEGREE } from '../../common/geodesy.js';
 import { AppError } from '../../common/errors.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
-import { metadataOf, readGeoTiffHeader } from '../geotiff/index.js';
+import { metadataBySample, readGeoTiffHeader } from '../geotiff/index.js';
 
 export { METRES_PER_DEGREE };
 
@@ -85,9 +85,10 @@ export async function readRasterMetadata(file: string, signal: AbortSignal): Pro
   throwIfAborted(signal);
   try {
     const h = await readGeoTiffHeader(file, signal);
-    const dataset = metadataOf(h.metadata, null);
+    const byBand = metadataBySample(h.metadata);
+    const dataset = byBand.dataset;
     const bands: string[] = [];
-    for (let i = 0; i < h.bands; i++) bands.push(str(metadataOf(h.metadata, i).DESCRIPTION) ?? `Band ${i + 1}`);
+    for (let i = 0; i < h.bands; i++) bands.push(str(byBand.band(i).DESCRIPTION) ?? `Band ${i + 1}`);
     const epsg = h.epsg;
     let resolution: number | null = null;
     const bbox = h.bbox;

@@ -5,7 +5,7 @@ import { Codes, FieldErrorBag, ServiceError } from './envelope.js';
 import { areaKm2, bbox4326, covers, intersect, parseAoi, toWkt, union, utmEpsgFor } from './geo/aoi.js';
 import { cellByGuid } from './geo/tile-grid.js';
 import { billedBoxes, createOrder, availableDates, orderStatus } from './orders.js';
-import { isSupportedEpsg as rasterSupportsEpsg, parseBandnames, type BandSpec, type RasterRequest } from './raster/index.js';
+import { isSupportedEpsg as rasterSupportsEpsg, parseBandnames, planRaster, type BandSpec, type RasterRequest } from './raster/index.js';
 import type * as S from './schemas.js';
 import { round2, type Account, type Polygonal, type SimState, type StoredOrder } from './state.js';
 
@@ -206,6 +206,7 @@ export function prepareComposite(state: SimState, acc: Account, body: CompositeB
   if (km2 > acc.profile.maxCompositeAreaKm2) {
     throw new ServiceError(400, Codes.areaTooLarge, `Area too large: ${round2(km2)} km² requested, the account allows ${acc.profile.maxCompositeAreaKm2} km² (MaxCompositeAreaKm2). Split the request.`, { [aoi.ok && aoi.mode ? aoi.mode : 'Wkt']: [`The area is ${round2(km2)} km²; at most ${acc.profile.maxCompositeAreaKm2} km² per request.`] });
   }
+  checkOutputSize(geom, body, bands, aoi.ok && aoi.mode ? aoi.mode : 'Wkt');
   let cov = coverageFor(state, acc, geom, body.Date, body.Model, body.SatelliteConstellations);
   const included = cov.full ? includingOrder(cov.withDate) ?? null : null;
   const charge = included ? 0 : downloadCredit(km2, bands.length);
@@ -242,6 +243,24 @@ export function prepareComposite(state: SimState, acc: Account, body: CompositeB
     includedBy: included,
     uploadUrl: body.UploadUrl ?? null,
   };
+}
+
+/** Largest composite file the simulator writes (a 2500 km² square of 12 INT16 bands at 10 m is about 0.6 GB). */
+export const MAX_OUTPUT_BYTES = 1024 ** 3;
+
+/**
+ * Refuses (1004) a composite whose file would exceed {@link MAX_OUTPUT_BYTES}: the area limit alone
+ * lets a sliver AOI of 2500 km² span a 200 km box, about 9.6 GB at 10 m (issue 11 item 9).
+ */
+function checkOutputSize(geom: Polygonal, body: CompositeBody, bands: BandSpec[], field: string): void {
+  const plan = planRaster({
+    aoi: geom, date: body.Date, epsg: resolveEpsg(body.EpsgProjection, geom), resolution: body.Resolution, bands,
+    dataType: body.DataType, pixelSelection: body.PixelSelectionMode, tags: tagsFor(body.Date, body.Model, []),
+  });
+  const gb = (n: number) => `${(n / 1024 ** 3).toFixed(2)} GiB`;
+  const size = 'error' in plan ? (/output too large: (.*)/.exec(plan.error)?.[1] ?? null) : plan.estimatedBytes > MAX_OUTPUT_BYTES ? `${plan.width} x ${plan.height} px, ${gb(plan.estimatedBytes)}` : null;
+  if (size === null) return;
+  throw new ServiceError(400, Codes.areaTooLarge, `Output too large: the AOI's bounding box at ${body.Resolution} m gives a file of ${size}; at most ${gb(MAX_OUTPUT_BYTES)} per request. Split the request or use a coarser resolution.`, { [field]: [`The output would be ${size}; at most ${gb(MAX_OUTPUT_BYTES)} per request.`] });
 }
 
 /** The output EPSG: 47000 picks the UTM zone of the AOI's centre. */

@@ -1,4 +1,5 @@
 import { benchDownloads } from './downloads.bench.js';
+import { benchHostile } from './hostile.bench.js';
 import { benchPreview } from './preview.bench.js';
 import { benchRenderer } from './renderer.bench.js';
 import { benchSimulator, type Figure } from './simulator.bench.js';
@@ -10,6 +11,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['downloads', benchDownloads],
   ['renderer', benchRenderer],
   ['preview', benchPreview],
+  ['hostile', benchHostile],
 ];
 
 async function main(): Promise<void> {

@@ -15,6 +15,7 @@
  */
 import * as turf from '@turf/turf';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
+import { firstKink } from './kinks.js';
 import { fmtPoint, isAbsent, readGeoJson, readWkt, samePos, type Polygonal } from '../../../common/aoi-text.js';
 
 export { toWkt, type Polygonal } from '../../../common/aoi-text.js';
@@ -31,6 +32,18 @@ export type ParseAoiResult =
   | { ok: true; geometry: Polygonal; mode: AoiMode; aois: Polygon[] }
   | { ok: true; geometry: null; mode: null; aois: [] }
   | { ok: false; errors: FieldErrors };
+
+/**
+ * AOIs with more positions than this are refused before any geometry check (issue 11 item 4: the
+ * self-intersection test grows faster than linearly, and real coastlines rarely need more).
+ */
+export const MAX_AOI_VERTICES = 20_000;
+
+/** Positions of a polygonal geometry, closing repeats included. */
+function vertexCount(g: Polygonal): number {
+  const rings = g.type === 'Polygon' ? g.coordinates : g.coordinates.flat();
+  return rings.reduce((n, r) => n + r.length, 0);
+}
 
 /** Intersections smaller than this (km², i.e. 1 m²) are floating-point noise from shared edges. */
 const NOISE_AREA_KM2 = 1e-6;
@@ -60,6 +73,10 @@ export function parseAoi(
   const parsed = hasWkt ? readWkt(body.Wkt, collections) : readGeoJson(body.GeoJson, collections);
   if (typeof parsed === 'string') return { ok: false, errors: { [mode]: [parsed] } };
   const members = Array.isArray(parsed) ? parsed : [parsed];
+  const vertices = members.reduce((n, m) => n + vertexCount(m), 0);
+  if (vertices > MAX_AOI_VERTICES) {
+    return { ok: false, errors: { [mode]: [`The geometry has ${vertices} vertices; at most ${MAX_AOI_VERTICES} are accepted. Simplify it first.`] } };
+  }
   if (members.length === 0) return { ok: false, errors: { [mode]: ['The geometry collection is empty; at least one polygon is required.'] } };
   const problems = members.flatMap((m, i) =>
     validatePolygonal(m).map((p) => (Array.isArray(parsed) ? `Geometry ${i + 1} of the collection: ${p}` : p)));
@@ -138,16 +155,16 @@ function validatePolygon(rings: Position[][], prefix: string): string[] {
   // Crossings first: a symmetric bow-tie also has zero signed area, and "intersects itself"
   // is the reason that helps the caller.
   clean.forEach((pts, r) => {
-    const k = pts.length >= 4 ? turf.kinks(turf.lineString(pts)).features[0] : undefined;
-    if (k) errors.push(`${label(r)} intersects itself at ${fmtPoint(k.geometry.coordinates)}.`);
+    const k = pts.length >= 4 ? firstKink([pts]) : null;
+    if (k) errors.push(`${label(r)} intersects itself at ${fmtPoint(k)}.`);
     else if (pts.length < 4 || shoelace(pts) === 0) errors.push(`${label(r)} has zero area.`);
   });
   if (errors.length > 0) return errors;
 
   for (let a = 0; a < clean.length; a++) {
     for (let b = a + 1; b < clean.length; b++) {
-      const k = turf.kinks(turf.multiLineString([clean[a]!, clean[b]!])).features[0];
-      if (k) errors.push(`${label(a)} and ${ring(b)} intersect at ${fmtPoint(k.geometry.coordinates)}.`);
+      const k = firstKink([clean[a]!, clean[b]!]);
+      if (k) errors.push(`${label(a)} and ${ring(b)} intersect at ${fmtPoint(k)}.`);
     }
   }
   if (errors.length > 0) return errors;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterRequest } from './types.js';
 import { abortError, throwIfAborted } from '../../../common/abort.js';
@@ -7,6 +7,9 @@ import { writeGeoTiff } from './write.js';
 
 /** Bumped whenever the synthesis changes, so old cache files are not served for new code. */
 export const RASTER_ALGORITHM_VERSION = 1;
+
+/** Default bound on the cache's .tif files (bytes); the least recently used go first beyond it. */
+export const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
 
 /** A .part untouched this long belongs to a dead generation. */
 const STALE_PART_MS = 10 * 60_000;
@@ -46,7 +49,8 @@ export class RasterCache {
 
   private swept: Promise<void> | null = null;
 
-  constructor(private readonly dir: string) {}
+  /** `maxBytes` bounds the cached files; after each generation the least recently used (by mtime, touched on every hit) are removed. */
+  constructor(private readonly dir: string, private readonly maxBytes = DEFAULT_CACHE_MAX_BYTES) {}
 
   /** Removes .part files an earlier process left behind when it died mid-generation (once per cache). */
   private sweep(): Promise<void> {
@@ -74,6 +78,8 @@ export class RasterCache {
     if (!this.inFlight.has(key)) {
       try {
         const st = await stat(path);
+        const now = new Date();
+        await utimes(path, now, now).catch(() => undefined);
         return { path, bytes: st.size, cached: true };
       } catch {
         // not cached yet
@@ -140,10 +146,30 @@ export class RasterCache {
         await fh.close();
       }
       await rename(part, path);
+      await this.evict(path);
       return { path, bytes };
     } catch (e) {
       await unlink(part).catch(() => undefined);
       throw e;
+    }
+  }
+
+  /** Removes the least recently used .tif files until the cache fits in maxBytes; `keep` (just written) and files being generated stay. */
+  private async evict(keep: string): Promise<void> {
+    const names = (await readdir(this.dir).catch(() => [] as string[])).filter((n) => n.endsWith('.tif'));
+    const files: { file: string; size: number; used: number }[] = [];
+    for (const name of names) {
+      const file = join(this.dir, name);
+      const st = await stat(file).catch(() => null);
+      if (st) files.push({ file, size: st.size, used: st.mtimeMs });
+    }
+    let total = files.reduce((n, f) => n + f.size, 0);
+    files.sort((a, b) => a.used - b.used);
+    for (const f of files) {
+      if (total <= this.maxBytes) break;
+      if (f.file === keep || this.inFlight.has(f.file.slice(this.dir.length + 1, -'.tif'.length))) continue;
+      await unlink(f.file).catch(() => undefined);
+      total -= f.size;
     }
   }
 }

@@ -107,6 +107,22 @@ describe('RasterCache', () => {
     expect(await readdir(cdir)).toEqual([`${rasterCacheKey(req)}.tif`]);
   });
 
+  it('evicts the least recently used files beyond its size bound (a hit counts as a use)', async () => {
+    const [a, b, c] = [small(15.4), small(15.5), small(15.6)];
+    const probe = new RasterCache(join(dir, 'c-lru-probe'));
+    const [sa, sb, sc] = [(await probe.get(a)).bytes, (await probe.get(b)).bytes, (await probe.get(c)).bytes];
+    const cdir = join(dir, 'c-lru');
+    // Room for a with b, or a with c, never all three.
+    const cache = new RasterCache(cdir, Math.max(sa + sb, sa + sc));
+    const fa = await cache.get(a);
+    await cache.get(b);
+    expect((await readdir(cdir)).length).toBe(2);
+    expect((await cache.get(a)).cached).toBe(true);
+    const fc = await cache.get(c);
+    expect((await readdir(cdir)).sort()).toEqual([fa.path, fc.path].map((p) => p.slice(cdir.length + 1)).sort());
+    expect((await cache.get(b)).cached).toBe(false);
+  });
+
   it('shares one generation between concurrent identical requests', async () => {
     const cdir = join(dir, 'c2');
     const cache = new RasterCache(cdir);
