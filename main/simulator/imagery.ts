@@ -157,14 +157,20 @@ export function compositeEstimate(state: SimState, acc: Account, body: z.infer<t
     if (!b.ok) errors.add('Bandnames', b.reason);
     else bandCount = b.bands.length;
   }
+  const rest = body as Record<string, unknown>;
+  // Date is optional here (it only decides whether an order already includes the download),
+  // but one that is given must be a date: "" or "soon" is refused, never a 500.
+  const dateGiven = typeof rest.Date === 'string' && rest.Date.trim() !== '';
+  if (rest.Date != null && (!dateGiven || Number.isNaN(parseUtc(rest.Date as string)))) {
+    errors.add('Date', 'Date must be a date (YYYY-MM-DD) or a UTC date-time.');
+  }
   errors.throwIfAny();
   const km2 = areaKm2(geom!);
-  const rest = body as Record<string, unknown>;
   let included = false;
-  if (typeof rest.Date === 'string' && typeof rest.Model === 'string') {
+  if (dateGiven && typeof rest.Model === 'string') {
     // Model is not a field of this query's schema, so its case is resolved here.
     const model = findModel(rest.Model)?.Model ?? rest.Model;
-    const cov = coverageFor(state, acc, geom!, rest.Date, model, rest.SatelliteConstellations as string[] | undefined);
+    const cov = coverageFor(state, acc, geom!, rest.Date as string, model, rest.SatelliteConstellations as string[] | undefined);
     included = cov.full && includingOrder(cov.withDate) != null;
   }
   return {

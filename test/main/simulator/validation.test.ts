@@ -27,6 +27,12 @@ describe('validation: 400, Code 992, Data = {property: [reasons]}', () => {
   const A = '/api/satelliteimages/process/composite/available';
   const E = '/api/tasking/orders/estimate';
 
+  it('composite/estimate: a Date that is given must be a date (an empty one is a 400 naming Date, not a 500)', async () => {
+    const CE = '/api/satelliteimages/process/composite/estimate';
+    await expect992(CE, { Wkt: SMALL_AOI, Date: '', Model: 'Stratus2' }, 'Date', /date/i);
+    await expect992(CE, { Wkt: SMALL_AOI, Date: 'soon', Model: 'Stratus2' }, 'Date', /date/i);
+    expect((await t.call('POST', CE, { Wkt: SMALL_AOI, Date: null, Model: 'Stratus2' })).status).toBe(200);
+  });
   it('both Wkt and GeoJson', async () => {
     const data = await expect992(P, composite({ GeoJson: GEOJSON }), 'Wkt', /not both/i);
     expect(data.GeoJson).toBeDefined();
