@@ -2,18 +2,20 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../main/simulator';
+import { ANSWER_STYLES } from '../main/simulator/helpers';
 import { chromiumAvailable } from './chromium';
 import { createProfile, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
 
-describe.skipIf(!HAS_CHROMIUM)('workspace e2e: keys', () => {
+// Both answer styles: the key is echoed wherever the style puts it, and must be masked there too.
+describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: keys (%s answers)', (shapes) => {
   let ws: Workspace;
   // A service with the documented demo keys (as `npm run simulator`); the embedded one accepts only its per-run key.
   let sim: RunningSimulator;
   beforeAll(async () => {
-    sim = await startSimulator({ port: 0 });
-    ws = await openWorkspace();
+    sim = await startSimulator({ port: 0, shapes });
+    ws = await openWorkspace({ shapes });
     await waitForMap(ws.page);
   });
   afterAll(async () => {
