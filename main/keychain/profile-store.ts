@@ -149,7 +149,11 @@ export class ProfileStore {
 
   /** Tells the store where the embedded simulator listens (or null once it stopped), and this run's key for it. */
   setDemoBaseUrl(url: string | null, key?: string): void {
-    if (key !== undefined) this.demoKey = key;
+    if (key !== undefined) {
+      this.demoKey = key;
+      // The running demo service's key is masked everywhere, like every key main holds.
+      registerSecret(key);
+    }
     if (url === null) {
       this.demoBaseUrl = null;
       return;

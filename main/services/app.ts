@@ -95,7 +95,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   }
 
   const distribution = await setupDistribution(options.distribution ?? {}, {
-    dir, version: options.version, platform: options.platform, demoKey: embedded?.endpoint.apiKey ?? null, profiles, queue: () => queue, emit, log,
+    dir, version: options.version, platform: options.platform, profiles, queue: () => queue, emit, log,
   });
 
   const settings = await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log);

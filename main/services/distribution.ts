@@ -54,7 +54,6 @@ export interface DistributionCore {
   dir: string;
   version: string;
   platform: string;
-  demoKey: string | null;
   profiles: ProfileStore;
   queue: () => DownloadQueue;
   emit: Emit;
@@ -72,8 +71,8 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
   const secrets = options.secrets ?? new SecretRegistry();
   const { profiles, log } = core;
 
-  // Every key Swath knows is redacted from logs and reports: the demo key and each profile's stored key.
-  secrets.add(core.demoKey);
+  // Every key Swath knows is redacted from logs and reports: the profile store registers the demo
+  // key and every key it reads; stored profile keys are read once here so a log line can't carry one.
   const listing = await profiles.list();
   for (const p of listing.profiles) {
     if (p.keySet && p.id !== DEMO_PROFILE_ID) secrets.add(await profiles.getKey(p.id).catch(() => null));
