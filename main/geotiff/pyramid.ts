@@ -4,9 +4,10 @@
  * mosaics and the simulator's rasters all supply pixels to it.
  *
  * Uncompressed blocks have sizes known in advance, so every block's offset is fixed before any pixel
- * exists: full resolution is written first (tile row by tile row, a bounded chunk at a time), then
+ * exists: full resolution is written first (tile row by tile row, a bounded chunk at a time), and
  * each overview either comes from its own pixel source or is the nodata-aware 2x2 mean of the level
- * above, read back from the file. Memory stays a few chunks whatever the image size. The file is
+ * above: computed in memory as the rows above are written when one tile row of every overview fits
+ * {@link CASCADE_BYTES}, read back from the file otherwise. Memory stays bounded whatever the image size. The file is
  * written to `<file>.part`, fsynced and renamed, and the `.part` is removed on any failure or abort.
  */
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
@@ -46,8 +47,11 @@ export interface PyramidImage {
   bigTiff?: boolean;
 }
 
-/** Fills `out` (pre-filled with nodata, rows of rect.width * bands interleaved samples) with the pixels of `rect`, one chunk of a tile row per call. */
-export type PixelSource = (rect: PixelRect, out: PixelArray, signal: AbortSignal) => Promise<void>;
+/**
+ * Fills `out` (pre-filled with nodata) with the pixels of `rect`, bands interleaved, rows `rowStride`
+ * samples apart (rect.width * bands unless {@link WritePyramidOptions.blockWise}); one chunk of a tile row per call.
+ */
+export type PixelSource = (rect: PixelRect, out: PixelArray, signal: AbortSignal, rowStride: number) => Promise<void>;
 
 /** Options of {@link writePyramid}. */
 export interface WritePyramidOptions {
@@ -60,6 +64,14 @@ export interface WritePyramidOptions {
   overviewSource?: (level: number) => PixelSource;
   /** Fsync the file and its folder when publishing it (default true). */
   durable?: boolean;
+  /**
+   * Call the sources once per block, with `out` at the block's first sample in the file's block
+   * buffer (rowStride = block width * bands): the pixels are written without a copy. Mean
+   * overviews are then read back from the file.
+   */
+  blockWise?: boolean;
+  /** Memory the mean overviews may take to be built in memory (default {@link CASCADE_BYTES}); beyond it they are read back from the file. */
+  overviewMemoryBytes?: number;
 }
 
 /** Sizes of full resolution and each 2x overview, down to one that fits a tile (the service's level rule). */
@@ -106,19 +118,21 @@ export async function writePyramid(
   const chunkBytes = Math.max(asked !== undefined && asked > 0 && Number.isFinite(asked) ? asked : 8 * 1024 * 1024, maxBlock);
   const durable = opts.durable ?? true;
   const partPath = `${file}.part`;
-  const fh = await open(partPath, 'w+', 0o644); // read back too: mean overviews are built from the written level above
+  const fh = await open(partPath, 'w+', 0o644); // read back too: large mean overviews are built from the written level above
   let ok = false;
   let written = 0;
   const progress = (bytes: number): void => {
     written += bytes;
     opts.onProgress?.(Math.min(1, written / layout.totalBytes));
   };
-  const level: LevelWrite = { fh, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress };
+  const level: LevelWrite = { fh, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress, blockWise: opts.blockWise ?? false };
   try {
     await writeExactly(fh, layout.header, 0);
     progress(layout.header.length);
-    await writeFromSource(level, layout.levels[0]!, source);
-    for (let k = 1; k < layout.levels.length; k++) {
+    const inMemory = !opts.overviewSource && !opts.blockWise && MeanCascade.bytes(layout.levels, nb, image.dataType) <= (opts.overviewMemoryBytes ?? CASCADE_BYTES);
+    const cascade = inMemory ? new MeanCascade(level, layout.levels) : null;
+    await writeFromSource(level, layout.levels[0]!, source, cascade ? (rect, rows) => cascade.push(0, rect, rows) : undefined);
+    for (let k = 1; k < layout.levels.length && !cascade; k++) {
       const own = opts.overviewSource?.(k);
       if (own) await writeFromSource(level, layout.levels[k]!, own);
       else await writeMean(level, layout.levels[k - 1]!, layout.levels[k]!);
@@ -147,32 +161,94 @@ interface LevelWrite {
   chunkBytes: number;
   signal: AbortSignal;
   progress: (bytes: number) => void;
+  blockWise: boolean;
 }
 
-/** Copies rows of `rows` (row-major, `width` samples wide) into `n` blocks of `out`, padding with nodata. */
-function cutBlocks(w: LevelWrite, L: TiffLevelLayout, rows: PixelArray, width: number, height: number, n: number, out: PixelArray): void {
+/**
+ * Cuts `n` blocks of level L out of `rows` (row-major, `rowsWidth` pixels wide, `height` rows),
+ * the first block starting at column `x0` of `rows`, into `out`, padding with nodata.
+ */
+function cutBlocks(
+  w: LevelWrite, L: TiffLevelLayout, rows: PixelArray, rowsWidth: number, x0: number, height: number, n: number, out: PixelArray,
+): void {
   const { nb, nodata } = w;
   const bw = L.blockWidth;
   const blockSamples = L.blockBytes / bytesPerSample(w.dataType);
   out.fill(nodata, 0, n * blockSamples);
   for (let t = 0; t < n; t++) {
-    const cx = t * bw;
-    const cw = Math.min(bw, width - cx);
+    const cx = x0 + t * bw;
+    const cw = Math.min(bw, rowsWidth - cx);
     for (let r = 0; r < height; r++) {
-      const src = (r * width + cx) * nb;
+      const src = (r * rowsWidth + cx) * nb;
       out.set(rows.subarray(src, src + cw * nb), t * blockSamples + r * bw * nb);
     }
   }
 }
 
+/** Memory the in-memory mean overviews may use; larger images build them from the file instead ({@link writeMean}). */
+const CASCADE_BYTES = 48 * 1024 * 1024;
+
+/**
+ * The mean overviews, built in memory while full resolution is written (no read-back): each
+ * overview level keeps one tile row of its pixels at full width, filled with the 2x2 means of the
+ * two tile rows of the level above as they are written. A completed tile row is cut into tiles,
+ * written and passed down to the next level.
+ */
+class MeanCascade {
+  private readonly rows: PixelArray[];
+  private readonly out: PixelArray;
+  private readonly perChunk: number;
+
+  constructor(private readonly w: LevelWrite, private readonly levels: TiffLevelLayout[]) {
+    const t = levels[0]!.blockWidth;
+    this.rows = levels.map((L, k) => newSamples(w.dataType, k === 0 ? 0 : t * L.width * w.nb));
+    const blockBytes = levels[0]!.blockBytes;
+    this.perChunk = Math.max(1, Math.floor(w.chunkBytes / blockBytes));
+    this.out = newSamples(w.dataType, Math.min(this.perChunk, levels[1]?.blocksAcross ?? 1) * (blockBytes / bytesPerSample(w.dataType)));
+  }
+
+  /** Bytes of the tile rows every overview level keeps. */
+  static bytes(levels: TiffLevelLayout[], nb: number, dataType: SampleType): number {
+    return levels.slice(1).reduce((sum, L) => sum + L.blockHeight * L.width * nb * bytesPerSample(dataType), 0);
+  }
+
+  /** Takes `rows` (rect.width pixels wide) of level k, where rect starts a tile row of level k at a tile column. */
+  async push(k: number, rect: PixelRect, rows: PixelArray): Promise<void> {
+    const P = this.levels[k]!;
+    const C = this.levels[k + 1];
+    if (!C) return;
+    const { nb, nodata } = this.w;
+    const t = C.blockHeight;
+    const acc = this.rows[k + 1]!;
+    mean2x2(rows, rect.width, rect.height, nb, nodata, acc, Math.ceil(rect.width / 2), (((rect.y / 2) % t) * C.width + rect.x / 2) * nb, C.width * nb);
+    if (rect.x + rect.width < P.width) return; // the parent's tile row goes on
+    const pRow = rect.y / P.blockHeight;
+    if (pRow % 2 === 0 && pRow !== P.blocksDown - 1) return; // the child's tile row needs the next parent row
+    const cRow = pRow >> 1;
+    const y0 = cRow * t;
+    const h = Math.min(t, C.height - y0);
+    for (let bx0 = 0; bx0 < C.blocksAcross; bx0 += this.perChunk) {
+      throwIfAborted(this.w.signal);
+      const n = Math.min(this.perChunk, C.blocksAcross - bx0);
+      cutBlocks(this.w, C, acc, C.width, bx0 * C.blockWidth, h, n, this.out);
+      const data = bytesOf(this.out, n * (C.blockBytes / bytesPerSample(this.w.dataType)));
+      await writeExactly(this.w.fh, data, C.dataOffset + (cRow * C.blocksAcross + bx0) * C.blockBytes);
+      this.w.progress(data.length);
+    }
+    await this.push(k + 1, { x: 0, y: y0, width: C.width, height: h }, acc);
+  }
+}
+
 /** Writes level L from a pixel source, a chunk of a block row at a time; one chunk is written while the next is read. */
-async function writeFromSource(w: LevelWrite, L: TiffLevelLayout, source: PixelSource): Promise<void> {
+async function writeFromSource(
+  w: LevelWrite, L: TiffLevelLayout, source: PixelSource, onRows?: (rect: PixelRect, rows: PixelArray) => Promise<void>,
+): Promise<void> {
   const { nb, nodata, signal } = w;
   const bw = L.blockWidth;
   const bh = L.blockHeight;
   const blockSamples = L.blockBytes / bytesPerSample(w.dataType);
   const perChunk = Math.max(1, Math.floor(w.chunkBytes / L.blockBytes));
-  const rectBuf = newSamples(w.dataType, Math.min(perChunk * bw, L.width) * bh * nb);
+  const rectBuf = newSamples(w.dataType, w.blockWise ? 0 : Math.min(perChunk * bw, L.width) * bh * nb);
   // Two block buffers: one is being written while the next is filled.
   const blockBufs = [newSamples(w.dataType, perChunk * blockSamples), newSamples(w.dataType, perChunk * blockSamples)];
   let cur = 0;
@@ -185,18 +261,27 @@ async function writeFromSource(w: LevelWrite, L: TiffLevelLayout, source: PixelS
         throwIfAborted(signal);
         const n = Math.min(perChunk, L.blocksAcross - bx0);
         const rect = { x: bx0 * bw, y: y0, width: Math.min(n * bw, L.width - bx0 * bw), height: h };
-        const rectSamples = rect.width * rect.height * nb;
-        rectBuf.fill(nodata, 0, rectSamples);
-        await source(rect, rectBuf.subarray(0, rectSamples), signal);
+        const out = blockBufs[cur]!; // its last write was awaited before the previous chunk was written
+        if (w.blockWise) {
+          out.fill(nodata, 0, n * blockSamples);
+          for (let t = 0; t < n; t++) {
+            const x = rect.x + t * bw;
+            await source({ x, y: y0, width: Math.min(bw, L.width - x), height: h }, out.subarray(t * blockSamples, (t + 1) * blockSamples), signal, bw * nb);
+          }
+        } else {
+          const rectSamples = rect.width * rect.height * nb;
+          rectBuf.fill(nodata, 0, rectSamples);
+          await source(rect, rectBuf.subarray(0, rectSamples), signal, rect.width * nb);
+        }
         throwIfAborted(signal);
         await pending;
-        const out = blockBufs[cur]!;
-        cutBlocks(w, L, rectBuf, rect.width, h, n, out);
+        if (!w.blockWise) cutBlocks(w, L, rectBuf, rect.width, 0, h, n, out);
         const data = bytesOf(out, n * blockSamples);
         pending = writeExactly(w.fh, data, L.dataOffset + (by * L.blocksAcross + bx0) * L.blockBytes).then(() => w.progress(data.length));
         // Observed now so a failed write never becomes an unhandled rejection while the next chunk is read.
         pending.catch(() => undefined);
         cur ^= 1;
+        await onRows?.(rect, rectBuf);
       }
     }
   } finally {
@@ -242,7 +327,7 @@ async function writeMean(w: LevelWrite, P: TiffLevelLayout, C: TiffLevelLayout):
       }
       const cw = Math.min(n * t, C.width - cx0 * t);
       const ch = mean2x2(parentRows, pw, ph, nb, nodata, childRows, cw);
-      cutBlocks(w, C, childRows, cw, ch, n, out);
+      cutBlocks(w, C, childRows, cw, 0, ch, n, out);
       const data = bytesOf(out, n * tileSamples);
       await writeExactly(w.fh, data, C.dataOffset + (cy * C.blocksAcross + cx0) * C.blockBytes);
       w.progress(data.length);
@@ -253,19 +338,20 @@ async function writeMean(w: LevelWrite, P: TiffLevelLayout, C: TiffLevelLayout):
 
 /**
  * Averages the valid (non-nodata) pixels of each 2x2 block of `rows` rows of `src` (row-major,
- * `width` pixels of `bands` samples) into ceil(rows/2) rows of `outWidth` pixels; a block without
- * valid pixels is nodata. Returns the number of rows written.
+ * `width` pixels of `bands` samples) into ceil(rows/2) rows of `outWidth` pixels, written from
+ * `outOffset` with rows `outStride` samples apart; a block without valid pixels is nodata.
+ * Returns the number of rows written.
  */
 export function mean2x2(
   src: PixelArray, width: number, rows: number, bands: number, nodata: number,
-  out: PixelArray, outWidth: number,
+  out: PixelArray, outWidth: number, outOffset = 0, outStride = outWidth * bands,
 ): number {
   const outRows = Math.ceil(rows / 2);
   const stride = width * bands;
   for (let y2 = 0; y2 < outRows; y2++) {
     const r0 = 2 * y2 * stride;
     const r1 = 2 * y2 + 1 < rows ? r0 + stride : -1;
-    const o0 = y2 * outWidth * bands;
+    const o0 = outOffset + y2 * outStride;
     for (let x2 = 0; x2 < outWidth; x2++) {
       const c0 = 2 * x2 * bands;
       const c1 = 2 * x2 + 1 < width ? c0 + bands : -1;

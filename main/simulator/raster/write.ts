@@ -32,8 +32,7 @@ export async function writeGeoTiff(
   const renderer = new LandscapeRenderer(plan.proj, req.bands, req.dataType, req.date);
   const rasterizer = rasterizerFor(plan, req);
 
-  // Level li's pixels: the AOI mask of the rect's rows, then the landscape block by block (the same
-  // blocks as the file's, so every pixel is computed exactly as a block-at-a-time writer would).
+  // Level li's pixels, one block of the file at a time: the AOI mask of the block row's rows, then the landscape.
   const levelSource = (li: number): PixelSource => {
     const L = layout.levels[li]!;
     const lp = plan.levels[li]!;
@@ -41,25 +40,24 @@ export async function writeGeoTiff(
     const maskGrid = { originX: grid.originX, originY: grid.originY, pixelSize: lp.pixelSize, width: L.width, height: L.height };
     const mask = new Uint8Array(L.width * L.blockHeight);
     let maskRows = -1;
-    return async (rect, out) => {
+    return async (rect, out, _signal, rowStride) => {
       if (maskRows !== rect.y) {
         rasterizer.fillRows(maskGrid, rect.y, rect.height, mask);
         maskRows = rect.y;
       }
-      for (let x0 = rect.x; x0 < rect.x + rect.width; x0 += L.blockWidth) {
-        const w = Math.min(L.blockWidth, rect.x + rect.width - x0);
-        renderer.renderBlock(grid, x0, rect.y, w, rect.height, mask, x0, L.width, {
-          data: out as Int16Array | Uint8Array,
-          offset: (x0 - rect.x) * nb,
-          rowStride: rect.width * nb,
-        });
-      }
+      // One block per call (blockWise): rendered straight into the file's block buffer.
+      renderer.renderBlock(grid, rect.x, rect.y, rect.width, rect.height, mask, rect.x, L.width, {
+        data: out as Int16Array | Uint8Array,
+        offset: 0,
+        rowStride,
+      });
     };
   };
   const written = await writePyramid(outPath, pyramidImageOf(plan, req, opts.bigTiff), levelSource(0), {
     signal,
     chunkBytes: CHUNK_BYTES,
     overviewSource: levelSource,
+    blockWise: true,
     durable: false,
   });
   if (written.bytes !== layout.totalBytes) throw new Error('internal size mismatch');

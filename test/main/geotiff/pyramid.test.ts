@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fromFile } from 'geotiff';
 import { describe, expect, it } from 'vitest';
@@ -28,11 +28,11 @@ function image(width: number, height: number, bands: number, originX = 500000, o
 
 /** A source of the global pattern, offset by (gx, gy) global pixels, recording the rectangles asked for. */
 function pattern(bands: number, gx = 0, gy = 0, nodata = -32768, asked: { width: number; height: number }[] = []): PixelSource {
-  return async (rect, out) => {
+  return async (rect, out, _signal, rowStride) => {
     asked.push({ width: rect.width, height: rect.height });
     for (let y = 0; y < rect.height; y++) {
       for (let x = 0; x < rect.width; x++) {
-        for (let b = 0; b < bands; b++) out[(y * rect.width + x) * bands + b] = value(gx + rect.x + x, gy + rect.y + y, b, nodata);
+        for (let b = 0; b < bands; b++) out[y * rowStride + x * bands + b] = value(gx + rect.x + x, gy + rect.y + y, b, nodata);
       }
     }
   };
@@ -82,6 +82,37 @@ describe('writePyramid', () => {
       expect(info.bands[0]!.overviews?.map((o) => o.size)).toEqual([[650, 550], [325, 275]]);
       expect(gdalPixel(file, 1299, 1099)).toEqual([0, 1, 2].map((b) => value(1299, 1099, b, -32768)));
     }
+  });
+
+  it('builds the same file in memory as from the file, whatever the chunk size, from rows or block by block', async () => {
+    const dir = await tempDir();
+    const img = image(2100, 1700, 2); // three overviews, partial tiles at the right and bottom edges
+    const files: Buffer[] = [];
+    for (const [name, opts] of [['memory', {}], ['file', { overviewMemoryBytes: 0 }], ['small-chunks', { chunkBytes: 1 }], ['file-small-chunks', { chunkBytes: 1, overviewMemoryBytes: 0 }], ['block-wise', { blockWise: true }]] as const) {
+      const file = path.join(dir, `${name}.tif`);
+      const res = await writePyramid(file, img, pattern(2), { signal: AbortSignal.timeout(30_000), durable: false, ...opts });
+      expect(res.levels.length - 1).toBe(3);
+      files.push(readFileSync(file));
+    }
+    for (const f of files.slice(1)) expect(firstDifference(f, files[0]!)).toBe(-1);
+    // The smallest overview is the mean of the one above it (read independently with geotiff.js).
+    const tiff = await fromFile(path.join(dir, 'memory.tif'));
+    const [above, last] = await Promise.all([tiff.getImage(2), tiff.getImage(3)]);
+    const a = (await above.readRasters({ interleave: true })) as unknown as ArrayLike<number>;
+    const l = (await last.readRasters({ interleave: true })) as unknown as ArrayLike<number>;
+    const aw = above.getWidth();
+    const ah = above.getHeight();
+    for (let y = 0; y < last.getHeight(); y++) {
+      for (let x = 0; x < last.getWidth(); x++) {
+        for (let b = 0; b < 2; b++) {
+          const vals = [0, 1].flatMap((dy) => [0, 1].map((dx) => [2 * x + dx, 2 * y + dy]))
+            .filter(([px, py]) => px! < aw && py! < ah).map(([px, py]) => a[(py! * aw + px!) * 2 + b]!).filter((v) => v !== -32768);
+          const want = vals.length ? Math.round(vals.reduce((s, v) => s + v, 0) / vals.length) : -32768;
+          expect(l[(y * last.getWidth() + x) * 2 + b], `${x},${y},${b}`).toBe(want);
+        }
+      }
+    }
+    await tiff.close();
   });
 
   it('writes a small UINT8 image as a single strip without overviews', async () => {
