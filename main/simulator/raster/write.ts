@@ -28,7 +28,6 @@ export async function writeGeoTiff(
   const plan = buildPlan(req, { bigTiff: opts.bigTiff });
   if ('error' in plan) throw new Error(plan.error);
   const { layout } = plan;
-  const nb = req.bands.length;
   const renderer = new LandscapeRenderer(plan.proj, req.bands, req.dataType, req.date);
   const rasterizer = rasterizerFor(plan, req);
 
