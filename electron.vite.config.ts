@@ -40,6 +40,10 @@ export default defineConfig({
   renderer: {
     root: 'renderer',
     plugins: [vue()],
-    build: { rollupOptions: { input: { index: resolve('renderer/index.html') } } },
+    build: {
+      // electron-vite leaves bundles unminified; the renderer's are parsed before the map is interactive.
+      minify: true,
+      rollupOptions: { input: { index: resolve('renderer/index.html') } },
+    },
   },
 });

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { IpcError } from './errors';
 
 /**
  * Cancellation across the bridge. The renderer numbers the calls it may want to
@@ -26,5 +25,3 @@ export type CallOptions = z.input<typeof callOptionsSchema>;
 /** Cancels a running call by the id it was given; unknown or finished ids are ignored. */
 export type CancelCall = (callId: number) => void;
 
-/** How a cancelled call answers. */
-export const CANCELLED_ERROR: IpcError = { kind: 'cancelled', message: 'The operation was cancelled.' };

@@ -26,3 +26,6 @@ export function ok<T>(data: T): Result<T> {
 export function fail(kind: ErrorKind, message: string, fields?: Record<string, string[]>): Result<never> {
   return { ok: false, error: fields ? { kind, message, fields } : { kind, message } };
 }
+
+/** How a cancelled call answers. */
+export const CANCELLED_ERROR: IpcError = { kind: 'cancelled', message: 'The operation was cancelled.' };

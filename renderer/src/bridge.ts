@@ -1,4 +1,6 @@
-import { CANCELLED_ERROR, channelNames, methodName, type CallOptions, type Result, type SwathApi } from '../../preload/contract';
+import type { CallOptions, Result, SwathApi } from '../../preload/contract';
+// Values from the zod-free module only: the channel schemas stay out of the first-paint bundle.
+import { CANCELLED_ERROR } from '../../preload/contract/errors';
 
 /**
  * The only module that touches `window.swath`. Everything else imports the
@@ -26,12 +28,15 @@ export function getBridge(signal?: AbortSignal): SwathApi {
   return signal ? cancellable(api, signal) : api;
 }
 
+/** The bridge's own functions; every other function of the API is a channel method. */
+const NOT_CHANNELS = new Set(['on', 'cancel', 'pathForFile']);
+
 /** The API with every channel method tied to `signal`. */
 function cancellable(api: SwathApi, signal: AbortSignal): SwathApi {
   const out: Record<string, unknown> = { on: api.on, cancel: api.cancel, pathForFile: api.pathForFile };
-  for (const channel of channelNames) {
-    const name = methodName(channel);
-    const method = api[name] as Method;
+  for (const [name, value] of Object.entries(api)) {
+    if (NOT_CHANNELS.has(name) || typeof value !== 'function') continue;
+    const method = value as Method;
     out[name] = (request?: unknown) => callCancellable(api, method, request, signal);
   }
   return out as SwathApi;

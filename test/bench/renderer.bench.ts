@@ -1,32 +1,56 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { openWorkspace, waitForMap } from '../e2e/workspace-harness.js';
-import type { Figure } from './simulator.bench.js';
+import { interleaved, median, MIN_PAIRS, percentile, ratioFigure, spread, type Figure } from './method.js';
+import { buildMinimalOl } from './minimal-ol/build.js';
 
 /**
  * Renderer benchmarks in Chromium through the browser host (real renderer,
  * real main services, embedded demo simulator):
- * - renderer-cold-start-ms: navigation start to the interactive map (the
- *   first complete frame of the offline basemap), median of fresh contexts;
+ * - renderer-cold-start-vs-minimal-ol-ratio: navigation start to the interactive map (the first
+ *   complete frame of the offline basemap) in a fresh context, against a bare OpenLayers page with
+ *   the same basemap data (test/bench/minimal-ol) in the same browser, interleaved pairs;
+ * - renderer-cold-start-ms: Swath's side of those pairs;
  * - pan-frame-median-ms: 5,000 result polygons drawn through vector-layers,
  *   then programmatic panning as a drag does it (interaction hint set), frame
  *   times from requestAnimationFrame with the frame rate uncapped, so a frame
  *   takes what its work takes rather than the 16.7 ms vsync slot.
  */
 
-const COLD_RUNS = 5;
+const COLD_PAIRS = Math.max(MIN_PAIRS, 9);
 const PAN_FRAMES = 180;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
+
+/** Serves a built page folder on loopback (the reference page has no server of its own). */
+async function serveStatic(dir: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const rel = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
+    const file = path.resolve(dir, rel);
+    if (!file.startsWith(dir + path.sep) || !existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    res.end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/`, server };
 }
 
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+/** Navigation start to the map's first complete frame, in ms, of a page that was just opened. */
+async function coldStartMs(page: Page): Promise<number> {
+  try {
+    await waitForMap(page);
+    return await page.evaluate(() => performance.getEntriesByName('swath:map-interactive')[0]!.startTime);
+  } finally {
+    await page.context().close();
+  }
 }
 
 function build(): { dir: string; cleanup: () => void } {
@@ -85,6 +109,7 @@ const PAN_SCRIPT = `async (frames, count) => {
 export async function benchRenderer(): Promise<Figure[]> {
   if (!existsSync(process.env.SWATH_CHROMIUM ?? '/usr/bin/chromium')) throw new Error('Chromium not found (apt-get install chromium).');
   const { dir, cleanup } = build();
+  const reference = await serveStatic(await buildMinimalOl());
   const ws = await openWorkspace({
     buildDir: dir,
     noPage: true,
@@ -92,16 +117,14 @@ export async function benchRenderer(): Promise<Figure[]> {
     chromiumArgs: ['--disable-gpu-vsync', '--disable-frame-rate-limit'],
   });
   try {
-    // Cold start: each run is a fresh browser context (no cache, no storage).
-    const cold: number[] = [];
-    for (let i = 0; i < COLD_RUNS + 1; i++) {
-      const page = await ws.newPage();
-      await waitForMap(page);
-      const ms = await page.evaluate(() => performance.getEntriesByName('swath:map-interactive')[0]!.startTime);
-      // The first run also pays Chromium's own warm-up; it is not the app's.
-      if (i > 0) cold.push(ms);
-      await page.context().close();
-    }
+    // Cold start: each load is a fresh browser context (no cache, no storage); Swath and the bare map
+    // alternate, after a warm-up of each (Chromium's own first-load costs are not the app's).
+    const cold = await interleaved(COLD_PAIRS, async () => coldStartMs(await ws.newPage()), async () => {
+      const context = await ws.browser.newContext({ viewport: { width: 1440, height: 900 } });
+      const page = await context.newPage();
+      await page.goto(reference.url);
+      return coldStartMs(page);
+    });
 
     // Panning over 5,000 drawn geometries.
     const page = await ws.newPage({ initScript: 'window.__SWATH_PERF__ = {};' });
@@ -113,16 +136,18 @@ export async function benchRenderer(): Promise<Figure[]> {
     if (result.drawn !== 5000) throw new Error(`only ${result.drawn} geometries were drawn`);
     const frameMedian = median(result.deltas);
     return [
-      { name: 'renderer-cold-start-ms', value: median(cold), unit: 'ms', note: `median of ${COLD_RUNS} fresh loads, navigation start to interactive map; target < 1500` },
+      ratioFigure('renderer-cold-start-vs-minimal-ol-ratio', cold, { ours: 'Swath', reference: 'bare OpenLayers + the same basemap', unit: 'ms' }, 'fresh contexts, navigation start to the first complete basemap frame; target <= 1.5'),
+      { name: 'renderer-cold-start-ms', value: median(cold.ours), unit: 'ms', note: `median of Swath's ${cold.ours.length} loads of those pairs (${spread(cold.ours, 0)}); target <= 800` },
       {
         name: 'pan-frame-median-ms',
         value: frameMedian,
         unit: 'ms',
-        note: `5,000 geometries, ${result.deltas.length} rAF frames uncapped; p95 ${percentile(result.deltas, 95).toFixed(1)} ms; without the geometries ${median(baseline.deltas).toFixed(1)} ms; map compose median ${median(result.compose).toFixed(2)} ms; drawn in ${Math.round(result.drawMs)} ms; target < 16`,
+        note: `5,000 geometries, ${result.deltas.length} rAF frames uncapped; p95 ${percentile(result.deltas, 95).toFixed(1)} ms; without the geometries ${median(baseline.deltas).toFixed(1)} ms; map compose median ${median(result.compose).toFixed(2)} ms; drawn in ${Math.round(result.drawMs)} ms; target <= 8`,
       },
     ];
   } finally {
     await ws.close();
+    reference.server.close();
     cleanup();
   }
 }

@@ -1,11 +1,14 @@
 import { benchDownloads } from './downloads.bench.js';
 import { benchHostile } from './hostile.bench.js';
+import { formatFigure, machineFigure, parseBenchArgs, type Figure } from './method.js';
 import { benchPreview } from './preview.bench.js';
 import { benchRenderer } from './renderer.bench.js';
-import { benchSimulator, type Figure } from './simulator.bench.js';
+import { benchSimulator } from './simulator.bench.js';
 
 // `npm run bench`: every benchmark of the project, one line per figure as
-// `<name>: <value> <unit>`. Figures are printed, never asserted.
+// `<name>: <value> <unit>  (details)`. Figures are printed, never asserted.
+// `npm run bench -- preview downloads` runs only the named benchmarks;
+// `npm run bench -- --repeat 2 preview` runs them twice in a row (each run's figures in turn).
 const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['simulator', benchSimulator],
   ['downloads', benchDownloads],
@@ -15,23 +18,26 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
 ];
 
 async function main(): Promise<void> {
-  // `npm run bench -- preview downloads` runs only the named benchmarks.
-  const only = process.argv.slice(2);
-  const unknown = only.filter((n) => !BENCHES.some(([name]) => name === n));
-  if (unknown.length) throw new Error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHES.map(([n]) => n).join(', ')}`);
+  const { only, repeat } = parseBenchArgs(process.argv.slice(2), BENCHES.map(([n]) => n));
   let failed = false;
-  for (const [name, run] of BENCHES) {
-    if (only.length && !only.includes(name)) continue;
-    try {
-      for (const f of await run()) {
-        console.log(`${f.name}: ${f.value.toFixed(f.value >= 100 ? 0 : 2)} ${f.unit}${f.note ? `  (${f.note})` : ''}`);
+  for (let run = 1; run <= repeat; run++) {
+    const tag = repeat > 1 ? `run ${run} of ${repeat}; ` : '';
+    const machine = machineFigure();
+    console.log(formatFigure({ ...machine, note: tag + machine.note }));
+    for (const [name, bench] of BENCHES) {
+      if (only.length && !only.includes(name)) continue;
+      try {
+        for (const f of await bench()) console.log(formatFigure(f));
+      } catch (e) {
+        failed = true;
+        console.error(`bench ${name} failed: ${(e as Error).message}`);
       }
-    } catch (e) {
-      failed = true;
-      console.error(`bench ${name} failed: ${(e as Error).message}`);
     }
   }
   process.exit(failed ? 1 : 0);
 }
 
-void main();
+main().catch((e) => {
+  console.error((e as Error).message);
+  process.exit(2);
+});

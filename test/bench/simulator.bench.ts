@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import proj4 from 'proj4';
+import type { Figure } from './method.js';
+
+export type { Figure } from './method.js';
 
 const execFileP = promisify(execFile);
-
-/** One printed figure: `<name>: <value> <unit>`. */
-export interface Figure { name: string; value: number; unit: string; note?: string }
 
 /** Starts `npm run simulator`'s entry in a child process and resolves its URL. */
 export async function spawnSimulator(args: string[]): Promise<{ url: string; child: ChildProcess }> {

@@ -5,10 +5,22 @@
 
 const LOCALE = 'en-US';
 
+// Number.toLocaleString builds a new Intl.NumberFormat at every call; lists format thousands of cells.
+const formats = new Map<string, Intl.NumberFormat>();
+function numberFormat(minDigits: number, maxDigits: number): Intl.NumberFormat {
+  const key = `${minDigits}:${maxDigits}`;
+  let f = formats.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: minDigits, maximumFractionDigits: maxDigits });
+    formats.set(key, f);
+  }
+  return f;
+}
+
 /** A number with grouping and at most `digits` fraction digits. */
 export function formatNumber(value: number, digits = 2): string {
   if (!Number.isFinite(value)) return String(value);
-  return value.toLocaleString(LOCALE, { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+  return numberFormat(0, digits).format(value);
 }
 
 /** An area in square kilometres, e.g. "150.54 km²". */
@@ -21,7 +33,7 @@ export function formatKm2(value: number | null | undefined): string {
 /** Money with two decimals and its currency code, e.g. "22,138.64 EUR". */
 export function formatMoney(value: number, currency = 'EUR'): string {
   if (!Number.isFinite(value)) return `${String(value)} ${currency}`;
-  return `${value.toLocaleString(LOCALE, { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
+  return `${numberFormat(2, 2).format(value)} ${currency}`;
 }
 
 /** A byte count in decimal units, e.g. "12.4 MB". */
@@ -107,7 +119,7 @@ export function formatScale(denominator: number): string {
   if (!Number.isFinite(denominator) || denominator <= 0) return '1:–';
   const mag = 10 ** Math.max(0, Math.floor(Math.log10(denominator)) - 1);
   const rounded = denominator >= 1000 ? Math.round(denominator / mag) * mag : Math.round(denominator);
-  return `1:${rounded.toLocaleString(LOCALE)}`;
+  return `1:${numberFormat(0, 3).format(rounded)}`;
 }
 
 /** A service property name made readable: "MaxCompositeAreaKm2" -> "Max composite area km²". */

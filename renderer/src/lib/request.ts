@@ -1,5 +1,6 @@
 import { reactive } from 'vue';
-import { CANCELLED_ERROR, type IpcError, type Result } from '../../../preload/contract';
+import type { IpcError, Result } from '../../../preload/contract';
+import { CANCELLED_ERROR } from '../../../preload/contract/errors';
 
 /**
  * One bridge call's lifecycle as reactive state (loading, error, busy note),

@@ -3,14 +3,12 @@ import { computed, reactive, ref, shallowRef, toRaw } from 'vue';
 import { getBridge } from '../bridge';
 import type { PointerAt } from '../map/raster-layers';
 import type { LibraryItem, SeriesGroup } from '../panels/library/library-model';
-import { readInspector } from '../preview/inspector';
-import { PreviewSession } from '../preview/preview-session';
+import { loadPreviewEngine } from '../preview/load-engine';
+import type { PreviewSession } from '../preview/preview-session';
 import type { InspectorReading, OpenOptions, PreviewLayer } from '../preview/types';
 import { parseBandExpression } from '../raster/band-expression';
 import { defaultDisplay, isIndexDisplay, type BandMeta, type Channel, type DisplaySettings } from '../raster/display';
 import { styleVariables } from '../raster/layer-style';
-import { ensureProjection } from '../raster/projection';
-import { RasterFile, rasterUrl } from '../raster/raster-data';
 import type { StretchSettings } from '../raster/stretch';
 import { useLibraryStore } from './library';
 
@@ -39,13 +37,20 @@ export const usePreviewStore = defineStore('preview', () => {
   let inspectToken = 0;
   let unsubscribe: (() => void) | null = null;
 
-  const session = new PreviewSession({
-    layers: () => layers.value,
-    compare,
-    onPointer: (at) => void inspect(at),
-    onSwipe: (p) => setComparePosition(p),
-    onMapReady: () => (mapReady.value = true),
-  });
+  // The session (and the preview engine it lives in) exists from the first open on: before that
+  // there are no layers, and the engine's code stays out of the first paint.
+  let session: PreviewSession | null = null;
+  async function startSession(): Promise<PreviewSession> {
+    const engine = await loadPreviewEngine();
+    session ??= new engine.PreviewSession({
+      layers: () => layers.value,
+      compare,
+      onPointer: (at) => void inspect(at),
+      onSwipe: (p) => setComparePosition(p),
+      onMapReady: () => (mapReady.value = true),
+    });
+    return session;
+  }
 
   // A raster leaving the library leaves the map first.
   library.$onAction(({ name, args }) => {
@@ -78,6 +83,7 @@ export const usePreviewStore = defineStore('preview', () => {
     const started = performance.now();
     performance.mark(`swath-preview-open:${libraryId}`);
     followProgress();
+    const s = await startSession();
     if (!library.entry(libraryId)) await library.refresh();
     const e = library.entry(libraryId);
     if (!e) {
@@ -102,31 +108,33 @@ export const usePreviewStore = defineStore('preview', () => {
     list.splice(Math.min(opts.at ?? 0, list.length), 0, l);
     layers.value = list;
     activeKey.value = l.key;
-    await session.open(l, e, opts, (x) => layers.value.find((y) => toRaw(y) === x), started);
+    await s.open(l, e, opts, (x) => layers.value.find((y) => toRaw(y) === x), started);
   }
 
   /** Closes a preview layer, cancelling its open (in main too). */
   function close(key: string): void {
-    session.close(key);
+    session?.close(key);
     layers.value = layers.value.filter((l) => l.key !== key);
     if (activeKey.value === key) activeKey.value = layers.value[0]?.key ?? null;
     if (inspector.value?.layerKey === key) inspector.value = null;
-    session.syncOrder();
+    session?.syncOrder();
   }
 
   /** Zooms the map to a raster (open or not). */
   async function zoomTo(id: string): Promise<void> {
-    const m = await session.map();
-    const rt = session.runtime(id);
+    const engine = await loadPreviewEngine();
+    const s = await startSession();
+    const m = await s.map();
+    const rt = s.runtime(id);
     if (rt?.header.bbox) return m.fit(rt.header.bbox, rt.projection.code, { duration: 250 });
     const e = library.entry(id);
     if (e?.bounds4326) return m.fit(e.bounds4326, 'EPSG:4326', { duration: 250 });
     // Footprint unknown to main (a CRS it cannot reproject): read the header here.
     try {
-      const file = await RasterFile.open(rasterUrl(id));
+      const file = await engine.RasterFile.open(engine.rasterUrl(id));
       const epsg = file.header.epsg;
       if (epsg == null || !file.header.bbox) throw new Error('This raster has no usable georeferencing.');
-      const proj = await ensureProjection(epsg);
+      const proj = await engine.ensureProjection(epsg);
       m.fit(file.header.bbox, proj.code, { duration: 250 });
     } catch (err) {
       library.notice = err instanceof Error && err.message ? err.message : 'The raster could not be read.';
@@ -150,7 +158,7 @@ export const usePreviewStore = defineStore('preview', () => {
       if (parsed.ok && isIndexDisplay([{ key: 'v', label: '', ast: parsed.ast }]) && !patch.ramp) l.display.ramp = 'rdylgn';
     }
     if (patch.rgb || patch.band || patch.expression || patch.mode) l.display.manual = {};
-    session.applyDisplay(l, true);
+    session?.applyDisplay(l, true);
   }
 
   /** Changes the stretch (mode, percentiles, gamma): only style variables change. */
@@ -158,7 +166,7 @@ export const usePreviewStore = defineStore('preview', () => {
     const l = layer(key);
     if (!l) return;
     l.display = { ...l.display, stretch: { ...l.display.stretch, ...patch } };
-    session.applyDisplay(l, false);
+    session?.applyDisplay(l, false);
   }
 
   /** Sets a channel's range by hand (switches the stretch to manual). */
@@ -169,22 +177,22 @@ export const usePreviewStore = defineStore('preview', () => {
     l.channels.forEach((c, i) => (manual[c.key] = l.ranges[i] ?? [0, 1]));
     manual[channel] = range;
     l.display = { ...l.display, manual, stretch: { ...l.display.stretch, mode: 'manual' } };
-    session.applyDisplay(l, false);
+    session?.applyDisplay(l, false);
   }
 
   function setOpacity(key: string, opacity: number): void {
     const l = layer(key);
     if (!l) return;
     l.opacity = Math.min(1, Math.max(0, opacity));
-    session.showState(l);
+    session?.showState(l);
   }
 
   function setVisible(key: string, visible: boolean): void {
     const l = layer(key);
     if (!l) return;
     l.visible = visible;
-    session.showState(l);
-    session.syncSwipe();
+    session?.showState(l);
+    session?.syncSwipe();
   }
 
   /** Moves a layer up (-1, towards the top) or down (+1) in the stack. */
@@ -195,17 +203,17 @@ export const usePreviewStore = defineStore('preview', () => {
     if (i < 0 || j < 0 || j >= list.length) return;
     [list[i], list[j]] = [list[j]!, list[i]!];
     layers.value = list;
-    session.syncOrder();
+    session?.syncOrder();
   }
 
   function setCompare(enabled: boolean): void {
     compare.enabled = enabled;
-    session.syncSwipe();
+    session?.syncSwipe();
   }
 
   function setComparePosition(position: number): void {
     compare.position = Math.min(1, Math.max(0, position));
-    session.setSwipePosition(compare.position);
+    session?.setSwipePosition(compare.position);
   }
 
   // ---- time series ----
@@ -250,11 +258,12 @@ export const usePreviewStore = defineStore('preview', () => {
     if (!at.click && inspector.value?.pinned) return;
     const candidates = layers.value.filter((l) => l.status === 'ready' && l.visible);
     const target = candidates.find((l) => l.key === activeKey.value) ?? candidates[0];
-    const rt = target && session.runtime(target.key);
-    const m = session.layers;
+    const rt = target && session?.runtime(target.key);
+    const m = session?.layers;
     if (!target || !rt || !m) return;
     const token = ++inspectToken;
     try {
+      const { readInspector } = await loadPreviewEngine();
       const reading = await readInspector(target, rt, m, at);
       if (reading && token === inspectToken) inspector.value = reading;
     } catch {

@@ -135,7 +135,7 @@ describe('writePyramid', () => {
     const src = pattern(2);
     const slow: PixelSource = async (rect, out, signal) => {
       if (++calls === 3) ctl.abort();
-      await src(rect, out, signal);
+      await src(rect, out, signal, rect.width * 2);
     };
     await expect(writePyramid(file, image(2000, 2000, 2), slow, { signal: ctl.signal, chunkBytes: 1 })).rejects.toMatchObject({ name: 'AbortError' });
     expect(readdirSync(dir)).toEqual([]);

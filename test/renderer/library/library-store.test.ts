@@ -30,6 +30,8 @@ vi.mock('../../../renderer/src/raster/render-sample', async (orig) => ({
   rgbaToDataUrl: () => 'data:image/png;base64,thumb',
 }));
 
+// The stores load the preview engine on first use; loaded here once so no test waits for it.
+await import('../../../renderer/src/preview/engine');
 const { useLibraryStore } = await import('../../../renderer/src/stores/library');
 const { usePreviewStore } = await import('../../../renderer/src/stores/preview');
 
