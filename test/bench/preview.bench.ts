@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -9,26 +9,24 @@ import { createApp, type SwathApp } from '../../main/services/app';
 import { startSimulator } from '../../main/simulator';
 import { chromiumAvailable, launchChromium } from '../e2e/chromium';
 import { buildPreviewHarness } from '../e2e/preview-harness/build';
-import type { Figure } from './simulator.bench.js';
+import { interleaved, median, MIN_PAIRS, ratioFigure, spread, type Figure, type Pairs } from './method.js';
 
 /**
  * The offline preview against GDAL, in the same run on the same files (written by GDAL into a
- * temp dir, never committed):
+ * temp dir, never committed), as interleaved pairs (test/bench/method.ts):
  *  - first render of a 4096x4096 4-band INT16 COG, and of the same data striped and uncompressed
- *    (quick look and overview copy built on first open), from "open" to the first full-extent
+ *    (quick look and overview copy built on every first open: the file's modification time is
+ *    changed before each one, so no earlier copy is reused), from "open" to the first full-extent
  *    frame in Chromium (the quick look; the WebGL layer's first complete frame is reported too),
- *    divided by the time of `gdal_translate -outsize 1024 0 -scale -of PNG` on the same file
- *    (lower is better; below 1 we are faster);
+ *    against `gdal_translate -outsize 1024 0 -scale -of PNG` on the same file (lower is better;
+ *    below 1 we are faster);
  *  - the renderer's memory while previewing a ~1 GB COG (zoomed out, then panned at full resolution).
  */
 
 const SIZE = 4096;
 const BANDS = ['B4', 'B3', 'B2', 'B8'];
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
+const PAIRS = MIN_PAIRS;
 
 /** A smooth synthetic landscape with texture (so neither GDAL nor we get an easy constant image). */
 function writeSource(dir: string): string {
@@ -63,15 +61,16 @@ function gdal(args: string[]): void {
   execFileSync(args[0]!, args.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-/** Median wall time of GDAL's preview of a file, in ms (after one warm-up run, like ours). */
-function gdalPreviewMs(file: string, dir: string): number {
-  const times: number[] = [];
-  for (let i = 0; i < 4; i++) {
-    const t = performance.now();
-    gdal(['gdal_translate', '-q', '-outsize', '1024', '0', '-scale', '-of', 'PNG', file, path.join(dir, 'gdal.png')]);
-    if (i > 0) times.push(performance.now() - t);
-  }
-  return median(times);
+/** Wall time of GDAL's preview of a file, in ms. */
+async function gdalPreviewMs(file: string, dir: string): Promise<number> {
+  const t = performance.now();
+  gdal(['gdal_translate', '-q', '-outsize', '1024', '0', '-scale', '-of', 'PNG', file, path.join(dir, 'gdal.png')]);
+  return performance.now() - t;
+}
+
+/** The same pairs' reference against another of our figures collected alongside (e.g. the WebGL frame). */
+function withOurs(p: Pairs, ours: number[]): Pairs {
+  return { ours, reference: p.reference, ratios: ours.map((o, i) => o / p.reference[i]!) };
 }
 
 interface Hooks { __swathPreview: { library: any; preview: any; map: any } }
@@ -146,9 +145,6 @@ export async function benchPreview(): Promise<Figure[]> {
       gdal(['gdal_translate', '-q', '-of', 'COG', '-outsize', '10240', '10240', '-r', 'nearest', '-co', 'BLOCKSIZE=512', '-co', 'COMPRESS=NONE', '-co', 'BIGTIFF=IF_SAFER', src, big]);
       rmSync(path.join(dir, 'src.raw'), { force: true });
     }
-    const gdalCog = gdalPreviewMs(cog, dir);
-    const gdalStrip = gdalPreviewMs(strip, dir);
-
     const userData = mkdtempSync(path.join(dir, 'user-'));
     app = await createApp({
       userDataDir: userData, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(),
@@ -160,17 +156,27 @@ export async function benchPreview(): Promise<Figure[]> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(host.url);
     await page.waitForFunction(() => !!(window as unknown as Hooks).__swathPreview);
-    // Warm-up: code chunks, WebGL programs and the projection (as GDAL's warm-up run warms its cache).
-    await openMs(page, ids.cog);
 
-    const cogRuns = [];
-    for (let i = 0; i < 5; i++) cogRuns.push(await openMs(page, ids.cog));
-    const stripFirst = await openMs(page, ids.strip);
-    const stripAgain = [];
-    for (let i = 0; i < 5; i++) stripAgain.push(await openMs(page, ids.strip));
-    const cogFirst = median(cogRuns.map((r) => r.first));
-    const cogFull = median(cogRuns.map((r) => r.full));
-    const stripReopen = median(stripAgain.map((r) => r.first));
+    // The COG: open to first frame (and to the WebGL layer's), against GDAL's preview, in pairs.
+    const cogFull: number[] = [];
+    const cogPairs = await interleaved(PAIRS, async (i) => {
+      const r = await openMs(page, ids.cog);
+      if (i >= 0) cogFull.push(r.full);
+      return r.first;
+    }, () => gdalPreviewMs(cog, dir));
+    // The striped file, opened for the first time in every pair: a new modification time makes main
+    // build its quick look and overview copy again, as for a file never seen.
+    const stripFull: number[] = [];
+    let touch = 0;
+    const stripPairs = await interleaved(PAIRS, async (i) => {
+      const t = Date.now() / 1000 + ++touch;
+      utimesSync(strip, t, t);
+      const r = await openMs(page, ids.strip);
+      if (i >= 0) stripFull.push(r.full);
+      return r.first;
+    }, () => gdalPreviewMs(strip, dir));
+    // Reopening the striped file reuses its copy: against opening the COG, in pairs.
+    const reopenPairs = await interleaved(PAIRS, async () => (await openMs(page, ids.strip)).first, async () => (await openMs(page, ids.cog)).first);
 
     // Memory: the 1 GB COG at full extent, then zoomed to full resolution and panned across.
     let peak = 0;
@@ -199,14 +205,13 @@ export async function benchPreview(): Promise<Figure[]> {
       await sample();
     }
     const bigBytes = statSync(big).size;
-    const ratio = (ours: number, theirs: number) => ours / theirs;
-    const first = 'open to the first full-extent frame at screen resolution: the quick look, warped and coloured on the CPU from the overview level the map needs';
+    const gdalNote = 'GDAL: gdal_translate -outsize 1024 0 -scale to PNG';
     return [
-      { name: 'preview-cog-vs-gdal-ratio', value: ratio(cogFirst, gdalCog), unit: 'x', note: `ours ${cogFirst.toFixed(0)} ms (${first}) / GDAL ${gdalCog.toFixed(0)} ms (gdal_translate -outsize 1024 0 -scale to PNG), 4096x4096x4 INT16 COG, median of 5; lower is better, target < 1` },
-      { name: 'preview-cog-webgl-vs-gdal-ratio', value: ratio(cogFull, gdalCog), unit: 'x', note: `ours ${cogFull.toFixed(0)} ms to the first complete frame of the WebGL layer that replaces the quick look (Chromium, software WebGL here) / GDAL ${gdalCog.toFixed(0)} ms; informational` },
-      { name: 'preview-strip-vs-gdal-ratio', value: ratio(stripFirst.first, gdalStrip), unit: 'x', note: `ours ${stripFirst.first.toFixed(0)} ms on first open, including main's quick-look overview of the file (every 4th row and column, as gdal_translate -outsize samples) / GDAL ${gdalStrip.toFixed(0)} ms, same data striped and uncompressed; lower is better, target <= 1.5` },
-      { name: 'preview-strip-full-copy-ms', value: stripFirst.full, unit: 'ms', note: `first open until the WebGL layer on the full overview copy (tiled, all levels, built after the quick look) has drawn its first complete frame` },
-      { name: 'preview-strip-reopen-vs-cog-ratio', value: ratio(stripReopen, cogFirst), unit: 'x', note: `second open reuses the cached copy: ${stripReopen.toFixed(0)} ms vs the COG's ${cogFirst.toFixed(0)} ms, median of 5; target about 1` },
+      ratioFigure('preview-cog-vs-gdal-ratio', cogPairs, { ours: 'Swath', reference: 'GDAL', unit: 'ms' }, `Swath: open to the first full-extent frame at screen resolution (the quick look, warped and coloured on the CPU from the overview level the map needs); ${gdalNote}; 4096x4096x4 INT16 COG; lower is better, target <= 0.8`),
+      ratioFigure('preview-cog-webgl-vs-gdal-ratio', withOurs(cogPairs, cogFull), { ours: 'Swath', reference: 'GDAL', unit: 'ms' }, 'Swath: open to the first complete frame of the WebGL layer that replaces the quick look (software WebGL here); informational'),
+      ratioFigure('preview-strip-vs-gdal-ratio', stripPairs, { ours: 'Swath', reference: 'GDAL', unit: 'ms' }, `Swath: first open of the same data striped and uncompressed, including main's quick look of the file (every 4th row and column, as gdal_translate -outsize samples); ${gdalNote}; lower is better, target <= 1.0`),
+      { name: 'preview-strip-full-copy-ms', value: median(stripFull), unit: 'ms', note: `first open until the WebGL layer on the full overview copy (tiled, all levels, built after the quick look) has drawn its first complete frame; median of ${stripFull.length} (${spread(stripFull, 0)})` },
+      ratioFigure('preview-strip-reopen-vs-cog-ratio', reopenPairs, { ours: 'striped reopen', reference: 'COG open', unit: 'ms' }, 'the second open reuses the cached copy; target about 1'),
       { name: 'preview-renderer-rss-mb', value: peak, unit: 'MB', note: `peak resident memory of the page's renderer process (CDP SystemInfo + /proc VmRSS) while previewing a ${(bigBytes / 2 ** 30).toFixed(2)} GiB COG (full extent, then full resolution panned); all renderers together ${peakAll.toFixed(0)} MB; JS heap peak ${heapPeak.toFixed(0)} MB (CDP Performance.getMetrics); target < 1024` },
     ];
   } finally {
