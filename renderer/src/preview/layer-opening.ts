@@ -48,6 +48,12 @@ export class LayerOpening {
     return this.find(this.l);
   }
 
+  /** Records when a step of the first frame finished (ms since the open). */
+  private step(name: string): void {
+    const x = this.mine();
+    if (x && x.timing.firstFrameMs == null) x.timing.steps[name] = Math.round(performance.now() - this.started);
+  }
+
   /** The layer while this open still owns it (not closed, failed or cancelled). */
   private live(): PreviewLayer | undefined {
     const x = this.mine();
@@ -79,6 +85,7 @@ export class LayerOpening {
     const early = RasterFile.open(rasterUrl(guess));
     early.catch(() => undefined);
     let p = await this.ask(quickLookEdge(this.session.layers));
+    this.step('answered');
     if (!p) return void early.then((f) => f.close(), () => undefined);
     const cur = this.live();
     if (!cur) return void early.then((f) => f.close(), () => undefined);
@@ -87,8 +94,10 @@ export class LayerOpening {
     const reuse = p.rasterId === guess && (p.state !== 'ready' || p.reused);
     const file = reuse ? await early.catch(() => RasterFile.open(rasterUrl(p!.rasterId))) : await RasterFile.open(rasterUrl(p.rasterId));
     if (!reuse) void early.then((f) => f.close(), () => undefined);
+    this.step('opened');
     if (p.state !== 'quick-look') this.session.lastRasterId.set(e.id, p.rasterId);
     const projection = await this.place(file);
+    this.step('placed');
     if (!projection) return void file.close();
     const m = await this.session.map();
     const rt: LayerRuntime = { slots: null, file, header: file.header, sample: null, histograms: new Map(), projection, quick: null };
@@ -150,7 +159,9 @@ export class LayerOpening {
     if (this.opts.zoom !== false) m.fit(header.bbox!, projection.code);
     const view = m.viewState();
     const quickP = view ? warpQuickLook(file, projection.code, view.projection, view.extent, view.resolution).catch(() => null) : Promise.resolve(null);
+    void quickP.then(() => this.step('warped'));
     rt.sample = await file.readSample(file.overviewLevel(256), 512);
+    this.step('sampled');
     let cur = this.live();
     if (!cur) return false;
     this.session.applyDisplay(cur, false);
@@ -162,6 +173,7 @@ export class LayerOpening {
     if (quick && !cur.displayError) {
       this.session.drawQuickLook(cur, rt);
       this.session.syncSwipe();
+      this.step('coloured');
       await m.nextRenderComplete();
       const shown = this.mine();
       if (shown && shown.timing.firstFrameMs == null) shown.timing.firstFrameMs = Math.round(performance.now() - this.started);

@@ -39,7 +39,13 @@ export interface PreviewLayer {
    * ms from "open" to: the first full frame of the view (the quick look, or the layer itself),
    * the WebGL layer in place (status 'ready'), and its first complete frame.
    */
-  timing: { firstFrameMs: number | null; readyMs: number | null; renderedMs: number | null };
+  timing: {
+    firstFrameMs: number | null;
+    readyMs: number | null;
+    renderedMs: number | null;
+    /** Ms from the open to each step of the first frame (answered, opened, placed, sampled, warped, coloured): where its time goes. */
+    steps: Record<string, number>;
+  };
 }
 
 /** What the pixel inspector shows for the point under the pointer. */

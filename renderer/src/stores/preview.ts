@@ -102,7 +102,7 @@ export const usePreviewStore = defineStore('preview', () => {
       key: e.id, entryId: e.id, title: titleOf(e), date: e.date, status: 'preparing', progress: null, message: null, note: null,
       rasterId: null, epsg: e.epsg, projectionName: null, bands, display: opts.display ?? defaultDisplay(bands),
       channels: [], displayError: null, histograms: [], ranges: [], opacity: opts.opacity ?? 1, visible: opts.visible ?? true,
-      timing: { firstFrameMs: null, readyMs: null, renderedMs: null },
+      timing: { firstFrameMs: null, readyMs: null, renderedMs: null, steps: {} },
     };
     const list = [...layers.value];
     list.splice(Math.min(opts.at ?? 0, list.length), 0, l);
