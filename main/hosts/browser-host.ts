@@ -3,7 +3,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import { callIdSchema, channelNames, eventNames, events, methodName, type EventName, type EventPayload } from '../../preload/contract';
@@ -96,7 +96,8 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
       const answer = await serveLibraryFile(options.rasters, `${RASTER_SCHEME}://${url.pathname.slice(RASTER_PATH.length)}`, { range: req.headers.range }, { method: req.method });
       res.writeHead(answer.status, answer.headers);
       if (!answer.body) return void res.end();
-      return void Readable.fromWeb(answer.body as never).pipe(res);
+      // pipeline, not pipe: a client that goes away (a closed preview) cancels the body, which closes the file.
+      return void pipeline(Readable.fromWeb(answer.body as never), res, () => undefined);
     }
     const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
     const file = path.resolve(rendererDir, rel);

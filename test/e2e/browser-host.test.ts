@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
@@ -68,6 +68,40 @@ describe('browser host: the real renderer and main services over a WebSocket', (
       expect(Buffer.from(await ok.arrayBuffer()).toString('latin1', 0, 2)).toBe('II');
       expect((await fetch(raster, { headers: { range: 'bytes=0-3', cookie: `swath-raster-${port}=wrong` } })).status).toBe(403);
       expect((await fetch(`${rasterHost.origin}/__swath/raster/nope`, { headers: { cookie: pair } })).status).toBe(404);
+    } finally {
+      await rasterHost.close();
+    }
+  });
+
+  it('closes a raster file as soon as the page stops reading it (a closed preview aborts its range requests)', async () => {
+    const big = path.join(dir, 'big.tif');
+    writeFileSync(big, Buffer.from('II*\0'));
+    truncateSync(big, 64 * 1024 * 1024);
+    const rasterHost = await startBrowserHost({
+      rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers,
+      rasters: { get: (id) => (id === 'big' ? { path: big } : undefined) },
+    });
+    // This process's descriptors open on the file.
+    const openOnBig = (): number => readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === big;
+      } catch {
+        return false;
+      }
+    }).length;
+    try {
+      const pair = (await fetch(rasterHost.url)).headers.get('set-cookie')!.split(';')[0]!;
+      for (let i = 0; i < 5; i++) {
+        const ctl = new AbortController();
+        const res = await fetch(`${rasterHost.origin}/__swath/raster/big`, { headers: { range: 'bytes=0-67108863', cookie: pair }, signal: ctl.signal });
+        expect(res.status).toBe(206);
+        const reader = res.body!.getReader();
+        await reader.read();
+        ctl.abort();
+        await reader.cancel().catch(() => undefined);
+      }
+      // Not held until garbage collection: every descriptor goes once the sockets are closed.
+      await vi.waitFor(() => expect(openOnBig()).toBe(0), { timeout: 10_000 });
     } finally {
       await rasterHost.close();
     }
