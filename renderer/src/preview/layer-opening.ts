@@ -4,7 +4,7 @@ import type { LibraryItem } from '../panels/library/library-model';
 import { defaultDisplay, displayChannels } from '../raster/display';
 import { usedBands } from '../raster/layer-style';
 import { ensureProjection, UnknownProjectionError, type ProjectionInfo } from '../raster/projection';
-import { warpQuickLook } from '../raster/quicklook';
+import { warpQuickLook, type QuickLook } from '../raster/quicklook';
 import { RasterFile, rasterUrl } from '../raster/raster-data';
 import { previewNote, rasterStyle } from './layer-display';
 import type { PreviewSession } from './preview-session';
@@ -152,13 +152,15 @@ export class LayerOpening {
 
   /**
    * First frame: the quick look of the view, coloured with the stretch of a small overview (worked
-   * out while the quick look's blocks are still arriving). False when the layer went meanwhile.
+   * out while the quick look's blocks are still arriving). It comes from a level up to twice as
+   * coarse as the screen (often the stretch's own overview, so one read serves both), then is
+   * refined at screen resolution while the WebGL layer loads. False when the layer went meanwhile.
    */
   private async firstFrame(m: RasterLayers, rt: LayerRuntime): Promise<boolean> {
     const { file, header, projection } = rt;
     if (this.opts.zoom !== false) m.fit(header.bbox!, projection.code);
     const view = m.viewState();
-    const quickP = view ? warpQuickLook(file, projection.code, view.projection, view.extent, view.resolution).catch(() => null) : Promise.resolve(null);
+    const quickP = view ? warpQuickLook(file, projection.code, view.projection, view.extent, view.resolution, { pixelRatio: 2 }).catch(() => null) : Promise.resolve(null);
     void quickP.then(() => this.step('warped'));
     rt.sample = await file.readSample(file.overviewLevel(256), 512);
     this.step('sampled');
@@ -177,8 +179,22 @@ export class LayerOpening {
       await m.nextRenderComplete();
       const shown = this.mine();
       if (shown && shown.timing.firstFrameMs == null) shown.timing.firstFrameMs = Math.round(performance.now() - this.started);
+      if (view) void this.refine(m, rt, quick, view);
     }
     return true;
+  }
+
+  /**
+   * Replaces a first frame read from a coarser level with one at screen resolution (its blocks are
+   * the ones the map's tiles read next, so the WebGL layer finds them cached), unless the WebGL
+   * layer took over first or the view moved.
+   */
+  private async refine(m: RasterLayers, rt: LayerRuntime, first: QuickLook, view: NonNullable<ReturnType<RasterLayers['viewState']>>): Promise<void> {
+    const fine = await warpQuickLook(rt.file, rt.projection.code, view.projection, view.extent, view.resolution, { unlessLevel: first.level, signal: this.signal }).catch(() => null);
+    const cur = this.live();
+    if (!fine || !cur || rt.quick !== first || cur.status === 'ready') return;
+    rt.quick = fine;
+    if (!cur.displayError) this.session.drawQuickLook(cur, rt);
   }
 
   /** The full copy (tiled, with overviews) is built now, its progress on the layer; then the layer reads it. */

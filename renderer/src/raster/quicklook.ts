@@ -25,14 +25,27 @@ const MAX_EDGE = 4096;
 /** Most pixel bytes a quick look reads. */
 const MAX_READ_BYTES = 192 * 1024 * 1024;
 
+/** Options of {@link warpQuickLook}. */
+export interface QuickLookOptions {
+  signal?: AbortSignal;
+  /**
+   * Accept a level up to this many times coarser than the screen (default 1: the level the map's
+   * tiles would read). A first frame from a coarser level reads a quarter of the bytes per step.
+   */
+  pixelRatio?: number;
+  /** Give up (null) before reading anything when the planned level is this one (already shown). */
+  unlessLevel?: number;
+}
+
 /**
  * Warps the part of `file` inside `viewExtent` to an image whose pixels are `resolution` view
  * units wide. Null when the raster is not in view (or outside the view projection's domain).
  */
 export async function warpQuickLook(
   file: RasterFile, sourceProjection: string, viewProjection: string,
-  viewExtent: readonly number[], resolution: number, signal?: AbortSignal,
+  viewExtent: readonly number[], resolution: number, opts: QuickLookOptions = {},
 ): Promise<QuickLook | null> {
+  const { signal } = opts;
   const h = file.header;
   if (!h.bbox) return null;
   const r = transformExtent(h.bbox, sourceProjection, viewProjection, 16);
@@ -50,8 +63,8 @@ export async function warpQuickLook(
   const height = Math.max(1, Math.ceil((y1 - iy0) / res));
   const extent: [number, number, number, number] = [x0, y1 - height * res, x0 + width * res, y1];
   const raster = file.warpRaster();
-  const plan = planWarp(extent, width, height, getTransform(viewProjection, sourceProjection) as ToSource, raster);
-  if (!plan) return null;
+  const plan = planWarp(extent, width, height, getTransform(viewProjection, sourceProjection) as ToSource, raster, opts.pixelRatio ?? 1);
+  if (!plan || plan.level === opts.unlessLevel) return null;
   // A view that needs more than this of one level (a big file without overviews, zoomed out) gets
   // no quick look: the map's tiles read it piece by piece instead.
   const [bw, bh] = raster.levels[plan.level]!.block;

@@ -41,10 +41,11 @@ export type ToSource = (coords: number[], out: number[], dimension: number) => n
 
 /**
  * Plans an output image of `width` x `height` px over `extent` (view projection): the coarsest level
- * whose pixels are no larger than the output's, and the blocks of it the image covers. Null when
- * the image lies outside the raster or outside the projection's domain.
+ * whose pixels are no larger than the output's (times `pixelRatio`: 2 accepts a level up to twice as
+ * coarse as the screen), and the blocks of it the image covers. Null when the image lies outside the
+ * raster or outside the projection's domain.
  */
-export function planWarp(extent: readonly number[], width: number, height: number, toSource: ToSource, raster: WarpRaster): WarpPlan | null {
+export function planWarp(extent: readonly number[], width: number, height: number, toSource: ToSource, raster: WarpRaster, pixelRatio = 1): WarpPlan | null {
   const [e0, , , e3] = extent as [number, number, number, number];
   const pxW = (extent[2]! - e0) / width;
   const pxH = (e3 - extent[1]!) / height;
@@ -70,7 +71,7 @@ export function planWarp(extent: readonly number[], width: number, height: numbe
   const levels = raster.levels;
   let level = 0;
   for (let l = levels.length - 1; l >= 0; l--) {
-    if (Math.abs(levels[l]!.res[0]) <= u * 1.01) {
+    if (Math.abs(levels[l]!.res[0]) <= u * pixelRatio * 1.01) {
       level = l;
       break;
     }

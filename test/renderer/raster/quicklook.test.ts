@@ -176,6 +176,23 @@ describe('quick look and block reads', () => {
     expect(small.level).toBe(2);
   });
 
+  it('a first frame may come from a level up to twice as coarse as the screen; the refinement skips the level already shown', async () => {
+    const file = await RasterFile.open(base + 'utm33n-cog');
+    const src = await ensureProjection(file.header.epsg!);
+    const ext = transformExtent(file.header.bbox!, src.code, 'EPSG:3857');
+    // 400 px of raster on 300 screen px: full resolution is the screen's level, the 200 px overview is 1.5x coarser.
+    const res = (ext[2]! - ext[0]!) / 300;
+    const fine = (await warpQuickLook(file, src.code, 'EPSG:3857', ext, res))!;
+    const coarse = (await warpQuickLook(file, src.code, 'EPSG:3857', ext, res, { pixelRatio: 2 }))!;
+    expect([fine.level, coarse.level]).toEqual([0, 1]);
+    // Same screen grid and size, whichever level it was read from.
+    expect(coarse.extent).toEqual(fine.extent);
+    expect([coarse.sample.width, coarse.sample.height]).toEqual([fine.sample.width, fine.sample.height]);
+    expect(await warpQuickLook(file, src.code, 'EPSG:3857', ext, res, { unlessLevel: 0 })).toBeNull();
+    expect((await warpQuickLook(file, src.code, 'EPSG:3857', ext, res, { unlessLevel: 1 }))!.level).toBe(0);
+    await file.close();
+  });
+
   it('warps a striped file (256 px blocks, narrower at the right edge) and a file already in the view CRS', async () => {
     expect(await checkWarp('utm33n-striped', 'EPSG:3857', 30, 600)).toMatchObject({ level: 0 });
     expect(await checkWarp('utm33n-raw-cog', 'EPSG:3857', 30, 600)).toMatchObject({ level: 0 });
