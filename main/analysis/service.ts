@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { MultiPolygon, Polygon } from 'geojson';
+import type { ResponseOf } from '../../preload/contract/index.js';
 import { isAbortError, throwIfAborted } from '../../common/abort.js';
 import { readGeoJson, readWkt } from '../../common/aoi-text.js';
 import { AppError } from '../../common/errors.js';
@@ -75,7 +76,7 @@ export class AnalysisService {
   async series(
     req: { expression: string; target: { kind: 'area'; aoi: AoiInput } | { kind: 'point'; lon: number; lat: number }; ids?: string[] },
     signal: AbortSignal,
-  ) {
+  ): Promise<ResponseOf<'analysis:series'>> {
     const spec = specOf(req.expression);
     const target = req.target;
     const aoi = target.kind === 'area' ? readAoiInput(target.aoi) : null;
@@ -93,7 +94,7 @@ export class AnalysisService {
         : this.deps.workers.run<PointItem>({ op: 'point', file: e.path, spec, point: [(target as { lon: number }).lon, (target as { lat: number }).lat] }, signal),
     ));
     throwIfAborted(signal);
-    const points = [];
+    const points: ResponseOf<'analysis:series'>['points'] = [];
     for (let i = 0; i < dated.length; i++) {
       const e = dated[i]!;
       const o = outcomes[i]!;
