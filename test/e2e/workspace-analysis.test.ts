@@ -91,6 +91,16 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: time series and change', () => {
       expect(Number(await row.getAttribute('data-value'))).toBeCloseTo((v8 - v4) / (v8 + v4), 12);
     }
     await page.screenshot({ path: 'test-results/analysis-series-point.png' });
+    // "Pick point" takes the next click on the map as the point.
+    await page.getByTestId('series-pick').click();
+    const map = (await page.getByTestId('map').boundingBox())!;
+    await page.mouse.click(map.x + map.width * 0.6, map.y + map.height * 0.55);
+    await expect.poll(async () => Number(await page.getByTestId('series-lon').inputValue()), { timeout: 10_000 }).not.toBe(lon);
+    const picked = [Number(await page.getByTestId('series-lon').inputValue()), Number(await page.getByTestId('series-lat').inputValue())];
+    expect(picked[0]).toBeGreaterThan(13.3);
+    expect(picked[0]).toBeLessThan(13.6);
+    expect(picked[1]).toBeGreaterThan(52.4);
+    expect(picked[1]).toBeLessThan(52.6);
     expect(ws.pageErrors).toEqual([]);
   });
 

@@ -124,7 +124,7 @@ describe('time series at a point', () => {
 });
 
 describe('cancellation', () => {
-  it('rejects with an AbortError and ends the running thread', async () => {
+  it('rejects a cancelled series with an AbortError, and answers the next one', async () => {
     const ac = new AbortController();
     const run = service.series({ expression: 'ndvi', target: { kind: 'area', aoi: { geojson: TEST_AOI } } }, ac.signal);
     ac.abort();
@@ -132,6 +132,30 @@ describe('cancellation', () => {
     // The pool still works afterwards (a fresh thread).
     const s = await service.series({ expression: 'B4', target: { kind: 'area', aoi: { geojson: TEST_AOI } }, ids: [ids['2026-04-10']!] }, signal());
     expect(s.points).toHaveLength(1);
+  });
+});
+
+describe('the worker pool', () => {
+  it('terminates the thread of an aborted running task, drops an aborted queued one, and keeps serving', async () => {
+    const pool = new AnalysisWorkers({ size: 1 });
+    try {
+      const task = { op: 'area' as const, file: files['2026-06-15']!, spec: { kind: 'band' as const, band: 'B4', label: 'B4' }, aoi: TEST_AOI };
+      const running = new AbortController();
+      const queued = new AbortController();
+      const first = pool.run(task, running.signal);
+      const second = pool.run(task, queued.signal);
+      const third = pool.run<{ pixels: number }>(task, signal());
+      expect(pool.threadCount).toBe(1);
+      queued.abort();
+      await expect(second).rejects.toMatchObject({ name: 'AbortError' });
+      running.abort();
+      await expect(first).rejects.toMatchObject({ name: 'AbortError' });
+      // The third task got a fresh thread once the first was ended.
+      expect((await third).pixels).toBeGreaterThan(0);
+      expect(pool.threadCount).toBe(1);
+    } finally {
+      await pool.close();
+    }
   });
 });
 
