@@ -27,8 +27,8 @@ export type AoiInput = { wkt: string } | { geojson: Record<string, unknown> };
 export const CHANGE_NODATA = -9999;
 /** Longest side of the display copy of a change layer sent to the renderer. */
 const DISPLAY_MAX = 768;
-/** Change results kept for saving. */
-const KEEP_RESULTS = 4;
+/** Change results kept for saving (at most 25 M float32 pixels each). */
+const KEEP_RESULTS = 2;
 
 /** What the analysis service needs. */
 export interface AnalysisDeps {
