@@ -17,7 +17,8 @@ function licensesPlugin(): Plugin {
 export default defineConfig({
   main: {
     // Dependencies stay external (electron-vite 5 default): they ship in node_modules.
-    build: { rollupOptions: { input: { index: resolve('main/index.ts') } } },
+    // The analysis worker threads run their own entry (main/analysis/pool.ts finds it next to the bundle).
+    build: { rollupOptions: { input: { index: resolve('main/index.ts'), 'analysis-worker': resolve('main/analysis/analysis-worker.ts') } } },
     plugins: [licensesPlugin()],
     // Build-time inputs of the updater (main/updates/config.ts); empty when unset: updates off, no signature pinning.
     define: {

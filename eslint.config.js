@@ -119,6 +119,16 @@ export default tseslint.config(
     },
   },
   {
+    // Time series and change layers: over the library and geotiff, answering the ipc handler table; never the app core, hosts or simulator.
+    files: ['main/analysis/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [ELECTRON_ONLY_IN_HOSTS],
+        patterns: [inFolder(['services', 'hosts'], 'analysis/ sits below services/ and hosts/.'), inFolder(['simulator'], SIMULATOR_MESSAGE)],
+      }],
+    },
+  },
+  {
     // Raw ipcMain belongs in main/ipc and main/hosts only.
     files: ['main/ipc/**/*.ts'],
     rules: {

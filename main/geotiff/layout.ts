@@ -34,8 +34,10 @@ export interface TiffGeoSpec {
 export interface TiffSpec {
   levels: TiffLevelSpec[];
   samplesPerPixel: number;
-  bitsPerSample: 8 | 16;
+  bitsPerSample: 8 | 16 | 32;
   signed: boolean;
+  /** IEEE floating point samples (SampleFormat 3); `signed` is then ignored. */
+  float?: boolean;
   geo: TiffGeoSpec;
   nodata: string;
   metadataXml: string;
@@ -209,7 +211,7 @@ export function buildTiffLayout(spec: TiffSpec): TiffLayout {
       e.push(offsets(325, big, n, () => l.blockBytes, 0));
     }
     if (spp > 1) e.push(shorts(338, new Array<number>(spp - 1).fill(0)));
-    e.push(shorts(339, new Array<number>(spp).fill(spec.signed ? 2 : 1)));
+    e.push(shorts(339, new Array<number>(spp).fill(spec.float ? 3 : spec.signed ? 2 : 1)));
     if (i === 0) {
       e.push(doubles(33550, [spec.geo.pixelSize, spec.geo.pixelSize, 0]));
       e.push(doubles(33922, [0, 0, 0, spec.geo.originX, spec.geo.originY, 0]));

@@ -89,8 +89,9 @@ export function pyramidLayout(image: PyramidImage): TiffLayout {
   return buildTiffLayout({
     levels: sizes.map((l) => ({ ...l, tiled, tileSize: tile })),
     samplesPerPixel: bands,
-    bitsPerSample: bits as 8 | 16,
+    bitsPerSample: bits as 8 | 16 | 32,
     signed: image.dataType === 'INT16',
+    float: image.dataType === 'FLOAT32',
     geo: image.geo,
     nodata: String(image.nodata ?? nodataOf(image.dataType)),
     metadataXml: image.metadataXml,
@@ -347,6 +348,8 @@ export function mean2x2(
   out: PixelArray, outWidth: number, outOffset = 0, outStride = outWidth * bands,
 ): number {
   const outRows = Math.ceil(rows / 2);
+  // Integer samples round to the nearest integer; float samples keep the mean.
+  const round = out instanceof Float32Array ? (v: number) => v : Math.round;
   const stride = width * bands;
   for (let y2 = 0; y2 < outRows; y2++) {
     const r0 = 2 * y2 * stride;
@@ -372,7 +375,7 @@ export function mean2x2(
             if (v !== nodata) { sum += v; n++; }
           }
         }
-        out[o0 + x2 * bands + b] = n === 0 ? nodata : Math.round(sum / n);
+        out[o0 + x2 * bands + b] = n === 0 ? nodata : round(sum / n);
       }
     }
   }

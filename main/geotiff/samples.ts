@@ -1,12 +1,18 @@
 /** Sample types the GeoTIFF writers carry, their arrays and their default nodata. */
 
-/** 8/16-bit integer samples: what the service delivers (INT16, UINT8) and most imagery uses (UINT16). */
-export type SampleType = 'UINT8' | 'INT16' | 'UINT16';
+/**
+ * 8/16-bit integer samples: what the service delivers (INT16, UINT8) and most imagery uses (UINT16);
+ * FLOAT32 only for what Swath derives itself (change layers), written but never read as a source type.
+ */
+export type SampleType = 'UINT8' | 'INT16' | 'UINT16' | 'FLOAT32';
 
 /** Interleaved pixels of one of the {@link SampleType}s. */
-export type PixelArray = Uint8Array | Int16Array | Uint16Array;
+export type PixelArray = Uint8Array | Int16Array | Uint16Array | Float32Array;
 
-/** The sample type of BitsPerSample and SampleFormat (1 unsigned, 2 signed), or null for any other. */
+/**
+ * The integer sample type of BitsPerSample and SampleFormat (1 unsigned, 2 signed), or null for any
+ * other: readers (overview copies, mosaics) copy integer samples only, so a float file stays null here.
+ */
 export function sampleTypeOf(bits: number, format: number): SampleType | null {
   if (bits === 8 && format === 1) return 'UINT8';
   if (bits === 16 && format === 2) return 'INT16';
@@ -14,13 +20,15 @@ export function sampleTypeOf(bits: number, format: number): SampleType | null {
   return null;
 }
 
-/** The nodata value used when a file names none: -32768 for INT16 (the service's), 0 for the unsigned types. */
+/** The nodata value used when a file names none: -32768 for INT16 (the service's), -9999 for FLOAT32, 0 for the unsigned types. */
 export function nodataOf(dataType: SampleType | null): number {
+  if (dataType === 'FLOAT32') return -9999;
   return dataType === 'INT16' ? -32768 : 0;
 }
 
 /** Bytes per sample of a type. */
-export function bytesPerSample(dataType: SampleType): 1 | 2 {
+export function bytesPerSample(dataType: SampleType): 1 | 2 | 4 {
+  if (dataType === 'FLOAT32') return 4;
   return dataType === 'UINT8' ? 1 : 2;
 }
 
@@ -28,5 +36,6 @@ export function bytesPerSample(dataType: SampleType): 1 | 2 {
 export function newSamples(dataType: SampleType, n: number): PixelArray {
   if (dataType === 'UINT8') return new Uint8Array(n);
   if (dataType === 'INT16') return new Int16Array(n);
+  if (dataType === 'FLOAT32') return new Float32Array(n);
   return new Uint16Array(n);
 }

@@ -8,6 +8,7 @@ import type { Emit } from './emit';
 import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from './embedded-service';
 import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
+import { AnalysisService, AnalysisWorkers } from '../analysis';
 import { LibraryCatalog, type RasterFileLookup } from '../library';
 import { OverviewCache } from '../library/overview-cache';
 import { setupDistribution, type DistributionOptions } from './distribution';
@@ -121,6 +122,8 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   library.on('updated', (e) => emit('library:changed', { reason: 'updated', id: e.id }));
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
+  const analysisWorkers = new AnalysisWorkers();
+  const analysis = new AnalysisService({ library, workers: analysisWorkers, downloadDir: () => settings.get().downloadDir });
 
   // The probe carries the key, so it follows the same no-redirect rule as the client.
   const doFetch = refuseRedirects(options.fetch ?? fetch);
@@ -147,6 +150,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
         chooseFiles: options.chooseFiles,
         confirm: options.confirm,
         chooseExportPath: options.chooseExportPath,
+        analysis,
       }),
       ...distribution.handlers,
     }),
@@ -157,6 +161,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     async close() {
       distribution.close();
       await overviews.close();
+      await analysisWorkers.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));
       await library.flush().catch(() => undefined);
       await session.close().catch(() => undefined);

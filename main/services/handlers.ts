@@ -5,6 +5,7 @@ import {
   datesFromSearchAvailable, estimateBatch, limitsFromAccountInfo, planComposite, sumEstimates, withDate,
   type AreaCreditEstimate, type CompositeBody,
 } from '../downloads/batch';
+import { analysisHandlers, type AnalysisService } from '../analysis';
 import { exportHandlers, type ExportTargetRequest } from '../exports/handlers';
 import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
@@ -43,6 +44,8 @@ export interface HandlerDeps {
   confirm?: HostConfirm;
   /** Asks where an export goes (Electron: save dialog); absent: under the download folder. */
   chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
+  /** Time series and change layers (main/analysis). */
+  analysis: AnalysisService;
   now?: () => number;
 }
 
@@ -265,6 +268,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
     },
 
     ...exportHandlers({ library, settings, chooseExportPath: deps.chooseExportPath }),
+    ...analysisHandlers(deps.analysis),
 
     'settings:get': () => settings.get(),
     'settings:set': (patch) => settings.set(patch),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { analysisChannels } from './analysis';
 import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
 import { geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
 
@@ -381,6 +382,9 @@ export const channels = {
   'updates:install': channel(noRequest, updateStatusSchema),
   /** Chooses the stable or beta channel, unless the policy fixes it. */
   'updates:set-channel': channel(z.strictObject({ channel: z.enum(['stable', 'beta']) }), updateStatusSchema),
+
+  /** Time series and change layers (preload/contract/analysis.ts). */
+  ...analysisChannels,
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
 import { channelNames } from '../../preload/contract';
+import { fixturePath, gdalRecord } from '../fixtures/rasters';
 
 /**
  * Builds the app with electron-vite and boots the built main bundle in plain
@@ -91,6 +93,38 @@ describe('electron-vite build output', () => {
     const logText = readFileSync(join(userData, 'logs', 'main.log'), 'utf8');
     expect(logText).toMatch(/\[info\] /);
     expect(logText).not.toContain('demo-key');
+  });
+
+  it('builds the analysis worker as its own entry, which reads a GeoTIFF in a worker thread of the bundle', async () => {
+    const entry = join(outDir, 'main/analysis-worker.js');
+    expect(existsSync(entry)).toBe(true);
+    const rec = gdalRecord('utm33n-cog');
+    const at = rec.geo[0]!;
+    // workerData {} as main/analysis/pool.ts passes it (geotiff.js pulls in web-worker, which reads it).
+    const worker = new Worker(entry, { workerData: {}, execArgv: [] });
+    try {
+      const reply = await new Promise<{ ok: boolean; result: { col: number; row: number; value: number } }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.postMessage({ id: 1, task: { op: 'point', file: fixturePath('utm33n-cog'), spec: { kind: 'band', band: 'B8', label: 'B8' }, point: [at.lon, at.lat] } });
+      });
+      expect(reply.ok).toBe(true);
+      expect([reply.result.col, reply.result.row]).toEqual([at.pixel, at.line]);
+      const b8 = rec.bands[3]!;
+      expect(reply.result.value).toBeCloseTo(at.values[3]! * (b8.scale ?? 1e-4) + (b8.offset ?? 0), 12);
+    } finally {
+      await worker.terminate();
+    }
+  });
+
+  it('keeps the chart library (uPlot) out of the first paint: only a lazily loaded chunk has it', () => {
+    const html = readFileSync(join(outDir, 'renderer/index.html'), 'utf8');
+    const initial = [...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+    expect(initial.length).toBeGreaterThan(0);
+    // "u-over" is uPlot's own class name for its cursor layer: a string of its code, kept by minification.
+    for (const f of initial) expect(readFileSync(join(outDir, 'renderer', f), 'utf8'), f).not.toContain('u-over');
+    const lazy = readdirSync(join(outDir, 'renderer/assets')).filter((f) => f.endsWith('.js') && !initial.includes(`assets/${f}`));
+    expect(lazy.filter((f) => readFileSync(join(outDir, 'renderer/assets', f), 'utf8').includes('u-over')).length).toBeGreaterThan(0);
   });
 
   it('ships the licences of the production dependencies, generated at build time, and the window icon', () => {

@@ -127,6 +127,38 @@ describe('writePyramid', () => {
     expect(r).toMatchObject({ width: 300, height: 200, bands: 2, dataType: 'UINT8', nodata: 0, epsg: 4326, geographic: true, originX: 13, originY: 52 });
   });
 
+  it('writes FLOAT32 samples (SampleFormat 3) with fractional values and float means in the overviews', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'f.tif');
+    const nodata = -9999;
+    const f = (x: number, y: number) => ((x + y) % 97 === 0 ? nodata : Math.fround(Math.sin(x / 37) * Math.cos(y / 23) * 0.75));
+    const src: PixelSource = async (rect, out) => {
+      for (let y = 0; y < rect.height; y++) for (let x = 0; x < rect.width; x++) out[y * rect.width + x] = f(rect.x + x, rect.y + y);
+    };
+    const res = await writePyramid(file, image(700, 600, 1, 500000, 5800000, { dataType: 'FLOAT32', nodata }), src, { signal: AbortSignal.timeout(30_000) });
+    expect(res.levels).toEqual([{ width: 700, height: 600 }, { width: 350, height: 300 }]);
+    const tiff = await fromFile(file);
+    const full = await tiff.getImage(0);
+    expect(full.getSampleFormat()).toBe(3);
+    expect(full.getBitsPerSample()).toBe(32);
+    const data = (await full.readRasters({ interleave: true })) as unknown as Float32Array;
+    let bad = -1;
+    for (let i = 0; i < data.length && bad < 0; i++) if (data[i] !== f(i % 700, Math.floor(i / 700))) bad = i;
+    expect(bad).toBe(-1);
+    // The overview keeps the float mean of the valid 2x2 pixels (no rounding to an integer).
+    const ov = (await (await tiff.getImage(1)).readRasters({ window: [100, 100, 101, 101], interleave: true })) as unknown as Float32Array;
+    const vals = [f(200, 200), f(201, 200), f(200, 201), f(201, 201)].filter((v) => v !== nodata);
+    expect(ov[0]).toBeCloseTo(vals.reduce((s, v) => s + v, 0) / vals.length, 6);
+    expect(Number.isInteger(ov[0])).toBe(false);
+    await tiff.close();
+    if (HAS_GDAL) {
+      const info = gdalinfo(file);
+      expect(info.bands.map((b) => [b.type, b.noDataValue])).toEqual([['Float32', nodata]]);
+      expect(info.geoTransform).toEqual([500000, 10, 0, 5800000, 0, -10]);
+      expect(gdalPixel(file, 3, 5)[0]).toBeCloseTo(f(3, 5), 6);
+    }
+  });
+
   it('removes the .part and leaves no file when aborted', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'x.tif');
