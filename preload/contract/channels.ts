@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
 import { geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
+import { watchChannels } from './watches';
 
 /**
  * The request/response channel map. Adding a channel is one entry in
@@ -381,6 +382,9 @@ export const channels = {
   'updates:install': channel(noRequest, updateStatusSchema),
   /** Chooses the stable or beta channel, unless the policy fixes it. */
   'updates:set-channel': channel(z.strictObject({ channel: z.enum(['stable', 'beta']) }), updateStatusSchema),
+
+  /** Watches, the spend guard and notifications (./watches). */
+  ...watchChannels,
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */
