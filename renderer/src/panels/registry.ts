@@ -51,6 +51,14 @@ export const panels: readonly PanelDef[] = [
     component: lazy(() => import('./library/LibraryPanel.vue')),
   },
   {
+    id: 'watches',
+    name: 'Watches',
+    icon: 'watch',
+    shortcut: 'panel-8',
+    summary: 'Keep the library complete for an order or an area: every new date downloaded, within a budget.',
+    component: lazy(() => import('./watches/WatchesPanel.vue')),
+  },
+  {
     id: 'products',
     name: 'Products',
     icon: 'products',

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_AREAS } from '../../../main/simulator';
 import type { Watch } from '../../../main/watches';
 import { startTestApp, type TestApp } from './app-helpers';
 

@@ -1,0 +1,13 @@
+import type { MoneyLine } from './tasking-estimate';
+
+/**
+ * What an order estimate says it costs this month, found by name among its money lines (the
+ * contract does not show the estimate's fields): the current month's cost of the order
+ * ("CurrentMonthCost", "currentMonthOrderCostEstimate"), never the account's spend so far
+ * ("CurrentMonthCosts"); else a historic or total cost. Null when none of them is there.
+ */
+export function orderCostThisMonth(lines: readonly MoneyLine[]): number | null {
+  const last = (l: MoneyLine) => (l.key.split('.').pop() ?? l.key).replace(/[\s_-]/g, '');
+  const by = (re: RegExp) => lines.find((l) => re.test(last(l)) && Number.isFinite(l.value))?.value ?? null;
+  return by(/^currentmonth(order)?cost(estimate)?$/i) ?? by(/^currentmonthordercost/i) ?? by(/^(total)?historic(order)?cost/i) ?? by(/^totalcost$/i);
+}
