@@ -30,25 +30,31 @@ export class Notifier {
   private prefs: NotificationPrefs = { ...DEFAULTS };
   private readonly store: JsonStore;
 
-  private constructor(file: string, private readonly emit: Emit, private readonly native: ShowNativeNotification | undefined, private readonly onOpen: (n: SwathNotification) => void) {
+  private constructor(
+    file: string,
+    private readonly emit: Emit,
+    private readonly native: ShowNativeNotification | undefined,
+    private readonly onOpen: (n: SwathNotification) => void,
+    private readonly offByPolicy: boolean,
+  ) {
     this.store = new JsonStore(file, () => this.prefs);
   }
 
-  /** Loads the switches of `dir`. `onOpen` brings the window forward when a native notification is clicked. */
-  static async open(dir: string, deps: { emit: Emit; showNative?: ShowNativeNotification; onOpen?: (n: SwathNotification) => void }): Promise<Notifier> {
-    const n = new Notifier(path.join(dir, 'notifications.json'), deps.emit, deps.showNative, deps.onOpen ?? (() => undefined));
-    const raw = await readJsonFile(n.file()).catch(() => null);
+  /**
+   * Loads the switches of `dir`. `onOpen` brings the window forward when a native notification is
+   * clicked; `offByPolicy` (the admin policy's notifications: false) turns every one off.
+   */
+  static async open(dir: string, deps: { emit: Emit; showNative?: ShowNativeNotification; onOpen?: (n: SwathNotification) => void; offByPolicy?: boolean }): Promise<Notifier> {
+    const n = new Notifier(path.join(dir, 'notifications.json'), deps.emit, deps.showNative, deps.onOpen ?? (() => undefined), deps.offByPolicy ?? false);
+    const raw = await readJsonFile(n.store.file).catch(() => null);
     const parsed = notificationPrefsSchema.partial().safeParse(raw ?? {});
     if (parsed.success) n.prefs = { ...DEFAULTS, ...parsed.data };
     return n;
   }
 
-  private file(): string {
-    return this.store.file;
-  }
-
-  /** The switches. */
+  /** The switches (all off when the policy turns notifications off). */
   get(): NotificationPrefs {
+    if (this.offByPolicy) return { watchDownloaded: false, watchAttention: false, orderStatus: false, orderDeadline: false };
     return { ...this.prefs };
   }
 
@@ -61,7 +67,7 @@ export class Notifier {
 
   /** Shows a notification unless its kind is switched off; resolves whether it was shown. */
   notify(input: NotificationInput): boolean {
-    if (!this.prefs[input.kind]) return false;
+    if (this.offByPolicy || !this.prefs[input.kind]) return false;
     const base = { ...input, id: randomUUID() };
     let shown = false;
     if (this.native) {

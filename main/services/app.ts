@@ -125,8 +125,11 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   library.on('added', (e) => emit('library:changed', { reason: 'added', id: e.id }));
   library.on('removed', (e) => emit('library:changed', { reason: 'removed', id: e.id }));
   library.on('updated', (e) => emit('library:changed', { reason: 'updated', id: e.id }));
-  const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.() });
-  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, confirm: options.confirm, log });
+  // The admin policy's budget ceiling (EUR) and notifications switch, enforced here.
+  const policy = options.distribution?.policy?.policy ?? {};
+  const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policy.notifications === false });
+  const budgetCeilingEur = policy.monthlyBudget?.currency === 'EUR' ? policy.monthlyBudget.amount : null;
+  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, confirm: options.confirm, log, budgetCeilingEur });
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
 

@@ -8,10 +8,10 @@ export { runWatch, watchRequest, fullyAvailable, classify, type WatchRunDeps, ty
 export { WatchService, watchFolder, type WatchChannel } from './service';
 
 /** Opens the watch and spend stores in `dir` (userData) and starts the schedule. */
-export async function openWatches(deps: Omit<WatchServiceDeps, 'store' | 'spend'> & { dir: string }): Promise<WatchService> {
+export async function openWatches(deps: Omit<WatchServiceDeps, 'store' | 'spend'> & { dir: string; budgetCeilingEur?: number | null }): Promise<WatchService> {
   const onWarning = deps.log;
   const store = await WatchStore.open(deps.dir, { now: deps.now, onWarning });
-  const spend = await SpendStore.open(deps.dir, { now: deps.now, onWarning });
+  const spend = await SpendStore.open(deps.dir, { now: deps.now, onWarning, ceilingEur: deps.budgetCeilingEur });
   const service = new WatchService({ ...deps, store, spend });
   service.start();
   return service;

@@ -188,7 +188,7 @@ export class WatchService {
     };
     const askPast = async (what: string, detail: string): Promise<boolean> => {
       if (!confirm) {
-        throw new AppError('validation', 'This window cannot confirm spending past a cap or budget; raise the cap or the budget instead.', { fields: { budgetEur: ['Raise the budget (or the watch\'s cap) to continue.'] } });
+        throw new AppError('validation', 'This window cannot confirm spending past a cap or budget; raise the cap or the budget instead.');
       }
       return confirm({ title: 'Spend past the limit?', message: what, detail, confirmLabel: 'Spend past the limit' });
     };

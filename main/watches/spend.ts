@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { spendSchema } from '../../preload/contract';
+import { AppError } from '../../common/errors.js';
 import { JsonStore, readJsonFile } from '../library/atomic-json';
 
 /** Month-to-date spend against a budget, as the contract's `spend:get` answers. */
@@ -53,13 +54,13 @@ export class SpendStore {
   private ledger: z.infer<typeof ledgerEntrySchema>[] = [];
   private readonly store: JsonStore;
 
-  private constructor(readonly file: string, private readonly now: () => number) {
+  private constructor(readonly file: string, private readonly now: () => number, private readonly ceilingEur: number | null) {
     this.store = new JsonStore(file, () => ({ version: 1, budgets: this.budgets, ledger: this.ledger }));
   }
 
   /** Loads the budgets and the ledger; an unreadable file starts empty (reported through `onWarning`). */
-  static async open(dir: string, opts: { now?: () => number; onWarning?: (line: string) => void } = {}): Promise<SpendStore> {
-    const s = new SpendStore(path.join(dir, 'spend.json'), opts.now ?? Date.now);
+  static async open(dir: string, opts: { now?: () => number; onWarning?: (line: string) => void; ceilingEur?: number | null } = {}): Promise<SpendStore> {
+    const s = new SpendStore(path.join(dir, 'spend.json'), opts.now ?? Date.now, opts.ceilingEur ?? null);
     try {
       const raw = await readJsonFile(s.file);
       if (raw !== null) {
@@ -75,13 +76,18 @@ export class SpendStore {
     return s;
   }
 
-  /** The profile's monthly budget in EUR, or null. */
+  /** The profile's monthly budget in EUR, or null; never above the admin policy's ceiling. */
   budget(profileId: string): number | null {
-    return this.budgets[profileId] ?? null;
+    const own = this.budgets[profileId] ?? null;
+    if (this.ceilingEur === null) return own;
+    return own === null ? this.ceilingEur : Math.min(own, this.ceilingEur);
   }
 
-  /** Sets or clears (null) a profile's monthly budget. */
+  /** Sets or clears (null) a profile's monthly budget; above the policy's ceiling is refused. */
   async setBudget(profileId: string, eur: number | null): Promise<void> {
+    if (eur !== null && this.ceilingEur !== null && eur > this.ceilingEur) {
+      throw new AppError('validation', `Your organisation's policy caps the monthly budget at ${this.ceilingEur.toFixed(2)} EUR.`, { fields: { budgetEur: [`At most ${this.ceilingEur.toFixed(2)} EUR (policy).`] } });
+    }
     if (eur === null) delete this.budgets[profileId];
     else this.budgets[profileId] = cents(eur);
     await this.store.save();

@@ -51,14 +51,6 @@ export const panels: readonly PanelDef[] = [
     component: lazy(() => import('./library/LibraryPanel.vue')),
   },
   {
-    id: 'watches',
-    name: 'Watches',
-    icon: 'watch',
-    shortcut: 'panel-8',
-    summary: 'Keep the library complete for an order or an area: every new date downloaded, within a budget.',
-    component: lazy(() => import('./watches/WatchesPanel.vue')),
-  },
-  {
     id: 'products',
     name: 'Products',
     icon: 'products',
@@ -89,6 +81,14 @@ export const panels: readonly PanelDef[] = [
     shortcut: 'panel-7',
     summary: 'Service profiles and keys, download folder, theme, map layers.',
     component: lazy(() => import('./settings/SettingsPanel.vue')),
+  },
+  {
+    id: 'watches',
+    name: 'Watches',
+    icon: 'watch',
+    shortcut: 'panel-8',
+    summary: 'Keep the library complete for an order or an area: every new date downloaded, within a budget.',
+    component: lazy(() => import('./watches/WatchesPanel.vue')),
   },
 ];
 

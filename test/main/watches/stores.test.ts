@@ -167,3 +167,22 @@ describe('notifications', () => {
     expect(events.at(-1)).toMatchObject({ p: { kind: 'orderDeadline', native: false } });
   });
 });
+
+describe('admin policy', () => {
+  it('caps every profile\'s budget at the policy\'s ceiling and refuses a higher one', async () => {
+    const s = await SpendStore.open(tmp(), { ceilingEur: 100 });
+    expect(s.budget('p1')).toBe(100);
+    await s.setBudget('p1', 40);
+    expect(s.budget('p1')).toBe(40);
+    await expect(s.setBudget('p1', 150)).rejects.toMatchObject({ kind: 'validation' });
+    expect((await s.view('p1', 50, null)).overBudget).toBe(true);
+  });
+
+  it('turns every notification off when the policy says so', async () => {
+    const events: unknown[] = [];
+    const n = await Notifier.open(tmp(), { emit: ((e: string) => events.push(e)) as never, offByPolicy: true });
+    expect(n.notify({ kind: 'watchAttention', title: 't', body: 'b', target: { panel: 'watches' } })).toBe(false);
+    expect(events).toEqual([]);
+    expect(Object.values(n.get())).toEqual([false, false, false, false]);
+  });
+});
