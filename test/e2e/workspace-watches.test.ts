@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../main/simulator';
 import type { StoredOrder } from '../../main/simulator/state';
+import { ANSWER_STYLES } from '../main/simulator/helpers';
 import { chromiumAvailable } from './chromium';
 import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
@@ -12,7 +13,7 @@ import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspac
 const HAS_CHROMIUM = chromiumAvailable();
 const DAY = 86_400_000;
 
-describe.skipIf(!HAS_CHROMIUM)('workspace e2e: watches, budget and notifications', () => {
+describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: watches, budget and notifications (%s answers)', (shapes) => {
   let ws: Workspace;
   let sim: RunningSimulator;
   const clock = { now: Date.now() };
@@ -20,7 +21,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: watches, budget and notifications
   beforeAll(async () => {
     ws = await openWorkspace({
       startSimulator: async (o) => {
-        sim = await startSimulator({ ...o, now: () => clock.now, lifecycle: { review: 2000, preparing: 2000, awaiting: 2000, processing: 2000 } });
+        sim = await startSimulator({ ...o, shapes, now: () => clock.now, lifecycle: { review: 2000, preparing: 2000, awaiting: 2000, processing: 2000 } });
         return sim;
       },
     });

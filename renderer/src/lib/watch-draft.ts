@@ -19,16 +19,30 @@ export function defaultSettings(area: PolygonalGeometry | null, over: Partial<Se
   };
 }
 
-/** A watch for a listed order: its area, model, constellations and period; null when the record lacks one of them. */
-export function draftFromOrder(s: OrderSummary, over: Partial<Settings> = {}): WatchInputDraft | null {
+/** The constellation values of the contract (2.3), by which a list is recognised whatever its field is called. */
+const CONSTELLATIONS = new Set(['Sentinel1', 'Sentinel2', 'Landsat89', 'Sentinel3OLCI', 'Sentinel3SLSTR', 'WFIAmazonia', 'MUXCBERS4', 'AWFICBERS4', 'MUXCBERS4A', 'WFICBERS4A', 'Sentinel2L1']);
+
+/** The one list of constellation values in a record (any field name), or null. */
+export function constellationsIn(row: Record<string, unknown> | null | undefined): string[] | null {
+  const lists = Object.values(row ?? {}).filter((v): v is string[] => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' && CONSTELLATIONS.has(x)));
+  return lists.length === 1 ? [...lists[0]!] : null;
+}
+
+/**
+ * A watch for a listed order: its area, model, constellations and period; null when the record
+ * lacks one of them. `row` is the record itself, where the constellations are found by value when
+ * the summary did not find them by name.
+ */
+export function draftFromOrder(s: OrderSummary, over: Partial<Settings> = {}, row?: Record<string, unknown>): WatchInputDraft | null {
   const g = toGeoJsonGeometry(s.geometry);
-  if (!g || !isPolygonal(g) || !s.model || !s.from || !s.constellations?.length) return null;
+  const constellations = s.constellations?.length ? s.constellations : constellationsIn(row);
+  if (!g || !isPolygonal(g) || !s.model || !s.from || !constellations?.length) return null;
   return {
     name: `Order ${s.id ? s.id.slice(0, 8) : s.from}`,
     source: { kind: 'order', orderId: s.id, recurring: s.recurring },
     area: { Wkt: toWkt(g) },
     model: s.model,
-    constellations: [...s.constellations],
+    constellations: [...constellations],
     from: s.from,
     to: s.recurring === false ? s.to : null,
     settings: defaultSettings(g, over),
