@@ -170,6 +170,32 @@ describe('watch runner against the simulator', () => {
     expect(jobs[0]).toMatchObject({ state: 'failed', errorKind: 'credit' });
   });
 
+  it('retries a service that went away with backoff, then asks for attention after 4 failures in a row', async () => {
+    t = await startTestApp();
+    const w0 = await t.call<Watch>('watches:create', input(t, false, await lastDateOnly(t)));
+    let w = await settled(t, w0.id);
+    expect(w.dates.map((d) => d.state)).toEqual(['downloaded']);
+    await t.sim.close();
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const started = Date.now();
+      await t.call('watches:run', { id: w0.id });
+      w = await settled(t, w0.id, w.lastRunAt);
+      expect(w.failures).toBe(attempt);
+      if (attempt < 4) {
+        expect(w.state).toBe('active');
+        expect(w.lastResult).toMatch(new RegExp(`^Attempt ${attempt} failed`));
+        // Backoff: 1, 4, 16 minutes (with jitter down to half), never at once.
+        expect(Date.parse(w.nextRunAt!) - started).toBeGreaterThanOrEqual(0.5 * 60_000 * 4 ** (attempt - 1) - 1000);
+      }
+    }
+    expect(w.state).toBe('attention');
+    expect(w.notice).toMatch(/failed 4 times in a row.*Run now/);
+    expect(w.nextRunAt).toBeNull();
+    expect(t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchAttention')).toHaveLength(1);
+    // The downloaded date is still there.
+    expect(w.dates.map((d) => d.state)).toEqual(['downloaded']);
+  });
+
   it('deletes a watch without touching its files unless asked', async () => {
     t = await startTestApp();
     const only = await lastDateOnly(t);
