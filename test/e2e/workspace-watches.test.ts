@@ -57,6 +57,7 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: watches, budg
     expect(await page.getByTestId('watch-epsg').inputValue()).toBe('32633');
     await page.getByTestId('watch-name').fill(name);
     await page.getByTestId('watch-resolution').selectOption('640');
+    await page.screenshot({ path: `test-results/workspace-watch-form-${shapes}.png` });
     await page.getByTestId('watch-submit').click();
     await form.waitFor({ state: 'detached' });
   }
