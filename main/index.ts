@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { BrowserWindow, app, clipboard, dialog, session, shell } from 'electron';
+import { BrowserWindow, Notification, app, clipboard, dialog, session, shell } from 'electron';
 import nodeLog from 'electron-log/node';
 import iconPath from '../build/icons/512x512.png?asset';
 import trayIconPath from '../build/icons/32x32.png?asset';
@@ -14,6 +14,7 @@ import { writeReport } from './services/distribution';
 import { BUILD_PUBLISHER_NAMES, BUILD_UPDATE_URL, UpdateService } from './updates';
 import { createDispatcher, createSenderPolicy } from './ipc';
 import { createApp } from './services/app';
+import { electronNotifications } from './notifications/electron';
 import {
   broadcast,
   createMainWindow,
@@ -93,6 +94,9 @@ function run(): void {
         return result.canceled ? null : result.filePaths;
       },
       confirm: nativeConfirm(() => mainWindow),
+      // Native OS notifications; a click brings the window forward and opens the target.
+      showNotification: electronNotifications(Notification),
+      focus: () => focusWindow(mainWindow),
       chooseExportPath: async ({ kind, title, defaultPath, extensions }) => {
         // A save dialog for both: a folder export names the new catalog folder.
         const result = await dialog.showSaveDialog({

@@ -17,6 +17,8 @@ import { createAppHandlers, publicJob } from './handlers';
 import { ServiceSession } from './session';
 import type { HostConfirm } from './confirm';
 import { SettingsStore } from './settings';
+import { Notifier, type ShowNativeNotification } from '../notifications/notifier';
+import { openWatches } from '../watches';
 
 /**
  * The app without its window: the embedded demo service, profiles and keys,
@@ -50,6 +52,10 @@ export interface AppOptions {
   log?: (message: string) => void;
   /** Admin policy, log file, updates, About and diagnostics inputs; safe defaults when absent. */
   distribution?: DistributionOptions;
+  /** The host's native OS notification (Electron's Notification); absent: the window shows them. */
+  showNotification?: ShowNativeNotification;
+  /** Brings the window forward (a native notification was clicked). */
+  focus?: () => void;
 }
 
 /** A running app core. */
@@ -120,6 +126,11 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   library.on('added', (e) => emit('library:changed', { reason: 'added', id: e.id }));
   library.on('removed', (e) => emit('library:changed', { reason: 'removed', id: e.id }));
   library.on('updated', (e) => emit('library:changed', { reason: 'updated', id: e.id }));
+  // The admin policy's budget ceiling (EUR) and notifications switch, enforced here.
+  const policy = options.distribution?.policy?.policy ?? {};
+  const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policy.notifications === false });
+  const budgetCeilingEur = policy.monthlyBudget?.currency === 'EUR' ? policy.monthlyBudget.amount : null;
+  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, confirm: options.confirm, log, budgetCeilingEur });
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();
@@ -153,6 +164,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
         analysis,
       }),
       ...distribution.handlers,
+      ...watches.handlers(),
     }),
     diagnostics: () => distribution.diagnostics(),
     connection: () => connection,
@@ -160,6 +172,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     rasters: overviews.rasterLookup(),
     async close() {
       distribution.close();
+      await watches.close();
       await overviews.close();
       await analysisWorkers.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));

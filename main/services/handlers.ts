@@ -16,6 +16,7 @@ import type { DistributionChannel } from './distribution';
 import type { ServiceSession } from './session';
 import type { HostConfirm } from './confirm';
 import type { SettingsStore } from './settings';
+import type { WatchChannel } from '../watches/service';
 
 /**
  * The handler table of the whole contract: thin adapters from validated IPC
@@ -55,8 +56,8 @@ export function publicJob(job: DownloadJob): Omit<DownloadJob, 'partPath'> {
   return rest;
 }
 
-/** Builds the handler table (the distribution channels come from ./distribution). */
-export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, DistributionChannel> {
+/** Builds the handler table (the distribution channels come from ./distribution, the monitoring ones from ../watches). */
+export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, DistributionChannel | WatchChannel> {
   const { session, profiles, queue, library, settings } = deps;
   const now = deps.now ?? (() => performance.now());
   const client = (signal: AbortSignal) => session.client(signal);

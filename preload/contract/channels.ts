@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { analysisChannels } from './analysis';
 import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
 import { geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
+import { watchChannels } from './watches';
 
 /**
  * The request/response channel map. Adding a channel is one entry in
@@ -385,6 +386,8 @@ export const channels = {
 
   /** Time series and change layers (preload/contract/analysis.ts). */
   ...analysisChannels,
+  /** Watches, the spend guard and notifications (./watches). */
+  ...watchChannels,
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { appCommandSchema, updateStatusSchema } from './distribution';
+import { watchEvents } from './watches';
 
 /** Connection states of the active service, as shown in the status bar. */
 export const connectionStates = ['connecting', 'online', 'offline'] as const;
@@ -33,6 +34,8 @@ export const events = {
   'updates:state': updateStatusSchema,
   /** The application menu asks the window to do something (open About). */
   'app:command': appCommandSchema,
+  /** Watches and notifications (./watches). */
+  ...watchEvents,
 } satisfies Record<string, z.ZodType>;
 
 /** The real contract's event map type. */

@@ -3,6 +3,7 @@ export * from './errors';
 export * from './channels';
 export * from './exports';
 export * from './analysis';
+export * from './watches';
 export * from './events';
 export * from './api';
 export * from './calls';

@@ -19,7 +19,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: first run on the demo service', (
     await expect.poll(() => page.getByTestId('service-label').innerText(), { timeout: 15_000 }).toBe('Demo service (offline)');
     await expect.poll(() => page.getByTestId('connection-state').innerText(), { timeout: 15_000 }).toContain('Connected');
     const rail = await page.locator('nav[aria-label="Panels"] [data-panel]').allInnerTexts();
-    expect(rail.map((t) => t.trim())).toEqual(['Imagery', 'Tasking', 'Library', 'Products', 'Billing', 'Account', 'Settings']);
+    expect(rail.map((t) => t.trim())).toEqual(['Imagery', 'Tasking', 'Library', 'Products', 'Billing', 'Account', 'Settings', 'Watches']);
     expect(await page.getByTestId('downloads-tray').innerText()).toContain('Downloads');
     expect(await page.getByTestId('map-scale').innerText()).toMatch(/^1:[\d,]+$/);
 
@@ -48,7 +48,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: first run on the demo service', (
   it('shows each panel (screenshots under test-results/)', async () => {
     const page = ws.page;
     await importAoi(page, BERLIN_WKT);
-    for (const id of ['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings']) {
+    for (const id of ['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings', 'watches']) {
       await openPanel(page, id);
       await expect.poll(() => page.locator('main.side h1').innerText()).toBe(id.charAt(0).toUpperCase() + id.slice(1));
       await page.waitForTimeout(600);

@@ -47,6 +47,8 @@ export interface WorkspaceOptions {
   chromiumArgs?: string[];
   /** The demo service's answer style ('production' or 'variant'; default SWATH_SIM_SHAPES's). */
   shapes?: string;
+  /** Starts the demo service instead of the styled simulator (e.g. on a clock the test moves). */
+  startSimulator?: Parameters<typeof createApp>[0]['startSimulator'];
 }
 
 /** Starts the app core, the browser host and Chromium, and opens the workspace. */
@@ -64,7 +66,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     version: '0.0.0-e2e',
     platform: process.platform,
     // In the answer style asked for (default: SWATH_SIM_SHAPES's), so every flow runs against either style.
-    startSimulator: styledSimulator(options.shapes),
+    startSimulator: options.startSimulator ?? styledSimulator(options.shapes),
     emit: (e, p) => host?.emit(e, p),
     log: (line) => logs.push(line),
   });

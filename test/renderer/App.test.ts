@@ -51,10 +51,10 @@ describe('App shell', () => {
     expect(text(w, 'service-label')).toBe('https://imagery.example.com');
   });
 
-  it('lists the seven panels in the rail and switches by click and by number key', async () => {
+  it('lists the eight panels in the rail and switches by click and by number key', async () => {
     const w = await mountApp();
     const items = w.findAll('nav[aria-label="Panels"] [data-panel]');
-    expect(items.map((b) => b.text())).toEqual(['Imagery', 'Tasking', 'Library', 'Products', 'Billing', 'Account', 'Settings']);
+    expect(items.map((b) => b.text())).toEqual(['Imagery', 'Tasking', 'Library', 'Products', 'Billing', 'Account', 'Settings', 'Watches']);
     expect(items[0]!.attributes('aria-current')).toBe('page');
     expect(items[0]!.attributes('title')).toContain('(1)');
     await items[4]!.trigger('click');

@@ -21,6 +21,7 @@ export const SHORTCUTS = {
   'panel-5': { keys: '5', group: 'Panels', description: 'Billing panel' },
   'panel-6': { keys: '6', group: 'Panels', description: 'Account panel' },
   'panel-7': { keys: '7', group: 'Panels', description: 'Settings panel' },
+  'panel-8': { keys: '8', group: 'Panels', description: 'Watches panel' },
   'toggle-panel': { keys: '\\', group: 'Panels', description: 'Show or hide the side panel' },
   'toggle-downloads': { keys: 'D', group: 'Panels', description: 'Show or hide the downloads tray' },
   'draw-polygon': { keys: 'P', group: 'Map & AOI', description: 'Draw a polygon AOI (double-click to finish)' },

@@ -82,6 +82,14 @@ export const panels: readonly PanelDef[] = [
     summary: 'Service profiles and keys, download folder, theme, map layers.',
     component: lazy(() => import('./settings/SettingsPanel.vue')),
   },
+  {
+    id: 'watches',
+    name: 'Watches',
+    icon: 'watch',
+    shortcut: 'panel-8',
+    summary: 'Keep the library complete for an order or an area: every new date downloaded, within a budget.',
+    component: lazy(() => import('./watches/WatchesPanel.vue')),
+  },
 ];
 
 /** A panel by id. */

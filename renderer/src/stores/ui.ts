@@ -3,7 +3,7 @@ import { ref } from 'vue';
 import type { IpcError } from '../../../preload/contract';
 
 /** Ids of the rail's panels. */
-export type PanelId = 'imagery' | 'tasking' | 'library' | 'products' | 'billing' | 'account' | 'settings';
+export type PanelId = 'imagery' | 'tasking' | 'library' | 'products' | 'billing' | 'account' | 'settings' | 'watches';
 
 /** A short message shown at the bottom of the map. */
 export interface Toast {

@@ -104,6 +104,26 @@ export class FakeTray extends EventEmitter {
   destroy = vi.fn();
 }
 
+/** A native notification: records what was shown; `click()` emulates the analyst clicking it. */
+class FakeNotification {
+  static readonly shown: FakeNotification[] = [];
+  static isSupported(): boolean {
+    return true;
+  }
+  private listener: (() => void) | null = null;
+  constructor(readonly options: { title: string; body: string }) {}
+  on(_event: 'click', listener: () => void): this {
+    this.listener = listener;
+    return this;
+  }
+  show(): void {
+    FakeNotification.shown.push(this);
+  }
+  click(): void {
+    this.listener?.();
+  }
+}
+
 /** The fake `app`; call `fakeApp.readyResolve()` to emulate the ready event. */
 export const fakeApp = new FakeApp();
 
@@ -126,6 +146,7 @@ export const fakeElectron = {
   Menu: { setApplicationMenu: vi.fn(), buildFromTemplate: vi.fn((template: unknown) => ({ template })) },
   nativeTheme: { shouldUseDarkColors: false },
   Tray: FakeTray,
+  Notification: FakeNotification,
   nativeImage: { createFromPath: vi.fn((path: string) => ({ path, resize: (size: { width: number; height: number }) => ({ path, size }) })) },
   /** Resets this very instance (tests that reset modules must reach it through `import('electron')`). */
   __reset: (): void => resetFakeElectron(),

@@ -44,7 +44,7 @@ describe('Settings under an admin policy', () => {
     expect(fixed).toContain('Off (no remote tiles)');
     expect(fixed).toContain('/srv/imagery');
     expect(fixed).toContain('500 EUR');
-    expect(fixed).toMatch(/budget tracking arrives in a later version/);
+    expect(fixed).toMatch(/Enforced: no profile’s monthly budget can be above it/);
     expect(fixed).toMatch(/Notifications\s*Off/);
     const [corp, mine] = w.findAll('[data-testid="profile"]');
     expect(corp!.find('[data-testid="profile-locked"]').exists()).toBe(true);

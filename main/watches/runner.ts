@@ -1,0 +1,315 @@
+import { isUtmEpsg } from '../../common/geodesy.js';
+import { isAbortError, throwIfAborted } from '../../common/abort.js';
+import type { ServiceClient } from '../api';
+import type { DownloadJob } from '../downloads';
+import {
+  datesFromSearchAvailable, estimateBatch, limitsFromAccountInfo, planComposite,
+  type AreaCreditEstimate, type BatchLimits, type CompositeBody,
+} from '../downloads/batch';
+import type { NotificationInput } from '../notifications/notifier';
+import type { SpendView } from './spend';
+import { monthOf } from './spend';
+import type { Watch, WatchDate } from './store';
+
+/**
+ * One run of a watch: search/available over the watch's area and period, then for every date not
+ * in the library yet composite/available, composite/estimate (the spend guard decides), and a
+ * download through the app's queue into the library. The client bounds requests by the account's
+ * MaxConcurrentConnections and waits out 429/Retry-After; the queue retries transient transfer
+ * failures. What the run cannot fix itself ends as a notice on the watch: a refusal (no credit,
+ * key rejected, settings refused) stops it until the analyst acts, a date the service will not
+ * serve (not covered by an order) is set aside once, and transient failures are retried with
+ * backoff a few times before asking for attention. Nothing is retried in a loop.
+ */
+
+/** The service calls a run makes (the app's ServiceClient). */
+export type WatchClient = Pick<ServiceClient, 'searchAvailable' | 'compositeAvailable' | 'compositeEstimate' | 'accountInfo' | 'account' | 'concurrency'>;
+
+/** What a run needs from the app. */
+export interface WatchRunDeps {
+  client(signal: AbortSignal): Promise<WatchClient>;
+  /** Queues a download (a single composite or a split batch) and resolves with the job once it is done, failed or cancelled. */
+  download(input: { request: CompositeBody; batch?: { limits: BatchLimits; parts: number } }, watch: Watch, signal: AbortSignal): Promise<DownloadJob>;
+  /** A job queued by an earlier run, awaited to its end; null when the queue no longer has it. */
+  awaitJob(jobId: string, signal: AbortSignal): Promise<DownloadJob | null>;
+  /** Library ids of finished files. */
+  libraryIdsFor(files: string[]): string[];
+  /** Month-to-date spend of the watch's profile plus a cost. */
+  spend(costEur: number, signal: AbortSignal): Promise<SpendView>;
+  /** Records a cost Swath acted on in its ledger. */
+  record(costEur: number, what: string): Promise<void>;
+  /** Applies a change to the stored watch and returns it. */
+  save(change: (w: Watch) => void): Promise<Watch>;
+  notify(n: NotificationInput): void;
+  now(): number;
+  /** 0..1, for backoff jitter. */
+  random?: () => number;
+}
+
+/** Transient failures in a row before a watch asks for attention. */
+export const MAX_FAILURES = 4;
+/** First retry delay after a transient failure, ms (then x4 each time, capped by the watch's interval). */
+export const RETRY_BASE_MS = 60_000;
+
+const FINAL = new Set(['done', 'failed', 'cancelled']);
+
+/** The composite body a watch sends for one date (AutomaticOrderCreation off: a watch never orders). */
+export function watchRequest(w: Pick<Watch, 'area' | 'model' | 'constellations' | 'settings'>, date: string): CompositeBody {
+  const s = w.settings;
+  const body: CompositeBody = {
+    ...w.area,
+    Date: date,
+    Model: w.model,
+    SatelliteConstellations: [...w.constellations],
+    Resolution: s.Resolution,
+    EpsgProjection: s.EpsgProjection,
+    FileType: 'tif',
+    PixelSelectionMode: s.PixelSelectionMode,
+    DataType: s.DataType,
+    Bandnames: s.Bandnames,
+    AllowPartialImage: false,
+    AutomaticOrderCreation: false,
+  };
+  if (isUtmEpsg(s.EpsgProjection)) body.UtmDataSelectionMode = s.UtmDataSelectionMode ?? 'combined_utm';
+  return body;
+}
+
+/** Whether a composite/available answer says the request can be fulfilled: its boolean named "fully…available"; null when it has none. */
+export function fullyAvailable(data: unknown): boolean | null {
+  if (!data || typeof data !== 'object') return null;
+  const hit = Object.entries(data as Record<string, unknown>).find(([k, v]) => /^fully.*avail/i.test(k.replace(/[\s_-]/g, '')) && typeof v === 'boolean');
+  return hit ? (hit[1] as boolean) : null;
+}
+
+/** How a failure is handled. */
+type Failure =
+  | { handling: 'skip-date'; note: string }
+  | { handling: 'attention'; notice: string }
+  | { handling: 'retry'; message: string };
+
+function kindOf(e: unknown): string | null {
+  const k = (e as { kind?: unknown } | null)?.kind;
+  return typeof k === 'string' ? k : null;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String((e as { message?: unknown } | null)?.message ?? e);
+}
+
+/** Sorts a failure (an error, or a failed job's kind and reason) into what the watch does about it. */
+export function classify(kind: string | null, message: string): Failure {
+  switch (kind) {
+    case 'coverage':
+      return { handling: 'skip-date', note: `The service does not serve this date here: ${message}` };
+    case 'credit':
+      return { handling: 'attention', notice: `Not enough credit: ${message} Redeem a voucher or top up (Billing), then resume the watch.` };
+    case 'auth':
+      return { handling: 'attention', notice: `The service rejected the API key: ${message} Check the key in Settings, then resume the watch.` };
+    case 'validation':
+    case 'limit':
+    case 'invalid':
+    case 'not-found':
+      return { handling: 'attention', notice: `The service refused the watch's request: ${message} Edit the watch's settings (area, bands, resolution, EPSG), then save it.` };
+    case 'io':
+      return { handling: 'attention', notice: `The file could not be written: ${message} Check the download folder (space, permissions), then resume the watch.` };
+    default:
+      return { handling: 'retry', message };
+  }
+}
+
+function cents(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+/** What the watch itself spent in a month (its downloaded dates' costs). */
+export function watchMonthSpend(w: Pick<Watch, 'dates'>, month: string): number {
+  return cents(w.dates.filter((d) => d.state === 'downloaded' && d.at.slice(0, 7) === month).reduce((s, d) => s + (d.costEur ?? 0), 0));
+}
+
+class Stop extends Error {
+  constructor(readonly failure: Failure) {
+    super('stop');
+  }
+}
+
+/**
+ * Runs a watch once and returns it as stored afterwards (state, notice, dates, next run). Rejects
+ * only with an AbortError (the app is closing: the run resumes at the next start).
+ */
+export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSignal): Promise<Watch> {
+  const now = () => deps.now();
+  const iso = () => new Date(now()).toISOString();
+  let current = watch;
+  const save = async (change: (w: Watch) => void) => (current = await deps.save(change));
+  const downloaded: string[] = [];
+  const notYet: string[] = [];
+  const skipped: string[] = [];
+  const setDate = (d: WatchDate) => save((w) => {
+    w.dates = [...w.dates.filter((x) => x.date !== d.date), d].sort((a, b) => a.date.localeCompare(b.date));
+  });
+
+  try {
+    throwIfAborted(signal);
+    await save((w) => {
+      w.running = true;
+    });
+    const c = await deps.client(signal);
+
+    // A download queued by a run the app did not see finish: take its outcome first.
+    for (const d of current.dates.filter((x) => x.state === 'queued' && x.jobId)) {
+      const job = await deps.awaitJob(d.jobId!, signal);
+      if (job) await settleJob(d.date, job, d.costEur ?? 0);
+      else await save((w) => {
+        w.dates = w.dates.filter((x) => x.date !== d.date);
+      });
+    }
+
+    // An open end asks up to the service's own "now" (Until null), so its clock decides what exists.
+    const until = current.to;
+    if (until === null || current.from <= until) {
+      const found = await c.searchAvailable({
+        ...current.area, From: current.from, Until: until, Model: current.model, SatelliteConstellations: current.constellations,
+      } as never, signal);
+      const dates = datesFromSearchAvailable(found, { model: current.model }).filter((d) => d >= current.from && (until === null || d <= until));
+      const held = new Set(current.dates.filter((d) => d.state !== 'failed').map((d) => d.date));
+      for (const date of dates.filter((d) => !held.has(d))) {
+        throwIfAborted(signal);
+        await oneDate(c, date);
+      }
+    }
+
+    const parts = [
+      downloaded.length ? `Downloaded ${downloaded.join(', ')}.` : 'No new dates.',
+      notYet.length ? `${notYet.length === 1 ? '1 date is' : `${notYet.length} dates are`} not fully available yet (${notYet.join(', ')}); checked again next run.` : '',
+      skipped.length ? `Set aside (not served): ${skipped.join(', ')}.` : '',
+    ].filter(Boolean);
+    return await save((w) => {
+      w.running = false;
+      w.failures = 0;
+      w.lastRunAt = iso();
+      w.lastResult = parts.join(' ');
+      w.nextRunAt = new Date(now() + w.everyHours * 3_600_000).toISOString();
+      if (w.state === 'attention') w.state = 'active';
+      if (w.state === 'active') w.notice = null;
+    });
+  } catch (e) {
+    if (isAbortError(e) || signal.aborted) {
+      await deps.save((w) => {
+        w.running = false;
+      }).catch(() => undefined);
+      throw e;
+    }
+    // The spend guard already stored the pause and its notice.
+    if (e instanceof Paused) return current;
+    const failure = e instanceof Stop ? e.failure : classify(kindOf(e), messageOf(e));
+    return finishWithFailure(failure);
+  }
+
+  async function finishWithFailure(failure: Failure): Promise<Watch> {
+    const doneNote = downloaded.length ? ` Downloaded before that: ${downloaded.join(', ')}.` : '';
+    if (failure.handling === 'retry') {
+      const failures = current.failures + 1;
+      if (failures >= MAX_FAILURES) {
+        const notice = `The service failed ${failures} times in a row (${failure.message}). Check the connection or the service status, then use Run now.`;
+        const w = await save((x) => Object.assign(x, { running: false, failures, state: 'attention', notice, lastRunAt: iso(), lastResult: `Failed.${doneNote}`, nextRunAt: null }));
+        deps.notify({ kind: 'watchAttention', title: `Watch "${w.name}" needs attention`, body: notice, target: { panel: 'watches', watchId: w.id } });
+        return w;
+      }
+      const ceiling = Math.min(current.everyHours * 3_600_000, RETRY_BASE_MS * 4 ** (failures - 1));
+      const delay = Math.round(ceiling * (0.5 + 0.5 * (deps.random ?? Math.random)()));
+      return save((x) => Object.assign(x, {
+        running: false, failures, lastRunAt: iso(), nextRunAt: new Date(now() + delay).toISOString(),
+        lastResult: `Attempt ${failures} failed (${failure.message}); retrying at ${new Date(now() + delay).toISOString().slice(11, 16)} UTC.${doneNote}`,
+      }));
+    }
+    const notice = failure.handling === 'attention' ? failure.notice : failure.note;
+    const w = await save((x) => Object.assign(x, { running: false, state: 'attention', notice, lastRunAt: iso(), lastResult: `Stopped.${doneNote}`, nextRunAt: null }));
+    deps.notify({ kind: 'watchAttention', title: `Watch "${w.name}" needs attention`, body: notice, target: { panel: 'watches', watchId: w.id } });
+    return w;
+  }
+
+  async function settleJob(date: string, job: DownloadJob, costEur: number): Promise<void> {
+    if (job.state === 'done') {
+      const files = job.files ?? (job.file ? [job.file] : []);
+      const libraryIds = deps.libraryIdsFor(files);
+      await setDate({ date, state: 'downloaded', libraryIds, files, jobId: job.id, costEur, at: iso() });
+      if (costEur > 0) await deps.record(costEur, `Watch "${current.name}" ${date}`);
+      downloaded.push(date);
+      deps.notify({
+        kind: 'watchDownloaded', title: `New imagery: ${current.name}`, body: `${date} was downloaded into the library.`,
+        target: { panel: 'library', watchId: current.id, ...(libraryIds[0] ? { libraryId: libraryIds[0] } : {}) },
+      });
+      return;
+    }
+    const failure = job.state === 'cancelled'
+      ? { handling: 'attention' as const, notice: `The download of ${date} was cancelled in the download list. Resume the watch to download it again.` }
+      : classify(job.errorKind ?? null, job.reason ?? 'The download failed.');
+    if (failure.handling === 'skip-date') {
+      await setDate({ date, state: 'skipped', note: failure.note, libraryIds: [], files: [], jobId: job.id, costEur: null, at: iso() });
+      skipped.push(date);
+      return;
+    }
+    await setDate({ date, state: 'failed', note: failure.handling === 'retry' ? failure.message : failure.notice, libraryIds: [], files: [], jobId: job.id, costEur: null, at: iso() });
+    throw new Stop(failure);
+  }
+
+  async function oneDate(c: WatchClient, date: string): Promise<void> {
+    const request = watchRequest(current, date);
+    try {
+      const available = fullyAvailable(await c.compositeAvailable(request as never, signal));
+      if (available === false) {
+        notYet.push(date);
+        return;
+      }
+      const info = (c.account ?? (await c.accountInfo(signal))) as Record<string, unknown>;
+      const limits = limitsFromAccountInfo(info);
+      const plan = planComposite(request, limits);
+      const estimate = await estimateBatch(
+        plan,
+        (body, s) => c.compositeEstimate(body as never, s) as Promise<AreaCreditEstimate>,
+        { signal, parallelism: c.concurrency },
+      );
+      const cost = estimate.CreditEstimate;
+      if (await guardSpend(date, cost)) throw new Paused();
+      const job = await deps.download({ request, ...(plan.kind === 'split' ? { batch: { limits, parts: plan.parts.length } } : {}) }, current, signal);
+      // On disk as queued first: a run interrupted now picks the job up again instead of queueing twice.
+      await setDate({ date, state: 'queued', libraryIds: [], files: [], jobId: job.id, costEur: cost, at: iso() });
+      const final = FINAL.has(job.state) ? job : await deps.awaitJob(job.id, signal);
+      if (!final) throw new Stop({ handling: 'retry', message: `The download of ${date} left the queue before it finished.` });
+      await settleJob(date, final, cost);
+    } catch (e) {
+      if (e instanceof Stop || e instanceof Paused || isAbortError(e)) throw e;
+      const failure = classify(kindOf(e), messageOf(e));
+      if (failure.handling !== 'skip-date') throw new Stop(failure);
+      await setDate({ date, state: 'skipped', note: failure.note, libraryIds: [], files: [], jobId: null, costEur: null, at: iso() });
+      skipped.push(date);
+    }
+  }
+
+  /** True when the watch paused itself: this cost would pass its cap or the profile's budget this month. */
+  async function guardSpend(date: string, cost: number): Promise<boolean> {
+    const month = monthOf(now());
+    if (current.allowOverMonth === month || cost <= 0) return false;
+    const mine = watchMonthSpend(current, month);
+    let notice: string | null = null;
+    if (current.capEur !== null && mine + cost > current.capEur + 1e-9) {
+      notice = `Paused at its cap: ${date} costs ${cost.toFixed(2)} EUR and the watch has spent ${mine.toFixed(2)} of its ${current.capEur.toFixed(2)} EUR this month. Raise the cap, or resume and confirm to go past it.`;
+    } else {
+      const spend = await deps.spend(cost, signal);
+      if (spend.overBudget) {
+        notice = `Paused at the monthly budget: ${date} costs ${cost.toFixed(2)} EUR; spent this month ${spend.spentEur.toFixed(2)} EUR (${spend.source === 'billing' ? "the service's billing" : "Swath's ledger"}), budget ${spend.budgetEur!.toFixed(2)} EUR. Raise the budget, or resume and confirm to go past it.`;
+      }
+    }
+    if (notice === null) return false;
+    const paused = notice;
+    const w = await save((x) => Object.assign(x, { running: false, state: 'paused', notice: paused, lastRunAt: iso(), lastResult: downloaded.length ? `Downloaded ${downloaded.join(', ')}; then paused.` : 'Paused by the spend guard.', nextRunAt: null }));
+    deps.notify({ kind: 'watchAttention', title: `Watch "${w.name}" paused`, body: notice, target: { panel: 'watches', watchId: w.id } });
+    return true;
+  }
+}
+
+class Paused extends Error {
+  constructor() {
+    super('paused');
+  }
+}

@@ -1,0 +1,292 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { abortable } from '../../common/abort.js';
+import { AppError } from '../../common/errors.js';
+import type { DownloadJob, DownloadQueue } from '../downloads';
+import type { HandlerTable } from '../ipc';
+import type { ProfileStore } from '../keychain';
+import type { LibraryCatalog } from '../library';
+import type { Notifier } from '../notifications/notifier';
+import type { HostConfirm } from '../services/confirm';
+import type { Emit } from '../services/emit';
+import type { ServiceSession } from '../services/session';
+import type { SettingsStore } from '../services/settings';
+import { runWatch, type WatchClient, type WatchRunDeps } from './runner';
+import { monthOf, type SpendStore } from './spend';
+import type { Watch, WatchStore } from './store';
+
+/** Channels served here. */
+export type WatchChannel =
+  | 'watches:list' | 'watches:create' | 'watches:update' | 'watches:delete' | 'watches:pause' | 'watches:resume' | 'watches:run'
+  | 'spend:get' | 'spend:set-budget' | 'spend:record' | 'spend:confirm-over'
+  | 'notifications:prefs' | 'notifications:set-prefs' | 'notifications:show';
+
+/** What the watch service needs from the app. */
+export interface WatchServiceDeps {
+  store: WatchStore;
+  spend: SpendStore;
+  notifier: Notifier;
+  queue: DownloadQueue;
+  library: LibraryCatalog;
+  session: ServiceSession;
+  profiles: ProfileStore;
+  settings: SettingsStore;
+  emit: Emit;
+  confirm?: HostConfirm;
+  log?: (line: string) => void;
+  now?: () => number;
+  /** How often due watches are looked for, ms (default 30 s). */
+  tickMs?: number;
+}
+
+const FINAL = new Set(['done', 'failed', 'cancelled']);
+
+/** A folder name from a watch name: letters, digits, dashes; never empty, never a path. */
+export function watchFolder(w: Pick<Watch, 'name' | 'id'>): string {
+  const slug = w.name.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'watch';
+  return `${slug}-${w.id.slice(0, 8)}`;
+}
+
+/**
+ * Runs the active profile's watches on schedule: due ones (next run in the past, so also those the
+ * app missed while closed or offline) one at a time, each with the app's service client and
+ * download queue; and serves the watch, spend and notification channels.
+ */
+export class WatchService {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly pending = new Set<string>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: WatchServiceDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Starts the schedule (catching up at once). */
+  start(): void {
+    if (this.timer) return;
+    void this.tick();
+    this.timer = setInterval(() => void this.tick(), this.deps.tickMs ?? 30_000);
+    this.timer.unref?.();
+  }
+
+  /** Stops the schedule and aborts a running watch (it resumes at the next start). */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.controller.abort();
+    await this.chain.catch(() => undefined);
+    await this.deps.store.flush().catch(() => undefined);
+  }
+
+  /** Queues every due watch of the active profile. */
+  async tick(): Promise<void> {
+    if (this.controller.signal.aborted) return;
+    const profileId = await this.activeProfile().catch(() => null);
+    if (!profileId) return;
+    const now = this.now();
+    for (const w of this.deps.store.list(profileId)) {
+      if (w.state === 'active' && w.nextRunAt !== null && Date.parse(w.nextRunAt) <= now) this.schedule(w.id);
+    }
+  }
+
+  /** Runs a watch soon (after the one running now). */
+  schedule(id: string): void {
+    if (this.pending.has(id) || this.controller.signal.aborted) return;
+    this.pending.add(id);
+    this.chain = this.chain.then(() => this.runOne(id)).catch((e: unknown) => this.deps.log?.(`watch ${id}: ${String(e)}`));
+  }
+
+  /** Resolves once every run queued so far has finished. */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  private async activeProfile(): Promise<string> {
+    return (await this.deps.profiles.getActive()).id;
+  }
+
+  private changed(id: string, deleted = false): void {
+    this.deps.emit('watch:changed', deleted ? { id, deleted: true } : { id });
+  }
+
+  private async runOne(id: string): Promise<void> {
+    this.pending.delete(id);
+    const w = this.deps.store.get(id);
+    if (!w || w.state !== 'active' || this.controller.signal.aborted) return;
+    if (w.profileId !== (await this.activeProfile())) return;
+    try {
+      await runWatch(w, this.runDeps(w), this.controller.signal);
+    } catch (e) {
+      if (!this.controller.signal.aborted) this.deps.log?.(`watch "${w.name}": ${String(e)}`);
+    } finally {
+      this.changed(id);
+    }
+  }
+
+  /** A job's end: at once when it already ended, else at its final 'job' event; null when the queue does not have it. */
+  private awaitJob(jobId: string, signal: AbortSignal): Promise<DownloadJob | null> {
+    const { queue } = this.deps;
+    const now = queue.get(jobId);
+    if (!now) return Promise.resolve(null);
+    if (FINAL.has(now.state)) return Promise.resolve(now);
+    const ended = new Promise<DownloadJob>((resolve) => {
+      const stop = () => queue.off('job', onJob);
+      const onJob = (job: DownloadJob) => {
+        if (job.id !== jobId || !FINAL.has(job.state)) return;
+        stop();
+        signal.removeEventListener('abort', stop);
+        resolve(job);
+      };
+      queue.on('job', onJob);
+      signal.addEventListener('abort', stop, { once: true });
+    });
+    return abortable(ended, signal);
+  }
+
+  private billing(signal: AbortSignal): () => Promise<unknown> {
+    return async () => (await this.deps.session.client(signal)).billingSummary(signal, { retry: false });
+  }
+
+  private runDeps(w: Watch): WatchRunDeps {
+    const { store, queue, library, settings, spend, notifier, session } = this.deps;
+    return {
+      client: (signal) => session.client(signal) as Promise<WatchClient>,
+      download: async ({ request, batch }, watch, signal) => {
+        await (await session.client(signal)).checkBinaryRequest('composite', request, signal);
+        const targetDir = path.join(settings.get().downloadDir, 'watches', watchFolder(watch));
+        return queue.add({ kind: 'composite', request, targetDir, ...(batch ? { batch: { type: 'split', ...batch } } : {}) }, signal);
+      },
+      awaitJob: (jobId, signal) => this.awaitJob(jobId, signal),
+      libraryIdsFor: (files) => library.list().filter((e) => files.includes(e.path)).map((e) => e.id),
+      spend: (cost, signal) => spend.view(w.profileId, cost, this.billing(signal)),
+      record: (cost, what) => spend.record(w.profileId, cost, what),
+      save: async (change) => {
+        const saved = await store.update(w.id, change);
+        this.changed(w.id);
+        return saved;
+      },
+      notify: (n) => notifier.notify(n),
+      now: this.now,
+    };
+  }
+
+  /** The channels of watches, spend and notifications. */
+  handlers(): Pick<HandlerTable, WatchChannel> {
+    const { store, spend, notifier, library, confirm } = this.deps;
+    const month = () => monthOf(this.now());
+    const profile = () => this.activeProfile();
+    const mine = async (id: string): Promise<Watch> => {
+      const w = store.need(id);
+      if (w.profileId !== (await profile())) throw new AppError('not-found', `Watch ${id} belongs to another profile; switch to it first.`);
+      return w;
+    };
+    const changed = (w: Watch): Watch => {
+      this.changed(w.id);
+      return w;
+    };
+    const askPast = async (what: string, detail: string): Promise<boolean> => {
+      if (!confirm) {
+        throw new AppError('validation', 'This window cannot confirm spending past a cap or budget; raise the cap or the budget instead.');
+      }
+      return confirm({ title: 'Spend past the limit?', message: what, detail, confirmLabel: 'Spend past the limit' });
+    };
+
+    return {
+      'watches:list': async () => ({ watches: store.list(await profile()) }),
+      'watches:create': async (input) => {
+        const w = await store.create(await profile(), input);
+        this.schedule(w.id);
+        return changed(w);
+      },
+      'watches:update': async ({ id, patch }) => {
+        await mine(id);
+        const w = await store.update(id, (x) => {
+          Object.assign(x, patch);
+          // New settings deserve another try at what was set aside or failed.
+          x.dates = x.dates.filter((d) => d.state === 'downloaded' || d.state === 'queued');
+          if (x.state === 'attention') x.state = 'active';
+          if (x.state === 'active') {
+            x.notice = null;
+            x.failures = 0;
+            x.nextRunAt = new Date(this.now()).toISOString();
+          }
+        });
+        if (w.state === 'active') this.schedule(id);
+        return changed(w);
+      },
+      'watches:delete': async ({ id, deleteFiles }, { signal }) => {
+        const w = await mine(id);
+        let filesDeleted = 0;
+        if (deleteFiles) {
+          // Only the files this watch downloaded, through the library (which deletes only its own downloads).
+          for (const d of w.dates) {
+            for (const libId of d.libraryIds) {
+              if (!library.get(libId)) continue;
+              await library.remove(libId, { deleteFile: true }, signal);
+              filesDeleted++;
+            }
+            for (const f of d.files.filter((x) => !/\.tiff?$/i.test(x))) await rm(f, { force: true });
+          }
+        }
+        await store.delete(id);
+        this.changed(id, true);
+        return { deleted: true as const, filesDeleted };
+      },
+      'watches:pause': async ({ id }) => {
+        await mine(id);
+        return changed(await store.update(id, (x) => Object.assign(x, { state: 'paused', notice: 'Paused by you.', nextRunAt: null })));
+      },
+      'watches:resume': async ({ id, pastCap }) => {
+        const before = await mine(id);
+        let allowOverMonth = before.allowOverMonth;
+        if (pastCap) {
+          const agreed = await askPast(
+            `Let "${before.name}" download past its cap or the monthly budget for ${month()}?`,
+            `${before.notice ?? ''}\n\nUntil the end of the month, this watch downloads every new date whatever it costs.`,
+          );
+          if (!agreed) throw new AppError('cancelled', 'The watch stays paused.');
+          allowOverMonth = month();
+        }
+        const w = await store.update(id, (x) => Object.assign(x, {
+          state: 'active', notice: null, failures: 0, allowOverMonth, nextRunAt: new Date(this.now()).toISOString(),
+        }));
+        this.schedule(id);
+        return changed(w);
+      },
+      'watches:run': async ({ id }) => {
+        const before = await mine(id);
+        if (before.state === 'paused') throw new AppError('validation', `"${before.name}" is paused; resume it first.`);
+        const w = await store.update(id, (x) => Object.assign(x, { state: 'active', nextRunAt: new Date(this.now()).toISOString() }));
+        this.schedule(id);
+        return changed(w);
+      },
+
+      'spend:get': async ({ costEur }, { signal }) => spend.view(await profile(), costEur ?? 0, this.billing(signal)),
+      'spend:set-budget': async ({ budgetEur }, { signal }) => {
+        const id = await profile();
+        await spend.setBudget(id, budgetEur);
+        return spend.view(id, 0, this.billing(signal));
+      },
+      'spend:record': async ({ costEur, what }, { signal }) => {
+        const id = await profile();
+        await spend.record(id, costEur, what);
+        return spend.view(id, 0, this.billing(signal));
+      },
+      'spend:confirm-over': async ({ costEur, what }, { signal }) => {
+        const view = await spend.view(await profile(), costEur, this.billing(signal));
+        if (!view.overBudget) return { confirmed: true };
+        const agreed = await askPast(
+          `${what} costs ${costEur.toFixed(2)} EUR and takes this month past the budget.`,
+          `Spent this month: ${view.spentEur.toFixed(2)} EUR; after this: ${view.afterEur.toFixed(2)} EUR; budget: ${view.budgetEur!.toFixed(2)} EUR.`,
+        );
+        return { confirmed: agreed };
+      },
+
+      'notifications:prefs': () => notifier.get(),
+      'notifications:set-prefs': (patch) => notifier.set(patch),
+      'notifications:show': ({ kind, title, body, target }) => ({ shown: notifier.notify({ kind, title, body, target }) }),
+    };
+  }
+}

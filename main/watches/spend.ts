@@ -1,0 +1,136 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { spendSchema } from '../../preload/contract';
+import { AppError } from '../../common/errors.js';
+import { JsonStore, readJsonFile } from '../library/atomic-json';
+
+/** Month-to-date spend against a budget, as the contract's `spend:get` answers. */
+export type SpendView = z.infer<typeof spendSchema>;
+
+const ledgerEntrySchema = z.object({ profileId: z.string(), at: z.string(), costEur: z.number().nonnegative(), what: z.string() });
+const fileSchema = z.object({
+  version: z.literal(1),
+  budgets: z.record(z.string(), z.number().positive()),
+  ledger: z.array(ledgerEntrySchema),
+});
+
+/** YYYY-MM (UTC) of a time. */
+export function monthOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+function cents(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+const MONTH_SPEND = /^(current)?month(ly)?(to)?(date)?(costs?|spend|spent|charges?)$|^spen[dt](this)?month$/i;
+const PART_TOTAL = /^(orders?|downloads?)(total|costs?|spend|spent|charges?)$|^total(orders?|downloads?)(costs?)?$/i;
+
+/**
+ * This month's spend in a billing answer whose fields the contract does not show: a number whose
+ * name says this month's costs (CurrentMonthCosts, monthSpend…), else the sum of the totals whose
+ * names say orders and downloads (OrdersTotal + DownloadsTotal). Null when it names neither; the
+ * caller then uses its own ledger. Counts and balances are never read as spend.
+ */
+export function spendFromBilling(data: unknown): number | null {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return null;
+  const numbers = Object.entries(data as Record<string, unknown>)
+    .filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]))
+    .map(([k, v]) => [k.replace(/[\s_-]/g, ''), v] as const);
+  const direct = numbers.find(([k]) => MONTH_SPEND.test(k));
+  if (direct) return cents(Math.abs(direct[1]));
+  const parts = numbers.filter(([k]) => PART_TOTAL.test(k) && !/count/i.test(k));
+  if (parts.length === 0) return null;
+  return cents(parts.reduce((s, [, v]) => s + Math.abs(v), 0));
+}
+
+/**
+ * The spend guard's memory: an optional monthly budget per profile (EUR) and Swath's own ledger of
+ * the costs it acted on (downloads and orders the analyst confirmed, watch downloads), kept in
+ * userData/spend.json, written atomically.
+ */
+export class SpendStore {
+  private budgets: Record<string, number> = {};
+  private ledger: z.infer<typeof ledgerEntrySchema>[] = [];
+  private readonly store: JsonStore;
+
+  private constructor(readonly file: string, private readonly now: () => number, private readonly ceilingEur: number | null) {
+    this.store = new JsonStore(file, () => ({ version: 1, budgets: this.budgets, ledger: this.ledger }));
+  }
+
+  /** Loads the budgets and the ledger; an unreadable file starts empty (reported through `onWarning`). */
+  static async open(dir: string, opts: { now?: () => number; onWarning?: (line: string) => void; ceilingEur?: number | null } = {}): Promise<SpendStore> {
+    const s = new SpendStore(path.join(dir, 'spend.json'), opts.now ?? Date.now, opts.ceilingEur ?? null);
+    try {
+      const raw = await readJsonFile(s.file);
+      if (raw !== null) {
+        const parsed = fileSchema.safeParse(raw);
+        if (parsed.success) {
+          s.budgets = parsed.data.budgets;
+          s.ledger = parsed.data.ledger;
+        } else opts.onWarning?.(`spend: ${s.file} has an unknown format; starting with no budget`);
+      }
+    } catch (e) {
+      opts.onWarning?.(`spend: ${(e as Error).message}; starting with no budget`);
+    }
+    return s;
+  }
+
+  /** The profile's monthly budget in EUR, or null; never above the admin policy's ceiling. */
+  budget(profileId: string): number | null {
+    const own = this.budgets[profileId] ?? null;
+    if (this.ceilingEur === null) return own;
+    return own === null ? this.ceilingEur : Math.min(own, this.ceilingEur);
+  }
+
+  /** Sets or clears (null) a profile's monthly budget; above the policy's ceiling is refused. */
+  async setBudget(profileId: string, eur: number | null): Promise<void> {
+    if (eur !== null && this.ceilingEur !== null && eur > this.ceilingEur) {
+      throw new AppError('validation', `Your organisation's policy caps the monthly budget at ${this.ceilingEur.toFixed(2)} EUR.`, { fields: { budgetEur: [`At most ${this.ceilingEur.toFixed(2)} EUR (policy).`] } });
+    }
+    if (eur === null) delete this.budgets[profileId];
+    else this.budgets[profileId] = cents(eur);
+    await this.store.save();
+  }
+
+  /** Records a cost Swath acted on. */
+  async record(profileId: string, costEur: number, what: string): Promise<void> {
+    if (!(costEur >= 0)) return;
+    this.ledger.push({ profileId, at: new Date(this.now()).toISOString(), costEur: cents(costEur), what });
+    // Older months are of no use to a monthly guard: keep this year's entries only.
+    const cutoff = new Date(this.now() - 400 * 86_400_000).toISOString();
+    this.ledger = this.ledger.filter((e) => e.at >= cutoff);
+    await this.store.save();
+  }
+
+  /** What the ledger holds for a profile in a month (YYYY-MM). */
+  ledgerSpend(profileId: string, month: string): number {
+    return cents(this.ledger.filter((e) => e.profileId === profileId && e.at.slice(0, 7) === month).reduce((s, e) => s + e.costEur, 0));
+  }
+
+  /**
+   * Month-to-date spend plus `costEur` against the budget. `billing` asks the service for this
+   * month's billing summary; its answer is used when it names the month's spend, else the ledger.
+   */
+  async view(profileId: string, costEur: number, billing: (() => Promise<unknown>) | null): Promise<SpendView> {
+    const month = monthOf(this.now());
+    let spent: number | null = null;
+    let note: string | null = null;
+    if (billing) {
+      try {
+        spent = spendFromBilling(await billing());
+        if (spent === null) note = "The service's billing summary names no spend for this month.";
+      } catch (e) {
+        note = `The billing summary could not be read: ${(e as Error).message}`;
+      }
+    } else note = 'No billing summary is available for this profile.';
+    const budgetEur = this.budget(profileId);
+    const spentEur = spent ?? this.ledgerSpend(profileId, month);
+    const cost = cents(costEur);
+    const afterEur = cents(spentEur + cost);
+    return {
+      profileId, month, budgetEur, spentEur, source: spent === null ? 'ledger' : 'billing', sourceNote: spent === null ? note : null,
+      costEur: cost, afterEur, overBudget: budgetEur !== null && afterEur > budgetEur + 1e-9,
+    };
+  }
+}

@@ -1,0 +1,192 @@
+import { z } from 'zod';
+
+/**
+ * Schemas of the monitoring channels: watches (keep the library complete for an order or an
+ * AOI + model), the spend guard (monthly budget, month-to-date spend) and notifications.
+ */
+
+/** The resolutions the service accepts, metres. */
+export const RESOLUTIONS: readonly number[] = [10, 20, 40, 80, 160, 320, 640, 1280];
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use a date as YYYY-MM-DD.');
+
+/** Composite settings attached to a watch once; every date is downloaded with them. */
+export const watchSettingsSchema = z.strictObject({
+  EpsgProjection: z.number().int('EpsgProjection must be a whole number.').positive('EpsgProjection must be an EPSG code.'),
+  Bandnames: z.string().trim().min(1, 'Bandnames is required (rgb, all, B4,B8 or ndvi…).'),
+  DataType: z.enum(['INT16', 'UINT8']),
+  Resolution: z.number().refine((n) => RESOLUTIONS.includes(n), `Resolution must be one of ${RESOLUTIONS.join(', ')} m.`),
+  PixelSelectionMode: z.enum(['intersect', 'contained']),
+  UtmDataSelectionMode: z.enum(['single_utm_fully_covered', 'combined_utm', 'single_utm']).optional(),
+});
+
+/** The area of a watch: WKT or a GeoJSON geometry (EPSG:4326), one of them. */
+export const watchAreaSchema = z.union([
+  z.strictObject({ Wkt: z.string().trim().min(1, 'The area is empty.') }),
+  z.strictObject({ GeoJson: z.record(z.string(), z.unknown()) }),
+]);
+
+/** What the analyst gives when creating or editing a watch. */
+export const watchInputSchema = z.strictObject({
+  name: z.string().trim().min(1, 'Give the watch a name.').max(120, 'At most 120 characters.'),
+  /** What the watch follows: a tasking order (its id as the service listed it) or a saved AOI + model. */
+  source: z.strictObject({
+    kind: z.enum(['order', 'aoi']),
+    orderId: z.string().max(200).nullable(),
+    /** The order is recurring (no end); null when unknown or for an AOI. */
+    recurring: z.boolean().nullable(),
+  }),
+  area: watchAreaSchema,
+  model: z.string().trim().min(1, 'Choose a model.'),
+  constellations: z.array(z.string().min(1)).min(1, 'Choose at least one constellation.'),
+  /** First image date to keep; `to` null: up to today and on. */
+  from: day,
+  to: day.nullable(),
+  settings: watchSettingsSchema,
+  /** The watch's own spending cap in EUR (per calendar month, UTC); null: only the profile's budget applies. */
+  capEur: z.number().positive('The cap must be above 0.').nullable(),
+  /** How often the watch looks for new dates, hours. */
+  everyHours: z.number().min(0.25, 'At least every 15 minutes.').max(24 * 7, 'At least once a week.'),
+});
+
+/** One date of a watch and what happened to it. */
+export const watchDateSchema = z.object({
+  date: day,
+  state: z.enum(['downloaded', 'queued', 'skipped', 'failed']),
+  /** Why it was skipped or failed; empty when downloaded. */
+  note: z.string().optional(),
+  libraryIds: z.array(z.string()),
+  files: z.array(z.string()),
+  jobId: z.string().nullable(),
+  costEur: z.number().nullable(),
+  at: z.string(),
+});
+
+/** A watch as main keeps it. */
+export const watchSchema = watchInputSchema.extend({
+  id: z.string(),
+  profileId: z.string(),
+  /** active: runs on schedule; paused: by the analyst or the spend guard; attention: stopped until the analyst acts. */
+  state: z.enum(['active', 'paused', 'attention']),
+  /** What stopped it and what to do, shown on the watch. */
+  notice: z.string().nullable(),
+  running: z.boolean(),
+  lastRunAt: z.string().nullable(),
+  /** What the last run did, in words. */
+  lastResult: z.string().nullable(),
+  nextRunAt: z.string().nullable(),
+  /** Consecutive transient failures (reset by a successful run). */
+  failures: z.number().int(),
+  /** A month (YYYY-MM) for which the analyst confirmed spending past the cap or budget. */
+  allowOverMonth: z.string().nullable(),
+  dates: z.array(watchDateSchema),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** Spend of the current month against the active profile's budget. */
+export const spendSchema = z.object({
+  profileId: z.string(),
+  month: z.string(),
+  budgetEur: z.number().nullable(),
+  /** Spent so far this month, EUR. */
+  spentEur: z.number(),
+  /** Where `spentEur` comes from: the service's billing answer, or Swath's own ledger of what it acted on. */
+  source: z.enum(['billing', 'ledger']),
+  /** Why the billing answer was not used (when source is 'ledger'). */
+  sourceNote: z.string().nullable(),
+  /** The cost asked about (0 when none). */
+  costEur: z.number(),
+  /** spent + cost. */
+  afterEur: z.number(),
+  /** The cost would take the month past the budget. */
+  overBudget: z.boolean(),
+});
+
+/** Which notifications are shown. */
+export const notificationPrefsSchema = z.object({
+  watchDownloaded: z.boolean(),
+  watchAttention: z.boolean(),
+  orderStatus: z.boolean(),
+  orderDeadline: z.boolean(),
+});
+
+/** What a notification opens when clicked. */
+export const notificationTargetSchema = z.object({
+  panel: z.string().max(40),
+  watchId: z.string().optional(),
+  libraryId: z.string().optional(),
+  orderId: z.string().optional(),
+});
+
+/** One notification as the window receives it. */
+export const notificationSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['watchDownloaded', 'watchAttention', 'orderStatus', 'orderDeadline']),
+  title: z.string(),
+  body: z.string(),
+  target: notificationTargetSchema,
+  /** The host already showed it as a native OS notification; the window need not show its own. */
+  native: z.boolean(),
+  /** The analyst clicked the native notification: open its target now. */
+  open: z.boolean().optional(),
+});
+
+/** A notification the window raises (order status and deadline notices it detects from the orders list). */
+export const notifyRequestSchema = z.strictObject({
+  kind: z.enum(['orderStatus', 'orderDeadline']),
+  title: z.string().min(1).max(200),
+  body: z.string().max(1000),
+  target: z.strictObject({ panel: z.string().max(40), orderId: z.string().max(200).optional() }),
+});
+
+const byId = z.strictObject({ id: z.string().min(1, 'id is required.') });
+const noRequest = z.strictObject({});
+const watchResponse = watchSchema;
+
+/** The monitoring channels (spread into the contract's channel map). */
+export const watchChannels = {
+  /** Every watch of the active profile, with status, last and next run and the dates it holds. */
+  'watches:list': { request: noRequest, response: z.object({ watches: z.array(watchSchema) }) },
+  /** Creates a watch; it runs at once (catching up every date with imagery so far). */
+  'watches:create': { request: watchInputSchema, response: watchResponse },
+  /** Changes a watch's settings; a watch that needed attention becomes active again. */
+  'watches:update': { request: z.strictObject({ id: z.string().min(1), patch: watchInputSchema.partial() }), response: watchResponse },
+  /** Deletes a watch; its downloaded files stay unless `deleteFiles` (then only the files the watch downloaded go). */
+  'watches:delete': { request: z.strictObject({ id: z.string().min(1), deleteFiles: z.boolean() }), response: z.object({ deleted: z.literal(true), filesDeleted: z.number().int() }) },
+  /** Stops a watch from running until resumed. */
+  'watches:pause': { request: byId, response: watchResponse },
+  /**
+   * Lets a paused (or stopped) watch run again, now. `pastCap`: the analyst wants this month's
+   * downloads to go past the watch's cap or the budget; main asks with its own native dialog
+   * (refused where there is none, the browser host: raise the cap or budget instead).
+   */
+  'watches:resume': { request: z.strictObject({ id: z.string().min(1), pastCap: z.boolean().optional() }), response: watchResponse },
+  /** Runs a watch now (looks for new dates). */
+  'watches:run': { request: byId, response: watchResponse },
+  /** This month's spend against the budget, plus a cost about to be incurred. */
+  'spend:get': { request: z.strictObject({ costEur: z.number().nonnegative().optional() }), response: spendSchema },
+  /** Sets (or clears, with null) the active profile's monthly budget in EUR. */
+  'spend:set-budget': { request: z.strictObject({ budgetEur: z.number().positive('The budget must be above 0.').nullable() }), response: spendSchema },
+  /** Records a cost Swath acted on (a download or an order the analyst confirmed) in its own ledger. */
+  'spend:record': { request: z.strictObject({ costEur: z.number().nonnegative(), what: z.string().min(1).max(200) }), response: spendSchema },
+  /**
+   * Asks main for consent to spend past the budget (main's own native dialog); refused where the
+   * host has none (browser host): raise the budget instead.
+   */
+  'spend:confirm-over': { request: z.strictObject({ costEur: z.number().nonnegative(), what: z.string().min(1).max(200) }), response: z.object({ confirmed: z.boolean() }) },
+  /** Which notifications are shown. */
+  'notifications:prefs': { request: noRequest, response: notificationPrefsSchema },
+  /** Switches notifications on or off. */
+  'notifications:set-prefs': { request: notificationPrefsSchema.partial().strict(), response: notificationPrefsSchema },
+  /** Raises a notification the window detected (order status change, cancellation deadline). */
+  'notifications:show': { request: notifyRequestSchema, response: z.object({ shown: z.boolean() }) },
+} as const;
+
+/** The monitoring events (spread into the contract's event map). */
+export const watchEvents = {
+  /** A watch changed (created, ran, paused, deleted: then `deleted` is true). */
+  'watch:changed': z.object({ id: z.string(), deleted: z.boolean().optional() }),
+  /** A notification to show (in-app, and natively where the host could not). */
+  notification: notificationSchema,
+} as const;

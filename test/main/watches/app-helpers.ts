@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { EventName } from '../../../preload/contract';
+import { MemoryKeychainBackend } from '../../../main/keychain';
+import { createApp, type SwathApp } from '../../../main/services/app';
+import type { HostConfirm } from '../../../main/services/confirm';
+import { startSimulator, type RunningSimulator } from '../../../main/simulator';
+import type { Account, StoredOrder } from '../../../main/simulator/state';
+
+/** The app core on a simulator (real loopback HTTP) whose clock the test moves. */
+export interface TestApp {
+  app: SwathApp;
+  sim: RunningSimulator;
+  clock: { now: number };
+  dir: string;
+  events: { event: EventName; payload: any }[];
+  call<T = any>(channel: string, request?: unknown): Promise<T>;
+  /** The simulator's demo account (to set up credit or included downloads). */
+  account(): Account;
+  /** The seeded demo order that is recurring (true) or historical (false). */
+  demoOrder(recurring: boolean): StoredOrder;
+  close(): Promise<void>;
+}
+
+/** Starts the app core with its embedded service on a test clock (orders processed in 1 s). */
+export async function startTestApp(opts: { confirm?: HostConfirm; faults?: string } = {}): Promise<TestApp> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-watch-'));
+  const clock = { now: Date.now() };
+  let sim: RunningSimulator | null = null;
+  const events: TestApp['events'] = [];
+  const app = await createApp({
+    userDataDir: dir,
+    downloadsDir: path.join(dir, 'Downloads'),
+    keychainBackend: new MemoryKeychainBackend(),
+    version: '0.0.0-test',
+    platform: process.platform,
+    startSimulator: async (o) => {
+      sim = await startSimulator({ ...o, now: () => clock.now, faults: opts.faults, lifecycle: { review: 1000, preparing: 1000, awaiting: 1000, processing: 1000 } });
+      return sim;
+    },
+    emit: (event, payload) => events.push({ event, payload }),
+    confirm: opts.confirm,
+  });
+  const handlers = app.handlers as unknown as Record<string, (r: unknown, c: { senderUrl: string; signal: AbortSignal }) => unknown>;
+  const account = () => Object.values(sim!.state.accounts).find((a) => a.profile.seedDemoOrder)!;
+  return {
+    app, sim: sim!, clock, dir, events,
+    call: async (channel, request = {}) => (await handlers[channel]!(request, { senderUrl: 'test://', signal: AbortSignal.timeout(120_000) })) as never,
+    account,
+    demoOrder: (recurring) => account().orders.find((o) => (o.to == null) === recurring)!,
+    async close() {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

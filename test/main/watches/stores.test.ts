@@ -1,0 +1,188 @@
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { electronNotifications, type NotificationClass } from '../../../main/notifications/electron';
+import { Notifier } from '../../../main/notifications/notifier';
+import { SpendStore, WatchStore, classify, fullyAvailable, spendFromBilling, watchRequest } from '../../../main/watches';
+import { watchMonthSpend } from '../../../main/watches/runner';
+
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));
+
+const INPUT = {
+  name: 'Field A',
+  source: { kind: 'aoi' as const, orderId: null, recurring: null },
+  area: { Wkt: 'POLYGON((13.4 52.5, 13.43 52.5, 13.43 52.52, 13.4 52.52, 13.4 52.5))' },
+  model: 'Stratus2',
+  constellations: ['Sentinel2'],
+  from: '2026-01-01',
+  to: null,
+  settings: { EpsgProjection: 32633, Bandnames: 'ndvi', DataType: 'INT16' as const, Resolution: 10, PixelSelectionMode: 'intersect' as const },
+  capEur: 20,
+  everyHours: 6,
+};
+
+describe('WatchStore', () => {
+  it('persists watches atomically and reads them back after a restart, per profile', async () => {
+    const dir = tmp();
+    const s = await WatchStore.open(dir, { now: () => Date.parse('2026-11-20T10:00:00Z') });
+    const a = await s.create('p1', INPUT);
+    await s.create('p2', { ...INPUT, name: 'Other' });
+    await s.update(a.id, (w) => {
+      w.running = true;
+      w.dates.push({ date: '2026-11-01', state: 'downloaded', libraryIds: ['L1'], files: ['/x.tif'], jobId: 'j', costEur: 1.5, at: '2026-11-20T10:00:00.000Z' });
+    });
+    // No temporary files left next to it.
+    expect(readdirSync(dir)).toEqual(['watches.json']);
+    const again = await WatchStore.open(dir);
+    const [w] = again.list('p1');
+    expect(w).toMatchObject({ name: 'Field A', state: 'active', nextRunAt: '2026-11-20T10:00:00.000Z', capEur: 20 });
+    // A run cannot survive a restart.
+    expect(w!.running).toBe(false);
+    expect(w!.dates).toHaveLength(1);
+    expect(again.list('p2').map((x) => x.name)).toEqual(['Other']);
+  });
+
+  it('sets aside an unreadable record and keeps the others; a torn file starts empty with a warning', async () => {
+    const dir = tmp();
+    const s = await WatchStore.open(dir);
+    await s.create('p1', INPUT);
+    const file = path.join(dir, 'watches.json');
+    const json = JSON.parse(readFileSync(file, 'utf8'));
+    json.watches.push({ id: 'broken', name: 5 });
+    writeFileSync(file, JSON.stringify(json));
+    const warnings: string[] = [];
+    expect((await WatchStore.open(dir, { onWarning: (l) => warnings.push(l) })).all()).toHaveLength(1);
+    expect(warnings.join()).toContain('unreadable');
+    writeFileSync(file, '{"version":1,"watc');
+    expect((await WatchStore.open(dir, { onWarning: (l) => warnings.push(l) })).all()).toEqual([]);
+    expect(warnings.at(-1)).toContain('not valid JSON');
+  });
+});
+
+describe('spend guard', () => {
+  it('reads this month\'s spend from billing answers of either style, never counts or balances', () => {
+    expect(spendFromBilling({ OrdersTotal: 12.5, DownloadsTotal: 3.25, OrderCount: 4, EuroBalance: 900 })).toBe(15.75);
+    expect(spendFromBilling({ ordersTotal: 1, downloadsTotal: 2, downloadCount: 9, balanceEur: 5 })).toBe(3);
+    expect(spendFromBilling({ CurrentMonthCosts: 42.1, OrdersTotal: 1 })).toBe(42.1);
+    expect(spendFromBilling({ EuroBalance: 10, OrderCount: 2 })).toBeNull();
+    expect(spendFromBilling(null)).toBeNull();
+  });
+
+  it('keeps a budget per profile and a ledger per month, and says where spend came from', async () => {
+    const dir = tmp();
+    let now = Date.parse('2026-11-30T23:00:00Z');
+    const s = await SpendStore.open(dir, { now: () => now });
+    await s.setBudget('p1', 50);
+    await s.record('p1', 30, 'order');
+    await s.record('p2', 99, 'other profile');
+    const ledger = await s.view('p1', 25, null);
+    expect(ledger).toMatchObject({ month: '2026-11', budgetEur: 50, spentEur: 30, source: 'ledger', costEur: 25, afterEur: 55, overBudget: true });
+    expect(ledger.sourceNote).toContain('No billing');
+    expect(await s.view('p1', 20, null)).toMatchObject({ afterEur: 50, overBudget: false });
+    const billing = await s.view('p1', 25, async () => ({ OrdersTotal: 10, DownloadsTotal: 0 }));
+    expect(billing).toMatchObject({ spentEur: 10, source: 'billing', sourceNote: null, overBudget: false });
+    const unreadable = await s.view('p1', 0, async () => ({ Something: 'else' }));
+    expect(unreadable).toMatchObject({ source: 'ledger', spentEur: 30 });
+    expect(unreadable.sourceNote).toContain('names no spend');
+    // A new month starts from zero; the budget and the file survive a restart.
+    now = Date.parse('2026-12-01T01:00:00Z');
+    const again = await SpendStore.open(dir, { now: () => now });
+    expect(await again.view('p1', 0, null)).toMatchObject({ month: '2026-12', spentEur: 0, budgetEur: 50 });
+    await again.setBudget('p1', null);
+    expect((await again.view('p1', 1e6, null)).overBudget).toBe(false);
+  });
+
+  it('counts what a watch spent this month from its downloaded dates', () => {
+    const d = (date: string, at: string, costEur: number | null, state: 'downloaded' | 'failed' = 'downloaded') => ({ date, state, libraryIds: [], files: [], jobId: null, costEur, at });
+    expect(watchMonthSpend({ dates: [d('2026-10-30', '2026-10-31T00:00:00Z', 5), d('2026-11-01', '2026-11-02T00:00:00Z', 1.25), d('2026-11-03', '2026-11-04T00:00:00Z', 2, 'failed'), d('2026-11-05', '2026-11-06T00:00:00Z', null)] }, '2026-11')).toBe(1.25);
+  });
+});
+
+describe('runner helpers', () => {
+  it('builds the composite body from the watch settings, never ordering automatically', () => {
+    const body = watchRequest(INPUT, '2026-11-05');
+    expect(body).toMatchObject({ Wkt: INPUT.area.Wkt, Date: '2026-11-05', Model: 'Stratus2', EpsgProjection: 32633, Bandnames: 'ndvi', Resolution: 10, FileType: 'tif', AutomaticOrderCreation: false, UtmDataSelectionMode: 'combined_utm' });
+    expect(watchRequest({ ...INPUT, settings: { ...INPUT.settings, EpsgProjection: 4326 } }, '2026-11-05')).not.toHaveProperty('UtmDataSelectionMode');
+  });
+
+  it('reads "fully available" by name, and sorts failures into skip, stop or retry', () => {
+    expect(fullyAvailable({ FullyAvailable: false, PartiallyAvailable: true })).toBe(false);
+    expect(fullyAvailable({ fully_available: true })).toBe(true);
+    expect(fullyAvailable({ other: true })).toBeNull();
+    expect(classify('coverage', 'x').handling).toBe('skip-date');
+    expect(classify('credit', 'x').handling).toBe('attention');
+    expect(classify('auth', 'x').handling).toBe('attention');
+    expect(classify('validation', 'x').handling).toBe('attention');
+    expect(classify('transient', 'x').handling).toBe('retry');
+    expect(classify('rate-limited', 'x').handling).toBe('retry');
+    expect(classify(null, 'x').handling).toBe('retry');
+  });
+});
+
+describe('notifications', () => {
+  it('sends each notification to the window, natively where the host can, and honours the switches', async () => {
+    const dir = tmp();
+    const events: any[] = [];
+    const shown: any[] = [];
+    class FakeNotification {
+      static isSupported() {
+        return true;
+      }
+      private click: (() => void) | null = null;
+      constructor(readonly options: { title: string; body: string }) {}
+      on(_e: 'click', l: () => void) {
+        this.click = l;
+      }
+      show() {
+        shown.push(this);
+      }
+      fire() {
+        this.click?.();
+      }
+    }
+    let focused = 0;
+    const n = await Notifier.open(dir, {
+      emit: ((e: string, p: unknown) => events.push({ e, p })) as never,
+      showNative: electronNotifications(FakeNotification as unknown as NotificationClass),
+      onOpen: () => focused++,
+    });
+    expect(n.notify({ kind: 'watchDownloaded', title: 'New imagery', body: '2026-11-05', target: { panel: 'library', watchId: 'w' } })).toBe(true);
+    expect(shown.map((s) => s.options)).toEqual([{ title: 'New imagery', body: '2026-11-05' }]);
+    expect(events[0]).toMatchObject({ e: 'notification', p: { kind: 'watchDownloaded', native: true } });
+    shown[0].fire();
+    expect(focused).toBe(1);
+    expect(events[1]).toMatchObject({ p: { open: true, target: { panel: 'library', watchId: 'w' } } });
+
+    await n.set({ watchDownloaded: false });
+    expect(n.notify({ kind: 'watchDownloaded', title: 'x', body: 'y', target: { panel: 'library' } })).toBe(false);
+    expect(shown).toHaveLength(1);
+    // The switch survives a restart.
+    const again = await Notifier.open(dir, { emit: (() => undefined) as never });
+    expect(again.get()).toEqual({ watchDownloaded: false, watchAttention: true, orderStatus: true, orderDeadline: true });
+
+    // Without native notifications (browser host) the window shows it itself.
+    const plain = await Notifier.open(tmp(), { emit: ((e: string, p: unknown) => events.push({ e, p })) as never });
+    plain.notify({ kind: 'orderDeadline', title: 'Deadline', body: 'soon', target: { panel: 'tasking' } });
+    expect(events.at(-1)).toMatchObject({ p: { kind: 'orderDeadline', native: false } });
+  });
+});
+
+describe('admin policy', () => {
+  it('caps every profile\'s budget at the policy\'s ceiling and refuses a higher one', async () => {
+    const s = await SpendStore.open(tmp(), { ceilingEur: 100 });
+    expect(s.budget('p1')).toBe(100);
+    await s.setBudget('p1', 40);
+    expect(s.budget('p1')).toBe(40);
+    await expect(s.setBudget('p1', 150)).rejects.toMatchObject({ kind: 'validation' });
+    expect((await s.view('p1', 50, null)).overBudget).toBe(true);
+  });
+
+  it('turns every notification off when the policy says so', async () => {
+    const events: unknown[] = [];
+    const n = await Notifier.open(tmp(), { emit: ((e: string) => events.push(e)) as never, offByPolicy: true });
+    expect(n.notify({ kind: 'watchAttention', title: 't', body: 'b', target: { panel: 'watches' } })).toBe(false);
+    expect(events).toEqual([]);
+    expect(Object.values(n.get())).toEqual([false, false, false, false]);
+  });
+});
