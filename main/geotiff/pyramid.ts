@@ -349,7 +349,7 @@ export function mean2x2(
 ): number {
   const outRows = Math.ceil(rows / 2);
   // Integer samples round to the nearest integer; float samples keep the mean.
-  const round = out instanceof Float32Array ? (v: number) => v : Math.round;
+  const float = out instanceof Float32Array;
   const stride = width * bands;
   for (let y2 = 0; y2 < outRows; y2++) {
     const r0 = 2 * y2 * stride;
@@ -375,7 +375,7 @@ export function mean2x2(
             if (v !== nodata) { sum += v; n++; }
           }
         }
-        out[o0 + x2 * bands + b] = n === 0 ? nodata : round(sum / n);
+        out[o0 + x2 * bands + b] = n === 0 ? nodata : float ? sum / n : Math.round(sum / n);
       }
     }
   }
