@@ -17,7 +17,17 @@ function licensesPlugin(): Plugin {
 export default defineConfig({
   main: {
     // Dependencies stay external (electron-vite 5 default): they ship in node_modules.
-    build: { rollupOptions: { input: { index: resolve('main/index.ts') } } },
+    // Besides the app, the entries main starts off its own thread (see main/shared/entry-point.ts):
+    // the demo service's utility process and the overview worker.
+    build: {
+      rollupOptions: {
+        input: {
+          index: resolve('main/index.ts'),
+          'simulator-child': resolve('main/simulator/child.ts'),
+          'overview-worker': resolve('main/library/overview-worker.ts'),
+        },
+      },
+    },
     plugins: [licensesPlugin()],
     // Build-time inputs of the updater (main/updates/config.ts); empty when unset: updates off, no signature pinning.
     define: {

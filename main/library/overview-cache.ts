@@ -4,7 +4,8 @@ import path from 'node:path';
 import { AppError } from '../../common/errors.js';
 import { abortError, abortable } from '../../common/abort.js';
 import type { LibraryEntry } from './catalog.js';
-import { buildOverviewCopy, overviewNeed, type OverviewNeed } from './overview.js';
+import { overviewNeed, type OverviewNeed } from './overview.js';
+import { buildOverviewCopyInWorker as buildOverviewCopy } from './overview-thread.js';
 import type { RasterFileLookup } from './raster-protocol.js';
 
 /**

@@ -108,6 +108,33 @@ export class FakeTray extends EventEmitter {
 export const fakeApp = new FakeApp();
 
 /** The fake module, as returned by `vi.mock('electron', ...)`. */
+/**
+ * Fake Electron utility process: answers the demo service's child protocol in memory (ready at
+ * http://127.0.0.1:40001 on `start`, exit 0 on `close`) and records what main sent it.
+ */
+export class FakeUtilityProcess extends EventEmitter {
+  static instances: FakeUtilityProcess[] = [];
+  readonly messages: unknown[] = [];
+  kill = vi.fn(() => {
+    this.emit('exit', null);
+    return true;
+  });
+  constructor(readonly modulePath: string, readonly args: string[], readonly options: Record<string, unknown>) {
+    super();
+    FakeUtilityProcess.instances.push(this);
+  }
+  postMessage(message: { type: string }): void {
+    this.messages.push(message);
+    setImmediate(() => {
+      if (message.type === 'start') this.emit('message', { type: 'ready', url: 'http://127.0.0.1:40001', port: 40001 });
+      if (message.type === 'close') {
+        this.emit('message', { type: 'closed' });
+        this.emit('exit', 0);
+      }
+    });
+  }
+}
+
 export const fakeElectron = {
   app: fakeApp,
   BrowserWindow: FakeBrowserWindow,
@@ -126,6 +153,7 @@ export const fakeElectron = {
   Menu: { setApplicationMenu: vi.fn(), buildFromTemplate: vi.fn((template: unknown) => ({ template })) },
   nativeTheme: { shouldUseDarkColors: false },
   Tray: FakeTray,
+  utilityProcess: { fork: vi.fn((modulePath: string, args: string[] = [], options: Record<string, unknown> = {}) => new FakeUtilityProcess(modulePath, args, options)) },
   nativeImage: { createFromPath: vi.fn((path: string) => ({ path, resize: (size: { width: number; height: number }) => ({ path, size }) })) },
   /** Resets this very instance (tests that reset modules must reach it through `import('electron')`). */
   __reset: (): void => resetFakeElectron(),
@@ -136,5 +164,6 @@ export function resetFakeElectron(): void {
   vi.clearAllMocks();
   FakeBrowserWindow.instances = [];
   FakeTray.instances = [];
+  FakeUtilityProcess.instances = [];
   fakeApp.reset();
 }
