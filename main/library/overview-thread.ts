@@ -25,7 +25,8 @@ export type ToOverviewWorker = { type: 'cancel' };
 export type FromOverviewWorker =
   | { type: 'progress'; fraction: number }
   | { type: 'done'; copy: OverviewCopy }
-  | { type: 'failed'; message: string; aborted: boolean };
+  /** `code`: the system error's (ENOSPC, EACCES...), absent when the source itself is at fault. */
+  | { type: 'failed'; message: string; code?: unknown; aborted: boolean };
 
 /** After a cancel, how long the worker may take to remove its partial file before it is terminated. */
 export const CANCEL_GRACE_MS = 2_000;
@@ -64,7 +65,7 @@ export function buildOverviewCopyInWorker(src: string, dest: string, opts: Build
     worker.on('message', (m: FromOverviewWorker) => {
       if (m.type === 'progress') opts.onProgress?.(m.fraction);
       else if (m.type === 'done') finish(() => resolve(m.copy));
-      else finish(() => reject(m.aborted || signal.aborted ? abortError(signal) : new Error(m.message)));
+      else finish(() => reject(m.aborted || signal.aborted ? abortError(signal) : Object.assign(new Error(m.message), typeof m.code === 'string' ? { code: m.code } : {})));
     });
     worker.on('error', (e) => finish(() => reject(signal.aborted ? abortError(signal) : e)));
     worker.on('exit', (code) => finish(() => reject(signal.aborted ? abortError(signal) : new Error(`The overview worker stopped (exit code ${code}) before ${dest} was written.`))));

@@ -21,5 +21,5 @@ buildOverviewCopy(job.src, job.dest, {
   onProgress: job.progress ? (fraction) => post({ type: 'progress', fraction }) : undefined,
 }).then(
   (copy) => post({ type: 'done', copy }),
-  (e: unknown) => post({ type: 'failed', message: (e as Error).message, aborted: stop.signal.aborted }),
+  (e: unknown) => post({ type: 'failed', message: (e as Error).message, code: (e as { code?: unknown }).code, aborted: stop.signal.aborted }),
 ).finally(() => port.close());
