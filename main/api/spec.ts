@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { ApiError } from './errors.js';
 import { keyFieldsOfSchema } from './redact.js';
 import { diffSpecs, pathShape, type SpecDiff } from './spec-diff.js';
@@ -207,10 +206,7 @@ export async function parseSpec(document: unknown, meta: { baseUrl: string; sour
   let doc: Record<string, unknown>;
   checkSpecExpansion(document);
   try {
-    doc = (await $RefParser.dereference(structuredClone(document) as object, {
-      resolve: { external: false },
-      dereference: { circular: 'ignore' },
-    })) as Record<string, unknown>;
+    doc = dereferenceLocal(document) as Record<string, unknown>;
   } catch (e) {
     throw new ApiError('invalid', `The service's specification could not be read: ${(e as Error).message}`);
   }
@@ -259,6 +255,47 @@ function pointerTarget(doc: unknown, ref: string): unknown {
     node = Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
   }
   return node;
+}
+
+/**
+ * A copy of `doc` with every local $ref replaced by (a copy of) what it points to, each definition
+ * converted once and shared; a $ref's sibling keys override the target's (as json-schema-ref-parser
+ * merges them); a circular $ref, or one to another document, is left as it is. Linear in the
+ * document (run after {@link checkSpecExpansion}), so discovery does not hold main's thread for the
+ * tens of milliseconds a general dereferencer takes over the service's specification.
+ */
+export function dereferenceLocal(doc: unknown): unknown {
+  const done = new Map<object, unknown>();
+  const active = new Set<object>();
+  const walk = (node: unknown): unknown => {
+    if (!node || typeof node !== 'object') return node;
+    const known = done.get(node);
+    if (known !== undefined) return known;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#')) {
+      const target = pointerTarget(doc, ref);
+      if (target === undefined) throw new Error(`$ref ${ref} points to nothing in the document`);
+      if (target && typeof target === 'object' && active.has(target)) return node;
+      const resolved = walk(target);
+      const siblings = Object.keys(node).filter((k) => k !== '$ref');
+      if (!siblings.length || !resolved || typeof resolved !== 'object' || Array.isArray(resolved)) return resolved;
+      const merged: Record<string, unknown> = { ...(resolved as Record<string, unknown>) };
+      for (const k of siblings) merged[k] = walk((node as Record<string, unknown>)[k]);
+      return merged;
+    }
+    active.add(node);
+    let out: unknown;
+    if (Array.isArray(node)) out = node.map(walk);
+    else {
+      const o: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) o[k] = walk(v);
+      out = o;
+    }
+    active.delete(node);
+    done.set(node, out);
+    return out;
+  };
+  return walk(doc);
 }
 
 /**
