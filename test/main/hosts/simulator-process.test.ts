@@ -15,14 +15,14 @@ import { startEmbeddedService } from '../../../main/services/embedded-service';
 vi.mock('electron', async () => {
   // A utility process stand-in that is a real Node child running the same entry: its port is the IPC channel.
   const { forkEntry: fork } = await import('../../../main/shared/entry-point');
-  const { EventEmitter } = await import('node:events');
+  const events = await import('node:events');
   const { vi: v } = await import('vitest');
   return {
     utilityProcess: {
       fork: v.fn((file: string) => {
         const child = fork({ file, fromSource: file.endsWith('.ts') });
-        const utility = new EventEmitter() as EventEmitter & { postMessage(m: unknown): void; kill(): boolean; pid?: number };
-        utility.postMessage = (m) => void child.send(m as never);
+        const utility = new events.EventEmitter() as InstanceType<typeof events.EventEmitter> & { postMessage(m: unknown): void; kill(): boolean };
+        utility.postMessage = (m: unknown) => void child.send(m as never);
         utility.kill = () => child.kill();
         child.on('message', (m) => utility.emit('message', m));
         child.on('exit', (code) => utility.emit('exit', code));

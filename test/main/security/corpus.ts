@@ -66,7 +66,7 @@ export async function feed(input: HostileInput, ctx: { app: TestApp; demo: DemoS
     }
     case 'aoi': {
       const res = await fetch(`${ctx.demo.url}${input.operation}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ctx.demo.key }, body: data,
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ctx.demo.key }, body: typeof data === 'string' ? data : new Uint8Array(data),
       });
       const json = (await res.json()) as { Succeeded: boolean; Error?: { Code: number; Message: string } | null; Data?: unknown };
       if (res.ok && json.Succeeded) return { answer: { kind: 'accepted', logs: [] } };
