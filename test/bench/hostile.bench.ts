@@ -5,7 +5,7 @@ import { ServiceClient } from '../../main/api/index.js';
 import { HOSTILE_INPUTS, type HostileInput } from '../fixtures/hostile/manifest.js';
 import { coastlineWkt } from '../fixtures/hostile/aois.js';
 import { bigStripImage } from '../fixtures/hostile/tiffs.js';
-import { feed, mismatch, observedDemoService } from '../main/security/corpus.js';
+import { feed, mismatch, observedDemoService, tiffPath } from '../main/security/corpus.js';
 import { startTestApp } from '../main/security/helpers.js';
 import type { Figure } from './simulator.bench.js';
 
@@ -55,6 +55,7 @@ export async function benchHostile(): Promise<Figure[]> {
     // Inputs are built before the clock runs: generating a deflate bomb or 10 MB of JSON is the harness's work, not main's.
     // AOI bodies as bytes: encoding 10 MB of text is the sender's work (in the app, the attacker's), not main's.
     const loaded = new Map(HOSTILE_INPUTS.map((i) => [i.id, i.surface === 'aoi' ? Buffer.from(i.load()) : i.load()]));
+    for (const i of HOSTILE_INPUTS) if (i.surface === 'tiff') writeFileSync(tiffPath(i, dir), loaded.get(i.id)!);
     const bigStrips = path.join(dir, 'big-strips.tif');
     writeFileSync(bigStrips, bigStripImage(BIG_STRIP_SIZE));
     const coastline = Buffer.from(JSON.stringify({ Wkt: coastlineWkt(20_000), Date: '2026-11-01', Model: 'Stratus2', Resolution: 10 }));
@@ -64,7 +65,7 @@ export async function benchHostile(): Promise<Figure[]> {
         const own = monitorEventLoopDelay({ resolution: 5 });
         own.enable();
         const mib = await peakGrowth(async () => {
-          const result = await feed(input, { app, demo: service.demo, dir }, loaded.get(input.id));
+          const result = await feed(input, { app, demo: service.demo, dir }, loaded.get(input.id), true);
           const miss = mismatch(input.answer, result.answer) ?? (input.preview ? mismatch(input.preview, result.preview) : null);
           if (miss) wrong.push(`${input.id}: ${miss}`);
         });

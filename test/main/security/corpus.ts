@@ -52,12 +52,18 @@ export interface Result {
 const ipcOutcome = (res: { ok: boolean; error?: { kind: string; message: string } }, logs: string[]): Outcome =>
   res.ok ? { kind: 'accepted', logs } : { kind: 'error', error: res.error!.kind, message: res.error!.message };
 
-/** Sends one input through its surface (`data`: the input already loaded, so a benchmark times only main's part). */
-export async function feed(input: HostileInput, ctx: { app: TestApp; demo: DemoService; dir: string }, data: Buffer | string = input.load()): Promise<Result> {
+/** Where a TIFF input is written before import. */
+export const tiffPath = (input: HostileInput, dir: string): string => path.join(dir, `${input.id}.tif`);
+
+/**
+ * Sends one input through its surface. `data`: the input already loaded, and `written`: TIFFs
+ * already on disk at {@link tiffPath}, so a benchmark times only main's part.
+ */
+export async function feed(input: HostileInput, ctx: { app: TestApp; demo: DemoService; dir: string }, data: Buffer | string = input.load(), written = false): Promise<Result> {
   switch (input.surface) {
     case 'tiff': {
-      const file = path.join(ctx.dir, `${input.id}.tif`);
-      writeFileSync(file, data);
+      const file = tiffPath(input, ctx.dir);
+      if (!written) writeFileSync(file, data);
       const imported = await ctx.app.call('library:import', { paths: [file] });
       const answer = ipcOutcome(imported, []);
       if (!imported.ok || !input.preview) return { answer };
@@ -66,7 +72,7 @@ export async function feed(input: HostileInput, ctx: { app: TestApp; demo: DemoS
     }
     case 'aoi': {
       const res = await fetch(`${ctx.demo.url}${input.operation}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ctx.demo.key }, body: typeof data === 'string' ? data : new Uint8Array(data),
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ctx.demo.key }, body: typeof data === 'string' ? data : new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength),
       });
       const json = (await res.json()) as { Succeeded: boolean; Error?: { Code: number; Message: string } | null; Data?: unknown };
       if (res.ok && json.Succeeded) return { answer: { kind: 'accepted', logs: [] } };
