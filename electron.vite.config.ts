@@ -17,8 +17,19 @@ function licensesPlugin(): Plugin {
 export default defineConfig({
   main: {
     // Dependencies stay external (electron-vite 5 default): they ship in node_modules.
-    // The analysis worker threads run their own entry (main/analysis/pool.ts finds it next to the bundle).
-    build: { rollupOptions: { input: { index: resolve('main/index.ts'), 'analysis-worker': resolve('main/analysis/analysis-worker.ts') } } },
+    // Besides the app, the entries main starts off its own thread (see main/shared/entry-point.ts):
+    // the demo service's utility process, the overview worker and the analysis workers
+    // (main/analysis/pool.ts finds theirs next to the bundle).
+    build: {
+      rollupOptions: {
+        input: {
+          index: resolve('main/index.ts'),
+          'simulator-child': resolve('main/simulator/child.ts'),
+          'overview-worker': resolve('main/library/overview-worker.ts'),
+          'analysis-worker': resolve('main/analysis/analysis-worker.ts'),
+        },
+      },
+    },
     plugins: [licensesPlugin()],
     // Build-time inputs of the updater (main/updates/config.ts); empty when unset: updates off, no signature pinning.
     define: {

@@ -175,11 +175,18 @@ class WktReader {
 
   private position(): Position {
     const nums: number[] = [];
+    const notFinite = (t: Token): WktSyntaxError => new WktSyntaxError(`coordinates must be finite numbers; ${t.raw} is not (at position ${t.pos})`);
     while (this.peek()?.kind === 'num') {
-      nums.push(Number(this.tokens[this.i]!.text));
+      const t = this.tokens[this.i]!;
+      const n = Number(t.text);
+      // 1e999 reads as Infinity.
+      if (!Number.isFinite(n)) throw notFinite(t);
+      nums.push(n);
       this.i++;
     }
-    const where = this.peek()?.pos ?? this.endPos;
+    const next = this.peek();
+    if (next?.kind === 'word' && /^(NAN|INF|INFINITY)$/.test(next.text)) throw notFinite(next);
+    const where = next?.pos ?? this.endPos;
     if (nums.length < 2) {
       throw new WktSyntaxError(`a position needs longitude and latitude (near position ${where})`);
     }

@@ -27,9 +27,9 @@ import {
   mountRasterProtocol,
   nativeConfirm,
   registerSchemes,
+  utilityProcessSimulator,
 } from './hosts/electron-host';
 import { APP_RENDERER_URL } from './hosts/app-protocol';
-import { startSimulator } from './simulator';
 
 // Links the renderer may open in the system browser; empty until the app links to documentation.
 const EXTERNAL_LINK_HOSTS: readonly string[] = [];
@@ -77,7 +77,8 @@ function run(): void {
       downloadsDir: join(app.getPath('downloads'), 'Swath'),
       version: app.getVersion(),
       platform: process.platform,
-      startSimulator,
+      // The demo service runs in a utility process, never on main's thread.
+      startSimulator: utilityProcessSimulator(fileURLToPath(new URL('./simulator-child.js', import.meta.url))),
       emit: broadcast,
       // Electron's network stack: the system proxy settings and the OS certificate store.
       fetch: createElectronFetch(),

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { ApiError } from './errors.js';
 import { keyFieldsOfSchema } from './redact.js';
 import { diffSpecs, pathShape, type SpecDiff } from './spec-diff.js';
@@ -205,11 +204,9 @@ function describeDrift(d: SpecDiff): string {
 /** Dereferences an OpenAPI 3 document and extracts its operations. */
 export async function parseSpec(document: unknown, meta: { baseUrl: string; source: DiscoveredSpec['source']; fetchedAt: string }): Promise<DiscoveredSpec> {
   let doc: Record<string, unknown>;
+  checkSpecExpansion(document);
   try {
-    doc = (await $RefParser.dereference(structuredClone(document) as object, {
-      resolve: { external: false },
-      dereference: { circular: 'ignore' },
-    })) as Record<string, unknown>;
+    doc = dereferenceLocal(document) as Record<string, unknown>;
   } catch (e) {
     throw new ApiError('invalid', `The service's specification could not be read: ${(e as Error).message}`);
   }
@@ -236,6 +233,108 @@ export async function parseSpec(document: unknown, meta: { baseUrl: string; sour
     keyFields: [...keyFields],
     drift: null,
   };
+}
+
+/** Nodes (objects and arrays) the dereferenced specification may expand to; the simulator's expands to about 4,000. */
+export const MAX_SPEC_NODES = 200_000;
+/** How deep the dereferenced specification may nest ($refs followed). */
+export const MAX_SPEC_DEPTH = 256;
+
+/** The value a local JSON pointer ($ref "#/a/b") names in `doc`, or undefined. */
+function pointerTarget(doc: unknown, ref: string): unknown {
+  if (!ref.startsWith('#')) return undefined;
+  let node: unknown = doc;
+  for (const raw of ref.slice(1).split('/').slice(1)) {
+    if (!node || typeof node !== 'object') return undefined;
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    node = Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
+}
+
+/**
+ * A copy of `doc` with every local $ref replaced by (a copy of) what it points to, each definition
+ * converted once and shared; a $ref's sibling keys override the target's (as json-schema-ref-parser
+ * merges them); a circular $ref, or one to another document, is left as it is. Linear in the
+ * document (run after {@link checkSpecExpansion}), so discovery does not hold main's thread for the
+ * tens of milliseconds a general dereferencer takes over the service's specification.
+ */
+export function dereferenceLocal(doc: unknown): unknown {
+  const done = new Map<object, unknown>();
+  const active = new Set<object>();
+  const walk = (node: unknown): unknown => {
+    if (!node || typeof node !== 'object') return node;
+    const known = done.get(node);
+    if (known !== undefined) return known;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#')) {
+      const target = pointerTarget(doc, ref);
+      if (target === undefined) throw new Error(`$ref ${ref} points to nothing in the document`);
+      if (target && typeof target === 'object' && active.has(target)) return node;
+      const resolved = walk(target);
+      const siblings = Object.keys(node).filter((k) => k !== '$ref');
+      if (!siblings.length || !resolved || typeof resolved !== 'object' || Array.isArray(resolved)) return resolved;
+      const merged: Record<string, unknown> = { ...(resolved as Record<string, unknown>) };
+      for (const k of siblings) merged[k] = walk((node as Record<string, unknown>)[k]);
+      return merged;
+    }
+    active.add(node);
+    let out: unknown;
+    if (Array.isArray(node)) out = node.map(walk);
+    else {
+      const o: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(node)) o[k] = walk(v);
+      out = o;
+    }
+    active.delete(node);
+    done.set(node, out);
+    return out;
+  };
+  return walk(doc);
+}
+
+/**
+ * Refuses, before dereferencing, a specification whose $refs would expand it beyond
+ * {@link MAX_SPEC_NODES} nodes or nest it beyond {@link MAX_SPEC_DEPTH} levels. Two $refs per
+ * level double the expansion per level: a few kilobytes of hostile spec would keep the
+ * dereferencer (and every later walk: forms, validation, key fields, drift) busy for days. The
+ * expanded size is computed once per definition (memoised), so this check is linear in the document.
+ */
+export function checkSpecExpansion(doc: unknown): void {
+  const memo = new Map<object, number>();
+  const active = new Set<object>();
+  const size = (node: unknown, depth: number): number => {
+    if (!node || typeof node !== 'object') return 0;
+    const known = memo.get(node);
+    if (known !== undefined) return known;
+    // A circular definition stays a $ref (dereference: circular 'ignore').
+    if (active.has(node)) return 1;
+    if (depth > MAX_SPEC_DEPTH) {
+      throw new ApiError('invalid', `The service's specification nests more than ${MAX_SPEC_DEPTH} levels deep through its $ref chains; Swath does not read it.`);
+    }
+    active.add(node);
+    let n = 1;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string') n += size(pointerTarget(doc, ref), depth + 1);
+    else {
+      for (const v of Array.isArray(node) ? node : Object.values(node)) {
+        n += size(v, depth + 1);
+        if (n > MAX_SPEC_NODES) break;
+      }
+    }
+    active.delete(node);
+    n = Math.min(n, MAX_SPEC_NODES + 1);
+    memo.set(node, n);
+    return n;
+  };
+  if (size(doc, 0) > MAX_SPEC_NODES) {
+    throw new ApiError('invalid', `The service's specification expands to more than ${MAX_SPEC_NODES} schema nodes through its $ref chains; Swath does not read it.`);
+  }
 }
 
 function buildOperation(method: string, p: string, op: Record<string, unknown>, shared: Record<string, unknown>[]): SpecOperation {

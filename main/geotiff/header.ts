@@ -6,6 +6,7 @@ import { fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { epsgOfGeoKeys, isGeographic } from './geokeys.js';
 import { parseGdalMetadata, stripNuls, type GdalMetadataItem } from './gdal-metadata.js';
+import { checkBlocksInFile } from './ifd.js';
 import { checkDeclaredSize, installBoundedDecoders, MAX_IMAGES } from './limits.js';
 import { nodataOf, sampleTypeOf, type SampleType } from './samples.js';
 
@@ -108,7 +109,8 @@ async function describe(tiff: GeoTIFF, image: GeoTIFFImage): Promise<GeoTiffHead
   const blockRows = image.isTiled ? image.getTileHeight() : Math.min(Number(dir.getValue('RowsPerStrip') ?? height), height);
   const bitsPerSample = image.getBitsPerSample();
   // Bands and sizes first: the per-band loop below and every later read depend on them.
-  checkDeclaredSize({ width, height, bands, blockBits: bitsPerSample, blockWidth, blockRows, metadataChars: 0 });
+  const planes = planar === 2 ? bands : 1;
+  checkDeclaredSize({ width, height, bands, blockBits: bitsPerSample, blockWidth, blockRows, planes, metadataChars: 0 });
   const sampleFormat = image.getSampleFormat() ?? 1;
   let uniform = true;
   let blockBits = bitsPerSample;
@@ -131,7 +133,7 @@ async function describe(tiff: GeoTIFF, image: GeoTIFFImage): Promise<GeoTiffHead
   const sx = transform?.resX ?? 0;
   const sy = transform?.resY ?? 0;
   const metadataXml = dir.hasTag('GDAL_METADATA') ? stripNuls(String((await dir.loadValue('GDAL_METADATA')) ?? '')) : '';
-  checkDeclaredSize({ width, height, bands, blockBits, blockWidth, blockRows, metadataChars: metadataXml.length });
+  checkDeclaredSize({ width, height, bands, blockBits, blockWidth, blockRows, planes, metadataChars: metadataXml.length });
   return {
     width,
     height,
@@ -163,7 +165,10 @@ export async function openGeoTiff(file: string, signal: AbortSignal): Promise<Op
   const tiff = await fromFile(file, signal);
   try {
     const image = await tiff.getImage(0);
-    return { tiff, image, header: await describe(tiff, image), close: async () => { await tiff.close(); } };
+    const header = await describe(tiff, image);
+    // Every strip and tile must lie inside the file (a truncated or hostile file is refused here, not mid-preview).
+    await checkBlocksInFile(file, header.imageCount);
+    return { tiff, image, header, close: async () => { await tiff.close(); } };
   } catch (e) {
     await tiff.close();
     if (signal.aborted) throw abortError(signal);

@@ -1,29 +1,38 @@
 /** IFD reading from a file's own bytes, with every offset checked against the file's size. */
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { readExactly } from '../shared/file-io.js';
+import { MAX_IMAGES } from './limits.js';
 
-/**
- * StripOffsets and StripByteCounts of the first image, read from the file's own bytes in its own
- * byte order (classic TIFF and BigTIFF). geotiff.js 3 reads these tables of big-endian files with
- * the wrong byte order (geotiffjs/geotiff.js#535), which would make the copy silently all zeros.
- */
-export async function readStripTable(file: string): Promise<{ littleEndian: boolean; offsets: number[]; counts: number[] }> {
-  const fh = await open(file, 'r');
-  try {
-    const size = (await fh.stat()).size;
-    const read = async (position: number, length: number): Promise<DataView> => {
-      if (position < 0 || position + length > size) throw new Error(`${file}: its strip table points beyond the end of the file`);
-      const buf = Buffer.alloc(length);
-      await readExactly(fh, buf, position);
-      return new DataView(buf.buffer, buf.byteOffset, length);
-    };
-    const head = await read(0, 16);
-    const le = head.getUint16(0) === 0x4949;
-    const big = head.getUint16(2, le) === 43;
-    const ifd = big ? Number(head.getBigUint64(8, le)) : head.getUint32(4, le);
+const STRIP_OFFSETS = 273;
+const STRIP_BYTE_COUNTS = 279;
+const TILE_OFFSETS = 324;
+const TILE_BYTE_COUNTS = 325;
+
+/** A classic or Big TIFF opened for raw IFD reads; every read is checked against the file's size. */
+async function rawTiff(fh: FileHandle, file: string) {
+  const size = (await fh.stat()).size;
+  const read = async (position: number, length: number): Promise<DataView> => {
+    if (position < 0 || position + length > size) throw new Error(`${file}: its strip or tile table points beyond the end of the file`);
+    const buf = Buffer.alloc(length);
+    await readExactly(fh, buf, position);
+    return new DataView(buf.buffer, buf.byteOffset, length);
+  };
+  const head = await read(0, 16);
+  const le = head.getUint16(0) === 0x4949;
+  const big = head.getUint16(2, le) === 43;
+  const first = big ? Number(head.getBigUint64(8, le)) : head.getUint32(4, le);
+  /** The entries of the IFD at `ifd`: a value reader by tag, and the next IFD's offset (0: none). */
+  const ifdAt = async (ifd: number) => {
     const entries = big ? Number((await read(ifd, 8)).getBigUint64(0, le)) : (await read(ifd, 2)).getUint16(0, le);
     const entrySize = big ? 20 : 12;
-    const table = await read(ifd + (big ? 8 : 2), entries * entrySize);
+    const tableAt = ifd + (big ? 8 : 2);
+    const table = await read(tableAt, entries * entrySize + (big ? 8 : 4));
+    const nextAt = entries * entrySize;
+    const next = big ? Number(table.getBigUint64(nextAt, le)) : table.getUint32(nextAt, le);
+    const has = (tag: number): boolean => {
+      for (let i = 0; i < entries; i++) if (table.getUint16(i * entrySize, le) === tag) return true;
+      return false;
+    };
     const values = async (tag: number): Promise<number[]> => {
       for (let i = 0; i < entries; i++) {
         const at = i * entrySize;
@@ -39,9 +48,54 @@ export async function readStripTable(file: string): Promise<{ littleEndian: bool
       }
       throw new Error(`${file}: TIFF tag ${tag} is missing`);
     };
-    return { littleEndian: le, offsets: await values(273), counts: await values(279) };
+    return { has, values, next };
+  };
+  return { size, le, first, ifdAt };
+}
+
+/**
+ * StripOffsets and StripByteCounts of the first image, read from the file's own bytes in its own
+ * byte order (classic TIFF and BigTIFF). geotiff.js 3 reads these tables of big-endian files with
+ * the wrong byte order (geotiffjs/geotiff.js#535), which would make the copy silently all zeros.
+ */
+export async function readStripTable(file: string): Promise<{ littleEndian: boolean; offsets: number[]; counts: number[] }> {
+  const fh = await open(file, 'r');
+  try {
+    const t = await rawTiff(fh, file);
+    const ifd = await t.ifdAt(t.first);
+    return { littleEndian: t.le, offsets: await ifd.values(STRIP_OFFSETS), counts: await ifd.values(STRIP_BYTE_COUNTS) };
   } finally {
     await fh.close();
   }
 }
 
+/**
+ * Refuses a file whose strips or tiles (of any of its first `images` images) are stored past its
+ * end: a truncated download or a hostile file would otherwise fail later, in the middle of a
+ * preview, or make a reader seek into nothing. Run after the header checks (block counts bounded).
+ */
+export async function checkBlocksInFile(file: string, images: number): Promise<void> {
+  const fh = await open(file, 'r');
+  try {
+    const t = await rawTiff(fh, file);
+    let at = t.first;
+    for (let image = 0; image < Math.min(images, MAX_IMAGES) && at; image++) {
+      const ifd = await t.ifdAt(at);
+      const tiled = ifd.has(TILE_OFFSETS);
+      const offsets = await ifd.values(tiled ? TILE_OFFSETS : STRIP_OFFSETS);
+      const counts = await ifd.values(tiled ? TILE_BYTE_COUNTS : STRIP_BYTE_COUNTS);
+      const kind = tiled ? 'tile' : 'strip';
+      if (offsets.length !== counts.length) {
+        throw new Error(`image ${image + 1} lists ${offsets.length} ${kind} offsets but ${counts.length} byte counts`);
+      }
+      for (let i = 0; i < offsets.length; i++) {
+        if (offsets[i]! + counts[i]! > t.size) {
+          throw new Error(`${kind} ${i} of image ${image + 1} (offset ${offsets[i]}, ${counts[i]} bytes) lies past the end of the file (${t.size} bytes): the file is truncated or corrupt`);
+        }
+      }
+      at = ifd.next;
+    }
+  } finally {
+    await fh.close();
+  }
+}

@@ -14,6 +14,8 @@ export const MAX_GDAL_METADATA_CHARS = 512 * 1024;
 export const MAX_IMAGE_SAMPLES = 2 ** 32;
 /** Images (full resolution + overviews) in one file. */
 export const MAX_IMAGES = 64;
+/** Strips or tiles in one image (their offset tables are read whole): 4 Mi, 65536² pixels in 32 x 32 tiles. */
+export const MAX_BLOCKS = 4 * 1024 * 1024;
 /** One tile or strip may decode to at most this many bytes. */
 export const MAX_BLOCK_BYTES = 256 * 1024 * 1024;
 
@@ -26,6 +28,8 @@ export interface DeclaredSize {
   blockBits: number;
   blockWidth: number;
   blockRows: number;
+  /** Separate planes of blocks: the bands when band-interleaved (PlanarConfiguration 2), else 1. */
+  planes?: number;
   metadataChars: number;
 }
 
@@ -44,6 +48,10 @@ export function checkDeclaredSize(d: DeclaredSize): void {
   }
   if (!(d.blockWidth >= 1 && d.blockRows >= 1)) {
     throw new Error(`a tile or strip is ${d.blockWidth} x ${d.blockRows} pixels; both must be at least 1`);
+  }
+  const blocks = Math.ceil(d.width / d.blockWidth) * Math.ceil(d.height / d.blockRows) * (d.planes ?? 1);
+  if (blocks > MAX_BLOCKS) {
+    throw new Error(`the image is cut into ${blocks} tiles or strips of ${d.blockWidth} x ${d.blockRows} pixels; Swath reads at most ${MAX_BLOCKS}`);
   }
   const blockBytes = blockByteLimit(d.blockWidth, d.blockRows, d.blockBits);
   if (blockBytes > MAX_BLOCK_BYTES) {

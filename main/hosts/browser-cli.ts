@@ -3,9 +3,9 @@ import { parseArgs } from 'node:util';
 import { basemapOrigins, loadPolicy, policyPath } from '../policy';
 import { createApp } from '../services/app';
 import { buildContentSecurityPolicy } from './security';
-import { startSimulator } from '../simulator';
 import { privateTempDir } from '../shared/private-temp';
 import { startBrowserHost, type BrowserHost } from './browser-host';
+import { forkedSimulator } from './simulator-process';
 
 // `npm run dev:browser -- --port 5180`: the real main services and the built
 // renderer, in any browser, for development and end-to-end tests.
@@ -32,7 +32,8 @@ async function main(): Promise<void> {
     downloadsDir: path.join(userDataDir, 'downloads'),
     version: process.env.npm_package_version ?? '0.0.0',
     platform: process.platform,
-    startSimulator,
+    // The demo service runs in a child process, never on main's thread.
+    startSimulator: forkedSimulator(),
     emit: (event, payload) => host?.emit(event, payload),
     log,
     distribution: { policy },

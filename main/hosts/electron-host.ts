@@ -1,4 +1,4 @@
-import { BrowserWindow, Menu, dialog, ipcMain, nativeTheme, protocol, shell, type Session, type WebContents, type WebPreferences } from 'electron';
+import { BrowserWindow, Menu, dialog, ipcMain, nativeTheme, protocol, shell, utilityProcess, type Session, type WebContents, type WebPreferences } from 'electron';
 import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import type { EventName, EventPayload } from '../../preload/contract';
 import { emit, handle, type Dispatcher } from '../ipc';
@@ -6,6 +6,9 @@ import type { HostConfirm } from '../services/confirm';
 import { APP_RENDERER_URL, APP_SCHEME, serveRendererFile } from './app-protocol';
 import { buildMenuTemplate, type MenuOptions } from './menu';
 import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
+import { simulatorInChild } from './simulator-process';
+import type { StartSimulator } from '../services/embedded-service';
+import type { FromSimulatorChild } from '../simulator/child-protocol';
 
 /**
  * The Electron host: windows, session hardening and the IPC transport. It
@@ -172,5 +175,22 @@ export function mountRasterProtocol(library: RasterFileLookup): void {
       status: answer.status,
       headers: { ...answer.headers, 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges' },
     });
+  });
+}
+
+/**
+ * The embedded demo service in an Electron utility process (`entry`: out/main/simulator-child.js): a
+ * Chromium-managed child, off main's thread, that exits with the app. Its key and URL travel
+ * over the process's message port only.
+ */
+export function utilityProcessSimulator(entry: string): StartSimulator {
+  return simulatorInChild(() => {
+    const child = utilityProcess.fork(entry, [], { serviceName: 'Swath demo service', stdio: 'inherit' });
+    return {
+      send: (message) => child.postMessage(message),
+      onMessage: (listener) => void child.on('message', (message: unknown) => listener(message as FromSimulatorChild)),
+      onExit: (listener) => void child.on('exit', (code: number) => listener(code)),
+      kill: () => void child.kill(),
+    };
   });
 }

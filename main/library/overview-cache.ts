@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../common/errors.js';
-import { abortError, abortable } from '../../common/abort.js';
+import { abortError, abortable, isAbortError } from '../../common/abort.js';
 import type { LibraryEntry } from './catalog.js';
-import { buildOverviewCopy, overviewNeed, type OverviewNeed } from './overview.js';
+import { overviewNeed, type OverviewNeed } from './overview.js';
+import { buildOverviewCopyInWorker as buildOverviewCopy } from './overview-thread.js';
 import type { RasterFileLookup } from './raster-protocol.js';
 
 /**
@@ -102,6 +103,16 @@ class SharedBuild {
   }
 }
 
+/**
+ * A failed read or build as the renderer sees it: the file's own fault (a header or block Swath
+ * refuses: a deflate bomb, a corrupt strip) is a validation error naming the file; aborts, system
+ * errors (ENOSPC, EACCES: they carry a code) and app errors pass as they are.
+ */
+function previewError(e: unknown, file: string, signal: AbortSignal): unknown {
+  if (signal.aborted || isAbortError(e) || e instanceof AppError || typeof (e as { code?: unknown }).code === 'string') return e;
+  return new AppError('validation', `${file} cannot be previewed: ${(e as Error).message}`, { cause: e });
+}
+
 /** Builds, caches and serves overview copies of library rasters. */
 export class OverviewCache {
   private readonly builds = new Map<string, SharedBuild>();
@@ -182,8 +193,7 @@ export class OverviewCache {
     if (!key) throw new AppError('not-found', `${entry.path} is missing.`);
     // The header is read once per version of the file (the key changes with it).
     const need = this.needs.get(key) ?? await overviewNeed(entry.path, signal).catch((e: unknown) => {
-      if (signal.aborted) throw e;
-      throw new AppError('validation', `${entry.path} cannot be previewed: ${(e as Error).message}`, { cause: e });
+      throw previewError(e, entry.path, signal);
     });
     this.needs.set(key, need);
     if (!need.needed || !need.supported) {
@@ -216,7 +226,9 @@ export class OverviewCache {
           if (this.quickBuilds.get(name) === q) this.quickBuilds.delete(name);
         });
       }
-      await quick.build.wait(signal);
+      await quick.build.wait(signal).catch((e: unknown) => {
+        throw previewError(e, entry.path, signal);
+      });
       if (!this.opts.catalog.get(id)) {
         // Removed while its quick look was built.
         this.dropQuickIfUnused(name);
@@ -246,7 +258,9 @@ export class OverviewCache {
       build = b;
       this.builds.set(key, b);
     }
-    await build.wait(signal);
+    await build.wait(signal).catch((e: unknown) => {
+      throw previewError(e, entry.path, signal);
+    });
     this.ready.set(id, key);
     return { id, state: 'ready', rasterId: OVERVIEW_PREFIX + id, reason: need.reason, reused: false, buildMs: Math.round(performance.now() - started) };
   }

@@ -442,14 +442,18 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-const MAX_BODY = 16 * 1024 * 1024;
+/**
+ * Request bodies above this are refused before parsing: an AOI at the vertex cap (20,000) takes
+ * under 1 MB of WKT or GeoJSON, so 4 MiB leaves room while a 10 MB body is never buffered whole.
+ */
+export const MAX_BODY = 4 * 1024 * 1024;
 
 async function readJson(req: IncomingMessage, schema: ZodType): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > MAX_BODY) throw validationError({ Body: [`The request body is larger than ${MAX_BODY / 1024 / 1024} MB.`] });
+    if (size > MAX_BODY) throw validationError({ Body: [`The request body is larger than ${MAX_BODY / 1024 / 1024} MiB.`] });
     chunks.push(c as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');

@@ -87,6 +87,11 @@ describe('electron-vite build output', () => {
     expect(JSON.stringify(report)).not.toContain('demo-key');
     expect(report.events).toContainEqual(['connection:state', { state: 'online' }]);
     expect(report.quit).toBe(true);
+    // The demo service ran in a utility process from the bundled child entry, and exited on quit.
+    expect(report.utilityProcesses).toEqual([
+      expect.objectContaining({ modulePath: join(outDir, 'main/simulator-child.js'), args: [], serviceName: 'Swath demo service', exitCode: 0 }),
+    ]);
+    expect(existsSync(join(outDir, 'main/overview-worker.js'))).toBe(true);
     // The simulator kept its state where the app said.
     expect(existsSync(join(userData, 'demo-state.json'))).toBe(true);
     // Main logged to the rotating file in the OS log folder (inside userData on Linux), redacted.

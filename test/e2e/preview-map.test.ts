@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
 import { createApp, type SwathApp } from '../../main/services/app';
-import { startSimulator } from '../../main/simulator';
+import { forkedSimulator } from '../../main/hosts/simulator-process';
 import { fixturePath, gdalRecord } from '../fixtures/rasters';
 import { writeTestTiff } from '../main/library/decimate-helpers';
 import { chromiumAvailable, launchChromium } from './chromium';
@@ -41,7 +41,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     dir = mkdtempSync(path.join(os.tmpdir(), 'swath-preview-e2e-'));
     app = await createApp({
       userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(),
-      version: '0.0.0-test', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p),
+      version: '0.0.0-test', platform: process.platform, startSimulator: forkedSimulator(), emit: (e, p) => host?.emit(e, p),
     });
     host = await startBrowserHost({
       rendererDir: await buildPreviewHarness(), handlers: app.handlers, rasters: app.rasters,

@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
 import { createApp, type SwathApp } from '../../main/services/app';
-import { styledSimulator } from '../main/simulator/helpers';
+import { styledChildSimulator } from '../main/simulator/helpers';
 import { CHROMIUM, launchChromium } from './chromium';
 
 // The flags launchChromium uses, for launches that add their own.
@@ -65,8 +65,9 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     keychainBackend: new MemoryKeychainBackend(),
     version: '0.0.0-e2e',
     platform: process.platform,
-    // In the answer style asked for (default: SWATH_SIM_SHAPES's), so every flow runs against either style.
-    startSimulator: options.startSimulator ?? styledSimulator(options.shapes),
+    // In the answer style asked for (default: SWATH_SIM_SHAPES's), so every flow runs against either style;
+    // in its own child process, as the browser host runs it.
+    startSimulator: options.startSimulator ?? styledChildSimulator(options.shapes),
     emit: (e, p) => host?.emit(e, p),
     log: (line) => logs.push(line),
   });

@@ -128,6 +128,33 @@ class FakeNotification {
 export const fakeApp = new FakeApp();
 
 /** The fake module, as returned by `vi.mock('electron', ...)`. */
+/**
+ * Fake Electron utility process: answers the demo service's child protocol in memory (ready at
+ * http://127.0.0.1:40001 on `start`, exit 0 on `close`) and records what main sent it.
+ */
+export class FakeUtilityProcess extends EventEmitter {
+  static instances: FakeUtilityProcess[] = [];
+  readonly messages: unknown[] = [];
+  kill = vi.fn(() => {
+    this.emit('exit', null);
+    return true;
+  });
+  constructor(readonly modulePath: string, readonly args: string[], readonly options: Record<string, unknown>) {
+    super();
+    FakeUtilityProcess.instances.push(this);
+  }
+  postMessage(message: { type: string }): void {
+    this.messages.push(message);
+    setImmediate(() => {
+      if (message.type === 'start') this.emit('message', { type: 'ready', url: 'http://127.0.0.1:40001', port: 40001 });
+      if (message.type === 'close') {
+        this.emit('message', { type: 'closed' });
+        this.emit('exit', 0);
+      }
+    });
+  }
+}
+
 export const fakeElectron = {
   app: fakeApp,
   BrowserWindow: FakeBrowserWindow,
@@ -147,6 +174,7 @@ export const fakeElectron = {
   nativeTheme: { shouldUseDarkColors: false },
   Tray: FakeTray,
   Notification: FakeNotification,
+  utilityProcess: { fork: vi.fn((modulePath: string, args: string[] = [], options: Record<string, unknown> = {}) => new FakeUtilityProcess(modulePath, args, options)) },
   nativeImage: { createFromPath: vi.fn((path: string) => ({ path, resize: (size: { width: number; height: number }) => ({ path, size }) })) },
   /** Resets this very instance (tests that reset modules must reach it through `import('electron')`). */
   __reset: (): void => resetFakeElectron(),
@@ -157,5 +185,6 @@ export function resetFakeElectron(): void {
   vi.clearAllMocks();
   FakeBrowserWindow.instances = [];
   FakeTray.instances = [];
+  FakeUtilityProcess.instances = [];
   fakeApp.reset();
 }

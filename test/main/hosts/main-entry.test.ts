@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { channelNames } from '../../../preload/contract';
-import type { fakeElectron as FakeElectronModule } from './fake-electron';
+import type { FakeUtilityProcess, fakeElectron as FakeElectronModule } from './fake-electron';
 
 /**
  * Boots main/index.ts against a fake Electron and a fake simulator to check
@@ -9,17 +9,12 @@ import type { fakeElectron as FakeElectronModule } from './fake-electron';
 
 vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
 
-const simulator = vi.hoisted(() => ({
-  close: undefined as unknown as ReturnType<typeof import('vitest').vi.fn>,
-  startSimulator: undefined as unknown as ReturnType<typeof import('vitest').vi.fn>,
-}));
-
-vi.mock('../../../main/simulator', async () => {
-  const { vi: v } = await import('vitest');
-  simulator.close = v.fn(async () => undefined);
-  simulator.startSimulator = v.fn(async () => ({ url: 'http://127.0.0.1:40001', port: 40001, close: simulator.close }));
-  return { startSimulator: simulator.startSimulator };
-});
+// The demo service runs in a utility process; the fake one answers its protocol in memory.
+const demoProcess = (electron: Electron): FakeUtilityProcess => {
+  const [child] = electron.utilityProcess.fork.mock.results.map((r) => r.value as FakeUtilityProcess);
+  if (!child) throw new Error('no utility process was forked');
+  return child;
+};
 
 type Electron = typeof FakeElectronModule;
 type InvokeListener = (event: unknown, payload: unknown) => Promise<unknown>;
@@ -133,9 +128,17 @@ describe('main/index.ts', () => {
   it('starts the embedded simulator and answers app:info without the key; refuses foreign senders', async () => {
     const electron = await boot();
     await ready(electron);
-    expect(simulator.startSimulator).toHaveBeenCalledWith(
-      expect.objectContaining({ port: 0, statePath: expect.stringMatching(/demo-state\.json$/), cacheDir: expect.stringMatching(/sim-cache$/) }),
-    );
+    // Off main's thread: a utility process running the bundled child entry, told its options (and key) over its port only.
+    const child = demoProcess(electron);
+    expect(child.modulePath).toMatch(/simulator-child\.js$/);
+    expect(child.options).toMatchObject({ serviceName: 'Swath demo service' });
+    expect(child.args).toEqual([]);
+    expect(child.messages[0]).toMatchObject({
+      type: 'start',
+      options: { port: 0, host: '127.0.0.1', statePath: expect.stringMatching(/demo-state\.json$/), cacheDir: expect.stringMatching(/sim-cache$/), apiKeys: expect.any(Object) },
+    });
+    const [key] = Object.keys((child.messages[0] as { options: { apiKeys: Record<string, string> } }).options.apiKeys);
+    expect(JSON.stringify(child.options)).not.toContain(key);
 
     const appInfo = listenerFor(electron, 'app:info');
     const result = await appInfo({ sender: {}, senderFrame: { url: rendererFileUrl } }, {});
@@ -149,6 +152,7 @@ describe('main/index.ts', () => {
       },
     });
     expect(JSON.stringify(result)).not.toContain('demo-key');
+    expect(JSON.stringify(result)).not.toContain(key);
 
     const foreign = await appInfo({ sender: {}, senderFrame: { url: 'https://evil.example.com/' } }, {});
     expect(foreign).toMatchObject({ ok: false, error: { kind: 'auth' } });
@@ -171,12 +175,13 @@ describe('main/index.ts', () => {
     expect(first.defaultPrevented).toBe(true);
     // The queue and library are flushed first, then the simulator closes, then the app quits.
     await vi.waitFor(() => expect(electron.app.quit).toHaveBeenCalledOnce(), { timeout: 5_000, interval: 10 });
-    expect(simulator.close).toHaveBeenCalledOnce();
+    const closes = (): unknown[] => demoProcess(electron).messages.filter((m) => (m as { type: string }).type === 'close');
+    expect(closes()).toHaveLength(1);
 
     const second = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
     electron.app.emit('will-quit', second);
     expect(second.defaultPrevented).toBe(false);
-    expect(simulator.close).toHaveBeenCalledOnce();
+    expect(closes()).toHaveLength(1);
   });
 
   it('imports through the system file dialog, filtered to GeoTIFF', async () => {

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../main/simulator/index.js';
+import { forkedSimulator } from '../../../main/hosts/simulator-process.js';
+import type { StartSimulator } from '../../../main/services/embedded-service.js';
 
 /**
  * The simulator's answer style for tests that must pass in every style:
@@ -12,6 +14,15 @@ export const SIM_SHAPES = process.env.SWATH_SIM_SHAPES || undefined;
 /** startSimulator in the answer style `shapes` names (default: the one {@link SIM_SHAPES} asks for). */
 export const styledSimulator = (shapes: string | undefined = SIM_SHAPES): typeof startSimulator => (opts = {}) =>
   startSimulator({ ...opts, ...(shapes ? { shapes } : {}) } as SimulatorOptions);
+
+/**
+ * The embedded demo service as the browser host runs it (its own Node child process, see
+ * main/hosts/simulator-process.ts), in the answer style `shapes` names (default SIM_SHAPES's).
+ */
+export const styledChildSimulator = (shapes: string | undefined = SIM_SHAPES): StartSimulator => {
+  const inChild = forkedSimulator();
+  return (opts) => inChild({ ...opts, ...(shapes ? { shapes } : {}) });
+};
 
 /** startSimulator in the answer style {@link SIM_SHAPES} asks for (handed to createApp as its startSimulator). */
 export const startStyledSimulator: typeof startSimulator = styledSimulator();
