@@ -57,6 +57,14 @@ export const PROFILES = {
   keychainError: null,
 };
 
+/** Every notification switched on (the default). */
+export const NOTIFY_ALL = { watchDownloaded: true, watchAttention: true, orderStatus: true, orderDeadline: true };
+
+/** This month's spend from Swath's ledger, no budget, with `costEur` asked about. */
+export function spend(costEur: number) {
+  return { profileId: 'demo', month: '2026-11', budgetEur: null, spentEur: 0, source: 'ledger' as const, sourceNote: null, costEur, afterEur: costEur, overBudget: false };
+}
+
 /** Builds the fake bridge; `overrides` replace single methods. */
 export function makeBridge(overrides: Record<string, AnyFn> = {}) {
   const listeners = new Map<string, Set<(p: unknown) => void>>();
@@ -108,6 +116,14 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     appReportError: async () => ok({ logged: true }),
     diagnosticsGet: async () => ok({ text: '# Swath diagnostics' }),
     diagnosticsSave: async () => fail('validation', 'This window has no save dialog.'),
+    watchesList: async () => ok({ watches: [] }),
+    spendGet: async (r) => ok(spend(r?.costEur ?? 0)),
+    spendSetBudget: async (r) => ok({ ...spend(0), budgetEur: r.budgetEur }),
+    spendRecord: async (r) => ok(spend(r.costEur)),
+    spendConfirmOver: async () => ok({ confirmed: false }),
+    notificationsPrefs: async () => ok(NOTIFY_ALL),
+    notificationsSetPrefs: async (r) => ok({ ...NOTIFY_ALL, ...r }),
+    notificationsShow: async () => ok({ shown: true }),
   };
   const api: Record<string, any> = {};
   for (const [name, fn] of Object.entries({ ...defaults, ...overrides })) api[name] = vi.fn(fn);
