@@ -48,7 +48,7 @@ export interface PyramidImage {
 }
 
 /**
- * Fills `out` (pre-filled with nodata) with the pixels of `rect`, bands interleaved, rows `rowStride`
+ * Fills `out` (pre-filled with nodata unless {@link WritePyramidOptions.fullSources}) with the pixels of `rect`, bands interleaved, rows `rowStride`
  * samples apart (rect.width * bands unless {@link WritePyramidOptions.blockWise}); one chunk of a tile row per call.
  */
 export type PixelSource = (rect: PixelRect, out: PixelArray, signal: AbortSignal, rowStride: number) => Promise<void>;
@@ -70,6 +70,8 @@ export interface WritePyramidOptions {
    * overviews are then read back from the file.
    */
   blockWise?: boolean;
+  /** The sources write every pixel of each rectangle asked for, so `out` is not pre-filled with nodata first. */
+  fullSources?: boolean;
   /** Memory the mean overviews may take to be built in memory (default {@link CASCADE_BYTES}); beyond it they are read back from the file. */
   overviewMemoryBytes?: number;
 }
@@ -126,7 +128,7 @@ export async function writePyramid(
     written += bytes;
     opts.onProgress?.(Math.min(1, written / layout.totalBytes));
   };
-  const level: LevelWrite = { fh, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress, blockWise: opts.blockWise ?? false };
+  const level: LevelWrite = { fh, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress, blockWise: opts.blockWise ?? false, fullSources: opts.fullSources ?? false };
   try {
     await writeExactly(fh, layout.header, 0);
     progress(layout.header.length);
@@ -163,6 +165,7 @@ interface LevelWrite {
   signal: AbortSignal;
   progress: (bytes: number) => void;
   blockWise: boolean;
+  fullSources: boolean;
 }
 
 /**
@@ -175,10 +178,11 @@ function cutBlocks(
   const { nb, nodata } = w;
   const bw = L.blockWidth;
   const blockSamples = L.blockBytes / bytesPerSample(w.dataType);
-  out.fill(nodata, 0, n * blockSamples);
   for (let t = 0; t < n; t++) {
     const cx = x0 + t * bw;
     const cw = Math.min(bw, rowsWidth - cx);
+    // Only a block cut by the image's edge has padding to fill.
+    if (cw < bw || height < L.blockHeight) out.fill(nodata, t * blockSamples, (t + 1) * blockSamples);
     for (let r = 0; r < height; r++) {
       const src = (r * rowsWidth + cx) * nb;
       out.set(rows.subarray(src, src + cw * nb), t * blockSamples + r * bw * nb);
@@ -271,7 +275,7 @@ async function writeFromSource(
           }
         } else {
           const rectSamples = rect.width * rect.height * nb;
-          rectBuf.fill(nodata, 0, rectSamples);
+          if (!w.fullSources) rectBuf.fill(nodata, 0, rectSamples);
           await source(rect, rectBuf.subarray(0, rectSamples), signal, rect.width * nb);
         }
         throwIfAborted(signal);

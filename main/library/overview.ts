@@ -267,7 +267,9 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
     }, (rect, out, sig) => rows.read(rect.y, rect.height, out, sig), {
       signal,
       onProgress: opts.onProgress,
+      // Whole tile rows at a time (the reader reads whole rows best), every pixel of them read from the file.
       chunkBytes: Math.ceil(W / tile) * tile * tile * nb * (dataType === 'UINT8' ? 1 : 2),
+      fullSources: true,
       durable: opts.durable ?? true,
     });
     return { path: written.path, bytes: written.bytes, levels: written.levels, tile };
