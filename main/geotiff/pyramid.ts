@@ -190,6 +190,13 @@ function cutBlocks(
   }
 }
 
+/** Writes the first `n` cut blocks of `out` at block (bx0, by) of level L, and counts them as progress. */
+async function writeBlocks(w: LevelWrite, L: TiffLevelLayout, by: number, bx0: number, n: number, out: PixelArray): Promise<void> {
+  const data = bytesOf(out, n * (L.blockBytes / bytesPerSample(w.dataType)));
+  await writeExactly(w.fh, data, L.dataOffset + (by * L.blocksAcross + bx0) * L.blockBytes);
+  w.progress(data.length);
+}
+
 /** Memory the in-memory mean overviews may use; larger images build them from the file instead ({@link writeMean}). */
 const CASCADE_BYTES = 48 * 1024 * 1024;
 
@@ -236,9 +243,7 @@ class MeanCascade {
       throwIfAborted(this.w.signal);
       const n = Math.min(this.perChunk, C.blocksAcross - bx0);
       cutBlocks(this.w, C, acc, C.width, bx0 * C.blockWidth, h, n, this.out);
-      const data = bytesOf(this.out, n * (C.blockBytes / bytesPerSample(this.w.dataType)));
-      await writeExactly(this.w.fh, data, C.dataOffset + (cRow * C.blocksAcross + bx0) * C.blockBytes);
-      this.w.progress(data.length);
+      await writeBlocks(this.w, C, cRow, bx0, n, this.out);
     }
     await this.push(k + 1, { x: 0, y: y0, width: C.width, height: h }, acc);
   }
@@ -281,8 +286,7 @@ async function writeFromSource(
         throwIfAborted(signal);
         await pending;
         if (!w.blockWise) cutBlocks(w, L, rectBuf, rect.width, 0, h, n, out);
-        const data = bytesOf(out, n * blockSamples);
-        pending = writeExactly(w.fh, data, L.dataOffset + (by * L.blocksAcross + bx0) * L.blockBytes).then(() => w.progress(data.length));
+        pending = writeBlocks(w, L, by, bx0, n, out);
         // Observed now so a failed write never becomes an unhandled rejection while the next chunk is read.
         pending.catch(() => undefined);
         cur ^= 1;
@@ -333,9 +337,7 @@ async function writeMean(w: LevelWrite, P: TiffLevelLayout, C: TiffLevelLayout):
       const cw = Math.min(n * t, C.width - cx0 * t);
       const ch = mean2x2(parentRows, pw, ph, nb, nodata, childRows, cw);
       cutBlocks(w, C, childRows, cw, 0, ch, n, out);
-      const data = bytesOf(out, n * tileSamples);
-      await writeExactly(w.fh, data, C.dataOffset + (cy * C.blocksAcross + cx0) * C.blockBytes);
-      w.progress(data.length);
+      await writeBlocks(w, C, cy, cx0, n, out);
     }
   }
   throwIfAborted(signal);
