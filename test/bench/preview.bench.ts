@@ -164,32 +164,30 @@ export async function benchPreview(): Promise<Figure[]> {
     await page.goto(host.url);
     await page.waitForFunction(() => !!(window as unknown as Hooks).__swathPreview);
 
-    // The COG: open to first frame (and to the WebGL layer's), against GDAL's preview, in pairs.
-    const cogFull: number[] = [];
-    const cogSteps: Record<string, number>[] = [];
-    const cogPairs = await interleaved(PAIRS, async (i) => {
-      const r = await openMs(page, ids.cog);
-      if (i >= 0) {
-        cogFull.push(r.full);
-        cogSteps.push(r.steps);
-      }
-      return r.first;
-    }, () => gdalPreviewMs(cog, dir));
+    // Opening `id` to its first frame (also collecting the WebGL layer's and the steps) against
+    // GDAL's preview of `file`, in pairs; `before` runs ahead of each of our opens.
+    const againstGdal = async (id: string, file: string, before?: () => void) => {
+      const full: number[] = [];
+      const steps: Record<string, number>[] = [];
+      const pairs = await interleaved(PAIRS, async (i) => {
+        before?.();
+        const r = await openMs(page, id);
+        if (i >= 0) {
+          full.push(r.full);
+          steps.push(r.steps);
+        }
+        return r.first;
+      }, () => gdalPreviewMs(file, dir));
+      return { pairs, full, steps };
+    };
+    const cogRuns = await againstGdal(ids.cog, cog);
     // The striped file, opened for the first time in every pair: a new modification time makes main
     // build its quick look and overview copy again, as for a file never seen.
-    const stripFull: number[] = [];
-    const stripSteps: Record<string, number>[] = [];
     let touch = 0;
-    const stripPairs = await interleaved(PAIRS, async (i) => {
+    const stripRuns = await againstGdal(ids.strip, strip, () => {
       const t = Date.now() / 1000 + ++touch;
       utimesSync(strip, t, t);
-      const r = await openMs(page, ids.strip);
-      if (i >= 0) {
-        stripFull.push(r.full);
-        stripSteps.push(r.steps);
-      }
-      return r.first;
-    }, () => gdalPreviewMs(strip, dir));
+    });
     // Reopening the striped file reuses its copy: against opening the COG, in pairs.
     const reopenPairs = await interleaved(PAIRS, async () => (await openMs(page, ids.strip)).first, async () => (await openMs(page, ids.cog)).first);
 
@@ -222,10 +220,10 @@ export async function benchPreview(): Promise<Figure[]> {
     const bigBytes = statSync(big).size;
     const gdalNote = 'GDAL: gdal_translate -outsize 1024 0 -scale to PNG';
     return [
-      ratioFigure('preview-cog-vs-gdal-ratio', cogPairs, { ours: 'Swath', reference: 'GDAL', unit: 'ms' }, `Swath: open to the first full-extent frame (the quick look, warped to the screen's pixel grid and coloured on the CPU from an overview at most twice as coarse as the screen; refined at screen resolution afterwards); ${gdalNote}; 4096x4096x4 INT16 COG; ${stepsNote(cogSteps)}; lower is better, target <= 0.8`),
-      ratioFigure('preview-cog-webgl-vs-gdal-ratio', withOurs(cogPairs, cogFull), { ours: 'Swath', reference: 'GDAL', unit: 'ms' }, 'Swath: open to the first complete frame of the WebGL layer that replaces the quick look (software WebGL here); informational'),
-      ratioFigure('preview-strip-vs-gdal-ratio', stripPairs, { ours: 'Swath', reference: 'GDAL', unit: 'ms' }, `Swath: first open of the same data striped and uncompressed, including main's quick look of the file (every 4th row and column, as gdal_translate -outsize samples); ${gdalNote}; ${stepsNote(stripSteps)}; lower is better, target <= 1.0`),
-      { name: 'preview-strip-full-copy-ms', value: median(stripFull), unit: 'ms', note: `first open until the WebGL layer on the full overview copy (tiled, all levels, built after the quick look) has drawn its first complete frame; median of ${stripFull.length} (${spread(stripFull, 0)})` },
+      ratioFigure('preview-cog-vs-gdal-ratio', cogRuns.pairs, { ours: 'Swath', reference: 'GDAL', unit: 'ms' }, `Swath: open to the first full-extent frame (the quick look, warped to the screen's pixel grid and coloured on the CPU from an overview at most twice as coarse as the screen; refined at screen resolution afterwards); ${gdalNote}; 4096x4096x4 INT16 COG; ${stepsNote(cogRuns.steps)}; lower is better, target <= 0.8`),
+      ratioFigure('preview-cog-webgl-vs-gdal-ratio', withOurs(cogRuns.pairs, cogRuns.full), { ours: 'Swath', reference: 'GDAL', unit: 'ms' }, 'Swath: open to the first complete frame of the WebGL layer that replaces the quick look (software WebGL here); informational'),
+      ratioFigure('preview-strip-vs-gdal-ratio', stripRuns.pairs, { ours: 'Swath', reference: 'GDAL', unit: 'ms' }, `Swath: first open of the same data striped and uncompressed, including main's quick look of the file (every 4th row and column, as gdal_translate -outsize samples); ${gdalNote}; ${stepsNote(stripRuns.steps)}; lower is better, target <= 1.0`),
+      { name: 'preview-strip-full-copy-ms', value: median(stripRuns.full), unit: 'ms', note: `first open until the WebGL layer on the full overview copy (tiled, all levels, built after the quick look) has drawn its first complete frame; median of ${stripRuns.full.length} (${spread(stripRuns.full, 0)})` },
       ratioFigure('preview-strip-reopen-vs-cog-ratio', reopenPairs, { ours: 'striped reopen', reference: 'COG open', unit: 'ms' }, 'the second open reuses the cached copy; target about 1'),
       { name: 'preview-renderer-rss-mb', value: peak, unit: 'MB', note: `peak resident memory of the page's renderer process (CDP SystemInfo + /proc VmRSS) while previewing a ${(bigBytes / 2 ** 30).toFixed(2)} GiB COG (full extent, then full resolution panned); all renderers together ${peakAll.toFixed(0)} MB; JS heap peak ${heapPeak.toFixed(0)} MB (CDP Performance.getMetrics); target < 1024` },
     ];
