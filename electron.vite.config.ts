@@ -19,7 +19,7 @@ export default defineConfig({
     // Dependencies stay external (electron-vite 5 default): they ship in node_modules.
     // Besides the app, the entries main starts off its own thread (see main/shared/entry-point.ts):
     // the demo service's utility process, the overview worker and the analysis workers
-    // (main/analysis/pool.ts finds theirs next to the bundle).
+    // (all found by main/shared/entry-point.ts).
     build: {
       rollupOptions: {
         input: {

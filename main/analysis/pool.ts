@@ -3,45 +3,16 @@
  * aborted task is dropped from the queue, or its thread is terminated (that stops its read at once)
  * and replaced on demand. Threads start lazily and are closed with the app.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { abortError, throwIfAborted } from '../../common/abort.js';
+import { entryPoint, startWorkerEntry } from '../shared/entry-point.js';
 import { SkipError } from './compute.js';
 import type { WorkerReply, WorkerTask } from './worker-protocol.js';
-
-/** How to start a worker thread: a file, or (source under tsx) a small script that loads tsx first. */
-export type WorkerEntry = { script: URL | string; eval: boolean };
-
-/** Where the worker's code is: the bundled analysis-worker.js next to main's bundle, or the source under tsx. */
-export function workerEntry(): WorkerEntry {
-  const here = import.meta.url;
-  if (/\.ts$/.test(here)) {
-    // Source (tests, the browser host under tsx): the worker is TypeScript too, so the thread registers
-    // tsx's ESM hooks before importing it (a parent's loader is not inherited by Node 20 workers).
-    const tsxDir = path.dirname(createRequire(here).resolve('tsx/package.json'));
-    const api = pathToFileURL(path.join(tsxDir, 'dist', 'esm', 'api', 'index.mjs')).href;
-    const worker = new URL('./analysis-worker.ts', here).href;
-    return {
-      eval: true,
-      script: `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(worker)}); })`
-        + `.catch((e) => { process.nextTick(() => { throw e; }); });`,
-    };
-  }
-  const dir = path.dirname(fileURLToPath(here));
-  // electron-vite puts entries in out/main and shared code in out/main/chunks.
-  const file = [path.join(dir, 'analysis-worker.js'), path.join(dir, '..', 'analysis-worker.js')].find((f) => existsSync(f));
-  if (!file) throw new Error(`The analysis worker is missing next to ${fileURLToPath(here)}.`);
-  return { script: pathToFileURL(file), eval: false };
-}
 
 interface Job {
   id: number;
   task: WorkerTask;
-  transfer: ArrayBuffer[];
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   signal: AbortSignal;
@@ -70,7 +41,7 @@ export class AnalysisWorkers {
     throwIfAborted(signal);
     if (this.closed) return Promise.reject(new Error('The analysis workers are closed.'));
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, task, transfer: [], resolve: resolve as (v: unknown) => void, reject, signal };
+      const job: Job = { id: this.nextId++, task, resolve: resolve as (v: unknown) => void, reject, signal };
       job.onAbort = () => this.abort(job);
       signal.addEventListener('abort', job.onAbort, { once: true });
       this.queue.push(job);
@@ -102,10 +73,10 @@ export class AnalysisWorkers {
   }
 
   private spawn(): Thread {
-    const entry = workerEntry();
+    const entry = entryPoint(import.meta.url, './analysis-worker.ts', 'analysis-worker');
     // workerData must be an object: geotiff.js imports web-worker, which reads workerData.mod in any worker thread.
     // execArgv is not inherited: a test runner's flags are not for this thread.
-    const t: Thread = { worker: new Worker(entry.script, { eval: entry.eval, execArgv: [], workerData: {} }), job: null };
+    const t: Thread = { worker: startWorkerEntry(entry, { execArgv: [], workerData: {} }), job: null };
     t.worker.on('message', (reply: WorkerReply) => {
       const job = t.job;
       if (!job || job.id !== reply.id) return;
@@ -143,7 +114,7 @@ export class AnalysisWorkers {
       const job = this.queue.shift()!;
       t.job = job;
       t.worker.ref(); // a running task keeps the process alive; an idle thread does not
-      t.worker.postMessage({ id: job.id, task: job.task }, job.transfer);
+      t.worker.postMessage({ id: job.id, task: job.task });
     }
   }
 
