@@ -176,10 +176,7 @@ function run(): void {
       tray = createTray(trayIconPath, {
         show: () => {
           if (!mainWindow) openWindow();
-          else {
-            if (mainWindow.isMinimized()) mainWindow.restore();
-            mainWindow.focus();
-          }
+          else focusWindow(mainWindow);
         },
         downloads: () => {
           if (!mainWindow) openWindow();

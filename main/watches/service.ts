@@ -83,12 +83,12 @@ export class WatchService {
   /** Queues every due watch of the active profile. */
   async tick(): Promise<void> {
     if (this.controller.signal.aborted) return;
-    const profileId = await this.activeProfile().catch(() => null);
-    if (!profileId) return;
     const now = this.now();
-    for (const w of this.deps.store.list(profileId)) {
-      if (w.state === 'active' && w.nextRunAt !== null && Date.parse(w.nextRunAt) <= now) this.schedule(w.id);
-    }
+    const due = this.deps.store.all().filter((w) => w.state === 'active' && w.nextRunAt !== null && Date.parse(w.nextRunAt) <= now);
+    // A quiet tick (nothing due) reads nothing: the active profile comes from the keychain-backed store.
+    if (!due.length) return;
+    const profileId = await this.activeProfile().catch(() => null);
+    for (const w of due) if (w.profileId === profileId) this.schedule(w.id);
   }
 
   /** Runs a watch soon (after the one running now). */

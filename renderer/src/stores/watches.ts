@@ -53,7 +53,6 @@ export const useWatchesStore = defineStore('watches', () => {
   async function act<T>(call: Promise<{ ok: true; data: T } | { ok: false; error: IpcError }>): Promise<{ ok: true; data: T } | { ok: false; error: IpcError }> {
     const r = await call;
     error.value = r.ok ? null : r.error;
-    if (r.ok) void load();
     return r;
   }
 
