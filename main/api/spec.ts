@@ -312,7 +312,7 @@ export function checkSpecExpansion(doc: unknown): void {
     if (!node || typeof node !== 'object') return 0;
     const known = memo.get(node);
     if (known !== undefined) return known;
-    // A circular definition stays a $ref (dereference: circular 'ignore').
+    // A circular definition stays a $ref (dereferenceLocal leaves it in place).
     if (active.has(node)) return 1;
     if (depth > MAX_SPEC_DEPTH) {
       throw new ApiError('invalid', `The service's specification nests more than ${MAX_SPEC_DEPTH} levels deep through its $ref chains; Swath does not read it.`);
@@ -320,12 +320,13 @@ export function checkSpecExpansion(doc: unknown): void {
     active.add(node);
     let n = 1;
     const ref = (node as { $ref?: unknown }).$ref;
-    if (typeof ref === 'string') n += size(pointerTarget(doc, ref), depth + 1);
-    else {
-      for (const v of Array.isArray(node) ? node : Object.values(node)) {
-        n += size(v, depth + 1);
-        if (n > MAX_SPEC_NODES) break;
-      }
+    const isRef = typeof ref === 'string';
+    if (isRef) n += size(pointerTarget(doc, ref), depth + 1);
+    // A $ref's sibling keys are expanded too (merged into its target), so they count like any children.
+    for (const [k, v] of Array.isArray(node) ? node.entries() : Object.entries(node)) {
+      if (isRef && k === '$ref') continue;
+      n += size(v, depth + 1);
+      if (n > MAX_SPEC_NODES) break;
     }
     active.delete(node);
     n = Math.min(n, MAX_SPEC_NODES + 1);
