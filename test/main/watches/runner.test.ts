@@ -110,7 +110,7 @@ describe('watch runner against the simulator', () => {
     expect(w1.notice).toMatch(/Paused at the monthly budget: \d{4}-\d{2}-\d{2} costs [\d.]+ EUR/);
     expect(w1.dates).toEqual([]);
     expect((await t.call('library:list')).entries).toEqual([]);
-    expect(t.events.some((e) => e.event === 'notification' && e.payload.kind === 'watchAttention' && e.payload.target.watchId === w0.id)).toBe(true);
+    await expect.poll(() => t!.events.some((e) => e.event === 'notification' && e.payload.kind === 'watchAttention' && e.payload.target.watchId === w0.id)).toBe(true);
 
     // Resuming without raising the budget pauses it again (nothing downloaded); going past it needs main's dialog,
     // which this host (like the browser host) does not have.
@@ -162,8 +162,7 @@ describe('watch runner against the simulator', () => {
     expect(w1.state).toBe('attention');
     expect(w1.notice).toMatch(/Not enough credit.*Redeem a voucher or top up/);
     expect(w1.nextRunAt).toBeNull();
-    const runs = t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchAttention');
-    expect(runs).toHaveLength(1);
+    await expect.poll(() => t!.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchAttention')).toHaveLength(1);
     const jobs = (await t.call('downloads:list')).jobs as { state: string; errorKind?: string }[];
     // One refused download, not a loop of them.
     expect(jobs).toHaveLength(1);
@@ -191,7 +190,8 @@ describe('watch runner against the simulator', () => {
     expect(w.state).toBe('attention');
     expect(w.notice).toMatch(/failed 4 times in a row.*Run now/);
     expect(w.nextRunAt).toBeNull();
-    expect(t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchAttention')).toHaveLength(1);
+    // The notification follows the saved state (a list call can land between the two).
+    await expect.poll(() => t!.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchAttention')).toHaveLength(1);
     // The downloaded date is still there.
     expect(w.dates.map((d) => d.state)).toEqual(['downloaded']);
   });
