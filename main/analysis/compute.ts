@@ -21,7 +21,9 @@ export const MAX_AREA_PIXELS = 25_000_000;
 export type Window = [number, number, number, number];
 
 /** Why a file adds nothing to a result: thrown by the computations, listed with the file by the caller. */
-export class SkipError extends Error {}
+export class SkipError extends Error {
+  override name = 'SkipError';
+}
 
 /** The file's north-up grid in CRS units, or a SkipError. */
 function gridOf(h: GeoTiffHeader): { originX: number; originY: number; pixelSize: number; proj: Projection } {

@@ -8,5 +8,3 @@ export type WorkerTask =
   | { op: 'point'; file: string; spec: IndexSpec; point: [number, number] }
   | { op: 'change'; fileA: string; fileB: string; spec: IndexSpec; aoi: Polygon | MultiPolygon | null };
 
-/** A task's answer; `skip` marks a file that cannot contribute (with why), as opposed to a failure. */
-export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; skip: boolean; message: string };

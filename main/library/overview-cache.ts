@@ -5,7 +5,7 @@ import { AppError } from '../../common/errors.js';
 import { abortError, abortable, isAbortError } from '../../common/abort.js';
 import type { LibraryEntry } from './catalog.js';
 import { overviewNeed, type OverviewNeed } from './overview.js';
-import { buildOverviewCopyInWorker as buildOverviewCopy } from './overview-thread.js';
+import { OverviewWorkers } from './overview-thread.js';
 import type { RasterFileLookup } from './raster-protocol.js';
 
 /**
@@ -71,6 +71,8 @@ export interface OverviewCacheOptions {
   catalog: OverviewCatalog;
   onProgress?: (p: OverviewProgress) => void;
   log?: (message: string) => void;
+  /** The threads that build copies; default: the cache's own, closed with it. */
+  workers?: OverviewWorkers;
 }
 
 /**
@@ -128,9 +130,11 @@ export class OverviewCache {
   /** What {@link overviewNeed} said, by file key. */
   private readonly needs = new Map<string, OverviewNeed>();
   private readonly closing = new AbortController();
+  private readonly workers: OverviewWorkers;
 
   /** Creates the cache; a copy is deleted when the last entry using it leaves the library. */
   constructor(private readonly opts: OverviewCacheOptions) {
+    this.workers = opts.workers ?? new OverviewWorkers();
     opts.catalog.on('removed', (entry) => {
       const key = this.ready.get(entry.id);
       this.ready.delete(entry.id);
@@ -217,7 +221,7 @@ export class OverviewCache {
         const file = path.join(this.opts.dir, `${name}-${++this.quickSerial}.tif`);
         const build = new SharedBuild(async (buildSignal) => {
           await mkdir(this.opts.dir, { recursive: true });
-          await buildOverviewCopy(entry.path, file, { signal: buildSignal, decimate: f, durable: false });
+          await this.workers.build(entry.path, file, { signal: buildSignal, decimate: f, durable: false });
         }, this.closing.signal);
         const q = { file, build };
         quick = q;
@@ -247,7 +251,7 @@ export class OverviewCache {
       const b = new SharedBuild(async (buildSignal) => {
         try {
           await mkdir(this.opts.dir, { recursive: true });
-          await buildOverviewCopy(entry.path, file, {
+          await this.workers.build(entry.path, file, {
             signal: buildSignal,
             onProgress: (fraction) => this.opts.onProgress?.({ id, fraction }),
           });
@@ -305,9 +309,10 @@ export class OverviewCache {
     return removed;
   }
 
-  /** Stops running builds (their partial files are removed) and waits for them. */
+  /** Stops running builds (their partial files are removed), waits for them, then ends its own threads. */
   async close(): Promise<void> {
     this.closing.abort();
     await Promise.allSettled([...this.builds.values(), ...this.quickBuilds.values()].map((b) => ('build' in b ? b.build : b).done));
+    if (!this.opts.workers) await this.workers.close();
   }
 }

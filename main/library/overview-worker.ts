@@ -1,25 +1,17 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import { buildOverviewCopy } from './overview.js';
-import type { FromOverviewWorker, OverviewJob, ToOverviewWorker } from './overview-thread.js';
-
 /**
- * Entry of the overview worker (a worker thread, one per build): decodes the source with
- * geotiff.js and writes the copy off main's thread. `cancel` aborts the build (its `.part` file is
- * removed); progress and the result go back as messages.
+ * Entry of the overview worker threads: builds copies (buildOverviewCopy) off main's thread, one
+ * at a time per thread. A cancel fires the build's signal (its `.part` file is removed); progress
+ * and the result go back as messages. Bundled as out/main/overview-worker.js.
  */
-const job = workerData as OverviewJob;
-const port = parentPort!;
-const stop = new AbortController();
-port.on('message', (m: ToOverviewWorker) => {
-  if (m.type === 'cancel') stop.abort();
-});
-const post = (m: FromOverviewWorker): void => port.postMessage(m);
-buildOverviewCopy(job.src, job.dest, {
-  signal: stop.signal,
-  decimate: job.decimate,
-  durable: job.durable,
-  onProgress: job.progress ? (fraction) => post({ type: 'progress', fraction }) : undefined,
-}).then(
-  (copy) => post({ type: 'done', copy }),
-  (e: unknown) => post({ type: 'failed', message: (e as Error).message, code: (e as { code?: unknown }).code, aborted: stop.signal.aborted }),
-).finally(() => port.close());
+import { serveTasks } from '../shared/worker-pool.js';
+import { buildOverviewCopy, type OverviewCopy } from './overview.js';
+import type { OverviewJob } from './overview-thread.js';
+
+serveTasks<OverviewJob, OverviewCopy>(async (job, signal, progress) => ({
+  result: await buildOverviewCopy(job.src, job.dest, {
+    signal,
+    decimate: job.decimate,
+    durable: job.durable,
+    onProgress: job.progress ? progress : undefined,
+  }),
+}));

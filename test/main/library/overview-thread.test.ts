@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOverviewCopy } from '../../../main/library/overview';
-import { buildOverviewCopyInWorker, overviewWorkerEntry } from '../../../main/library/overview-thread';
+import { OverviewWorkers, overviewWorkerEntry } from '../../../main/library/overview-thread';
 import { bigStripImage, deflateBombStriped } from '../../fixtures/hostile/tiffs';
 
 // Issue 11 item 5: overview copies are decoded and written in a worker thread, not on main's.
@@ -11,12 +11,18 @@ import { bigStripImage, deflateBombStriped } from '../../fixtures/hostile/tiffs'
 describe('overview copies in a worker thread', () => {
   let dir: string;
   let big: string;
+  let workers: OverviewWorkers;
+  const buildOverviewCopyInWorker = (...args: Parameters<OverviewWorkers['build']>) => workers.build(...args);
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'swath-ovr-thread-'));
     big = path.join(dir, 'big-strips.tif');
     writeFileSync(big, bigStripImage(1500));
+    workers = new OverviewWorkers();
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await workers.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('writes the same bytes as the in-thread build, with progress from the worker', async () => {
     const fractions: number[] = [];
@@ -46,10 +52,33 @@ describe('overview copies in a worker thread', () => {
       .rejects.toThrow(/inflates to more than its declared 262144 bytes/);
   });
 
-  it('an already aborted signal starts no worker', async () => {
+  it('an already aborted signal starts no build', async () => {
     const stop = new AbortController();
     stop.abort();
     await expect(buildOverviewCopyInWorker(big, path.join(dir, 'never.tif'), { signal: stop.signal })).rejects.toMatchObject({ name: 'AbortError' });
     expect(existsSync(path.join(dir, 'never.tif.part'))).toBe(false);
+  });
+
+  it('keeps its threads for the next builds (at most two), after failures and cancels too', async () => {
+    const fresh = new OverviewWorkers();
+    try {
+      expect(fresh.threadCount).toBe(0);
+      const signal = new AbortController().signal;
+      const copies = await Promise.all([0, 1, 2].map((i) => fresh.build(big, path.join(dir, `pool-${i}.tif`), { signal, decimate: 2, durable: false })));
+      expect(copies.map((c) => c.levels[0])).toEqual([0, 1, 2].map(() => ({ width: 750, height: 750 })));
+      expect(fresh.threadCount).toBe(2);
+      // A cancelled build leaves its thread serving: the cancel reaches the build, which stops in time.
+      const stop = new AbortController();
+      await expect(fresh.build(big, path.join(dir, 'pool-cancelled.tif'), { signal: stop.signal, onProgress: () => stop.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+      expect(existsSync(path.join(dir, 'pool-cancelled.tif.part'))).toBe(false);
+      expect(fresh.threadCount).toBe(2);
+      const again = await fresh.build(big, path.join(dir, 'pool-again.tif'), { signal, decimate: 3, durable: false });
+      expect(again.levels[0]).toEqual({ width: 500, height: 500 });
+      expect(fresh.threadCount).toBe(2);
+    } finally {
+      await fresh.close();
+    }
+    expect(fresh.threadCount).toBe(0);
+    await expect(fresh.build(big, path.join(dir, 'closed.tif'), { signal: new AbortController().signal })).rejects.toThrow(/closed/);
   });
 });
