@@ -5,7 +5,7 @@ import { ServiceClient } from '../../main/api/index.js';
 import { HOSTILE_INPUTS, type HostileInput } from '../fixtures/hostile/manifest.js';
 import { coastlineWkt } from '../fixtures/hostile/aois.js';
 import { bigStripImage } from '../fixtures/hostile/tiffs.js';
-import { feed, mismatch, observedDemoService, tiffPath } from '../main/security/corpus.js';
+import { feed, mismatch, observedDemoService, postBytes, tiffPath } from '../main/security/corpus.js';
 import { startTestApp } from '../main/security/helpers.js';
 import type { Figure } from './simulator.bench.js';
 
@@ -89,12 +89,8 @@ export async function benchHostile(): Promise<Figure[]> {
     await phase('aoi', async () => {
       await feedAll(of('aoi'));
       // A valid coastline at the vertex cap: the whole self-intersection test runs (in the demo service's process).
-      const res = await fetch(`${service.demo.url}/api/satelliteimages/process/composite/available`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': service.demo.key },
-        body: coastline,
-      });
-      if (!res.ok) wrong.push(`coastline 20000: HTTP ${res.status}`);
-      await res.arrayBuffer();
+      const res = await postBytes(`${service.demo.url}/api/satelliteimages/process/composite/available`, { 'content-type': 'application/json', 'x-api-key': service.demo.key }, coastline);
+      if (res.status >= 300) wrong.push(`coastline 20000: HTTP ${res.status}`);
     });
     await phase('spec', async () => {
       await feedAll(of('spec'));

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import path from 'node:path';
 import { contentDispositionFileName } from '../../../main/api/index.js';
 import { sanitizeFileName } from '../../../main/downloads/index.js';
@@ -36,6 +37,24 @@ export function observedDemoService(): { start: StartSimulator; demo: DemoServic
   };
 }
 
+/**
+ * POSTs `body` as the attacker would: the bytes go to the socket as they are (node:http writes the
+ * Buffer without copying it). fetch would wrap them in a web stream and clone them on main's loop,
+ * which is the sender's cost, not the demo service's, and would be counted against main.
+ */
+export function postBytes(url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.byteLength) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** What an input got, in the terms of {@link Answer}. */
 export type Outcome =
   | { kind: 'error'; error: string; message: string }
@@ -71,11 +90,9 @@ export async function feed(input: HostileInput, ctx: { app: TestApp; demo: DemoS
       return { answer, preview };
     }
     case 'aoi': {
-      const res = await fetch(`${ctx.demo.url}${input.operation}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ctx.demo.key }, body: typeof data === 'string' ? data : new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength),
-      });
-      const json = (await res.json()) as { Succeeded: boolean; Error?: { Code: number; Message: string } | null; Data?: unknown };
-      if (res.ok && json.Succeeded) return { answer: { kind: 'accepted', logs: [] } };
+      const res = await postBytes(`${ctx.demo.url}${input.operation}`, { 'content-type': 'application/json', 'x-api-key': ctx.demo.key }, typeof data === 'string' ? Buffer.from(data) : data);
+      const json = JSON.parse(res.body) as { Succeeded: boolean; Error?: { Code: number; Message: string } | null; Data?: unknown };
+      if (res.status < 300 && json.Succeeded) return { answer: { kind: 'accepted', logs: [] } };
       return { answer: { kind: 'service-error', status: res.status, code: json.Error?.Code ?? 0, message: `${json.Error?.Message ?? ''} ${JSON.stringify(json.Data ?? null)}` } };
     }
     case 'spec': {
