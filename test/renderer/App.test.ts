@@ -9,14 +9,19 @@ const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
 const App = (await import('../../renderer/src/App.vue')).default;
+const { mapState } = await import('../../renderer/src/map/map-state');
+// The shell's parts that load after the map's first frame, loaded once here so that mounting them is a microtask away.
+await Promise.all(['map/AoiToolbar.vue', 'components/ContractBanner.vue', 'components/HelpOverlay.vue', 'components/ImportDialog.vue', 'components/KeyDialog.vue',
+  'components/NotificationCards.vue', 'components/Toasts.vue', 'panels/downloads/DownloadsTray.vue'].map((f) => import(`../../renderer/src/${f}`)));
 
 let wrapper: VueWrapper | null = null;
 
-async function mountApp(bridge = makeBridge()): Promise<VueWrapper> {
+async function mountApp(bridge = makeBridge(), mapReady = true): Promise<VueWrapper> {
   fake.api = bridge.api;
   const pinia = createPinia();
   setActivePinia(pinia);
-  // The OpenLayers map needs a real canvas; its behaviour is covered by the browser tests.
+  // The OpenLayers map needs a real canvas; its behaviour is covered by the browser tests. Its first frame is this flag.
+  mapState.ready = mapReady;
   wrapper = mount(App, { global: { plugins: [pinia], stubs: { MapView: true, Teleport: true } }, attachTo: document.body });
   await flushPromises();
   await new Promise((r) => setTimeout(r, 0));
@@ -33,6 +38,41 @@ afterEach(() => {
 });
 
 describe('App shell', () => {
+  it('starts the panel and the stores once the map has drawn its first frame, not before', async () => {
+    const bridge = makeBridge();
+    const w = await mountApp(bridge, false);
+    // The rail is there at once; the panel's content and the first requests wait for the map.
+    expect(w.findAll('nav[aria-label="Panels"] [data-panel]')).toHaveLength(8);
+    expect(w.find('.side-body').element.children).toHaveLength(0);
+    expect(bridge.api.appInfo).not.toHaveBeenCalled();
+    expect(bridge.api.servicePing).not.toHaveBeenCalled();
+    mapState.ready = true;
+    await flushPromises();
+    await new Promise((r) => setTimeout(r, 0));
+    await flushPromises();
+    expect(bridge.api.appInfo).toHaveBeenCalledOnce();
+    expect(bridge.api.servicePing).toHaveBeenCalledOnce();
+    await expect.poll(() => w.find('.side-body').element.children.length).toBeGreaterThan(0);
+  });
+
+  it('starts them anyway when the map never draws a frame', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const bridge = makeBridge();
+      fake.api = bridge.api;
+      const pinia = createPinia();
+      setActivePinia(pinia);
+      mapState.ready = false;
+      wrapper = mount(App, { global: { plugins: [pinia], stubs: { MapView: true, Teleport: true } }, attachTo: document.body });
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(bridge.api.appInfo).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(bridge.api.appInfo).toHaveBeenCalledOnce();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('shows the demo service, connection, pointer and scale slots in the status bar', async () => {
     const bridge = makeBridge();
     const w = await mountApp(bridge);

@@ -119,7 +119,9 @@ export function formatScale(denominator: number): string {
   if (!Number.isFinite(denominator) || denominator <= 0) return '1:–';
   const mag = 10 ** Math.max(0, Math.floor(Math.log10(denominator)) - 1);
   const rounded = denominator >= 1000 ? Math.round(denominator / mag) * mag : Math.round(denominator);
-  return `1:${numberFormat(0, 3).format(rounded)}`;
+  // An integer, grouped by hand as en-US does: the status bar shows it in the first frame, and the
+  // first Intl.NumberFormat of a page costs tens of milliseconds (ICU's data).
+  return `1:${String(rounded).replace(/\B(?=(\d{3})+$)/g, ',')}`;
 }
 
 /** A service property name made readable: "MaxCompositeAreaKm2" -> "Max composite area km²". */

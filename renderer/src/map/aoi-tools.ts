@@ -12,6 +12,7 @@ import { Circle as CircleStyle, Fill, Stroke, Style } from 'ol/style';
 import { watch } from 'vue';
 import type { AnyGeometry } from '../lib/geometry';
 import { useAoiStore } from '../stores/aoi';
+import { aoiTools, setAoiTools, type AoiTools } from './aoi-tools-handle';
 import { mapState } from './map-state';
 
 /**
@@ -21,18 +22,6 @@ import { mapState } from './map-state';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 
-let controller: AoiTools | null = null;
-
-/** What the toolbar and shortcuts call. */
-export interface AoiTools {
-  drawPolygon(): void;
-  drawRectangle(): void;
-  cancel(): void;
-  removeLastPoint(): void;
-  setEditing(on: boolean): void;
-  zoomToAoi(): void;
-  dispose(): void;
-}
 
 function aoiStyles(invalid: boolean): Style[] {
   const color = invalid ? '#dc2626' : '#f59e0b';
@@ -160,14 +149,9 @@ export function installAoiTools(map: OlMap): AoiTools {
       map.removeInteraction(modify);
       map.removeInteraction(snap);
       map.removeLayer(layer);
-      if (controller === tools) controller = null;
+      if (aoiTools() === tools) setAoiTools(null);
     },
   };
-  controller = tools;
+  setAoiTools(tools);
   return tools;
-}
-
-/** The installed tools, or null before the map exists (toolbar buttons are disabled then). */
-export function aoiTools(): AoiTools | null {
-  return controller;
 }

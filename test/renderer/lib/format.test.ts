@@ -15,6 +15,12 @@ describe('formatting with units', () => {
     expect(formatEta(65)).toBe('1 min 05 s');
     expect(formatEta(null)).toBe('–');
     expect(formatScale(144448)).toBe('1:140,000');
+    // Grouped as en-US groups integers, from 1:1 to the whole world.
+    for (const d of [1, 12, 999, 1_000, 1_049, 99_500, 123_456, 1_234_567, 559_082_264, 5e9]) {
+      expect(formatScale(d)).toBe(`1:${new Intl.NumberFormat('en-US').format(Number(formatScale(d).slice(2).replaceAll(',', '')))}`);
+    }
+    expect(formatScale(559_082_264)).toBe('1:560,000,000');
+    expect(formatScale(999)).toBe('1:999');
     expect(formatLonLat(13.4, -52.5, 2)).toBe('13.40° E  52.50° S');
   });
 
