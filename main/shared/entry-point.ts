@@ -36,12 +36,11 @@ function tsxFile(rel: string): string {
 }
 
 /** A Node child process running `entry`, with an IPC channel (structured clone). */
-export function forkEntry(entry: EntryPoint, options: { env?: NodeJS.ProcessEnv } = {}): ChildProcess {
+export function forkEntry(entry: EntryPoint): ChildProcess {
   return fork(entry.file, [], {
     execArgv: entry.fromSource ? ['--import', tsxFile('dist/loader.mjs')] : [],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: options.env ?? process.env,
   });
 }
 
