@@ -149,6 +149,7 @@ export class WorkerPool<T, R> {
       const i = this.threads.indexOf(t);
       if (i < 0) return; // ended on purpose
       this.threads.splice(i, 1);
+      clearTimeout(t.killer);
       const job = t.job;
       if (job) this.settle(null, job, () => job.reject(job.signal.aborted ? abortError(job.signal) : e instanceof Error ? e : new Error(`The ${this.opts.name} worker stopped (${String(e)}).`)));
     };
