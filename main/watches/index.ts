@@ -3,7 +3,7 @@ import { WatchStore } from './store';
 import { WatchService, type WatchServiceDeps } from './service';
 
 export { WatchStore, type Watch, type WatchDate, type WatchInput } from './store';
-export { SpendStore, spendFromBilling, monthOf, type SpendView } from './spend';
+export { BILLING_FRESH_MS, SpendStore, spendFromBilling, monthOf, type SpendView } from './spend';
 export { runWatch, watchRequest, fullyAvailable, classify, type WatchRunDeps, type WatchClient } from './runner';
 export { WatchService, watchFolder, type WatchChannel } from './service';
 

@@ -45,6 +45,12 @@ export function spendFromBilling(data: unknown): number | null {
 }
 
 /**
+ * How long one billing summary serves a profile's spend checks (an order's check, confirmation and
+ * record; a watch run's dates): the service is asked again after this, or in a new month.
+ */
+export const BILLING_FRESH_MS = 60_000;
+
+/**
  * The spend guard's memory: an optional monthly budget per profile (EUR) and Swath's own ledger of
  * the costs it acted on (downloads and orders the analyst confirmed, watch downloads), kept in
  * userData/spend.json, written atomically.
@@ -53,6 +59,8 @@ export class SpendStore {
   private budgets: Record<string, number> = {};
   private ledger: z.infer<typeof ledgerEntrySchema>[] = [];
   private readonly store: JsonStore;
+  /** The last billing summary read per profile: when (ms), and the month's spend it named (null: none). */
+  private readonly summaries = new Map<string, { at: number; spent: number | null }>();
 
   private constructor(readonly file: string, private readonly now: () => number, private readonly ceilingEur: number | null) {
     this.store = new JsonStore(file, () => ({ version: 1, budgets: this.budgets, ledger: this.ledger }));
@@ -103,29 +111,40 @@ export class SpendStore {
     await this.store.save();
   }
 
-  /** What the ledger holds for a profile in a month (YYYY-MM). */
-  ledgerSpend(profileId: string, month: string): number {
-    return cents(this.ledger.filter((e) => e.profileId === profileId && e.at.slice(0, 7) === month).reduce((s, e) => s + e.costEur, 0));
+  /** What the ledger holds for a profile in a month (YYYY-MM), recorded after `since` (ISO time) when given. */
+  ledgerSpend(profileId: string, month: string, since = ''): number {
+    return cents(this.ledger.filter((e) => e.profileId === profileId && e.at.slice(0, 7) === month && e.at > since).reduce((s, e) => s + e.costEur, 0));
   }
 
   /**
    * Month-to-date spend plus `costEur` against the budget. `billing` asks the service for this
-   * month's billing summary; its answer is used when it names the month's spend, else the ledger.
+   * month's billing summary. When it names the month's spend, that is the spend as of the summary,
+   * plus what the ledger recorded since (a summary serves {@link BILLING_FRESH_MS}, and the service
+   * may not count an order yet); else the ledger alone. A summary that could not be read is asked
+   * for again next time.
    */
   async view(profileId: string, costEur: number, billing: (() => Promise<unknown>) | null): Promise<SpendView> {
-    const month = monthOf(this.now());
-    let spent: number | null = null;
+    const now = this.now();
+    const month = monthOf(now);
+    let summary = this.summaries.get(profileId);
     let note: string | null = null;
-    if (billing) {
+    if (!billing) {
+      summary = undefined;
+      note = 'No billing summary is available for this profile.';
+    } else if (!summary || now - summary.at > BILLING_FRESH_MS || monthOf(summary.at) !== month) {
+      summary = undefined;
+      this.summaries.delete(profileId);
       try {
-        spent = spendFromBilling(await billing());
-        if (spent === null) note = "The service's billing summary names no spend for this month.";
+        summary = { at: now, spent: spendFromBilling(await billing()) };
+        this.summaries.set(profileId, summary);
       } catch (e) {
         note = `The billing summary could not be read: ${(e as Error).message}`;
       }
-    } else note = 'No billing summary is available for this profile.';
+    }
+    const spent = summary?.spent ?? null;
+    if (summary && spent === null) note = "The service's billing summary names no spend for this month.";
     const budgetEur = this.budget(profileId);
-    const spentEur = spent ?? this.ledgerSpend(profileId, month);
+    const spentEur = spent === null ? this.ledgerSpend(profileId, month) : cents(spent + this.ledgerSpend(profileId, month, new Date(summary!.at).toISOString()));
     const cost = cents(costEur);
     const afterEur = cents(spentEur + cost);
     return {

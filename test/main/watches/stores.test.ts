@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { electronNotifications, type NotificationClass } from '../../../main/notifications/electron';
 import { Notifier } from '../../../main/notifications/notifier';
-import { SpendStore, WatchStore, classify, fullyAvailable, spendFromBilling, watchRequest } from '../../../main/watches';
+import { BILLING_FRESH_MS, SpendStore, WatchStore, classify, fullyAvailable, spendFromBilling, watchRequest } from '../../../main/watches';
 import { watchMonthSpend } from '../../../main/watches/runner';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));
@@ -80,10 +80,28 @@ describe('spend guard', () => {
     expect(ledger).toMatchObject({ month: '2026-11', budgetEur: 50, spentEur: 30, source: 'ledger', costEur: 25, afterEur: 55, overBudget: true });
     expect(ledger.sourceNote).toContain('No billing');
     expect(await s.view('p1', 20, null)).toMatchObject({ afterEur: 50, overBudget: false });
-    const billing = await s.view('p1', 25, async () => ({ OrdersTotal: 10, DownloadsTotal: 0 }));
+    let asked = 0;
+    const summary = async () => {
+      asked++;
+      return { OrdersTotal: 10, DownloadsTotal: 0 };
+    };
+    const billing = await s.view('p1', 25, summary);
     expect(billing).toMatchObject({ spentEur: 10, source: 'billing', sourceNote: null, overBudget: false });
+    // One summary serves the checks of the next minute; what Swath records meanwhile is added to it.
+    now += 1_000;
+    await s.record('p1', 4.5, 'order after the summary');
+    expect(await s.view('p1', 25, summary)).toMatchObject({ spentEur: 14.5, source: 'billing', afterEur: 39.5 });
+    expect(asked).toBe(1);
+    // Past that, the service is asked again, and its answer is the spend (it counts the order by now).
+    now += BILLING_FRESH_MS;
+    expect(await s.view('p1', 0, async () => ({ OrdersTotal: 14.5 }))).toMatchObject({ spentEur: 14.5, source: 'billing' });
+    // A summary that fails is not kept: the ledger answers, and the next check asks again.
+    now += BILLING_FRESH_MS + 1;
+    const failed = await s.view('p1', 0, async () => Promise.reject(new Error('HTTP 503')));
+    expect(failed).toMatchObject({ source: 'ledger', spentEur: 34.5 });
+    expect(failed.sourceNote).toContain('could not be read: HTTP 503');
     const unreadable = await s.view('p1', 0, async () => ({ Something: 'else' }));
-    expect(unreadable).toMatchObject({ source: 'ledger', spentEur: 30 });
+    expect(unreadable).toMatchObject({ source: 'ledger', spentEur: 34.5 });
     expect(unreadable.sourceNote).toContain('names no spend');
     // A new month starts from zero; the budget and the file survive a restart.
     now = Date.parse('2026-12-01T01:00:00Z');
