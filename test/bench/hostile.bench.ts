@@ -5,7 +5,8 @@ import { ServiceClient } from '../../main/api/index.js';
 import { HOSTILE_INPUTS, type HostileInput } from '../fixtures/hostile/manifest.js';
 import { coastlineWkt } from '../fixtures/hostile/aois.js';
 import { bigStripImage } from '../fixtures/hostile/tiffs.js';
-import { feed, mismatch, observedDemoService, postBytes, tiffPath } from '../main/security/corpus.js';
+import { feed, mismatch, observedDemoService, tiffPath } from '../main/security/corpus.js';
+import { postBytes } from '../main/simulator/helpers.js';
 import { startTestApp } from '../main/security/helpers.js';
 import type { Figure } from './simulator.bench.js';
 

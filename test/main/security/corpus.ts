@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import path from 'node:path';
 import { contentDispositionFileName } from '../../../main/api/index.js';
 import { sanitizeFileName } from '../../../main/downloads/index.js';
@@ -7,6 +6,7 @@ import { forkedSimulator } from '../../../main/hosts/simulator-process.js';
 import type { StartSimulator } from '../../../main/services/embedded-service.js';
 import type { Answer, HostileInput } from '../../fixtures/hostile/manifest.js';
 import { makeClient, sendEnvelope, startScriptServer } from '../api/helpers.js';
+import { postBytes } from '../simulator/helpers.js';
 import type { TestApp } from './helpers.js';
 
 /**
@@ -35,24 +35,6 @@ export function observedDemoService(): { start: StartSimulator; demo: DemoServic
       return sim;
     },
   };
-}
-
-/**
- * POSTs `body` as the attacker would: the bytes go to the socket as they are (node:http writes the
- * Buffer without copying it). fetch would wrap them in a web stream and clone them on main's loop,
- * which is the sender's cost, not the demo service's, and would be counted against main.
- */
-export function postBytes(url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.byteLength) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /** What an input got, in the terms of {@link Answer}. */

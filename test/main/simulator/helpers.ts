@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../main/simulator/index.js';
@@ -98,4 +99,31 @@ export async function demoDate(t: TestSim, aoi = SMALL_AOI): Promise<string> {
   const r = await t.call('POST', '/api/satelliteimages/search/available', { Wkt: aoi, From: '2026-01-01', Until: null });
   const dates: string[] = r.json.Data.ModelImageDates[0].DatesByGeog[0].Dates;
   return dates[dates.length - 1]!;
+}
+
+/**
+ * POSTs `body` as the attacker would: the bytes go to the socket as they are (node:http writes the
+ * Buffer without copying it). fetch would wrap them in a web stream and clone them on main's loop,
+ * which is the sender's cost, not the demo service's, and would be counted against main. With
+ * `piece`, the body goes a piece of that many bytes at a time, each once the socket has taken the last.
+ */
+export function postBytes(url: string, headers: Record<string, string>, body: Buffer, piece?: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    // A connection of its own: a kept-alive one the server is closing as the request goes out would reset it.
+    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.byteLength) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (!piece) return void req.end(body);
+    const send = (at: number): void => {
+      if (at >= body.byteLength) return void req.end();
+      const next = (): void => void setTimeout(() => send(at + piece), 1);
+      if (req.write(body.subarray(at, at + piece))) next();
+      else req.once('drain', next);
+    };
+    send(0);
+  });
 }

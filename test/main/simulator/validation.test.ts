@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SMALL_AOI, startTestSim, type TestSim } from './helpers.js';
+import { SMALL_AOI, postBytes, startTestSim, type TestSim } from './helpers.js';
 
 const GEOJSON = { type: 'Polygon', coordinates: [[[13.4, 52.5], [13.43, 52.5], [13.43, 52.52], [13.4, 52.52], [13.4, 52.5]]] };
 const composite = (over: Record<string, unknown>) => ({ Wkt: SMALL_AOI, Date: '2026-11-01', Model: 'Stratus2', Resolution: 80, ...over });
@@ -32,6 +32,19 @@ describe('validation: 400, Code 992, Data = {property: [reasons]}', () => {
     await expect992(CE, { Wkt: SMALL_AOI, Date: '', Model: 'Stratus2' }, 'Date', /date/i);
     await expect992(CE, { Wkt: SMALL_AOI, Date: 'soon', Model: 'Stratus2' }, 'Date', /date/i);
     expect((await t.call('POST', CE, { Wkt: SMALL_AOI, Date: null, Model: 'Stratus2' })).status).toBe(200);
+  });
+  it('a body past 4 MiB is refused with a 992 the client reads, not a reset, however fast it sends', async () => {
+    const big = Buffer.from(JSON.stringify({ ...composite({}), Notes: 'x'.repeat(10 * 1024 * 1024) }));
+    for (let i = 0; i < 4; i++) {
+      // At once, and as a slow client does, a piece at a time (still sending when the limit is reached).
+      const res = await postBytes(`${t.url}${A}`, { 'content-type': 'application/json', 'x-api-key': 'demo-key' }, big, i % 2 ? 256 * 1024 : undefined);
+      expect(res.status).toBe(400);
+      const json = JSON.parse(res.body);
+      expect(json.Error.Code).toBe(992);
+      expect(json.Data.Body.join(' ')).toMatch(/larger than 4 MiB/);
+    }
+    // The connection's next request is served as usual.
+    expect((await t.call('POST', A, composite({}))).status).toBe(200);
   });
   it('both Wkt and GeoJson', async () => {
     const data = await expect992(P, composite({ GeoJson: GEOJSON }), 'Wkt', /not both/i);
