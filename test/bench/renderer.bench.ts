@@ -21,7 +21,10 @@ import { buildMinimalOl } from './minimal-ol/build.js';
  *   takes what its work takes rather than the 16.7 ms vsync slot.
  */
 
-const COLD_PAIRS = Math.max(MIN_PAIRS, 9);
+// Cold starts wander (Chromium and the host share two cores): 9 pairs gave 1.55 and 1.25 in two runs.
+const COLD_PAIRS = Math.max(MIN_PAIRS, 21);
+/** Quiet time before each cold start, so that the last page's leftovers (its closing, its host calls) are not counted in the next. */
+const SETTLE_MS = 400;
 const PAN_FRAMES = 180;
 
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
@@ -119,7 +122,12 @@ export async function benchRenderer(): Promise<Figure[]> {
   try {
     // Cold start: each load is a fresh browser context (no cache, no storage); Swath and the bare map
     // alternate, after a warm-up of each (Chromium's own first-load costs are not the app's).
-    const cold = await interleaved(COLD_PAIRS, async () => coldStartMs(await ws.newPage()), async () => {
+    const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
+    const cold = await interleaved(COLD_PAIRS, async () => {
+      await settle();
+      return coldStartMs(await ws.newPage());
+    }, async () => {
+      await settle();
       const context = await ws.browser.newContext({ viewport: { width: 1440, height: 900 } });
       const page = await context.newPage();
       await page.goto(reference.url);
