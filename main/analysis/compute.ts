@@ -10,7 +10,7 @@ import { AoiRasterizer, projectAoi } from '../../common/grid/aoi-mask.js';
 import { getProjection, type Projection } from '../../common/grid/projection.js';
 import { nodataOf, openGeoTiff, type GeoTiffHeader, type OpenGeoTiff } from '../geotiff/index.js';
 import { readPlanFor, type IndexSpec, type ReadPlan } from './expression.js';
-import { summarize, type AreaStats } from './stats.js';
+import { histogramOf, summarize, type AreaStats, type ValueHistogram } from './stats.js';
 
 /** Rows decoded per read: bounds memory whatever the area. */
 const STRIP_ROWS = 256;
@@ -248,4 +248,46 @@ export async function changeGrid(fileA: string, fileB: string, spec: IndexSpec, 
   } finally {
     await A.close();
   }
+}
+
+/** Longest side of the display copy of a change layer sent to the renderer. */
+const DISPLAY_MAX = 768;
+
+/** What the renderer is shown of a change layer: a display copy, statistics of the valid values and a histogram. */
+export interface ChangeSummary {
+  /** Every `step`-th pixel of the grid (nearest), at most {@link DISPLAY_MAX} on a side, as base64 float32. */
+  display: { width: number; height: number; step: number; float32: string };
+  stats: { valid: number; mean: number | null; median: number | null; p10: number | null; p90: number | null; min: number | null; max: number | null };
+  histogram: ValueHistogram;
+}
+
+/** A change task's answer: the grid (kept by main for "Save as GeoTIFF") and its summary. */
+export interface ChangeResult {
+  grid: ChangeGrid;
+  summary: ChangeSummary;
+}
+
+/**
+ * The summary of a change grid, computed next to it in the worker: the statistics sort up to
+ * 25 M values, which main's thread must not do.
+ */
+export function changeSummary(g: ChangeGrid): ChangeSummary {
+  const step = Math.max(1, Math.ceil(Math.max(g.width, g.height) / DISPLAY_MAX));
+  const width = Math.ceil(g.width / step);
+  const height = Math.ceil(g.height / step);
+  const out = new Float32Array(width * height);
+  const half = Math.floor(step / 2);
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(g.height - 1, y * step + half);
+    for (let x = 0; x < width; x++) out[y * width + x] = g.values[sy * g.width + Math.min(g.width - 1, x * step + half)]!;
+  }
+  const valid = new Float64Array(g.values.length);
+  let n = 0;
+  for (const v of g.values) if (Number.isFinite(v)) valid[n++] = v;
+  const s = summarize(valid.subarray(0, n));
+  return {
+    display: { width, height, step, float32: Buffer.from(out.buffer).toString('base64') },
+    stats: { valid: n, mean: s?.mean ?? null, median: s?.median ?? null, p10: s?.p10 ?? null, p90: s?.p90 ?? null, min: s?.min ?? null, max: s?.max ?? null },
+    histogram: histogramOf(g.values, 64),
+  };
 }

@@ -15,18 +15,15 @@ import { readGeoJson, readWkt } from '../../common/aoi-text.js';
 import { AppError } from '../../common/errors.js';
 import { gdalMetadataXml, writePyramid } from '../geotiff/index.js';
 import type { LibraryCatalog, LibraryEntry } from '../library/index.js';
-import { SkipError, type AreaItem, type ChangeGrid, type PointItem } from './compute.js';
+import { SkipError, type AreaItem, type ChangeGrid, type ChangeResult, type ChangeSummary, type PointItem } from './compute.js';
 import { parseIndexExpression, unitOf, type IndexSpec } from './expression.js';
 import type { AnalysisWorkers } from './pool.js';
-import { histogramOf, summarize } from './stats.js';
 
 /** An area as the contract carries it. */
 export type AoiInput = { wkt: string } | { geojson: Record<string, unknown> };
 
 /** Nodata of the saved change GeoTIFFs. */
 export const CHANGE_NODATA = -9999;
-/** Longest side of the display copy of a change layer sent to the renderer. */
-const DISPLAY_MAX = 768;
 /** Change results kept for saving (at most 25 M float32 pixels each). */
 const KEEP_RESULTS = 2;
 
@@ -127,8 +124,9 @@ export class AnalysisService {
     const to = this.entry(req.toId);
     const aoi = req.aoi ? readAoiInput(req.aoi) : null;
     let grid: ChangeGrid;
+    let summary: ChangeSummary;
     try {
-      grid = await this.deps.workers.run<ChangeGrid>({ op: 'change', fileA: from.path, fileB: to.path, spec, aoi }, signal);
+      ({ grid, summary } = await this.deps.workers.run<ChangeResult>({ op: 'change', fileA: from.path, fileB: to.path, spec, aoi }, signal));
     } catch (e) {
       if (e instanceof SkipError) throw new AppError('validation', `No change layer: ${e.message}.`);
       throw e;
@@ -137,18 +135,11 @@ export class AnalysisService {
     const label = `${spec.label} change ${from.date ?? nameOf(from)} → ${to.date ?? nameOf(to)}`;
     this.results.set(id, { grid, label, from, to, expression: req.expression });
     while (this.results.size > KEEP_RESULTS) this.results.delete(this.results.keys().next().value!);
-
-    const valid = new Float64Array(grid.values.length);
-    let n = 0;
-    for (const v of grid.values) if (Number.isFinite(v)) valid[n++] = v;
-    const s = summarize(valid.subarray(0, n));
     return {
       id, label, fromDate: from.date, toDate: to.date,
       grid: { epsg: grid.epsg, originX: grid.originX, originY: grid.originY, pixelSize: grid.pixelSize, width: grid.width, height: grid.height },
       resampling: 'nearest' as const,
-      display: displayCopy(grid),
-      stats: { valid: n, mean: s?.mean ?? null, median: s?.median ?? null, p10: s?.p10 ?? null, p90: s?.p90 ?? null, min: s?.min ?? null, max: s?.max ?? null },
-      histogram: histogramOf(grid.values, 64),
+      ...summary,
     };
   }
 
@@ -203,16 +194,3 @@ export class AnalysisService {
   }
 }
 
-/** Every `step`-th pixel of the grid (nearest), at most {@link DISPLAY_MAX} on a side, as base64 float32. */
-function displayCopy(g: ChangeGrid): { width: number; height: number; step: number; float32: string } {
-  const step = Math.max(1, Math.ceil(Math.max(g.width, g.height) / DISPLAY_MAX));
-  const width = Math.ceil(g.width / step);
-  const height = Math.ceil(g.height / step);
-  const out = new Float32Array(width * height);
-  const half = Math.floor(step / 2);
-  for (let y = 0; y < height; y++) {
-    const sy = Math.min(g.height - 1, y * step + half);
-    for (let x = 0; x < width; x++) out[y * width + x] = g.values[sy * g.width + Math.min(g.width - 1, x * step + half)]!;
-  }
-  return { width, height, step, float32: Buffer.from(out.buffer).toString('base64') };
-}
