@@ -180,8 +180,12 @@ export interface ChangeGrid {
   values: Float32Array;
 }
 
-/** `spec` at B minus `spec` at A, on A's pixel grid (restricted to the pixels intersecting `aoi` when given). */
-export async function changeGrid(fileA: string, fileB: string, spec: IndexSpec, aoi: Polygon | MultiPolygon | null, signal: AbortSignal): Promise<ChangeGrid> {
+/**
+ * `spec` at B minus `spec` at A, on A's pixel grid (restricted to the pixels intersecting `aoi` when
+ * given). Both A's window and the window of B read under it hold at most `maxPixels`: a B much
+ * finer than A would otherwise be read whole at its own resolution.
+ */
+export async function changeGrid(fileA: string, fileB: string, spec: IndexSpec, aoi: Polygon | MultiPolygon | null, signal: AbortSignal, maxPixels = MAX_AREA_PIXELS): Promise<ChangeGrid> {
   const A = await openGeoTiff(fileA, signal);
   try {
     const B = await openGeoTiff(fileB, signal);
@@ -196,7 +200,7 @@ export async function changeGrid(fileA: string, fileB: string, spec: IndexSpec, 
       const [x0, y0, x1, y1] = win;
       const w = x1 - x0;
       const rows = y1 - y0;
-      if (w * rows > MAX_AREA_PIXELS) throw new SkipError(`the change layer would have ${w * rows} pixels; at most ${MAX_AREA_PIXELS} (draw a smaller area)`);
+      if (w * rows > maxPixels) throw new SkipError(`the change layer would have ${w * rows} pixels; at most ${maxPixels} (draw a smaller area)`);
       // Nearest B pixel under each A pixel centre (-1: outside B).
       const bIndex = new Int32Array(w * rows);
       let bx0 = Infinity, by0 = Infinity, bx1 = -Infinity, by1 = -Infinity;
@@ -221,8 +225,11 @@ export async function changeGrid(fileA: string, fileB: string, spec: IndexSpec, 
         }
       }
       if (!(bx1 > bx0)) throw new SkipError('the two rasters do not overlap over the area');
-      const va = await readValues(A, planA, win, signal);
       const bw = bx1 - bx0;
+      if (bw * (by1 - by0) > maxPixels) {
+        throw new SkipError(`the second raster is read over ${bw * (by1 - by0)} of its pixels under the area (it is finer than the first); at most ${maxPixels} (draw a smaller area)`);
+      }
+      const va = await readValues(A, planA, win, signal);
       const vb = await readValues(B, planB, [bx0, by0, bx1, by1], signal);
       const values = new Float32Array(w * rows);
       const W = B.header.width;

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalysisService, AnalysisWorkers, CHANGE_NODATA } from '../../../main/analysis';
+import { changeGrid } from '../../../main/analysis/compute';
+import { parseIndexExpression } from '../../../main/analysis/expression';
 import { LibraryCatalog } from '../../../main/library';
 import { gdalBand, gdalInfo, gdalLocation, gdalValues, referenceStats } from './gdal-reference';
 import { TEST_AOI, writeTestRaster } from './rasters';
@@ -222,5 +224,19 @@ describe('change layer', () => {
       checked++;
     }
     expect(checked).toBeGreaterThan(1000);
+  });
+});
+
+describe('change layer bounds', () => {
+  it('refuses a second raster whose window under the area is past the pixel cap (much finer than the first), naming it', async () => {
+    // A at 20 m (about 104 x 76 px); B over the same area at 2 m (about 1034 x 745 px).
+    const fine = await writeTestRaster(dir, '2026-09-01', ['B4'], 'UINT8', 2);
+    const spec = parseIndexExpression('B4');
+    if ('error' in spec) throw new Error(spec.error);
+    await expect(changeGrid(files['2026-06-15']!, fine, spec, null, signal(), 100_000)).rejects.toThrow(/second raster is read over \d+ of its pixels.*at most 100000/);
+    // Under the cap, the same pair gives a layer on A's grid.
+    const g = await changeGrid(files['2026-06-15']!, fine, spec, null, signal(), 1_000_000);
+    expect(g.pixelSize).toBe(20);
+    expect(g.values.some(Number.isFinite)).toBe(true);
   });
 });
