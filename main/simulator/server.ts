@@ -448,13 +448,24 @@ function header(req: IncomingMessage, name: string): string | undefined {
  */
 export const MAX_BODY = 4 * 1024 * 1024;
 
+/**
+ * A body past {@link MAX_BODY} is read on and thrown away up to this size, so the client, still
+ * sending, gets the refusal: a socket closed with unread data is reset, and the reset can take the
+ * answer with it. Past this the connection is cut.
+ */
+const MAX_DRAIN = 64 * 1024 * 1024;
+
 async function readJson(req: IncomingMessage, schema: ZodType): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > MAX_BODY) throw validationError({ Body: [`The request body is larger than ${MAX_BODY / 1024 / 1024} MiB.`] });
-    chunks.push(c as Buffer);
+    if (size > MAX_DRAIN) break;
+    if (size <= MAX_BODY) chunks.push(c as Buffer);
+  }
+  if (size > MAX_BODY) {
+    chunks.length = 0;
+    throw validationError({ Body: [`The request body is larger than ${MAX_BODY / 1024 / 1024} MiB.`] });
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (!text.trim()) throw validationError({ Body: ['A JSON request body is required.'] });
