@@ -5,6 +5,7 @@
  * into physical values (reflectance, or the index itself).
  */
 import { parseBandnames } from '../../common/bandnames.js';
+import { bandScaling } from '../../common/band-scaling.js';
 import { metadataBySample, type GeoTiffHeader } from '../geotiff/index.js';
 
 /** One band, or the normalized difference of two bands. */
@@ -42,22 +43,11 @@ export function bandNamesOf(h: GeoTiffHeader): string[] {
   return Array.from({ length: h.bands }, (_, i) => byBand.band(i).DESCRIPTION?.trim() || `Band ${i + 1}`);
 }
 
-/**
- * Scale and offset of sample i: the file's own SCALE/OFFSET items when present, else the service's
- * (service-facts: reflectance = DN / 10000 and index = DN / 32767 in INT16; UINT8 reflectance
- * = DN * 0.4 / 255 and index = (DN - 128) / 127), else the raw numbers.
- */
+/** Scale and offset of sample i, by the rule the map's display uses too (common/band-scaling.ts). */
 function scaleOf(h: GeoTiffHeader, i: number, name: string): SampleRead {
   const meta = metadataBySample(h.metadata).band(i);
-  const scale = Number(meta.SCALE);
-  const offset = Number(meta.OFFSET);
-  if (meta.SCALE !== undefined && Number.isFinite(scale) && scale !== 0) {
-    return { sample: i, scale, offset: meta.OFFSET !== undefined && Number.isFinite(offset) ? offset : 0 };
-  }
-  const index = name.startsWith('[');
-  if (h.dataType === 'INT16') return { sample: i, scale: index ? 1 / 32767 : 1e-4, offset: 0 };
-  if (h.dataType === 'UINT8') return { sample: i, scale: index ? 1 / 127 : 0.4 / 255, offset: index ? -128 / 127 : 0 };
-  return { sample: i, scale: 1, offset: 0 };
+  const num = (v: string | undefined): number | null => (v === undefined ? null : Number(v));
+  return { sample: i, ...bandScaling(name, h.dataType ?? '', { scale: num(meta.SCALE), offset: num(meta.OFFSET) }) };
 }
 
 /** How `spec` is read from a file with this header, or why it cannot be (a band is missing). */

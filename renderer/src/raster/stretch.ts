@@ -21,33 +21,7 @@ export interface StretchSettings {
 /** The default stretch: 2-98 % percentiles, no gamma. */
 export const DEFAULT_STRETCH: StretchSettings = { mode: 'percentile', low: 2, high: 98, gamma: 1 };
 
-/** DN scale and offset to physical values. */
-export interface BandScaling {
-  scale: number;
-  offset: number;
-}
-
-/**
- * The DN scaling of a band: the file's own SCALE/OFFSET when it has them, else the service's
- * conventions (INT16 reflectance DN/10000, index bands DN/32767; UINT8 reflectance DN*0.4/255,
- * index (DN-128)/127), else identity.
- */
-export function bandScaling(name: string, dataType: string, file?: { scale?: number | null; offset?: number | null }): BandScaling {
-  if (file?.scale != null && Number.isFinite(file.scale) && file.scale !== 0) {
-    return { scale: file.scale, offset: file.offset != null && Number.isFinite(file.offset) ? file.offset : 0 };
-  }
-  const index = /^\[\w+_\w+\]$/.test(name);
-  const reflectance = /^B\d+A?$/i.test(name);
-  if (dataType === 'INT16') {
-    if (index) return { scale: 1 / 32767, offset: 0 };
-    if (reflectance) return { scale: 1 / 10000, offset: 0 };
-  }
-  if (dataType === 'UINT8') {
-    if (index) return { scale: 1 / 127, offset: -128 / 127 };
-    if (reflectance) return { scale: 0.4 / 255, offset: 0 };
-  }
-  return { scale: 1, offset: 0 };
-}
+export { bandScaling, type BandScaling } from '../../../common/band-scaling';
 
 /** The display range [lo, hi] of a histogram under a stretch; a flat histogram gets a tiny non-empty range. */
 export function stretchRange(h: Histogram, s: Pick<StretchSettings, 'mode' | 'low' | 'high'>, manual?: [number, number]): [number, number] {

@@ -75,6 +75,10 @@ describe('stretch and scaling', () => {
     expect(bandScaling('B4', 'UINT8')).toEqual({ scale: 0.4 / 255, offset: 0 });
     expect(bandScaling('[B8_B4]', 'UINT8')).toEqual({ scale: 1 / 127, offset: -128 / 127 });
     expect(bandScaling('Band 1', 'FLOAT32')).toEqual({ scale: 1, offset: 0 });
+    // A class or cloud band keeps its numbers (main's analysis scaled it as reflectance before they shared this rule).
+    expect(bandScaling('SCL', 'INT16')).toEqual({ scale: 1, offset: 0 });
+    expect(bandScaling('B8A', 'INT16')).toEqual({ scale: 1 / 10000, offset: 0 });
+    expect(bandScaling('B4', 'INT16', { scale: 2e-5, offset: -0.1 })).toEqual({ scale: 2e-5, offset: -0.1 });
     expect(bandScaling('B4', 'INT16', { scale: 0.0002, offset: -0.1 })).toEqual({ scale: 0.0002, offset: -0.1 });
     expect(bandScaling('B4', 'INT16', { scale: null, offset: null })).toEqual({ scale: 1 / 10000, offset: 0 });
   });
