@@ -9,16 +9,21 @@ export interface BandScaling {
   offset: number;
 }
 
+/** A metadata item's number (GDAL writes them as text), or null. */
+function numberOf(v: unknown): number | null {
+  const n = typeof v === 'string' && v.trim() ? Number(v) : typeof v === 'number' ? v : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
 /**
- * The DN scaling of a band: the file's own SCALE/OFFSET when it has them, else the service's
+ * The DN scaling of a band: the file's own SCALE/OFFSET items (numbers or their text) when it has them, else the service's
  * conventions (INT16 reflectance DN/10000, index bands DN/32767; UINT8 reflectance DN*0.4/255,
  * index (DN-128)/127), else identity. Reflectance bands are the ones named B<n> (B8A too), index
  * bands [A_B]; any other band (a class or cloud band) keeps its numbers.
  */
-export function bandScaling(name: string, dataType: string, file?: { scale?: number | null; offset?: number | null }): BandScaling {
-  if (file?.scale != null && Number.isFinite(file.scale) && file.scale !== 0) {
-    return { scale: file.scale, offset: file.offset != null && Number.isFinite(file.offset) ? file.offset : 0 };
-  }
+export function bandScaling(name: string, dataType: string, file?: { scale?: unknown; offset?: unknown }): BandScaling {
+  const scale = numberOf(file?.scale);
+  if (scale !== null && scale !== 0) return { scale, offset: numberOf(file?.offset) ?? 0 };
   const index = /^\[\w+_\w+\]$/.test(name);
   const reflectance = /^B\d+A?$/i.test(name);
   if (dataType === 'INT16') {

@@ -46,8 +46,7 @@ export function bandNamesOf(h: GeoTiffHeader): string[] {
 /** Scale and offset of sample i, by the rule the map's display uses too (common/band-scaling.ts). */
 function scaleOf(h: GeoTiffHeader, i: number, name: string): SampleRead {
   const meta = metadataBySample(h.metadata).band(i);
-  const num = (v: string | undefined): number | null => (v === undefined ? null : Number(v));
-  return { sample: i, ...bandScaling(name, h.dataType ?? '', { scale: num(meta.SCALE), offset: num(meta.OFFSET) }) };
+  return { sample: i, ...bandScaling(name, h.dataType ?? '', { scale: meta.SCALE, offset: meta.OFFSET }) };
 }
 
 /** How `spec` is read from a file with this header, or why it cannot be (a band is missing). */

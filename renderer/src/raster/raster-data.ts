@@ -83,11 +83,6 @@ function epsgOf(image: GeoTIFFImage): number | null {
   return null;
 }
 
-function num(v: unknown): number | null {
-  const n = typeof v === 'string' ? Number(v) : typeof v === 'number' ? v : NaN;
-  return Number.isFinite(n) ? n : null;
-}
-
 /** Ranges closer than this are fetched as one (the gap's bytes are read and dropped). */
 const MERGE_GAP_BYTES = 64 * 1024;
 /** Largest merged request. */
@@ -152,7 +147,7 @@ export class RasterFile {
     for (let i = 0; i < main.getSamplesPerPixel(); i++) {
       const md = ((await main.getGDALMetadata(i)) ?? {}) as Record<string, unknown>;
       const name = typeof md.DESCRIPTION === 'string' && md.DESCRIPTION.trim() ? md.DESCRIPTION.trim() : `Band ${i + 1}`;
-      bands.push({ name, scaling: bandScaling(name, dataType, { scale: num(md.SCALE), offset: num(md.OFFSET) }) });
+      bands.push({ name, scaling: bandScaling(name, dataType, { scale: md.SCALE, offset: md.OFFSET }) });
     }
     const own = main.getGDALNoData();
     const fallback = dataType === 'INT16' ? -32768 : dataType === 'UINT8' || dataType === 'UINT16' ? 0 : null;
