@@ -47,7 +47,7 @@ export class OverviewWorkers {
    */
   build(src: string, dest: string, opts: BuildOverviewOptions): Promise<OverviewCopy> {
     const job: OverviewJob = { src, dest, decimate: opts.decimate, durable: opts.durable, progress: !!opts.onProgress };
-    return this.pool.run(job, opts.signal, { onProgress: opts.onProgress && ((p) => opts.onProgress!(p as number)) });
+    return this.pool.run(job, opts.signal, opts.onProgress && ((p) => opts.onProgress!(p as number)));
   }
 
   /** Threads running now (for tests). */

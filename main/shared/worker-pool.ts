@@ -57,7 +57,6 @@ interface Job<T> {
   signal: AbortSignal;
   onAbort: () => void;
   onProgress?: (p: unknown) => void;
-  transfer?: ArrayBuffer[];
 }
 
 interface Thread<T> {
@@ -78,11 +77,11 @@ export class WorkerPool<T, R> {
   constructor(private readonly opts: WorkerPoolOptions) {}
 
   /** Runs `task` on a thread; rejects with an AbortError when `signal` fires first, else with the task's error. */
-  run(task: T, signal: AbortSignal, more: { onProgress?: (p: unknown) => void; transfer?: ArrayBuffer[] } = {}): Promise<R> {
+  run(task: T, signal: AbortSignal, onProgress?: (p: unknown) => void): Promise<R> {
     if (signal.aborted) return Promise.reject(abortError(signal));
     if (this.closed) return Promise.reject(new Error(`The ${this.opts.name} workers are closed.`));
     return new Promise<R>((resolve, reject) => {
-      const job: Job<T> = { id: this.nextId++, task, resolve: resolve as (v: unknown) => void, reject, signal, onAbort: () => this.abort(job), ...more };
+      const job: Job<T> = { id: this.nextId++, task, resolve: resolve as (v: unknown) => void, reject, signal, onAbort: () => this.abort(job), onProgress };
       signal.addEventListener('abort', job.onAbort, { once: true });
       this.queue.push(job);
       this.pump();
@@ -170,7 +169,7 @@ export class WorkerPool<T, R> {
       const job = this.queue.shift()!;
       t.job = job;
       t.worker.ref(); // a running task keeps the process alive
-      t.worker.postMessage({ id: job.id, task: job.task } satisfies ToWorker<T>, job.transfer ?? []);
+      t.worker.postMessage({ id: job.id, task: job.task } satisfies ToWorker<T>);
     }
   }
 
