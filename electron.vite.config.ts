@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
 import type { Plugin } from 'vite';
+import { basemapPlugin } from './scripts/basemap';
 import { collectLicenses } from './scripts/licenses';
 
 /** Emits out/main/licenses.json: the licences of the production dependencies, for the About dialog. */
@@ -51,7 +52,7 @@ export default defineConfig({
   },
   renderer: {
     root: 'renderer',
-    plugins: [vue()],
+    plugins: [vue(), basemapPlugin()],
     build: {
       // electron-vite leaves bundles unminified; the renderer's are parsed before the map is interactive.
       minify: true,

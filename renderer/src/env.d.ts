@@ -1,6 +1,6 @@
 // Vite module forms the renderer uses; vue-tsc checks renderer/ with `types: []`, so they are declared here.
-// `?raw` keeps the world-atlas TopoJSON out of the type checker and parses it with JSON.parse at run time.
-declare module '*?raw' {
-  const text: string;
-  export default text;
+// The offline basemap's countries, made by scripts/basemap.ts at build time (see common/basemap-pack.ts).
+declare module 'virtual:swath-basemap/*' {
+  const data: import('../../common/basemap-pack').PackedBasemap;
+  export default data;
 }

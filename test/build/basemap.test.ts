@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { booleanPointInPolygon, point } from '@turf/turf';
 import type { Feature, Geometry, MultiPolygon, Position } from 'geojson';
-import { describe, expect, it, vi } from 'vitest';
-import { planarizeGeometry } from '../../../renderer/src/map/antimeridian';
+import { fromLonLat } from 'ol/proj.js';
+import { describe, expect, it } from 'vitest';
+import { packBasemap, unpackBasemap } from '../../common/basemap-pack';
+import { planarizeGeometry } from '../../scripts/antimeridian';
+import { basemapPlugin, packedCountries, topoToFeatures } from '../../scripts/basemap';
 
-// basemap.ts imports the TopoJSON with Vite's ?raw; read the same files here.
-vi.mock('world-atlas/countries-110m.json?raw', () => ({ default: '{}' }));
-const { topoToFeatures } = await import('../../../renderer/src/map/basemap');
 const require = createRequire(import.meta.url);
 const atlas = (name: string): string => readFileSync(require.resolve(`world-atlas/${name}.json`), 'utf8');
 
@@ -65,5 +65,49 @@ describe('basemap: world-atlas made planar', () => {
     expect(cap.coordinates).toHaveLength(1);
     expect(cap.coordinates[0]![0]!.some((p) => p[1] === -90)).toBe(true);
     expect(booleanPointInPolygon(point([90, -85]), cap)).toBe(true);
+  });
+});
+
+describe('basemap: packed at build time', () => {
+  it('round-trips polygons, holes and ring ends to within half a step', () => {
+    const square = (x: number, y: number, s: number): number[][] => [[x, y], [x + s, y], [x + s, y + s], [x, y + s], [x, y]];
+    const polygons = [[square(1_000_003, -2_000_004, 50_000), square(1_010_000, -1_990_000, 1_000)], [square(-7, 7, 30)]];
+    const [c] = unpackBasemap(packBasemap([{ id: '1', name: 'A', polygons }], 10));
+    expect(c!.endss).toEqual([[10, 20], [30]]);
+    const flat = polygons.flat(2).flat();
+    expect(c!.flat).toHaveLength(flat.length);
+    c!.flat.forEach((v, i) => expect(Math.abs(v - flat[i]!)).toBeLessThanOrEqual(5));
+    expect(c!.flat.slice(0, 2)).toEqual(c!.flat.slice(8, 10)); // rings stay closed
+  });
+
+  it('refuses a vertex that is not a finite coordinate, and data that does not add up', () => {
+    expect(() => packBasemap([{ id: '1', name: 'Nowhere', polygons: [[[[0, 0], [Infinity, 0], [0, 0]]]] }])).toThrow(/Nowhere: a vertex is not a finite coordinate/);
+    expect(() => unpackBasemap({ version: 1, unit: 10, countries: [['1', 'Short', [[3]], [0, 0, 1, 1]]] })).toThrow(/Short: ring lengths \(3 vertices\) do not match the 2 vertices/);
+    expect(() => unpackBasemap({ version: 2, unit: 10, countries: [] } as never)).toThrow(/version 2 is not supported/);
+  });
+
+  it.each(['110m', '50m'] as const)('countries-%s: every planar country, in EPSG:3857, within 10 m', (scale) => {
+    const planar = topoToFeatures(atlas(`countries-${scale}`));
+    const unpacked = unpackBasemap(packedCountries(scale));
+    expect(unpacked.map((c) => c.name)).toEqual(planar.map((f) => f.properties?.name));
+    unpacked.forEach((c, i) => {
+      const coords = (planar[i]!.geometry as MultiPolygon).coordinates;
+      const flat = coords.flat(2).flatMap((p) => fromLonLat(p));
+      expect(c.flat.length).toBe(flat.length);
+      let worst = 0;
+      for (let k = 0; k < flat.length; k++) worst = Math.max(worst, Math.abs(c.flat[k]! - flat[k]!));
+      expect(worst, c.name).toBeLessThanOrEqual(5);
+      expect(c.endss.at(-1)?.at(-1) ?? 0).toBe(flat.length);
+    });
+  });
+
+  it('serves the scales as modules and refuses an unknown one', () => {
+    const plugin = basemapPlugin() as unknown as { resolveId(id: string): string | undefined; load(id: string): string | undefined };
+    const id = plugin.resolveId('virtual:swath-basemap/110m')!;
+    const code = plugin.load(id)!;
+    const data = JSON.parse(JSON.parse(/^export default JSON\.parse\((.*)\);$/s.exec(code)![1]!) as string) as ReturnType<typeof packedCountries>;
+    expect(data.countries.find((c) => c[1] === 'Fiji')).toBeTruthy();
+    expect(plugin.resolveId('world-atlas/countries-110m.json')).toBeUndefined();
+    expect(() => plugin.load(plugin.resolveId('virtual:swath-basemap/10m')!)).toThrow(/Unknown basemap scale "10m"/);
   });
 });
