@@ -35,12 +35,23 @@ export function formatUtc(date: Date): string {
   return `${date.toISOString().slice(0, 10)} ${date.toISOString().slice(11, 16)} UTC`;
 }
 
+const localFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** The instant in a time zone (the system's when none is given), with the zone's name, e.g. "Mon, 30 Nov 2026, 19:00 EST". */
 export function formatLocal(date: Date, timeZone?: string, locale = 'en-GB'): string {
-  return new Intl.DateTimeFormat(locale, {
-    weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false,
-    timeZone, timeZoneName: 'short',
-  }).format(date);
+  // A DateTimeFormat costs tens of milliseconds to build (ICU's zone data) and the deadline ticks every
+  // minute: one per locale and zone, a handful at most.
+  const key = `${locale}|${timeZone ?? ''}`;
+  let format = localFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, {
+      weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false,
+      timeZone, timeZoneName: 'short',
+    });
+    if (localFormats.size >= 16) localFormats.clear();
+    localFormats.set(key, format);
+  }
+  return format.format(date);
 }
 
 /** Everything the panel shows about one deadline. */

@@ -43,6 +43,11 @@ describe('renewal deadline: 00:00 UTC on the 1st of the next UTC month', () => {
     expect(info.local).toMatch(/Sun, 30 Nov 2025, 16:00/);
     expect(info.local).toMatch(/PST|GMT-8/);
     expect(formatLocal(info.deadline, 'Europe/Berlin')).toMatch(/Mon, 1 Dec 2025, 01:00/);
+    // Each zone and locale keeps its own formatter: asking again after another zone gives the same text.
+    expect(formatLocal(info.deadline, 'America/Los_Angeles')).toBe(info.local);
+    expect(formatLocal(info.deadline, 'Europe/Berlin', 'en-US')).toMatch(/Mon, Dec 1, 2025, 01:00/);
+    expect(formatLocal(info.deadline, 'Europe/Berlin')).toMatch(/Mon, 1 Dec 2025, 01:00/);
+    expect(() => formatLocal(info.deadline, 'Not/AZone')).toThrow(RangeError);
   });
 
   it('warns under 72 hours, not at exactly 72', () => {
