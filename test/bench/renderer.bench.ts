@@ -112,7 +112,8 @@ const PAN_SCRIPT = `async (frames, count) => {
 export async function benchRenderer(): Promise<Figure[]> {
   if (!existsSync(process.env.SWATH_CHROMIUM ?? '/usr/bin/chromium')) throw new Error('Chromium not found (apt-get install chromium).');
   const { dir, cleanup } = build();
-  const reference = await serveStatic(await buildMinimalOl());
+  const referenceDir = await buildMinimalOl();
+  const reference = await serveStatic(referenceDir);
   const ws = await openWorkspace({
     buildDir: dir,
     noPage: true,
@@ -156,6 +157,7 @@ export async function benchRenderer(): Promise<Figure[]> {
   } finally {
     await ws.close();
     reference.server.close();
+    rmSync(referenceDir, { recursive: true, force: true });
     cleanup();
   }
 }
