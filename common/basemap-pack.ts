@@ -29,6 +29,47 @@ export interface UnpackedCountry {
   name: string;
   flat: number[];
   endss: number[][];
+  /** Its borders as lines (flat x,y and line end offsets) when a ring runs along the antimeridian cut; see {@link bordersOf}. */
+  borders: { flat: number[]; ends: number[] } | null;
+}
+
+/** Web Mercator's half width, less a step: a vertex at or past it lies on the antimeridian. */
+const SEAM_X = 20037508.342789244 - 10;
+
+/**
+ * A country's borders as lines, leaving out the segments that run along the antimeridian: there a
+ * polygon was cut in two at build time (one half at each edge of the world), and stroking its rings
+ * would draw the cut as a border through Chukotka, Fiji or Antarctica. Null when no ring runs along it.
+ */
+export function bordersOf(flat: number[], endss: number[][]): { flat: number[]; ends: number[] } | null {
+  const out: number[] = [];
+  const ends: number[] = [];
+  let cut = false;
+  let lineStart = 0;
+  const endLine = (): void => {
+    if (out.length - lineStart >= 4) ends.push(out.length);
+    else out.length = lineStart;
+    lineStart = out.length;
+  };
+  let start = 0;
+  for (const ringEnds of endss) {
+    for (const end of ringEnds) {
+      for (let i = start; i + 3 < end; i += 2) {
+        const x0 = flat[i]!;
+        const x1 = flat[i + 2]!;
+        if (Math.abs(x0) >= SEAM_X && Math.abs(x1) >= SEAM_X && x0 > 0 === x1 > 0) {
+          cut = true;
+          endLine();
+          continue;
+        }
+        if (out.length === lineStart) out.push(x0, flat[i + 1]!);
+        out.push(x1, flat[i + 3]!);
+      }
+      endLine();
+      start = end;
+    }
+  }
+  return cut ? { flat: out, ends } : null;
 }
 
 /** One input country for {@link packBasemap}: polygons of rings of [x, y] in EPSG:3857 metres. */
@@ -76,6 +117,6 @@ export function unpackBasemap(packed: PackedBasemap): UnpackedCountry[] {
     let end = 0;
     const endss = polygons.map((rings) => rings.map((n) => (end += 2 * n)));
     if (end !== flat.length) throw new Error(`${name}: ring lengths (${end / 2} vertices) do not match the ${flat.length / 2} vertices.`);
-    return { id, name, flat, endss };
+    return { id, name, flat, endss, borders: bordersOf(flat, endss) };
   });
 }

@@ -101,6 +101,47 @@ describe('basemap: packed at build time', () => {
     });
   });
 
+  it('draws borders without the antimeridian cut: a square cut at the east edge', () => {
+    const E = 20037508.342789244;
+    // A polygon cut at 180°: its east side runs along the seam (two segments), the rest is border.
+    const ring = [[E - 5e5, 0], [E, 0], [E, 2e5], [E, 4e5], [E - 5e5, 4e5], [E - 5e5, 0]];
+    const [c] = unpackBasemap(packBasemap([{ id: '', name: 'Cut', polygons: [[ring]] }], 10));
+    const q = (v: number) => Math.round(v / 10) * 10;
+    expect(c!.borders).toEqual({ flat: [E - 5e5, 0, E, 0, E, 4e5, E - 5e5, 4e5, E - 5e5, 0].map(q), ends: [4, 10] });
+    // A country that does not touch the seam is stroked from its rings.
+    const [whole] = unpackBasemap(packBasemap([{ id: '', name: 'Whole', polygons: [[[[0, 0], [10, 0], [10, 10], [0, 0]]]] }], 10));
+    expect(whole!.borders).toBeNull();
+  });
+
+  it.each(['110m', '50m'] as const)('countries-%s: the countries cut at the antimeridian keep every border but the cut', (scale) => {
+    const unpacked = unpackBasemap(packedCountries(scale));
+    const seam = (x0: number, x1: number) => Math.abs(x0) > 20037498 && Math.abs(x1) > 20037498 && x0 > 0 === x1 > 0;
+    expect(unpacked.filter((c) => c.borders).map((c) => c.name).sort()).toEqual(['Antarctica', 'Fiji', 'Russia']);
+    for (const c of unpacked.filter((k) => k.borders)) {
+      let ringSegments = 0;
+      let cutSegments = 0;
+      let start = 0;
+      for (const end of c.endss.flat()) {
+        for (let i = start; i + 3 < end; i += 2) {
+          ringSegments++;
+          if (seam(c.flat[i]!, c.flat[i + 2]!)) cutSegments++;
+        }
+        start = end;
+      }
+      let lineSegments = 0;
+      start = 0;
+      for (const end of c.borders!.ends) {
+        for (let i = start; i + 3 < end; i += 2) {
+          lineSegments++;
+          expect(seam(c.borders!.flat[i]!, c.borders!.flat[i + 2]!), c.name).toBe(false);
+        }
+        start = end;
+      }
+      expect(cutSegments, c.name).toBeGreaterThan(0);
+      expect(lineSegments, c.name).toBe(ringSegments - cutSegments);
+    }
+  });
+
   it('serves the scales as modules and refuses an unknown one', () => {
     const plugin = basemapPlugin() as unknown as { resolveId(id: string): string | undefined; load(id: string): string | undefined };
     const id = plugin.resolveId('virtual:swath-basemap/110m')!;

@@ -1,4 +1,5 @@
-import Feature from 'ol/Feature';
+import Feature, { type FeatureLike } from 'ol/Feature';
+import MultiLineString from 'ol/geom/MultiLineString';
 import MultiPolygon from 'ol/geom/MultiPolygon';
 import VectorImageLayer from 'ol/layer/VectorImage';
 import VectorSource from 'ol/source/Vector';
@@ -20,7 +21,9 @@ import { unpackBasemap, type PackedBasemap } from '../../../common/basemap-pack'
  * some have none), and a source keeps only the first feature of an id.
  */
 export function countryFeatures(packed: PackedBasemap): Feature<MultiPolygon>[] {
-  return unpackBasemap(packed).map(({ id, name, flat, endss }) => new Feature({ geometry: new MultiPolygon(flat, 'XY', endss), name, iso: id }));
+  return unpackBasemap(packed).map(({ id, name, flat, endss, borders }) =>
+    new Feature({ geometry: new MultiPolygon(flat, 'XY', endss), name, iso: id, borders: borders ? new MultiLineString(borders.flat, 'XY', borders.ends) : undefined }),
+  );
 }
 
 function cssVar(name: string, fallback: string): string {
@@ -29,18 +32,23 @@ function cssVar(name: string, fallback: string): string {
   return v || fallback;
 }
 
-function makeStyle(): Style {
-  return new Style({
-    fill: new Fill({ color: cssVar('--map-land', '#eef0e8') }),
-    stroke: new Stroke({ color: cssVar('--map-border', '#a5acb8'), width: 0.8 }),
-  });
+/**
+ * A country is filled and stroked in one go, except the few cut at the antimeridian: their outline is
+ * drawn from their `borders` lines, which leave the cut out.
+ */
+function makeStyle(): (feature: FeatureLike) => Style | Style[] {
+  const fill = new Fill({ color: cssVar('--map-land', '#eef0e8') });
+  const stroke = new Stroke({ color: cssVar('--map-border', '#a5acb8'), width: 0.8 });
+  const whole = new Style({ fill, stroke });
+  const cut = [new Style({ fill }), new Style({ stroke, geometry: (f) => f.get('borders') as MultiLineString })];
+  return (feature) => (feature.get('borders') ? cut : whole);
 }
 
 /** The country layer plus functions to restyle it (theme change) and to upgrade it to 1:50m. */
 export function createBasemap(): { layer: VectorImageLayer<VectorSource<Feature<MultiPolygon>>>; restyle(): void; upgrade(): Promise<void> } {
   const source = new VectorSource<Feature<MultiPolygon>>({ features: countryFeatures(countries110), overlaps: false });
   let style = makeStyle();
-  const layer = new VectorImageLayer({ source, style: () => style, zIndex: 0, imageRatio: 1.5, properties: { swathBasemap: true }, declutter: false });
+  const layer = new VectorImageLayer({ source, style: (feature) => style(feature), zIndex: 0, imageRatio: 1.5, properties: { swathBasemap: true }, declutter: false });
   return {
     layer,
     restyle() {
