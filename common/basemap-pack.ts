@@ -5,16 +5,18 @@
  * TopoJSON, splitting it at the antimeridian and projecting it cost about
  * 150 ms of the cold start in Chromium; reading this form costs a few ms.
  *
- * Form: per country [id, name, polygons, deltas]. `polygons` lists each
+ * Form: per country [id, name, polygons, deltas, cut]. `polygons` lists each
  * polygon's ring lengths in vertices (outer ring first). `deltas` are the
  * vertices in EPSG:3857 as whole steps of `unit` metres, x and y interleaved,
  * each the difference from the previous vertex (the first from 0,0), so most
  * numbers are short. A 10 m step is far finer than the 1:50m source (0.1 mm
- * on paper is 5 m there).
+ * on paper is 5 m there). `cut` is 1 for the few countries whose rings run
+ * along the antimeridian (see {@link bordersOf}), found at build time so the
+ * renderer only traces those.
  */
 
-/** One country: id (ISO 3166 numeric, '' for none), name, each polygon's ring lengths (vertices), delta-coded metres. */
-export type PackedCountry = [id: string, name: string, polygons: number[][], deltas: number[]];
+/** One country: id (ISO 3166 numeric, '' for none), name, each polygon's ring lengths (vertices), delta-coded metres, 1 when cut at the antimeridian. */
+export type PackedCountry = [id: string, name: string, polygons: number[][], deltas: number[], cut?: 1];
 
 export interface PackedBasemap {
   version: 1;
@@ -57,7 +59,7 @@ export function bordersOf(flat: number[], endss: number[][]): { flat: number[]; 
       for (let i = start; i + 3 < end; i += 2) {
         const x0 = flat[i]!;
         const x1 = flat[i + 2]!;
-        if (Math.abs(x0) >= SEAM_X && Math.abs(x1) >= SEAM_X && x0 > 0 === x1 > 0) {
+        if (Math.abs(x0) >= SEAM_X && Math.abs(x1) >= SEAM_X && (x0 > 0) === (x1 > 0)) {
           cut = true;
           endLine();
           continue;
@@ -96,27 +98,37 @@ export function packBasemap(countries: PlanarCountry[], unit = 10): PackedBasema
         px = qx;
         py = qy;
       }
-      return [id, name, polygons.map((poly) => poly.map((ring) => ring.length)), deltas];
+      const country: PackedCountry = [id, name, polygons.map((poly) => poly.map((ring) => ring.length)), deltas];
+      const { flat, endss } = decodeCountry(country, unit);
+      if (bordersOf(flat, endss)) country.push(1);
+      return country;
     }),
   };
 }
 
+/** A packed country's vertices in metres and its rings' end offsets. */
+function decodeCountry([, name, polygons, deltas]: PackedCountry, unit: number): { flat: number[]; endss: number[][] } {
+  const flat = new Array<number>(deltas.length);
+  let x = 0;
+  let y = 0;
+  for (let i = 0; i < deltas.length; i += 2) {
+    x += deltas[i]!;
+    y += deltas[i + 1]!;
+    flat[i] = x * unit;
+    flat[i + 1] = y * unit;
+  }
+  let end = 0;
+  const endss = polygons.map((rings) => rings.map((n) => (end += 2 * n)));
+  if (end !== flat.length) throw new Error(`${name}: ring lengths (${end / 2} vertices) do not match the ${flat.length / 2} vertices.`);
+  return { flat, endss };
+}
+
 export function unpackBasemap(packed: PackedBasemap): UnpackedCountry[] {
   if (packed.version !== 1) throw new Error(`Basemap data version ${String(packed.version)} is not supported.`);
-  const { unit } = packed;
-  return packed.countries.map(([id, name, polygons, deltas]) => {
-    const flat = new Array<number>(deltas.length);
-    let x = 0;
-    let y = 0;
-    for (let i = 0; i < deltas.length; i += 2) {
-      x += deltas[i]!;
-      y += deltas[i + 1]!;
-      flat[i] = x * unit;
-      flat[i + 1] = y * unit;
-    }
-    let end = 0;
-    const endss = polygons.map((rings) => rings.map((n) => (end += 2 * n)));
-    if (end !== flat.length) throw new Error(`${name}: ring lengths (${end / 2} vertices) do not match the ${flat.length / 2} vertices.`);
-    return { id, name, flat, endss, borders: bordersOf(flat, endss) };
+  return packed.countries.map((country) => {
+    const [id, name, , , cut] = country;
+    const { flat, endss } = decodeCountry(country, packed.unit);
+    // Only the countries the build found cut are traced: the first frame does not scan every vertex.
+    return { id, name, flat, endss, borders: cut === 1 ? bordersOf(flat, endss) : null };
   });
 }
