@@ -80,6 +80,8 @@ function run(): void {
       // The demo service runs in a utility process, never on main's thread.
       startSimulator: utilityProcessSimulator(fileURLToPath(new URL('./simulator-child.js', import.meta.url))),
       emit: broadcast,
+      // Named in keychain advice: the installed executable, or a checkout's `npm start`.
+      launchCommand: app.isPackaged ? JSON.stringify(process.env.APPIMAGE ?? process.execPath) : 'npm start',
       // Electron's network stack: the system proxy settings and the OS certificate store.
       fetch: createElectronFetch(),
       revealFile: (file) => {

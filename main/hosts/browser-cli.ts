@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     emit: (event, payload) => host?.emit(event, payload),
     log,
     distribution: { policy },
+    launchCommand: 'npm run dev:browser',
   });
   host = await startBrowserHost({
     rendererDir: values.renderer, handlers: app.handlers, rasters: app.rasters, port, greeting: () => [{ event: 'connection:state', payload: app.connection() }], token: values.token, log: (l) => console.error(l),

@@ -32,14 +32,23 @@ export interface ClassifyContext {
   secret?: string;
   /** Checks that a path exists; injected so the session-bus fallback is testable. */
   exists?: (path: string) => boolean;
+  /**
+   * The command that starts this Swath, for advice that says "start it inside a D-Bus session":
+   * the installed executable, `npm start` in a checkout, `npm run dev:browser` for the browser host.
+   */
+  launchCommand?: string;
 }
+
+/** The launch command when the host names none: a checkout's. */
+export const DEFAULT_LAUNCH_COMMAND = 'npm start';
+const LAUNCH = '{launch}';
 
 type MessageTable = Partial<Record<KeychainProblem, string>> & { unavailable: string };
 
 const LINUX_MESSAGES: Record<KeychainProblem, string> = {
   'no-dbus-session':
     'No D-Bus session: log into a desktop session (GNOME, KDE, ...), or start Swath inside one with ' +
-    '`dbus-run-session -- swath` (headless: `dbus-run-session -- sh -c \'echo -n <password> | gnome-keyring-daemon --unlock --components=secrets; swath\'`). ' +
+    `\`dbus-run-session -- ${LAUNCH}\` (headless: \`dbus-run-session -- sh -c 'echo -n <password> | gnome-keyring-daemon --unlock --components=secrets; ${LAUNCH}'\`). ` +
     'Swath keeps API keys in the Secret Service, which it reaches over the D-Bus session bus, and ' +
     'DBUS_SESSION_BUS_ADDRESS is unset, invalid or refuses connections.',
   'no-secret-service':
@@ -132,18 +141,18 @@ export function classifyKeychainError(error: unknown, context: ClassifyContext =
   } else {
     return new KeychainError('unavailable', withDetail(OTHER_MESSAGE, detail), platform, detail);
   }
-  return fromTable(table, problem, platform, detail);
+  return fromTable(table, problem, platform, detail, context.launchCommand);
 }
 
 /** Builds the error for a problem detected without a backend error (e.g. a keyring that silently stays locked). */
-export function keychainErrorFor(problem: KeychainProblem, platform: NodeJS.Platform = process.platform, detail?: string): KeychainError {
+export function keychainErrorFor(problem: KeychainProblem, platform: NodeJS.Platform = process.platform, detail?: string, launchCommand?: string): KeychainError {
   const table = platform === 'darwin' ? MAC_MESSAGES : platform === 'win32' ? WINDOWS_MESSAGES : LINUX_MESSAGES;
-  return fromTable(table, problem, platform, detail);
+  return fromTable(table, problem, platform, detail, launchCommand);
 }
 
 // A problem the OS has no specific advice for (e.g. "locked" on Windows) gets the general one.
-function fromTable(table: MessageTable, problem: KeychainProblem, platform: NodeJS.Platform, detail?: string): KeychainError {
-  const message = table[problem];
+function fromTable(table: MessageTable, problem: KeychainProblem, platform: NodeJS.Platform, detail?: string, launchCommand = DEFAULT_LAUNCH_COMMAND): KeychainError {
+  const message = table[problem]?.replaceAll(LAUNCH, launchCommand);
   if (!message) return new KeychainError('unavailable', withDetail(table.unavailable, detail), platform, detail);
   return new KeychainError(problem, withDetail(message, detail), platform, detail);
 }

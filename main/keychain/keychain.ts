@@ -11,6 +11,8 @@ export interface KeychainOptions {
   service?: string;
   platform?: NodeJS.Platform;
   env?: NodeJS.ProcessEnv;
+  /** The command that starts this Swath, named in advice (see {@link ClassifyContext.launchCommand}). */
+  launchCommand?: string;
 }
 
 // Short-lived account used to prove the keychain can store right now; never holds a real key.
@@ -27,7 +29,7 @@ export class Keychain {
   constructor(options: KeychainOptions = {}) {
     this.backend = options.backend ?? createKeytarBackend();
     this.service = options.service ?? KEYCHAIN_SERVICE;
-    this.context = { platform: options.platform, env: options.env };
+    this.context = { platform: options.platform, env: options.env, launchCommand: options.launchCommand };
   }
 
   /** Reads the secret stored for `account`, or null when there is none. */
@@ -67,7 +69,7 @@ export class Keychain {
     try {
       const read = await this.get(account);
       if (read !== secret) {
-        throw keychainErrorFor('unavailable', this.context.platform, 'a secret that was just stored could not be read back');
+        throw keychainErrorFor('unavailable', this.context.platform, 'a secret that was just stored could not be read back', this.context.launchCommand);
       }
     } finally {
       await this.delete(account).catch(() => undefined);

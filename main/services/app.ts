@@ -42,6 +42,8 @@ export interface AppOptions {
   fetch?: HttpFetch;
   /** Keychain backend; the real OS keychain by default. */
   keychainBackend?: KeychainBackend;
+  /** The command that starts this Swath, named in keychain advice ("start it inside a D-Bus session"). */
+  launchCommand?: string;
   revealFile?: (file: string) => boolean;
   /** The system "open files" dialog for GeoTIFFs; the browser host has none. */
   chooseFiles?: () => Promise<string[] | null>;
@@ -88,7 +90,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     dir,
     // Replaced by the embedded service's own key once it runs; until then no service accepts it.
     demoKey: randomDemoKey(),
-    keychain: new Keychain(options.keychainBackend ? { backend: options.keychainBackend } : {}),
+    keychain: new Keychain({ ...(options.keychainBackend ? { backend: options.keychainBackend } : {}), launchCommand: options.launchCommand }),
     log,
   });
   let embedded: EmbeddedService | null = null;

@@ -15,21 +15,17 @@ import { fixturePath, gdalRecord } from '../fixtures/rasters';
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// Inside the repo so the bundle resolves its external dependencies from node_modules.
-const outDir = join(root, '.tmp', `bundle-test-${process.pid}`);
+// The run's one build (test/support/app-build.ts), inside the repo so the bundle resolves its
+// external dependencies from node_modules.
+const outDir = process.env.SWATH_E2E_BUILD!;
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const userData = mkdtempSync(join(tmpdir(), 'swath-bundle-'));
 
 beforeAll(() => {
-  const build = spawnSync(join(root, 'node_modules/.bin/electron-vite'), ['build', '--outDir', outDir, '--logLevel', 'error'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  if (build.status !== 0) throw new Error(`electron-vite build failed:\n${build.stdout}\n${build.stderr}`);
-}, 180_000);
+  if (!outDir || !existsSync(join(outDir, 'main/index.js'))) throw new Error('SWATH_E2E_BUILD names no build: run this file in the integration part (vitest --project integration)');
+});
 
 afterAll(() => {
-  rmSync(outDir, { recursive: true, force: true });
   rmSync(userData, { recursive: true, force: true });
 });
 

@@ -5,6 +5,17 @@ import { KeychainError, classifyKeychainError, type KeychainProblem } from '../.
 const linux = { platform: 'linux' as const, env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus' }, exists: () => false };
 
 describe('classifyKeychainError on Linux', () => {
+  it('names a command that starts this Swath: the host\'s, or `npm start` in a checkout; never a `swath` command that may not exist', () => {
+    const noBus = new Error('Cannot autolaunch D-Bus without X11 $DISPLAY');
+    const checkout = classifyKeychainError(noBus, linux).message;
+    expect(checkout).toContain('`dbus-run-session -- npm start`');
+    expect(checkout).toContain("gnome-keyring-daemon --unlock --components=secrets; npm start'`");
+    const browser = classifyKeychainError(noBus, { ...linux, launchCommand: 'npm run dev:browser' }).message;
+    expect(browser).toContain('`dbus-run-session -- npm run dev:browser`');
+    expect(browser).toContain('--components=secrets; npm run dev:browser');
+    for (const message of [checkout, browser]) expect(message).not.toMatch(/-- swath\b|; swath\b/);
+  });
+
   // Messages keytar 7.10.6 (libsecret) produced on Debian when each piece was missing.
   it.each<[string, KeychainProblem, RegExp]>([
     ['Cannot autolaunch D-Bus without X11 $DISPLAY', 'no-dbus-session', /^No D-Bus session: .*dbus-run-session -- /],

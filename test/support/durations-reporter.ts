@@ -1,0 +1,49 @@
+import type { Reporter, TestModule } from 'vitest/node';
+
+/**
+ * Prints, after a run, how long each part of the suite took (unit, integration, e2e: the vitest
+ * projects) and the ten slowest test files, so a slow test is seen the day it becomes slow.
+ * A part's wall time runs from its first file's start to its last file's end (parts overlap when
+ * they run together); "in files" adds up the files' own durations.
+ */
+export default class DurationsReporter implements Reporter {
+  private readonly started = new Map<string, number>();
+  private readonly ended = new Map<string, number>();
+  private runStart = 0;
+
+  onInit(): void {
+    this.runStart = performance.now();
+  }
+
+  onTestModuleStart(module: TestModule): void {
+    this.started.set(module.moduleId, performance.now());
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    this.ended.set(module.moduleId, performance.now());
+  }
+
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    if (!modules.length) return;
+    const rows = modules.map((m) => ({
+      part: m.project.name || 'default',
+      file: m.relativeModuleId,
+      ms: m.diagnostic().duration,
+      start: this.started.get(m.moduleId) ?? this.runStart,
+      end: this.ended.get(m.moduleId) ?? performance.now(),
+    }));
+    const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    const lines = ['', 'Durations'];
+    const parts = [...new Set(rows.map((r) => r.part))];
+    for (const part of parts) {
+      const of = rows.filter((r) => r.part === part);
+      const wall = Math.max(...of.map((r) => r.end)) - Math.min(...of.map((r) => r.start));
+      const sum = of.reduce((a, r) => a + r.ms, 0);
+      lines.push(`  ${part.padEnd(12)} ${String(of.length).padStart(4)} files  ${s(wall).padStart(8)} wall  ${s(sum).padStart(8)} in files`);
+    }
+    lines.push(`  ${'whole run'.padEnd(12)} ${String(rows.length).padStart(4)} files  ${s(performance.now() - this.runStart).padStart(8)} wall`);
+    lines.push('  Slowest files:');
+    for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, 10)) lines.push(`  ${s(r.ms).padStart(8)}  ${r.part.padEnd(12)} ${r.file}`);
+    console.log(lines.join('\n'));
+  }
+}
