@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,9 +23,12 @@ let files: string[] = [];
 let resources = '';
 
 beforeAll(async () => {
-  // `npm run build`: the package takes out/ from the project folder.
-  const vite = spawnSync(join(root, 'node_modules/.bin/electron-vite'), ['build', '--logLevel', 'error'], { cwd: root, encoding: 'utf8' });
-  if (vite.status !== 0) throw new Error(`electron-vite build failed:\n${vite.stdout}\n${vite.stderr}`);
+  // The package takes out/ from the project folder, as after `npm run build`: the run's one build
+  // (test/support/app-build.ts) is put there.
+  const built = process.env.SWATH_E2E_BUILD;
+  if (!built || !existsSync(join(built, 'main/index.js'))) throw new Error('SWATH_E2E_BUILD names no build: run this file in the integration part (vitest --project integration)');
+  rmSync(join(root, 'out'), { recursive: true, force: true });
+  cpSync(built, join(root, 'out'), { recursive: true });
   const electronDist = join(work, 'electron-dist');
   mkdirSync(electronDist, { recursive: true });
   writeFileSync(join(electronDist, 'electron'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });

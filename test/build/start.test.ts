@@ -73,7 +73,7 @@ describe('npm start on a fresh clone', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("Swath cannot start: Electron's binary is not installed and could not be downloaded");
     expect(r.stderr).toMatch(/\(TypeError: fetch failed\)|ECONNREFUSED/);
-    for (const way of ['npm start again', 'ELECTRON_MIRROR=', 'ELECTRON_OVERRIDE_DIST_PATH=', 'npm run dev:browser']) expect(r.stderr).toContain(way);
+    for (const way of ['run `npm start` again', 'ELECTRON_MIRROR=', 'ELECTRON_OVERRIDE_DIST_PATH=', 'npm run dev:browser']) expect(r.stderr).toContain(way);
     // It stopped before the build: nothing was built.
     expect(existsSync(join(clone, 'out'))).toBe(false);
   });
