@@ -283,7 +283,12 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     await page.waitForSelector('[data-testid=swipe-divider]');
     const at = async (position: number) => {
       await evaluate(new Function('w', `w.__swathPreview.preview.setComparePosition(${position})`) as never);
-      await page.waitForTimeout(300);
+      // A complete frame drawn after the divider moved.
+      await page.evaluate(() => new Promise<void>((resolve) => {
+        const map = (window as unknown as Hooks).__swathPreview.map;
+        map.once('rendercomplete', () => resolve());
+        map.render();
+      }));
       return mapShot();
     };
     shot = await at((pm![0] - 30) / shot.pixels.width);
