@@ -76,12 +76,21 @@ describe('Electron smoke test', () => {
     expect(windows).toHaveLength(1);
     expect(windows[0]!.url).toBe('app://swath/index.html');
 
-    // Navigation away is refused: the URL stays on the app document.
+    // Navigation away is refused: main sees the attempt and prevents it, and the URL stays on the app
+    // document. The test's own will-navigate listener is added after the app's, so it sees the verdict.
     const before = page.url();
+    await app.evaluate(({ BrowserWindow }) => {
+      const seen: { url: string; prevented: boolean }[] = [];
+      (globalThis as unknown as { __navigations: typeof seen }).__navigations = seen;
+      BrowserWindow.getAllWindows()[0]!.webContents.on('will-navigate', (event, url) => {
+        seen.push({ url, prevented: event.defaultPrevented });
+      });
+    });
     await page.evaluate(() => {
       window.location.href = 'https://example.com/';
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await expect.poll(() => app!.evaluate(() => (globalThis as unknown as { __navigations: unknown[] }).__navigations), { timeout: 15_000 })
+      .toEqual([{ url: 'https://example.com/', prevented: true }]);
     expect(page.url()).toBe(before);
   });
 });

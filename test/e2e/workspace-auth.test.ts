@@ -97,7 +97,11 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: keys (%s answ
     expect((await bridge<any>('accountInfo')).error.kind).toBe('auth');
     expect((await bridge<any>('profilesTestKey', { id: revoked.data.id })).data.status).toBe('auth');
 
-    const keys = ['demo-key-revoked', 'demo-key-empty', 'demo-key'];
+    // The key values: the documented ones entered here, and the embedded service's per-run random key
+    // (main's own secret: it must not reach the page even in a request).
+    expect(ws.serviceKeys).toHaveLength(1);
+    expect(ws.serviceKeys[0]).toMatch(/^demo-.{20,}$/);
+    const keys = ['demo-key-revoked', 'demo-key-empty', 'demo-key', ...ws.serviceKeys];
     const forbid = (text: string, where: string) => {
       for (const k of keys) expect(text.includes(k), `${where} contains ${k}`).toBe(false);
     };
@@ -107,22 +111,31 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: keys (%s answ
     // Main -> page: every answer and event.
     expect(received.length).toBeGreaterThan(20);
     for (const frame of received) forbid(frame, `frame ${frame.slice(0, 80)}`);
-    // Page -> main: a key only where the analyst gives one to main.
+    // Page -> main: a key value only where the analyst hands one to main, in the field the contract
+    // declares for it (profiles:create and profiles:set-key's key); nowhere else in any request.
     expect(sent.length).toBeGreaterThan(20);
+    const given: string[] = [];
     for (const frame of sent) {
       const msg = JSON.parse(frame) as { channel: string; payload: Record<string, unknown> };
-      const { key: _given, ...rest } = msg.payload ?? {};
-      if (!['profiles:create', 'profiles:set-key'].includes(msg.channel)) expect(_given, msg.channel).toBeUndefined();
-      forbid(JSON.stringify(rest), `request ${msg.channel}`);
+      const { key, ...rest } = msg.payload ?? {};
+      if (['profiles:create', 'profiles:set-key'].includes(msg.channel)) {
+        given.push(String(key));
+        forbid(JSON.stringify(rest), `request ${msg.channel}`);
+      } else forbid(frame, `request ${msg.channel}`);
     }
+    // The keys the test typed did cross, where they should: the check above looked at real frames.
+    expect(given).toEqual(['demo-key-empty', 'demo-key-revoked']);
     expect(ws.logs.length).toBeGreaterThan(0);
     forbid(ws.logs.join('\n'), 'logs');
     const files = readdirSync(ws.dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
     for (const f of files) {
       const full = path.join(f.parentPath, f.name);
-      // The embedded demo service's own account store is the service's side: it keys accounts by their API key.
-      if (full.endsWith('.tif') || f.name === 'demo-state.json') continue;
-      forbid(readFileSync(full, 'utf8'), full);
+      if (full.endsWith('.tif')) continue;
+      const text = readFileSync(full, 'utf8');
+      // The embedded demo service's own account store is the service's side: it keys accounts by their
+      // documented names ('demo-key'), never by the per-run key.
+      if (f.name === 'demo-state.json') for (const k of ws.serviceKeys) expect(text.includes(k), `${full} contains the per-run key`).toBe(false);
+      else forbid(text, full);
     }
     expect(ws.pageErrors).toEqual([]);
   });

@@ -7,7 +7,8 @@ const HAS_CHROMIUM = chromiumAvailable();
 describe.skipIf(!HAS_CHROMIUM)('workspace e2e: first run on the demo service', () => {
   let ws: Workspace;
   beforeAll(async () => {
-    ws = await openWorkspace();
+    // The perf hook hands the test the map, to look at the basemap where it must show coasts and borders.
+    ws = await openWorkspace({ initScript: 'window.__SWATH_PERF__ = {};' });
   });
   afterAll(async () => {
     await ws?.close();
@@ -23,8 +24,17 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: first run on the demo service', (
     expect(await page.getByTestId('downloads-tray').innerText()).toContain('Downloads');
     expect(await page.getByTestId('map-scale').innerText()).toMatch(/^1:[\d,]+$/);
 
+    // On a first start the map moves to the demo account's orders (Berlin: all land). Once it has, the
+    // view is set to Denmark (10° E 56° N, z5: sea, land and the German border), drawn, then sampled.
+    await expect.poll(() => page.getByTestId('map').getAttribute('data-start-view'), { timeout: 20_000 }).toBe('orders');
     // The basemap is drawn from bundled data: land and water pixels differ, no tile requests needed.
-    const colours = await page.evaluate(() => {
+    const colours = await page.evaluate(async () => {
+      const map = (window as unknown as { __SWATH_PERF__: { map: import('ol/Map').default } }).__SWATH_PERF__.map;
+      const rendered = new Promise((r) => map.once('rendercomplete', r));
+      map.getView().setCenter([1113194.9, 7558415.7]);
+      map.getView().setZoom(5);
+      map.render();
+      await rendered;
       const canvases = [...document.querySelectorAll<HTMLCanvasElement>('[data-testid="map"] canvas')];
       const seen = new Set<string>();
       for (const c of canvases) {

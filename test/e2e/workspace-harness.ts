@@ -28,6 +28,8 @@ export interface Workspace {
   pageErrors: string[];
   /** Every line the main services logged. */
   logs: string[];
+  /** The API keys the embedded demo service was started to accept (its per-run random key): secrets the page must never see. */
+  serviceKeys: string[];
   /** Opens another page (fresh context) on the same host. */
   newPage(options?: { initScript?: string; colorScheme?: 'light' | 'dark' }): Promise<Page>;
   close(): Promise<void>;
@@ -59,6 +61,8 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
   const downloadsDir = path.join(dir, 'Downloads');
   let host: BrowserHost | null = null;
   const logs: string[] = [];
+  const serviceKeys: string[] = [];
+  const start = options.startSimulator ?? styledChildSimulator(options.shapes);
   const app = await createApp({
     userDataDir: dir,
     downloadsDir,
@@ -67,7 +71,10 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     platform: process.platform,
     // In the answer style asked for (default: SWATH_SIM_SHAPES's), so every flow runs against either style;
     // in its own child process, as the browser host runs it.
-    startSimulator: options.startSimulator ?? styledChildSimulator(options.shapes),
+    startSimulator: (opts) => {
+      serviceKeys.push(...Object.keys(opts.apiKeys ?? {}));
+      return start(opts);
+    },
     emit: (e, p) => host?.emit(e, p),
     log: (line) => logs.push(line),
   });
@@ -106,6 +113,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     downloadsDir,
     pageErrors,
     logs,
+    serviceKeys,
     newPage,
     async close() {
       for (const c of contexts) await c.close().catch(() => undefined);

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   CONTRACT_VERSION,
   channelNames,
@@ -47,8 +46,13 @@ describe('contract', () => {
     expect(events['connection:state'].parse({ state: 'connecting', detail: 'x' })).toEqual({ state: 'connecting', detail: 'x' });
   });
 
-  it('uses zod schemas for every request', () => {
-    for (const name of channelNames) expect(channels[name].request).toBeInstanceOf(z.ZodType);
+  it('refuses an undeclared field in every request (a misspelt field is an error, not ignored)', () => {
+    for (const name of channelNames) {
+      const r = channels[name].request.safeParse({ zzUndeclared: 1 });
+      expect(r.success, name).toBe(false);
+      const unrecognised = r.error!.issues.filter((i) => i.code === 'unrecognized_keys').flatMap((i) => (i as { keys: string[] }).keys);
+      expect(unrecognised, name).toEqual(['zzUndeclared']);
+    }
   });
 
   it('lists the error kinds of the architecture and builds results', () => {

@@ -12,11 +12,13 @@ describe('concurrency limiter', () => {
     const c = l.acquire().then((r) => { third = true; return r; });
     const ac = new AbortController();
     const d = l.acquire(ac.signal);
-    await new Promise((r) => setTimeout(r, 10));
+    // Both wait in the queue: the two slots are taken.
+    expect([l.active, l.waiting]).toEqual([2, 2]);
+    ac.abort();
+    // The cancelled waiter settles first, and the other is still waiting then.
+    await expect(d).rejects.toMatchObject({ kind: 'cancelled' });
     expect(third).toBe(false);
     expect(l.active).toBe(2);
-    ac.abort();
-    await expect(d).rejects.toMatchObject({ kind: 'cancelled' });
     a();
     a(); // releasing twice frees one slot only
     const rc = await c;
@@ -24,8 +26,7 @@ describe('concurrency limiter', () => {
     expect(l.active).toBe(2);
     b();
     rc();
-    await new Promise((r) => setTimeout(r, 0));
-    expect(l.active).toBe(0);
+    await expect.poll(() => [l.active, l.waiting]).toEqual([0, 0]);
   });
 });
 
@@ -62,9 +63,13 @@ describe('bounded by the account limit against the simulator', () => {
     const big = 'POLYGON((13.30 52.42, 13.55 52.42, 13.55 52.58, 13.30 52.58, 13.30 52.42))';
     const file = await c.client.processComposite({ Wkt: big, Date: dates.at(-1)!, Model: 'Stratus2', Resolution: 10 });
     expect(file.kind).toBe('stream');
+    // The one slot is the unread body's: the settings request waits in the queue for it.
+    const limiter = (c.client as unknown as { limiter: Limiter }).limiter;
+    expect([limiter.active, limiter.waiting]).toEqual([1, 0]);
     let settingsDone = false;
     const settings = c.client.accountSettings().then(() => { settingsDone = true; });
-    await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => limiter.waiting, { timeout: 10_000 }).toBe(1);
+    expect(limiter.active).toBe(1);
     expect(settingsDone).toBe(false);
     if (file.kind === 'stream') await readAll(file.body);
     await settings;

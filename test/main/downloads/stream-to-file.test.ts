@@ -87,10 +87,9 @@ describe('downloadToFile', () => {
     const hanging = new ReadableStream<Uint8Array>({
       start(c) { c.enqueue(new Uint8Array(tif.subarray(0, 100))); },
     });
-    const t0 = performance.now();
+    // Without the stall timer this never settles: the stream neither ends nor errors.
     await expect(downloadToFile({ body: hanging, dir, fileName: 'a.tif', contentLength: tif.length, signal: never(), stallTimeoutMs: 200 }))
       .rejects.toMatchObject({ kind: 'transient', message: expect.stringMatching(/stalled: no data for 0 s after 100 bytes/) });
-    expect(performance.now() - t0).toBeLessThan(2000);
     expect(readdirSync(dir)).toEqual([]);
   });
 

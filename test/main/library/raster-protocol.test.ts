@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,9 +146,32 @@ describe('serveLibraryFile', () => {
     await expect(bodyOf(r)).rejects.toThrow(/changed while it was being served/);
   });
 
-  it('opens nothing until the body is read, and can be cancelled', async () => {
-    const r = await get('bytes=0-999');
-    await r.body!.cancel();
+  // Counts this process's descriptors open on the file, through /proc/self/fd (Linux only).
+  it.skipIf(process.platform !== 'linux')('opens nothing until the body is read, and can be cancelled (descriptors counted in /proc/self/fd)', async () => {
+    // More than one read (1 MiB) long, so the file is still open after the first read.
+    const f = path.join(dir, 'long.tif');
+    writeFileSync(f, Buffer.alloc(3 * 1024 * 1024, 7));
+    const real = realpathSync(f);
+    const id = '33333333-3333-4333-8333-333333333333';
+    entries.set(id, { path: f });
+    const openOnFile = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === real;
+        } catch {
+          return false; // closed meanwhile (the listing's own descriptor)
+        }
+      }).length;
+    expect(openOnFile()).toBe(0);
+    const r = await get(undefined, id);
+    expect(r.status).toBe(200);
+    expect(openOnFile()).toBe(0);
+    const reader = r.body!.getReader();
+    const first = await reader.read();
+    expect(first.value!.length).toBe(1024 * 1024);
+    expect(openOnFile()).toBe(1);
+    await reader.cancel();
+    expect(openOnFile()).toBe(0);
   });
 });
 

@@ -67,8 +67,24 @@ describe('per-operation error cases', () => {
   });
 
   it('tile search: AOI validated, MaxResults bounded', async () => {
-    const bad = await t.call('POST', '/api/tasking/search/tiles', { Wkt: SMALL_AOI, MaxResults: 0 });
-    expect(bad.json.Data.MaxResults).toBeDefined();
+    const point = await t.call('POST', '/api/tasking/search/tiles', { Wkt: 'POINT(1 2)' });
+    expect(point.status).toBe(400);
+    expect(point.json.Data.Wkt[0]).toMatch(/Point/);
+    for (const MaxResults of [0, 5001, 2.5]) {
+      const bad = await t.call('POST', '/api/tasking/search/tiles', { Wkt: SMALL_AOI, MaxResults });
+      expect(bad.status, String(MaxResults)).toBe(400);
+      expect(Object.keys(bad.json.Data), String(MaxResults)).toEqual(['MaxResults']);
+      expect(bad.json.Data.MaxResults[0], String(MaxResults)).toMatch(/\S/);
+    }
+    // Within the bounds it caps the answer and says so (Berlin, about 150 km²: a few dozen mini-tiles).
+    const berlin = 'POLYGON((13.30 52.45, 13.50 52.45, 13.50 52.55, 13.30 52.55, 13.30 52.45))';
+    const all = await t.call('POST', '/api/tasking/search/tiles', { Wkt: berlin, MiniTiles: true });
+    expect(all.json.Data.Tiles.length).toBeGreaterThan(2);
+    expect(all.json.Data.Truncated).toBe(false);
+    const two = await t.call('POST', '/api/tasking/search/tiles', { Wkt: berlin, MiniTiles: true, MaxResults: 2 });
+    expect(two.status).toBe(200);
+    expect(two.json.Data.Tiles).toEqual(all.json.Data.Tiles.slice(0, 2));
+    expect(two.json.Data.Truncated).toBe(true);
   });
 
   it('order details: unknown GUID is 404, a malformed one 400', async () => {

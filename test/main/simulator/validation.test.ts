@@ -48,7 +48,7 @@ describe('validation: 400, Code 992, Data = {property: [reasons]}', () => {
   });
   it('both Wkt and GeoJson', async () => {
     const data = await expect992(P, composite({ GeoJson: GEOJSON }), 'Wkt', /not both/i);
-    expect(data.GeoJson).toBeDefined();
+    expect(data.GeoJson.join(' ')).toMatch(/not both/i);
   });
   it('neither Wkt nor GeoJson where one is required', async () => {
     await expect992(P, composite({ Wkt: undefined }), 'Wkt', /required/i);
@@ -94,7 +94,7 @@ describe('validation: 400, Code 992, Data = {property: [reasons]}', () => {
   });
   it('From after To', async () => {
     const data = await expect992(E, order({ From: '2026-10-02', To: '2026-10-01' }), 'From', /after/);
-    expect(data.To).toBeDefined();
+    expect(data.To.join(' ')).toMatch(/before From/);
     await expect992('/api/satelliteimages/search/available', { Wkt: SMALL_AOI, From: '2026-10-02', Until: '2026-10-01' }, 'From', /after Until/);
   });
   it('ImageFrequency out of range', async () => {

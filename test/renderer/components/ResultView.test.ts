@@ -1,17 +1,17 @@
 // @vitest-environment jsdom
 import { mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import OlMap from 'ol/Map';
+import View from 'ol/View';
+import { getCenter } from 'ol/extent';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-const drawn = vi.hoisted(() => ({ geometries: [] as unknown[] }));
-vi.mock('../../../renderer/src/map/vector-layers', () => ({
-  showGeometry: vi.fn(async (g: unknown) => {
-    drawn.geometries.push(g);
-    return true;
-  }),
-  setFeatures: vi.fn(() => ({ drawn: 2, skipped: 0 })),
-  fitTo: vi.fn(async () => undefined),
-}));
+// OpenLayers watches its target's size; jsdom has no ResizeObserver.
+globalThis.ResizeObserver ??= class { observe(): void {} unobserve(): void {} disconnect(): void {} } as unknown as typeof ResizeObserver;
+
+// The real vector layers: without a map they hold the features, and the map takes the layers when it is provided.
+const vectorLayers = await import('../../../renderer/src/map/vector-layers');
+const { provideMap } = await import('../../../renderer/src/map/map-context');
 
 const ResultView = (await import('../../../renderer/src/components/ResultView.vue')).default;
 const DataTable = (await import('../../../renderer/src/components/DataTable.vue')).default;
@@ -29,7 +29,10 @@ const ORDER = {
 
 beforeEach(() => {
   setActivePinia(createPinia());
-  drawn.geometries = [];
+});
+afterEach(() => {
+  provideMap(null);
+  vectorLayers.resetVectorLayers();
 });
 
 describe('ResultView', () => {
@@ -54,8 +57,22 @@ describe('ResultView', () => {
     await use.trigger('click');
     expect(w.emitted('use-guid')![0]).toEqual([{ key: 'TaskOrderGuid', value: ORDER.TaskOrderGuid, path: 'TaskOrderGuid' }]);
     await w.get('[data-testid="show-on-map"]').trigger('click');
-    expect(drawn.geometries).toEqual([ORDER.Wkt]);
     expect(w.emitted('show-geometry')![0]![0]).toMatchObject({ key: 'Wkt', geometry: ORDER.Wkt });
+    // The order's polygon is on the shared result layer, where its WKT puts it (Web Mercator).
+    expect(vectorLayers.featureIds('result-view')).toEqual(['shown']);
+    const extent = vectorLayers.layerExtent('result-view')!;
+    const expected = vectorLayers.readGeometry(ORDER.Wkt, 'EPSG:3857')!.getExtent();
+    extent.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 3));
+    // Once the map exists the layer is on it and the view is zoomed to the polygon.
+    const map = new OlMap({ view: new View() });
+    map.setSize([800, 600]);
+    provideMap(map);
+    await vi.waitFor(() => expect(map.getView().getCenter()).toBeDefined());
+    expect(map.getLayers().getArray().filter((l) => l.get('swathKey') === 'result-view')).toHaveLength(1);
+    const [x, y] = map.getView().getCenter()!;
+    expect(x).toBeCloseTo(getCenter(expected)[0]!, 3);
+    expect(y).toBeCloseTo(getCenter(expected)[1]!, 3);
+    map.dispose();
   });
 
   it('shows lists of records as tables and switches to a tree', async () => {

@@ -158,18 +158,6 @@ describe('library store', () => {
     void opening;
   });
 
-  it('thumbnails a large file without overviews from a small quick look made by main, not by reading it whole', async () => {
-    bridge([item({ id: 'a' })]);
-    fake.header = { ...header(32633), width: 4096, height: 4096 };
-    fake.api.libraryPreview = vi.fn(async ({ id }: { id: string }) => ok({ id, state: 'quick-look', rasterId: `qlk-${id}`, reason: 'striped', reused: false, buildMs: 20 }));
-    const { RasterFile } = await import('../../../renderer/src/raster/raster-data');
-    const lib = useLibraryStore();
-    await lib.start();
-    await vi.waitFor(() => expect(Object.values(lib.thumbnails)).toEqual(['data:image/png;base64,thumb']));
-    expect(fake.api.libraryPreview).toHaveBeenCalledWith({ id: 'a', quickLook: 256 });
-    expect(vi.mocked(RasterFile.open).mock.calls.map(([url]) => url).at(-1)).toMatch(/qlk-a$/);
-  });
-
   it('an open that outlives its layer (closed and opened again) leaves the new layer alone', async () => {
     bridge();
     const answers: ((r: Result<unknown>) => void)[] = [];

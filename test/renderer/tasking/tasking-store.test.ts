@@ -149,8 +149,16 @@ describe('create', () => {
   it('cannot send without the confirmation dialog', async () => {
     const store = await ready();
     await store.estimate();
+    // The estimate succeeded: the store is ready to place, only the dialog is missing.
+    expect(bridge.api.taskingEstimate).toHaveBeenCalledOnce();
+    expect(store.estimated).not.toBeNull();
+    expect(store.canPlace).toBe(true);
+    expect(store.phase).not.toBe('confirming');
     await store.confirmPlace();
     expect(bridge.api.taskingCreate).not.toHaveBeenCalled();
+    // The same estimate, through the dialog, is sent.
+    await place(store);
+    expect(bridge.api.taskingCreate).toHaveBeenCalledOnce();
   });
 
   it('a 400 (estimate/create mismatch) shows the fields and requires a new estimate', async () => {

@@ -119,21 +119,27 @@ describe('runBatch', () => {
 
   it('fails with the failing part and its error kind, and stops the other downloads', async () => {
     const dir = await tempDir();
-    const inner = fetchDownloadPart(t.url);
-    const aborted: number[] = [];
-    const download: DownloadPart = async (body, target, signal, onProgress) => {
+    const started: string[] = [];
+    const aborted: string[] = [];
+    // The other parts started beside the failing one hang until their signal aborts (a part that is
+    // never stopped keeps the batch from settling, and the test fails on its timeout).
+    const download: DownloadPart = async (_body, target, signal) => {
+      started.push(path.basename(target));
       if (target.endsWith('part-002.tif')) {
         throw Object.assign(new Error('Bandnames is invalid'), { kind: 'validation' });
       }
-      await new Promise((r) => setTimeout(r, 50));
-      if (signal.aborted) aborted.push(1);
-      await inner(body, target, signal, onProgress);
+      if (!signal.aborted) await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+      aborted.push(path.basename(target));
+      throw signal.reason;
     };
     const err = await runBatch(plan, { downloadPart: download, parallelism: 3 }, dir, AbortSignal.timeout(60_000), noProgress).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BatchPartError);
     expect(err).toMatchObject({ kind: 'validation', part: 1, partsTotal: plan.parts.length });
     expect((err as Error).message).toMatch(/Part 2 of \d+ failed: Bandnames is invalid/);
-    expect(aborted.length).toBeGreaterThan(0);
+    // Both others were stopped, and no part started after the failure.
+    expect(plan.parts.length).toBeGreaterThan(3);
+    expect(started).toHaveLength(3);
+    expect(aborted.sort()).toEqual(started.filter((f) => !f.endsWith('part-002.tif')).sort());
     expect(readdirSync(dir).some((f) => f.endsWith('.tif'))).toBe(false);
   });
 
