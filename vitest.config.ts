@@ -22,15 +22,17 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', ...BUILT] },
+        // Two workers: vitest's default is one fewer than the cores, which is one on a 2-core machine.
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', ...BUILT], maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
-        test: { name: 'integration', include: BUILT, globalSetup: ['test/support/app-build.ts'] },
+        // After the unit part, one file at a time: each of these runs a browser, a build or a packager.
+        test: { name: 'integration', include: BUILT, globalSetup: ['test/support/app-build.ts'], maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/support/app-build.ts'] },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/support/app-build.ts'], maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
   },
