@@ -142,7 +142,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
   return {
     handlers,
     wrap(table) {
-      const enforced = enforcePolicy(table, policy, locked);
+      const enforced = enforcePolicy(table, policy);
       return {
         ...enforced,
         // A key the user enters is known to the redaction from that moment on.
