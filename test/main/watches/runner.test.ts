@@ -120,9 +120,11 @@ describe('watch runner against the simulator', () => {
     expect(w2.dates).toEqual([]);
     await expect(t.call('watches:resume', { id: w0.id, pastCap: true })).rejects.toMatchObject({ kind: 'validation' });
 
-    // The watch's own cap stops it the same way once the budget is out of the way.
-    await t.call('spend:set-budget', { budgetEur: null });
+    // Nor can this host clear the budget; the watch's own cap (checked first) stops it the same way.
+    await expect(t.call('spend:set-budget', { budgetEur: null })).rejects.toMatchObject({ kind: 'validation' });
     await t.call('watches:update', { id: w0.id, patch: { capEur: 0.01 } });
+    // Raising or clearing the cap again needs main's dialog too.
+    await expect(t.call('watches:update', { id: w0.id, patch: { capEur: null } })).rejects.toMatchObject({ kind: 'validation' });
     await t.call('watches:resume', { id: w0.id });
     const w3 = await settled(t, w0.id, w2.lastRunAt);
     expect(w3.state).toBe('paused');
