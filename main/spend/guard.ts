@@ -54,7 +54,8 @@ const eur = (n: number): string => `${n.toFixed(2)} ${SERVICE_CURRENCY}`;
 /** The error of a spend the guard refused: its verdict's reason, with the verdict's figures. */
 export class SpendRefusedError extends AppError<'validation'> {
   constructor(readonly verdict: SpendVerdict, message: string) {
-    super('validation', message, { fields: { budgetEur: [verdict.reason] } });
+    // Not a field's fault: the message names the budget, the month's spend and the cost.
+    super('validation', message);
     this.name = 'SpendRefusedError';
   }
 }

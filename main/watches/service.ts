@@ -246,7 +246,7 @@ export class WatchService {
             message: `Let "${before.name}" download past its cap or the monthly budget for ${month()}?`,
             detail: `${before.notice ?? ''}\n\nUntil the end of the month, this watch downloads every new date whatever it costs (never past your organisation's ceiling).`,
             confirmLabel: 'Spend past the limit',
-          }, 'The watch stays paused; raise its cap or the budget instead.');
+          }, 'The watch stays paused; raise the cap or the budget instead.');
           allowOverMonth = month();
         }
         const w = await store.update(id, (x) => Object.assign(x, {

