@@ -227,9 +227,9 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
 
     'downloads:list': () => ({ jobs: queue.list().map(publicJob) }),
     'downloads:enqueue': async ({ kind, request, targetDir }, { signal }) => {
+      const dir = settings.downloadDir(targetDir);
       // Checked before queueing, so a bad field shows next to the form instead of as a failed job.
       await (await client(signal)).checkBinaryRequest(kind, request, signal);
-      const dir = settings.downloadDir(targetDir);
       const what = kind === 'composite' ? 'This composite download' : kind === 'tile' ? 'This tile download' : 'This mini-tile download';
       if (kind === 'composite') {
         // Over the account's limits: one job that fetches parts and mosaics them.
@@ -249,7 +249,8 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       const plans = dates ? dates.map((d) => withDate(plan, d)) : [plan];
       const pid = await profileId();
       const estimates = [];
-      for (const p of plans) estimates.push(await estimator.batch(c, pid, p, signal));
+      // Asked now (the analyst asked for this estimate), and kept for the download that follows.
+      for (const p of plans) estimates.push(await estimator.batch(c, pid, p, signal, true));
       const total = sumEstimates(estimates);
       return {
         split: plan.kind === 'split', splitBy: plan.splitBy, parts: plan.parts.length, dates, areaKm2: plan.areaKm2, limits,
@@ -261,11 +262,11 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       };
     },
     'downloads:enqueue-series': async ({ request, from, until, targetDir }, { signal }) => {
+      const dir = settings.downloadDir(targetDir);
       await (await client(signal)).checkBinaryRequest('composite', { ...request, Date: request.Date ?? from }, signal);
       const { plan, limits } = await planFor({ ...request, Date: request.Date ?? from }, signal);
       const dates = await seriesDates(request, from, until, signal);
       if (dates.length === 0) throw new AppError('validation', 'No dates with imagery in this period.', { fields: { From: ['No dates with imagery between From and Until for this area.'] } });
-      const dir = settings.downloadDir(targetDir);
       const batch = { type: 'series' as const, limits, dates, parts: plan.parts.length };
       return guardedDownload({ kind: 'composite', request, batch }, `This time series (${dates.length} dates)`, signal, () => queue.add({ kind: 'composite', request, targetDir: dir, batch }, signal));
     },

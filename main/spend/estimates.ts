@@ -62,9 +62,9 @@ export class Estimator {
     return this.cached(`${profileId}\norder\n${payload}`, () => c.estimateOrder(payload, signal), fresh);
   }
 
-  /** Every part of a plan estimated (cached per part) and summed. */
-  batch(c: EstimateClient, profileId: string, plan: BatchPlan, signal: AbortSignal): Promise<BatchEstimate> {
-    return estimateBatch(plan, (body, s) => this.composite(c, profileId, body as unknown as Record<string, unknown>, s), { signal, parallelism: c.concurrency });
+  /** Every part of a plan estimated (kept per part; `fresh`: asked now) and summed. */
+  batch(c: EstimateClient, profileId: string, plan: BatchPlan, signal: AbortSignal, fresh = false): Promise<BatchEstimate> {
+    return estimateBatch(plan, (body, s) => this.composite(c, profileId, body as unknown as Record<string, unknown>, s, fresh), { signal, parallelism: c.concurrency });
   }
 
   /** What an order payload costs this month, from main's own estimate of it. */
