@@ -11,7 +11,7 @@ import { seedPolicyProfiles, type PolicyState } from '../../../main/policy';
 import { searchTiles } from '../../../main/simulator/geo/tile-grid';
 import type { Watch } from '../../../main/watches';
 import { watchRequest } from '../../../main/watches';
-import { startTestApp, type TestApp } from '../watches/app-helpers';
+import { settled, startTestApp, type TestApp } from '../watches/app-helpers';
 
 // The one spend guard in main, driven as a page drives the bridge (no native dialog: the browser
 // host), against the app's embedded simulator over loopback HTTP. The account's own billing (the
@@ -70,15 +70,6 @@ function order(t: TestApp): Record<string, unknown> {
   const o = t.demoOrder(false);
   const from = day(Date.now() - 21 * DAY);
   return { Wkt: SMALL, Model: o.model, SatelliteConstellations: o.constellations, ImageFrequency: 7, ReferenceDate: from, From: from, To: day(Date.now() - DAY) };
-}
-
-async function settled(t: TestApp, id: string, after: string | null = null): Promise<Watch> {
-  let w: Watch | undefined;
-  await expect.poll(async () => {
-    w = (await t.call<{ watches: Watch[] }>('watches:list')).watches.find((x) => x.id === id);
-    return !!w && !w.running && w.lastRunAt !== null && w.lastRunAt !== after;
-  }, { timeout: 90_000, interval: 100 }).toBe(true);
-  return w!;
 }
 
 async function jobState(t: TestApp, id: string, states: string[]): Promise<any> {

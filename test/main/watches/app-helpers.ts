@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import type { EventName } from '../../../preload/contract';
 import { MemoryKeychainBackend } from '../../../main/keychain';
 import { createApp, type AppOptions, type SwathApp } from '../../../main/services/app';
 import type { HostConfirm } from '../../../main/services/confirm';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator';
 import type { Account, StoredOrder } from '../../../main/simulator/state';
+import type { Watch } from '../../../main/watches';
 
 /** The app core on a simulator (real loopback HTTP) whose clock the test moves. */
 export interface TestApp {
@@ -67,4 +69,14 @@ export async function startTestApp(opts: {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The watch once a run has finished (a run after `after`, its lastRunAt, when given). */
+export async function settled(t: TestApp, id: string, after: string | null = null): Promise<Watch> {
+  let w: Watch | undefined;
+  await expect.poll(async () => {
+    w = (await t.call<{ watches: Watch[] }>('watches:list')).watches.find((x) => x.id === id);
+    return !!w && !w.running && w.lastRunAt !== null && w.lastRunAt !== after;
+  }, { timeout: 90_000, interval: 100 }).toBe(true);
+  return w!;
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Watch } from '../../../main/watches';
-import { startTestApp, type TestApp } from './app-helpers';
+import { settled, startTestApp, type TestApp } from './app-helpers';
 
 // Watches end to end in main: the app core (service session, download queue, library, watch
 // service) against its embedded simulator over loopback HTTP, on a clock the test moves.
@@ -26,15 +26,6 @@ function input(t: TestApp, recurring: boolean, over: Partial<Watch> = {}) {
     everyHours: 6,
     ...over,
   };
-}
-
-async function settled(t: TestApp, id: string, after: string | null = null): Promise<Watch> {
-  let w: Watch | undefined;
-  await expect.poll(async () => {
-    w = (await t.call<{ watches: Watch[] }>('watches:list')).watches.find((x) => x.id === id);
-    return !!w && !w.running && w.lastRunAt !== null && w.lastRunAt !== after;
-  }, { timeout: 90_000, interval: 100 }).toBe(true);
-  return w!;
 }
 
 async function serviceDates(t: TestApp, wkt: string, from: string, model: string, cons: string[]): Promise<string[]> {
