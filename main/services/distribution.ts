@@ -13,8 +13,9 @@ import type { UpdateService, UpdateStatus } from '../updates';
 import type { Emit } from './app';
 
 /**
- * What internal distribution adds to the app core: the admin policy (seeded
- * profiles, enforcement on the handlers), the secret registry every log line
+ * What internal distribution adds to the app core: the admin policy (seeded and
+ * locked profiles, the hidden demo service, its view and problems; the effective
+ * settings and the budget ceiling are applied in app.ts), the secret registry every log line
  * and report is redacted against, About, diagnostics, renderer error reports
  * and the updater's channels. Hosts pass what they have; the rest has safe
  * defaults (no policy, no log file, updates off).

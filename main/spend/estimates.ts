@@ -1,3 +1,4 @@
+import { isAbortError } from '../../common/abort.js';
 import { downloadCost, orderCost, sumCosts, type Cost } from '../../common/money.js';
 import type { ServiceClient } from '../api';
 import {
@@ -34,12 +35,21 @@ export class Estimator {
 
   constructor(private readonly now: () => number = Date.now, private readonly freshMs = ESTIMATE_FRESH_MS) {}
 
-  /** The answer kept for `key`, else `ask`'s (kept); `fresh`: always ask (what the analyst asked for explicitly). */
-  private cached<T>(key: string, ask: () => Promise<T>, fresh = false): Promise<T> {
+  /**
+   * The answer kept for `key`, else `ask`'s (kept); `fresh`: always ask (what the analyst asked for
+   * explicitly). A kept answer still on its way that another caller cancelled is asked again.
+   */
+  private cached<T>(key: string, ask: () => Promise<T>, signal: AbortSignal, fresh = false): Promise<T> {
     const t = this.now();
     for (const [k, v] of this.cache) if (t - v.at > this.freshMs) this.cache.delete(k);
     const hit = fresh ? undefined : this.cache.get(key);
-    if (hit) return hit.answer as Promise<T>;
+    if (hit) {
+      return (hit.answer as Promise<T>).catch((error: unknown) => {
+        const cancelled = isAbortError(error) || (error as { kind?: unknown } | null)?.kind === 'cancelled';
+        if (signal.aborted || !cancelled) throw error;
+        return this.cached(key, ask, signal, true);
+      });
+    }
     const answer = ask();
     this.cache.set(key, { at: t, answer });
     // A failed estimate is asked again next time.
@@ -51,7 +61,7 @@ export class Estimator {
 
   /** composite/estimate of one exact body (`fresh`: asked now, whatever is kept). */
   composite(c: EstimateClient, profileId: string, body: Record<string, unknown>, signal: AbortSignal, fresh = false): Promise<AreaCreditEstimate> {
-    return this.cached(`${profileId}\ncomposite\n${JSON.stringify(body)}`, () => c.compositeEstimate(body as never, signal) as Promise<AreaCreditEstimate>, fresh);
+    return this.cached(`${profileId}\ncomposite\n${JSON.stringify(body)}`, () => c.compositeEstimate(body as never, signal) as Promise<AreaCreditEstimate>, signal, fresh);
   }
 
   /**
@@ -59,7 +69,7 @@ export class Estimator {
    * kept (the service compares a create with the last order it estimated).
    */
   order(c: EstimateClient, profileId: string, payload: string, signal: AbortSignal, fresh = false): Promise<{ estimate: unknown; payload: string }> {
-    return this.cached(`${profileId}\norder\n${payload}`, () => c.estimateOrder(payload, signal), fresh);
+    return this.cached(`${profileId}\norder\n${payload}`, () => c.estimateOrder(payload, signal), signal, fresh);
   }
 
   /** Every part of a plan estimated (kept per part; `fresh`: asked now) and summed. */
@@ -77,6 +87,10 @@ export class Estimator {
     if (d.kind !== 'composite') {
       const body = Object.fromEntries(TILE_ESTIMATE_FIELDS.filter((k) => d.request[k] != null).map((k) => [k, d.request[k]]));
       return downloadCost(await this.composite(c, profileId, body, signal));
+    }
+    if (d.request.AutomaticOrderCreation === true) {
+      // The service may create (and charge) an order for what no order covers yet: no estimate prices that.
+      return { state: 'unknown', reason: 'AutomaticOrderCreation is on: the service may create and charge an order, which no estimate prices.' };
     }
     const dates = d.batch?.type === 'series' ? d.batch.dates ?? [] : [];
     const request = { ...d.request, ...(dates.length && d.request.Date == null ? { Date: dates[0] } : {}) } as unknown as CompositeBody;

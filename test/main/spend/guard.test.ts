@@ -118,6 +118,9 @@ describe('one spend guard in main: a caller of the bridge cannot spend past the 
       expect(refused!.message, name).toMatch(NAMES_FIGURES);
       expect(refused!.message, name).toMatch(/confirmation in Swath's own dialog/);
     }
+    // A composite that lets the service order on its own has a cost no estimate gives: it needs the analyst's word.
+    await expect(t.call('downloads:enqueue', { kind: 'composite', request: { ...composite(t, date), AutomaticOrderCreation: true } }))
+      .rejects.toThrow(/has an unknown cost \(AutomaticOrderCreation is on: the service may create and charge an order/);
     // The verdict main shows before: the same figures, "confirm".
     const estimate = await t.call('imagery:estimate', { request: composite(t, date) });
     expect(estimate.verdict).toMatchObject({ decision: 'confirm', budgetEur: 0.01, costKnown: true, overBudget: true });
