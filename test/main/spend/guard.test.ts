@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost } from '../../../main/hosts/browser-host';
+import { ANSWER_STYLES } from '../simulator/helpers';
 import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/keychain';
 import { seedPolicyProfiles, type PolicyState } from '../../../main/policy';
 import { searchTiles } from '../../../main/simulator/geo/tile-grid';
@@ -81,9 +82,9 @@ async function jobState(t: TestApp, id: string, states: string[]): Promise<any> 
   return job;
 }
 
-describe('one spend guard in main: a caller of the bridge cannot spend past the budget', () => {
+describe.each(ANSWER_STYLES)('one spend guard in main: a caller of the bridge cannot spend past the budget (%s answers)', (shapes) => {
   it('refuses an order, a composite, a split composite, a tile, a mini-tile, a series, a retry and a watch, naming the budget, the spend and the cost; nothing is charged', async () => {
-    t = await startTestApp();
+    t = await startTestApp({ shapes });
     t.demoOrder(false).downloadsUsed = 1000;
     t.demoOrder(true).downloadsUsed = 1000;
     const dates = await imageDates(t);
@@ -152,7 +153,7 @@ describe('one spend guard in main: a caller of the bridge cannot spend past the 
   it('with main\'s confirmation (the desktop host) the spend goes ahead, asked once, and main writes the ledger; declined, nothing is spent', async () => {
     const asked: string[] = [];
     let answer = false;
-    t = await startTestApp({ confirm: async (r) => (asked.push(`${r.message} ${r.detail ?? ''}`), answer) });
+    t = await startTestApp({ shapes, confirm: async (r) => (asked.push(`${r.message} ${r.detail ?? ''}`), answer) });
     t.demoOrder(false).downloadsUsed = 1000;
     const date = (await imageDates(t)).at(-1)!;
     await t.call('spend:set-budget', { budgetEur: 0.01 });
@@ -180,7 +181,7 @@ describe('one spend guard in main: a caller of the bridge cannot spend past the 
   });
 
   it('two spends at once cannot both pass a budget that has room for one', async () => {
-    t = await startTestApp();
+    t = await startTestApp({ shapes });
     t.demoOrder(false).downloadsUsed = 1000;
     const date = (await imageDates(t)).at(-1)!;
     const one = await t.call('imagery:estimate', { request: composite(t, date) });

@@ -35,6 +35,8 @@ export async function startTestApp(opts: {
   distribution?: AppOptions['distribution'];
   /** The user's download folder (default <dir>/Downloads). */
   downloadsDir?: string;
+  /** The simulator's answer style ('production' or 'variant'; default its own). */
+  shapes?: string;
 } = {}): Promise<TestApp> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-watch-'));
   const clock = { now: Date.now() };
@@ -47,7 +49,7 @@ export async function startTestApp(opts: {
     version: '0.0.0-test',
     platform: process.platform,
     startSimulator: async (o) => {
-      const s = await startSimulator({ ...o, now: () => clock.now, faults: opts.faults, lifecycle: { review: 1000, preparing: 1000, awaiting: 1000, processing: 1000 } });
+      const s = await startSimulator({ ...o, ...(opts.shapes ? { shapes: opts.shapes } : {}), now: () => clock.now, faults: opts.faults, lifecycle: { review: 1000, preparing: 1000, awaiting: 1000, processing: 1000 } });
       sim = s;
       if (!opts.front) return s;
       const front = await opts.front(s.url);
