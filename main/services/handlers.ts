@@ -1,5 +1,5 @@
 import { CONTRACT_VERSION } from '../../preload/contract';
-import type { CompositeAvailableRequest, CompositeEstimateRequest, GeographyCompositeRequest, OpenOperationKey, SearchAvailableRequest } from '../api';
+import type { CompositeAvailableRequest, GeographyCompositeRequest, OpenOperationKey, SearchAvailableRequest } from '../api';
 import type { DownloadJob, DownloadQueue } from '../downloads';
 import {
   datesFromSearchAvailable, limitsFromAccountInfo, planComposite, sumEstimates, withDate, type CompositeBody,
@@ -198,7 +198,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
     'imagery:available': async ({ request }, { signal }) => ({ data: await (await client(signal)).compositeAvailable(request as unknown as CompositeAvailableRequest, signal) }),
     'imagery:estimate': async ({ request }, { signal }) => {
       // Kept briefly as main's own estimate of this exact request: a download of it right after is decided on this answer.
-      const data = await estimator.composite(await client(signal), await profileId(), request as unknown as CompositeEstimateRequest as Record<string, unknown>, signal, true);
+      const data = await estimator.composite(await client(signal), await profileId(), request, signal, true);
       return { data, verdict: await guard.verdict(downloadCost(data), signal) };
     },
     'imagery:legacy-composite': async ({ request }, { signal }) => ({
