@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { HandlerTable } from '../ipc';
 import { AppError } from '../../common/errors.js';
 import type { LibraryCatalog, LibraryEntry } from '../library';
-import type { SettingsStore } from '../services/settings';
+import type { SettingsPort } from '../services/settings';
 import { writeFeatureCollection } from './geojson.js';
 import { writeStacCatalog } from './stac.js';
 
@@ -19,7 +19,8 @@ export interface ExportTargetRequest {
 /** What the export handlers need. */
 export interface ExportDeps {
   library: LibraryCatalog;
-  settings: SettingsStore;
+  /** The effective settings: exports without a dialog go under the (policy's) download folder. */
+  settings: SettingsPort;
   /** Asks where to write; null when the analyst cancels. Absent (browser host): exports go under the download folder. */
   chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   now?: () => Date;

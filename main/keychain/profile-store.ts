@@ -126,6 +126,8 @@ export class ProfileStore {
   private readonly log: (line: string) => void;
   private readonly now: () => Date;
   private demoKey: string;
+  /** Locked profiles (the admin policy's) and why: they cannot be renamed, re-pointed or deleted. */
+  private readonly locked = new Map<string, string>();
 
   private constructor(options: ProfileStoreOptions, state: State) {
     this.state = state;
@@ -145,6 +147,11 @@ export class ProfileStore {
     const file = join(options.dir, PROFILES_FILE_NAME);
     await removeStaleTempFiles(file);
     return new ProfileStore(options, await loadState(file, log));
+  }
+
+  /** Locks profiles from now on (the admin policy's): renaming, re-pointing or deleting them is refused with `reason`. */
+  lock(ids: readonly string[], reason: string): void {
+    for (const id of ids) this.locked.set(id, reason);
   }
 
   /** Tells the store where the embedded simulator listens (or null once it stopped), and this run's key for it. */
@@ -233,6 +240,7 @@ export class ProfileStore {
   update(id: string, patch: ProfilePatch): Promise<ProfileSummary> {
     return this.serial(async () => {
       this.refuseDemo(id, 'edited');
+      this.refuseLocked(id, 'This profile’s name and base URL are fixed.');
       const current = this.find(id);
       const fields: Record<string, string[]> = {};
       const name = patch?.name === undefined ? current.name : this.checkName(patch.name, id, fields);
@@ -283,6 +291,7 @@ export class ProfileStore {
   delete(id: string): Promise<void> {
     return this.serial(async () => {
       this.refuseDemo(id, 'deleted');
+      this.refuseLocked(id, 'This profile cannot be deleted.');
       const current = this.find(id);
       try {
         const deleted = await this.keychain.delete(id);
@@ -465,6 +474,11 @@ export class ProfileStore {
     if (id === DEMO_PROFILE_ID) {
       throw new AppError('validation', `The "${DEMO_PROFILE_NAME}" profile is built in and cannot be ${what}.`);
     }
+  }
+
+  private refuseLocked(id: string, what: string): void {
+    const reason = this.locked.get(id);
+    if (reason !== undefined) throw new AppError('validation', `${what} ${reason}`, { fields: { id: [reason] } });
   }
 
   private checkName(input: unknown, selfId: string | null, fields: Record<string, string[]>): string {

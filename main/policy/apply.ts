@@ -1,17 +1,34 @@
-import path from 'node:path';
 import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
 import type { PolicyState } from './load';
+import { SERVICE_CURRENCY } from '../../common/money.js';
+import { FIXED_BY_POLICY } from './settings';
 
 /**
- * What the policy changes in the running app: the predefined profiles exist
- * and are locked, the demo service is hidden, and the handlers refuse changes
- * to what the policy fixes (the renderer shows them as fixed, main enforces).
+ * What the policy changes in the running app: the predefined profiles exist and are locked (the
+ * profile store refuses edits), the demo service is hidden, the settings every reader in main gets
+ * are the effective ones (./settings.ts), and the budget ceiling binds the spend guard
+ * (main/spend). The renderer shows what is fixed; main enforces it.
  */
 
-/** Says which setting the organisation fixed; the UI shows it next to the control. */
-export const FIXED_BY_POLICY = 'Fixed by your organisation’s policy.';
+export { FIXED_BY_POLICY, policySettings, refuseFixed } from './settings';
+
+/** The policy's monthly ceiling in EUR, or null (none, or one in another currency: see {@link budgetProblem}). */
+export function budgetCeilingEur(state: PolicyState): number | null {
+  const b = state.policy.monthlyBudget;
+  return b && b.currency === SERVICE_CURRENCY ? b.amount : null;
+}
+
+/**
+ * Why the policy's monthly budget cannot be honoured (a currency other than the service's), or
+ * null. Never ignored: Settings and diagnostics show it, and every spend then needs confirmation.
+ */
+export function budgetProblem(state: PolicyState): string | null {
+  const b = state.policy.monthlyBudget;
+  if (!b || b.currency === SERVICE_CURRENCY) return null;
+  return `monthlyBudget: ${b.amount} ${b.currency} cannot be enforced: the service bills in ${SERVICE_CURRENCY} and Swath does not convert currencies. Until the policy names the budget in ${SERVICE_CURRENCY}, every spend needs your confirmation.`;
+}
 
 /** The policy as the renderer sees it (response of `policy:get`). */
 export interface PolicyView {
@@ -44,6 +61,7 @@ export async function seedPolicyProfiles(profiles: ProfileStore, state: PolicySt
       log(`policy: profile "${profile.name}" could not be set up: ${(error as Error).message}`);
     }
   }
+  profiles.lock(ids, FIXED_BY_POLICY);
   if (state.policy.hideDemoService) {
     const listing = await profiles.list();
     if (listing.activeProfileId === DEMO_PROFILE_ID) {
@@ -60,7 +78,7 @@ export function policyView(state: PolicyState, lockedProfileIds: readonly string
   return {
     status: state.status,
     file: state.file,
-    problems: state.problems,
+    problems: [...state.problems, ...[budgetProblem(state)].filter((p): p is string => p !== null)],
     lockedProfileIds: [...lockedProfileIds],
     hideDemoService: p.hideDemoService ?? false,
     basemap: p.basemap ? { online: p.basemap.online, xyzUrl: p.basemap.xyzUrl ?? null, attribution: p.basemap.attribution ?? null } : null,
@@ -79,57 +97,20 @@ export function basemapOrigins(state: PolicyState): string[] {
   return [new URL(basemap.xyzUrl.replaceAll('{', '').replaceAll('}', '')).origin];
 }
 
-/** Wraps the handler table so that what the policy fixes cannot be changed through any channel. */
-export function enforcePolicy(handlers: HandlerTable, state: PolicyState, lockedProfileIds: readonly string[]): HandlerTable {
-  const p = state.policy;
-  const locked = new Set(lockedProfileIds);
-  const demoHidden = p.hideDemoService === true;
-  const remoteBasemap = !p.basemap || p.basemap.online !== 'none';
-  const fixedDir = p.downloadDir ?? null;
-  const refuse = (field: string, what: string): never => {
-    throw new AppError('validation', `${what} ${FIXED_BY_POLICY}`, { fields: { [field]: [FIXED_BY_POLICY] } });
+/** Wraps the handler table so that a hidden demo service is neither listed nor reachable. */
+export function enforcePolicy(handlers: HandlerTable, state: PolicyState): HandlerTable {
+  if (state.policy.hideDemoService !== true) return handlers;
+  const hidden = (id: string): void => {
+    if (id === DEMO_PROFILE_ID) throw new AppError('not-found', 'No such profile.');
   };
-  const guardProfile = (id: string, what: string): void => {
-    if (locked.has(id)) refuse('id', what);
-    if (demoHidden && id === DEMO_PROFILE_ID) throw new AppError('not-found', 'No such profile.');
-  };
-  const targetDir = (given: string | undefined): string | undefined => {
-    if (!fixedDir) return given;
-    if (given !== undefined && path.resolve(given) !== path.resolve(fixedDir)) refuse('targetDir', 'The download folder is fixed.');
-    return fixedDir;
-  };
-  const effectiveSettings = <S extends { downloadDir: string; osmLayer: boolean }>(s: S): S => ({
-    ...s,
-    ...(fixedDir ? { downloadDir: fixedDir } : {}),
-    ...(remoteBasemap ? {} : { osmLayer: false }),
-  });
-
   return {
     ...handlers,
     'profiles:list': async (request, context) => {
       const listing = await handlers['profiles:list'](request, context);
-      if (!demoHidden) return listing;
       return { ...listing, profiles: listing.profiles.filter((profile) => profile.id !== DEMO_PROFILE_ID) };
     },
-    'profiles:update': (request, context) => {
-      guardProfile(request.id, 'This profile’s name and base URL are fixed.');
-      return handlers['profiles:update'](request, context);
-    },
-    'profiles:delete': (request, context) => {
-      guardProfile(request.id, 'This profile cannot be deleted.');
-      return handlers['profiles:delete'](request, context);
-    },
-    'profiles:activate': (request, context) => {
-      if (demoHidden && request.id === DEMO_PROFILE_ID) throw new AppError('not-found', 'No such profile.');
-      return handlers['profiles:activate'](request, context);
-    },
-    'settings:get': async (request, context) => effectiveSettings(await handlers['settings:get'](request, context)),
-    'settings:set': async (patch, context) => {
-      if (fixedDir && patch.downloadDir !== undefined && path.resolve(patch.downloadDir) !== path.resolve(fixedDir)) refuse('downloadDir', 'The download folder is fixed.');
-      if (!remoteBasemap && patch.osmLayer === true) refuse('osmLayer', 'Online basemaps are turned off.');
-      return effectiveSettings(await handlers['settings:set'](patch, context));
-    },
-    'downloads:enqueue': (request, context) => handlers['downloads:enqueue']({ ...request, targetDir: targetDir(request.targetDir) }, context),
-    'downloads:enqueue-series': (request, context) => handlers['downloads:enqueue-series']({ ...request, targetDir: targetDir(request.targetDir) }, context),
+    'profiles:update': (request, context) => (hidden(request.id), handlers['profiles:update'](request, context)),
+    'profiles:delete': (request, context) => (hidden(request.id), handlers['profiles:delete'](request, context)),
+    'profiles:activate': (request, context) => (hidden(request.id), handlers['profiles:activate'](request, context)),
   };
 }

@@ -83,7 +83,7 @@ export const policySchema = z
         enabled: z.boolean().optional(),
       })
       .optional(),
-    /** A monthly spending ceiling, stored and shown now; the budget feature that enforces it comes later. */
+    /** A monthly spending ceiling main's spend guard never passes (main/spend); only EUR, the service's currency, can be enforced. */
     monthlyBudget: z
       .strictObject({
         amount: z.number().positive('monthlyBudget.amount must be greater than 0.'),

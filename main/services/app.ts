@@ -18,6 +18,8 @@ import { ServiceSession } from './session';
 import type { HostConfirm } from './confirm';
 import { SettingsStore } from './settings';
 import { Notifier, type ShowNativeNotification } from '../notifications/notifier';
+import { budgetCeilingEur, budgetProblem, policySettings, type PolicyState } from '../policy';
+import { Estimator, SpendGuard, SpendStore, spendHandlers } from '../spend';
 import { openWatches } from '../watches';
 
 /**
@@ -107,7 +109,9 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     dir, version: options.version, platform: options.platform, profiles, queue: () => queue, emit, log,
   });
 
-  const settings = await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log);
+  // The effective settings, computed once: every reader in main gets the policy's download folder.
+  const policyState: PolicyState = options.distribution?.policy ?? { status: 'none', file: '', problems: [], policy: {} };
+  const settings = policySettings(await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log), policyState);
   const library = await LibraryCatalog.open({ dir, onWarning: log });
   const session: ServiceSession = new ServiceSession({
     profiles,
@@ -128,11 +132,18 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   library.on('added', (e) => emit('library:changed', { reason: 'added', id: e.id }));
   library.on('removed', (e) => emit('library:changed', { reason: 'removed', id: e.id }));
   library.on('updated', (e) => emit('library:changed', { reason: 'updated', id: e.id }));
-  // The admin policy's budget ceiling (EUR) and notifications switch, enforced here.
-  const policy = options.distribution?.policy?.policy ?? {};
-  const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policy.notifications === false });
-  const budgetCeilingEur = policy.monthlyBudget?.currency === 'EUR' ? policy.monthlyBudget.amount : null;
-  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, confirm: options.confirm, log, budgetCeilingEur });
+  // The one spend guard every path that spends asks, bound by the admin policy's ceiling (EUR).
+  const guard = new SpendGuard({
+    store: await SpendStore.open(dir, { onWarning: log, ceilingEur: budgetCeilingEur(policyState) }),
+    activeProfile: async () => (await profiles.getActive()).id,
+    billing: async (signal) => (await session.client(signal)).billingSummary(signal, { retry: false }),
+    confirm: options.confirm,
+    policyProblem: budgetProblem(policyState),
+  });
+  const estimator = new Estimator();
+  queue.on('job', (job) => guard.jobEnded(job));
+  const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policyState.policy.notifications === false });
+  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log });
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();
@@ -163,8 +174,9 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
         chooseFiles: options.chooseFiles,
         confirm: options.confirm,
         chooseExportPath: options.chooseExportPath,
-        analysis,
+        analysis, guard, estimator,
       }),
+      ...spendHandlers(guard),
       ...distribution.handlers,
       ...watches.handlers(),
     }),

@@ -13,8 +13,9 @@ import type { UpdateService, UpdateStatus } from '../updates';
 import type { Emit } from './app';
 
 /**
- * What internal distribution adds to the app core: the admin policy (seeded
- * profiles, enforcement on the handlers), the secret registry every log line
+ * What internal distribution adds to the app core: the admin policy (seeded and
+ * locked profiles, the hidden demo service, its view and problems; the effective
+ * settings and the budget ceiling are applied in app.ts), the secret registry every log line
  * and report is redacted against, About, diagnostics, renderer error reports
  * and the updater's channels. Hosts pass what they have; the rest has safe
  * defaults (no policy, no log file, updates off).
@@ -142,7 +143,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
   return {
     handlers,
     wrap(table) {
-      const enforced = enforcePolicy(table, policy, locked);
+      const enforced = enforcePolicy(table, policy);
       return {
         ...enforced,
         // A key the user enters is known to the redaction from that moment on.

@@ -1,10 +1,10 @@
 import { CONTRACT_VERSION } from '../../preload/contract';
-import type { CompositeAvailableRequest, CompositeEstimateRequest, GeographyCompositeRequest, OpenOperationKey, SearchAvailableRequest } from '../api';
+import type { CompositeAvailableRequest, GeographyCompositeRequest, OpenOperationKey, SearchAvailableRequest } from '../api';
 import type { DownloadJob, DownloadQueue } from '../downloads';
 import {
-  datesFromSearchAvailable, estimateBatch, limitsFromAccountInfo, planComposite, sumEstimates, withDate,
-  type AreaCreditEstimate, type CompositeBody,
+  datesFromSearchAvailable, limitsFromAccountInfo, planComposite, sumEstimates, withDate, type CompositeBody,
 } from '../downloads/batch';
+import { downloadCost, orderCost } from '../../common/money.js';
 import { analysisHandlers, type AnalysisService } from '../analysis';
 import { exportHandlers, type ExportTargetRequest } from '../exports/handlers';
 import { AppError } from '../../common/errors.js';
@@ -15,7 +15,8 @@ import type { OverviewCache } from '../library/overview-cache';
 import type { DistributionChannel } from './distribution';
 import type { ServiceSession } from './session';
 import type { HostConfirm } from './confirm';
-import type { SettingsStore } from './settings';
+import type { SettingsPort } from './settings';
+import type { DownloadToEstimate, Estimator, SpendChannel, SpendGuard } from '../spend';
 import type { WatchChannel } from '../watches/service';
 
 /**
@@ -32,7 +33,11 @@ export interface HandlerDeps {
   profiles: ProfileStore;
   queue: DownloadQueue;
   library: LibraryCatalog;
-  settings: SettingsStore;
+  /** The effective settings (the policy's over the user's). */
+  settings: SettingsPort;
+  /** The one spend guard, and main's own estimates it decides on. */
+  guard: SpendGuard;
+  estimator: Estimator;
   /** Overview copies for previewing non-COG library rasters. */
   overviews: OverviewCache;
   /** Calls account info with a key, for testing a stored key. */
@@ -57,8 +62,8 @@ export function publicJob(job: DownloadJob): Omit<DownloadJob, 'partPath'> {
 }
 
 /** Builds the handler table (the distribution channels come from ./distribution, the monitoring ones from ../watches). */
-export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, DistributionChannel | WatchChannel> {
-  const { session, profiles, queue, library, settings } = deps;
+export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, DistributionChannel | WatchChannel | SpendChannel> {
+  const { session, profiles, queue, library, settings, guard, estimator } = deps;
   const now = deps.now ?? (() => performance.now());
   const client = (signal: AbortSignal) => session.client(signal);
   // Anything that changes which key or URL is used must drop the current connection.
@@ -74,6 +79,29 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
     // A PlanError is an AppError naming the field at fault: it reaches the form as it is.
     const limits = limitsFromAccountInfo(info);
     return { plan: planComposite(request as CompositeBody, limits), limits };
+  }
+
+  const profileId = async (): Promise<string> => (await profiles.getActive()).id;
+
+  /**
+   * A download through the spend guard: main estimates it (every part, every date), the guard
+   * decides (asking in main's dialog where it must), then `queue` queues it; the cost counts as
+   * spent until the job ends, and is written to the ledger when it finished.
+   */
+  async function guardedDownload(d: DownloadToEstimate, what: string, signal: AbortSignal, queueIt: () => Promise<DownloadJob>) {
+    const cost = await estimator.downloadCost(await client(signal), await profileId(), d, signal);
+    const pass = await guard.clear(cost, what, signal, { ask: true });
+    let job: DownloadJob;
+    try {
+      job = await queueIt();
+    } catch (error) {
+      pass.release();
+      throw error;
+    }
+    guard.holdForJob(job.id, pass);
+    const current = queue.get(job.id);
+    if (current) guard.jobEnded(current);
+    return publicJob(job);
   }
 
   /** Dates with imagery for the request's AOI and model in a period (search/available). */
@@ -168,7 +196,11 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
 
     'imagery:search': async ({ request }, { signal }) => ({ data: await (await client(signal)).searchAvailable(request as unknown as SearchAvailableRequest, signal) }),
     'imagery:available': async ({ request }, { signal }) => ({ data: await (await client(signal)).compositeAvailable(request as unknown as CompositeAvailableRequest, signal) }),
-    'imagery:estimate': async ({ request }, { signal }) => ({ data: await (await client(signal)).compositeEstimate(request as unknown as CompositeEstimateRequest, signal) }),
+    'imagery:estimate': async ({ request }, { signal }) => {
+      // Kept briefly as main's own estimate of this exact request: a download of it right after is decided on this answer.
+      const data = await estimator.composite(await client(signal), await profileId(), request, signal, true);
+      return { data, verdict: await guard.verdict(downloadCost(data), signal) };
+    },
     'imagery:legacy-composite': async ({ request }, { signal }) => ({
       // Deprecated by the service; reachable on purpose, under "legacy", with a notice in the UI.
       data: await (await client(signal)).geographyComposite(request as unknown as GeographyCompositeRequest, signal),
@@ -176,26 +208,38 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
 
     'tasking:models': async (_r, { signal }) => ({ models: await (await client(signal)).taskingModels(signal) }),
     'tasking:estimate': async ({ request }, { signal }) => {
-      const { estimate, payload } = await (await client(signal)).estimateOrder(request as never, signal);
-      return { estimate, payload };
+      const { estimate, payload } = await estimator.order(await client(signal), await profileId(), JSON.stringify(request), signal, true);
+      return { estimate, payload, verdict: await guard.verdict(orderCost(estimate), signal) };
     },
-    'tasking:create': async ({ payload, tileDeduplication }, { signal }) => ({
-      data: await (await client(signal)).createOrder(payload, signal, { tileDeduplication }),
-    }),
+    'tasking:create': async ({ payload, tileDeduplication }, { signal }) => {
+      const c = await client(signal);
+      // Main's own estimate of this exact payload (the one just made, else a new one): never a cost the page names.
+      const cost = orderCost((await estimator.order(c, await profileId(), payload, signal)).estimate);
+      const pass = await guard.clear(cost, 'This order', signal, { ask: true });
+      try {
+        const data = await c.createOrder(payload, signal, { tileDeduplication });
+        await pass.spent();
+        return { data };
+      } finally {
+        pass.release();
+      }
+    },
 
     'downloads:list': () => ({ jobs: queue.list().map(publicJob) }),
     'downloads:enqueue': async ({ kind, request, targetDir }, { signal }) => {
+      const dir = settings.downloadDir(targetDir);
       // Checked before queueing, so a bad field shows next to the form instead of as a failed job.
       await (await client(signal)).checkBinaryRequest(kind, request, signal);
-      const dir = targetDir ?? settings.get().downloadDir;
+      const what = kind === 'composite' ? 'This composite download' : kind === 'tile' ? 'This tile download' : 'This mini-tile download';
       if (kind === 'composite') {
         // Over the account's limits: one job that fetches parts and mosaics them.
         const { plan, limits } = await planFor(request, signal);
         if (plan.kind === 'split') {
-          return publicJob(await queue.add({ kind, request, targetDir: dir, batch: { type: 'split', limits, parts: plan.parts.length } }, signal));
+          const batch = { type: 'split' as const, limits, parts: plan.parts.length };
+          return guardedDownload({ kind, request, batch }, what, signal, () => queue.add({ kind, request, targetDir: dir, batch }, signal));
         }
       }
-      return publicJob(await queue.add({ kind, request, targetDir: dir }, signal));
+      return guardedDownload({ kind, request }, what, signal, () => queue.add({ kind, request, targetDir: dir }, signal));
     },
     'downloads:plan': async ({ request, series }, { signal }) => {
       const c = await client(signal);
@@ -203,9 +247,10 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       const { plan, limits } = await planFor(request, signal);
       const dates = series ? await seriesDates(request, series.from, series.until, signal) : null;
       const plans = dates ? dates.map((d) => withDate(plan, d)) : [plan];
-      const estimateOne = (body: Record<string, unknown>, s: AbortSignal) => c.compositeEstimate(body as never, s) as Promise<AreaCreditEstimate>;
+      const pid = await profileId();
       const estimates = [];
-      for (const p of plans) estimates.push(await estimateBatch(p, estimateOne, { signal, parallelism: c.concurrency }));
+      // Asked now (the analyst asked for this estimate), and kept for the download that follows.
+      for (const p of plans) estimates.push(await estimator.batch(c, pid, p, signal, true));
       const total = sumEstimates(estimates);
       return {
         split: plan.kind === 'split', splitBy: plan.splitBy, parts: plan.parts.length, dates, areaKm2: plan.areaKm2, limits,
@@ -213,20 +258,26 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
           AreaEstimateKm2: total.AreaEstimateKm2, BilledAreaKm2: total.BilledAreaKm2, CreditEstimate: total.CreditEstimate,
           CurrencyCode: total.CurrencyCode, requests: plans.length * plan.parts.length,
         },
+        verdict: await guard.verdict(total.cost, signal),
       };
     },
     'downloads:enqueue-series': async ({ request, from, until, targetDir }, { signal }) => {
+      const dir = settings.downloadDir(targetDir);
       await (await client(signal)).checkBinaryRequest('composite', { ...request, Date: request.Date ?? from }, signal);
       const { plan, limits } = await planFor({ ...request, Date: request.Date ?? from }, signal);
       const dates = await seriesDates(request, from, until, signal);
       if (dates.length === 0) throw new AppError('validation', 'No dates with imagery in this period.', { fields: { From: ['No dates with imagery between From and Until for this area.'] } });
-      return publicJob(await queue.add({
-        kind: 'composite', request, targetDir: targetDir ?? settings.get().downloadDir,
-        batch: { type: 'series', limits, dates, parts: plan.parts.length },
-      }, signal));
+      const batch = { type: 'series' as const, limits, dates, parts: plan.parts.length };
+      return guardedDownload({ kind: 'composite', request, batch }, `This time series (${dates.length} dates)`, signal, () => queue.add({ kind: 'composite', request, targetDir: dir, batch }, signal));
     },
     'downloads:cancel': async ({ id }, { signal }) => publicJob(await queue.cancel(id, signal)),
-    'downloads:retry': async ({ id }, { signal }) => publicJob(await queue.retry(id, signal)),
+    'downloads:retry': async ({ id }, { signal }) => {
+      const job = queue.get(id);
+      if (!job) throw new AppError('not-found', `No download ${id}.`);
+      if (job.state !== 'failed' && job.state !== 'cancelled') return publicJob(await queue.retry(id, signal));
+      // Downloading again spends again: the guard decides on main's estimate of the whole job.
+      return guardedDownload({ kind: job.kind, request: job.request, batch: job.batch }, 'This retried download', signal, () => queue.retry(id, signal));
+    },
     'downloads:remove': async ({ id }, { signal }) => {
       await queue.remove(id, signal);
       return { removed: true as const };

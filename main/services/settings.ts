@@ -7,8 +7,20 @@ import { JsonStore, readJsonFile } from '../library/atomic-json';
 /** User settings kept by main (download folder, theme, the optional online basemap). */
 export type Settings = z.infer<typeof settingsSchema>;
 
+/**
+ * The settings as every reader in main gets them: the effective ones (main/policy/settings.ts puts
+ * the admin policy over the user's), so a download, a watch, an analysis save and an export all
+ * write under the same folder.
+ */
+export interface SettingsPort {
+  get(): Settings;
+  set(patch: Partial<Settings>): Promise<Settings>;
+  /** Where a download goes: `given`, else the download folder (refused when a policy fixes another). */
+  downloadDir(given?: string): string;
+}
+
 /** The settings file in userData, written atomically. */
-export class SettingsStore {
+export class SettingsStore implements SettingsPort {
   private store: JsonStore;
 
   private constructor(
@@ -35,6 +47,10 @@ export class SettingsStore {
   /** The current settings. */
   get(): Settings {
     return { ...this.value };
+  }
+
+  downloadDir(given?: string): string {
+    return given ?? this.value.downloadDir;
   }
 
   /** Applies a change after checking it; the download folder must be an absolute path. */

@@ -1,19 +1,21 @@
 import { isUtmEpsg } from '../../common/geodesy.js';
 import { isAbortError, throwIfAborted } from '../../common/abort.js';
+import { describeCost, type Cost } from '../../common/money.js';
 import type { ServiceClient } from '../api';
 import type { DownloadJob } from '../downloads';
 import {
-  datesFromSearchAvailable, estimateBatch, limitsFromAccountInfo, planComposite,
-  type AreaCreditEstimate, type BatchLimits, type CompositeBody,
+  datesFromSearchAvailable, limitsFromAccountInfo, planComposite,
+  type BatchEstimate, type BatchLimits, type BatchPlan, type CompositeBody,
 } from '../downloads/batch';
 import type { NotificationInput } from '../notifications/notifier';
-import type { SpendView } from './spend';
-import { monthOf } from './spend';
+import { monthOf, SpendRefusedError, type SpendPass } from '../spend';
 import type { Watch, WatchDate } from './store';
 
 /**
  * One run of a watch: search/available over the watch's area and period, then for every date not
- * in the library yet composite/available, composite/estimate (the spend guard decides), and a
+ * in the library yet composite/available, main's estimate (the watch's cap, then the app's one spend
+ * guard decide: past the cap or the budget, or at a cost the estimate does not make clear, the
+ * watch pauses until the analyst confirms in main's dialog), and a
  * download through the app's queue into the library. The client bounds requests by the account's
  * MaxConcurrentConnections and waits out 429/Retry-After; the queue retries transient transfer
  * failures. What the run cannot fix itself ends as a notice on the watch: a refusal (no credit,
@@ -23,7 +25,7 @@ import type { Watch, WatchDate } from './store';
  */
 
 /** The service calls a run makes (the app's ServiceClient). */
-export type WatchClient = Pick<ServiceClient, 'searchAvailable' | 'compositeAvailable' | 'compositeEstimate' | 'accountInfo' | 'account' | 'concurrency'>;
+export type WatchClient = Pick<ServiceClient, 'searchAvailable' | 'compositeAvailable' | 'accountInfo' | 'account' | 'concurrency'>;
 
 /** What a run needs from the app. */
 export interface WatchRunDeps {
@@ -34,9 +36,14 @@ export interface WatchRunDeps {
   awaitJob(jobId: string, signal: AbortSignal): Promise<DownloadJob | null>;
   /** Library ids of finished files. */
   libraryIdsFor(files: string[]): string[];
-  /** Month-to-date spend of the watch's profile plus a cost. */
-  spend(costEur: number, signal: AbortSignal): Promise<SpendView>;
-  /** Records a cost Swath acted on in its ledger. */
+  /** Main's own estimate of every part of a plan (the spend guard's source of costs). */
+  estimate(plan: BatchPlan, signal: AbortSignal): Promise<BatchEstimate>;
+  /**
+   * The app's spend guard on a cost; `agreed`: the analyst confirmed going past the limits this month.
+   * Rejects with a SpendRefusedError when the spend needs a confirmation (or the policy forbids it).
+   */
+  clear(cost: Cost, what: string, agreed: boolean, signal: AbortSignal): Promise<SpendPass>;
+  /** Records a cost Swath spent in its ledger (a download a run before this one queued). */
   record(costEur: number, what: string): Promise<void>;
   /** Applies a change to the stored watch and returns it. */
   save(change: (w: Watch) => void): Promise<Watch>;
@@ -158,7 +165,7 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
     // A download queued by a run the app did not see finish: take its outcome first.
     for (const d of current.dates.filter((x) => x.state === 'queued' && x.jobId)) {
       const job = await deps.awaitJob(d.jobId!, signal);
-      if (job) await settleJob(d.date, job, d.costEur ?? 0);
+      if (job) await settleJob(d.date, job, d.costEur);
       else await save((w) => {
         w.dates = w.dates.filter((x) => x.date !== d.date);
       });
@@ -228,12 +235,13 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
     return w;
   }
 
-  async function settleJob(date: string, job: DownloadJob, costEur: number): Promise<void> {
+  async function settleJob(date: string, job: DownloadJob, costEur: number | null, pass?: SpendPass): Promise<void> {
     if (job.state === 'done') {
       const files = job.files ?? (job.file ? [job.file] : []);
       const libraryIds = deps.libraryIdsFor(files);
       await setDate({ date, state: 'downloaded', libraryIds, files, jobId: job.id, costEur, at: iso() });
-      if (costEur > 0) await deps.record(costEur, `Watch "${current.name}" ${date}`);
+      if (pass) await pass.spent();
+      else if (costEur !== null && costEur > 0) await deps.record(costEur, `Watch "${current.name}" ${date}`);
       downloaded.push(date);
       deps.notify({
         kind: 'watchDownloaded', title: `New imagery: ${current.name}`, body: `${date} was downloaded into the library.`,
@@ -264,19 +272,19 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
       const info = (c.account ?? (await c.accountInfo(signal))) as Record<string, unknown>;
       const limits = limitsFromAccountInfo(info);
       const plan = planComposite(request, limits);
-      const estimate = await estimateBatch(
-        plan,
-        (body, s) => c.compositeEstimate(body as never, s) as Promise<AreaCreditEstimate>,
-        { signal, parallelism: c.concurrency },
-      );
-      const cost = estimate.CreditEstimate;
-      if (await guardSpend(date, cost)) throw new Paused();
-      const job = await deps.download({ request, ...(plan.kind === 'split' ? { batch: { limits, parts: plan.parts.length } } : {}) }, current, signal);
-      // On disk as queued first: a run interrupted now picks the job up again instead of queueing twice.
-      await setDate({ date, state: 'queued', libraryIds: [], files: [], jobId: job.id, costEur: cost, at: iso() });
-      const final = FINAL.has(job.state) ? job : await deps.awaitJob(job.id, signal);
-      if (!final) throw new Stop({ handling: 'retry', message: `The download of ${date} left the queue before it finished.` });
-      await settleJob(date, final, cost);
+      const { cost } = await deps.estimate(plan, signal);
+      const pass = await guardSpend(date, cost);
+      const costEur = cost.state === 'known' ? cost.eur : null;
+      try {
+        const job = await deps.download({ request, ...(plan.kind === 'split' ? { batch: { limits, parts: plan.parts.length } } : {}) }, current, signal);
+        // On disk as queued first: a run interrupted now picks the job up again instead of queueing twice.
+        await setDate({ date, state: 'queued', libraryIds: [], files: [], jobId: job.id, costEur, at: iso() });
+        const final = FINAL.has(job.state) ? job : await deps.awaitJob(job.id, signal);
+        if (!final) throw new Stop({ handling: 'retry', message: `The download of ${date} left the queue before it finished.` });
+        await settleJob(date, final, costEur, pass);
+      } finally {
+        pass.release();
+      }
     } catch (e) {
       if (e instanceof Stop || e instanceof Paused || isAbortError(e)) throw e;
       const failure = classify(kindOf(e), messageOf(e));
@@ -286,25 +294,36 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
     }
   }
 
-  /** True when the watch paused itself: this cost would pass its cap or the profile's budget this month. */
-  async function guardSpend(date: string, cost: number): Promise<boolean> {
+  /**
+   * The watch's cap, then the app's spend guard, on a date's cost: a pass to download it, or the
+   * watch pauses itself with a notice saying why (and throws {@link Paused}).
+   */
+  async function guardSpend(date: string, cost: Cost): Promise<SpendPass> {
     const month = monthOf(now());
-    if (current.allowOverMonth === month || cost <= 0) return false;
+    const agreed = current.allowOverMonth === month;
     const mine = watchMonthSpend(current, month);
-    let notice: string | null = null;
-    if (current.capEur !== null && mine + cost > current.capEur + 1e-9) {
-      notice = `Paused at its cap: ${date} costs ${cost.toFixed(2)} EUR and the watch has spent ${mine.toFixed(2)} of its ${current.capEur.toFixed(2)} EUR this month. Raise the cap, or resume and confirm to go past it.`;
+    let notice: string;
+    if (!agreed && current.capEur !== null && cost.state !== 'known') {
+      notice = `Paused at its cap: the cost of ${date} is ${describeCost(cost)}, so the watch cannot tell whether it stays within its ${current.capEur.toFixed(2)} EUR. Resume and confirm to download it.`;
+    } else if (!agreed && current.capEur !== null && cost.state === 'known' && mine + cost.eur > current.capEur + 1e-9) {
+      notice = `Paused at its cap: ${date} costs ${cost.eur.toFixed(2)} EUR and the watch has spent ${mine.toFixed(2)} of its ${current.capEur.toFixed(2)} EUR this month. Raise the cap, or resume and confirm to go past it.`;
     } else {
-      const spend = await deps.spend(cost, signal);
-      if (spend.overBudget) {
-        notice = `Paused at the monthly budget: ${date} costs ${cost.toFixed(2)} EUR; spent this month ${spend.spentEur.toFixed(2)} EUR (${spend.source === 'billing' ? "the service's billing" : "Swath's ledger"}), budget ${spend.budgetEur!.toFixed(2)} EUR. Raise the budget, or resume and confirm to go past it.`;
+      try {
+        return await deps.clear(cost, `The watch's download of ${date}`, agreed, signal);
+      } catch (e) {
+        if (!(e instanceof SpendRefusedError)) throw e;
+        const v = e.verdict;
+        const where = v.source === 'billing' ? "the service's billing" : "Swath's ledger";
+        const reason = v.reason.replace(/^This /, `${date} `);
+        notice = v.decision === 'refused'
+          ? `Paused at the policy's ceiling: ${reason}`
+          : `Paused at the monthly budget: ${reason} (Spend from ${where}.) Raise the budget, or resume and confirm to go past it.`;
       }
     }
-    if (notice === null) return false;
     const paused = notice;
     const w = await save((x) => Object.assign(x, { running: false, state: 'paused', notice: paused, lastRunAt: iso(), lastResult: downloaded.length ? `Downloaded ${downloaded.join(', ')}; then paused.` : 'Paused by the spend guard.', nextRunAt: null }));
     deps.notify({ kind: 'watchAttention', title: `Watch "${w.name}" paused`, body: notice, target: { panel: 'watches', watchId: w.id } });
-    return true;
+    throw new Paused();
   }
 }
 

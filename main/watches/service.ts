@@ -7,32 +7,32 @@ import type { HandlerTable } from '../ipc';
 import type { ProfileStore } from '../keychain';
 import type { LibraryCatalog } from '../library';
 import type { Notifier } from '../notifications/notifier';
-import type { HostConfirm } from '../services/confirm';
 import type { Emit } from '../services/emit';
 import type { ServiceSession } from '../services/session';
-import type { SettingsStore } from '../services/settings';
+import type { SettingsPort } from '../services/settings';
+import { monthOf, type Estimator, type SpendGuard } from '../spend';
 import { runWatch, type WatchClient, type WatchRunDeps } from './runner';
-import { monthOf, type SpendStore } from './spend';
 import type { Watch, WatchStore } from './store';
 
 /** Channels served here. */
 export type WatchChannel =
   | 'watches:list' | 'watches:create' | 'watches:update' | 'watches:delete' | 'watches:pause' | 'watches:resume' | 'watches:run'
-  | 'spend:get' | 'spend:set-budget' | 'spend:record' | 'spend:confirm-over'
   | 'notifications:prefs' | 'notifications:set-prefs' | 'notifications:show';
 
 /** What the watch service needs from the app. */
 export interface WatchServiceDeps {
   store: WatchStore;
-  spend: SpendStore;
+  /** The app's one spend guard, and main's own estimates it decides on. */
+  guard: SpendGuard;
+  estimator: Estimator;
   notifier: Notifier;
   queue: DownloadQueue;
   library: LibraryCatalog;
   session: ServiceSession;
   profiles: ProfileStore;
-  settings: SettingsStore;
+  /** The effective settings (the policy's download folder over the user's). */
+  settings: SettingsPort;
   emit: Emit;
-  confirm?: HostConfirm;
   log?: (line: string) => void;
   now?: () => number;
   /** How often due watches are looked for, ms (default 30 s). */
@@ -50,7 +50,7 @@ export function watchFolder(w: Pick<Watch, 'name' | 'id'>): string {
 /**
  * Runs the active profile's watches on schedule: due ones (next run in the past, so also those the
  * app missed while closed or offline) one at a time, each with the app's service client and
- * download queue; and serves the watch, spend and notification channels.
+ * download queue; and serves the watch and notification channels.
  */
 export class WatchService {
   private readonly controller = new AbortController();
@@ -145,12 +145,8 @@ export class WatchService {
     return abortable(ended, signal);
   }
 
-  private billing(signal: AbortSignal): () => Promise<unknown> {
-    return async () => (await this.deps.session.client(signal)).billingSummary(signal, { retry: false });
-  }
-
   private runDeps(w: Watch): WatchRunDeps {
-    const { store, queue, library, settings, spend, notifier, session } = this.deps;
+    const { store, queue, library, settings, guard, estimator, notifier, session } = this.deps;
     return {
       client: (signal) => session.client(signal) as Promise<WatchClient>,
       download: async ({ request, batch }, watch, signal) => {
@@ -160,8 +156,9 @@ export class WatchService {
       },
       awaitJob: (jobId, signal) => this.awaitJob(jobId, signal),
       libraryIdsFor: (files) => library.list().filter((e) => files.includes(e.path)).map((e) => e.id),
-      spend: (cost, signal) => spend.view(w.profileId, cost, this.billing(signal)),
-      record: (cost, what) => spend.record(w.profileId, cost, what),
+      estimate: async (plan, signal) => estimator.batch(await session.client(signal), w.profileId, plan, signal),
+      clear: (cost, what, agreed, signal) => guard.clear(cost, what, signal, { ask: false, agreed }),
+      record: (cost, what) => guard.record(w.profileId, cost, what),
       save: async (change) => {
         const saved = await store.update(w.id, change);
         this.changed(w.id);
@@ -172,9 +169,9 @@ export class WatchService {
     };
   }
 
-  /** The channels of watches, spend and notifications. */
+  /** The channels of watches and notifications. */
   handlers(): Pick<HandlerTable, WatchChannel> {
-    const { store, spend, notifier, library, confirm } = this.deps;
+    const { store, notifier, library, guard } = this.deps;
     const month = () => monthOf(this.now());
     const profile = () => this.activeProfile();
     const mine = async (id: string): Promise<Watch> => {
@@ -186,12 +183,6 @@ export class WatchService {
       this.changed(w.id);
       return w;
     };
-    const askPast = async (what: string, detail: string): Promise<boolean> => {
-      if (!confirm) {
-        throw new AppError('validation', 'This window cannot confirm spending past a cap or budget; raise the cap or the budget instead.');
-      }
-      return confirm({ title: 'Spend past the limit?', message: what, detail, confirmLabel: 'Spend past the limit' });
-    };
 
     return {
       'watches:list': async () => ({ watches: store.list(await profile()) }),
@@ -201,7 +192,15 @@ export class WatchService {
         return changed(w);
       },
       'watches:update': async ({ id, patch }) => {
-        await mine(id);
+        const before = await mine(id);
+        // Raising or clearing a cap lets the watch spend more without asking: main's dialog decides.
+        if (patch.capEur !== undefined && before.capEur !== null && (patch.capEur === null || patch.capEur > before.capEur)) {
+          const change = patch.capEur === null ? `clear the ${before.capEur.toFixed(2)} EUR cap of "${before.name}"` : `raise the cap of "${before.name}" from ${before.capEur.toFixed(2)} to ${patch.capEur.toFixed(2)} EUR`;
+          await guard.consent(
+            { title: 'Change the watch’s cap?', message: `${change.charAt(0).toUpperCase()}${change.slice(1)}?`, detail: 'The watch can then spend more each month without asking.', confirmLabel: patch.capEur === null ? 'Clear cap' : 'Raise cap' },
+            `The cap stays at ${before.capEur.toFixed(2)} EUR.`,
+          );
+        }
         const w = await store.update(id, (x) => {
           Object.assign(x, patch);
           // New settings deserve another try at what was set aside or failed.
@@ -242,11 +241,12 @@ export class WatchService {
         const before = await mine(id);
         let allowOverMonth = before.allowOverMonth;
         if (pastCap) {
-          const agreed = await askPast(
-            `Let "${before.name}" download past its cap or the monthly budget for ${month()}?`,
-            `${before.notice ?? ''}\n\nUntil the end of the month, this watch downloads every new date whatever it costs.`,
-          );
-          if (!agreed) throw new AppError('cancelled', 'The watch stays paused.');
+          await guard.consent({
+            title: 'Spend past the limit?',
+            message: `Let "${before.name}" download past its cap or the monthly budget for ${month()}?`,
+            detail: `${before.notice ?? ''}\n\nUntil the end of the month, this watch downloads every new date whatever it costs (never past your organisation's ceiling).`,
+            confirmLabel: 'Spend past the limit',
+          }, 'The watch stays paused; raise the cap or the budget instead.');
           allowOverMonth = month();
         }
         const w = await store.update(id, (x) => Object.assign(x, {
@@ -261,27 +261,6 @@ export class WatchService {
         const w = await store.update(id, (x) => Object.assign(x, { state: 'active', nextRunAt: new Date(this.now()).toISOString() }));
         this.schedule(id);
         return changed(w);
-      },
-
-      'spend:get': async ({ costEur }, { signal }) => spend.view(await profile(), costEur ?? 0, this.billing(signal)),
-      'spend:set-budget': async ({ budgetEur }, { signal }) => {
-        const id = await profile();
-        await spend.setBudget(id, budgetEur);
-        return spend.view(id, 0, this.billing(signal));
-      },
-      'spend:record': async ({ costEur, what }, { signal }) => {
-        const id = await profile();
-        await spend.record(id, costEur, what);
-        return spend.view(id, 0, this.billing(signal));
-      },
-      'spend:confirm-over': async ({ costEur, what }, { signal }) => {
-        const view = await spend.view(await profile(), costEur, this.billing(signal));
-        if (!view.overBudget) return { confirmed: true };
-        const agreed = await askPast(
-          `${what} costs ${costEur.toFixed(2)} EUR and takes this month past the budget.`,
-          `Spent this month: ${view.spentEur.toFixed(2)} EUR; after this: ${view.afterEur.toFixed(2)} EUR; budget: ${view.budgetEur!.toFixed(2)} EUR.`,
-        );
-        return { confirmed: agreed };
       },
 
       'notifications:prefs': () => notifier.get(),

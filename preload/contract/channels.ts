@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { analysisChannels } from './analysis';
 import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
 import { geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
-import { watchChannels } from './watches';
+import { spendVerdictSchema, watchChannels } from './watches';
 
 /**
  * The request/response channel map. Adding a channel is one entry in
@@ -189,10 +189,13 @@ export const downloadPlanSchema = z.object({
   estimate: z.object({
     AreaEstimateKm2: z.number(),
     BilledAreaKm2: z.number(),
-    CreditEstimate: z.number(),
+    /** Null when one part's cost could not be read (the verdict says why). */
+    CreditEstimate: z.number().nullable(),
     CurrencyCode: z.string().nullable(),
     requests: z.number().int(),
   }),
+  /** Main's verdict on downloading it against the budget. */
+  verdict: spendVerdictSchema,
 });
 
 /** One local raster of the library. */
@@ -305,25 +308,29 @@ export const channels = {
   'imagery:search': channel(serviceBody, data),
   /** composite/available: whether one exact composite request can be fulfilled. */
   'imagery:available': channel(serviceBody, data),
-  /** composite/estimate: download credit. */
-  'imagery:estimate': channel(serviceBody, data),
+  /** composite/estimate: download credit, and main's verdict on downloading it against the budget. */
+  'imagery:estimate': channel(serviceBody, z.object({ data: z.unknown(), verdict: spendVerdictSchema })),
   /** The deprecated geography/composite operation. */
   'imagery:legacy-composite': channel(serviceBody, data),
 
   /** Tasking models and their constellations (cached per connection). */
   'tasking:models': channel(noRequest, z.object({ models: z.array(taskingModelSchema) })),
-  /** Estimates an order; returns the exact payload to send to create. */
-  'tasking:estimate': channel(serviceBody, z.object({ estimate: z.unknown(), payload: z.string() })),
-  /** Creates an order from the estimated payload, byte for byte; never retried automatically. */
+  /** Estimates an order; returns the exact payload to send to create, and main's verdict on placing it against the budget. */
+  'tasking:estimate': channel(serviceBody, z.object({ estimate: z.unknown(), payload: z.string(), verdict: spendVerdictSchema })),
+  /**
+   * Creates an order from the estimated payload, byte for byte; never retried automatically. Main's
+   * spend guard decides first, from its own estimate of that payload: past the budget or at an
+   * unknown cost only with the analyst's consent in main's native dialog; never past the policy's ceiling.
+   */
   'tasking:create': channel(z.strictObject({ payload: z.string().min(2), tileDeduplication: z.boolean().optional() }), data),
 
   /** The download queue. */
   'downloads:list': channel(noRequest, z.object({ jobs: z.array(downloadJobSchema) })),
-  /** Queues a composite, tile or mini-tile download. */
+  /** Queues a composite, tile or mini-tile download (main's spend guard decides first, as for an order). */
   'downloads:enqueue': channel(z.strictObject({ kind: downloadKindSchema, request: recordSchema, targetDir: z.string().optional() }), downloadJobSchema),
   /** Cancels a queued or running download. */
   'downloads:cancel': channel(byId, downloadJobSchema),
-  /** Puts a failed or cancelled download back in the queue. */
+  /** Puts a failed or cancelled download back in the queue (main's spend guard decides first). */
   'downloads:retry': channel(byId, downloadJobSchema),
   /** Removes a finished, failed or cancelled job from the list (the file stays). */
   'downloads:remove': channel(byId, z.object({ removed: z.literal(true) })),

@@ -101,6 +101,23 @@ export const spendSchema = z.object({
   afterEur: z.number(),
   /** The cost would take the month past the budget. */
   overBudget: z.boolean(),
+  /** The admin policy's monthly ceiling (EUR), which no confirmation passes; null when none. */
+  ceilingEur: z.number().nullable(),
+});
+
+/**
+ * Main's verdict on a spend (an estimate, an order, a download): the month's spend against the
+ * budget plus this cost, and what main will do when asked to spend it. `ok`: it goes ahead;
+ * `confirm`: only after the analyst agrees in main's own native dialog (refused where the host has
+ * none, the browser host); `refused`: not at all (the policy's ceiling).
+ */
+export const spendVerdictSchema = spendSchema.extend({
+  /** False when the cost could not be read (then `costEur` is 0 and `costNote` says why). */
+  costKnown: z.boolean(),
+  costNote: z.string().nullable(),
+  decision: z.enum(['ok', 'confirm', 'refused']),
+  /** The decision in words, naming the budget, the month's spend and the cost. */
+  reason: z.string(),
 });
 
 /** Which notifications are shown. */
@@ -164,17 +181,14 @@ export const watchChannels = {
   'watches:resume': { request: z.strictObject({ id: z.string().min(1), pastCap: z.boolean().optional() }), response: watchResponse },
   /** Runs a watch now (looks for new dates). */
   'watches:run': { request: byId, response: watchResponse },
-  /** This month's spend against the budget, plus a cost about to be incurred. */
-  'spend:get': { request: z.strictObject({ costEur: z.number().nonnegative().optional() }), response: spendSchema },
-  /** Sets (or clears, with null) the active profile's monthly budget in EUR. */
-  'spend:set-budget': { request: z.strictObject({ budgetEur: z.number().positive('The budget must be above 0.').nullable() }), response: spendSchema },
-  /** Records a cost Swath acted on (a download or an order the analyst confirmed) in its own ledger. */
-  'spend:record': { request: z.strictObject({ costEur: z.number().nonnegative(), what: z.string().min(1).max(200) }), response: spendSchema },
+  /** This month's spend against the budget, plus a cost about to be incurred, and main's verdict on spending it. */
+  'spend:get': { request: z.strictObject({ costEur: z.number().nonnegative().optional() }), response: spendVerdictSchema },
   /**
-   * Asks main for consent to spend past the budget (main's own native dialog); refused where the
-   * host has none (browser host): raise the budget instead.
+   * Sets (or clears, with null) the active profile's monthly budget in EUR. Raising or clearing it
+   * needs the analyst's consent in main's own native dialog (refused where there is none, the
+   * browser host); above the policy's ceiling it is refused.
    */
-  'spend:confirm-over': { request: z.strictObject({ costEur: z.number().nonnegative(), what: z.string().min(1).max(200) }), response: z.object({ confirmed: z.boolean() }) },
+  'spend:set-budget': { request: z.strictObject({ budgetEur: z.number().positive('The budget must be above 0.').nullable() }), response: spendSchema },
   /** Which notifications are shown. */
   'notifications:prefs': { request: noRequest, response: notificationPrefsSchema },
   /** Switches notifications on or off. */

@@ -62,7 +62,10 @@ export const NOTIFY_ALL = { watchDownloaded: true, watchAttention: true, orderSt
 
 /** This month's spend from Swath's ledger, no budget, with `costEur` asked about. */
 export function spend(costEur: number) {
-  return { profileId: 'demo', month: '2026-11', budgetEur: null, spentEur: 0, source: 'ledger' as const, sourceNote: null, costEur, afterEur: costEur, overBudget: false };
+  return {
+    profileId: 'demo', month: '2026-11', budgetEur: null, spentEur: 0, source: 'ledger' as const, sourceNote: null, costEur, afterEur: costEur, overBudget: false, ceilingEur: null,
+    costKnown: true, costNote: null, decision: 'ok' as const, reason: `This costs ${costEur.toFixed(2)} EUR; spent this month (2026-11) 0.00 EUR; no monthly budget.`,
+  };
 }
 
 /** Builds the fake bridge; `overrides` replace single methods. */
@@ -91,10 +94,10 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     billingTransactions: async (p) => ok({ data: { Year: p.year, Month: p.month, CurrencyCode: 'EUR', Transactions: [], Total: 0 } }),
     imagerySearch: async () => ok({ data: {} }),
     imageryAvailable: async () => ok({ data: { FullyAvailable: true } }),
-    imageryEstimate: async () => ok({ data: { CreditEstimate: 1.5, CurrencyCode: 'EUR', AreaEstimateKm2: 150.5 } }),
+    imageryEstimate: async () => ok({ data: { CreditEstimate: 1.5, CurrencyCode: 'EUR', AreaEstimateKm2: 150.5 }, verdict: spend(1.5) }),
     imageryLegacyComposite: async () => ok({ data: {} }),
     taskingModels: async () => ok({ models: MODELS }),
-    taskingEstimate: async () => ok({ estimate: {}, payload: '{}' }),
+    taskingEstimate: async () => ok({ estimate: {}, payload: '{}', verdict: spend(0) }),
     taskingCreate: async () => ok({ data: {} }),
     downloadsList: async () => ok({ jobs: [] }),
     downloadsEnqueue: async (r) => ok(job({ kind: r.kind, request: r.request })),
@@ -119,8 +122,6 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     watchesList: async () => ok({ watches: [] }),
     spendGet: async (r) => ok(spend(r?.costEur ?? 0)),
     spendSetBudget: async (r) => ok({ ...spend(0), budgetEur: r.budgetEur }),
-    spendRecord: async (r) => ok(spend(r.costEur)),
-    spendConfirmOver: async () => ok({ confirmed: false }),
     notificationsPrefs: async () => ok(NOTIFY_ALL),
     notificationsSetPrefs: async (r) => ok({ ...NOTIFY_ALL, ...r }),
     notificationsShow: async () => ok({ shown: true }),

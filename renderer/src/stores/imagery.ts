@@ -251,7 +251,7 @@ export const useImageryStore = defineStore('imagery', () => {
 
   // ------------------------------------------------- check, estimate, download
   const checkReq = createRequest<Data>();
-  const estimateReq = createRequest<Data>();
+  const estimateReq = createRequest<ResponseOf<'imagery:estimate'>>();
   const downloadReq = createRequest<ResponseOf<'downloads:enqueue'>>();
   const checkedKey = ref<string | null>(null);
   const estimatedKey = ref<string | null>(null);

@@ -21,6 +21,9 @@ import { useSessionStore } from './session';
 import { useTaskingOrdersStore } from './tasking-orders';
 import { useUiStore } from './ui';
 
+/** Main's verdict on a spend against the budget. */
+type SpendVerdict = ResponseOf<'spend:get'>;
+
 /** The spec-built tile search operation. */
 export const TILE_SEARCH_OPERATION = 'tasking.searchTiles';
 
@@ -36,6 +39,8 @@ export interface FrozenEstimate {
   readonly fingerprint: string;
   readonly payload: string;
   readonly estimate: unknown;
+  /** Main's verdict on placing it against the budget (main decides again when it is placed). */
+  readonly verdict: SpendVerdict;
   readonly at: number;
   /** UTC day of the estimate: dates and prices depend on it. */
   readonly day: string;
@@ -420,6 +425,7 @@ export const useTaskingStore = defineStore('tasking', () => {
       fingerprint,
       payload: r.data.payload,
       estimate: deepFreeze(r.data.estimate),
+      verdict: Object.freeze(r.data.verdict),
       at: Date.now(),
       day: today.value,
       recurring: request.To === null,
@@ -535,7 +541,9 @@ export const useTaskingStore = defineStore('tasking', () => {
       // Refused: nothing was created.
       createError.value = r.error;
       sentFor.value = sentFor.value.filter((x) => x !== e.id);
-      if (r.error.kind === 'validation') rejectedEstimates.value = [...rejectedEstimates.value, e.id];
+      // A payload the service refused field by field needs a new estimate; a refusal that names no field
+      // (main's spend guard: over the budget) does not, once the budget allows it.
+      if (r.error.kind === 'validation' && r.error.fields) rejectedEstimates.value = [...rejectedEstimates.value, e.id];
       phase.value = 'failed';
     } finally {
       sending = false;

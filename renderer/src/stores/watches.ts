@@ -72,7 +72,7 @@ export const useWatchesStore = defineStore('watches', () => {
 
   async function setBudget(budgetEur: number | null): Promise<{ ok: boolean; error?: IpcError }> {
     const r = await getBridge().spendSetBudget({ budgetEur });
-    if (r.ok) spend.value = r.data;
+    if (r.ok) await loadSpend();
     return r.ok ? { ok: true } : { ok: false, error: r.error };
   }
 

@@ -40,6 +40,7 @@ function startEchoService(): Promise<ScriptServer> {
       '/api/billing/summary': { get: { responses: json(envelope({})) } },
       '/api/tasking/models': { get: { responses: json(envelope({ TaskingModels: { type: 'array' } })) } },
       '/api/tasking/orders': { get: { parameters: [], responses: json(envelope({ TaskOrders: { type: 'array' } })) } },
+      '/api/satelliteimages/process/composite/estimate': { post: { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: json(envelope({ CreditEstimate: { type: 'number' } })) } },
       '/api/satelliteimages/process/composite': { post: { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { 200: { description: 'GeoTIFF' } } } },
     },
   };
@@ -56,6 +57,9 @@ function startEchoService(): Promise<ScriptServer> {
         return send(200, { Data: { TaskingModels: [{ Model: 'Stratus2', SupportedSatelliteConstellations: [{ SatelliteConstellation: 'Sentinel2', Optional: false }] }] }, Succeeded: true, Error: null });
       case 'GET /api/tasking/orders':
         return send(200, { Data: { TaskOrders: [{ TaskOrderGuid: '4b0c1f7e-96a4-4d4f-9a4c-2f7e1c5d3b21', CreatedBy: k }] }, Succeeded: true, Error: null });
+      case 'POST /api/satelliteimages/process/composite/estimate':
+        // Main estimates every download before it spends; the answer echoes the key too.
+        return send(200, { Data: { AreaEstimateKm2: 4.7, CreditEstimate: 0, CurrencyCode: 'EUR', Note: `estimated for ${k}` }, Succeeded: true, Error: null });
       case 'POST /api/satelliteimages/process/composite':
         return void res.writeHead(200, { 'content-type': 'image/tiff', 'content-length': tiff.length, 'content-disposition': `attachment; filename="composite_${k}.tif"` }).end(tiff);
       default:

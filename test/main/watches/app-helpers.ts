@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import type { EventName } from '../../../preload/contract';
 import { MemoryKeychainBackend } from '../../../main/keychain';
-import { createApp, type SwathApp } from '../../../main/services/app';
+import { createApp, type AppOptions, type SwathApp } from '../../../main/services/app';
 import type { HostConfirm } from '../../../main/services/confirm';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator';
 import type { Account, StoredOrder } from '../../../main/simulator/state';
+import type { Watch } from '../../../main/watches';
 
 /** The app core on a simulator (real loopback HTTP) whose clock the test moves. */
 export interface TestApp {
@@ -24,23 +26,38 @@ export interface TestApp {
 }
 
 /** Starts the app core with its embedded service on a test clock (orders processed in 1 s). */
-export async function startTestApp(opts: { confirm?: HostConfirm; faults?: string } = {}): Promise<TestApp> {
+export async function startTestApp(opts: {
+  confirm?: HostConfirm;
+  faults?: string;
+  /** Puts something in front of the simulator (a hostile proxy): the app talks to the URL it returns. */
+  front?: (simUrl: string) => Promise<{ url: string; close(): Promise<void> }>;
+  /** Admin policy and the rest of distribution. */
+  distribution?: AppOptions['distribution'];
+  /** The user's download folder (default <dir>/Downloads). */
+  downloadsDir?: string;
+  /** The simulator's answer style ('production' or 'variant'; default its own). */
+  shapes?: string;
+} = {}): Promise<TestApp> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-watch-'));
   const clock = { now: Date.now() };
   let sim: RunningSimulator | null = null;
   const events: TestApp['events'] = [];
   const app = await createApp({
     userDataDir: dir,
-    downloadsDir: path.join(dir, 'Downloads'),
+    downloadsDir: opts.downloadsDir ?? path.join(dir, 'Downloads'),
     keychainBackend: new MemoryKeychainBackend(),
     version: '0.0.0-test',
     platform: process.platform,
     startSimulator: async (o) => {
-      sim = await startSimulator({ ...o, now: () => clock.now, faults: opts.faults, lifecycle: { review: 1000, preparing: 1000, awaiting: 1000, processing: 1000 } });
-      return sim;
+      const s = await startSimulator({ ...o, ...(opts.shapes ? { shapes: opts.shapes } : {}), now: () => clock.now, faults: opts.faults, lifecycle: { review: 1000, preparing: 1000, awaiting: 1000, processing: 1000 } });
+      sim = s;
+      if (!opts.front) return s;
+      const front = await opts.front(s.url);
+      return { url: front.url, port: Number(new URL(front.url).port), close: async () => { await front.close(); await s.close(); } };
     },
     emit: (event, payload) => events.push({ event, payload }),
     confirm: opts.confirm,
+    distribution: opts.distribution,
   });
   const handlers = app.handlers as unknown as Record<string, (r: unknown, c: { senderUrl: string; signal: AbortSignal }) => unknown>;
   const account = () => Object.values(sim!.state.accounts).find((a) => a.profile.seedDemoOrder)!;
@@ -54,4 +71,14 @@ export async function startTestApp(opts: { confirm?: HostConfirm; faults?: strin
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The watch once a run has finished (a run after `after`, its lastRunAt, when given). */
+export async function settled(t: TestApp, id: string, after: string | null = null): Promise<Watch> {
+  let w: Watch | undefined;
+  await expect.poll(async () => {
+    w = (await t.call<{ watches: Watch[] }>('watches:list')).watches.find((x) => x.id === id);
+    return !!w && !w.running && w.lastRunAt !== null && w.lastRunAt !== after;
+  }, { timeout: 90_000, interval: 100 }).toBe(true);
+  return w!;
 }

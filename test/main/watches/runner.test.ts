@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Watch } from '../../../main/watches';
-import { startTestApp, type TestApp } from './app-helpers';
+import { settled, startTestApp, type TestApp } from './app-helpers';
 
 // Watches end to end in main: the app core (service session, download queue, library, watch
 // service) against its embedded simulator over loopback HTTP, on a clock the test moves.
@@ -26,15 +26,6 @@ function input(t: TestApp, recurring: boolean, over: Partial<Watch> = {}) {
     everyHours: 6,
     ...over,
   };
-}
-
-async function settled(t: TestApp, id: string, after: string | null = null): Promise<Watch> {
-  let w: Watch | undefined;
-  await expect.poll(async () => {
-    w = (await t.call<{ watches: Watch[] }>('watches:list')).watches.find((x) => x.id === id);
-    return !!w && !w.running && w.lastRunAt !== null && w.lastRunAt !== after;
-  }, { timeout: 90_000, interval: 100 }).toBe(true);
-  return w!;
 }
 
 async function serviceDates(t: TestApp, wkt: string, from: string, model: string, cons: string[]): Promise<string[]> {
@@ -120,9 +111,11 @@ describe('watch runner against the simulator', () => {
     expect(w2.dates).toEqual([]);
     await expect(t.call('watches:resume', { id: w0.id, pastCap: true })).rejects.toMatchObject({ kind: 'validation' });
 
-    // The watch's own cap stops it the same way once the budget is out of the way.
-    await t.call('spend:set-budget', { budgetEur: null });
+    // Nor can this host clear the budget; the watch's own cap (checked first) stops it the same way.
+    await expect(t.call('spend:set-budget', { budgetEur: null })).rejects.toMatchObject({ kind: 'validation' });
     await t.call('watches:update', { id: w0.id, patch: { capEur: 0.01 } });
+    // Raising or clearing the cap again needs main's dialog too.
+    await expect(t.call('watches:update', { id: w0.id, patch: { capEur: null } })).rejects.toMatchObject({ kind: 'validation' });
     await t.call('watches:resume', { id: w0.id });
     const w3 = await settled(t, w0.id, w2.lastRunAt);
     expect(w3.state).toBe('paused');

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { electronNotifications, type NotificationClass } from '../../../main/notifications/electron';
 import { Notifier } from '../../../main/notifications/notifier';
-import { BILLING_FRESH_MS, SpendStore, WatchStore, classify, fullyAvailable, spendFromBilling, watchRequest } from '../../../main/watches';
+import { BILLING_FRESH_MS, SpendStore, spendFromBilling } from '../../../main/spend';
+import { WatchStore, classify, fullyAvailable, watchRequest } from '../../../main/watches';
 import { watchMonthSpend } from '../../../main/watches/runner';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { orderCostThisMonth } from '../../../renderer/src/lib/spend';
-import { moneyLines } from '../../../renderer/src/lib/tasking-estimate';
 import { summarizeOrder } from '../../../renderer/src/lib/tasking-records';
 import { draftFromOrder, watchGeometry } from '../../../renderer/src/lib/watch-draft';
 
@@ -20,12 +18,5 @@ describe('watch drafts', () => {
     // A historical order keeps its end; a row without an area cannot be watched.
     expect(draftFromOrder(summarizeOrder({ TaskOrderGuid: '0b8f6f53-7b5e-4a43-9f7e-222222222222', From: '2026-07-01', To: '2026-08-01', Model: 'Stratus2', SatelliteConstellations: ['Sentinel2'], Wkt: WKT }))!.to).toBe('2026-08-01');
     expect(draftFromOrder(summarizeOrder({ TaskOrderGuid: '0b8f6f53-7b5e-4a43-9f7e-333333333333', From: '2026-07-01', Model: 'Stratus2', SatelliteConstellations: ['Sentinel2'] }))).toBeNull();
-  });
-
-  it('reads what an order adds to this month, not the account\'s spend so far', () => {
-    const est = { CurrencyCode: 'EUR', CurrentMonthCost: 12.5, CurrentMonthCosts: 300, NextMonthCost: 40, Costs: { CurrentMonthOrderCostEstimate: 12.5 } };
-    expect(orderCostThisMonth(moneyLines(est))).toBe(12.5);
-    expect(orderCostThisMonth(moneyLines({ currency: 'EUR', costBreakdown: { currentMonthOrderCostEstimate: 7 }, currentMonthCosts: 300 }))).toBe(7);
-    expect(orderCostThisMonth(moneyLines({ nothing: 'here' }))).toBeNull();
   });
 });

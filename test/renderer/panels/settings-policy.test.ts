@@ -44,7 +44,8 @@ describe('Settings under an admin policy', () => {
     expect(fixed).toContain('Off (no remote tiles)');
     expect(fixed).toContain('/srv/imagery');
     expect(fixed).toContain('500 EUR');
-    expect(fixed).toMatch(/Enforced: no profile’s monthly budget can be above it/);
+    expect(fixed).toMatch(/Enforced: no spend goes past it, and no profile’s monthly budget can be above it/);
+    expect(w.find('[data-testid="policy-problems"]').exists()).toBe(false);
     expect(fixed).toMatch(/Notifications\s*Off/);
     const [corp, mine] = w.findAll('[data-testid="profile"]');
     expect(corp!.find('[data-testid="profile-locked"]').exists()).toBe(true);
@@ -59,6 +60,15 @@ describe('Settings under an admin policy', () => {
     expect(w.get('[data-testid="basemap-fixed"]').text()).toMatch(/turned off/);
     const channelButtons = w.get('[data-testid="settings-updates"]').findAll('[role="radio"]');
     expect(channelButtons.every((b) => b.attributes('disabled') !== undefined)).toBe(true);
+  });
+
+  it('a budget in another currency is shown as a problem main could not honour, not as applied', async () => {
+    const problem = 'monthlyBudget: 100 USD cannot be enforced: the service bills in EUR and Swath does not convert currencies. Until the policy names the budget in EUR, every spend needs your confirmation.';
+    fake.api = makeBridge({ policyGet: async () => ok({ ...POLICY, monthlyBudget: { amount: 100, currency: 'USD' }, problems: [problem] }) }).api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    expect(w.get('[data-testid="policy-problems"]').text()).toMatch(/cannot be honoured.*100 USD cannot be enforced/s);
+    expect(w.get('[data-testid="policy-fixed"]').text()).toMatch(/100 USD\s*Cannot be enforced/);
   });
 
   it('an invalid policy is reported with its problems and nothing is shown as fixed', async () => {

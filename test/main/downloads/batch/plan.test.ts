@@ -63,10 +63,10 @@ describe('planComposite: single requests', () => {
   });
 
   it('reads an estimate\'s area, credit and currency by what the fields say, in either answer style', () => {
-    expect(readEstimate({ AreaEstimateKm2: 150.5, CreditEstimate: 12.3, CurrencyCode: 'EUR', BandCount: 3 })).toEqual({ area: 150.5, credit: 12.3, currency: 'EUR' });
-    expect(readEstimate({ traceId: 'x', bandCount: 3, includedInOrder: true, currency: 'EUR', priceEur: 0, areaSqKm: 150.54 })).toEqual({ area: 150.54, credit: 0, currency: 'EUR' });
-    expect(readEstimate({ areaSqKmBeforeMinimum: 0.5, areaSqKm: 1, cost: 2 })).toEqual({ area: 1, credit: 2, currency: null });
-    expect(readEstimate({ note: 'none' })).toMatchObject({ area: NaN, credit: NaN });
+    expect(readEstimate({ AreaEstimateKm2: 150.5, CreditEstimate: 12.3, CurrencyCode: 'EUR', BandCount: 3 })).toEqual({ area: 150.5, cost: { state: 'known', eur: 12.3 }, currency: 'EUR' });
+    expect(readEstimate({ traceId: 'x', bandCount: 3, includedInOrder: true, currency: 'EUR', priceEur: 0, areaSqKm: 150.54 })).toEqual({ area: 150.54, cost: { state: 'known', eur: 0 }, currency: 'EUR' });
+    expect(readEstimate({ areaSqKmBeforeMinimum: 0.5, areaSqKm: 1, cost: 2 })).toEqual({ area: 1, cost: { state: 'known', eur: 2 }, currency: null });
+    expect(readEstimate({ note: 'none' })).toMatchObject({ area: NaN, cost: { state: 'unknown' } });
   });
 
   it('finds the limits by what their names say, whatever the casing (the contract does not show the fields)', () => {

@@ -51,7 +51,7 @@ export function spendFromBilling(data: unknown): number | null {
 export const BILLING_FRESH_MS = 60_000;
 
 /**
- * The spend guard's memory: an optional monthly budget per profile (EUR) and Swath's own ledger of
+ * The spend guard's memory (main/spend/guard.ts decides with it): an optional monthly budget per profile (EUR) and Swath's own ledger of
  * the costs it acted on (downloads and orders the analyst confirmed, watch downloads), kept in
  * userData/spend.json, written atomically.
  */
@@ -82,6 +82,21 @@ export class SpendStore {
       opts.onWarning?.(`spend: ${(e as Error).message}; starting with no budget`);
     }
     return s;
+  }
+
+  /** The admin policy's ceiling in EUR, or null. */
+  get ceiling(): number | null {
+    return this.ceilingEur;
+  }
+
+  /** The profile's own budget (EUR), before the policy's ceiling. */
+  ownBudget(profileId: string): number | null {
+    return this.budgets[profileId] ?? null;
+  }
+
+  /** Forgets the profile's billing summary: the next check asks the service again (after Swath spent). */
+  forgetSummary(profileId: string): void {
+    this.summaries.delete(profileId);
   }
 
   /** The profile's monthly budget in EUR, or null; never above the admin policy's ceiling. */
@@ -123,7 +138,7 @@ export class SpendStore {
    * may not count an order yet); else the ledger alone. A summary that could not be read is asked
    * for again next time.
    */
-  async view(profileId: string, costEur: number, billing: (() => Promise<unknown>) | null): Promise<SpendView> {
+  async view(profileId: string, costEur: number, billing: (() => Promise<unknown>) | null, pendingEur = 0): Promise<SpendView> {
     const now = this.now();
     const month = monthOf(now);
     let summary = this.summaries.get(profileId);
@@ -144,12 +159,13 @@ export class SpendStore {
     const spent = summary?.spent ?? null;
     if (summary && spent === null) note = "The service's billing summary names no spend for this month.";
     const budgetEur = this.budget(profileId);
-    const spentEur = spent === null ? this.ledgerSpend(profileId, month) : cents(spent + this.ledgerSpend(profileId, month, new Date(summary!.at).toISOString()));
+    // What Swath allowed and has not recorded yet (a download still running) counts as spent.
+    const spentEur = cents(pendingEur + (spent === null ? this.ledgerSpend(profileId, month) : spent + this.ledgerSpend(profileId, month, new Date(summary!.at).toISOString())));
     const cost = cents(costEur);
     const afterEur = cents(spentEur + cost);
     return {
       profileId, month, budgetEur, spentEur, source: spent === null ? 'ledger' : 'billing', sourceNote: spent === null ? note : null,
-      costEur: cost, afterEur, overBudget: budgetEur !== null && afterEur > budgetEur + 1e-9,
+      costEur: cost, afterEur, overBudget: budgetEur !== null && afterEur > budgetEur + 1e-9, ceilingEur: this.ceilingEur,
     };
   }
 }

@@ -1,0 +1,198 @@
+import type { z } from 'zod';
+import type { spendVerdictSchema } from '../../preload/contract';
+import { AppError } from '../../common/errors.js';
+import { SERVICE_CURRENCY, type Cost } from '../../common/money.js';
+import type { HostConfirm } from '../services/confirm';
+import type { SpendStore, SpendView } from './store';
+
+/**
+ * The one spend guard. Every path in main that spends (an order, a composite, tile or mini-tile
+ * download, a split batch or a time series, a retry, a watch's download) asks it first, with main's
+ * own estimate of that exact request. Past the budget, at a cost it cannot read, or while the
+ * policy's budget cannot be honoured, it goes ahead only with the analyst's consent in main's own
+ * native dialog; a host without one (the browser host) is refused with an error naming the budget,
+ * the month's spend and the cost. The policy's ceiling is never passed. What it allows counts as
+ * spent at once (so two calls at the same time cannot both pass), and is written to the ledger
+ * when it was spent.
+ */
+
+/** Main's verdict on a spend (contract `spendVerdictSchema`). */
+export type SpendVerdict = z.infer<typeof spendVerdictSchema>;
+
+/** What the guard needs from the app. */
+export interface SpendGuardDeps {
+  store: SpendStore;
+  /** The active profile's id. */
+  activeProfile(): Promise<string>;
+  /** This month's billing summary of the active profile's service. */
+  billing(signal: AbortSignal): Promise<unknown>;
+  /** Main's native question; absent in the browser host, where what needs it is refused. */
+  confirm?: HostConfirm;
+  /** Why the policy's budget cannot be honoured (a currency other than EUR): every spend then needs consent. */
+  policyProblem?: string | null;
+}
+
+/** How a caller wants a "confirm" verdict handled. */
+export interface ClearOptions {
+  /** Ask the analyst now (main's dialog); false: refuse, the caller asks later (a watch pauses). */
+  ask: boolean;
+  /** The analyst already agreed for this month (a watch resumed past its cap): only the policy ceiling applies. */
+  agreed?: boolean;
+}
+
+/** An allowed spend: counts as spent until it is recorded (it was spent) or released (it was not). */
+export interface SpendPass {
+  readonly verdict: SpendVerdict;
+  /** Writes the cost to the ledger (the service charged it) and ends the reservation. */
+  spent(): Promise<void>;
+  /** Ends the reservation without recording (nothing was charged). */
+  release(): void;
+}
+
+const eur = (n: number): string => `${n.toFixed(2)} ${SERVICE_CURRENCY}`;
+
+/** The error of a spend the guard refused: its verdict's reason, with the verdict's figures. */
+export class SpendRefusedError extends AppError<'validation'> {
+  constructor(readonly verdict: SpendVerdict, message: string) {
+    // Not a field's fault: the message names the budget, the month's spend and the cost.
+    super('validation', message);
+    this.name = 'SpendRefusedError';
+  }
+}
+
+/** What a verdict says, in words: "… costs X; spent this month Y; budget Z". */
+function figures(v: SpendView, cost: Cost): string {
+  const what = cost.state === 'known' ? `costs ${eur(cost.eur)}` : `has an unknown cost (${cost.reason})`;
+  const budget = v.budgetEur === null ? 'no monthly budget' : `the monthly budget is ${eur(v.budgetEur)}`;
+  return `${what}; spent this month (${v.month}) ${eur(v.spentEur)}; ${budget}`;
+}
+
+/** The spend guard (see the module comment). */
+export class SpendGuard {
+  private readonly reserved = new Map<string, number>();
+  private readonly jobs = new Map<string, SpendPass>();
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: SpendGuardDeps) {}
+
+  /** The month's spend of the active profile plus a cost (0: none), and what main would do about spending it. */
+  async verdict(cost: Cost, signal: AbortSignal, profileId?: string): Promise<SpendVerdict> {
+    const id = profileId ?? (await this.deps.activeProfile());
+    const known = cost.state === 'known' ? cost.eur : 0;
+    const view = await this.deps.store.view(id, known, () => this.deps.billing(signal), this.reserved.get(id) ?? 0);
+    const ceiling = view.ceilingEur;
+    const base = { ...view, costKnown: cost.state === 'known', costNote: cost.state === 'known' ? null : cost.reason };
+    const f = figures(view, cost);
+    if (ceiling !== null && (cost.state === 'known' ? view.afterEur > ceiling + 1e-9 : view.spentEur >= ceiling - 1e-9)) {
+      return { ...base, decision: 'refused', reason: `This ${f}: it would go past your organisation's monthly ceiling of ${eur(ceiling)}, which cannot be passed.` };
+    }
+    if (this.deps.policyProblem) return { ...base, decision: 'confirm', reason: `This ${f}. ${this.deps.policyProblem}` };
+    if (cost.state !== 'known') return { ...base, decision: 'confirm', reason: `This ${f}: spending an unknown amount needs your confirmation.` };
+    if (view.overBudget) return { ...base, decision: 'confirm', reason: `This ${f}: it would take the month to ${eur(view.afterEur)}, past the budget.` };
+    return { ...base, decision: 'ok', reason: `This ${f}${view.budgetEur === null ? '' : `: within the budget (${eur(view.afterEur)} after it)`}.` };
+  }
+
+  /**
+   * Decides on spending `cost` for `what` ("This order"), asking the analyst where the verdict says
+   * so; resolves with a pass that holds the cost as spent, or rejects with a {@link SpendRefusedError}
+   * (or a 'cancelled' AppError when the analyst said no). One decision at a time.
+   */
+  clear(cost: Cost, what: string, signal: AbortSignal, options: ClearOptions): Promise<SpendPass> {
+    const run = this.chain.then(() => this.decide(cost, what, signal, options));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async decide(cost: Cost, what: string, signal: AbortSignal, options: ClearOptions): Promise<SpendPass> {
+    const profileId = await this.deps.activeProfile();
+    const v = await this.verdict(cost, signal, profileId);
+    const refuse = (why: string): never => {
+      throw new SpendRefusedError(v, `${what} was not done: ${v.reason}${why}`);
+    };
+    if (v.decision === 'refused') refuse('');
+    if (v.decision === 'confirm' && !options.agreed) {
+      if (!options.ask) refuse(' Resume it and confirm to go on.');
+      if (!this.deps.confirm) refuse(" Going on needs your confirmation in Swath's own dialog, which this window does not have; raise the budget in the desktop app instead.");
+      const agreed = await this.deps.confirm!({
+        title: 'Spend past the budget?',
+        message: `${what}: ${v.costKnown ? `it costs ${eur(v.costEur)}` : 'its cost is not known'}. Go ahead?`,
+        detail: v.reason,
+        confirmLabel: 'Spend',
+      });
+      if (!agreed) throw new AppError('cancelled', `${what} was not done: you chose not to spend past the budget.`);
+    }
+    return this.reserve(profileId, cost, what, v);
+  }
+
+  private reserve(profileId: string, cost: Cost, what: string, verdict: SpendVerdict): SpendPass {
+    const amount = cost.state === 'known' ? cost.eur : 0;
+    this.reserved.set(profileId, (this.reserved.get(profileId) ?? 0) + amount);
+    let open = true;
+    const end = (): boolean => {
+      if (!open) return false;
+      open = false;
+      this.reserved.set(profileId, Math.max(0, (this.reserved.get(profileId) ?? 0) - amount));
+      return true;
+    };
+    return {
+      verdict,
+      spent: async () => {
+        if (!end()) return;
+        // The service's own figure may differ from the estimate: read its billing again next time.
+        this.deps.store.forgetSummary(profileId);
+        if (amount > 0) await this.deps.store.record(profileId, amount, what);
+      },
+      release: () => {
+        // Whether the service charged anything (a lost answer), its billing says: read it again next time.
+        if (end()) this.deps.store.forgetSummary(profileId);
+      },
+    };
+  }
+
+  /** Records what Swath spent outside a pass (a watch's download queued by an earlier run). */
+  async record(profileId: string, costEur: number, what: string): Promise<void> {
+    this.deps.store.forgetSummary(profileId);
+    await this.deps.store.record(profileId, costEur, what);
+  }
+
+  /** Keeps a download's pass until the job ends ({@link jobEnded}). */
+  holdForJob(jobId: string, pass: SpendPass): void {
+    this.jobs.get(jobId)?.release();
+    this.jobs.set(jobId, pass);
+  }
+
+  /** A job changed state: a finished download is recorded, a failed or cancelled one releases its pass. */
+  jobEnded(job: { id: string; state: string }): void {
+    const pass = this.jobs.get(job.id);
+    if (!pass || !['done', 'failed', 'cancelled'].includes(job.state)) return;
+    this.jobs.delete(job.id);
+    if (job.state === 'done') void pass.spent().catch(() => undefined);
+    else pass.release();
+  }
+
+  /**
+   * Sets or clears the active profile's budget. Lowering it (or setting a first one) needs nothing;
+   * raising or clearing it needs the analyst's consent in main's dialog (refused without one).
+   */
+  async setBudget(budgetEur: number | null, signal: AbortSignal): Promise<SpendView> {
+    const id = await this.deps.activeProfile();
+    const before = this.deps.store.ownBudget(id);
+    const loosens = before !== null && (budgetEur === null || budgetEur > before);
+    if (loosens) {
+      const change = budgetEur === null ? `clear the monthly budget of ${eur(before)}` : `raise the monthly budget from ${eur(before)} to ${eur(budgetEur)}`;
+      if (!this.deps.confirm) {
+        throw new AppError('validation', `This window cannot ${change}: that needs your confirmation in Swath's own dialog. Change it in the desktop app.`, { fields: { budgetEur: ['Raising or clearing the budget needs confirmation in the desktop app.'] } });
+      }
+      const agreed = await this.deps.confirm({ title: 'Change the monthly budget?', message: `${change.charAt(0).toUpperCase()}${change.slice(1)}?`, detail: 'More can then be spent this month without asking.', confirmLabel: budgetEur === null ? 'Clear budget' : 'Raise budget' });
+      if (!agreed) throw new AppError('cancelled', `The monthly budget stays at ${eur(before)}.`);
+    }
+    await this.deps.store.setBudget(id, budgetEur);
+    return this.deps.store.view(id, 0, () => this.deps.billing(signal), this.reserved.get(id) ?? 0);
+  }
+
+  /** Asks the analyst to loosen a limit (a watch's cap, a watch past its cap): resolves when agreed, else rejects. */
+  async consent(question: { title: string; message: string; detail: string; confirmLabel: string }, refused: string): Promise<void> {
+    if (!this.deps.confirm) throw new AppError('validation', `${refused} That needs your confirmation in Swath's own dialog, which this window does not have.`);
+    if (!(await this.deps.confirm(question))) throw new AppError('cancelled', refused);
+  }
+}
