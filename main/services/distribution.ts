@@ -8,6 +8,7 @@ import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
 import { SecretRegistry, type SwathLog } from '../logging';
+import { RateLimit, oneLine } from '../shared/untrusted-text';
 import { enforcePolicy, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
 import type { UpdateService, UpdateStatus } from '../updates';
 import type { Emit } from './app';
@@ -65,6 +66,13 @@ const OFF: Omit<UpdateStatus, 'currentVersion'> = {
   url: null, channel: 'stable', channelFixed: false, checkedAt: null,
 };
 
+/** Renderer error reports logged per minute; more are counted and dropped. */
+export const ERROR_REPORTS_PER_MINUTE = 10;
+/** What of a renderer error report reaches the log (characters, after escaping): about 4 KB in all. */
+export const REPORT_MESSAGE_MAX = 1_000;
+export const REPORT_STACK_MAX = 2_800;
+export const REPORT_INFO_MAX = 200;
+
 /** Seeds the policy's profiles, fills the secret registry and builds the distribution channels. */
 export async function setupDistribution(options: DistributionOptions, core: DistributionCore): Promise<Distribution> {
   const policy: PolicyState = options.policy ?? { status: 'none', file: '', problems: [], policy: {} };
@@ -78,6 +86,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
     if (p.keySet && p.id !== DEMO_PROFILE_ID) secrets.add(await profiles.getKey(p.id).catch(() => null));
   }
   const locked = await seedPolicyProfiles(profiles, policy, log);
+  const errorReports = new RateLimit(ERROR_REPORTS_PER_MINUTE, 60_000);
   const view = policyView(policy, locked);
 
   const updates = options.updates ? await options.updates((s) => core.emit('updates:state', s)) : null;
@@ -130,8 +139,14 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       return { saved: saved !== null, path: saved };
     },
     'app:report-error': ({ source, message, stack, info }) => {
-      log(`renderer error (${source}${info ? `, ${info}` : ''}): ${message}${stack ? `\n${stack}` : ''}`);
-      return { logged: true as const };
+      // The page's text: a few lines at most a minute, each one log line (escaped) of bounded size,
+      // so a page can neither forge log lines nor push the real ones out of the diagnostics tail.
+      if (!errorReports.take()) return { logged: false };
+      const dropped = errorReports.takeRefused();
+      if (dropped) log(`renderer error reports: ${dropped} more were not logged (at most ${ERROR_REPORTS_PER_MINUTE} a minute).`);
+      const where = info ? `, ${oneLine(info, REPORT_INFO_MAX)}` : '';
+      log(`renderer error (${source}${where}): ${oneLine(message, REPORT_MESSAGE_MAX)}${stack ? ` | stack: ${oneLine(stack, REPORT_STACK_MAX)}` : ''}`);
+      return { logged: true };
     },
     'updates:status': () => updateState(),
     'updates:check': () => requireUpdates().check(),

@@ -5,7 +5,7 @@ import { WatchService, type WatchServiceDeps } from './service';
 export { WatchStore, type Watch, type WatchDate, type WatchInput } from './store';
 export { BILLING_FRESH_MS, SpendStore, spendFromBilling, monthOf, type SpendView } from './spend';
 export { runWatch, watchRequest, fullyAvailable, classify, type WatchRunDeps, type WatchClient } from './runner';
-export { WatchService, watchFolder, type WatchChannel } from './service';
+export { PAGE_NOTIFICATIONS_PER_MINUTE, WatchService, watchFolder, type WatchChannel } from './service';
 
 /** Opens the watch and spend stores in `dir` (userData) and starts the schedule. */
 export async function openWatches(deps: Omit<WatchServiceDeps, 'store' | 'spend'> & { dir: string; budgetCeilingEur?: number | null }): Promise<WatchService> {

@@ -374,7 +374,8 @@ export const channels = {
   /** Saves the diagnostics report with the system save dialog (where the host has one). */
   'diagnostics:save': channel(noRequest, z.object({ saved: z.boolean(), path: z.string().nullable() })),
   /** Logs an uncaught renderer error in main's log (redacted). */
-  'app:report-error': channel(errorReportSchema, z.object({ logged: z.literal(true) })),
+  // logged is false when the report was over the rate limit (main logs how many it dropped).
+  'app:report-error': channel(errorReportSchema, z.object({ logged: z.boolean() })),
   /** Where updates stand. */
   'updates:status': channel(noRequest, updateStatusSchema),
   /** Looks for an update now. */
