@@ -49,7 +49,7 @@ export function watchFolder(w: Pick<Watch, 'name' | 'id'>): string {
 }
 
 /** Notifications the window may raise itself (`notifications:show`) per minute; Swath's own (watches) are not counted. */
-export const PAGE_NOTIFICATIONS_PER_MINUTE = 6;
+export const PAGE_NOTIFICATIONS_PER_MINUTE = 10;
 
 /**
  * Runs the active profile's watches on schedule: due ones (next run in the past, so also those the
