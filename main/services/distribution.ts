@@ -45,8 +45,8 @@ export interface Distribution {
   handlers: Pick<HandlerTable, DistributionChannel>;
   /** Applies the policy and the secret registry to the complete handler table. */
   wrap(handlers: HandlerTable): HandlerTable;
-  /** The diagnostics report (redacted). */
-  diagnostics(): Promise<string>;
+  /** The diagnostics report (redacted; the home folder as ~; profile names only when asked for). */
+  diagnostics(includeProfileNames?: boolean): Promise<string>;
   close(): void;
 }
 
@@ -97,7 +97,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
     return updates;
   };
 
-  const diagnostics = async (): Promise<string> => {
+  const diagnostics = async (includeProfileNames = false): Promise<string> => {
     const all = await profiles.list();
     return buildDiagnostics({
       version: core.version, contractVersion: CONTRACT_VERSION, platform: core.platform, arch: process.arch, osRelease: os.release(),
@@ -109,6 +109,8 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       logTail: options.log?.tail(DIAGNOSTICS_LOG_LINES) ?? [],
       policy: view,
       updates: updates?.state() ?? null,
+      homeDir: os.homedir(),
+      includeProfileNames,
     }, secrets);
   };
 
@@ -130,12 +132,12 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       };
     },
     'policy:get': () => view,
-    'diagnostics:get': async () => ({ text: await diagnostics() }),
-    'diagnostics:save': async () => {
+    'diagnostics:get': async ({ includeProfileNames }) => ({ text: await diagnostics(includeProfileNames ?? false) }),
+    'diagnostics:save': async ({ includeProfileNames }) => {
       if (!options.saveText) {
         throw new AppError('validation', 'This window has no save dialog; use “Copy diagnostics” and paste the report into a file.');
       }
-      const saved = await options.saveText(diagnosticsFileName(), await diagnostics());
+      const saved = await options.saveText(diagnosticsFileName(), await diagnostics(includeProfileNames ?? false));
       return { saved: saved !== null, path: saved };
     },
     'app:report-error': ({ source, message, stack, info }) => {

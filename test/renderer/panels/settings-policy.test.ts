@@ -118,6 +118,20 @@ describe('About and the error view', () => {
     w.unmount();
   });
 
+  it('diagnostics leave profile names out unless the analyst ticks them in (issue 24)', async () => {
+    const bridge = makeBridge();
+    fake.api = bridge.api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    await w.get('[data-testid="diagnostics-copy"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.diagnosticsGet).toHaveBeenLastCalledWith({ includeProfileNames: false });
+    await w.get('[data-testid="diagnostics-profile-names"]').setValue(true);
+    await w.get('[data-testid="diagnostics-copy"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.diagnosticsGet).toHaveBeenLastCalledWith({ includeProfileNames: true });
+  });
+
   it('an error while rendering is logged by main and shows a recoverable view, not a blank window', async () => {
     const bridge = makeBridge();
     fake.api = bridge.api;
