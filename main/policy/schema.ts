@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { checkBaseUrl, nameReasons } from '../keychain/validation';
+import { checkBaseUrl, isLoopbackHost, nameReasons } from '../keychain/validation';
 
 /**
  * The admin policy: a read-only JSON file IT drops on the machine. Every key is
@@ -48,11 +48,6 @@ const xyzTemplateSchema = z.string().superRefine((template, ctx) => {
   if (url && (url.username || url.password)) ctx.addIssue({ code: 'custom', message: 'The tile URL must not contain a user name or password.' });
 });
 
-function isLoopbackHostname(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
 /**
  * Why an update feed URL must not be used, or null when it may: the feed serves
  * the installers and the sha512 they are checked against, so it must be https;
@@ -66,7 +61,7 @@ export function updateFeedProblem(url: string): string | null {
     return `the update URL ${url} is not an absolute URL.`;
   }
   if (parsed.protocol === 'https:') return null;
-  if (parsed.protocol === 'http:' && isLoopbackHostname(parsed.hostname)) return null;
+  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return null;
   if (parsed.protocol === 'http:') {
     return `the update URL ${url} uses plain http: anyone on the network path could replace the installer and the checksum it is verified against, so the feed must use https:// (http is allowed only for localhost / 127.0.0.1).`;
   }
