@@ -68,6 +68,14 @@ export function updateFeedProblem(url: string): string | null {
   return `the update URL ${url} must use https://.`;
 }
 
+/** The update feed given at build time (SWATH_UPDATE_URL), trimmed; throws, failing the build, unless it is https (or loopback http). */
+export function buildUpdateFeed(value: string | undefined): string {
+  const url = value?.trim() ?? '';
+  const problem = url ? updateFeedProblem(url) : null;
+  if (problem) throw new Error(`SWATH_UPDATE_URL: ${problem}`);
+  return url;
+}
+
 /** The policy file's schema. */
 export const policySchema = z
   .strictObject({

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadPolicy, policyPath, userDataOverride } from '../../../main/policy';
+import { buildUpdateFeed, loadPolicy, policyPath, userDataOverride } from '../../../main/policy';
 import { resolveUpdateConfig } from '../../../main/updates';
 import { bootMain, invokeMain, mainReady } from '../hosts/boot-main';
 import { startTestApp } from './helpers.js';
@@ -99,7 +99,13 @@ describe('an update feed over plain http', () => {
     }
   });
 
-  it('from the build (SWATH_UPDATE_URL): updates off, saying why', () => {
+  it('from the build (SWATH_UPDATE_URL): the build fails, naming the variable', () => {
+    expect(() => buildUpdateFeed(FEED)).toThrow(/^SWATH_UPDATE_URL: .*plain http/);
+    expect(buildUpdateFeed(' https://updates.corp.example/swath/ ')).toBe('https://updates.corp.example/swath/');
+    expect(buildUpdateFeed(undefined)).toBe('');
+  });
+
+  it('from a build made before the check: updates off at run time, saying why', () => {
     const none = { status: 'none' as const, file: '', problems: [], policy: {} };
     expect(resolveUpdateConfig({ buildUrl: FEED, policy: none, userChannel: null, packaged: true }))
       .toMatchObject({ enabled: false, source: 'build', reason: expect.stringMatching(/plain http/) });
