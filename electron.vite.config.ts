@@ -4,6 +4,7 @@ import vue from '@vitejs/plugin-vue';
 import type { Plugin } from 'vite';
 import { basemapPlugin } from './scripts/basemap';
 import { collectLicenses } from './scripts/licenses';
+import { buildUpdateFeed } from './main/policy/schema';
 
 /** Emits out/main/licenses.json: the licences of the production dependencies, for the About dialog. */
 function licensesPlugin(): Plugin {
@@ -34,7 +35,8 @@ export default defineConfig({
     plugins: [licensesPlugin()],
     // Build-time inputs of the updater (main/updates/config.ts); empty when unset: updates off, no signature pinning.
     define: {
-      'process.env.SWATH_BUILD_UPDATE_URL': JSON.stringify(process.env.SWATH_UPDATE_URL ?? ''),
+      // https only (http on loopback, for tests): an http SWATH_UPDATE_URL fails the build.
+      'process.env.SWATH_BUILD_UPDATE_URL': JSON.stringify(buildUpdateFeed(process.env.SWATH_UPDATE_URL)),
       'process.env.SWATH_BUILD_PUBLISHER_NAME': JSON.stringify(process.env.SWATH_WIN_PUBLISHER_NAME ?? ''),
     },
   },

@@ -8,7 +8,7 @@ import { createTray } from './hosts/tray';
 import { createElectronFetch } from './hosts/electron-fetch';
 import { buildContentSecurityPolicy } from './hosts/security';
 import { SecretRegistry, catchProcessErrors, configureLog } from './logging';
-import { basemapOrigins, loadPolicy, policyPath } from './policy';
+import { basemapOrigins, ignoredDevEnv, loadPolicy, policyPath, userDataOverride } from './policy';
 import { diagnosticsFileName } from './diagnostics/report';
 import { writeReport } from './services/distribution';
 import { BUILD_PUBLISHER_NAMES, BUILD_UPDATE_URL, UpdateService } from './updates';
@@ -36,8 +36,11 @@ const EXTERNAL_LINK_HOSTS: readonly string[] = [];
 // Quitting must never hang on a stuck simulator.
 const SHUTDOWN_TIMEOUT_MS = 3_000;
 
-// Lets tests and side-by-side profiles run with their own state (and their own single-instance lock).
-if (process.env.SWATH_USER_DATA_DIR) app.setPath('userData', process.env.SWATH_USER_DATA_DIR);
+// Development and tests only: SWATH_USER_DATA_DIR gives a run its own state (and its own single-instance
+// lock), SWATH_POLICY_FILE its own policy. An installed build ignores both (the policy is IT's, per OS).
+const packaged = app.isPackaged;
+const userDataDir = userDataOverride(process.env, { packaged });
+if (userDataDir) app.setPath('userData', userDataDir);
 
 // Every key Swath learns is registered here; every log line and diagnostics report is redacted against it.
 const secrets = new SecretRegistry();
@@ -45,6 +48,7 @@ const secrets = new SecretRegistry();
 const mainLog = configureLog(nodeLog, { dir: app.getPath('logs'), secrets, console: true });
 catchProcessErrors(mainLog);
 const log = (message: string): void => mainLog.info(message);
+for (const name of ignoredDevEnv(process.env, { packaged })) log(`${name} is set but ignored: an installed build uses only its own folders and the machine policy.`);
 
 // Every renderer is sandboxed, including any a future feature forgets to configure.
 app.enableSandbox();
@@ -58,7 +62,7 @@ if (!app.requestSingleInstanceLock()) {
 }
 
 function run(): void {
-  const isDev = !app.isPackaged;
+  const isDev = !packaged;
   const devServerUrl = (isDev && process.env.ELECTRON_RENDERER_URL) || undefined;
   const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
   const rendererDir = fileURLToPath(new URL('../renderer/', import.meta.url));
@@ -67,7 +71,7 @@ function run(): void {
   let mainWindow: BrowserWindow | null = null;
 
   // The admin policy (read-only, machine-wide); a broken file is reported and ignored, never fatal.
-  const policy = loadPolicy(policyPath(process.platform, process.env), log);
+  const policy = loadPolicy(policyPath(process.platform, process.env, { packaged }), log);
   const contentSecurityPolicy = policy.then((p) => buildContentSecurityPolicy(basemapOrigins(p)));
 
   // Created once the app is ready (userData is final by then); handlers wait for the embedded service.
@@ -126,7 +130,7 @@ function run(): void {
             updater: async () => (await import('electron-updater')).default.autoUpdater,
             stateDir: join(app.getPath('userData'), 'updates'),
             currentVersion: app.getVersion(),
-            inputs: { buildUrl: BUILD_UPDATE_URL, policy: p, packaged: app.isPackaged },
+            inputs: { buildUrl: BUILD_UPDATE_URL, policy: p, packaged },
             publisherNames: BUILD_PUBLISHER_NAMES,
             onState,
             log,

@@ -1,3 +1,4 @@
+import { AppError } from '../../common/errors.js';
 import { redactionMark, parseRedactionMark } from '../../preload/contract/redaction.js';
 
 /**
@@ -15,15 +16,39 @@ import { redactionMark, parseRedactionMark } from '../../preload/contract/redact
  * as the profile list already shows them; never more).
  *
  * The API client applies {@link redactServiceData} to every answer it parses,
- * the dispatcher and the app's event and log sinks apply {@link redactSecretsDeep}
+ * the dispatcher and the app's event and log sinks apply {@link sealForRenderer}
  * / {@link redactText} as a last line of defence. Logging and diagnostics call
  * {@link redactText}.
+ *
+ * A value nested deeper than {@link MAX_REDACTION_DEPTH} (a service answer) or
+ * {@link MAX_SEALED_DEPTH} (what leaves main for a window) is never passed on
+ * half-walked: it is refused whole ({@link TooDeepError}), so nesting cannot
+ * hide a key from the masking.
  */
 
 /** Strings shorter than this are never registered: masking them everywhere would garble ordinary text. */
 const MIN_SECRET_LENGTH = 4;
-/** Beyond this depth a value is not walked further (service answers are far shallower). */
-const MAX_DEPTH = 64;
+/** The deepest nesting main walks (service answers are far shallower); a deeper value is refused as too deep. */
+export const MAX_REDACTION_DEPTH = 64;
+const MAX_DEPTH = MAX_REDACTION_DEPTH;
+/** What leaves main for a window may be a little deeper: the app's own envelope around a service answer. */
+export const MAX_SEALED_DEPTH = MAX_REDACTION_DEPTH + 16;
+
+/** A value nested deeper than {@link MAX_REDACTION_DEPTH}: refused whole, since it cannot be checked for keys. */
+export class TooDeepError extends AppError<'io'> {
+  override readonly name = 'TooDeepError';
+  constructor(what = 'The data', limit = MAX_REDACTION_DEPTH) {
+    super('io', `${what} is nested too deep (more than ${limit} levels) to be checked for API keys, so Swath refused it.`);
+  }
+}
+
+/** A value that still held a registered key after masking (the serialised check of {@link sealForRenderer}). */
+export class SecretLeakError extends AppError<'io'> {
+  override readonly name = 'SecretLeakError';
+  constructor(what = 'The data') {
+    super('io', `${what} still held an API key after masking, so Swath refused to pass it on.`);
+  }
+}
 
 /** The keys main holds, so they can be masked out of anything. */
 export class SecretRegistry {
@@ -59,6 +84,11 @@ export class SecretRegistry {
   /** Whether `text` contains a registered key. */
   leaks(text: string): boolean {
     return this.ordered.some((s) => text.includes(s));
+  }
+
+  /** Whether JSON text contains a registered key, as it is or as JSON escapes it (a key with a quote or a backslash). */
+  leaksInJson(text: string): boolean {
+    return this.ordered.some((s) => text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1)));
   }
 }
 
@@ -140,6 +170,8 @@ interface DeepOptions {
   registry: SecretRegistry;
   /** Names of fields that are the key whatever their value; null: values only. */
   keyField: ((name: string) => boolean) | null;
+  /** The deepest nesting walked; deeper is a {@link TooDeepError}. */
+  maxDepth: number;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -150,7 +182,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 function redactDeep(value: unknown, o: DeepOptions, depth: number): unknown {
   if (typeof value === 'string') return o.registry.size ? o.registry.redactText(value) : value;
-  if (depth > MAX_DEPTH) return value;
+  const walked = Array.isArray(value) || isPlainObject(value);
+  if (walked && depth > o.maxDepth) throw new TooDeepError('The data', o.maxDepth);
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, o, depth + 1));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
@@ -166,18 +199,46 @@ function redactDeep(value: unknown, o: DeepOptions, depth: number): unknown {
  * Masks an answer of the service: every registered key wherever it appears, and
  * the value of every field that is the key (by its name, or listed in `keyFields`
  * because the specification marks it). Returns a fresh value; the input is untouched.
+ * Throws {@link TooDeepError} for a value nested deeper than {@link MAX_REDACTION_DEPTH}.
  */
 export function redactServiceData<T>(value: T, keyFields: ReadonlySet<string> = new Set(), registry: SecretRegistry = secretRegistry): T {
   const keyField = (name: string) => keyFields.has(name) || isKeyFieldName(name);
-  return redactDeep(value, { registry, keyField }, 0) as T;
+  return redactDeep(value, { registry, keyField, maxDepth: MAX_DEPTH }, 0) as T;
 }
 
 /**
  * Masks every registered key out of any value (strings, property names, nested
- * arrays and objects). The last line of defence on IPC results, errors and events,
- * where field names are the app's own (an operation's "key" is not a secret).
+ * arrays and objects), where field names are the app's own (an operation's "key"
+ * is not a secret). Throws {@link TooDeepError} for a value nested deeper than
+ * {@link MAX_REDACTION_DEPTH}.
  */
-export function redactSecretsDeep<T>(value: T, registry: SecretRegistry = secretRegistry): T {
-  if (!registry.size) return value;
-  return redactDeep(value, { registry, keyField: null }, 0) as T;
+export function redactSecretsDeep<T>(value: T, registry: SecretRegistry = secretRegistry, maxDepth = MAX_DEPTH): T {
+  return redactDeep(value, { registry, keyField: null, maxDepth }, 0) as T;
+}
+
+/**
+ * The last line of defence on everything that leaves main for a window (IPC results,
+ * errors, events): masks every registered key ({@link redactSecretsDeep}), then checks
+ * the value's JSON text for every registered key, belt and braces, so a value the walk
+ * does not enter (a class instance, a `toJSON`) cannot carry one out either. Throws
+ * {@link TooDeepError} or {@link SecretLeakError}; `what` names the value in the message.
+ */
+export function sealForRenderer<T>(value: T, what = 'The data', registry: SecretRegistry = secretRegistry): T {
+  let out: T;
+  try {
+    out = redactSecretsDeep(value, registry, MAX_SEALED_DEPTH);
+  } catch (error) {
+    if (error instanceof TooDeepError) throw new TooDeepError(what, MAX_SEALED_DEPTH);
+    throw error;
+  }
+  if (registry.size) {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(out);
+    } catch {
+      throw new SecretLeakError(what);
+    }
+    if (text !== undefined && registry.leaksInJson(text)) throw new SecretLeakError(what);
+  }
+  return out;
 }

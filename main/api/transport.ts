@@ -1,7 +1,7 @@
 import { ApiError, asEnvelope, errorFromResponse, type ApiErrorKind } from './errors.js';
 import { RedirectRefusedError, refuseRedirects, type HttpFetch } from './http.js';
 import { Limiter } from './limiter.js';
-import { redactSecretsDeep, redactServiceData, redactText, registerSecret } from './redact.js';
+import { MAX_REDACTION_DEPTH, TooDeepError, redactSecretsDeep, redactServiceData, redactText, registerSecret } from './redact.js';
 import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
 
 /** Per-call options every operation accepts besides its AbortSignal. */
@@ -281,8 +281,14 @@ export class Transport {
         throw new ApiError('invalid', `The service answered ${operation} with JSON instead of a file (HTTP ${status}).`, { status, operation });
       }
       // The service's answer leaves the transport only after every key in it is masked.
-      if (mode === 'document') return redactSecretsDeep(parsed);
-      return redactServiceData(envelope ? envelope.Data ?? null : parsed, this.keyFields);
+      try {
+        if (mode === 'document') return redactSecretsDeep(parsed);
+        return redactServiceData(envelope ? envelope.Data ?? null : parsed, this.keyFields);
+      } catch (e) {
+        if (!(e instanceof TooDeepError)) throw e;
+        // Refused whole: a value the masking cannot walk could hide a key.
+        throw new ApiError('invalid', `The service answered ${operation} with data nested more than ${MAX_REDACTION_DEPTH} levels deep, too deep to check for API keys; Swath refused the answer.`, { status, operation });
+      }
     } catch (e) {
       failure = e instanceof ApiError ? e.kind : 'error';
       throw e;

@@ -9,7 +9,9 @@ import type { UpdateStatus } from '../updates';
  * (never keys, never full URLs with paths), the end of the log, the download
  * queue and the userData file list. The whole text goes through the same
  * redaction as the log before it leaves main, so a key that slipped into any
- * part of it (a log line, a job's error) is still not there.
+ * part of it (a log line, a job's error) is still not there. Personal data is
+ * left out: the home folder (it names the OS user) is written as `~`, and
+ * profile names (they can name customers) only when the analyst ticks them in.
  */
 
 /** Everything the report is made of; gathered by the app core. */
@@ -27,6 +29,10 @@ export interface DiagnosticsInput {
   logTail: string[];
   policy: PolicyView;
   updates: UpdateStatus | null;
+  /** The user's home folder, written as `~` wherever it appears. */
+  homeDir: string;
+  /** Profile names as they are; otherwise "profile 1", "profile 2"… */
+  includeProfileNames: boolean;
 }
 
 /** How many log lines the report carries. */
@@ -91,9 +97,11 @@ export async function buildDiagnostics(input: DiagnosticsInput, secrets: SecretR
   }
   section('Updates');
   lines.push(input.updates ? `${input.updates.state}: ${input.updates.message} (channel ${input.updates.channel})` : 'not available in this host');
-  section('Profiles (origins only; keys are never included)');
+  section(`Profiles (origins only; keys are never included${input.includeProfileNames ? '' : '; names left out'})`);
+  let n = 0;
   for (const p of input.profiles) {
-    lines.push(`- ${p.name}: ${p.builtIn ? 'built-in demo service' : originOf(p.baseUrl)}${p.active ? ' [active]' : ''}, key ${p.keySet ? 'set' : 'not set'}`);
+    const name = p.builtIn ? 'demo' : input.includeProfileNames ? p.name : `profile ${++n}`;
+    lines.push(`- ${name}: ${p.builtIn ? 'built-in demo service' : originOf(p.baseUrl)}${p.active ? ' [active]' : ''}, key ${p.keySet ? 'set' : 'not set'}`);
   }
   section('Download queue');
   const counts = new Map<string, number>();
@@ -106,7 +114,24 @@ export async function buildDiagnostics(input: DiagnosticsInput, secrets: SecretR
   lines.push(...(await listFiles(input.userDataDir)));
   section(`Log, last ${input.logTail.length} lines (${input.logFile ?? 'no log file in this host'})`);
   lines.push(...input.logTail);
-  return `${secrets.redact(lines.join('\n'))}\n`;
+  return `${homeAsTilde(secrets.redact(lines.join('\n')), input.homeDir)}\n`;
+}
+
+/** Every occurrence of the home folder (it names the OS user) written as `~`, with either slash on Windows. */
+export function homeAsTilde(text: string, homeDir: string): string {
+  const home = homeDir.replace(/[\\/]+$/, '');
+  // "/" or a drive root is not a home folder worth hiding (and would garble every path).
+  if (home.length < 3) return text;
+  const forms = new Set([home, home.replaceAll('\\', '/'), home.replaceAll('/', '\\')]);
+  // Windows paths compare without case (C:\Users\Ann is c:\users\ann).
+  const flags = /^[A-Za-z]:/.test(home) ? 'gi' : 'g';
+  let out = text;
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) {
+    const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // Only as a whole path prefix: /home/ann, not /home/anna.
+    out = out.replace(new RegExp(`${escaped}(?=$|[\\\\/\\s"'):,;])`, flags), '~');
+  }
+  return out;
 }
 
 /** The default file name of a saved report. */

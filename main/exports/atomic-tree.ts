@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { AppError } from '../../common/errors.js';
 import { throwIfAborted } from '../../common/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
@@ -11,13 +12,52 @@ export interface TreeFile {
   content: string;
 }
 
+/**
+ * The manifest every tree export writes beside its files: which files it wrote, with their
+ * size and sha256. A later export into the same folder replaces only those, and only while
+ * they are unchanged; anything else there (an analyst's notes, rasters) makes it refuse.
+ */
+export const EXPORT_MANIFEST = 'swath-export.json';
+
 /** Options of {@link writeTreeAtomic}. */
 export interface TreeOptions {
-  /** The file (relative) whose JSON says whether an existing folder may be replaced. */
-  marker: string;
-  /** True when the existing folder's marker shows it is an earlier export that may be replaced. */
-  replaceable: (marker: unknown) => boolean;
   signal?: AbortSignal;
+}
+
+/** Largest manifest read: one line per file of an export. */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+/** Entries looked at in an existing folder before it is refused as too big to be an earlier export. */
+const MAX_EXISTING_ENTRIES = 20_000;
+/** Entries named in a refusal. */
+const NAMED_IN_REFUSAL = 5;
+
+const manifestSchema = z.strictObject({
+  swath: z.literal('export-manifest'),
+  version: z.literal(1),
+  files: z.array(z.strictObject({
+    path: z.string().min(1).max(1_000),
+    size: z.number().int().nonnegative(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  })).max(MAX_EXISTING_ENTRIES),
+});
+type Manifest = z.infer<typeof manifestSchema>;
+
+/** A relative path as an export writes it: forward slashes, no empty, `.` or `..` segment, no drive or backslash. */
+function isTreePath(p: string): boolean {
+  if (p.includes('\\') || p.includes('\0') || p.startsWith('/') || /^[A-Za-z]:/.test(p)) return false;
+  return p.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
+const sha256 = (content: string | Buffer): string => createHash('sha256').update(content).digest('hex');
+
+/** The manifest of `files` (its own file not included). */
+function manifestOf(files: readonly TreeFile[]): string {
+  const manifest: Manifest = {
+    swath: 'export-manifest',
+    version: 1,
+    files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.content, 'utf8'), sha256: sha256(f.content) })),
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
 async function writeSynced(file: string, content: string): Promise<void> {
@@ -31,21 +71,126 @@ async function writeSynced(file: string, content: string): Promise<void> {
   }
 }
 
-async function readMarker(file: string): Promise<unknown> {
+/** The existing folder's manifest, or null when it has none (or one that is not Swath's: unreadable, too big, malformed, unsafe paths). */
+async function readManifest(dir: string): Promise<Manifest | null> {
+  const file = path.join(dir, EXPORT_MANIFEST);
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as unknown;
+    const info = await lstat(file);
+    if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) return null;
+    const parsed = manifestSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    if (!parsed.success || !parsed.data.files.every((f) => isTreePath(f.path) && f.path !== EXPORT_MANIFEST)) return null;
+    return parsed.data;
   } catch {
     return null;
   }
 }
 
+/** What an existing folder holds: every file and folder (relative, forward slashes), links and other kinds as they are, never followed. */
+interface Listing {
+  files: string[];
+  dirs: string[];
+  /** Symbolic links, sockets…: never Swath's. */
+  others: string[];
+  /** Stopped at {@link MAX_EXISTING_ENTRIES}. */
+  truncated: boolean;
+}
+
+async function listTree(root: string): Promise<Listing> {
+  const out: Listing = { files: [], dirs: [], others: [], truncated: false };
+  let count = 0;
+  const walk = async (rel: string): Promise<void> => {
+    const entries = await readdir(rel ? path.join(root, ...rel.split('/')) : root, { withFileTypes: true });
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      if (++count > MAX_EXISTING_ENTRIES) {
+        out.truncated = true;
+        return;
+      }
+      const p = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        out.dirs.push(p);
+        await walk(p);
+        if (out.truncated) return;
+      } else if (entry.isFile()) {
+        out.files.push(p);
+      } else {
+        out.others.push(p);
+      }
+    }
+  };
+  await walk('');
+  return out;
+}
+
+/** Whether the file at `rel` is still exactly what the manifest says Swath wrote. */
+async function unchanged(root: string, rel: string, expected: Manifest['files'][number]): Promise<boolean> {
+  const file = path.join(root, ...rel.split('/'));
+  const info = await lstat(file).catch(() => null);
+  if (!info?.isFile() || info.size !== expected.size) return false;
+  return sha256(await readFile(file)) === expected.sha256;
+}
+
+/**
+ * What in an existing, non-empty folder Swath did not write (or changed since), relative paths;
+ * empty when the folder holds exactly an earlier export's files and their folders.
+ */
+async function foreignEntries(dir: string, manifest: Manifest | null): Promise<{ foreign: string[]; more: boolean }> {
+  const listing = await listTree(dir);
+  const listed = new Map((manifest?.files ?? []).map((f) => [f.path, f]));
+  // Folders an earlier export made: the parents of the files it wrote.
+  const ownDirs = new Set<string>();
+  for (const p of listed.keys()) {
+    const parts = p.split('/');
+    for (let i = 1; i < parts.length; i++) ownDirs.add(parts.slice(0, i).join('/'));
+  }
+  const foreign: string[] = [...listing.others];
+  for (const file of listing.files) {
+    if (manifest && file === EXPORT_MANIFEST) continue;
+    const expected = listed.get(file);
+    if (!expected || !(await unchanged(dir, file, expected))) foreign.push(file);
+  }
+  // A folder of its own counts only when it holds nothing that was already named (an empty folder, say).
+  for (const d of listing.dirs) {
+    if (!ownDirs.has(d) && !foreign.some((f) => f.startsWith(`${d}/`))) foreign.push(`${d}/`);
+  }
+  foreign.sort();
+  return { foreign, more: listing.truncated };
+}
+
+/** Removes the files an earlier export wrote (by its manifest) and then its folders if they are empty; anything else stays. */
+async function removeOwn(root: string, manifest: Manifest): Promise<boolean> {
+  for (const f of [...manifest.files.map((x) => x.path), EXPORT_MANIFEST]) {
+    await unlink(path.join(root, ...f.split('/'))).catch(() => undefined);
+  }
+  const dirs = new Set<string>();
+  for (const f of manifest.files) {
+    const parts = f.path.split('/');
+    for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  // Deepest first; rmdir (never a recursive rm) fails on a folder that still holds something.
+  for (const d of [...dirs].sort((a, b) => b.split('/').length - a.split('/').length)) {
+    await rmdir(path.join(root, ...d.split('/'))).catch(() => undefined);
+  }
+  return rmdir(root).then(() => true, () => false);
+}
+
+function describeForeign(dir: string, foreign: string[], more: boolean): AppError {
+  const named = foreign.slice(0, NAMED_IN_REFUSAL).join(', ');
+  const rest = foreign.length - NAMED_IN_REFUSAL;
+  const tail = rest > 0 || more ? ` and ${more ? 'more' : `${rest} more`}` : '';
+  const message = `${dir} holds files Swath did not write (${named}${tail}); an export replaces only an earlier Swath export of its own and never deletes anything else. Choose an empty or new folder.`;
+  return new AppError('validation', message, { fields: { folder: [`Holds ${named}${tail}, not written by Swath. Choose an empty or new folder.`] } });
+}
+
 /**
  * Writes a folder of files so a reader sees either the old folder or the whole
- * new one: the tree is written to a hidden sibling, then renamed into place.
- * An existing folder is replaced only when it is empty or its marker file says
- * it is an earlier export; anything else is refused and left untouched.
+ * new one: the tree and its manifest ({@link EXPORT_MANIFEST}) are written to a
+ * hidden sibling, then renamed into place. An existing folder is replaced only
+ * when it is empty or holds nothing but an earlier export's unchanged files (by
+ * its manifest); then only those files are removed. Anything else is refused,
+ * naming what is there, and left untouched.
  */
-export async function writeTreeAtomic(dir: string, files: readonly TreeFile[], options: TreeOptions): Promise<void> {
+export async function writeTreeAtomic(dir: string, files: readonly TreeFile[], options: TreeOptions = {}): Promise<void> {
   const parent = path.dirname(dir);
   await mkdir(parent, { recursive: true });
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -53,10 +198,12 @@ export async function writeTreeAtomic(dir: string, files: readonly TreeFile[], o
   try {
     for (const f of files) {
       throwIfAborted(options.signal);
+      if (!isTreePath(f.path) || f.path === EXPORT_MANIFEST) throw new Error(`${f.path} is not a file name an export may write.`);
       const target = path.resolve(staging, ...f.path.split('/'));
       if (!target.startsWith(staging + path.sep)) throw new Error(`${f.path} is outside the export folder.`);
       await writeSynced(target, f.content);
     }
+    await writeSynced(path.join(staging, EXPORT_MANIFEST), manifestOf(files));
     throwIfAborted(options.signal);
     const existing = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return null;
@@ -67,13 +214,18 @@ export async function writeTreeAtomic(dir: string, files: readonly TreeFile[], o
     } else if (existing.length === 0) {
       await rmdir(dir);
       await rename(staging, dir);
-    } else if (options.replaceable(await readMarker(path.join(dir, options.marker)))) {
+    } else {
+      const manifest = await readManifest(dir);
+      const { foreign, more } = await foreignEntries(dir, manifest);
+      if (!manifest || foreign.length > 0 || more) {
+        throw describeForeign(dir, foreign.length ? foreign : existing.sort(), more);
+      }
+      throwIfAborted(options.signal);
       const old = path.join(parent, `.${path.basename(dir)}.old-${tag}`);
       await rename(dir, old);
       await rename(staging, dir);
-      await rm(old, { recursive: true, force: true });
-    } else {
-      throw new AppError('validation', `${dir} is not empty and is not an earlier export; choose an empty or new folder.`, { fields: { folder: ['Choose an empty or new folder.'] } });
+      // Only what the earlier export wrote; a file that appeared meanwhile stays in the hidden old folder.
+      await removeOwn(old, manifest);
     }
   } catch (error) {
     await rm(staging, { recursive: true, force: true });

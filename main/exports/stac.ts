@@ -14,7 +14,7 @@ import { writeTreeAtomic, type TreeFile } from './atomic-tree.js';
 export const STAC_VERSION = '1.0.0';
 export const PROJECTION_EXTENSION = 'https://stac-extensions.github.io/projection/v1.1.0/schema.json';
 export const EO_EXTENSION = 'https://stac-extensions.github.io/eo/v1.1.0/schema.json';
-/** The id every catalog Swath writes starts with; a folder holding another catalog is never replaced. */
+/** The id every catalog Swath writes starts with. */
 export const CATALOG_ID_PREFIX = 'swath-library';
 
 type Json = Record<string, unknown>;
@@ -138,15 +138,13 @@ export interface StacExport {
 
 /**
  * Writes the catalog for `entries` into `options.dir`, atomically: the whole
- * tree is written beside it and moved into place in one rename, replacing an
- * earlier Swath export there; any other non-empty folder is refused.
+ * tree (and its manifest, swath-export.json) is written beside it and moved
+ * into place in one rename. An earlier Swath export there is replaced, removing
+ * only the files its manifest lists; a folder that holds anything else is
+ * refused, naming what is there (see writeTreeAtomic).
  */
 export async function writeStacCatalog(entries: readonly LibraryEntry[], options: StacOptions, signal?: AbortSignal): Promise<StacExport> {
   const tree = buildStacCatalog(entries, options);
-  await writeTreeAtomic(options.dir, tree.files, {
-    replaceable: (catalog) => typeof catalog === 'object' && catalog !== null && String((catalog as Json).id ?? '').startsWith(CATALOG_ID_PREFIX),
-    marker: 'catalog.json',
-    signal,
-  });
+  await writeTreeAtomic(options.dir, tree.files, { signal });
   return { dir: options.dir, catalogFile: path.join(options.dir, 'catalog.json'), items: tree.items, skipped: tree.skipped };
 }

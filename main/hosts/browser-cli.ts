@@ -25,8 +25,8 @@ async function main(): Promise<void> {
   const userDataDir = path.resolve(values['user-data'] ?? ownDir!.path);
   let host: BrowserHost | null = null;
   const log = (line: string) => console.error(`[swath] ${line}`);
-  // The same policy file as the app (SWATH_POLICY_FILE overrides the OS path), so policies can be tried here.
-  const policy = await loadPolicy(policyPath(process.platform, process.env), log);
+  // The same policy file as the app; this development host honours SWATH_POLICY_FILE, so policies can be tried here.
+  const policy = await loadPolicy(policyPath(process.platform, process.env, { packaged: false }), log);
   const app = await createApp({
     userDataDir,
     downloadsDir: path.join(userDataDir, 'downloads'),

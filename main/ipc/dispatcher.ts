@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import {
   CANCELLED_ERROR, callOptionsSchema, cancelMessageSchema, channels, type ChannelMap, type Channels, type IpcError, type Result,
 } from '../../preload/contract';
-import { redactSecretsDeep } from '../api/redact';
+import { SecretLeakError, TooDeepError, sealForRenderer } from '../api/redact';
 import { toIpcError } from './errors';
 
 /** What a handler knows about the call besides its payload. */
@@ -105,7 +105,7 @@ export function createDispatcher<M extends ChannelMap = Channels>(
     } catch (error) {
       // Whatever a handler throws once its call is cancelled (a DOMException, a wrapped error), it answers 'cancelled'.
       // Last line of defence: no key main holds leaves in an error, whatever threw it.
-      return failure(aborted.aborted ? CANCELLED_ERROR : redactSecretsDeep(toIpcError(error)));
+      return failure(aborted.aborted ? CANCELLED_ERROR : sealError(toIpcError(error)));
     } finally {
       calls?.delete(key);
     }
@@ -115,8 +115,14 @@ export function createDispatcher<M extends ChannelMap = Channels>(
     if (!checked.success) {
       return failure({ kind: 'io', message: `The main process produced an invalid response for "${channel}".` });
     }
-    // ...nor in a result: every key main holds is masked, wherever a handler got the value from.
-    return { ok: true, data: redactSecretsDeep(checked.data) };
+    // ...nor in a result: every key main holds is masked, wherever a handler got the value from, and the
+    // serialised result is checked for every key once more; a result too deep to walk is refused whole.
+    try {
+      return { ok: true, data: sealForRenderer(checked.data, `The answer of "${channel}"`) };
+    } catch (error) {
+      if (error instanceof TooDeepError || error instanceof SecretLeakError) return failure(toIpcError(error));
+      throw error;
+    }
   }
 
   /** Validates a call's options and records its controller under the sender, so a cancel can reach it. */
@@ -152,6 +158,15 @@ export function createDispatcher<M extends ChannelMap = Channels>(
   }
 
   return { channels: names, dispatch, cancel, release };
+}
+
+/** An error as it may leave main: masked and checked like a result; one that cannot be made safe is replaced by a plain one. */
+function sealError(error: IpcError): IpcError {
+  try {
+    return sealForRenderer(error, 'The error');
+  } catch (refused) {
+    return toIpcError(refused);
+  }
 }
 
 function failure(error: IpcError): Result<never> {

@@ -48,7 +48,8 @@ export function checkBaseUrl(input: unknown): BaseUrlCheck {
   return { ok: true, url: url.href.replace(/\/+$/, '') };
 }
 
-function isLoopbackHost(host: string): boolean {
+/** Whether a URL's host name is this machine (localhost, 127.0.0.0/8, ::1, with or without brackets). */
+export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }

@@ -1,24 +1,55 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { policyProblems, policySchema, type Policy } from './schema';
+import { policyProblems, policySchema, updateFeedProblem, type Policy } from './schema';
 
-/** Environment variable that points Swath at another policy file (tests, pilots, a per-user deployment). */
+/**
+ * Environment variable that points Swath at another policy file: development and tests only. An
+ * installed (packaged) build ignores it, or any user could replace the machine policy with a file
+ * of their own (an empty one drops every rule IT set).
+ */
 export const POLICY_ENV = 'SWATH_POLICY_FILE';
 
 /** Largest policy file read; a policy is a few hundred bytes, anything near this is a mistake. */
 const MAX_POLICY_BYTES = 256 * 1024;
 
-/** Where the machine-wide policy lives on each OS, unless {@link POLICY_ENV} names another file. */
-export function policyPath(platform: NodeJS.Platform | string, env: NodeJS.ProcessEnv = {}): string {
-  const override = env[POLICY_ENV]?.trim();
+/** Where a packaged Windows build reads the policy: %ProgramData% at its standard place, never taken from the user's environment. */
+const WINDOWS_PROGRAM_DATA = 'C:\\ProgramData';
+
+/** Options of {@link policyPath}. */
+export interface PolicyPathOptions {
+  /** An installed build (Electron's app.isPackaged): only the per-OS path counts, the environment is not read. */
+  packaged: boolean;
+}
+
+/**
+ * Where the machine-wide policy lives on each OS. In development and tests {@link POLICY_ENV}
+ * names another file and %ProgramData% is read from the environment; a packaged build uses
+ * the per-OS path and nothing a user can set.
+ */
+export function policyPath(platform: NodeJS.Platform | string, env: NodeJS.ProcessEnv, options: PolicyPathOptions): string {
+  const override = options.packaged ? undefined : env[POLICY_ENV]?.trim();
   if (override) return override;
   if (platform === 'win32') {
     // %ProgramData% is writable only by administrators (read-only for users), like /etc.
-    const programData = env.ProgramData ?? env.PROGRAMDATA ?? 'C:\\ProgramData';
+    const programData = options.packaged ? WINDOWS_PROGRAM_DATA : env.ProgramData ?? env.PROGRAMDATA ?? WINDOWS_PROGRAM_DATA;
     return path.win32.join(programData, 'Swath', 'policy.json');
   }
   if (platform === 'darwin') return '/Library/Application Support/Swath/policy.json';
   return '/etc/swath/policy.json';
+}
+
+/** Variables that redirect Swath's state or policy; honoured only when not packaged. */
+export const DEV_ONLY_ENV = [POLICY_ENV, 'SWATH_USER_DATA_DIR'] as const;
+
+/** The userData folder named by SWATH_USER_DATA_DIR (side-by-side profiles in development and tests), or null; always null when packaged. */
+export function userDataOverride(env: NodeJS.ProcessEnv, options: PolicyPathOptions): string | null {
+  if (options.packaged) return null;
+  return env.SWATH_USER_DATA_DIR?.trim() || null;
+}
+
+/** Which of {@link DEV_ONLY_ENV} are set but ignored (packaged build), for the log. */
+export function ignoredDevEnv(env: NodeJS.ProcessEnv, options: PolicyPathOptions): string[] {
+  return options.packaged ? DEV_ONLY_ENV.filter((name) => env[name]?.trim()) : [];
 }
 
 /** The policy as loaded: none, applied, or invalid (then nothing of it applies and the problems say why). */
@@ -26,7 +57,10 @@ export interface PolicyState {
   status: 'none' | 'applied' | 'invalid';
   /** The file that was looked at. */
   file: string;
-  /** What is wrong with the file, one line per problem; empty unless invalid. */
+  /**
+   * What is wrong with the file, one line per problem. Invalid: why nothing applies. Applied: a
+   * setting that applies but cannot be used (an http update feed: updates stay off).
+   */
   problems: string[];
   /** The policy in force: the file's when applied, empty (the app's own defaults) otherwise. */
   policy: Policy;
@@ -52,8 +86,12 @@ export async function loadPolicy(file: string, log: (line: string) => void = () 
   }
   const parsed = policySchema.safeParse(raw);
   if (!parsed.success) return invalid(file, policyProblems(parsed.error), log);
-  log(`policy: applied ${file}`);
-  return { status: 'applied', file, problems: [], policy: parsed.data };
+  // An http update feed is refused (updates stay off) while the rest of the policy applies.
+  const feed = parsed.data.updates?.url;
+  const feedProblem = feed ? updateFeedProblem(feed) : null;
+  const problems = feedProblem ? [`updates.url: ${feedProblem} Updates are off until it is fixed.`] : [];
+  log(`policy: applied ${file}${problems.length ? `, with problems: ${problems.join(' | ')}` : ''}`);
+  return { status: 'applied', file, problems, policy: parsed.data };
 }
 
 function invalid(file: string, problems: string[], log: (line: string) => void): PolicyState {

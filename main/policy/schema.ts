@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { checkBaseUrl, nameReasons } from '../keychain/validation';
+import { checkBaseUrl, isLoopbackHost, nameReasons } from '../keychain/validation';
 
 /**
  * The admin policy: a read-only JSON file IT drops on the machine. Every key is
@@ -48,6 +48,34 @@ const xyzTemplateSchema = z.string().superRefine((template, ctx) => {
   if (url && (url.username || url.password)) ctx.addIssue({ code: 'custom', message: 'The tile URL must not contain a user name or password.' });
 });
 
+/**
+ * Why an update feed URL must not be used, or null when it may: the feed serves
+ * the installers and the sha512 they are checked against, so it must be https;
+ * plain http is allowed only on loopback (a test server on this machine).
+ */
+export function updateFeedProblem(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `the update URL ${url} is not an absolute URL.`;
+  }
+  if (parsed.protocol === 'https:') return null;
+  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return null;
+  if (parsed.protocol === 'http:') {
+    return `the update URL ${url} uses plain http: anyone on the network path could replace the installer and the checksum it is verified against, so the feed must use https:// (http is allowed only for localhost / 127.0.0.1).`;
+  }
+  return `the update URL ${url} must use https://.`;
+}
+
+/** The update feed given at build time (SWATH_UPDATE_URL), trimmed; throws, failing the build, unless it is https (or loopback http). */
+export function buildUpdateFeed(value: string | undefined): string {
+  const url = value?.trim() ?? '';
+  const problem = url ? updateFeedProblem(url) : null;
+  if (problem) throw new Error(`SWATH_UPDATE_URL: ${problem}`);
+  return url;
+}
+
 /** The policy file's schema. */
 export const policySchema = z
   .strictObject({
@@ -75,8 +103,9 @@ export const policySchema = z
     /** Where updates come from and which channel; a URL here wins over the one set at build time. */
     updates: z
       .strictObject({
+        // An http URL parses, so the rest of the policy still applies; loadPolicy reports it and updates stay off.
         url: z
-          .url({ protocol: /^https?$/, error: 'updates.url must be an http(s) URL.' })
+          .url({ protocol: /^https?$/, error: 'updates.url must be an https URL.' })
           .optional(),
         channel: z.enum(updateChannels).optional(),
         /** Turns automatic updates off even when a feed URL is known. */

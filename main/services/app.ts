@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { EventPayload } from '../../preload/contract';
 import { RedirectRefusedError, refuseRedirects, type HttpFetch } from '../api';
-import { redactSecretsDeep, redactText } from '../api/redact';
+import { redactText, sealForRenderer } from '../api/redact';
 import { DownloadQueue, createBatchRunner } from '../downloads';
 import { clientBinarySource } from './binary-source';
 import type { Emit } from './emit';
@@ -83,7 +83,14 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const dir = options.userDataDir;
   let connection: EventPayload<'connection:state'> = { state: 'connecting' };
   const emit: Emit = (event, raw) => {
-    const payload = redactSecretsDeep(raw);
+    let payload: typeof raw;
+    try {
+      payload = sealForRenderer(raw, `The event "${event}"`);
+    } catch (error) {
+      // Too deep to check, or still holding a key: the window never gets it.
+      log(`${(error as Error).message} It was not sent to the window.`);
+      return;
+    }
     if (event === 'connection:state') connection = payload as EventPayload<'connection:state'>;
     options.emit(event, payload);
   };

@@ -8,6 +8,7 @@ import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
 import { SecretRegistry, type SwathLog } from '../logging';
+import { RateLimit, oneLine } from '../shared/untrusted-text';
 import { enforcePolicy, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
 import type { UpdateService, UpdateStatus } from '../updates';
 import type { Emit } from './app';
@@ -45,8 +46,8 @@ export interface Distribution {
   handlers: Pick<HandlerTable, DistributionChannel>;
   /** Applies the policy and the secret registry to the complete handler table. */
   wrap(handlers: HandlerTable): HandlerTable;
-  /** The diagnostics report (redacted). */
-  diagnostics(): Promise<string>;
+  /** The diagnostics report (redacted; the home folder as ~; profile names only when asked for). */
+  diagnostics(includeProfileNames?: boolean): Promise<string>;
   close(): void;
 }
 
@@ -66,6 +67,13 @@ const OFF: Omit<UpdateStatus, 'currentVersion'> = {
   url: null, channel: 'stable', channelFixed: false, checkedAt: null,
 };
 
+/** Renderer error reports logged per minute; more are counted and dropped. */
+export const ERROR_REPORTS_PER_MINUTE = 10;
+/** What of a renderer error report reaches the log (characters, after escaping): about 4 KB in all. */
+export const REPORT_MESSAGE_MAX = 1_000;
+export const REPORT_STACK_MAX = 2_800;
+export const REPORT_INFO_MAX = 200;
+
 /** Seeds the policy's profiles, fills the secret registry and builds the distribution channels. */
 export async function setupDistribution(options: DistributionOptions, core: DistributionCore): Promise<Distribution> {
   const policy: PolicyState = options.policy ?? { status: 'none', file: '', problems: [], policy: {} };
@@ -79,6 +87,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
     if (p.keySet && p.id !== DEMO_PROFILE_ID) secrets.add(await profiles.getKey(p.id).catch(() => null));
   }
   const locked = await seedPolicyProfiles(profiles, policy, log);
+  const errorReports = new RateLimit(ERROR_REPORTS_PER_MINUTE, 60_000);
   const view = policyView(policy, locked);
 
   const updates = options.updates ? await options.updates((s) => core.emit('updates:state', s)) : null;
@@ -89,7 +98,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
     return updates;
   };
 
-  const diagnostics = async (): Promise<string> => {
+  const diagnostics = async (includeProfileNames = false): Promise<string> => {
     const all = await profiles.list();
     return buildDiagnostics({
       version: core.version, contractVersion: CONTRACT_VERSION, platform: core.platform, arch: process.arch, osRelease: os.release(),
@@ -101,6 +110,8 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       logTail: options.log?.tail(DIAGNOSTICS_LOG_LINES) ?? [],
       policy: view,
       updates: updates?.state() ?? null,
+      homeDir: os.homedir(),
+      includeProfileNames,
     }, secrets);
   };
 
@@ -122,17 +133,23 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       };
     },
     'policy:get': () => view,
-    'diagnostics:get': async () => ({ text: await diagnostics() }),
-    'diagnostics:save': async () => {
+    'diagnostics:get': async ({ includeProfileNames }) => ({ text: await diagnostics(includeProfileNames ?? false) }),
+    'diagnostics:save': async ({ includeProfileNames }) => {
       if (!options.saveText) {
         throw new AppError('validation', 'This window has no save dialog; use “Copy diagnostics” and paste the report into a file.');
       }
-      const saved = await options.saveText(diagnosticsFileName(), await diagnostics());
+      const saved = await options.saveText(diagnosticsFileName(), await diagnostics(includeProfileNames ?? false));
       return { saved: saved !== null, path: saved };
     },
     'app:report-error': ({ source, message, stack, info }) => {
-      log(`renderer error (${source}${info ? `, ${info}` : ''}): ${message}${stack ? `\n${stack}` : ''}`);
-      return { logged: true as const };
+      // The page's text: a few lines at most a minute, each one log line (escaped) of bounded size,
+      // so a page can neither forge log lines nor push the real ones out of the diagnostics tail.
+      if (!errorReports.take()) return { logged: false };
+      const dropped = errorReports.takeRefused();
+      if (dropped) log(`renderer error reports: ${dropped} more were not logged (at most ${ERROR_REPORTS_PER_MINUTE} a minute).`);
+      const where = info ? `, ${oneLine(info, REPORT_INFO_MAX)}` : '';
+      log(`renderer error (${source}${where}): ${oneLine(message, REPORT_MESSAGE_MAX)}${stack ? ` | stack: ${oneLine(stack, REPORT_STACK_MAX)}` : ''}`);
+      return { logged: true };
     },
     'updates:status': () => updateState(),
     'updates:check': () => requireUpdates().check(),

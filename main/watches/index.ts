@@ -3,7 +3,7 @@ import { WatchService, type WatchServiceDeps } from './service';
 
 export { WatchStore, type Watch, type WatchDate, type WatchInput } from './store';
 export { runWatch, watchRequest, fullyAvailable, classify, type WatchRunDeps, type WatchClient } from './runner';
-export { WatchService, watchFolder, type WatchChannel } from './service';
+export { PAGE_NOTIFICATIONS_PER_MINUTE, WatchService, watchFolder, type WatchChannel } from './service';
 
 /** Opens the watch store in `dir` (userData) and starts the schedule. */
 export async function openWatches(deps: Omit<WatchServiceDeps, 'store'> & { dir: string }): Promise<WatchService> {

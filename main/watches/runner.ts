@@ -10,6 +10,7 @@ import {
 import type { NotificationInput } from '../notifications/notifier';
 import { monthOf, SpendRefusedError, type SpendPass } from '../spend';
 import type { Watch, WatchDate } from './store';
+import { SERVICE_TEXT_MAX, oneLine, serviceSaid } from '../shared/untrusted-text';
 
 /**
  * One run of a watch: search/available over the watch's area and period, then for every date not
@@ -103,24 +104,29 @@ function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String((e as { message?: unknown } | null)?.message ?? e);
 }
 
-/** Sorts a failure (an error, or a failed job's kind and reason) into what the watch does about it. */
+/**
+ * Sorts a failure (an error, or a failed job's kind and reason) into what the watch does about it.
+ * The error's text may be the service's own: it comes last, attributed, quoted, on one line and
+ * short ({@link serviceSaid}), after Swath's own words, so it never reads as Swath's instruction.
+ */
 export function classify(kind: string | null, message: string): Failure {
+  const said = serviceSaid(message);
   switch (kind) {
     case 'coverage':
-      return { handling: 'skip-date', note: `The service does not serve this date here: ${message}` };
+      return { handling: 'skip-date', note: `The service does not serve this date here. ${said}` };
     case 'credit':
-      return { handling: 'attention', notice: `Not enough credit: ${message} Redeem a voucher or top up (Billing), then resume the watch.` };
+      return { handling: 'attention', notice: `Not enough credit: redeem a voucher or top up (Billing), then resume the watch. ${said}` };
     case 'auth':
-      return { handling: 'attention', notice: `The service rejected the API key: ${message} Check the key in Settings, then resume the watch.` };
+      return { handling: 'attention', notice: `The service rejected the API key: check the key in Settings, then resume the watch. ${said}` };
     case 'validation':
     case 'limit':
     case 'invalid':
     case 'not-found':
-      return { handling: 'attention', notice: `The service refused the watch's request: ${message} Edit the watch's settings (area, bands, resolution, EPSG), then save it.` };
+      return { handling: 'attention', notice: `The service refused the watch's request: edit the watch's settings (area, bands, resolution, EPSG), then save it. ${said}` };
     case 'io':
-      return { handling: 'attention', notice: `The file could not be written: ${message} Check the download folder (space, permissions), then resume the watch.` };
+      return { handling: 'attention', notice: `The file could not be written: check the download folder (space, permissions), then resume the watch. The error was: “${oneLine(message.trim(), SERVICE_TEXT_MAX)}”` };
     default:
-      return { handling: 'retry', message };
+      return { handling: 'retry', message: oneLine(message.trim(), SERVICE_TEXT_MAX) };
   }
 }
 
@@ -217,7 +223,7 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
     if (failure.handling === 'retry') {
       const failures = current.failures + 1;
       if (failures >= MAX_FAILURES) {
-        const notice = `The service failed ${failures} times in a row (${failure.message}). Check the connection or the service status, then use Run now.`;
+        const notice = `The service failed ${failures} times in a row: check the connection or the service status, then use Run now. The last error: “${failure.message}”`;
         const w = await save((x) => Object.assign(x, { running: false, failures, state: 'attention', notice, lastRunAt: iso(), lastResult: `Failed.${doneNote}`, nextRunAt: null }));
         deps.notify({ kind: 'watchAttention', title: `Watch "${w.name}" needs attention`, body: notice, target: { panel: 'watches', watchId: w.id } });
         return w;

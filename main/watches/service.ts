@@ -13,6 +13,7 @@ import type { SettingsPort } from '../services/settings';
 import { monthOf, type Estimator, type SpendGuard } from '../spend';
 import { runWatch, type WatchClient, type WatchRunDeps } from './runner';
 import type { Watch, WatchStore } from './store';
+import { RateLimit } from '../shared/untrusted-text';
 
 /** Channels served here. */
 export type WatchChannel =
@@ -47,6 +48,9 @@ export function watchFolder(w: Pick<Watch, 'name' | 'id'>): string {
   return `${slug}-${w.id.slice(0, 8)}`;
 }
 
+/** Notifications the window may raise itself (`notifications:show`) per minute; Swath's own (watches) are not counted. */
+export const PAGE_NOTIFICATIONS_PER_MINUTE = 10;
+
 /**
  * Runs the active profile's watches on schedule: due ones (next run in the past, so also those the
  * app missed while closed or offline) one at a time, each with the app's service client and
@@ -58,9 +62,11 @@ export class WatchService {
   private chain: Promise<void> = Promise.resolve();
   private readonly pending = new Set<string>();
   private readonly now: () => number;
+  private readonly pageNotifications: RateLimit;
 
   constructor(private readonly deps: WatchServiceDeps) {
     this.now = deps.now ?? Date.now;
+    this.pageNotifications = new RateLimit(PAGE_NOTIFICATIONS_PER_MINUTE, 60_000, () => this.now());
   }
 
   /** Starts the schedule (catching up at once). */
@@ -265,7 +271,13 @@ export class WatchService {
 
       'notifications:prefs': () => notifier.get(),
       'notifications:set-prefs': (patch) => notifier.set(patch),
-      'notifications:show': ({ kind, title, body, target }) => ({ shown: notifier.notify({ kind, title, body, target }) }),
+      // A page may raise a few notifications a minute, never a flood of OS notifications under Swath's name.
+      'notifications:show': ({ kind, title, body, target }) => {
+        if (!this.pageNotifications.take()) return { shown: false };
+        const dropped = this.pageNotifications.takeRefused();
+        if (dropped) this.deps.log?.(`notifications: ${dropped} the window asked for were not shown (at most ${PAGE_NOTIFICATIONS_PER_MINUTE} a minute).`);
+        return { shown: notifier.notify({ kind, title, body, target }) };
+      },
     };
   }
 }

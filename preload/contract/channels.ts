@@ -28,6 +28,8 @@ function channel<Req extends z.ZodType, Res extends z.ZodType>(request: Req, res
 
 // Strict so that a typo in a field name is a validation error, not silently ignored.
 const noRequest = z.strictObject({});
+/** Request of `diagnostics:get` / `diagnostics:save`: profile names only when the analyst ticks them in (they can name customers). */
+const diagnosticsRequestSchema = z.strictObject({ includeProfileNames: z.boolean().optional() });
 
 /** What the renderer may know about the active service: never the key. */
 export const serviceSummarySchema = z.object({
@@ -377,11 +379,12 @@ export const channels = {
   /** The admin policy: what it fixes, or why the file was ignored. */
   'policy:get': channel(noRequest, policyViewSchema),
   /** The diagnostics report as text (version, OS, profile origins, log tail, queue, userData files); never a key. */
-  'diagnostics:get': channel(noRequest, z.object({ text: z.string() })),
+  'diagnostics:get': channel(diagnosticsRequestSchema, z.object({ text: z.string() })),
   /** Saves the diagnostics report with the system save dialog (where the host has one). */
-  'diagnostics:save': channel(noRequest, z.object({ saved: z.boolean(), path: z.string().nullable() })),
+  'diagnostics:save': channel(diagnosticsRequestSchema, z.object({ saved: z.boolean(), path: z.string().nullable() })),
   /** Logs an uncaught renderer error in main's log (redacted). */
-  'app:report-error': channel(errorReportSchema, z.object({ logged: z.literal(true) })),
+  // logged is false when the report was over the rate limit (main logs how many it dropped).
+  'app:report-error': channel(errorReportSchema, z.object({ logged: z.boolean() })),
   /** Where updates stand. */
   'updates:status': channel(noRequest, updateStatusSchema),
   /** Looks for an update now. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { booleanPointInPolygon, point } from '@turf/turf';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
+import { point } from '@turf/helpers';
 import type { Feature, Geometry, MultiPolygon, Position } from 'geojson';
 import { fromLonLat } from 'ol/proj.js';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +63,22 @@ describe('the packaged app (electron-builder --dir, offline)', () => {
     const devOnly = Object.keys(pkg.devDependencies).filter((dev) => !production.has(dev));
     expect(devOnly).toEqual(expect.arrayContaining(['electron', 'electron-builder', 'vitest', 'typescript', '@resvg/resvg-js', 'png2icons']));
     for (const dev of devOnly) expect(files.some((f) => f.startsWith(`/node_modules/${dev}/`)), dev).toBe(false);
+  });
+
+  it('has every package the bundles import, and neither build-time inputs nor the Turf umbrella', () => {
+    const bundles = readdirSync(join(root, 'out/main'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+    const imported = new Set<string>();
+    for (const bundle of bundles) {
+      const text = readFileSync(join(root, 'out/main', bundle), 'utf8');
+      for (const [, spec] of text.matchAll(/(?:from\s*|import\s*\(\s*|require\s*\(\s*)["']([^"'.][^"']*)["']/g)) {
+        const parts = spec!.split('/');
+        const name = spec!.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+        if (!name.startsWith('node:') && name !== 'electron' && !builtinModules.includes(name)) imported.add(name);
+      }
+    }
+    expect(imported.size).toBeGreaterThan(5);
+    for (const name of imported) expect(files, name).toContain(`/node_modules/${name}/package.json`);
+    for (const gone of ['p-retry', 'epsg-index', 'world-atlas', '@turf/turf']) expect(files, gone).not.toContain(`/node_modules/${gone}/package.json`);
   });
 
   it('unpacks keytar’s native module next to the archive', () => {

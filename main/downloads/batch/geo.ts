@@ -7,7 +7,7 @@
  * there, and sends each part back as lon/lat vertices so close together that the service adds no
  * points of its own: it then draws exactly the chords the planner cut, on the same pixel grid.
  */
-import * as turf from '@turf/turf';
+import * as turf from '../../shared/turf';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { AppError } from '../../../common/errors.js';
 import { isAbsent, readGeoJson, readWkt, toWkt as polygonalWkt } from '../../../common/aoi-text.js';

@@ -13,7 +13,7 @@
  * - Consecutive duplicate positions are removed from the returned geometry because they
  *   carry no shape and would otherwise be reported as self-intersections.
  */
-import * as turf from '@turf/turf';
+import * as turf from '../../shared/turf';
 import type { Feature, MultiPolygon, Polygon, Position } from 'geojson';
 import { firstKink } from './kinks.js';
 import { fmtPoint, isAbsent, readGeoJson, readWkt, samePos, type Polygonal } from '../../../common/aoi-text.js';

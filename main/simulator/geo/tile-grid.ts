@@ -29,7 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import proj4 from 'proj4';
-import * as turf from '@turf/turf';
+import * as turf from '../../shared/turf';
 import type { Feature, MultiLineString, Polygon, Position } from 'geojson';
 import { bbox4326, intersect, toWkt, type Polygonal } from './aoi.js';
 

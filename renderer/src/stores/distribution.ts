@@ -21,6 +21,8 @@ export const useDistributionStore = defineStore('distribution', () => {
   const updates = ref<UpdateStatus | null>(null);
   const about = ref<About | null>(null);
   const aboutOpen = ref(false);
+  /** Whether the diagnostics report names the profiles (off unless the analyst ticks it: names can name customers). */
+  const includeProfileNames = ref(false);
   const message = ref<string | null>(null);
   let unsubscribe: (() => void)[] = [];
 
@@ -64,7 +66,7 @@ export const useDistributionStore = defineStore('distribution', () => {
 
   /** Puts the diagnostics report on the clipboard; says what happened. */
   async function copyDiagnostics(): Promise<boolean> {
-    const r = await getBridge().diagnosticsGet();
+    const r = await getBridge().diagnosticsGet({ includeProfileNames: includeProfileNames.value });
     if (!r.ok) {
       message.value = r.error.message;
       return false;
@@ -75,7 +77,7 @@ export const useDistributionStore = defineStore('distribution', () => {
   }
 
   async function saveDiagnostics(): Promise<void> {
-    const r = await getBridge().diagnosticsSave();
+    const r = await getBridge().diagnosticsSave({ includeProfileNames: includeProfileNames.value });
     message.value = r.ok ? (r.data.saved ? `Diagnostics saved to ${r.data.path}.` : 'Not saved.') : r.error.message;
   }
 
@@ -97,7 +99,7 @@ export const useDistributionStore = defineStore('distribution', () => {
   }
 
   return {
-    policy, updates, about, aboutOpen, message, locked, downloadDirFixed, onlineBasemap,
+    policy, updates, about, aboutOpen, message, includeProfileNames, locked, downloadDirFixed, onlineBasemap,
     load, start, stop, openAbout, copyDiagnostics, saveDiagnostics, checkUpdates, setChannel, installUpdate,
   };
 });

@@ -101,7 +101,9 @@ describe('export services', () => {
     expect(errors).toEqual([]);
     expect(catalog.title).toBe('Berlin fields');
     expect(items.map((i) => i.json.id).sort()).toEqual([entries[0].id, entries[2].id].sort());
-    expect(readdirSync(answer).filter((n) => n !== 'catalog.json')).toHaveLength(2);
+    // The two item folders, the catalog and the manifest of what this export wrote.
+    expect(readdirSync(answer).filter((n) => n !== 'catalog.json' && n !== 'swath-export.json')).toHaveLength(2);
+    expect(readdirSync(answer)).toContain('swath-export.json');
 
     const foreign = path.join(dir, 'share', 'notes');
     mkdirSync(foreign, { recursive: true });

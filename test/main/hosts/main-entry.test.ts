@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { channelNames } from '../../../preload/contract';
-import type { FakeUtilityProcess, fakeElectron as FakeElectronModule } from './fake-electron';
+import type { FakeUtilityProcess } from './fake-electron';
+import { bootMain as boot, ipcListener as listenerFor, mainReady as ready, type FakeElectron as Electron } from './boot-main';
 
 /**
  * Boots main/index.ts against a fake Electron and a fake simulator to check
@@ -16,36 +17,10 @@ const demoProcess = (electron: Electron): FakeUtilityProcess => {
   return child;
 };
 
-type Electron = typeof FakeElectronModule;
-type InvokeListener = (event: unknown, payload: unknown) => Promise<unknown>;
-
 const rendererFileUrl = 'app://swath/index.html';
-const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
-async function boot(): Promise<Electron> {
-  const electron = (await import('electron')) as unknown as Electron;
-  electron.__reset();
-  await import('../../../main/index');
-  return electron;
-}
-
-async function ready(electron: Electron): Promise<void> {
-  (electron.app as unknown as { readyResolve: () => void }).readyResolve();
-  // The app core opens its state files first; wait until main mounted IPC (or quit).
-  await vi.waitFor(() => {
-    if (electron.ipcMain.handle.mock.calls.length === 0 && electron.app.quit.mock.calls.length === 0) throw new Error('not ready yet');
-  }, { timeout: 5_000, interval: 10 });
-  await tick();
-}
 
 async function appInfoFrom(electron: Electron, url: string): Promise<unknown> {
   return listenerFor(electron, 'app:info')({ sender: {}, senderFrame: { url } }, {});
-}
-
-function listenerFor(electron: Electron, channel: string): InvokeListener {
-  const call = electron.ipcMain.handle.mock.calls.find((c) => c[0] === channel);
-  if (!call) throw new Error(`${channel} is not registered`);
-  return call[1] as InvokeListener;
 }
 
 beforeEach(() => {

@@ -13,18 +13,19 @@ const write = (name: string, content: unknown) => {
 };
 
 describe('policy file location', () => {
+  const dev = { packaged: false };
   it('is /etc/swath on Linux, %ProgramData%\\Swath on Windows, /Library/Application Support/Swath on macOS', () => {
-    expect(policyPath('linux', {})).toBe('/etc/swath/policy.json');
-    expect(policyPath('freebsd', {})).toBe('/etc/swath/policy.json');
-    expect(policyPath('darwin', {})).toBe('/Library/Application Support/Swath/policy.json');
-    expect(policyPath('win32', { ProgramData: 'D:\\ProgramData' })).toBe('D:\\ProgramData\\Swath\\policy.json');
-    expect(policyPath('win32', { PROGRAMDATA: 'E:\\PD' })).toBe('E:\\PD\\Swath\\policy.json');
-    expect(policyPath('win32', {})).toBe('C:\\ProgramData\\Swath\\policy.json');
+    expect(policyPath('linux', {}, dev)).toBe('/etc/swath/policy.json');
+    expect(policyPath('freebsd', {}, dev)).toBe('/etc/swath/policy.json');
+    expect(policyPath('darwin', {}, dev)).toBe('/Library/Application Support/Swath/policy.json');
+    expect(policyPath('win32', { ProgramData: 'D:\\ProgramData' }, dev)).toBe('D:\\ProgramData\\Swath\\policy.json');
+    expect(policyPath('win32', { PROGRAMDATA: 'E:\\PD' }, dev)).toBe('E:\\PD\\Swath\\policy.json');
+    expect(policyPath('win32', {}, dev)).toBe('C:\\ProgramData\\Swath\\policy.json');
   });
 
-  it('is overridden by SWATH_POLICY_FILE on every platform', () => {
-    for (const platform of ['linux', 'darwin', 'win32']) expect(policyPath(platform, { SWATH_POLICY_FILE: '/tmp/p.json' })).toBe('/tmp/p.json');
-    expect(policyPath('linux', { SWATH_POLICY_FILE: '  ' })).toBe('/etc/swath/policy.json');
+  it('is overridden by SWATH_POLICY_FILE on every platform (development and tests)', () => {
+    for (const platform of ['linux', 'darwin', 'win32']) expect(policyPath(platform, { SWATH_POLICY_FILE: '/tmp/p.json' }, dev)).toBe('/tmp/p.json');
+    expect(policyPath('linux', { SWATH_POLICY_FILE: '  ' }, dev)).toBe('/etc/swath/policy.json');
   });
 });
 

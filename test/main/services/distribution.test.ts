@@ -99,7 +99,11 @@ describe('app core under an admin policy', () => {
     // A key that reached a log line anyway (a backend echoing it) must still not reach the report.
     log.warn(`backend said: invalid key ${KEY}`);
     await call('app:report-error', { source: 'vue', message: `render failed for ${OTHER_KEY}`, stack: 'at Panel.vue:12' });
-    const text: string = (await call('diagnostics:get')).data.text;
+    // Profile names only when the analyst ticks them in.
+    const text: string = (await call('diagnostics:get', { includeProfileNames: true })).data.text;
+    const anonymous: string = (await call('diagnostics:get')).data.text;
+    expect(anonymous).toContain('- profile 1: https://imagery.corp.example [active], key set');
+    expect(anonymous).not.toMatch(/Production|Staging/);
     expect(text).toContain('Swath 2.0.0, IPC contract 1.0.0');
     expect(text).toMatch(/linux \w+, OS release/);
     expect(text).toContain('- Production: https://imagery.corp.example [active], key set');

@@ -1,4 +1,4 @@
-import * as turf from '@turf/turf';
+import * as turf from '../../../main/shared/turf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL_AOI, UNCOVERED_AOI, demoDate, startTestSim, type TestSim } from './helpers.js';
 

@@ -153,7 +153,7 @@ describe('watch runner against the simulator', () => {
     const w0 = await t.call<Watch>('watches:create', input(t, false));
     const w1 = await settled(t, w0.id);
     expect(w1.state).toBe('attention');
-    expect(w1.notice).toMatch(/Not enough credit.*Redeem a voucher or top up/);
+    expect(w1.notice).toMatch(/^Not enough credit: redeem a voucher or top up.*The service said: “/);
     expect(w1.nextRunAt).toBeNull();
     await expect.poll(() => t!.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchAttention')).toHaveLength(1);
     const jobs = (await t.call('downloads:list')).jobs as { state: string; errorKind?: string }[];

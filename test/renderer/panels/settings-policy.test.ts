@@ -80,6 +80,19 @@ describe('Settings under an admin policy', () => {
     expect(w.get('[data-testid="download-dir"]').attributes('disabled')).toBeUndefined();
   });
 
+  it('an http update feed in an applied policy is shown as a problem, the rest stays fixed (issue 24)', async () => {
+    const feed = 'http://10.1.2.3/feed/';
+    fake.api = makeBridge({
+      policyGet: async () => ok({ ...POLICY, updates: { url: feed, channel: null, enabled: null }, problems: [`updates.url: the update URL ${feed} uses plain http: … Updates are off until it is fixed.`] }),
+      updatesStatus: async () => ok({ ...UPDATES_OFF, message: `Updates are off: the update URL ${feed} uses plain http.`, url: feed }),
+    }).api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    expect(w.get('[data-testid="policy-problems"]').text()).toMatch(/cannot be used.*updates\.url: .*plain http.*Updates are off/s);
+    expect(w.get('[data-testid="policy-fixed"]').text()).toContain('/srv/imagery');
+    expect(w.get('[data-testid="update-state"]').text()).toMatch(/Updates are off/);
+  });
+
   it('without a policy file there is no policy section', async () => {
     fake.api = makeBridge().api;
     const w = mount(SettingsPanel);
@@ -113,6 +126,20 @@ describe('About and the error view', () => {
     expect(dialog.textContent).toContain('IPC contract 1.0.0');
     expect(dialog.querySelector('[data-testid="about-licenses"]')!.textContent).toMatch(/vue\s*3\.5\.45\s*MIT/);
     w.unmount();
+  });
+
+  it('diagnostics leave profile names out unless the analyst ticks them in (issue 24)', async () => {
+    const bridge = makeBridge();
+    fake.api = bridge.api;
+    const w = mount(SettingsPanel);
+    await flushPromises();
+    await w.get('[data-testid="diagnostics-copy"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.diagnosticsGet).toHaveBeenLastCalledWith({ includeProfileNames: false });
+    await w.get('[data-testid="diagnostics-profile-names"]').setValue(true);
+    await w.get('[data-testid="diagnostics-copy"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.diagnosticsGet).toHaveBeenLastCalledWith({ includeProfileNames: true });
   });
 
   it('an error while rendering is logged by main and shows a recoverable view, not a blank window', async () => {

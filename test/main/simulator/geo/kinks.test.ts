@@ -1,4 +1,5 @@
-import * as turf from '@turf/turf';
+import { lineString, multiLineString } from '@turf/helpers';
+import { kinks } from '@turf/kinks';
 import type { Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { firstKink } from '../../../../main/simulator/geo/kinks';
@@ -21,7 +22,7 @@ function ring(r: () => number, n: number, grid: boolean): Position[] {
 }
 
 function turfFirst(lines: Position[][]): Position | null {
-  const f = lines.length === 1 ? turf.kinks(turf.lineString(lines[0]!)) : turf.kinks(turf.multiLineString(lines));
+  const f = lines.length === 1 ? kinks(lineString(lines[0]!)) : kinks(multiLineString(lines));
   return f.features[0]?.geometry.coordinates ?? null;
 }
 

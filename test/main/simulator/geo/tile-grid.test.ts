@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Polygon } from 'geojson';
 import proj4 from 'proj4';
-import { booleanPointInPolygon } from '@turf/turf';
+import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon';
 import { areaKm2, bbox4326, covers, intersect, union, type Polygonal } from '../../../../main/simulator/geo/aoi.js';
 import {
   cellByGuid,

@@ -1,0 +1,45 @@
+import { vi } from 'vitest';
+import type { fakeElectron } from './fake-electron';
+
+/**
+ * Boots main/index.ts against the fake Electron (the test file must `vi.mock('electron', ...)`
+ * with ./fake-electron; a real require('electron') would try to download Electron).
+ */
+
+/** The fake `electron` module. */
+export type FakeElectron = typeof fakeElectron;
+type InvokeListener = (event: unknown, payload: unknown) => Promise<unknown>;
+
+/** The renderer's URL, the one sender the IPC policy trusts in an installed build. */
+export const RENDERER_URL = 'app://swath/index.html';
+
+/** Resets the fake, lets `prepare` set it up (isPackaged…), then runs main/index.ts (call vi.resetModules() before). */
+export async function bootMain(prepare?: (electron: FakeElectron) => void): Promise<FakeElectron> {
+  const electron = (await import('electron')) as unknown as FakeElectron;
+  electron.__reset();
+  prepare?.(electron);
+  await import('../../../main/index');
+  return electron;
+}
+
+/** Emits ready and waits until main mounted IPC (or quit). */
+export async function mainReady(electron: FakeElectron): Promise<void> {
+  (electron.app as unknown as { readyResolve: () => void }).readyResolve();
+  // The app core opens its state files first; wait until main mounted IPC (or quit).
+  await vi.waitFor(() => {
+    if (electron.ipcMain.handle.mock.calls.length === 0 && electron.app.quit.mock.calls.length === 0) throw new Error('not ready yet');
+  }, { timeout: 5_000, interval: 10 });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** The listener main registered for `channel`. */
+export function ipcListener(electron: FakeElectron, channel: string): InvokeListener {
+  const call = electron.ipcMain.handle.mock.calls.find((c) => c[0] === channel);
+  if (!call) throw new Error(`${channel} is not registered`);
+  return call[1] as InvokeListener;
+}
+
+/** Calls `channel` as the renderer would. */
+export function invokeMain(electron: FakeElectron, channel: string, payload: unknown = {}): Promise<any> {
+  return ipcListener(electron, channel)({ sender: {}, senderFrame: { url: RENDERER_URL } }, payload) as Promise<any>;
+}
