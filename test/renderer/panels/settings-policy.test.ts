@@ -67,7 +67,9 @@ describe('Settings under an admin policy', () => {
     fake.api = makeBridge({ policyGet: async () => ok({ ...POLICY, monthlyBudget: { amount: 100, currency: 'USD' }, problems: [problem] }) }).api;
     const w = mount(SettingsPanel);
     await flushPromises();
-    expect(w.get('[data-testid="policy-problems"]').text()).toMatch(/cannot be honoured.*100 USD cannot be enforced/s);
+    expect(w.get('[data-testid="policy-problems"]').text()).toMatch(/cannot be used.*fails safe.*100 USD cannot be enforced/s);
+    // One alert for every problem, however many features found one.
+    expect(w.findAll('[data-testid="policy-problems"]')).toHaveLength(1);
     expect(w.get('[data-testid="policy-fixed"]').text()).toMatch(/100 USD\s*Cannot be enforced/);
   });
 
