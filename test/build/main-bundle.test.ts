@@ -19,14 +19,17 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 // external dependencies from node_modules.
 const outDir = process.env.SWATH_E2E_BUILD!;
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const userData = mkdtempSync(join(tmpdir(), 'swath-bundle-'));
+// The booted main is an installed build (app.isPackaged), which ignores SWATH_USER_DATA_DIR: its
+// userData is the OS default under XDG_CONFIG_HOME, pointed at a temp folder.
+const configHome = mkdtempSync(join(tmpdir(), 'swath-bundle-'));
+const userData = join(configHome, 'Swath');
 
 beforeAll(() => {
   if (!outDir || !existsSync(join(outDir, 'main/index.js'))) throw new Error('SWATH_E2E_BUILD names no build: run this file in the integration part (vitest --project integration)');
 });
 
 afterAll(() => {
-  rmSync(userData, { recursive: true, force: true });
+  rmSync(configHome, { recursive: true, force: true });
 });
 
 describe('electron-vite build output', () => {
@@ -57,7 +60,7 @@ describe('electron-vite build output', () => {
     const run = spawnSync(
       process.execPath,
       ['--import', join(fixtures, 'register-fake-electron.mjs'), join(fixtures, 'boot-main.mjs'), join(outDir, 'main/index.js'), join(outDir, 'renderer/index.html')],
-      { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, SWATH_USER_DATA_DIR: userData, ELECTRON_RENDERER_URL: '' } },
+      { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, XDG_CONFIG_HOME: configHome, ELECTRON_RENDERER_URL: '' } },
     );
     const line = run.stdout.split('\n').find((l) => l.startsWith('REPORT '));
     expect(line, `main did not report:\n${run.stdout}\n${run.stderr}`).toBeDefined();
