@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysFromToday, importAoi, mapPixel, startTaskingHarness, wktCenter, type TaskingHarness } from '../renderer/tasking/e2e-harness';
 import { ANSWER_STYLES, listRows } from '../main/simulator/helpers';
 import { chromiumAvailable } from './chromium';
+import { waitForMapStill } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
 // About 6 x 4 km near Leipzig: a handful of 3.2 km mini-tiles, away from the seeded demo orders.
@@ -49,8 +50,8 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('tasking in Chromium: a tile-
     await form.locator('[data-testid="schema-submit"]').click();
     await expect.poll(() => page.locator('[data-testid="tile-list"] li').count()).toBe(minis.length);
     const count = () => page.locator('[data-testid="tile-selection-count"]').innerText();
-    // Click one mini-tile on the map; click it again to drop it.
-    await page.waitForTimeout(600);
+    // Click one mini-tile on the map (once the map has fitted them); click it again to drop it.
+    await waitForMapStill(page);
     const c0 = await mapPixel(page, ...wktCenter(minis[0]!.DataGeogWkt));
     await page.mouse.click(c0.x, c0.y);
     await expect.poll(count).toBe(`1 of ${minis.length} selected`);

@@ -95,6 +95,8 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     const context = await browser.newContext({ viewport, colorScheme: o.colorScheme ?? options.colorScheme ?? 'light', acceptDownloads: false });
     contexts.push(context);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host!.origin }).catch(() => undefined);
+    // The map's test hook (window.__SWATH_PERF__.map) on every page, for waitForMapStill.
+    await context.addInitScript(MAP_HOOK);
     if (o.initScript ?? options.initScript) await context.addInitScript(o.initScript ?? options.initScript!);
     const page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -136,6 +138,28 @@ export async function waitForMap(page: Page): Promise<void> {
     const body = await page.locator('body').innerText().catch(() => '(no body)');
     throw new Error(`The map did not become interactive: ${(e as Error).message}\nPage text: ${body.slice(0, 600)}`);
   }
+}
+
+/** Defines the map's test hook before the page loads (MapView puts the map on it); keeps one a test set. */
+export const MAP_HOOK = 'window.__SWATH_PERF__ = window.__SWATH_PERF__ || {};';
+
+/**
+ * Waits until the map's view is still (no animation, no interaction) and a frame was drawn after
+ * that: where a click lands then is where the test computed it. A fit the app starts with a list
+ * (tile search, search geographies) is under way by the time that list is in the DOM, so waiting
+ * for the list and then for this sees the fit's end, on a fast machine and a loaded one alike.
+ */
+export async function waitForMapStill(page: Page): Promise<void> {
+  type Hooked = { __SWATH_PERF__?: { map?: import('ol/Map').default } };
+  await page.waitForFunction(() => {
+    const view = (window as unknown as Hooked).__SWATH_PERF__?.map?.getView();
+    return !!view && !view.getAnimating() && !view.getInteracting();
+  }, undefined, { timeout: 20_000 });
+  await page.evaluate(() => new Promise<void>((resolve) => {
+    const map = (window as unknown as Hooked).__SWATH_PERF__!.map!;
+    map.once('rendercomplete', () => resolve());
+    map.render();
+  }));
 }
 
 /** Imports an AOI through the import dialog (the paste path). */

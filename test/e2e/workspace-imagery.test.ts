@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { BERLIN_WKT, importAoi, openPanel } from './workspace-harness';
+import { BERLIN_WKT, importAoi, openPanel, waitForMapStill } from './workspace-harness';
 import { describeEachStyle } from './workspace-styles';
 
 describeEachStyle('workspace e2e: imagery search, check, estimate, download and preview', (ws, shapes) => {
@@ -127,7 +127,8 @@ describeEachStyle('workspace e2e: imagery search, check, estimate, download and 
     await form.locator('[data-field="MiniTiles"] input').check();
     await form.getByTestId('schema-submit').click();
     await expect.poll(() => section.innerText(), { timeout: 20_000 }).toMatch(/\d+ mini-tiles\s*· 0 picked/);
-    await page.waitForTimeout(600);
+    // The map fits the mini-tiles; the click goes where they are once it has.
+    await waitForMapStill(page);
     // Click the middle of the map: the mini-tile under the pointer is picked.
     const box = (await page.getByTestId('map').boundingBox())!;
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
