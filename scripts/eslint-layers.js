@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { LAYERS, LAYER_ROOTS, folderOf, layerOf } from './layers.js';
+import { LAYER_ROOTS, folderOf, layerOf } from './layers.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const SOURCE = /\.(?:ts|vue|js|mjs)$/;
@@ -38,6 +38,10 @@ export function resolveImport(from, specifier) {
 const scriptOf = (/** @type {string} */ file, /** @type {string} */ text) =>
   file.endsWith('.vue') ? [...text.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]).join('\n') : text;
 
+/** The module specifiers of a file on disk (imports, re-exports, dynamic and type imports). */
+const specifiersOf = (/** @type {string} */ file) =>
+  ts.preProcessFile(scriptOf(file, fs.readFileSync(file, 'utf8')), true, true).importedFiles.map((i) => i.fileName);
+
 /** @type {Map<string, { mtimeMs: number, imports: string[] }>} */
 const importCache = new Map();
 
@@ -47,9 +51,8 @@ function importsOf(/** @type {string} */ file) {
   try { mtimeMs = fs.statSync(file).mtimeMs; } catch { return []; }
   const cached = importCache.get(file);
   if (cached?.mtimeMs === mtimeMs) return cached.imports;
-  const text = scriptOf(file, fs.readFileSync(file, 'utf8'));
-  const imports = ts.preProcessFile(text, true, true).importedFiles
-    .map((i) => resolveImport(file, i.fileName))
+  const imports = specifiersOf(file)
+    .map((s) => resolveImport(file, s))
     .filter((f) => f !== undefined);
   importCache.set(file, { mtimeMs, imports });
   return imports;
@@ -94,6 +97,96 @@ function specifierVisitors(check) {
 }
 
 
+/**
+ * Why the table refuses `specifier` imported by `file` (an ESLint message id and its data), or
+ * undefined when it allows it. Packages and assets are not the table's business.
+ * @param {string} file absolute path of the importing file
+ * @param {string} specifier
+ * @returns {{ messageId: 'notAllowed' | 'outside', data: Record<string, string> } | undefined}
+ */
+export function refusalOf(file, specifier) {
+  const layer = layerOf(rel(file));
+  if (!layer || !specifier.startsWith('.')) return undefined;
+  const resolved = resolveImport(file, specifier);
+  const targetRel = rel(resolved ?? path.resolve(path.dirname(file), specifier.split('?')[0] ?? ''));
+  if (!resolved && !SOURCE.test(targetRel) && /\.\w+$/.test(targetRel)) return undefined; // an asset
+  if (!inRoots(targetRel)) return resolved ? { messageId: 'outside', data: { from: layer.name, target: targetRel } } : undefined;
+  const to = layerOf(targetRel);
+  if (to === layer || (to && layer.may.includes(to.name))) return undefined;
+  return {
+    messageId: 'notAllowed',
+    data: {
+      from: layer.name,
+      to: to?.name ?? folderOf(targetRel) ?? targetRel,
+      target: targetRel,
+      allowed: layer.may.length ? layer.may.join(', ') : 'nothing outside itself',
+    },
+  };
+}
+
+/** Every source file of the layer roots (absolute paths). */
+export function sourceFiles() {
+  /** @type {string[]} */
+  const files = [];
+  const walk = (/** @type {string} */ dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) { if (e.name !== 'node_modules' && e.name !== '.tmp') walk(p); } else if (SOURCE.test(e.name)) files.push(p);
+    }
+  };
+  for (const r of LAYER_ROOTS) walk(path.join(root, r));
+  return files;
+}
+
+/**
+ * The import graph's cycles: its strongly connected components of more than one module (or a
+ * module importing itself), each as repository-relative paths.
+ * @param {string[]} files
+ */
+export function importCycles(files = sourceFiles()) {
+  let next = 0;
+  /** @type {Map<string, { index: number, low: number }>} */
+  const seen = new Map();
+  /** @type {string[]} */
+  const stack = [];
+  const onStack = new Set();
+  /** @type {string[][]} */
+  const cycles = [];
+  const connect = (/** @type {string} */ v) => {
+    const node = { index: next, low: next };
+    next++;
+    seen.set(v, node);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of importsOf(v)) {
+      const known = seen.get(w);
+      if (!known) { connect(w); node.low = Math.min(node.low, /** @type {{ low: number }} */ (seen.get(w)).low); } else if (onStack.has(w)) node.low = Math.min(node.low, known.index);
+    }
+    if (node.low !== node.index) return;
+    /** @type {string[]} */
+    const component = [];
+    let w;
+    do { w = /** @type {string} */ (stack.pop()); onStack.delete(w); component.push(w); } while (w !== v);
+    if (component.length > 1 || importsOf(v).includes(v)) cycles.push(component.map(rel));
+  };
+  for (const f of files) if (!seen.has(f)) connect(f);
+  return cycles;
+}
+
+/** What the table refuses in the tree on disk: files in no layer, and imports it does not allow (as lint messages). */
+export function treeRefusals(files = sourceFiles()) {
+  /** @type {string[]} */
+  const refusals = [];
+  for (const file of files) {
+    if (!layerOf(rel(file))) { refusals.push(`${rel(file)}: in no layer`); continue; }
+    for (const s of specifiersOf(file)) {
+      const r = refusalOf(file, s);
+      if (r) refusals.push(`${rel(file)}: ${r.data.from} may not import ${r.data.target}`);
+    }
+  }
+  return refusals;
+}
+
 /** @type {import('eslint').Rule.RuleModule} */
 const allowedImports = {
   meta: {
@@ -117,26 +210,8 @@ const allowedImports = {
       };
     }
     return specifierVisitors((node, specifier) => {
-      if (!specifier.startsWith('.')) return;
-      const resolved = resolveImport(file, specifier);
-      const targetRel = rel(resolved ?? path.resolve(path.dirname(file), specifier));
-      if (!resolved && !SOURCE.test(targetRel) && /\.\w+$/.test(targetRel)) return; // an asset
-      if (!inRoots(targetRel)) {
-        if (resolved) context.report({ node, messageId: 'outside', data: { from: layer.name, target: targetRel } });
-        return;
-      }
-      const to = layerOf(targetRel);
-      if (to === layer || (to && layer.may.includes(to.name))) return;
-      context.report({
-        node,
-        messageId: 'notAllowed',
-        data: {
-          from: layer.name,
-          to: to?.name ?? folderOf(targetRel) ?? targetRel,
-          target: targetRel,
-          allowed: layer.may.length ? layer.may.join(', ') : 'nothing outside itself',
-        },
-      });
+      const refusal = refusalOf(file, specifier);
+      if (refusal) context.report({ node, ...refusal });
     });
   },
 };
