@@ -1,4 +1,4 @@
-import type { DiscoveredSpec, JsonSchema, SpecOperation } from './spec.js';
+import type { JsonSchema, SpecOperation } from './spec-operation.js';
 
 /**
  * What changed between two versions of a service's specification: operations
@@ -61,7 +61,7 @@ export interface SpecDiff {
 const MAX_DEPTH = 8;
 
 /** Compares two discovered specifications; null when operations and fields are the same. */
-export function diffSpecs(before: Pick<DiscoveredSpec, 'operations'>, after: Pick<DiscoveredSpec, 'operations'>): SpecDiff | null {
+export function diffSpecs(before: { operations: SpecOperation[] }, after: { operations: SpecOperation[] }): SpecDiff | null {
   const keyOf = (op: SpecOperation) => `${op.method} ${pathShape(op.path)}`;
   const oldOps = new Map(before.operations.map((op) => [keyOf(op), op]));
   const newOps = new Map(after.operations.map((op) => [keyOf(op), op]));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { HandlerTable } from '../ipc';
 import { AppError } from '../../common/errors.js';
 import type { LibraryCatalog, LibraryEntry } from '../library';
-import type { SettingsPort } from '../services/settings';
+import type { SettingsPort } from '../platform/settings';
 import { writeFeatureCollection } from './geojson.js';
 import { writeStacCatalog } from './stac.js';
 

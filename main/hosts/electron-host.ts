@@ -2,7 +2,7 @@ import { BrowserWindow, Menu, dialog, ipcMain, nativeTheme, protocol, shell, uti
 import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import type { EventName, EventPayload } from '../../preload/contract';
 import { emit, handle, type Dispatcher } from '../ipc';
-import type { HostConfirm } from '../services/confirm';
+import type { HostConfirm } from '../platform/confirm';
 import { APP_RENDERER_URL, APP_SCHEME, serveRendererFile } from './app-protocol';
 import { buildMenuTemplate, type MenuOptions } from './menu';
 import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { notificationPrefsSchema, type notificationSchema } from '../../preload/contract';
 import { JsonStore, readJsonFile } from '../library/atomic-json';
-import type { Emit } from '../services/emit';
+import type { Emit } from '../platform/emit';
 
 /** Which notifications are shown. */
 export type NotificationPrefs = z.infer<typeof notificationPrefsSchema>;

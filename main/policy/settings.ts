@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AppError } from '../../common/errors.js';
-import type { Settings, SettingsPort } from '../services/settings';
+import type { Settings, SettingsPort } from '../platform/settings';
 import type { PolicyState } from './load';
 
 /** Says which setting the organisation fixed; the UI shows it next to the control. */

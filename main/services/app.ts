@@ -4,7 +4,7 @@ import { RedirectRefusedError, refuseRedirects, type HttpFetch } from '../api';
 import { redactText, sealForRenderer } from '../api/redact';
 import { DownloadQueue, createBatchRunner } from '../downloads';
 import { clientBinarySource } from './binary-source';
-import type { Emit } from './emit';
+import type { Emit } from '../platform/emit';
 import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from './embedded-service';
 import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
@@ -15,7 +15,7 @@ import { setupDistribution, type DistributionOptions } from './distribution';
 import type { ExportTargetRequest } from '../exports/handlers';
 import { createAppHandlers, publicJob } from './handlers';
 import { ServiceSession } from './session';
-import type { HostConfirm } from './confirm';
+import type { HostConfirm } from '../platform/confirm';
 import { SettingsStore } from './settings';
 import { Notifier, type ShowNativeNotification } from '../notifications/notifier';
 import { budgetCeilingEur, budgetProblem, policySettings, type PolicyState } from '../policy';
@@ -29,7 +29,7 @@ import { openWatches } from '../watches';
  * so they serve the same contract with the same behaviour.
  */
 
-export type { Emit } from './emit';
+export type { Emit } from '../platform/emit';
 
 /** What {@link createApp} needs from its host. */
 export interface AppOptions {

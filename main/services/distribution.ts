@@ -11,7 +11,7 @@ import { SecretRegistry, type SwathLog } from '../logging';
 import { RateLimit, oneLine } from '../shared/untrusted-text';
 import { enforcePolicy, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
 import type { UpdateService, UpdateStatus } from '../updates';
-import type { Emit } from './app';
+import type { Emit } from '../platform/emit';
 
 /**
  * What internal distribution adds to the app core: the admin policy (seeded and

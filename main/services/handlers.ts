@@ -14,8 +14,8 @@ import type { LibraryCatalog } from '../library';
 import type { OverviewCache } from '../library/overview-cache';
 import type { DistributionChannel } from './distribution';
 import type { ServiceSession } from './session';
-import type { HostConfirm } from './confirm';
-import type { SettingsPort } from './settings';
+import type { HostConfirm } from '../platform/confirm';
+import type { SettingsPort } from '../platform/settings';
 import type { DownloadToEstimate, Estimator, SpendChannel, SpendGuard } from '../spend';
 import type { WatchChannel } from '../watches/service';
 

@@ -1,6 +1,6 @@
 import { ApiError, ServiceClient, accountLimits, type ConnectResult, type HttpFetch, type SpecDrift } from '../api';
 import { AppError } from '../../common/errors.js';
-import type { Emit } from './emit';
+import type { Emit } from '../platform/emit';
 import { DEMO_PROFILE_ID, KeyOriginError, type ProfileStore, type ProfileSummary } from '../keychain';
 
 /**

@@ -1,23 +1,8 @@
 import path from 'node:path';
-import { z } from 'zod';
 import { settingsSchema } from '../../preload/contract';
+import type { Settings, SettingsPort } from '../platform/settings';
 import { AppError } from '../../common/errors.js';
 import { JsonStore, readJsonFile } from '../library/atomic-json';
-
-/** User settings kept by main (download folder, theme, the optional online basemap). */
-export type Settings = z.infer<typeof settingsSchema>;
-
-/**
- * The settings as every reader in main gets them: the effective ones (main/policy/settings.ts puts
- * the admin policy over the user's), so a download, a watch, an analysis save and an export all
- * write under the same folder.
- */
-export interface SettingsPort {
-  get(): Settings;
-  set(patch: Partial<Settings>): Promise<Settings>;
-  /** Where a download goes: `given`, else the download folder (refused when a policy fixes another). */
-  downloadDir(given?: string): string;
-}
 
 /** The settings file in userData, written atomically. */
 export class SettingsStore implements SettingsPort {

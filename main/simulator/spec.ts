@@ -1,27 +1,13 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
 import * as S from './schemas.js';
-import type { ShapeStyle } from './shapes/index.js';
+import type { OperationDef } from './operation.js';
+import type { ShapeStyle } from './shapes/wire.js';
+
+export type { OperationDef } from './operation.js';
 
 /** The contract version the simulator implements. */
 export const CONTRACT_VERSION = '1.0.0';
-
-/** One operation of the service: the router and the specification both read this table. */
-export interface OperationDef {
-  operationId: string;
-  method: 'get' | 'post' | 'delete';
-  path: string;
-  tag: string;
-  summary: string;
-  body?: ZodType;
-  bodyName?: string;
-  query?: z.ZodObject;
-  params?: z.ZodObject;
-  /** Response Data schema, or 'binary' for GeoTIFF output. */
-  response: ZodType | 'binary';
-  envelope?: string;
-  deprecated?: boolean;
-}
 
 /** Every operation of service-contract.md section 4, in contract order, plus the production service's newer account-info path. */
 export const OPERATIONS: OperationDef[] = [

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { spendVerdictSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
 import { SERVICE_CURRENCY, type Cost } from '../../common/money.js';
-import type { HostConfirm } from '../services/confirm';
+import type { HostConfirm } from '../platform/confirm';
 import type { SpendStore, SpendView } from './store';
 
 /**

@@ -1,12 +1,12 @@
 import { z } from 'zod';
+import { RESOLUTIONS } from './resolutions';
 
 /**
  * Schemas of the monitoring channels: watches (keep the library complete for an order or an
  * AOI + model), the spend guard (monthly budget, month-to-date spend) and notifications.
  */
 
-/** The resolutions the service accepts, metres. */
-export const RESOLUTIONS: readonly number[] = [10, 20, 40, 80, 160, 320, 640, 1280];
+export { RESOLUTIONS };
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use a date as YYYY-MM-DD.');
 

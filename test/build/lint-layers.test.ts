@@ -1,56 +1,160 @@
 /**
- * The layer rules of eslint.config.js fail `npm run lint`: ESLint's own API lints small offending
- * files (virtual, at real paths) with the repository's config and must report each import.
+ * The layer lint of eslint.config.js fails `npm run lint`. Which folder may import which is the one
+ * table of scripts/layers.js; scripts/eslint-layers.js turns it into two rules (`layers/allowed-imports`,
+ * `layers/no-cycles`); the package and global bans per process stay no-restricted-imports/-globals.
+ * ESLint's own API lints small offending files with the repository's config and must report each.
  */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ESLint } from 'eslint';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+// @ts-expect-error plain ESM JS without declarations
+import { importCycles, sourceFiles, treeRefusals } from '../../scripts/eslint-layers.js';
+// @ts-expect-error plain ESM JS without declarations
+import { LAYERS, layerOf, pathsOf, tableProblems } from '../../scripts/layers.js';
+
+type Layer = { name: string; paths?: string[]; may: string[] };
 
 const root = path.resolve(import.meta.dirname, '../..');
 const eslint = new ESLint({ cwd: root });
+const LAYER_RULES = new Set(['layers/allowed-imports', 'layers/no-cycles', 'no-restricted-imports', 'no-restricted-globals']);
 
-/** The no-restricted-imports / no-restricted-globals messages ESLint reports for `code` placed at `file`. */
-async function layerErrors(file: string, code: string): Promise<string[]> {
-  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
-  return result!.messages
-    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-globals')
-    .map((m) => { expect(m.severity).toBe(2); return m.message; });
+/** The layer messages (rule: message) ESLint reports for its results. */
+function layerMessages(results: ESLint.LintResult[]): string[] {
+  return results.flatMap((r) => r.messages
+    .filter((m) => LAYER_RULES.has(m.ruleId ?? ''))
+    .map((m) => { expect(m.severity).toBe(2); return `${m.ruleId}: ${m.message}`; }));
 }
 
-describe('layers enforced by lint', () => {
+/** The layer messages for `code` placed (virtually) at `file`. */
+const layerErrors = async (file: string, code: string) => layerMessages(await eslint.lintText(code, { filePath: path.join(root, file) }));
+
+describe('package and global bans per process', () => {
   it.each([
-    ['renderer/src/stores/x.ts', "import { readGeoTiffHeader } from '../../../main/geotiff/index.js';\nexport const x = readGeoTiffHeader;\n", /may not import main/],
-    ['renderer/src/lib/x.ts', "import { readFile } from 'node:fs/promises';\nexport const x = readFile;\n", /Node built-ins/],
-    ['common/x.ts', "import { readFile } from 'node:fs/promises';\nexport const x = readFile;\n", /Node built-ins/],
-    ['common/grid/x.ts', "import { ApiError } from '../../main/api/errors.js';\nexport const x = ApiError;\n", /imports nothing outside itself/],
-    ['common/x.ts', "import type { IpcError } from '../preload/contract/errors';\nexport type X = IpcError;\n", /imports nothing outside itself/],
+    ['renderer/src/lib/x.ts', "import { readFile } from 'node:fs/promises';\nexport const x = readFile;\n", /renderer may not import Node built-ins/],
+    ['renderer/src/stores/x.ts', "import { ipcRenderer } from 'electron';\nexport const x = ipcRenderer;\n", /may not import Node or Electron/],
+    ['common/x.ts', "import { readFile } from 'node:fs/promises';\nexport const x = readFile;\n", /common\/ may not use Node built-ins/],
     ['common/x.ts', 'export const x = (): string => document.title;\n', /no DOM or Node globals/],
     ['common/x.ts', 'export const x = (): string => process.platform;\n', /no DOM or Node globals/],
-    ['preload/contract/x.ts', "import { ApiError } from '../../main/api/errors';\nexport const x = ApiError;\n", /only common/],
-    ['main/api/x.ts', "import { toIpcError } from '../ipc/errors.js';\nexport const x = toIpcError;\n", /below ipc/],
-    ['main/keychain/x.ts', "import { createApp } from '../services/app.js';\nexport const x = createApp;\n", /below ipc/],
-    ['main/downloads/batch/x.ts', "import { startElectronHost } from '../../hosts/electron-host.js';\nexport const x = startElectronHost;\n", /below ipc/],
-    ['main/library/x.ts', "import { writeGeoTiff } from '../simulator/raster/index.js';\nexport const x = writeGeoTiff;\n", /main\/simulator/],
-    ['main/geotiff/x.ts', "import { parseBandnames } from '../simulator/raster/bands.js';\nexport const x = parseBandnames;\n", /main\/simulator/],
-    ['main/services/x.ts', "import { startBrowserHost } from '../hosts/browser-host';\nexport const x = startBrowserHost;\n", /services\/ may not import hosts/],
-    ['main/services/x.ts', "import { startSimulator } from '../simulator';\nexport const x = startSimulator;\n", /main\/simulator/],
-    ['main/ipc/x.ts', "import { startSimulator } from '../simulator/index.js';\nexport const x = startSimulator;\n", /main\/simulator/],
+    ['preload/contract/x.ts', "import { readFile } from 'fs';\nexport const x = readFile;\n", /contract runs in every process/],
     ['main/library/x.ts', "import { ipcMain } from 'electron';\nexport const x = ipcMain;\n", /Electron is used only/],
-    ['main/simulator/x.ts', "import { LibraryCatalog } from '../library/catalog.js';\nexport const x = LibraryCatalog;\n", /only common\/, main\/geotiff, main\/shared/],
+    ['main/watches/x.ts', "import { Notification } from 'electron';\nexport const x = Notification;\n", /Electron is used only/],
   ])('%s: %s is refused', async (file, code, message) => {
     const errors = await layerErrors(file, code);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(message);
   });
+});
+
+describe('the layer table, as lint', () => {
+  it.each([
+    // The issue's example: lint passed a watch importing a host and the app core.
+    ['main/watches/x.ts', "import { startBrowserHost } from '../hosts/browser-host';\nexport const x = startBrowserHost;\n", 'main/watches', 'main/hosts'],
+    ['main/watches/x.ts', "import type { AppCore } from '../services/app';\nexport type X = AppCore;\n", 'main/watches', 'main/services'],
+    ['main/spend/x.ts', "export const x = () => import('../services/handlers');\n", 'main/spend', 'main/services'],
+    ['main/api/x.ts', "import { toIpcError } from '../ipc/errors.js';\nexport const x = toIpcError;\n", 'main/api', 'main/ipc'],
+    ['main/library/x.ts', "import { writeGeoTiff } from '../simulator/raster/index.js';\nexport const x = writeGeoTiff;\n", 'main/library', 'main/simulator'],
+    ['main/services/x.ts', "export { startBrowserHost } from '../hosts/browser-host';\n", 'main/services', 'main/hosts'],
+    ['main/simulator/x.ts', "import { LibraryCatalog } from '../library/catalog.js';\nexport const x = LibraryCatalog;\n", 'main/simulator', 'main/library'],
+    ['common/grid/x.ts', "import { ApiError } from '../../main/api/errors.js';\nexport const x = ApiError;\n", 'common', 'main/api'],
+    ['preload/contract/x.ts', "import { ApiError } from '../../main/api/errors';\nexport const x = ApiError;\n", 'preload/contract', 'main/api'],
+    ['renderer/src/stores/x.ts', "import { readGeoTiffHeader } from '../../../main/geotiff/index.js';\nexport const x = readGeoTiffHeader;\n", 'renderer/src/stores', 'main/geotiff'],
+    // Inside the renderer: stores never import views, views never call the bridge.
+    ['renderer/src/stores/x.ts', "import Panel from '../panels/library/LibraryPanel.vue';\nexport const x = Panel;\n", 'renderer/src/stores', 'renderer/src/panels'],
+    ['renderer/src/stores/x.ts', "import Icon from '../components/Icon.vue';\nexport const x = Icon;\n", 'renderer/src/stores', 'renderer/src/components'],
+    ['renderer/src/components/X.vue', "<script setup lang=\"ts\">\nimport { getBridge } from '../bridge';\nvoid getBridge;\n</script>\n<template><p /></template>\n", 'renderer/src/components', 'renderer/src/bridge.ts'],
+    ['renderer/src/panels/library/x.ts', "import { getBridge } from '../../bridge';\nexport const x = getBridge;\n", 'renderer/src/panels', 'renderer/src/bridge.ts'],
+    ['renderer/src/lib/x.ts', "import { useAoiStore } from '../stores/aoi';\nexport const x = useAoiStore;\n", 'renderer/src/lib', 'renderer/src/stores'],
+  ])('%s: %s is refused, naming both folders and what the table allows', async (file, code, from, to) => {
+    const errors = await layerErrors(file, code);
+    const allowed = (LAYERS as Layer[]).find((l) => l.name === from)!.may;
+    const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(new RegExp(`^layers/allowed-imports: ${esc(from)} may not import ${esc(to)} \\(${esc(to)}[^)]*\\); the layer table lets ${esc(from)} import ${esc(allowed.join(', ') || 'nothing outside itself')}\\.$`));
+  });
 
   it.each([
     ['main/library/x.ts', "import { writePyramid } from '../geotiff/index.js';\nimport { AppError } from '../../common/errors.js';\nexport const x = [writePyramid, AppError];\n"],
-    ['main/services/x.ts', "import type { HandlerTable } from '../ipc';\nimport { DownloadQueue } from '../downloads';\nexport type X = HandlerTable | DownloadQueue;\n"],
+    ['main/watches/x.ts', "import type { Emit } from '../platform/emit';\nimport type { HandlerTable } from '../ipc';\nexport type X = Emit | HandlerTable;\n"],
     ['main/hosts/x.ts', "import { startSimulator } from '../simulator';\nexport const x = startSimulator;\n"],
     ['main/simulator/raster/x.ts', "import { writePyramid } from '../../geotiff/index.js';\nimport { utmEpsgFor } from '../../../common/geodesy.js';\nexport const x = [writePyramid, utmEpsgFor];\n"],
-    ['renderer/src/lib/x.ts', "import { parseBandnames } from '../../../common/bandnames';\nimport type { IpcError } from '../../../preload/contract';\nexport const x = parseBandnames;\nexport type X = IpcError;\n"],
+    ['renderer/src/stores/x.ts', "import { getBridge } from '../bridge';\nimport type { LibraryItem } from '../lib/library-model';\nexport const x = getBridge;\nexport type X = LibraryItem;\n"],
+    ['renderer/src/panels/x/X.vue', "<script setup lang=\"ts\">\nimport { useLibraryStore } from '../../stores/library';\nimport Icon from '../../components/Icon.vue';\nvoid [useLibraryStore, Icon];\n</script>\n<template><p /></template>\n"],
     ['common/grid/x.ts', "import proj4 from 'proj4';\nimport { METRES_PER_DEGREE } from '../geodesy.js';\nexport const x = [proj4, METRES_PER_DEGREE];\n"],
   ])('%s: allowed imports pass', async (file, code) => {
     expect(await layerErrors(file, code)).toEqual([]);
+  });
+});
+
+describe('lint fails for fixture files on disk', () => {
+  const written: string[] = [];
+  async function fixture(file: string, code: string): Promise<string> {
+    const abs = path.join(root, file);
+    await mkdir(path.dirname(abs), { recursive: true });
+    await writeFile(abs, code);
+    written.push(abs);
+    return abs;
+  }
+  afterEach(async () => {
+    for (const f of written.splice(0)) await rm(f, { force: true });
+    await rm(path.join(root, 'main/zz-layers-fixture'), { recursive: true, force: true });
+  });
+
+  it('(a) an import the table does not allow', async () => {
+    const file = await fixture('main/watches/zz-layers-fixture.ts', "import type { AppCore } from '../services/app';\nexport type X = AppCore;\n");
+    const errors = layerMessages(await eslint.lintFiles([file]));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^layers\/allowed-imports: main\/watches may not import main\/services \(main\/services\/app\.ts\); the layer table lets main\/watches import common, .*main\/spend/);
+  });
+
+  it('(b) a file in a folder the table does not list', async () => {
+    const file = await fixture('main/zz-layers-fixture/x.ts', 'export const x = 1;\n');
+    expect(layerMessages(await eslint.lintFiles([file]))).toEqual([
+      'layers/allowed-imports: main/zz-layers-fixture/x.ts is in main/zz-layers-fixture, a folder the layer table (scripts/layers.js) does not list; add it there and in docs/ARCHITECTURE.md.',
+    ]);
+  });
+
+  it('(c) an import cycle, type-only imports included', async () => {
+    const a = await fixture('main/shared/zz-cycle-a.ts', "import type { B } from './zz-cycle-b';\nexport type A = { b?: B };\n");
+    const b = await fixture('main/shared/zz-cycle-b.ts', "import type { C } from './zz-cycle-c.js';\nexport type B = { c?: C };\n");
+    await fixture('main/shared/zz-cycle-c.ts', "import type { A } from './zz-cycle-a';\nexport type C = { a?: A };\n");
+    const errors = layerMessages(await eslint.lintFiles([a, b]));
+    expect(errors).toEqual([
+      'layers/no-cycles: Import cycle: main/shared/zz-cycle-a.ts -> main/shared/zz-cycle-b.ts -> main/shared/zz-cycle-c.ts -> main/shared/zz-cycle-a.ts.',
+      'layers/no-cycles: Import cycle: main/shared/zz-cycle-b.ts -> main/shared/zz-cycle-c.ts -> main/shared/zz-cycle-a.ts -> main/shared/zz-cycle-b.ts.',
+    ]);
+    expect(importCycles(sourceFiles())).toEqual([expect.arrayContaining(['main/shared/zz-cycle-a.ts', 'main/shared/zz-cycle-b.ts', 'main/shared/zz-cycle-c.ts'])]);
+  });
+});
+
+describe('the real tree and the table', () => {
+  it('every source file is in a layer, every import is allowed, and the import graph has 0 cycles', () => {
+    const files: string[] = sourceFiles();
+    expect(files.length).toBeGreaterThan(300);
+    expect(treeRefusals(files)).toEqual([]);
+    expect(importCycles(files)).toEqual([]);
+  });
+
+  it('the table itself is acyclic, names only its own layers and gives each path one layer', () => {
+    expect(tableProblems()).toEqual([]);
+    // The check finds a cycle when there is one.
+    expect(tableProblems([{ name: 'a', may: ['b'] }, { name: 'b', may: ['c'] }, { name: 'c', may: ['a'] }])).toEqual(['cycle: a -> b -> c -> a']);
+    expect(layerOf('renderer/src/bridge.ts').name).toBe('renderer/src/bridge.ts');
+    expect(layerOf('renderer/src/map/MapView.vue').name).toBe('renderer map views');
+    expect(layerOf('renderer/src/map/vector-layers.ts').name).toBe('renderer/src/map');
+    expect(layerOf('main/downloads/batch/plan.ts').name).toBe('main/downloads');
+    expect(layerOf('main/new-folder/x.ts')).toBeUndefined();
+  });
+
+  it("docs/ARCHITECTURE.md's layer table lists the same folders and allowances", async () => {
+    const doc = await readFile(path.join(root, 'docs/ARCHITECTURE.md'), 'utf8');
+    const start = doc.indexOf('## Folders and layers');
+    const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+    const rows = section.split('\n').filter((l) => l.startsWith('| `')).map((l) => l.split(' | '));
+    const ticked = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).sort();
+    const documented = rows.map(([paths, , may]) => ({ paths: ticked(paths!), may: ticked(may!) }));
+    const inCode = (LAYERS as Layer[]).map((l) => ({ paths: [...pathsOf(l)].sort(), may: [...l.may].sort() }));
+    expect(documented).toEqual(expect.arrayContaining(inCode));
+    expect(documented).toHaveLength(inCode.length);
   });
 });

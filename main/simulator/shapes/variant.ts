@@ -1,6 +1,7 @@
 import { z, type ZodType } from 'zod';
 import { Guid } from '../schemas.js';
-import { OPERATIONS, type OperationDef } from '../spec.js';
+import type { OperationDef } from '../operation.js';
+import { OPERATIONS } from '../spec.js';
 import { etagExtra, reshape, type ReshapeRules, type Reshaped } from './reshape.js';
 import { unchanged, type ShapeStyle, type WireOperation } from './wire.js';
 

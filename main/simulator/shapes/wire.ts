@@ -1,4 +1,4 @@
-import type { OperationDef } from '../spec.js';
+import type { OperationDef } from '../operation.js';
 
 /** The answer styles the simulator can speak. */
 export const SHAPE_NAMES = ['production', 'variant'] as const;

@@ -1,14 +1,29 @@
 import { getBridge } from '../bridge';
 import type { RasterLayers } from '../map/raster-layers';
-import type { LibraryItem } from '../panels/library/library-model';
+import type { LibraryItem } from '../lib/library-model';
 import { defaultDisplay, displayChannels } from '../raster/display';
 import { usedBands } from '../raster/layer-style';
 import { ensureProjection, UnknownProjectionError, type ProjectionInfo } from '../raster/projection';
 import { warpQuickLook, type QuickLook } from '../raster/quicklook';
 import { RasterFile, rasterUrl } from '../raster/raster-data';
 import { previewNote, rasterStyle } from './layer-display';
-import type { PreviewSession } from './preview-session';
 import type { LayerRuntime, OpenOptions, PreviewAnswer, PreviewLayer } from './types';
+
+/** What an opening needs from the preview session that owns it (PreviewSession implements it). */
+export interface OpeningSession {
+  /** The raster id main last named for a library id, opened early on the next open. */
+  readonly lastRasterId: Map<string, string>;
+  /** The map's raster layers, once the map exists. */
+  readonly layers: RasterLayers | null;
+  map(): Promise<RasterLayers>;
+  setRuntime(key: string, rt: LayerRuntime): void;
+  discard(key: string): void;
+  syncOrder(): void;
+  syncSwipe(): void;
+  applyDisplay(l: PreviewLayer, rebuildStyle: boolean): void;
+  drawQuickLook(l: PreviewLayer, rt: LayerRuntime): void;
+  showState(l: PreviewLayer): void;
+}
 
 /**
  * One open of a library raster on the map, step by step: main decides how it is previewed (a
@@ -33,7 +48,7 @@ function quickLookEdge(m: RasterLayers | null): number {
 /** The open of one layer (see the module comment); {@link run} does it. */
 export class LayerOpening {
   constructor(
-    private readonly session: PreviewSession,
+    private readonly session: OpeningSession,
     private readonly l: PreviewLayer,
     private readonly e: LibraryItem,
     private readonly opts: OpenOptions,

@@ -5,9 +5,9 @@ import { createSwipeControl, type SwipeControl } from '../map/raster-swipe';
 import { displayChannels } from '../raster/display';
 import { usedBands } from '../raster/layer-style';
 import { renderSample } from '../raster/render-sample';
-import type { LibraryItem } from '../panels/library/library-model';
+import type { LibraryItem } from '../lib/library-model';
 import { histogramsFor, rangesFor, rasterStyle } from './layer-display';
-import { LayerOpening } from './layer-opening';
+import { LayerOpening, type OpeningSession } from './layer-opening';
 import type { LayerRuntime, OpenOptions, PreviewLayer } from './types';
 
 /**
@@ -33,7 +33,7 @@ export interface SessionHost {
 }
 
 /** The raster layers of one map and the work that opens them. */
-export class PreviewSession {
+export class PreviewSession implements OpeningSession {
   private manager: RasterLayers | null = null;
   private managerPromise: Promise<RasterLayers> | null = null;
   private swipeControl: SwipeControl | null = null;

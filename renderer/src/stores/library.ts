@@ -5,10 +5,10 @@ import { getBridge } from '../bridge';
 import {
   NO_FILTER, filterEntries, sortEntries, timeSeriesGroups,
   type LibraryFilter, type LibraryItem, type LibrarySort, type SeriesGroup,
-} from '../panels/library/library-model';
+} from '../lib/library-model';
 import { loadPreviewEngine } from '../preview/load-engine';
 
-export type { LibraryItem } from '../panels/library/library-model';
+export type { LibraryItem } from '../lib/library-model';
 
 /** Thumbnails are cached by content (or by id until main has hashed the file). */
 function thumbKey(e: LibraryItem): string {
@@ -159,6 +159,24 @@ export const useLibraryStore = defineStore('library', () => {
     }
   }
 
+  /** Writes a STAC catalog of the given entries (all when no ids) through main. */
+  const exportStac = (ids?: string[]) => getBridge().exportStac(ids ? { ids } : {});
+
+  /** Whether this window can turn dropped files into paths (Electron's preload can; the browser host cannot). */
+  function canResolvePaths(): boolean {
+    try {
+      return typeof getBridge().pathForFile === 'function';
+    } catch {
+      return false;
+    }
+  }
+
+  /** The paths of dropped files, as far as the preload can resolve them. */
+  function pathsOf(files: File[]): string[] {
+    const pathFor = getBridge().pathForFile;
+    return pathFor ? files.map((f) => pathFor(f)).filter(Boolean) : [];
+  }
+
   async function makeThumbnail(e: LibraryItem): Promise<string> {
     const engine = await loadPreviewEngine();
     return engine.makeThumbnail(e, (bbox) => (footprints[e.id] = bbox));
@@ -166,6 +184,6 @@ export const useLibraryStore = defineStore('library', () => {
 
   return {
     entries, placedEntries, loaded, loading, error, importing, importError, notice, filter, sort, thumbnails, footprints,
-    groups, groupOf, visibleEntries, entry, start, stop, refresh, importPaths, importDialog, remove, reveal,
+    groups, groupOf, visibleEntries, entry, start, stop, refresh, importPaths, importDialog, remove, reveal, exportStac, canResolvePaths, pathsOf,
   };
 });

@@ -2,7 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, toRaw } from 'vue';
 import { getBridge } from '../bridge';
 import type { PointerAt } from '../map/raster-layers';
-import type { LibraryItem, SeriesGroup } from '../panels/library/library-model';
+import type { LibraryItem, SeriesGroup } from '../lib/library-model';
 import { loadPreviewEngine } from '../preview/load-engine';
 import type { PreviewSession } from '../preview/preview-session';
 import type { InspectorReading, OpenOptions, PreviewLayer } from '../preview/types';

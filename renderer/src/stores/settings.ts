@@ -116,8 +116,14 @@ export const useSettingsStore = defineStore('settings', () => {
     return r;
   }
 
+  /** The saved map view, asked directly: App's own loadSettings may supersede a shared request. */
+  async function savedMapView(): Promise<NonNullable<AppSettings['mapView']> | null> {
+    const r = await getBridge().settingsGet();
+    return r.ok ? (r.data.mapView ?? null) : null;
+  }
+
   return {
-    listing, settingsReq, profiles, activeProfile, keychainError, settings, keyTests, actionErrors, saving,
+    savedMapView, listing, settingsReq, profiles, activeProfile, keychainError, settings, keyTests, actionErrors, saving,
     loadProfiles, loadSettings, createProfile, updateProfile, deleteProfile, activate, setKey, confirmOrigin, deleteKey, testKey, update,
   };
 });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/keychain';
-import type { ConfirmRequest } from '../../../main/services/confirm';
+import type { ConfirmRequest } from '../../../main/platform/confirm';
 import { startRecorder, startTestApp, type Recorder, type TestApp } from './helpers.js';
 
 // Issue 11 item 2: a key is bound to the origin it was entered for.

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ConfirmRequest } from '../../../main/services/confirm';
+import type { ConfirmRequest } from '../../../main/platform/confirm';
 import { fixturePath } from '../../fixtures/rasters';
 import { startTestApp, type TestApp } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import type { EventName } from '../../../preload/contract';
 import { MemoryKeychainBackend } from '../../../main/keychain';
 import { createApp, type AppOptions, type SwathApp } from '../../../main/services/app';
-import type { HostConfirm } from '../../../main/services/confirm';
+import type { HostConfirm } from '../../../main/platform/confirm';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator';
 import type { Account, StoredOrder } from '../../../main/simulator/state';
 import type { Watch } from '../../../main/watches';

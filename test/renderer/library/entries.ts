@@ -1,4 +1,4 @@
-import type { LibraryItem } from '../../../renderer/src/panels/library/library-model';
+import type { LibraryItem } from '../../../renderer/src/lib/library-model';
 
 let n = 0;
 /** A library entry as `library:list` returns it. */

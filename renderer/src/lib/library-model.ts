@@ -1,4 +1,4 @@
-import type { ResponseOf } from '../../../../preload/contract';
+import type { ResponseOf } from '../../../preload/contract';
 
 /**
  * Pure helpers of the Library panel: search, filters, sorting, time-series grouping and the

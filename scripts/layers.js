@@ -1,0 +1,133 @@
+// @ts-check
+/**
+ * The layer table: for each folder of main, the renderer, preload and common, the folders it may
+ * import. eslint.config.js generates the layer lint from it (scripts/eslint-layers.js) and
+ * docs/ARCHITECTURE.md's layer table lists the same rows (test/build/lint-layers.test.ts checks both).
+ *
+ * A layer is a named set of paths (folders, or single files that sit apart from their folder's
+ * layer). A source file belongs to the layer of its own path if one names it, else to its folder's:
+ * `main/<folder>`, `renderer/src/<folder>`, `preload/<folder>`, `common`, or the folder itself
+ * (`main`, `renderer/src`, `preload`) for a file directly inside it. A layer may always import itself.
+ */
+
+/** @typedef {{ name: string, paths?: string[], may: string[] }} Layer */
+
+/** @type {Layer[]} */
+export const LAYERS = [
+  // ---- shared by every process
+  { name: 'common', may: [] },
+  { name: 'preload/contract', may: ['common'] },
+  { name: 'preload', may: ['preload/contract'] },
+
+  // ---- main, lowest first
+  { name: 'main/shared', may: ['common'] },
+  { name: 'main/platform', may: ['common', 'preload/contract'] },
+  { name: 'main/geotiff', may: ['common', 'main/shared'] },
+  { name: 'main/api', may: ['common', 'preload/contract', 'main/shared'] },
+  { name: 'main/ipc', may: ['common', 'preload/contract', 'main/api'] },
+  { name: 'main/logging', may: ['common', 'main/api'] },
+  { name: 'main/keychain', may: ['common', 'preload/contract', 'main/shared', 'main/api'] },
+  { name: 'main/library', may: ['common', 'main/shared', 'main/geotiff'] },
+  { name: 'main/downloads', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/api', 'main/library'] },
+  { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/library', 'main/ipc'] },
+  { name: 'main/policy', may: ['common', 'preload/contract', 'main/platform', 'main/ipc', 'main/keychain'] },
+  { name: 'main/updates', may: ['common', 'main/policy'] },
+  { name: 'main/diagnostics', may: ['common', 'main/logging', 'main/policy', 'main/updates'] },
+  { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/library', 'main/downloads'] },
+  { name: 'main/notifications', may: ['common', 'preload/contract', 'main/platform', 'main/library'] },
+  { name: 'main/exports', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
+  {
+    name: 'main/watches',
+    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],
+  },
+  {
+    name: 'main/services',
+    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/logging', 'main/keychain', 'main/library', 'main/downloads', 'main/analysis', 'main/policy', 'main/updates', 'main/diagnostics', 'main/spend', 'main/notifications', 'main/exports', 'main/watches'],
+  },
+  { name: 'main/simulator', may: ['common', 'main/shared', 'main/geotiff'] },
+  {
+    name: 'main/hosts',
+    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/services', 'main/simulator'],
+  },
+  { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/services', 'main/hosts'] },
+
+  // ---- the renderer: views use stores, stores use the bridge and the model code
+  { name: 'renderer/src/bridge.ts', may: ['preload/contract'] },
+  { name: 'renderer/src/raster', may: ['common'] },
+  { name: 'renderer/src/lib', may: ['common', 'preload/contract', 'renderer/src/bridge.ts'] },
+  { name: 'renderer/src/map', may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster'] },
+  { name: 'renderer/src/preview', may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map'] },
+  { name: 'renderer/src/stores', may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview'] },
+  { name: 'renderer/src/components', may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores'] },
+  { name: 'renderer/src/panels', may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components'] },
+  {
+    name: 'renderer map views',
+    paths: ['renderer/src/map/MapView.vue', 'renderer/src/map/AoiToolbar.vue', 'renderer/src/map/aoi-tools.ts'],
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels'],
+  },
+  {
+    name: 'renderer/src',
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer map views'],
+  },
+];
+
+/** The folders the table is about; a source file anywhere else (scripts/, test/) is not in a layer. */
+export const LAYER_ROOTS = ['main', 'renderer', 'preload', 'common'];
+
+/** A layer's paths: its own, else its name. */
+export const pathsOf = (/** @type {Layer} */ layer) => layer.paths ?? [layer.name];
+
+const byPath = new Map(LAYERS.flatMap((layer) => pathsOf(layer).map((p) => [p, layer])));
+
+/**
+ * The folder a repository-relative path (forward slashes) sits in, as the table names folders:
+ * `main/<folder>`, `renderer/src/<folder>`, `preload/<folder>`, `common`; a file directly in `main`,
+ * `renderer/src` or `preload` sits in that folder. Undefined outside the layer roots.
+ * @param {string} rel
+ * @returns {string | undefined}
+ */
+export function folderOf(rel) {
+  const parts = rel.split('/');
+  if (parts[0] === 'common') return 'common';
+  if (parts[0] === 'renderer' && parts[1] === 'src') return parts.length > 3 ? `renderer/src/${parts[2]}` : 'renderer/src';
+  if (parts[0] === 'renderer') return 'renderer';
+  if (parts[0] === 'main' || parts[0] === 'preload') return parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0];
+  return undefined;
+}
+
+/**
+ * The layer of a repository-relative path: the one that names the path itself, else its folder's.
+ * @param {string} rel
+ * @returns {Layer | undefined}
+ */
+export function layerOf(rel) {
+  const folder = folderOf(rel);
+  return byPath.get(rel) ?? (folder === undefined ? undefined : byPath.get(folder));
+}
+
+/** The table's own problems: unknown layer names, paths claimed twice, cycles (each as a path of names). */
+export function tableProblems(layers = LAYERS) {
+  /** @type {string[]} */
+  const problems = [];
+  const names = new Map(layers.map((l) => [l.name, l]));
+  const seen = new Set();
+  for (const layer of layers) {
+    for (const p of pathsOf(layer)) {
+      if (seen.has(p)) problems.push(`${p} is in two layers`);
+      seen.add(p);
+    }
+    for (const m of layer.may) if (!names.has(m)) problems.push(`${layer.name} may import ${m}, which is not a layer`);
+  }
+  /** @type {Map<string, number>} 1 visiting, 2 done */
+  const state = new Map();
+  /** @param {string} name @param {string[]} trail */
+  const visit = (name, trail) => {
+    if (state.get(name) === 2) return;
+    if (state.get(name) === 1) { problems.push(`cycle: ${[...trail.slice(trail.indexOf(name)), name].join(' -> ')}`); return; }
+    state.set(name, 1);
+    for (const m of names.get(name)?.may ?? []) visit(m, [...trail, name]);
+    state.set(name, 2);
+  };
+  for (const layer of layers) visit(layer.name, []);
+  return problems;
+}
