@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   NO_FILTER, aoiKey, boxAreaKm2, filterEntries, formatBox, formatBytes, formatResolution, sortEntries, timeSeriesGroups,
 } from '../../../renderer/src/lib/library-model';
-import { item } from './entries';
+import { item } from '../library/entries';
 
 const WKT = 'POLYGON((13.40 52.50, 13.42 52.50, 13.42 52.51, 13.40 52.51, 13.40 52.50))';
 
