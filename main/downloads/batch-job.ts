@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { planComposite, runBatch, runBatches, withDate, type BatchResult, type CompositeBody, type RunBatchDeps } from './batch/index.js';
+import { defaultBatchName, planComposite, runBatch, runBatches, withDate, type BatchPlan, type BatchResult, type CompositeBody, type RunBatchDeps } from './batch/index.js';
 import { downloadToFile } from './stream-to-file.js';
 import { DownloadError, type BatchJobRunner, type BatchOutput, type BinarySource } from './types.js';
 
@@ -16,6 +16,8 @@ export interface BatchRunnerOptions {
   /** Parts in flight at once: the account's concurrency. */
   parallelism: () => number;
   stallTimeoutMs?: number;
+  /** Whether a library entry already has this file name: a batch's mosaic (or VRT) then takes `<name>_1`, `<name>_2`, … */
+  nameTaken?: (fileName: string) => boolean;
 }
 
 /** Builds the runner the download queue calls for jobs that carry a batch spec. */
@@ -37,6 +39,16 @@ export function createBatchRunner(source: BinarySource, options: BatchRunnerOpti
     });
   };
 
+  /** The plan's name, unique in the library (the folder's own collisions are settled when writing). */
+  const nameOf = (plan: BatchPlan): string | undefined => {
+    const taken = options.nameTaken;
+    if (!taken) return undefined;
+    const base = defaultBatchName(plan);
+    let name = base;
+    for (let n = 1; taken(`${name}.tif`) || taken(`${name}.vrt`); n++) name = `${base}_${n}`;
+    return name;
+  };
+
   return async (job, signal, onProgress) => {
     const spec = job.batch;
     if (!spec) throw new DownloadError('validation', 'Not a batch job.');
@@ -47,9 +59,9 @@ export function createBatchRunner(source: BinarySource, options: BatchRunnerOpti
     if (spec.type === 'series') {
       const dates = spec.dates ?? [];
       if (dates.length === 0) throw new DownloadError('validation', 'The time series has no dates.');
-      results = await runBatches(dates.map((date) => ({ plan: withDate(plan, date) })), deps, job.targetDir, signal, report);
+      results = await runBatches(dates.map((date) => withDate(plan, date)).map((p) => ({ plan: p, name: nameOf(p) })), deps, job.targetDir, signal, report);
     } else {
-      results = [await runBatch(plan, deps, job.targetDir, signal, report)];
+      results = [await runBatch(plan, deps, job.targetDir, signal, report, { name: nameOf(plan) })];
     }
     const outputs: BatchOutput[] = [];
     const notes: string[] = [];

@@ -1,7 +1,10 @@
 /**
  * File names for downloads: what the server suggests (Content-Disposition) is untrusted input,
- * so it is reduced to one harmless name component before it touches the file system.
+ * so it is reduced to one harmless name component before it touches the file system; and the
+ * name says what the file is (date, product or bands, model, EPSG, resolution).
  */
+
+import { parseBandnames } from '../../common/bandnames.js';
 
 /** Longest name we produce, in UTF-8 bytes; leaves room for " (999)" and ".part" under the usual 255-byte limit. */
 export const MAX_FILE_NAME_BYTES = 200;
@@ -143,6 +146,66 @@ export function fallbackFileName(kind: string, date: unknown, now: number = Date
   const m = typeof date === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(date) : null;
   const day = m ? `${m[1]}${m[2]}${m[3]}` : new Date(now).toISOString().slice(0, 10).replaceAll('-', '');
   return `${kind.replace(/[^a-z0-9-]/gi, '') || 'download'}_${day}.tif`;
+}
+
+/**
+ * What a download holds, as one name part: "rgb", "all" or "ndvi" when the request says so, else
+ * its bands in order joined by "-", an index [A_B] written A_B ("B8_B4", "B4-B3-B2",
+ * "B8_B4-B11"); null when the request has no valid Bandnames.
+ */
+export function productLabel(bandnames: unknown): string | null {
+  const parsed = parseBandnames(bandnames);
+  if (!parsed.ok) return null;
+  const whole = String(bandnames).trim().toLowerCase();
+  if (whole === 'rgb' || whole === 'all' || whole === 'ndvi') return whole;
+  return parsed.bands.map((b) => b.replace(/^\[(\w+)_(\w+)\]$/, '$1_$2')).join('-');
+}
+
+/** What a name is made of; missing parts are left out. */
+export interface NameParts {
+  kind: string;
+  /** YYYY-MM-DD (or a longer ISO string). */
+  date?: unknown;
+  bandnames?: unknown;
+  model?: unknown;
+  epsg?: unknown;
+  resolution?: unknown;
+}
+
+/** `<kind>_<YYYYMMDD>_<product>_<model>_<EPSG>_<res>m` (no extension), each part reduced to letters, digits, "-" and "_". */
+export function describedStem(p: NameParts): string {
+  const part = (v: unknown) => String(v).replace(/[^A-Za-z0-9_-]+/g, '');
+  const bits = [part(p.kind) || 'download'];
+  const m = typeof p.date === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(p.date) : null;
+  if (m) bits.push(`${m[1]}${m[2]}${m[3]}`);
+  const product = productLabel(p.bandnames);
+  if (product) bits.push(product);
+  if (typeof p.model === 'string' && part(p.model)) bits.push(part(p.model));
+  if (typeof p.epsg === 'number' && Number.isInteger(p.epsg)) bits.push(String(p.epsg));
+  if (typeof p.resolution === 'number' && Number.isFinite(p.resolution) && p.resolution > 0) bits.push(`${p.resolution}m`);
+  return bits.join('_');
+}
+
+/**
+ * The name a download is saved under: the service's suggestion made safe
+ * (`composite_<YYYYMMDD>_<model>_<EPSG>_<res>m.tif`) with the request's product inserted after the
+ * date, so an NDVI and an RGB composite of one date differ
+ * (`composite_20261015_ndvi_Stratus2_32633_10m.tif`); without a suggestion, the same built from
+ * the request. Always passes {@link sanitizeFileName}.
+ */
+export function describedFileName(kind: string, request: Record<string, unknown>, suggested: string | null | undefined, now: number = Date.now()): string {
+  const fromRequest = `${describedStem({
+    kind, date: typeof request.Date === 'string' ? request.Date : new Date(now).toISOString(),
+    bandnames: request.Bandnames, model: request.Model, epsg: request.EpsgProjection, resolution: request.Resolution,
+  })}.tif`;
+  const safe = sanitizeFileName(suggested, fromRequest);
+  const product = productLabel(request.Bandnames);
+  if (!product || safe === fromRequest) return safe;
+  const { stem, ext } = splitExtension(safe);
+  if (`_${stem}_`.toLowerCase().includes(`_${product.toLowerCase()}_`)) return safe;
+  const dated = /^([^_]+_\d{8})(_.*)?$/.exec(stem);
+  const named = dated ? `${dated[1]}_${product}${dated[2] ?? ''}` : `${stem}_${product}`;
+  return sanitizeFileName(named + ext, fromRequest);
 }
 
 /** The n-th collision alternative of a name: n = 0 is the name itself, then "stem (1).ext", "stem (2).ext", … */

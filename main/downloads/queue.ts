@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { JsonStore, readJsonFile } from '../library/atomic-json.js';
 import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
 import type { DownloadSink } from '../library/download-sink.js';
-import { fallbackFileName, sanitizeFileName } from './file-name.js';
+import { collisionName, describedFileName } from './file-name.js';
 import { PART_SUFFIX, downloadToFile, removeIfExists } from './stream-to-file.js';
 import {
   DOWNLOAD_KINDS, DownloadError, errorKind, errorMessage, isRetryableError, withoutSecrets,
@@ -491,7 +491,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       return;
     }
     job.total = res.contentLength;
-    const fileName = sanitizeFileName(res.fileName, fallbackFileName(job.kind, job.request.Date, this.now()));
+    const fileName = this.uniqueInLibrary(describedFileName(job.kind, job.request, res.fileName, this.now()));
     const startedAt = performance.now();
     run.progress = { lastEmit: startedAt, samples: [{ t: startedAt, bytes: 0 }] };
     const out = await downloadToFile({
@@ -515,6 +515,13 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     this.progress(job, run, out.bytes, true);
     const note = await this.record(job, [out]);
     this.finish(job, 'done', note ? { reason: note } : {});
+  }
+
+  /** The first of `name`, "name (1)", … that no library entry has (the folder's own collisions are settled when publishing). */
+  private uniqueInLibrary(name: string): string {
+    let n = 0;
+    while (this.library?.hasFileName?.(collisionName(name, n))) n++;
+    return collisionName(name, n);
   }
 
   /** A batch: the injected runner plans, downloads the parts and mosaics; the queue keeps state, retries and the library. */

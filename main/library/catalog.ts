@@ -150,6 +150,13 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     return undefined;
   }
 
+  /** Whether an entry, in any folder, has this file name (case-insensitive: names must stay apart on Windows and macOS too). */
+  hasFileName(name: string): boolean {
+    const want = name.toLowerCase();
+    for (const e of this.entries.values()) if (path.basename(e.path).toLowerCase() === want) return true;
+    return false;
+  }
+
   /** Records an existing GeoTIFF from disk (metadata via geotiff.js); importing a path again refreshes its entry. */
   async importFile(file: string, signal: AbortSignal): Promise<LibraryEntry> {
     const abs = path.resolve(file);

@@ -23,6 +23,8 @@ export interface DownloadedRaster {
 export interface DownloadSink {
   /** Records a file the queue has just verified and published; resolves to its library entry's id. */
   addDownload(d: DownloadedRaster, signal: AbortSignal): Promise<{ id: string }>;
+  /** Whether a library entry (in any folder) already has this file name, compared case-insensitively. */
+  hasFileName?(name: string): boolean;
 }
 
 const SECRET_NAME = /^(x-)?api[-_]?key$|^authorization$|^password$|^secret$|^token$/i;

@@ -157,65 +157,82 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
   const downloaded: string[] = [];
   const notYet: string[] = [];
   const skipped: string[] = [];
+  const newLibraryIds: string[] = [];
+  /** One notification for the run's new dates (however the run ends), never one per date. */
+  const announce = () => {
+    if (downloaded.length === 0) return;
+    const n = downloaded.length;
+    const list = n > 3 ? `${downloaded.slice(0, 3).join(', ')} … ${downloaded.at(-1)}` : downloaded.join(', ');
+    deps.notify({
+      kind: 'watchDownloaded',
+      title: `Watch "${current.name}": ${n === 1 ? '1 new date' : `${n} new dates`}`,
+      body: `Downloaded into the library: ${list}.`,
+      target: { panel: 'library', watchId: current.id, ...(n === 1 && newLibraryIds[0] ? { libraryId: newLibraryIds[0] } : {}) },
+    });
+  };
   const setDate = (d: WatchDate) => save((w) => {
     w.dates = [...w.dates.filter((x) => x.date !== d.date), d].sort((a, b) => a.date.localeCompare(b.date));
   });
 
   try {
-    throwIfAborted(signal);
-    await save((w) => {
-      w.running = true;
-    });
-    const c = await deps.client(signal);
-
-    // A download queued by a run the app did not see finish: take its outcome first.
-    for (const d of current.dates.filter((x) => x.state === 'queued' && x.jobId)) {
-      const job = await deps.awaitJob(d.jobId!, signal);
-      if (job) await settleJob(d.date, job, d.costEur);
-      else await save((w) => {
-        w.dates = w.dates.filter((x) => x.date !== d.date);
+    try {
+      throwIfAborted(signal);
+      await save((w) => {
+        w.running = true;
       });
-    }
+      const c = await deps.client(signal);
 
-    // An open end asks up to the service's own "now" (Until null), so its clock decides what exists.
-    const until = current.to;
-    if (until === null || current.from <= until) {
-      const found = await c.searchAvailable({
-        ...current.area, From: current.from, Until: until, Model: current.model, SatelliteConstellations: current.constellations,
-      } as never, signal);
-      const dates = datesFromSearchAvailable(found, { model: current.model }).filter((d) => d >= current.from && (until === null || d <= until));
-      const held = new Set(current.dates.filter((d) => d.state !== 'failed').map((d) => d.date));
-      for (const date of dates.filter((d) => !held.has(d))) {
-        throwIfAborted(signal);
-        await oneDate(c, date);
+      // A download queued by a run the app did not see finish: take its outcome first.
+      for (const d of current.dates.filter((x) => x.state === 'queued' && x.jobId)) {
+        const job = await deps.awaitJob(d.jobId!, signal);
+        if (job) await settleJob(d.date, job, d.costEur);
+        else await save((w) => {
+          w.dates = w.dates.filter((x) => x.date !== d.date);
+        });
       }
-    }
 
-    const parts = [
-      downloaded.length ? `Downloaded ${downloaded.join(', ')}.` : 'No new dates.',
-      notYet.length ? `${notYet.length === 1 ? '1 date is' : `${notYet.length} dates are`} not fully available yet (${notYet.join(', ')}); checked again next run.` : '',
-      skipped.length ? `Set aside (not served): ${skipped.join(', ')}.` : '',
-    ].filter(Boolean);
-    return await save((w) => {
-      w.running = false;
-      w.failures = 0;
-      w.lastRunAt = iso();
-      w.lastResult = parts.join(' ');
-      w.nextRunAt = new Date(now() + w.everyHours * 3_600_000).toISOString();
-      if (w.state === 'attention') w.state = 'active';
-      if (w.state === 'active') w.notice = null;
-    });
-  } catch (e) {
-    if (isAbortError(e) || signal.aborted) {
-      await deps.save((w) => {
+      // An open end asks up to the service's own "now" (Until null), so its clock decides what exists.
+      const until = current.to;
+      if (until === null || current.from <= until) {
+        const found = await c.searchAvailable({
+          ...current.area, From: current.from, Until: until, Model: current.model, SatelliteConstellations: current.constellations,
+        } as never, signal);
+        const dates = datesFromSearchAvailable(found, { model: current.model }).filter((d) => d >= current.from && (until === null || d <= until));
+        const held = new Set(current.dates.filter((d) => d.state !== 'failed').map((d) => d.date));
+        for (const date of dates.filter((d) => !held.has(d))) {
+          throwIfAborted(signal);
+          await oneDate(c, date);
+        }
+      }
+
+      const parts = [
+        downloaded.length ? `Downloaded ${downloaded.join(', ')}.` : 'No new dates.',
+        notYet.length ? `${notYet.length === 1 ? '1 date is' : `${notYet.length} dates are`} not fully available yet (${notYet.join(', ')}); checked again next run.` : '',
+        skipped.length ? `Set aside (not served): ${skipped.join(', ')}.` : '',
+      ].filter(Boolean);
+      return await save((w) => {
         w.running = false;
-      }).catch(() => undefined);
-      throw e;
+        w.failures = 0;
+        w.lastRunAt = iso();
+        w.lastResult = parts.join(' ');
+        w.nextRunAt = new Date(now() + w.everyHours * 3_600_000).toISOString();
+        if (w.state === 'attention') w.state = 'active';
+        if (w.state === 'active') w.notice = null;
+      });
+    } catch (e) {
+      if (isAbortError(e) || signal.aborted) {
+        await deps.save((w) => {
+          w.running = false;
+        }).catch(() => undefined);
+        throw e;
+      }
+      // The spend guard already stored the pause and its notice.
+      if (e instanceof Paused) return current;
+      const failure = e instanceof Stop ? e.failure : classify(kindOf(e), messageOf(e));
+      return finishWithFailure(failure);
     }
-    // The spend guard already stored the pause and its notice.
-    if (e instanceof Paused) return current;
-    const failure = e instanceof Stop ? e.failure : classify(kindOf(e), messageOf(e));
-    return finishWithFailure(failure);
+  } finally {
+    announce();
   }
 
   async function finishWithFailure(failure: Failure): Promise<Watch> {
@@ -249,10 +266,7 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
       if (pass) await pass.spent();
       else if (costEur !== null && costEur > 0) await deps.record(costEur, `Watch "${current.name}" ${date}`);
       downloaded.push(date);
-      deps.notify({
-        kind: 'watchDownloaded', title: `New imagery: ${current.name}`, body: `${date} was downloaded into the library.`,
-        target: { panel: 'library', watchId: current.id, ...(libraryIds[0] ? { libraryId: libraryIds[0] } : {}) },
-      });
+      newLibraryIds.push(...libraryIds);
       return;
     }
     const failure = job.state === 'cancelled'

@@ -15,6 +15,7 @@ import { syncDirectory } from '../../shared/atomic-file.js';
 import { pathExists } from '../../shared/file-io.js';
 import { AppError } from '../../../common/errors.js';
 import { publishPartFile } from '../stream-to-file.js';
+import { describedStem } from '../file-name.js';
 import { mapLimit } from './abort.js';
 import { mosaicBlocker, mosaicParts } from './mosaic.js';
 import type { BatchPart, BatchPlan, CompositeBody } from './plan.js';
@@ -101,15 +102,10 @@ function safeName(s: string): string {
   return clean === '' ? 'composite' : clean;
 }
 
-/** The service's naming, composite_<YYYYMMDD>_<Model>_<EPSG>_<Res>m, from what the request says. */
+/** The download naming, composite_<YYYYMMDD>_<product>_<Model>_<EPSG>_<Res>m, from what the request says. */
 export function defaultBatchName(plan: BatchPlan): string {
   const r = plan.request;
-  const bits = ['composite'];
-  if (typeof r.Date === 'string') bits.push(r.Date.slice(0, 10).replaceAll('-', ''));
-  if (typeof r.Model === 'string') bits.push(r.Model);
-  if (plan.epsg !== null) bits.push(String(plan.epsg));
-  if (typeof r.Resolution === 'number') bits.push(`${r.Resolution}m`);
-  return safeName(bits.join('_'));
+  return safeName(describedStem({ kind: 'composite', date: r.Date, bandnames: r.Bandnames, model: r.Model, epsg: plan.epsg, resolution: r.Resolution }));
 }
 
 /** `<base><ext>`, or `<base> (n)<ext>` with the first free n. */

@@ -1,3 +1,4 @@
+import { parseBandnames } from '../../../common/bandnames';
 import type { ResponseOf } from '../../../preload/contract';
 
 /**
@@ -41,9 +42,31 @@ function haystack(e: LibraryItem): string {
     .toLowerCase();
 }
 
-/** Entries passing a filter. Every whitespace-separated search word must match. */
+/**
+ * How one search word matches: a word in the Bandnames grammar (ndvi, rgb, all, B8, [B8_B4],
+ * B4,B3,B2) by the raster's bands, each band it names held exactly (so "B8" is not B8A nor the
+ * index [B8_B4], and "ndvi" is the index [B8_B4]); any other word as text.
+ */
+function wordMatcher(word: string): (e: LibraryItem, text: string) => boolean {
+  const parsed = parseBandnames(word);
+  if (parsed.ok) {
+    const want = parsed.bands.map((b) => b.toUpperCase());
+    return (e) => {
+      const held = new Set(e.bands.map((b) => b.toUpperCase().replace(/\s+/g, '')));
+      return want.every((b) => held.has(b));
+    };
+  }
+  const w = word.toLowerCase();
+  return (_e, text) => text.includes(w);
+}
+
+/**
+ * Entries passing a filter. Every whitespace-separated search word must match: band names and
+ * products by the bands (see {@link wordMatcher}), other words in the name, date, model, EPSG,
+ * constellations, kind and source.
+ */
 export function filterEntries(entries: readonly LibraryItem[], f: LibraryFilter): LibraryItem[] {
-  const words = f.query.toLowerCase().split(/\s+/).filter(Boolean);
+  const words = f.query.split(/\s+/).filter(Boolean).map(wordMatcher);
   return entries.filter((e) => {
     if (f.source !== 'all' && e.source !== f.source) return false;
     if (f.dateFrom && (!e.date || e.date < f.dateFrom)) return false;
@@ -51,7 +74,7 @@ export function filterEntries(entries: readonly LibraryItem[], f: LibraryFilter)
     if (f.area && (!e.bounds4326 || !boxesIntersect(e.bounds4326, f.area))) return false;
     if (words.length) {
       const h = haystack(e);
-      if (!words.every((w) => h.includes(w))) return false;
+      if (!words.every((w) => w(e, h))) return false;
     }
     return true;
   });

@@ -81,9 +81,15 @@ export const useNotificationsStore = defineStore('notifications', () => {
     const orders = useTaskingOrdersStore();
     const toMain = (kind: 'orderStatus' | 'orderDeadline', title: string, body: string, orderId: string | null) =>
       void getBridge().notificationsShow({ kind, title, body, target: { panel: 'tasking', ...(orderId ? { orderId } : {}) } });
+    // A change stays in statusChanges for a minute (the list's badge), so every refresh in that
+    // minute (the panel's poll, the background check, a cancel) hands it over again: each change
+    // (order and the time it was seen) is raised once.
+    const raised = new Set<string>();
     watch(() => orders.statusChanges, (changes) => {
       for (const [key, c] of Object.entries(changes)) {
-        if (Date.now() - c.at > 5_000) continue;
+        const id = `${key}@${c.at}`;
+        if (raised.has(id)) continue;
+        raised.add(id);
         toMain('orderStatus', 'Order status changed', `Order ${key}: ${c.from} → ${c.to}.`, key.startsWith('#') ? null : key);
       }
     });

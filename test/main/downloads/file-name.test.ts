@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_FILE_NAME_BYTES, collisionName, fallbackFileName, parseContentDisposition, sanitizeFileName,
+  MAX_FILE_NAME_BYTES, collisionName, describedFileName, describedStem, fallbackFileName, parseContentDisposition, productLabel, sanitizeFileName,
 } from '../../../main/downloads/file-name.js';
 
 const FB = 'composite_20261117.tif';
@@ -111,5 +111,47 @@ describe('fallbackFileName and collisionName', () => {
     expect(collisionName('a.tif', 0)).toBe('a.tif');
     expect(collisionName('a.tif', 1)).toBe('a (1).tif');
     expect(collisionName('a.b.tif', 12)).toBe('a.b (12).tif');
+  });
+});
+
+describe('names that say what a file is', () => {
+  const SERVER = 'composite_20261015_Stratus2_32633_10m.tif';
+  const req = (Bandnames: string) => ({ Date: '2026-10-15', Model: 'Stratus2', EpsgProjection: 32633, Resolution: 10, Bandnames });
+
+  it('names the product or bands as analysts write them', () => {
+    expect(productLabel('ndvi')).toBe('ndvi');
+    expect(productLabel('RGB')).toBe('rgb');
+    expect(productLabel('all')).toBe('all');
+    expect(productLabel('[B8_B4]')).toBe('B8_B4');
+    expect(productLabel('b4, B3,B2')).toBe('B4-B3-B2');
+    expect(productLabel('[b8_b4],B11')).toBe('B8_B4-B11');
+    expect(productLabel('B99')).toBeNull();
+    expect(productLabel(undefined)).toBeNull();
+  });
+
+  it('puts the product after the date of the service name, so an NDVI and an RGB composite of one date differ', () => {
+    const ndvi = describedFileName('composite', req('ndvi'), SERVER);
+    const rgb = describedFileName('composite', req('rgb'), SERVER);
+    expect(ndvi).toBe('composite_20261015_ndvi_Stratus2_32633_10m.tif');
+    expect(rgb).toBe('composite_20261015_rgb_Stratus2_32633_10m.tif');
+    expect(describedFileName('composite', req('[B8_B4]'), SERVER)).toBe('composite_20261015_B8_B4_Stratus2_32633_10m.tif');
+    expect(describedFileName('composite', req('B4,B3,B2'), SERVER)).toBe('composite_20261015_B4-B3-B2_Stratus2_32633_10m.tif');
+    // A name that already says it is left alone; one without a date gets the product at the end.
+    expect(describedFileName('composite', req('ndvi'), 'composite_20261015_ndvi_Stratus2_32633_10m.tif')).toBe('composite_20261015_ndvi_Stratus2_32633_10m.tif');
+    expect(describedFileName('tile', req('rgb'), 'tile.tif')).toBe('tile_rgb.tif');
+  });
+
+  it('builds the whole name from the request when the service suggests none', () => {
+    expect(describedFileName('composite', req('ndvi'), null)).toBe('composite_20261015_ndvi_Stratus2_32633_10m.tif');
+    expect(describedFileName('minitile', { Bandnames: 'B8' }, undefined, Date.parse('2026-01-02T00:00:00Z'))).toBe('minitile_20260102_B8.tif');
+    expect(describedStem({ kind: '../x', date: '2026-01-01', model: 'a/b', epsg: 4326.5, resolution: -1 })).toBe('x_20260101_ab');
+  });
+
+  it('keeps the safety rules on the combined name', () => {
+    const evil = describedFileName('composite', req('ndvi'), '../../CON');
+    expect(evil).toBe('_CON_ndvi.tif');
+    const long = describedFileName('composite', req('B2,B3,B4,B5,B6,B7,B8,B8A,B11,B12'), `composite_20261015_${'x'.repeat(300)}.tif`);
+    expect(Buffer.byteLength(long)).toBeLessThanOrEqual(MAX_FILE_NAME_BYTES);
+    expect(long).toMatch(/^composite_20261015_B2-B3-B4-B5-B6-B7-B8-B8A-B11-B12_x+\.tif$/);
   });
 });

@@ -40,6 +40,24 @@ const dirs = () => ({ stateDir: path.join(work, 'userData'), targetDir: path.joi
 const fast = { backoff: { baseMs: 10, maxMs: 100 }, progressIntervalMs: 50 };
 
 describe('DownloadQueue against the simulator', () => {
+  it('names an NDVI and an RGB composite of one date apart, and keeps every name unique across the library\'s folders', async () => {
+    const { stateDir, targetDir } = dirs();
+    const library = await LibraryCatalog.open({ dir: stateDir });
+    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), library, concurrency: 1, ...fast });
+    const day = date.replaceAll('-', '');
+    const ndvi = await q.add({ kind: 'composite', request: composite({ Bandnames: 'ndvi' }), targetDir });
+    const rgb = await q.add({ kind: 'composite', request: composite(), targetDir: path.join(targetDir, 'other') });
+    // The same NDVI again, into another folder: the library already has that name.
+    const again = await q.add({ kind: 'composite', request: composite({ Bandnames: 'ndvi' }), targetDir: path.join(targetDir, 'again') });
+    await q.onIdle();
+    expect(path.basename(q.get(ndvi.id)!.file!)).toBe(`composite_${day}_ndvi_Stratus2_32633_80m.tif`);
+    expect(path.basename(q.get(rgb.id)!.file!)).toBe(`composite_${day}_rgb_Stratus2_32633_80m.tif`);
+    expect(path.basename(q.get(again.id)!.file!)).toBe(`composite_${day}_ndvi_Stratus2_32633_80m (1).tif`);
+    const names = library.list().map((e) => path.basename(e.path).toLowerCase());
+    expect(new Set(names).size).toBe(3);
+    await q.close();
+  });
+
   it('downloads a composite, records it in the library, and keeps the key out of everything persisted', async () => {
     const { stateDir, targetDir } = dirs();
     const library = await LibraryCatalog.open({ dir: stateDir });
@@ -51,7 +69,7 @@ describe('DownloadQueue against the simulator', () => {
     expect(job.request).not.toHaveProperty('ApiKey');
     await q.onIdle();
     const done = q.get(job.id)!;
-    expect(done, `retries: ${events.map((e) => e.reason).filter(Boolean).join('; ')}`).toMatchObject({ state: 'done', attempts: 1, file: path.join(targetDir, `composite_${date.replaceAll('-', '')}_Stratus2_32633_80m.tif`) });
+    expect(done, `retries: ${events.map((e) => e.reason).filter(Boolean).join('; ')}`).toMatchObject({ state: 'done', attempts: 1, file: path.join(targetDir, `composite_${date.replaceAll('-', '')}_rgb_Stratus2_32633_80m.tif`) });
     const ref = await referenceSha(clean.url, 'composite', composite());
     expect(await sha256Of(done.file!)).toBe(ref.sha256);
     expect(done.bytes).toBe(ref.bytes);
@@ -306,7 +324,7 @@ describe('DownloadQueue against the simulator', () => {
     for (let k = 0; k < names.length; k++) await q.add({ kind: 'tile', request: { TileGuid: 'g', Date: '2026-11-17', Model: 'Stratus2' }, targetDir });
     await q.onIdle();
     expect(readdirSync(work).sort()).toEqual(['Downloads', 'userData']);
-    expect(readdirSync(targetDir).sort()).toEqual(['_NUL.tif', 'drive.tif', 'escape.tif', 'passwd.tif', 'tile_20261117 (1).tif', 'tile_20261117.tif', 'win.tif']);
+    expect(readdirSync(targetDir).sort()).toEqual(['_NUL.tif', 'drive.tif', 'escape.tif', 'passwd.tif', 'tile_20261117_Stratus2 (1).tif', 'tile_20261117_Stratus2.tif', 'win.tif']);
     for (const j of q.list()) expect(path.dirname(j.file!)).toBe(targetDir);
     await q.close();
   });

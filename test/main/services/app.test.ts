@@ -210,6 +210,14 @@ describe('app core over the dispatcher', () => {
     await expect.poll(async () => (await call('downloads:list')).data.jobs.find((j: any) => j.id === job.data.id).state, { timeout: 30_000 }).toBe('done');
     const done = (await call('downloads:list')).data.jobs.find((j: any) => j.id === job.data.id);
     expect(done.files).toHaveLength(plan.data.dates.length);
+    expect(done.files.map((f: string) => path.basename(f))).toEqual(plan.data.dates.map((d: string) => `composite_${d.replaceAll('-', '')}_ndvi_Stratus2_32633_160m.tif`));
+    // The same series again: every name stays unique in the library (the library's names are checked, not only the folder's).
+    const again = await call('downloads:enqueue-series', { request, from, until: null });
+    await expect.poll(async () => (await call('downloads:list')).data.jobs.find((j: any) => j.id === again.data.id).state, { timeout: 30_000 }).toBe('done');
+    const second = (await call('downloads:list')).data.jobs.find((j: any) => j.id === again.data.id);
+    expect(second.files.map((f: string) => path.basename(f))).toEqual(plan.data.dates.map((d: string) => `composite_${d.replaceAll('-', '')}_ndvi_Stratus2_32633_160m_1.tif`));
+    const names = (await call('library:list')).data.entries.map((e: any) => path.basename(e.path));
+    expect(new Set(names).size).toBe(names.length);
     const empty = await call('downloads:enqueue-series', { request, from: '2020-01-01', until: '2020-02-01' });
     expect(empty).toMatchObject({ ok: false, error: { kind: 'validation' } });
   });

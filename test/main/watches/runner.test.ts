@@ -65,8 +65,12 @@ describe('watch runner against the simulator', () => {
       // In the watch's own folder under the download folder.
       expect(path.dirname(entry.path)).toContain(path.join('Downloads', 'watches', 'Recurring-demo-'));
     }
+    // One notification for the run, not one card per date.
     const notes = t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
-    expect(notes).toHaveLength(expected.length);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.payload).toMatchObject({ title: `Watch "Recurring demo": ${expected.length} new dates`, target: { panel: 'library', watchId: w0.id } });
+    expect(notes[0]!.payload.body).toContain(expected[0]);
+    expect(notes[0]!.payload.body).toContain(expected.at(-1));
 
     // A run with nothing new downloads nothing.
     await t.call('watches:run', { id: w0.id });
@@ -83,8 +87,10 @@ describe('watch runner against the simulator', () => {
     const w3 = await settled(t, w0.id, w2.lastRunAt);
     expect(w3.dates.map((d) => d.date)).toEqual(later);
     expect(w3.lastResult).toContain(`Downloaded ${fresh[0]}`);
-    const last = t.events.filter((e) => e.event === 'notification').at(-1)!.payload;
-    expect(last).toMatchObject({ kind: 'watchDownloaded', target: { panel: 'library', watchId: w0.id } });
+    const after = t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
+    expect(after).toHaveLength(2);
+    const last = after.at(-1)!.payload;
+    expect(last).toMatchObject({ kind: 'watchDownloaded', title: 'Watch "Recurring demo": 1 new date', target: { panel: 'library', watchId: w0.id, libraryId: w3.dates.at(-1)!.libraryIds[0] } });
     expect(last.body).toContain(fresh[0]);
   });
 

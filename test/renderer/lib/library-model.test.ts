@@ -16,6 +16,28 @@ describe('library list model', () => {
     expect(filterEntries([a, b], { ...NO_FILTER, query: 'nimbus berlin' })).toEqual([]);
   });
 
+  it('finds rasters by the names analysts use: ndvi, rgb, the index grammar and band names', () => {
+    const ndvi = item({ path: '/x/composite_20261015_Stratus2_32633_10m.tif', bands: ['[B8_B4]'] });
+    const rgb = item({ path: '/y/composite_20261015_Stratus2_32633_10m.tif', bands: ['B4', 'B3', 'B2'] });
+    const nir = item({ path: '/z/nir.tif', bands: ['B8A', 'B11'] });
+    const mixed = item({ path: '/z/mixed.tif', bands: ['B8', '[B11_B12]'] });
+    const all = [ndvi, rgb, nir, mixed];
+    const find = (query: string) => filterEntries(all, { ...NO_FILTER, query });
+    expect(find('ndvi')).toEqual([ndvi]);
+    expect(find('NDVI')).toEqual([ndvi]);
+    expect(find('[B8_B4]')).toEqual([ndvi]);
+    expect(find('[b8_b4]')).toEqual([ndvi]);
+    expect(find('B8_B4')).toEqual([ndvi]);
+    expect(find('rgb')).toEqual([rgb]);
+    expect(find('B4,B3')).toEqual([rgb]);
+    // A band is held exactly: B8 is neither B8A nor a band of the index [B8_B4].
+    expect(find('B8')).toEqual([mixed]);
+    expect(find('b8a')).toEqual([nir]);
+    expect(find('[B11_B12]')).toEqual([mixed]);
+    expect(find('ndvi 20261015')).toEqual([ndvi]);
+    expect(find('rgb 32633')).toEqual([rgb]);
+  });
+
   it('filters by date range, area and source', () => {
     const june = item({ date: '2026-06-10' });
     const july = item({ date: '2026-07-10', source: 'import' });

@@ -84,7 +84,7 @@ describe('batch against the simulator (real HTTP on loopback)', () => {
     const { result, progress, stats } = await run(plan, dir);
     expect(result.kind).toBe('mosaic');
     expect(stats.calls).toBe(plan.parts.length);
-    expect(path.basename(result.file)).toBe(`composite_${date.replaceAll('-', '')}_Stratus2_32633_10m.tif`);
+    expect(path.basename(result.file)).toBe(`composite_${date.replaceAll('-', '')}_B4-B3-B2_Stratus2_32633_10m.tif`);
     // Only the mosaic is left: parts, manifest and temporary files are gone.
     expect(readdirSync(dir)).toEqual([path.basename(result.file)]);
 
@@ -130,7 +130,7 @@ describe('batch against the simulator (real HTTP on loopback)', () => {
     expect(result.kind).toBe('vrt');
     expect(result.reason).toMatch(/different CRSs/);
     expect(result.parts).toHaveLength(plan.parts.length);
-    expect(result.parts.every((f) => path.dirname(f) === path.join(dir, `composite_${date.replaceAll('-', '')}_Stratus2_32633_20m_parts`))).toBe(true);
+    expect(result.parts.every((f) => path.dirname(f) === path.join(dir, `composite_${date.replaceAll('-', '')}_B4-B3-B2_Stratus2_32633_20m_parts`))).toBe(true);
     expect(result.warped).toHaveLength(1);
     expect(path.extname(result.file)).toBe('.vrt');
 

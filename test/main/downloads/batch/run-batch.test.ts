@@ -147,7 +147,7 @@ describe('runBatch', () => {
     const dir = await tempDir();
     const single = planComposite(compositeBody({ Date: date, Wkt: SMALL_AOI }), { maxCompositeAreaKm2: 2500, maxTotalBands: 12 });
     expect(single.kind).toBe('single');
-    const name = `composite_${date.replaceAll('-', '')}_Stratus2_32633_20m`;
+    const name = `composite_${date.replaceAll('-', '')}_B4-B3-B2_Stratus2_32633_20m`;
     writeFileSync(path.join(dir, `${name}.tif`), 'someone else\'s file');
     const progress: number[] = [];
     const result = await runBatch(single, { downloadPart: fetchDownloadPart(t.url), parallelism: 2 }, dir, AbortSignal.timeout(60_000), (p) => progress.push(p.fraction));
