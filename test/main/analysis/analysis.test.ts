@@ -7,6 +7,7 @@ import { AnalysisService, AnalysisWorkers, CHANGE_NODATA } from '../../../main/a
 import { changeGrid } from '../../../main/analysis/compute';
 import { parseIndexExpression } from '../../../main/analysis/expression';
 import { LibraryCatalog } from '../../../main/library';
+import { cogReport } from '../geotiff/cog-validator';
 import { seriesCsv } from '../../../renderer/src/panels/analysis/series-csv';
 import { gdalBand, gdalInfo, gdalLocation, gdalValues, referenceStats } from './gdal-reference';
 import { TEST_AOI, writeTestRaster } from './rasters';
@@ -262,6 +263,10 @@ describe('change layer', () => {
     expect(info.geoTransform).toEqual(infoA.geoTransform);
     expect(info.bands).toHaveLength(1);
     expect(info.bands[0]).toMatchObject({ type: 'Float32', noDataValue: CHANGE_NODATA });
+    // DEFLATE with the floating-point predictor, and still a COG by GDAL's validator.
+    expect(execFileSync('gdalinfo', [saved.file], { encoding: 'utf8' })).toMatch(/COMPRESSION=DEFLATE[\s\S]*PREDICTOR=3/);
+    const cog = cogReport(saved.file);
+    expect(cog.valid, cog.output).toBe(true);
     const back = gdalBand(saved.file, 1);
     let compared = 0;
     back.values.forEach((v, i) => {
