@@ -5,8 +5,10 @@ import { writeTreeAtomic, type TreeFile } from './atomic-tree.js';
 /**
  * The library (or a selection of it) as a static, self-contained STAC catalog
  * (STAC 1.0.0): `catalog.json` and one Item per raster in `<id>/<id>.json`,
- * with datetime, bbox, geometry, the projection extension (`proj:epsg`,
- * `proj:shape`), the eo extension's `eo:bands` on the asset, and the asset
+ * with datetime (a change layer: its period, start_datetime and end_datetime), bbox,
+ * geometry, the projection extension (`proj:epsg`, `proj:shape`), the eo extension's
+ * `eo:bands` on the asset, the COG media type
+ * (`profile=cloud-optimized`) for files with a COG layout, and the asset
  * href relative to the item, so the catalog can be browsed by STAC tools
  * wherever the folder and the rasters move together.
  */
@@ -14,6 +16,9 @@ import { writeTreeAtomic, type TreeFile } from './atomic-tree.js';
 export const STAC_VERSION = '1.0.0';
 export const PROJECTION_EXTENSION = 'https://stac-extensions.github.io/projection/v1.1.0/schema.json';
 export const EO_EXTENSION = 'https://stac-extensions.github.io/eo/v1.1.0/schema.json';
+/** Media types of GeoTIFF assets (STAC best practices): a COG says so with its profile. */
+export const GEOTIFF_MEDIA_TYPE = 'image/tiff; application=geotiff';
+export const COG_MEDIA_TYPE = 'image/tiff; application=geotiff; profile=cloud-optimized';
 /** The id every catalog Swath writes starts with. */
 export const CATALOG_ID_PREFIX = 'swath-library';
 
@@ -55,18 +60,22 @@ function polygonOf([w, s, e, n]: [number, number, number, number]): Json {
 
 /** One STAC Item for a library raster written at `itemDir`. */
 export function stacItem(entry: LibraryEntry, itemDir: string): Json {
-  const properties: Json = {
-    datetime: datetimeOf(entry),
+  // A change layer spans date A to date B: STAC's period (start/end, and datetime null, as the
+  // spec allows when both are set) rather than one instant.
+  const properties: Json = entry.period
+    ? { datetime: null, start_datetime: `${entry.period.start}T00:00:00Z`, end_datetime: `${entry.period.end}T00:00:00Z` }
+    : { datetime: datetimeOf(entry) };
+  Object.assign(properties, {
     created: new Date(entry.createdAt).toISOString(),
     'proj:epsg': entry.epsg,
     'proj:shape': [entry.height, entry.width],
-  };
+  });
   if (entry.resolution != null && entry.resolution > 0) properties.gsd = entry.resolution;
   if (entry.constellations.length) properties.constellation = entry.constellations.join(',').toLowerCase();
   if (entry.model) properties['swath:model'] = entry.model;
   const asset: Json = {
     href: href(itemDir, entry.path),
-    type: 'image/tiff; application=geotiff',
+    type: entry.cog ? COG_MEDIA_TYPE : GEOTIFF_MEDIA_TYPE,
     title: path.basename(entry.path),
     roles: ['data'],
     'eo:bands': entry.bands.map((name) => ({ name })),

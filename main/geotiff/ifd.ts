@@ -99,3 +99,37 @@ export async function checkBlocksInFile(file: string, images: number): Promise<v
     await fh.close();
   }
 }
+
+/**
+ * Whether `file` has the layout of a Cloud Optimized GeoTIFF, by the layout rules of GDAL's
+ * validate_cloud_optimized_geotiff.py (its errors, not its warnings): no image stored as strips
+ * wider than 1024 px; the IFDs in order (full resolution, then each smaller overview); the
+ * smallest overview's first block after the last IFD, each larger level's first block after the
+ * one of the level below, full resolution's last. (Its checks of a GDAL ghost area and block
+ * leaders concern files that declare them; Swath's writer declares neither.)
+ */
+export async function isCloudOptimizedLayout(file: string): Promise<boolean> {
+  const fh = await open(file, 'r');
+  try {
+    const t = await rawTiff(fh, file);
+    const ifds: number[] = [];
+    const firsts: number[] = [];
+    let at = t.first;
+    for (let image = 0; image < MAX_IMAGES && at; image++) {
+      const ifd = await t.ifdAt(at);
+      const tiled = ifd.has(TILE_OFFSETS);
+      const [width] = await ifd.values(256);
+      if (!tiled && width! > 1024) return false;
+      const first = (await ifd.values(tiled ? TILE_OFFSETS : STRIP_OFFSETS)).find((o) => o > 0);
+      ifds.push(at);
+      firsts.push(first ?? 0);
+      at = ifd.next;
+    }
+    for (let i = 1; i < ifds.length; i++) if (ifds[i]! < ifds[i - 1]!) return false;
+    if (firsts.at(-1)! !== 0 && firsts.at(-1)! < ifds.at(-1)!) return false;
+    for (let i = firsts.length - 2; i >= 0; i--) if (firsts[i] !== 0 && firsts[i]! < firsts[i + 1]!) return false;
+    return true;
+  } finally {
+    await fh.close();
+  }
+}

@@ -7,7 +7,7 @@ export { MAX_BANDS, MAX_BLOCKS, MAX_BLOCK_BYTES, MAX_GDAL_METADATA_CHARS, MAX_IM
 export type { GdalMetadataItem } from './gdal-metadata.js';
 export { countImages, gridOf, openGeoTiff, readGeoTiffHeader } from './header.js';
 export type { GeoTiffHeader, OpenGeoTiff, RasterGrid } from './header.js';
-export { checkBlocksInFile, readStripTable } from './ifd.js';
+export { checkBlocksInFile, isCloudOptimizedLayout, readStripTable } from './ifd.js';
 export { bytesPerSample, newSamples, nodataOf, sampleTypeOf } from './samples.js';
 export type { PixelArray, SampleType } from './samples.js';
 export { COG_TILE, cogLevels, mean2x2, pyramidLayout, writePyramid } from './pyramid.js';

@@ -1,7 +1,9 @@
 /**
- * Layout and header serialisation for uncompressed, pixel-interleaved (Cloud Optimized) GeoTIFFs.
+ * Layout and header serialisation for pixel-interleaved (Cloud Optimized) GeoTIFFs.
  * Uncompressed blocks have sizes known in advance, so every offset is computed before any pixel
- * exists and the pixel data can then be streamed sequentially after the header.
+ * exists and the pixel data can then be streamed sequentially after the header. DEFLATE-compressed
+ * files ({@link TiffSpec.deflate}) have a header of the same size whatever their block sizes: it is
+ * serialised again with the offsets and byte counts once the blocks are written.
  */
 
 const T_ASCII = 2;
@@ -43,6 +45,13 @@ export interface TiffSpec {
   metadataXml: string;
   /** Forces BigTIFF; otherwise it is chosen only when the file would not fit classic 32-bit offsets. */
   bigTiff?: boolean;
+  /**
+   * DEFLATE-compressed blocks (Compression 8) with this TIFF Predictor: 2 (horizontal differencing,
+   * integers) or 3 (floating point). The block offsets and byte counts are then `blocks` (per
+   * level, blocks in row-major order); without `blocks` they are zeros of the same count, so the
+   * header has its final size before any block is compressed.
+   */
+  deflate?: { predictor: 2 | 3; blocks?: { offsets: number[]; counts: number[] }[] };
 }
 
 /** Where each level's blocks go; blocks of a level are contiguous and all the same size. */
@@ -110,6 +119,16 @@ function ascii(tag: number, text: string): Entry {
     type: T_ASCII,
     count: bytes.length,
     write: (dv, at) => bytes.forEach((b, i) => dv.setUint8(at + i, b)),
+  };
+}
+
+/** An offsets or byte-count array of given values (compressed blocks). */
+function listed(tag: number, big: boolean, values: number[]): Entry {
+  return {
+    tag,
+    type: big ? T_LONG8 : T_LONG,
+    count: values.length,
+    write: (dv, at) => values.forEach((v, i) => (big ? dv.setBigUint64(at + 8 * i, BigInt(v), true) : dv.setUint32(at + 4 * i, v, true))),
   };
 }
 
@@ -185,30 +204,36 @@ export function buildTiffLayout(spec: TiffSpec): TiffLayout {
   const big = spec.bigTiff ?? dataBytes + 64 * 1024 * 1024 > 0xffffffff;
 
   const spp = spec.samplesPerPixel;
+  const deflate = spec.deflate;
   const ifdEntries: Entry[][] = levels.map((l, i) => {
     const n = l.blocksAcross * l.blocksDown;
+    const given = deflate?.blocks?.[i];
+    if (given && (given.offsets.length !== n || given.counts.length !== n)) throw new Error(`level ${i} has ${n} blocks, not ${given.offsets.length}`);
+    const blockOffsets = (): Entry => (deflate ? listed(l.tiled ? 324 : 273, big, given?.offsets ?? new Array<number>(n).fill(0)) : offsets(l.tiled ? 324 : 273, big, n, () => l.dataOffset, l.blockBytes));
+    const blockCounts = (): Entry => (deflate ? listed(l.tiled ? 325 : 279, big, given?.counts ?? new Array<number>(n).fill(0)) : offsets(l.tiled ? 325 : 279, big, n, () => l.blockBytes, 0));
     const e: Entry[] = [
       longs(254, [i === 0 ? 0 : 1]), // NewSubfileType: 1 = reduced-resolution image
       longs(256, [l.width]),
       longs(257, [l.height]),
       shorts(258, new Array<number>(spp).fill(spec.bitsPerSample)),
-      shorts(259, [1]), // no compression
+      shorts(259, [deflate ? 8 : 1]), // Adobe DEFLATE, or no compression
       shorts(262, [1]), // MinIsBlack
     ];
     if (!l.tiled) {
-      e.push(offsets(273, big, n, () => l.dataOffset, l.blockBytes));
+      e.push(blockOffsets());
     }
     e.push(shorts(277, [spp]));
     if (!l.tiled) {
       e.push(longs(278, [l.blockHeight]));
-      e.push(offsets(279, big, n, () => l.blockBytes, 0));
+      e.push(blockCounts());
     }
     e.push(shorts(284, [1])); // chunky / pixel-interleaved
+    if (deflate) e.push(shorts(317, [deflate.predictor]));
     if (l.tiled) {
       e.push(longs(322, [l.blockWidth]));
       e.push(longs(323, [l.blockHeight]));
-      e.push(offsets(324, big, n, () => l.dataOffset, l.blockBytes));
-      e.push(offsets(325, big, n, () => l.blockBytes, 0));
+      e.push(blockOffsets());
+      e.push(blockCounts());
     }
     if (spp > 1) e.push(shorts(338, new Array<number>(spp - 1).fill(0)));
     e.push(shorts(339, new Array<number>(spp).fill(spec.float ? 3 : spec.signed ? 2 : 1)));

@@ -1,7 +1,8 @@
 /**
- * The one GeoTIFF writer of main: uncompressed, pixel-interleaved, square tiles and 2x overviews
- * (the service's COG layout), GDAL_NODATA and GDAL_METADATA. The overview copies, the batch
- * mosaics and the simulator's rasters all supply pixels to it.
+ * The one GeoTIFF writer of main: DEFLATE-compressed (predictor 2 for integers, 3 for FLOAT32;
+ * uncompressed on request), pixel-interleaved, square tiles and 2x overviews (the service's COG
+ * layout), GDAL_NODATA and GDAL_METADATA. The overview copies (uncompressed), the batch mosaics,
+ * the change layers and the simulator's rasters all supply pixels to it.
  *
  * Uncompressed blocks have sizes known in advance, so every block's offset is fixed before any pixel
  * exists: full resolution is written first (tile row by tile row, a bounded chunk at a time), and
@@ -9,13 +10,17 @@
  * above: computed in memory as the rows above are written when one tile row of every overview fits
  * {@link CASCADE_BYTES}, read back from the file otherwise. Memory stays bounded whatever the image size. The file is
  * written to `<file>.part`, fsynced and renamed, and the `.part` is removed on any failure or abort.
+ * Compressed, that pyramid goes to `<file>.raw.part` and is then compressed into `<file>.part`
+ * (see {@link writePyramid}).
  */
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { deflate as deflateCb } from 'node:zlib';
 import { throwIfAborted } from '../../common/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
-import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout } from './layout.js';
+import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout, type TiffSpec } from './layout.js';
 import { bytesPerSample, newSamples, nodataOf, type PixelArray, type SampleType } from './samples.js';
 
 /** Tile edge of the service's files and the batch mosaics, and the size their overviews reduce to. */
@@ -45,6 +50,12 @@ export interface PyramidImage {
   tiled?: boolean;
   /** Forces BigTIFF; otherwise chosen only when classic offsets would overflow. */
   bigTiff?: boolean;
+  /**
+   * DEFLATE with the predictor for the data type (default true): horizontal differencing
+   * (Predictor 2) for integers, the floating-point predictor (3) for FLOAT32. False writes
+   * uncompressed blocks.
+   */
+  compress?: boolean;
 }
 
 /**
@@ -81,8 +92,16 @@ export function cogLevels(width: number, height: number, tile = COG_TILE): { wid
   return pyramidLevels(width, height, tile);
 }
 
-/** The file layout {@link writePyramid} writes for `image` (its size is known before any pixel). */
-export function pyramidLayout(image: PyramidImage): TiffLayout {
+/** The TIFF Predictor {@link writePyramid} uses with DEFLATE: floating point (3) for FLOAT32, horizontal differencing (2) for integers. */
+export function predictorOf(dataType: SampleType): 2 | 3 {
+  return dataType === 'FLOAT32' ? 3 : 2;
+}
+
+/**
+ * The uncompressed file layout of `image` (its size is known before any pixel): what
+ * {@link writePyramid} writes, or, compressed, writes first and then compresses.
+ */
+export function pyramidLayout(image: PyramidImage, deflate?: TiffSpec['deflate']): TiffLayout {
   const { width, height, bands } = image;
   const tile = image.tile ?? COG_TILE;
   const sizes = cogLevels(width, height, tile);
@@ -98,10 +117,16 @@ export function pyramidLayout(image: PyramidImage): TiffLayout {
     nodata: String(image.nodata ?? nodataOf(image.dataType)),
     metadataXml: image.metadataXml,
     bigTiff: image.bigTiff,
+    deflate,
   });
 }
 
-/** Writes `image` to `file` (via `<file>.part`, fsync, rename) from `source`'s full-resolution pixels. */
+/**
+ * Writes `image` to `file` (via `<file>.part`, fsync, rename) from `source`'s full-resolution
+ * pixels. Compressed (the default), the uncompressed pyramid is written to `<file>.raw.part`
+ * first (fixed offsets, as above) and then compressed block by block into `<file>.part`, the
+ * smallest overview first; the raw file is removed. `bytes` is the size of the file written.
+ */
 export async function writePyramid(
   file: string,
   image: PyramidImage,
@@ -120,13 +145,18 @@ export async function writePyramid(
   const maxBlock = Math.max(...layout.levels.map((l) => l.blockBytes));
   const chunkBytes = Math.max(asked !== undefined && asked > 0 && Number.isFinite(asked) ? asked : 8 * 1024 * 1024, maxBlock);
   const durable = opts.durable ?? true;
+  const compress = image.compress ?? true;
   const partPath = `${file}.part`;
-  const fh = await open(partPath, 'w+', 0o644); // read back too: large mean overviews are built from the written level above
+  const rawPath = compress ? `${file}.raw.part` : partPath;
+  const fh = await open(rawPath, 'w+', 0o644); // read back too: large mean overviews are built from the written level above
   let ok = false;
   let written = 0;
-  const progress = (bytes: number): void => {
-    written += bytes;
-    opts.onProgress?.(Math.min(1, written / layout.totalBytes));
+  let bytes = layout.totalBytes;
+  // Compressed: writing the raw pyramid is the first half of the work, compressing it the second.
+  const work = compress ? 2 * layout.totalBytes : layout.totalBytes;
+  const progress = (n: number): void => {
+    written += n;
+    opts.onProgress?.(Math.min(1, written / work));
   };
   const level: LevelWrite = { fh, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress, blockWise: opts.blockWise ?? false, fullSources: opts.fullSources ?? false };
   try {
@@ -140,10 +170,12 @@ export async function writePyramid(
       if (own) await writeFromSource(level, layout.levels[k]!, own);
       else await writeMean(level, layout.levels[k - 1]!, layout.levels[k]!);
     }
-    if (durable) await fh.sync();
+    if (compress) bytes = await deflateFile(fh, layout, image, partPath, { signal, durable, progress, chunkBytes });
+    else if (durable) await fh.sync();
     ok = true;
   } finally {
     await fh.close().catch(() => undefined);
+    if (compress) await unlink(rawPath).catch(() => undefined);
     if (!ok) await unlink(partPath).catch(() => undefined);
   }
   try {
@@ -153,7 +185,7 @@ export async function writePyramid(
     throw e;
   }
   if (durable) await syncDirectory(path.dirname(file));
-  return { path: file, bytes: layout.totalBytes, levels: layout.levels.map((l) => ({ width: l.width, height: l.height })), tile };
+  return { path: file, bytes, levels: layout.levels.map((l) => ({ width: l.width, height: l.height })), tile };
 }
 
 interface LevelWrite {
@@ -341,6 +373,89 @@ async function writeMean(w: LevelWrite, P: TiffLevelLayout, C: TiffLevelLayout):
     }
   }
   throwIfAborted(signal);
+}
+
+const deflateAsync = promisify(deflateCb);
+
+/**
+ * Applies TIFF Predictor 2 (horizontal differencing, integers) or 3 (floating point, TIFF Technical
+ * Note 3 as libtiff and GDAL write it) to one block in place: `rows` rows of `rowSamples` samples
+ * of `bytes` bytes each, pixel-interleaved with `spp` samples per pixel (little-endian).
+ */
+export function applyPredictorEncode(block: Uint8Array, predictor: 2 | 3, rowSamples: number, rows: number, bytes: number, spp: number): void {
+  const rowBytes = rowSamples * bytes;
+  if (predictor === 2) {
+    for (let r = 0; r < rows; r++) {
+      const row = bytes === 1 ? block.subarray(r * rowBytes, (r + 1) * rowBytes)
+        : bytes === 2 ? new Uint16Array(block.buffer, block.byteOffset + r * rowBytes, rowSamples)
+          : new Uint32Array(block.buffer, block.byteOffset + r * rowBytes, rowSamples);
+      for (let i = rowSamples - 1; i >= spp; i--) row[i] = row[i]! - row[i - spp]!; // wraps in the unsigned view
+    }
+    return;
+  }
+  const tmp = new Uint8Array(rowBytes);
+  for (let r = 0; r < rows; r++) {
+    const row = block.subarray(r * rowBytes, (r + 1) * rowBytes);
+    // Bytes of each sample, most significant first, in `bytes` planes of the row...
+    for (let i = 0; i < rowSamples; i++) for (let b = 0; b < bytes; b++) tmp[(bytes - b - 1) * rowSamples + i] = row[bytes * i + b]!;
+    // ...then differences of the bytes one pixel apart.
+    for (let j = rowBytes - 1; j >= spp; j--) row[j] = (tmp[j]! - tmp[j - spp]!) & 0xff;
+    for (let j = 0; j < Math.min(spp, rowBytes); j++) row[j] = tmp[j]!;
+  }
+}
+
+/**
+ * Compresses the uncompressed pyramid open in `raw` (laid out as `layout`) into `partPath`: the
+ * same IFDs with Compression 8 and the predictor, then every level's blocks DEFLATEd in the
+ * layout's data order (smallest overview first, full resolution last: the COG order), and the
+ * header rewritten with their offsets and byte counts. Returns the file's size.
+ */
+async function deflateFile(
+  raw: FileHandle, layout: TiffLayout, image: PyramidImage, partPath: string,
+  o: { signal: AbortSignal; durable: boolean; progress: (bytes: number) => void; chunkBytes: number },
+): Promise<number> {
+  const predictor = predictorOf(image.dataType);
+  const spec = (blocks?: { offsets: number[]; counts: number[] }[]): TiffLayout => pyramidLayout({ ...image, compress: false, bigTiff: layout.bigTiff }, { predictor, blocks });
+  const headerBytes = spec().header.length;
+  const bytes = bytesPerSample(image.dataType);
+  const out = await open(partPath, 'w', 0o644);
+  try {
+    let at = headerBytes;
+    const blocks = layout.levels.map((L) => ({ offsets: new Array<number>(L.blocksAcross * L.blocksDown).fill(0), counts: new Array<number>(L.blocksAcross * L.blocksDown).fill(0) }));
+    for (const li of layout.dataOrder) {
+      const L = layout.levels[li]!;
+      const n = L.blocksAcross * L.blocksDown;
+      const perChunk = Math.max(1, Math.floor(o.chunkBytes / L.blockBytes));
+      const buf = Buffer.alloc(Math.min(perChunk, n) * L.blockBytes);
+      for (let k0 = 0; k0 < n; k0 += perChunk) {
+        throwIfAborted(o.signal);
+        const m = Math.min(perChunk, n - k0);
+        const chunk = buf.subarray(0, m * L.blockBytes);
+        await readExactly(raw, chunk, L.dataOffset + k0 * L.blockBytes);
+        const packed: Buffer[] = [];
+        for (let k = 0; k < m; k++) {
+          const block = chunk.subarray(k * L.blockBytes, (k + 1) * L.blockBytes);
+          applyPredictorEncode(block, predictor, L.blockWidth * image.bands, L.blockHeight, bytes, image.bands);
+          const z = await deflateAsync(block);
+          blocks[li]!.offsets[k0 + k] = at;
+          blocks[li]!.counts[k0 + k] = z.length;
+          at += z.length;
+          packed.push(z);
+        }
+        const joined = Buffer.concat(packed);
+        await writeExactly(out, joined, at - joined.length);
+        o.progress(chunk.length);
+      }
+    }
+    const header = spec(blocks).header;
+    if (header.length !== headerBytes) throw new Error('internal header size mismatch');
+    await writeExactly(out, header, 0);
+    o.progress(layout.header.length); // the second half of the work is complete (the raw header counted once more)
+    if (o.durable) await out.sync();
+    return at;
+  } finally {
+    await out.close();
+  }
 }
 
 /**

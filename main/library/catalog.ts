@@ -50,6 +50,8 @@ const entrySchema = z.object({
   height: z.number().int().nonnegative(),
   bounds4326: bbox.nullable(),
   boundsNote: z.string().optional(),
+  period: z.object({ start: z.string(), end: z.string() }).optional(),
+  cog: z.boolean().optional(),
   createdAt: z.string(),
   source: z.enum(['download', 'import']),
 });
@@ -205,6 +207,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       height: meta.height,
       bounds4326: meta.bounds4326,
       ...(meta.boundsNote ? { boundsNote: meta.boundsNote } : {}),
+      ...(meta.period ? { period: meta.period } : {}),
+      ...(meta.cog !== undefined ? { cog: meta.cog } : {}),
       createdAt: existing?.createdAt ?? new Date(this.now()).toISOString(),
       source: existing?.source ?? source,
     };

@@ -2,7 +2,7 @@ import proj4 from 'proj4';
 import { METRES_PER_DEGREE } from '../../common/geodesy.js';
 import { AppError } from '../../common/errors.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
-import { metadataBySample, readGeoTiffHeader } from '../geotiff/index.js';
+import { isCloudOptimizedLayout, metadataBySample, readGeoTiffHeader } from '../geotiff/index.js';
 
 export { METRES_PER_DEGREE };
 
@@ -24,6 +24,10 @@ export interface RasterMetadata {
   bounds4326: [number, number, number, number] | null;
   /** Why bounds4326 is null, when it is. */
   boundsNote?: string;
+  /** The period a change layer spans: date A and date B (its CHANGE_FROM / CHANGE_TO tags), YYYY-MM-DD. */
+  period?: { start: string; end: string };
+  /** The file has a Cloud Optimized GeoTIFF layout (see isCloudOptimizedLayout). */
+  cog?: boolean;
 }
 
 const converters = new Map<number, proj4.Converter>();
@@ -106,6 +110,10 @@ export async function readRasterMetadata(file: string, signal: AbortSignal): Pro
       if (!bounds4326) boundsNote = `EPSG:${epsg} is not one of the CRSs Swath can reproject (4326, 3857, WGS84 UTM), so bounds4326 is unknown.`;
     }
     const modelVersion = str(dataset.MODEL_VERSION);
+    // A change layer's tags are "<date> <file name>" (main/analysis saveChange).
+    const from = isoDateOf(str(dataset.CHANGE_FROM));
+    const to = isoDateOf(str(dataset.CHANGE_TO));
+    const cog = await isCloudOptimizedLayout(file);
     return {
       date: isoDateOf(str(dataset.IMAGE_DATE)),
       model: modelVersion ? modelVersion.replace(/-\d+(\.\d+)*$/, '') : null,
@@ -117,6 +125,8 @@ export async function readRasterMetadata(file: string, signal: AbortSignal): Pro
       height: h.height,
       bounds4326,
       ...(boundsNote ? { boundsNote } : {}),
+      ...(from && to ? { period: { start: from, end: to } } : {}),
+      cog,
     };
   } catch (e) {
     if (signal.aborted) throw abortError(signal);

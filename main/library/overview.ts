@@ -264,6 +264,9 @@ export async function buildOverviewCopy(src: string, dest: string, opts: BuildOv
       nodata,
       tile,
       tiled: true,
+      // Uncompressed: the copy is the preview's own cache, never handed to other tools, and the
+      // renderer reads a level's raw tiles in one Range request without decoding them.
+      compress: false,
     }, (rect, out, sig) => rows.read(rect.y, rect.height, out, sig), {
       signal,
       onProgress: opts.onProgress,

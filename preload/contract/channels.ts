@@ -219,6 +219,10 @@ export const libraryEntrySchema = z.object({
   height: z.number(),
   bounds4326: z.tuple([z.number(), z.number(), z.number(), z.number()]).nullable(),
   boundsNote: z.string().optional(),
+  /** A change layer's period: date A and date B. */
+  period: z.object({ start: z.string(), end: z.string() }).optional(),
+  /** The file has a Cloud Optimized GeoTIFF layout. */
+  cog: z.boolean().optional(),
   createdAt: z.string(),
   source: z.enum(['download', 'import']),
 });

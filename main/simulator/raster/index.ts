@@ -12,7 +12,10 @@ export { utmEpsgFor } from '../../../common/geodesy.js';
 export { writeGeoTiff } from './write.js';
 export { RasterCache, rasterCacheKey } from './cache.js';
 
-/** Output grid, level count and exact file size of a request, or why it cannot be produced (bad CRS area, too large, ...). */
+/**
+ * Output grid, level count and uncompressed file size of a request (the DEFLATE-compressed file
+ * written is smaller), or why it cannot be produced (bad CRS area, too large, ...).
+ */
 export function planRaster(
   req: RasterRequest,
 ): { width: number; height: number; bounds: Bounds; pixelSize: number; overviews: number; estimatedBytes: number } | { error: string } {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,8 @@ import { AnalysisService, AnalysisWorkers, CHANGE_NODATA } from '../../../main/a
 import { changeGrid } from '../../../main/analysis/compute';
 import { parseIndexExpression } from '../../../main/analysis/expression';
 import { LibraryCatalog } from '../../../main/library';
+import { cogReport } from '../geotiff/cog-validator';
+import { seriesCsv } from '../../../renderer/src/panels/analysis/series-csv';
 import { gdalBand, gdalInfo, gdalLocation, gdalValues, referenceStats } from './gdal-reference';
 import { TEST_AOI, writeTestRaster } from './rasters';
 
@@ -125,6 +127,81 @@ describe('time series at a point', () => {
   });
 });
 
+/** Why the CSV check with Debian's Python and pandas cannot run here, or null. */
+function pandasMissing(): string | null {
+  try {
+    execFileSync('/usr/bin/python3', ['-c', 'import csv, pandas'], { stdio: 'ignore' });
+    return null;
+  } catch {
+    return '/usr/bin/python3 with pandas (apt-get install python3-pandas) is not installed';
+  }
+}
+const noPandas = pandasMissing();
+if (noPandas) console.log(`Skipping the CSV check with Python's csv module and pandas: ${noPandas}.`);
+
+// What the analyst does with Export CSV: open the file in Python as is.
+const READ_CSV_PY = `
+import csv, json, sys
+import pandas as pd
+path = sys.argv[1]
+with open(path, newline="") as f:
+    rows = list(csv.DictReader(f))
+df = pd.read_csv(path)
+print(json.dumps({
+    "csv_fields": list(rows[0].keys()) if rows else [],
+    "csv_rows": rows,
+    "pd_columns": [str(c) for c in df.columns],
+    "pd_dtypes": {str(c): str(t) for c, t in df.dtypes.items()},
+    "pd_records": json.loads(df.to_json(orient="records", double_precision=15)),
+}))
+`;
+
+describe.skipIf(noPandas)('the exported time-series CSV', () => {
+  it('reads with Python\'s csv module and pandas as is: the header first, flat column names, the series\' values', async () => {
+    const big = 'POLYGON((13.35 52.45, 13.5 52.45, 13.5 52.56, 13.35 52.56, 13.35 52.45))';
+    const area = await service.series({ expression: 'ndvi', target: { kind: 'area', aoi: { wkt: big } } }, signal());
+    const file = path.join(dir, 'series-area.csv');
+    writeFileSync(file, seriesCsv(area));
+    const read = JSON.parse(execFileSync('/usr/bin/python3', ['-c', READ_CSV_PY, file], { encoding: 'utf8' })) as {
+      csv_fields: string[]; csv_rows: Record<string, string>[]; pd_columns: string[]; pd_dtypes: Record<string, string>; pd_records: Record<string, number | string | null>[];
+    };
+    const columns = ['date_utc', 'file', 'epsg', 'mean_ndvi [unitless]', 'median_ndvi [unitless]', 'p10_ndvi [unitless]', 'p90_ndvi [unitless]', 'valid_pixels', 'pixels_in_area'];
+    expect(read.csv_fields).toEqual(columns);
+    expect(read.pd_columns).toEqual(columns);
+    expect(read.pd_dtypes).toMatchObject({ epsg: 'int64', 'mean_ndvi [unitless]': 'float64', valid_pixels: 'int64', pixels_in_area: 'int64' });
+    expect(read.csv_rows).toHaveLength(area.points.length);
+    expect(read.pd_records).toHaveLength(area.points.length);
+    area.points.forEach((p, i) => {
+      const row = read.csv_rows[i]!;
+      expect(row.date_utc).toBe(p.date);
+      expect(row.file).toBe(p.name);
+      expect(Number(row['mean_ndvi [unitless]'])).toBe(p.mean); // full precision survives the text
+      const rec = read.pd_records[i]!;
+      expect(rec.date_utc).toBe(p.date);
+      expect(rec.epsg).toBe(32633);
+      expect(rec['median_ndvi [unitless]']).toBeCloseTo(p.median!, 12);
+      expect(rec['p10_ndvi [unitless]']).toBeCloseTo(p.p10!, 12);
+      expect(rec['p90_ndvi [unitless]']).toBeCloseTo(p.p90!, 12);
+      expect(rec.valid_pixels).toBe(p.valid);
+      expect(rec.pixels_in_area).toBe(p.pixels);
+    });
+
+    const file8 = files['2026-08-20']!;
+    const [lon, lat] = pixelCentreLonLat(file8, 33, 17);
+    const point = await service.series({ expression: 'B8', target: { kind: 'point', lon, lat }, ids: [ids['2026-08-20']!] }, signal());
+    const pfile = path.join(dir, 'series-point.csv');
+    writeFileSync(pfile, seriesCsv(point));
+    const pread = JSON.parse(execFileSync('/usr/bin/python3', ['-c', READ_CSV_PY, pfile], { encoding: 'utf8' })) as typeof read;
+    const pcols = ['date_utc', 'file', 'epsg', 'value_B8 [reflectance]', 'pixel_col', 'pixel_row', 'pixel_centre_x', 'pixel_centre_y'];
+    expect(pread.csv_fields).toEqual(pcols);
+    expect(pread.pd_columns).toEqual(pcols);
+    expect(pread.pd_records).toEqual([{
+      date_utc: '2026-08-20', file: point.points[0]!.name, epsg: 32633, 'value_B8 [reflectance]': point.points[0]!.value,
+      pixel_col: 33, pixel_row: 17, pixel_centre_x: point.points[0]!.pixel!.x, pixel_centre_y: point.points[0]!.pixel!.y,
+    }]);
+  });
+});
+
 describe('cancellation', () => {
   it('rejects a cancelled series with an AbortError, and answers the next one', async () => {
     const ac = new AbortController();
@@ -186,6 +263,10 @@ describe('change layer', () => {
     expect(info.geoTransform).toEqual(infoA.geoTransform);
     expect(info.bands).toHaveLength(1);
     expect(info.bands[0]).toMatchObject({ type: 'Float32', noDataValue: CHANGE_NODATA });
+    // DEFLATE with the floating-point predictor, and still a COG by GDAL's validator.
+    expect(execFileSync('gdalinfo', [saved.file], { encoding: 'utf8' })).toMatch(/COMPRESSION=DEFLATE[\s\S]*PREDICTOR=3/);
+    const cog = cogReport(saved.file);
+    expect(cog.valid, cog.output).toBe(true);
     const back = gdalBand(saved.file, 1);
     let compared = 0;
     back.values.forEach((v, i) => {

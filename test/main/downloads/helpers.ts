@@ -14,6 +14,8 @@ export interface FetchSourceOptions {
   key?: string;
   /** Delay per received chunk, to make a large transfer slow enough to interrupt. */
   chunkDelayMs?: number;
+  /** With chunkDelayMs: cut the body into pieces of at most this many bytes, each delayed (a slow link for small files). */
+  chunkBytes?: number;
   fetch?: typeof fetch;
 }
 
@@ -73,8 +75,11 @@ export function fetchSource(baseUrl: string, opts: FetchSourceOptions = {}): Bin
         const ms = opts.chunkDelayMs;
         stream = stream.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
           async transform(chunk, c) {
-            await new Promise((r) => setTimeout(r, ms));
-            c.enqueue(chunk);
+            const step = opts.chunkBytes ?? chunk.length;
+            for (let at = 0; at < chunk.length; at += step) {
+              await new Promise((r) => setTimeout(r, ms));
+              c.enqueue(chunk.subarray(at, at + step));
+            }
           },
         }));
       }

@@ -181,7 +181,8 @@ describe('DownloadQueue against the simulator', () => {
   it('reports throttled progress with total, rate and ETA', async () => {
     const { stateDir, targetDir } = dirs();
     const request = composite({ Resolution: 10, Bandnames: 'all' });
-    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, { chunkDelayMs: 30 }), concurrency: 1, ...fast });
+    // The composite is DEFLATE-compressed (small): 16 KiB pieces, each held back, make a slow link.
+    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, { chunkDelayMs: 30, chunkBytes: 16_384 }), concurrency: 1, ...fast });
     const progress: { at: number; p: ProgressEvent }[] = [];
     q.on('progress', (p) => progress.push({ at: performance.now(), p }));
     const job = await q.add({ kind: 'composite', request, targetDir });

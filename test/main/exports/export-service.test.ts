@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { MemoryKeychainBackend } from '../../../main/keychain';
 import { createApp, type SwathApp } from '../../../main/services/app';
 import { startSimulator } from '../../../main/simulator';
 import { FIXTURES, fixturePath } from '../../fixtures/rasters';
+import { cogValid } from '../geotiff/cog-validator';
 import { problems, stacValidators, validateCatalogFolder } from './stac-validator';
 
 // The export channels through the dispatcher, as the renderer reaches them, on
@@ -148,6 +150,45 @@ describe('export services', () => {
     // A malformed geometry never reaches the file.
     const bad = await call('export:geojson', { name: 'x', features: [{ layer: 'aoi', geometry: { type: 'Circle' } }] });
     expect(bad.error.kind).toBe('validation');
+  });
+
+  it('gives a change layer its period (start/end_datetime, datetime null) and COG assets the cloud-optimized media type, as GDAL\'s validator judges the files', async () => {
+    // A change layer between two fixture dates, saved by Swath's writer (recorded in the library).
+    const entries = (await call('library:list')).data.entries as any[];
+    const a = entries.find((e) => e.path === fixturePath('utm33n-cog'))!;
+    const b = entries.find((e) => e.path === fixturePath('wgs84-ndvi-index'))!;
+    const change = await call('analysis:change', { expression: 'ndvi', fromId: a.id, toId: b.id });
+    expect(change.ok, JSON.stringify(change.error)).toBe(true);
+    const saved = await call('analysis:change-save', { id: change.data.id });
+    expect(saved.ok, JSON.stringify(saved.error)).toBe(true);
+    // A file that is not a COG: stored as strips 1100 px wide.
+    const plain = path.join(dir, 'plain-striped.tif');
+    execFileSync('gdal_translate', ['-q', '-of', 'GTiff', '-outsize', '1100', '1100', '-co', 'TILED=NO', fixturePath('utm33n-cog'), plain]);
+    expect((await call('library:import', { paths: [plain] })).ok).toBe(true);
+
+    answer = path.join(dir, 'share', 'periods');
+    const res = await call('export:stac', {});
+    expect(res.ok, JSON.stringify(res.error)).toBe(true);
+    const { items, errors } = validateCatalogFolder(answer, v);
+    expect(errors).toEqual([]);
+    const all = (await call('library:list')).data.entries as any[];
+    const itemOf = (path: string) => items.find((i) => i.json.id === all.find((e) => e.path === path)!.id)!.json;
+
+    const ch = itemOf(saved.data.file);
+    expect(ch.properties).toMatchObject({ datetime: null, start_datetime: '2026-06-14T00:00:00Z', end_datetime: '2026-06-24T00:00:00Z' });
+    // A period without one of its ends does not validate (the schema is live for it).
+    const half = structuredClone(ch);
+    delete half.properties.end_datetime;
+    expect(problems(v.item, half).length).toBeGreaterThan(0);
+    expect(itemOf(fixturePath('utm33n-cog')).properties.start_datetime).toBeUndefined();
+
+    // The media type says cloud-optimized exactly where GDAL's validator says the file is a COG.
+    for (const file of [saved.data.file, plain, ...FIXTURES.map((f) => fixturePath(f.name))]) {
+      const expected = cogValid(file) ? 'image/tiff; application=geotiff; profile=cloud-optimized' : 'image/tiff; application=geotiff';
+      expect(itemOf(file).assets.data.type, file).toBe(expected);
+    }
+    expect(cogValid(saved.data.file)).toBe(true);
+    expect(cogValid(plain)).toBe(false);
   });
 });
 

@@ -54,7 +54,7 @@ function cogImage(width: number, height: number, bands: number, originX: number,
 }
 
 async function writePattern(file: string, image: PyramidImage, gx: number, gy: number, chunkBytes?: number): Promise<void> {
-  const nodata = image.dataType === 'INT16' ? -32768 : 0;
+  const nodata = image.nodata ?? (image.dataType === 'INT16' ? -32768 : 0);
   await writePyramid(file, image, async (rect, out) => {
     for (let y = 0; y < rect.height; y++) for (let x = 0; x < rect.width; x++) for (let b = 0; b < image.bands; b++) {
       const v = value(gx + rect.x + x, gy + rect.y + y, b, nodata);
@@ -86,14 +86,24 @@ async function produce(): Promise<Record<string, string>> {
   for (const [name, f] of [['s1', s1], ['s2', s2], ['s3', s3]] as const) for (const d of [1, 4]) await copy(name, f, d);
 
   const c1 = path.join(dir, 'c1.tif');
-  await writePattern(c1, cogImage(1300, 1100, 3, 500000, 5800000), 0, 0, 2 * 512 * 512 * 6);
+  // Uncompressed (compress: false): the bytes of the writer before compression, still pinned.
+  await writePattern(c1, cogImage(1300, 1100, 3, 500000, 5800000, { compress: false }), 0, 0, 2 * 512 * 512 * 6);
   const c2 = path.join(dir, 'c2.tif');
-  await writePattern(c2, cogImage(700, 600, 2, 500000, 5800000, { dataType: 'UINT8' }), 0, 0);
+  await writePattern(c2, cogImage(700, 600, 2, 500000, 5800000, { dataType: 'UINT8', compress: false }), 0, 0);
   const c3 = path.join(dir, 'c3.tif');
-  await writePattern(c3, cogImage(300, 200, 2, 500000, 5800000, { bigTiff: true }), 0, 0);
+  await writePattern(c3, cogImage(300, 200, 2, 500000, 5800000, { bigTiff: true, compress: false }), 0, 0);
   const c4 = path.join(dir, 'c4.tif');
-  await writePattern(c4, cogImage(1200, 700, 2, 506000, 5795000), 600, 500);
+  await writePattern(c4, cogImage(1200, 700, 2, 506000, 5795000, { compress: false }), 600, 500);
   for (const [name, f] of [['c1', c1], ['c2', c2], ['c3', c3], ['c4', c4]] as const) out[`cog ${name}`] = sha(f);
+  // The same images DEFLATE-compressed (the writer's default since issue 27).
+  for (const [name, img] of [['c1', cogImage(1300, 1100, 3, 500000, 5800000)], ['c2', cogImage(700, 600, 2, 500000, 5800000, { dataType: 'UINT8' })], ['c3', cogImage(300, 200, 2, 500000, 5800000, { bigTiff: true })]] as const) {
+    const f = path.join(dir, `${name}-deflate.tif`);
+    await writePattern(f, { ...img, compress: true }, 0, 0);
+    out[`cog ${name} deflate`] = sha(f);
+  }
+  const f32 = path.join(dir, 'f32-deflate.tif');
+  await writePattern(f32, cogImage(623, 510, 1, 500000, 5800000, { dataType: 'FLOAT32', nodata: -9999, compress: true }), 0, 0);
+  out['cog float32 deflate'] = sha(f32);
 
   const m1 = path.join(dir, 'm1.tif');
   const parts = await Promise.all([c1, c4].map((f) => readPartRaster(f, signal)));
@@ -123,7 +133,12 @@ async function produce(): Promise<Record<string, string>> {
 /**
  * SHA-256 prefixes of the files the writers produced at commit 23f236b, before the GeoTIFF code
  * moved into main/geotiff: the overview copies, the batch COGs and mosaics and the simulator's
- * files must stay byte-for-byte the same.
+ * files must stay byte-for-byte the same. Since issue 27 the writer DEFLATE-compresses by default
+ * (predictor 2 for integers, 3 for FLOAT32): the mosaics and the simulator's rasters changed
+ * bytes then (new values below; their pixels are checked against the uncompressed files with
+ * GDAL in pyramid.test.ts and simulator/raster/geotiff.test.ts), the uncompressed COGs (c1-c4,
+ * compress: false) and the overview copies (kept uncompressed) did not. The compressed values
+ * depend on Node's bundled zlib: a Node upgrade that changes zlib's output changes them.
  */
 const EXPECTED: Record<string, string> = {
   'overview utm33n-cog d1': '968c0a2f1e8c387f',
@@ -150,12 +165,16 @@ const EXPECTED: Record<string, string> = {
   'cog c2': '134c2f88adcbb21f',
   'cog c3': 'acac7ec9ddb6d3e5',
   'cog c4': '0cdeb34d30e8a802',
-  'mosaic offset': '24ca0d5ec27ee1e6',
-  'mosaic fixtures': 'e01c66976cfec441',
-  'mosaic band-split': '4fbc623aef5259a0',
-  'sim 4326 small': '56b218d064acbef1',
-  'sim utm tiled': '5260f50fb93a321c',
-  'sim uint8 big': '5e153219ce3dae59',
+  'cog c1 deflate': 'c6eb86733268be43',
+  'cog c2 deflate': '4615b6a3128a4a9f',
+  'cog c3 deflate': '8d5ca16acd8f5337',
+  'cog float32 deflate': 'cf504e63c918fc37',
+  'mosaic offset': '88a1813161f44ba5',
+  'mosaic fixtures': 'c8ab2220d8ff1849',
+  'mosaic band-split': 'e06d96638b46a75e',
+  'sim 4326 small': 'cf622242ecb0fdf5',
+  'sim utm tiled': 'fb656cc59bdb28c0',
+  'sim uint8 big': 'a558b99fd8b38eb7',
 };
 
 describe('GeoTIFF writers against the files of the writers they replaced', () => {

@@ -1,10 +1,13 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fromFile } from 'geotiff';
 import { describe, expect, it } from 'vitest';
 import { cogLevels, gdalMetadataXml, parseGdalMetadata, writePyramid, type PyramidImage, type PixelSource } from '../../../main/geotiff/index.js';
 import { mosaicBlocker, mosaicParts } from '../../../main/downloads/batch/mosaic.js';
 import { readPartRaster } from '../../../main/downloads/batch/raster-info.js';
+import { cogReport } from './cog-validator.js';
 import { HAS_GDAL, firstDifference, gdalPixel, gdalinfo, pixels, tempDir } from '../downloads/batch/helpers.js';
 
 /** A deterministic value per global pixel and band, with nodata where x + y is a multiple of 97. */
@@ -251,4 +254,74 @@ describe('mosaicParts', () => {
     expect(mosaicBlocker([{ raster: a, bandIndices: [1] }])).toMatch(/no part delivers output band 1/);
     await expect(mosaicParts([src(a), src(geo)], path.join(dir, 'no.tif'), { signal: AbortSignal.timeout(1000) })).rejects.toThrow(/cannot mosaic/);
   });
+});
+
+/** Band `band` of `file` (or of its overview `ovr`, 0-based) as GDAL decodes it: raw samples via gdal_translate -of ENVI. */
+function gdalSamples(file: string, band: number, type: 'Float32' | 'Int16' | 'Byte', ovr?: number): number[] {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-gdal-raw-'));
+  try {
+    const out = path.join(dir, 'band.bin');
+    execFileSync('gdal_translate', ['-q', '-of', 'ENVI', '-b', String(band), ...(ovr === undefined ? [] : ['-ovr', String(ovr)]), file, out]);
+    const buf = readFileSync(out);
+    const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+    return Array.from(type === 'Float32' ? new Float32Array(ab) : type === 'Int16' ? new Int16Array(ab) : new Uint8Array(ab));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe.skipIf(!HAS_GDAL)('DEFLATE compression (writePyramid\'s default)', () => {
+  // A change-layer-like FLOAT32 field at the issue's size (623 x 510, one overview), with nodata.
+  const W = 623;
+  const H = 510;
+  const field = (x: number, y: number): number => ((x * 13 + y * 7) % 211 === 0 ? -9999 : Math.fround(0.35 * Math.sin(x / 41) * Math.cos(y / 29) + 0.02 * Math.sin((x * y) / 97)));
+  const floatImage = (compress: boolean): PyramidImage => image(W, H, 1, 390000, 5826000, { dataType: 'FLOAT32', nodata: -9999, compress });
+  const floatSource: PixelSource = async (rect, out, _signal, rowStride) => {
+    for (let y = 0; y < rect.height; y++) for (let x = 0; x < rect.width; x++) out[y * rowStride + x] = field(rect.x + x, rect.y + y);
+  };
+  const cases = [
+    { name: 'FLOAT32 change layer, predictor 3', type: 'Float32' as const, predictor: '3', write: (f: string, compress: boolean) => writePyramid(f, floatImage(compress), floatSource, { signal: AbortSignal.timeout(60_000) }) },
+    { name: 'INT16 3 bands tiled, predictor 2', type: 'Int16' as const, predictor: '2', write: (f: string, compress: boolean) => writePyramid(f, image(1300, 700, 3, 500000, 5800000, { compress }), pattern(3), { signal: AbortSignal.timeout(60_000) }) },
+    { name: 'UINT8 2 bands, predictor 2', type: 'Byte' as const, predictor: '2', write: (f: string, compress: boolean) => writePyramid(f, image(700, 600, 2, 500000, 5800000, { compress, dataType: 'UINT8', nodata: 0 }), async (rect, out, _s, rowStride) => {
+      for (let y = 0; y < rect.height; y++) for (let x = 0; x < rect.width; x++) for (let b = 0; b < 2; b++) out[y * rowStride + x * 2 + b] = (rect.x + x + 3 * (rect.y + y) + 50 * b) % 256;
+    }, { signal: AbortSignal.timeout(60_000) }) },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: GDAL's COG validator passes, GDAL decodes the same samples as the uncompressed file at every level, and the file is smaller`, async () => {
+      const dir = await tempDir();
+      const raw = path.join(dir, 'raw.tif');
+      const zipped = path.join(dir, 'deflate.tif');
+      const r = await c.write(raw, false);
+      const z = await c.write(zipped, true);
+      expect(statSync(raw).size).toBe(r.bytes);
+      expect(statSync(zipped).size).toBe(z.bytes);
+      expect(readdirSync(dir).sort()).toEqual(['deflate.tif', 'raw.tif']); // no .part or .raw.part left
+      const report = cogReport(zipped);
+      expect(report.valid, report.output).toBe(true);
+      const info = gdalinfo(zipped) as unknown as { metadata: Record<string, Record<string, string>>; bands: { band: number }[] };
+      expect(info.metadata.IMAGE_STRUCTURE).toMatchObject({ COMPRESSION: 'DEFLATE', PREDICTOR: c.predictor });
+      for (const { band } of info.bands) {
+        for (const ovr of [undefined, ...r.levels.slice(1).map((_, k) => k)]) {
+          const a = gdalSamples(zipped, band, c.type, ovr);
+          const b = gdalSamples(raw, band, c.type, ovr);
+          expect(a.length).toBeGreaterThan(0);
+          expect(firstDifference(a, b), `band ${band} overview ${ovr ?? 'none'}`).toBe(-1);
+        }
+      }
+      // And the samples are the source's (full resolution, band 1).
+      if (c.type === 'Float32') expect(firstDifference(gdalSamples(zipped, 1, 'Float32'), Array.from({ length: W * H }, (_, i) => field(i % W, Math.floor(i / W))))).toBe(-1);
+      // geotiff.js (the renderer's preview reader) decodes them too.
+      const tiff = await fromFile(zipped);
+      try {
+        const img = await tiff.getImage(0);
+        const [got] = (await img.readRasters({ samples: [0], interleave: false })) as unknown as ArrayLike<number>[];
+        expect(firstDifference(Array.from(got!), gdalSamples(raw, 1, c.type))).toBe(-1);
+      } finally {
+        await tiff.close();
+      }
+      expect(z.bytes).toBeLessThan(r.bytes / 2);
+      console.log(`${c.name}: ${r.bytes} bytes uncompressed, ${z.bytes} bytes DEFLATE`);
+      rmSync(dir, { recursive: true, force: true });
+    });
+  }
 });

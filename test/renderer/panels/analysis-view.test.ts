@@ -12,13 +12,12 @@ const area: SeriesResult = {
 };
 
 describe('series CSV', () => {
-  it('writes one row per UTC date with units in the headers, full precision, quoting and empty no-data cells', () => {
+  it('writes the header first (no comment line), one row per UTC date with flat units in the headers, full precision, quoting and empty no-data cells', () => {
     const lines = seriesCsv(area).trimEnd().split('\n');
-    expect(lines[0]).toBe('# NDVI [B8_B4] over the area; expression ndvi');
-    expect(lines[1]).toBe('date_utc,file,epsg,mean (index (unitless, -1..1)),median (index (unitless, -1..1)),p10 (index (unitless, -1..1)),p90 (index (unitless, -1..1)),valid_pixels,pixels_in_area'
-      .replace(/(mean|median|p10|p90) \(index \(unitless, -1..1\)\)/g, '"$1 (index (unitless, -1..1))"'));
-    expect(lines[2]).toBe('2026-04-10,"a, ""first"".tif",32633,0.5849123456789,0.6888,0.252,0.769,90,100');
-    expect(lines[3]).toBe('2026-06-15,b.tif,32633,,,,,0,100');
+    // No comment line: the header comes first, flat names with the expression and the unit.
+    expect(lines[0]).toBe('date_utc,file,epsg,mean_ndvi [unitless],median_ndvi [unitless],p10_ndvi [unitless],p90_ndvi [unitless],valid_pixels,pixels_in_area');
+    expect(lines[1]).toBe('2026-04-10,"a, ""first"".tif",32633,0.5849123456789,0.6888,0.252,0.769,90,100');
+    expect(lines[2]).toBe('2026-06-15,b.tif,32633,,,,,0,100');
   });
 
   it('writes the value and the pixel for a point', () => {
@@ -26,8 +25,8 @@ describe('series CSV', () => {
       kind: 'point', expression: 'B8', label: 'B8', unit: 'reflectance', skipped: [],
       points: [{ id: 'a', name: 'a.tif', date: '2026-04-10', epsg: 32633, valid: 1, mean: 0.31, median: 0.31, p10: 0.31, p90: 0.31, value: 0.31, pixel: { col: 21, row: 13, x: 392430, y: 5818510 } }],
     };
-    expect(seriesCsv(point).split('\n').slice(1, 3)).toEqual([
-      'date_utc,file,epsg,value (reflectance),pixel_col,pixel_row,pixel_centre_x,pixel_centre_y',
+    expect(seriesCsv(point).split('\n').slice(0, 2)).toEqual([
+      'date_utc,file,epsg,value_B8 [reflectance],pixel_col,pixel_row,pixel_centre_x,pixel_centre_y',
       '2026-04-10,a.tif,32633,0.31,21,13,392430,5818510',
     ]);
     expect(utcSeconds('2026-04-10')).toBe(Date.UTC(2026, 3, 10) / 1000);
