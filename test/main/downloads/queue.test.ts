@@ -143,10 +143,15 @@ describe('DownloadQueue against the simulator', () => {
     }
   });
 
+  // The composite is DEFLATE-compressed (a few hundred kB): in 4 KiB pieces 40 ms apart it takes seconds,
+  // so the transfer is still running when the test acts on it. In whole chunks it could finish
+  // between the first progress event and the cancel.
+  const SLOW_LINK = { chunkDelayMs: 40, chunkBytes: 4_096 };
+
   it('cancels a running transfer: the transfer stops, the .part goes, no final file appears; retry then finishes it', async () => {
     const { stateDir, targetDir } = dirs();
     const request = composite({ Resolution: 10, Bandnames: 'all' });
-    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, { chunkDelayMs: 40 }), concurrency: 1, ...fast });
+    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, SLOW_LINK), concurrency: 1, ...fast });
     const progress: ProgressEvent[] = [];
     q.on('progress', (p) => progress.push(p));
     const job = await q.add({ kind: 'composite', request, targetDir });
@@ -301,7 +306,7 @@ describe('DownloadQueue against the simulator', () => {
   it('close() interrupts running transfers, which resume on the next open', async () => {
     const { stateDir, targetDir } = dirs();
     const request = composite({ Resolution: 10, Bandnames: 'all' });
-    const q1 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, { chunkDelayMs: 40 }), concurrency: 1, ...fast });
+    const q1 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, SLOW_LINK), concurrency: 1, ...fast });
     const job = await q1.add({ kind: 'composite', request, targetDir });
     await waitFor(() => q1.get(job.id)!.bytes > 0, 20_000, 'first bytes');
     await q1.close();

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Watch } from '../../../main/watches';
 import { settled, startTestApp, type TestApp } from './app-helpers';
 
@@ -65,9 +65,12 @@ describe('watch runner against the simulator', () => {
       // In the watch's own folder under the download folder.
       expect(path.dirname(entry.path)).toContain(path.join('Downloads', 'watches', 'Recurring-demo-'));
     }
-    // One notification for the run, not one card per date.
-    const notes = t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
-    expect(notes).toHaveLength(1);
+    // One notification for the run, not one card per date; it follows the run's saved state.
+    const notes = await vi.waitFor(() => {
+      const found = t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
+      expect(found).toHaveLength(1);
+      return found;
+    });
     expect(notes[0]!.payload).toMatchObject({ title: `Watch "Recurring demo": ${expected.length} new dates`, target: { panel: 'library', watchId: w0.id } });
     expect(notes[0]!.payload.body).toContain(expected[0]);
     expect(notes[0]!.payload.body).toContain(expected.at(-1));
@@ -87,8 +90,12 @@ describe('watch runner against the simulator', () => {
     const w3 = await settled(t, w0.id, w2.lastRunAt);
     expect(w3.dates.map((d) => d.date)).toEqual(later);
     expect(w3.lastResult).toContain(`Downloaded ${fresh[0]}`);
-    const after = t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
-    expect(after).toHaveLength(2);
+    // The run's notification follows its saved state: wait for it.
+    const after = await vi.waitFor(() => {
+      const found = t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
+      expect(found).toHaveLength(2);
+      return found;
+    });
     const last = after.at(-1)!.payload;
     expect(last).toMatchObject({ kind: 'watchDownloaded', title: 'Watch "Recurring demo": 1 new date', target: { panel: 'library', watchId: w0.id, libraryId: w3.dates.at(-1)!.libraryIds[0] } });
     expect(last.body).toContain(fresh[0]);
