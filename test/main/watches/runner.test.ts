@@ -67,7 +67,7 @@ describe('watch runner against the simulator', () => {
     }
     // One notification for the run, not one card per date; it follows the run's saved state.
     const notes = await vi.waitFor(() => {
-      const found = t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
+      const found = t!.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
       expect(found).toHaveLength(1);
       return found;
     });
@@ -92,7 +92,7 @@ describe('watch runner against the simulator', () => {
     expect(w3.lastResult).toContain(`Downloaded ${fresh[0]}`);
     // The run's notification follows its saved state: wait for it.
     const after = await vi.waitFor(() => {
-      const found = t.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
+      const found = t!.events.filter((e) => e.event === 'notification' && e.payload.kind === 'watchDownloaded');
       expect(found).toHaveLength(2);
       return found;
     });
