@@ -208,6 +208,7 @@ describe('GeoTIFF output read back with geotiff.js', () => {
       const w = ifd.tags.get(256) as number[];
       const h = ifd.tags.get(257) as number[];
       expect(offsets).toHaveLength(Math.ceil(w[0]! / 512) * Math.ceil(h[0]! / 512));
+      // Bytes, not time: every stored tile is smaller than its raw 512×512×spp INT16 block, so it was compressed.
       for (const c of counts) expect(c).toBeLessThan(512 * 512 * spp * 2);
       // Tiles are stored row-major and contiguously.
       offsets.forEach((o, k) => expect(o).toBe(offsets[0]! + counts.slice(0, k).reduce((a, b) => a + b, 0)));
