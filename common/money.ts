@@ -78,6 +78,59 @@ function currencies(data: unknown): string[] {
 }
 
 /**
+ * What an amount in an order estimate is, by its name's meaning (the contract does not show an
+ * estimate's fields; production and the variant style name them differently):
+ * - `charged`: what creating the order charges this month (CurrentMonthCost,
+ *   Costs.CurrentMonthOrderCostEstimate);
+ * - `historic`: the order's images up to today (TotalHistoricCost, HistoricOrderCostEstimate);
+ * - `monthly`: a recurring order's cost per later month (NextMonthCost, RecurringCostsEstimate, …);
+ * - `storage`: storage costs of any period;
+ * - `account`: the account's costs this month so far, not this order's (CurrentMonthCosts);
+ * - `other`: any other amount.
+ */
+export type OrderAmountKind = 'charged' | 'historic' | 'monthly' | 'storage' | 'account' | 'other';
+
+const ORDER_AMOUNT_KINDS: readonly (readonly [OrderAmountKind, RegExp])[] = [
+  ['account', /^currentmonthcosts$/i],
+  ['storage', /storage(cost|costs)(estimate)?$/i],
+  ['charged', /^currentmonth(order)?cost(estimate)?$/i],
+  ['historic', /^(total)?historic(order)?cost(estimate)?$|^totalcost$/i],
+  ['monthly', /^nextmonth(order|recurring)?cost(estimate)?$|^recurring(order)?costs?(estimate)?$/i],
+];
+
+/** The kind of an order estimate's amount from its own (leaf) name. */
+export function orderAmountKind(name: string): OrderAmountKind {
+  const leaf = squash(name);
+  return ORDER_AMOUNT_KINDS.find(([, re]) => re.test(leaf))?.[0] ?? 'other';
+}
+
+/** One amount of money an order estimate names. */
+export interface OrderAmount {
+  /** Dotted path in the answer (Costs.HistoricOrderCostEstimate). */
+  name: string;
+  kind: OrderAmountKind;
+  value: number;
+}
+
+/**
+ * Every amount of money in an order estimate, at any depth: finite numbers whose names say money
+ * (null ones are absent), each with its kind, and the one currency they are in (null when the
+ * answer names none, 'several currencies' when it names more than one).
+ */
+export function orderAmounts(estimate: unknown): { amounts: OrderAmount[]; currency: string | null } {
+  const amounts = leaves(estimate)
+    .filter((l) => typeof l.value === 'number' && Number.isFinite(l.value))
+    .filter((l) => MONEY_NAME.test(l.leaf) && !NOT_MONEY_NAME.test(l.leaf))
+    .map((l) => ({ name: l.name, kind: orderAmountKind(l.leaf), value: l.value as number }));
+  return { amounts, currency: currencyIn(estimate) };
+}
+
+function currencyIn(data: unknown): string | null {
+  const named = new Set(currencies(data));
+  return named.size === 0 ? null : named.size === 1 ? [...named][0]! : 'several currencies';
+}
+
+/**
  * What creating an order charges this month, from its estimate: the fields whose names say this
  * month's cost of the order (CurrentMonthCost, Costs.CurrentMonthOrderCostEstimate, camelCase alike;
  * never CurrentMonthCosts, the account's spend so far), else its historic or total cost. They must
@@ -85,10 +138,9 @@ function currencies(data: unknown): string[] {
  */
 export function orderCost(estimate: unknown): Cost {
   const all = leaves(estimate);
-  const named = new Set(currencies(estimate));
-  const currency = named.size === 0 ? null : named.size === 1 ? [...named][0]! : 'several currencies';
-  for (const re of [/^currentmonth(order)?cost(estimate)?$/i, /^(total)?historic(order)?cost(estimate)?$|^totalcost$/i]) {
-    const found = all.filter((l) => re.test(l.leaf));
+  const currency = currencyIn(estimate);
+  for (const kind of ['charged', 'historic'] as const) {
+    const found = all.filter((l) => orderAmountKind(l.leaf) === kind);
     if (found.length) return oneOf(found, currency, '');
   }
   return oneOf([], currency, "The order estimate names no cost for this month.");

@@ -5,6 +5,7 @@
  * and by name hints (recognise.ts), never by a fixed field list.
  */
 
+import { orderAmounts, type OrderAmountKind } from '../../../common/money';
 import { humanize } from './format';
 import { KM2_KEY, currencyOf, isDate, isDateTime, isMoneyKey, isObject } from './recognise';
 
@@ -62,9 +63,99 @@ export function formatAmount(line: Pick<MoneyLine, 'value' | 'currency'>): strin
 
 /** The area in km² an estimate states (a numeric property whose name says km², {@link KM2_KEY}), or null. */
 export function areaOfEstimate(data: unknown): { key: string; value: number } | null {
-  if (!isObject(data)) return null;
-  const entries = Object.entries(data).filter(([k, v]) => typeof v === 'number' && KM2_KEY.test(k)) as [string, number][];
-  // The billed area rather than the raw one when both are given.
-  const best = entries.find(([k]) => !/before|raw|minimum/i.test(k)) ?? entries[0];
-  return best ? { key: best[0], value: best[1] } : null;
+  return estimateAreas(data).billed;
+}
+
+/**
+ * The areas an order estimate states, by their names' meaning: the billed area (the service bills
+ * each polygon of the AOI by its lon/lat bounding box, with a minimum per polygon; or the tiles) and,
+ * when given, the same boxes before that minimum (AreaKm2BeforeMinimum1Km2PerAoi, areaSqKmBeforeMinimum).
+ */
+export function estimateAreas(data: unknown): { billed: { key: string; value: number } | null; beforeMinimum: { key: string; value: number } | null } {
+  if (!isObject(data)) return { billed: null, beforeMinimum: null };
+  const entries = Object.entries(data).filter(([k, v]) => typeof v === 'number' && KM2_KEY.test(k) && !/per_?(km2|sq_?km)/i.test(k)) as [string, number][];
+  const raw = (k: string) => /before|raw|minimum/i.test(k);
+  const billed = entries.find(([k]) => !raw(k)) ?? null;
+  const before = entries.find(([k]) => raw(k)) ?? null;
+  return {
+    billed: billed ? { key: billed[0], value: billed[1] } : before ? { key: before[0], value: before[1] } : null,
+    beforeMinimum: billed && before ? { key: before[0], value: before[1] } : null,
+  };
+}
+
+/** One line of an order's cost breakdown. */
+export interface CostLine {
+  kind: OrderAmountKind;
+  label: string;
+  value: number;
+  currency: string | null;
+  /** The estimate's fields that name this amount (several fields often name the same one). */
+  fields: string[];
+  /** Set when the fields of this kind name different amounts: each field with its amount. */
+  disagree: { field: string; value: number }[] | null;
+}
+
+/** An order's cost, from its estimate: this order's lines, and the account's month shown apart. */
+export interface CostBreakdown {
+  /** This order: charged when placed, of which historical images, each later month, storage, other amounts. Zeros left out (except the charge). */
+  order: CostLine[];
+  /** The account's costs this month so far (not this order), when the estimate names them. */
+  account: CostLine | null;
+}
+
+const KIND_LABEL: Record<OrderAmountKind, string> = {
+  charged: 'Charged when placed (this month)',
+  historic: 'of which historical images',
+  monthly: 'Then each month until cancelled',
+  storage: 'Storage',
+  account: "Account's costs this month so far",
+  other: 'Other',
+};
+
+const cents = (n: number) => Math.round(n * 100);
+
+/**
+ * One clean cost breakdown of an order estimate. Amounts are recognised by what they are
+ * (common/money.ts `orderAmounts`: money by name, each kind by its name's meaning) at any depth;
+ * the fields that name the same kind become one line (a disagreement is kept and shown), zeros are
+ * left out except the charge itself, the historical part only when it differs from the charge,
+ * and the account's month-to-date costs are returned apart: they are not this order's.
+ */
+export function costBreakdown(estimate: unknown): CostBreakdown {
+  const { amounts, currency } = orderAmounts(estimate);
+  const byKind = new Map<OrderAmountKind, typeof amounts>();
+  for (const a of amounts) byKind.set(a.kind, [...(byKind.get(a.kind) ?? []), a]);
+  const line = (kind: OrderAmountKind, list: typeof amounts, label = KIND_LABEL[kind]): CostLine => {
+    const values = new Set(list.map((a) => cents(a.value)));
+    return {
+      kind, label, value: list[0]!.value, currency, fields: list.map((a) => a.name),
+      disagree: values.size > 1 ? list.map((a) => ({ field: a.name, value: a.value })) : null,
+    };
+  };
+  const order: CostLine[] = [];
+  const charged = byKind.get('charged');
+  if (charged) order.push(line('charged', charged));
+  const historic = byKind.get('historic');
+  if (historic) {
+    const h = line('historic', historic);
+    const sameAsCharge = charged && !h.disagree && cents(h.value) === cents(order[0]!.value);
+    if (h.disagree || (!sameAsCharge && (cents(h.value) !== 0 || !charged))) order.push(charged ? h : { ...h, label: 'Historical images' });
+  }
+  const monthly = byKind.get('monthly');
+  if (monthly) {
+    const m = line('monthly', monthly);
+    if (m.disagree || cents(m.value) !== 0) order.push(m);
+  }
+  // Storage and other amounts: one line per distinct name, zeros left out.
+  for (const kind of ['storage', 'other'] as const) {
+    const seen = new Map<string, typeof amounts>();
+    for (const a of byKind.get(kind) ?? []) {
+      if (cents(a.value) === 0) continue;
+      const leaf = a.name.split('.').pop()!;
+      seen.set(leaf, [...(seen.get(leaf) ?? []), a]);
+    }
+    for (const [leaf, list] of seen) order.push(line(kind, list, humanize(leaf)));
+  }
+  const account = byKind.get('account');
+  return { order, account: account ? line('account', account) : null };
 }
