@@ -2,8 +2,9 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
 import type { IpcError, ResponseOf, Result } from '../../../preload/contract';
 import { getBridge } from '../bridge';
+import { polygonalOf } from '../lib/billed-area';
 import { addDaysUtc, todayUtc } from '../lib/format';
-import { bbox, isPolygonal, parseAoiText, toWkt, type AnyGeometry, type PolygonalGeometry } from '../lib/geometry';
+import { bbox, toWkt, type PolygonalGeometry } from '../lib/geometry';
 import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../lib/json-schema';
 import { extractDatedGeographies, findGuid, isGeoJsonGeometry, isWkt, type JsonObject } from '../lib/recognise';
 import { createRequest, type RequestState } from '../lib/request';
@@ -101,14 +102,7 @@ export interface TileOutcome {
 // Error kinds after which a create may or may not have reached the service.
 const UNKNOWN_OUTCOME = new Set(['transient', 'io', 'cancelled']);
 
-function polygonOf(geometry: unknown): PolygonalGeometry | null {
-  if (isWkt(geometry)) {
-    const parsed = parseAoiText(geometry);
-    return parsed.ok && isPolygonal(parsed.geometry) ? parsed.geometry : null;
-  }
-  if (isGeoJsonGeometry(geometry) && isPolygonal(geometry as AnyGeometry)) return geometry as unknown as PolygonalGeometry;
-  return null;
-}
+
 
 function unionBbox(boxes: (readonly number[] | null)[]): [number, number, number, number] | null {
   const real = boxes.filter((b): b is readonly number[] => !!b);
@@ -121,7 +115,7 @@ function unionBbox(boxes: (readonly number[] | null)[]): [number, number, number
 
 /** Bounding box of a WKT or GeoJSON polygonal geometry, or null. */
 export function geometryBbox(geometry: unknown): [number, number, number, number] | null {
-  const p = polygonOf(geometry);
+  const p = polygonalOf(geometry);
   return p ? bbox(p) : null;
 }
 
@@ -164,6 +158,26 @@ export const useTaskingStore = defineStore('tasking', () => {
   });
   const areaKind = ref<OrderAreaKind>('polygon');
   const tileDeduplication = ref(true);
+
+  /**
+   * Whether ReferenceDate follows From. It does until the analyst sets another
+   * reference date (typed, or adopted from an earlier order), and again from
+   * "= From" and once an order is created: one order's anchor never carries
+   * over to the next order, whose From differs (issue 27 #6).
+   */
+  const referenceFollowsFrom = ref(true);
+  watch(() => form.from, (from) => {
+    if (referenceFollowsFrom.value) form.referenceDate = from;
+  }, { flush: 'sync' });
+  watch(() => form.referenceDate, (date) => {
+    referenceFollowsFrom.value = date === form.from;
+  }, { flush: 'sync' });
+
+  /** Makes ReferenceDate follow From again (and equal it now). */
+  function followFrom(): void {
+    form.referenceDate = form.from;
+    referenceFollowsFrom.value = true;
+  }
 
   // ---------------------------------------------------------------- models
 
@@ -553,6 +567,8 @@ export const useTaskingStore = defineStore('tasking', () => {
   function finishCreated(order: CreatedOrder, e: FrozenEstimate): void {
     created.value = Object.freeze(order);
     placedFor.value = [...placedFor.value, e.id];
+    // The next order gets its own anchor: its reference date follows its From again (the value stays until From moves).
+    referenceFollowsFrom.value = true;
     retryAllowed.value = false;
     phase.value = 'created';
     useUiStore().notify(`Order ${order.orderId ?? ''} created.`, 'ok');
@@ -641,11 +657,11 @@ export const useTaskingStore = defineStore('tasking', () => {
     if (!source && created.value) {
       request = created.value.request as Record<string, unknown>;
       const a = areaOf(request);
-      if (a && (a.key === 'Wkt' || a.key === 'GeoJson')) geometry = polygonOf(a.value);
+      if (a && (a.key === 'Wkt' || a.key === 'GeoJson')) geometry = polygonalOf(a.value);
       summary = orders.rows.find((r) => r.summary.id === created.value!.orderId)?.summary ?? null;
     }
-    geometry ??= summary ? polygonOf(summary.geometry) : null;
-    if (!geometry && created.value && !source) geometry = polygonOf(Object.values((created.value.data as JsonObject) ?? {}).find((v) => isWkt(v) || isGeoJsonGeometry(v)));
+    geometry ??= summary ? polygonalOf(summary.geometry) : null;
+    if (!geometry && created.value && !source) geometry = polygonalOf(Object.values((created.value.data as JsonObject) ?? {}).find((v) => isWkt(v) || isGeoJsonGeometry(v)));
     const from = (request?.From as string | undefined) ?? summary?.from ?? null;
     if (!geometry || !from) return null;
     const to = request ? (request.To as string | null) : summary?.to ?? null;
@@ -724,7 +740,7 @@ export const useTaskingStore = defineStore('tasking', () => {
   });
 
   return {
-    now, today, form, areaKind, tileDeduplication,
+    now, today, form, areaKind, tileDeduplication, referenceFollowsFrom, followFrom,
     modelNames, modelCheck, constellationChoices, frequencyRange, setModel, useSuggestedModel, toggleConstellation, loadModels, setKind,
     tileSearchOp, tileSearchFields, tileSearchValues, tileSearch, tileSearchMini, tiles, selectedTiles, selectedCells,
     searchTiles, toggleTile, selectTiles, selectAllTiles, clearTileSelection,

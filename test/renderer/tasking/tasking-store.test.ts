@@ -335,6 +335,47 @@ describe('after an order', () => {
   });
 });
 
+describe('the reference date belongs to one order', () => {
+  it('follows From until set, and a set date does not carry over to the next order (issue 27 #6)', async () => {
+    const store = await ready();
+    // A fresh form: the reference date moves with From.
+    store.form.from = '2026-09-26';
+    expect(store.form.referenceDate).toBe('2026-09-26');
+    // The analyst anchors this order elsewhere; From edits keep that anchor for this order.
+    store.form.referenceDate = '2026-09-01';
+    store.form.from = '2026-09-20';
+    store.form.to = '2026-10-20';
+    expect(store.form.referenceDate).toBe('2026-09-01');
+    expect(await store.estimate()).toMatchObject({ ok: true });
+    await place(store);
+    expect(store.phase).toBe('created');
+    expect(JSON.parse(bridge.api.taskingCreate.mock.calls[0]![0].payload)).toMatchObject({ ReferenceDate: '2026-09-01', From: '2026-09-20' });
+    // The next order: a recurring one from 2026-11-20 is anchored at its own From, not the last order's date.
+    store.setKind('recurring');
+    store.form.from = '2026-11-20';
+    expect(store.form.referenceDate).toBe('2026-11-20');
+    expect(await store.estimate()).toMatchObject({ ok: true });
+    expect(store.estimated!.request).toMatchObject({ ReferenceDate: '2026-11-20', From: '2026-11-20', To: null });
+  });
+
+  it('"= From" makes it follow From again; adopting an earlier order\'s settings sets it', async () => {
+    const store = await ready();
+    store.form.referenceDate = '2024-12-25';
+    expect(store.referenceFollowsFrom).toBe(false);
+    store.followFrom();
+    expect(store.form.referenceDate).toBe('2025-01-01');
+    store.form.from = '2025-01-05';
+    expect(store.form.referenceDate).toBe('2025-01-05');
+    store.adoptSettingsOf({
+      id: null, idKey: null, status: null, from: '2024-12-01', to: null, recurring: true, model: 'Stratus2', constellations: null,
+      imageFrequency: 7, referenceDate: '2024-12-01', areaKm2: null, geometry: null, tiles: [], miniTiles: [], ended: false,
+      renewalStopped: false, createdAt: null,
+    });
+    store.form.from = '2025-01-09';
+    expect(store.form.referenceDate).toBe('2024-12-01');
+  });
+});
+
 describe('orders list, details and cancel', () => {
   it('lists with the spec\'s parameters, prefills details and cancel from the row, confirms and refreshes', async () => {
     const orders = useTaskingOrdersStore();
