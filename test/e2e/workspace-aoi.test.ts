@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from './chromium';
-import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, waitForMapStill, type Workspace } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
 
@@ -57,6 +57,40 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: drawing and importing an AOI', ()
     await page.mouse.up();
     await expect.poll(() => page.getByTestId('aoi-vertices').innerText()).toBe('4');
     await page.screenshot({ path: 'test-results/workspace-aoi-rectangle.png' });
+  });
+
+  it('draws a rectangle by two clicks on opposite corners too (issue 27 #12)', async () => {
+    const page = ws.page;
+    await waitForMapStill(page);
+    const b = await mapBox();
+    const cx = b.x + b.width / 2;
+    const cy = b.y + b.height / 2;
+    // Corners away from the AOI drawn before (its vertices and edges snap within 8 px).
+    const first = [cx - 170, cy - 120] as const;
+    const second = [cx + 30, cy + 10] as const;
+    await page.getByTestId('draw-rectangle').click();
+    await expect.poll(() => page.getByTestId('draw-rectangle').getAttribute('aria-pressed')).toBe('true');
+    await page.mouse.click(first[0], first[1]);
+    // One click keeps the first corner and leaves the tool drawing: the box follows the pointer.
+    await page.mouse.move(second[0], second[1], { steps: 4 });
+    expect(await page.getByTestId('draw-rectangle').getAttribute('aria-pressed')).toBe('true');
+    await page.mouse.click(second[0], second[1]);
+    await expect.poll(() => page.getByTestId('draw-rectangle').getAttribute('aria-pressed')).toBe('false');
+    expect(await page.getByTestId('aoi-vertices').innerText()).toBe('4');
+    // The AOI's corners are where the two clicks were.
+    const corners = await page.evaluate(({ first, second, origin }) => {
+      type Hooked = { __SWATH_PERF__: { map: import('ol/Map').default } };
+      const map = (window as unknown as Hooked).__SWATH_PERF__.map;
+      const layer = map.getAllLayers().find((l) => l.get('swathAoi'))!;
+      const [minX, minY, maxX, maxY] = (layer.getSource() as import('ol/source/Vector').default).getExtent() as number[];
+      const px = (p: readonly number[]) => map.getPixelFromCoordinate(map.getCoordinateFromPixel([p[0]! - origin[0]!, p[1]! - origin[1]!]));
+      return { extent: [map.getPixelFromCoordinate([minX!, maxY!]), map.getPixelFromCoordinate([maxX!, minY!])], clicks: [px(first), px(second)] };
+    }, { first, second, origin: [b.x, b.y] });
+    for (const i of [0, 1]) {
+      expect(corners.extent[i]![0]).toBeCloseTo(corners.clicks[i]![0]!, 0);
+      expect(corners.extent[i]![1]).toBeCloseTo(corners.clicks[i]![1]!, 0);
+    }
+    await page.screenshot({ path: 'test-results/workspace-aoi-rectangle-clicks.png' });
   });
 
   it('imports pasted WKT and GeoJSON (FeatureCollection unwrapped) and exports it again', async () => {

@@ -2,7 +2,7 @@ import Feature from 'ol/Feature';
 import type OlMap from 'ol/Map';
 import GeoJSON from 'ol/format/GeoJSON';
 import type Geometry from 'ol/geom/Geometry';
-import { always } from 'ol/events/condition';
+import type { Condition } from 'ol/events/condition';
 import Draw, { createBox } from 'ol/interaction/Draw';
 import Modify from 'ol/interaction/Modify';
 import Snap from 'ol/interaction/Snap';
@@ -38,6 +38,35 @@ function aoiStyles(invalid: boolean): Style[] {
 const vertexStyle = new Style({
   image: new CircleStyle({ radius: 5, fill: new Fill({ color: '#ffffff' }), stroke: new Stroke({ color: '#f59e0b', width: 2 }) }),
 });
+
+/** How far (px) a press may move and still be a click, for OpenLayers' Draw and the rectangle's gesture alike. */
+const CLICK_TOLERANCE_PX = 6;
+
+/**
+ * The rectangle tool's freehand condition: a rectangle is dragged out in one gesture (as in most
+ * GIS tools) or drawn by two clicks, one per corner (as the polygon tool draws). Each gesture starts
+ * freehand, so a press that moves draws the box and its release finishes it. A press released
+ * where it started (a click) leaves freehand: OpenLayers' Draw then keeps that corner instead of
+ * aborting, the box follows the pointer, and the next click finishes it. One condition per drawing.
+ */
+function dragOrClicks(): Condition {
+  let down: number[] | null = null;
+  let dragged = false;
+  let clicked = false;
+  return (e) => {
+    if (clicked) return false;
+    if (e.type === 'pointerdown') {
+      down = e.pixel;
+      dragged = false;
+    } else if (e.type === 'pointerdrag' && down) {
+      dragged ||= Math.hypot(e.pixel[0]! - down[0]!, e.pixel[1]! - down[1]!) > CLICK_TOLERANCE_PX;
+    } else if (e.type === 'pointerup' && down && !dragged) {
+      clicked = true;
+      return false;
+    }
+    return true;
+  };
+}
 
 /** Installs the AOI layer and tools on the map (MapView calls this once). */
 export function installAoiTools(map: OlMap): AoiTools {
@@ -105,8 +134,7 @@ export function installAoiTools(map: OlMap): AoiTools {
     draw =
       kind === 'polygon'
         ? new Draw({ type: 'Polygon', stopClick: true })
-        : // Rectangles are dragged out in one gesture, as in most GIS tools.
-          new Draw({ type: 'Circle', geometryFunction: createBox(), stopClick: true, freehandCondition: always });
+        : new Draw({ type: 'Circle', geometryFunction: createBox(), stopClick: true, clickTolerance: CLICK_TOLERANCE_PX, freehandCondition: dragOrClicks() });
     draw.on('drawend', (e) => {
       const g = e.feature.getGeometry();
       source.clear();
