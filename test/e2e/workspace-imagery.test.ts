@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { BERLIN_WKT, importAoi, openPanel, waitForMapStill } from './workspace-harness';
 import { describeEachStyle } from './workspace-styles';
@@ -58,6 +59,13 @@ describeEachStyle('workspace e2e: imagery search, check, estimate, download and 
       w.swath.on('download:progress', (p) => w.__progress.push(p));
     });
     await page.getByTestId('download').click();
+    // The tray does not open over the step's actions (issue 27 #13): the Download button is still
+    // what is under the pointer (the toast says where the progress is). Opened by its head, the tray
+    // keeps the button in view and takes at most a third of the column.
+    expect(await page.getByTestId('downloads-tray').getAttribute('class')).not.toContain('open');
+    expect(await isHitTarget(page, 'download')).toBe(true);
+    await page.getByTestId('tray-toggle').click();
+    expect(await isHitTarget(page, 'download')).toBe(true);
     const job = page.getByTestId('download-job').first();
     await job.waitFor({ timeout: 20_000 });
     const seen = new Set<string>();
@@ -83,6 +91,11 @@ describeEachStyle('workspace e2e: imagery search, check, estimate, download and 
     expect(statSync(path.join(ws().downloadsDir, fileName)).size).toBeGreaterThan(10_000);
     expect(existsSync(path.join(ws().downloadsDir, `${fileName}.part`))).toBe(false);
     expect(await job.getByTestId('job-open').isEnabled()).toBe(true);
+    // The job is done: its "queued" toast has gone with it.
+    await expect.poll(() => page.getByTestId('toast').allInnerTexts()).not.toContainEqual(expect.stringMatching(/queued/));
+    expect(await isHitTarget(page, 'download')).toBe(true);
+    const [tray, column] = await Promise.all([page.getByTestId('downloads-tray').boundingBox(), page.locator('main.side').boundingBox()]);
+    expect(tray!.height).toBeLessThanOrEqual((tray!.height + column!.height) / 3 + 1);
     await page.screenshot({ path: `test-results/workspace-downloads-tray-${shapes}.png` });
 
     // 6. Preview: the downloaded raster opens on the map as a layer that loads without error.
@@ -141,3 +154,12 @@ describeEachStyle('workspace e2e: imagery search, check, estimate, download and 
     expect(ws().pageErrors).toEqual([]);
   });
 });
+
+/** Whether the element is what a click at its centre reaches (in view, nothing over it). */
+async function isHitTarget(page: Page, testid: string): Promise<boolean> {
+  return page.getByTestId(testid).evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    return !!hit && el.contains(hit);
+  });
+}

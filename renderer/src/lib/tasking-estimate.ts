@@ -108,7 +108,7 @@ const KIND_LABEL: Record<OrderAmountKind, string> = {
   historic: 'of which historical images',
   monthly: 'Then each month until cancelled',
   storage: 'Storage',
-  account: "Account's costs this month so far",
+  account: 'Costs this month so far',
   other: 'Other',
 };
 

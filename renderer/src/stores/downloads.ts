@@ -2,6 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { EventPayload, IpcError, ResponseOf } from '../../../preload/contract';
 import { getBridge } from '../bridge';
+import { useUiStore } from './ui';
 
 /** One download job as main reports it. */
 export type DownloadJob = ResponseOf<'downloads:list'>['jobs'][number];
@@ -53,6 +54,19 @@ export const useDownloadsStore = defineStore('downloads', () => {
       delete next[job.id];
       progress.value = next;
     }
+  }
+
+  /** Whether every one of these jobs has ended (done, failed or cancelled; one no longer listed has too). */
+  function ended(ids: readonly string[]): boolean {
+    return ids.every((id) => {
+      const j = jobs.value.find((x) => x.id === id);
+      return !j || (j.state !== 'queued' && j.state !== 'running');
+    });
+  }
+
+  /** A "queued" toast for these jobs: it goes when they have ended, or after a few seconds. */
+  function notifyQueued(ids: readonly string[], text: string, kind: 'ok' | 'warn' = 'ok'): void {
+    useUiStore().notify(text, kind, 3500, () => ended(ids));
   }
 
   function onProgress(p: EventPayload<'download:progress'>): void {
@@ -126,5 +140,5 @@ export const useDownloadsStore = defineStore('downloads', () => {
     for (const j of jobs.value.filter((x) => x.state === 'done' || x.state === 'cancelled')) await remove(j.id);
   }
 
-  return { jobs, sorted, active, overall, progress, error, loaded, actionErrors, progressOf, upsert, refresh, start, stop, cancel, retry, remove, reveal, clearFinished };
+  return { jobs, sorted, active, overall, progress, error, loaded, actionErrors, progressOf, upsert, ended, notifyQueued, refresh, start, stop, cancel, retry, remove, reveal, clearFinished };
 });

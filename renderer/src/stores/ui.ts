@@ -1,5 +1,5 @@
 import { defineStore } from 'pinia';
-import { ref } from 'vue';
+import { ref, watch, type WatchStopHandle } from 'vue';
 import type { IpcError } from '../../../preload/contract';
 
 /** Ids of the rail's panels. */
@@ -49,13 +49,20 @@ export const useUiStore = defineStore('ui', () => {
     keyDialog.value = { open: false, reason: null };
   }
 
-  /** Shows a toast for a few seconds. */
-  function notify(text: string, kind: Toast['kind'] = 'info', ms = 3500): void {
+  /**
+   * Shows a toast for a few seconds, or until `over()` turns true if that comes first (a toast
+   * about something under way, such as a queued download, goes when it is over).
+   */
+  function notify(text: string, kind: Toast['kind'] = 'info', ms = 3500, over?: () => boolean): void {
     const id = nextToast++;
     toasts.value = [...toasts.value.slice(-3), { id, kind, text }];
-    setTimeout(() => {
+    let stop: WatchStopHandle | null = null;
+    const remove = () => {
+      stop?.();
       toasts.value = toasts.value.filter((t) => t.id !== id);
-    }, ms);
+    };
+    setTimeout(remove, ms);
+    if (over) stop = watch(over, (done) => done && remove(), { immediate: true });
   }
 
   return { activePanel, panelOpen, trayOpen, helpOpen, importOpen, keyDialog, toasts, goTo, railClick, openKeyDialog, closeKeyDialog, notify };

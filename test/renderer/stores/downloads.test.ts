@@ -1,11 +1,13 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { nextTick } from 'vue';
 import { job, makeBridge, ok } from '../fake-bridge';
 
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
 const { useDownloadsStore } = await import('../../../renderer/src/stores/downloads');
+const { useUiStore } = await import('../../../renderer/src/stores/ui');
 
 beforeEach(() => setActivePinia(createPinia()));
 
@@ -37,5 +39,29 @@ describe('downloads store', () => {
     await d.retry('b');
     expect(d.jobs[0]!.state).toBe('queued');
     expect(await d.reveal('b')).toBe(false);
+  });
+
+  it('the "queued" toast goes when its jobs have ended, not a few seconds later (issue 27 #13)', async () => {
+    const queued = [job({ id: 'c', state: 'queued' }), job({ id: 'd', state: 'queued' })];
+    const bridge = makeBridge({ downloadsList: async () => ok({ jobs: queued }) });
+    fake.api = bridge.api;
+    const d = useDownloadsStore();
+    const ui = useUiStore();
+    await d.start();
+    d.notifyQueued(['c', 'd'], '2 downloads queued');
+    ui.notify('Copied', 'ok');
+    expect(ui.toasts.map((t) => t.text)).toEqual(['2 downloads queued', 'Copied']);
+    bridge.emit('job:state', { ...queued[0]!, state: 'running' });
+    bridge.emit('job:state', { ...queued[1]!, state: 'done' });
+    await nextTick();
+    expect(ui.toasts.map((t) => t.text)).toEqual(['2 downloads queued', 'Copied']);
+    bridge.emit('job:state', { ...queued[0]!, state: 'failed' });
+    await nextTick();
+    expect(ui.toasts.map((t) => t.text)).toEqual(['Copied']);
+    // Jobs that ended before the toast was raised do not leave a "queued" toast behind.
+    d.notifyQueued(['d'], '1 download queued');
+    await nextTick();
+    expect(ui.toasts.map((t) => t.text)).toEqual(['Copied']);
+    d.stop();
   });
 });
