@@ -3,6 +3,7 @@ import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
 import type { Plugin } from 'vite';
 import { basemapPlugin } from './scripts/basemap';
+import { contextPlugin } from './scripts/context';
 import { collectLicenses } from './scripts/licenses';
 import { buildUpdateFeed } from './main/policy/schema';
 
@@ -54,7 +55,7 @@ export default defineConfig({
   },
   renderer: {
     root: 'renderer',
-    plugins: [vue(), basemapPlugin()],
+    plugins: [vue(), basemapPlugin(), contextPlugin()],
     build: {
       // electron-vite leaves bundles unminified; the renderer's are parsed before the map is interactive.
       minify: true,

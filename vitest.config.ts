@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
 import { basemapPlugin } from './scripts/basemap';
+import { contextPlugin } from './scripts/context';
 
 // Every test that can run without the Electron binary, in three parts (vitest projects):
 // - unit: needs no build and no browser (`npm run test:unit`);
@@ -12,7 +13,7 @@ import { basemapPlugin } from './scripts/basemap';
 const BUILT = ['test/build/main-bundle.test.ts', 'test/build/package-contents.test.ts', 'test/build/start.test.ts'];
 
 export default defineConfig({
-  plugins: [vue(), basemapPlugin()],
+  plugins: [vue(), basemapPlugin(), contextPlugin()],
   test: {
     environment: 'node',
     testTimeout: 60_000,

@@ -132,3 +132,16 @@ export function unpackBasemap(packed: PackedBasemap): UnpackedCountry[] {
     return { id, name, flat, endss, borders: cut === 1 ? bordersOf(flat, endss) : null };
   });
 }
+
+/**
+ * Named places for the map's offline context (scripts/context.ts packs them, the renderer's
+ * map/context-layers.ts reads them), largest first: names joined by newlines, x and y interleaved in
+ * whole steps of `unit` metres in EPSG:3857, and each place's population.
+ */
+export interface PackedPlaces {
+  version: 1;
+  unit: number;
+  names: string;
+  xy: number[];
+  population: number[];
+}

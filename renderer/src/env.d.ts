@@ -4,3 +4,12 @@ declare module 'virtual:swath-basemap/*' {
   const data: import('../../common/basemap-pack').PackedBasemap;
   export default data;
 }
+// The offline context at working zooms, made by scripts/context.ts at build time.
+declare module 'virtual:swath-context/water' {
+  const data: { lakes: import('../../common/basemap-pack').PackedBasemap; rivers: import('../../common/basemap-pack').PackedBasemap };
+  export default data;
+}
+declare module 'virtual:swath-context/places-*' {
+  const data: import('../../common/basemap-pack').PackedPlaces;
+  export default data;
+}

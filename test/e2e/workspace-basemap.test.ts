@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from './chromium';
-import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { fromLonLat } from 'ol/proj';
+import { openPanel, openWorkspace, waitForMap, waitForMapStill, type Workspace } from './workspace-harness';
 
 // The basemap in the real renderer: the countries packed at build time draw the first frame (1:110m)
 // and are replaced by 1:50m once the map is idle; the online layer's code and tiles stay away until
@@ -53,6 +54,56 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: basemap', () => {
     await page.getByTestId('osm-toggle').uncheck();
     await error.waitFor({ state: 'detached', timeout: 10_000 });
     expect(await tiled()).toEqual([false]);
+    expect(ws.pageErrors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('at working zooms loads water and place names offline, and labels the order footprints (issue 27 #14)', async () => {
+    const page = await ws.newPage({ initScript: PERF_HOOK });
+    await waitForMap(page);
+    type Hooked = { __SWATH_PERF__: { map: import('ol/Map').default } };
+    const context = () =>
+      page.evaluate(() => {
+        const map = (window as unknown as Hooked).__SWATH_PERF__.map;
+        const extent = map.getView().calculateExtent(map.getSize());
+        return map.getLayers().getArray().filter((l) => l.get('swathContext')).map((l) => {
+          const source = (l as import('ol/layer/Vector').default).getSource()!;
+          return { part: l.get('swathContext') as string, features: source.getFeatures().length, inView: source.getFeaturesInExtent(extent).map((f) => String(f.get('name') ?? f.get('kind'))) };
+        });
+      });
+    // Zoomed out, nothing of the context is loaded (the parts load when the map zooms in).
+    await page.evaluate(() => (window as unknown as Hooked).__SWATH_PERF__.map.getView().setZoom(4));
+    await expect.poll(async () => (await context()).map((c) => c.part)).toEqual(['water', 'places-major', 'places-minor']);
+    expect((await context()).map((c) => c.features)).toEqual([0, 0, 0]);
+    // Berlin at z12: its districts by name, the Spree's lakes and rivers of Natural Earth 1:50m nearby.
+    await page.evaluate(([x, y]) => {
+      const view = (window as unknown as Hooked).__SWATH_PERF__.map.getView();
+      view.setCenter([x!, y!]);
+      view.setZoom(12);
+    }, fromLonLat([13.40, 52.51]));
+    await expect.poll(async () => (await context()).every((c) => c.features > 0), { timeout: 20_000 }).toBe(true);
+    const parts = Object.fromEntries((await context()).map((c) => [c.part, c]));
+    expect(parts['places-major']!.inView).toEqual(expect.arrayContaining(['Berlin', 'Kreuzberg', 'Neukölln']));
+    expect(parts['places-minor']!.inView).toEqual(expect.arrayContaining(['Hansaviertel']));
+    await waitForMapStill(page);
+    await page.screenshot({ path: 'test-results/workspace-basemap-z12.png' });
+
+    // The orders' footprints carry their id, status and period.
+    await openPanel(page, 'tasking');
+    await page.getByTestId('tab-orders').click();
+    await page.getByTestId('order-row').first().waitFor({ timeout: 20_000 });
+    const ids = await page.getByTestId('order-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-order')!.slice(0, 8)));
+    const labels = () =>
+      page.evaluate(() => {
+        const map = (window as unknown as Hooked).__SWATH_PERF__.map;
+        const layer = map.getLayers().getArray().find((l) => l.get('swathKey') === 'tasking-order-labels') as import('ol/layer/Vector').default | undefined;
+        return (layer?.getSource()?.getFeatures() ?? []).map((f) => String((f.getStyle() as import('ol/style/Style').default).getText()!.getText()));
+      });
+    await expect.poll(async () => (await labels()).length).toBe(ids.length);
+    for (const id of ids) expect((await labels()).find((t) => t.startsWith(`Order ${id}…`))).toMatch(/ · \w+\n(\d{4}-\d\d-\d\d → |from \d{4}-\d\d-\d\d, recurring)/);
+    await page.getByTestId('order-row').first().locator('button').first().click();
+    await waitForMapStill(page);
+    await page.screenshot({ path: 'test-results/workspace-order-labels.png' });
     expect(ws.pageErrors).toEqual([]);
     await page.context().close();
   });

@@ -5,12 +5,14 @@ import type { Extent } from 'ol/extent';
 import type Geometry from 'ol/geom/Geometry';
 import { getCenter } from 'ol/extent';
 import Point from 'ol/geom/Point';
+import Polygon from 'ol/geom/Polygon';
 import DragBox from 'ol/interaction/DragBox';
 import VectorLayer from 'ol/layer/Vector';
 import VectorSource from 'ol/source/Vector';
 import { Fill, Stroke, Style, Text } from 'ol/style';
 import type { TileCell } from '../../lib/tasking-records';
 import { whenMap } from '../../map/map-context';
+import { PLACE_LABELS } from '../../map/context-layers';
 import { clearLayer, fitTo, highlight, onClick, onHover, readGeometry, select, setFeatures } from '../../map/vector-layers';
 import type { OrderRow } from '../../stores/tasking-orders';
 
@@ -22,28 +24,39 @@ import type { OrderRow } from '../../stores/tasking-orders';
 
 /** Layer keys of vector-layers used by the tasking panel. */
 export const LAYERS = { tiles: 'tasking-tiles', miniTiles: 'tasking-minitiles', orders: 'tasking-orders' } as const;
+const TILE_LABELS = 'tasking-tile-labels';
+const ORDER_LABELS = 'tasking-order-labels';
 
-let labelLayer: VectorLayer<VectorSource<Feature<Geometry>>> | null = null;
+type LabelLayer = VectorLayer<VectorSource<Feature<Geometry>>>;
+const labelLayers = new Map<string, LabelLayer>();
 
-function labelStyle(text: string, mini: boolean): Style {
+function labelStyle(text: string, look: 'tile' | 'minitile' | 'order'): Style {
   return new Style({
     text: new Text({
       text,
-      font: `${mini ? 10 : 11}px ui-monospace, Menlo, Consolas, monospace`,
-      fill: new Fill({ color: mini ? '#9d174d' : '#5b21b6' }),
+      font: look === 'order' ? '600 11px system-ui, sans-serif' : `${look === 'minitile' ? 10 : 11}px ui-monospace, Menlo, Consolas, monospace`,
+      fill: new Fill({ color: look === 'minitile' ? '#9d174d' : look === 'order' ? '#065f46' : '#5b21b6' }),
       stroke: new Stroke({ color: 'rgba(255,255,255,0.9)', width: 3 }),
       overflow: false,
     }),
   });
 }
 
-async function labels(): Promise<VectorLayer<VectorSource<Feature<Geometry>>>> {
+/** The label layer of one overlay (decluttered, above it; in `group` with other layers' labels), on the map. */
+async function labels(key: string, zIndex: number, group: boolean | string = true): Promise<LabelLayer> {
   const map = await whenMap();
-  if (!labelLayer) {
-    labelLayer = new VectorLayer({ source: new VectorSource(), declutter: true, zIndex: 31, properties: { swathKey: 'tasking-tile-labels' } });
+  let layer = labelLayers.get(key);
+  if (!layer) {
+    layer = new VectorLayer({ source: new VectorSource(), declutter: group, zIndex, properties: { swathKey: key } });
+    labelLayers.set(key, layer);
   }
-  if (!map.getLayers().getArray().includes(labelLayer)) map.addLayer(labelLayer);
-  return labelLayer;
+  if (!map.getLayers().getArray().includes(layer)) map.addLayer(layer);
+  return layer;
+}
+
+/** Where a footprint's label goes: inside a polygon, else the middle of its extent. */
+function labelPoint(g: Geometry): Point {
+  return g instanceof Polygon ? g.getInteriorPoint() : new Point(getCenter(g.getExtent()));
 }
 
 /** Draws the tiles and mini-tiles of the last search (selected ones in the selected look) with GUID and EPSG labels. */
@@ -52,14 +65,14 @@ export function drawTiles(cells: readonly TileCell[], selected: readonly string[
   setFeatures(LAYERS.tiles, cells.filter((c) => !c.mini).map(item), { look: 'tile', zIndex: 30 });
   setFeatures(LAYERS.miniTiles, cells.filter((c) => c.mini).map(item), { look: 'minitile', zIndex: 30 });
   markSelected(selected);
-  void labels().then((layer) => {
+  void labels(TILE_LABELS, 31).then((layer) => {
     const source = layer.getSource()!;
     source.clear();
     source.addFeatures(cells.flatMap((c) => {
       const g = readGeometry(c.footprint);
       if (!g) return [];
       const f = new Feature<Geometry>({ geometry: new Point(getCenter(g.getExtent())) });
-      f.setStyle(labelStyle(`${c.guid.slice(0, 8)}…\n${c.epsg ? `EPSG:${c.epsg}` : ''}`, c.mini));
+      f.setStyle(labelStyle(`${c.guid.slice(0, 8)}…\n${c.epsg ? `EPSG:${c.epsg}` : ''}`, c.mini ? 'minitile' : 'tile'));
       return [f];
     }));
   });
@@ -81,7 +94,7 @@ export function highlightTile(guid: string | null): void {
 export function clearTiles(): void {
   clearLayer(LAYERS.tiles);
   clearLayer(LAYERS.miniTiles);
-  labelLayer?.getSource()?.clear();
+  labelLayers.get(TILE_LABELS)?.getSource()?.clear();
 }
 
 /** Zooms to the tiles. */
@@ -90,14 +103,31 @@ export async function fitTiles(): Promise<void> {
   await fitTo(LAYERS.miniTiles, undefined, { maxZoom: 14 });
 }
 
-/** Draws the listed orders' areas; the selected one in the selected look. */
+/** An order footprint's label: its short id, status and period. */
+export function orderLabel(r: Pick<OrderRow, 'key' | 'summary'>): string {
+  const s = r.summary;
+  const id = s.id ? `${s.id.slice(0, 8)}…` : r.key;
+  const period = s.from ? (s.recurring ? `from ${s.from}, recurring` : `${s.from} → ${s.to ?? '?'}`) : '';
+  return [`Order ${id}${s.status ? ` · ${s.status}` : ''}`, period].filter(Boolean).join('\n');
+}
+
+/** Draws the listed orders' areas, each labelled (id, status, period); the selected one in the selected look. */
 export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null): void {
-  setFeatures(
-    LAYERS.orders,
-    rows.filter((r) => r.summary.geometry).map((r) => ({ id: r.key, geometry: r.summary.geometry, properties: { key: r.key } })),
-    { look: 'order', zIndex: 25 },
-  );
+  const drawn = rows.filter((r) => r.summary.geometry);
+  setFeatures(LAYERS.orders, drawn.map((r) => ({ id: r.key, geometry: r.summary.geometry, properties: { key: r.key } })), { look: 'order', zIndex: 25 });
   select(LAYERS.orders, selectedKey);
+  // Decluttered with the map's place names (map/context-layers.ts) and above them, so neither covers the other.
+  void labels(ORDER_LABELS, 46, PLACE_LABELS).then((layer) => {
+    const source = layer.getSource()!;
+    source.clear();
+    source.addFeatures(drawn.flatMap((r) => {
+      const g = readGeometry(r.summary.geometry);
+      if (!g) return [];
+      const f = new Feature<Geometry>({ geometry: labelPoint(g) });
+      f.setStyle(labelStyle(orderLabel(r), 'order'));
+      return [f];
+    }));
+  });
 }
 
 /** Zooms to one order or all of them. */
