@@ -60,6 +60,13 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('tasking in Chromium: a polyg
     await expect.poll(() => dialog.innerText()).toMatch(/Historical/);
     await expect.poll(() => dialog.locator('[data-testid="confirm-cost"]').innerText()).toMatch(/\d+\.\d\d EUR/);
     await expect.poll(() => dialog.innerText()).toMatch(new RegExp(`One-off historical order for ${from} → ${to}`));
+    // One clean breakdown (issue 27 #4, #5): this order's cost once, no zero lines, the account's month apart; both areas named.
+    const lines = await dialog.locator('[data-testid="confirm-cost"] li').evaluateAll((els) => els.map((e) => [e.getAttribute('data-kind'), e.textContent!.trim()]));
+    expect(lines.map(([kind]) => kind)).toEqual(['charged']);
+    expect(lines[0]![1]).toMatch(/^Charged when placed \(this month\)\s*[\d,]+\.\d\d EUR$/);
+    expect(await dialog.locator('[data-testid="confirm-cost"]').innerText()).not.toMatch(/(^|[^\d,])0\.00 EUR|so far/);
+    expect(await dialog.getByTestId('confirm-account-month').innerText()).toMatch(/^Costs this month so far \(the account's, not this order's\), as the estimate states it: [\d,]+\.\d\d EUR\.$/);
+    expect(await dialog.innerText()).toMatch(/AOI [\d.,]+ km², billed [\d.,]+ km², 8 dates/);
     await h.shot('tasking-04-polygon-confirm');
     // A double click still creates one order.
     await dialog.locator('[data-testid="confirm-place"]').dblclick();
@@ -77,6 +84,9 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('tasking in Chromium: a polyg
     const row = page.locator(`[data-testid="order-row"][data-order="${id}"]`);
     await row.waitFor();
     await expect.poll(() => row.innerText()).toMatch(new RegExp(`Stratus2[\\s\\S]*${from} → ${to}[\\s\\S]*km²`));
+    // A rectangle is billed as it is: the row names the AOI's area and says the billed one is the same.
+    expect(await row.getByTestId('order-area').innerText()).toMatch(/^AOI [\d.,]+ km²$/);
+    expect(await row.getByTestId('order-billed').innerText()).toBe('billed the same');
     await row.locator('button').first().click();
     const guidInput = page.locator('[data-testid="order-details-form"] input').first();
     await expect.poll(() => guidInput.inputValue()).toBe(id);
