@@ -105,7 +105,7 @@ describeEachStyle('workspace e2e: imagery search, check, estimate, download and 
     expect(await layer.getAttribute('data-status'), await layer.innerText()).toBe('ready');
     expect(await layer.innerText()).toContain(picked);
     // The row says its area is the file's footprint (bounding box), not the AOI (issue 27 #4).
-    expect(await page.getByTestId('entry-footprint').first().innerText()).toMatch(/^Footprint .+ · [\d.]+ km² \(bounding box\)$/);
+    expect(await page.getByTestId('entry-footprint').first().innerText()).toMatch(/^Footprint [\d.]+ km² \(bounding box\) · [\d.]+°E – /);
     await page.screenshot({ path: `test-results/workspace-imagery-preview-${shapes}.png` });
     expect(ws().pageErrors).toEqual([]);
   });
