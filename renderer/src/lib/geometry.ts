@@ -147,7 +147,14 @@ const BBOX_TEXT = /^(?:bbox\s*\(|\[)?\s*(-?[\d.]+(?:e-?\d+)?)\s*[,\s]\s*(-?[\d.]
 /** A typed bounding box as a polygon, or the reason it is not one; null when the text is not four numbers. */
 export function parseBbox(text: string): { ok: true; geometry: AnyGeometry } | { ok: false; message: string } | null {
   const m = BBOX_TEXT.exec(text.trim());
-  if (!m) return null;
+  if (!m) {
+    // Only numbers, but not four: a bounding box with one missing or too many.
+    const numbers = text.trim().replace(/^(?:bbox\s*\(|\[)|[\])]$/gi, '').split(/[\s,]+/).filter(Boolean);
+    if (numbers.length && numbers.every((n) => /^-?[\d.]+(?:e-?\d+)?$/i.test(n))) {
+      return { ok: false, message: `A bounding box is four numbers: west, south, east, north (got ${numbers.length}).` };
+    }
+    return null;
+  }
   const [w, s, e, n] = m.slice(1, 5).map(Number) as [number, number, number, number];
   if (![w, s, e, n].every(Number.isFinite)) return { ok: false, message: 'The bounding box has a number that cannot be read.' };
   if (w < -180 || e > 180 || w > 180 || e < -180) return { ok: false, message: `Bounding box: longitudes must be within -180..180 (got west ${w}, east ${e}).` };

@@ -42,8 +42,9 @@ describe('AOI geometry', () => {
     expect(parseAoiText('13.3, 52.55, 13.5, 52.45')).toMatchObject({ ok: false, message: expect.stringMatching(/south \(52\.55\) must be less than north/) });
     expect(parseAoiText('52.45, 13.3, 200, 14')).toMatchObject({ ok: false, message: expect.stringMatching(/longitudes must be within -180\.\.180/) });
     expect(parseAoiText('13.3, -95, 13.5, 52')).toMatchObject({ ok: false, message: expect.stringMatching(/latitudes must be within -90\.\.90/) });
-    // Three numbers are not a box.
-    expect(parseAoiText('13.3, 52.45, 13.5')).toMatchObject({ ok: false });
+    // Three numbers are not a box, and the message says what is missing.
+    expect(parseAoiText('13.3, 52.45, 13.5')).toEqual({ ok: false, message: 'A bounding box is four numbers: west, south, east, north (got 3).' });
+    expect(parseAoiText('[1, 2, 3, 4, 5]')).toMatchObject({ ok: false, message: expect.stringContaining('(got 5)') });
   });
 
   it('reads MULTIPOLYGON and SRID=4326 WKT, refuses other SRIDs', () => {
