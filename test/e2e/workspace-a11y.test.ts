@@ -14,7 +14,7 @@ async function showPanel(page: Page, id: string): Promise<void> {
   await expect.poll(() => page.locator('.side-body [data-testid="busy-notice"]').count(), { timeout: 20_000 }).toBe(0);
 }
 
-/** Opens a dialog with `open`, scans the page with the dialog up, closes it with Escape and checks focus went back. */
+/** Opens a dialog with `open`, checks focus moved into it, scans the page with the dialog up, closes it with Escape and checks focus went back. */
 async function scanDialog(page: Page, testid: string, state: string, open: () => Promise<void>): Promise<AxeFinding[]> {
   await open();
   const dialog = page.getByTestId(testid);
@@ -24,10 +24,12 @@ async function scanDialog(page: Page, testid: string, state: string, open: () =>
   const found = await axeSerious(page, `${state} / dialog ${testid}`);
   await page.keyboard.press('Escape');
   await expect.poll(() => dialog.count()).toBe(0);
+  // Focus went back to the element that had it (the opener), not to the page's body.
+  await expect.poll(() => page.evaluate(() => document.activeElement !== document.body && document.activeElement?.isConnected)).toBe(true);
   return found;
 }
 
-/** The Vue app's Pinia store of the given id (a test hook for state no panel opens cheaply, e.g. the key dialog). */
+/** Opens the API key dialog through the app's ui store (a test hook: no panel opens it without a refused key). */
 async function openKeyDialog(page: Page): Promise<void> {
   await page.evaluate(() => {
     type Store = { openKeyDialog(reason: string): void };
