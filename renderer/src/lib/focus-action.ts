@@ -48,17 +48,17 @@ const nextFrame = () => new Promise<void>((r) => requestAnimationFrame(() => r()
 /**
  * Focuses the control `[data-testid=<testid>]`: first clicks the tab `[data-testid=<tab>]` if given and
  * not selected, expands the collapsed panel section around the control, then scrolls and focuses it.
- * A control still disabled after `enableMs` cannot take focus: its section's heading button gets it instead.
+ * Waits up to `waitMs` (5 s) for the control to be rendered. A control still disabled after `enableMs` (1.5 s) cannot take focus: its section's heading button gets it instead.
  */
-export async function focusAction(testid: string, options: { tab?: string; enableMs?: number } = {}): Promise<FocusOutcome> {
+export async function focusAction(testid: string, options: { tab?: string; waitMs?: number; enableMs?: number } = {}): Promise<FocusOutcome> {
   if (options.tab) {
-    const tab = await whenElement(`[data-testid="${options.tab}"]`);
+    const tab = await whenElement(`[data-testid="${options.tab}"]`, options.waitMs);
     if (tab && tab.getAttribute('aria-selected') !== 'true') {
       tab.click();
       await nextFrame();
     }
   }
-  const el = await whenElement(`[data-testid="${testid}"]`);
+  const el = await whenElement(`[data-testid="${testid}"]`, options.waitMs);
   if (!el) return { ok: false, reason: 'missing', element: null };
   const section = el.closest<HTMLElement>('section.section.closed');
   if (section) {
