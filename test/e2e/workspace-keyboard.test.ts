@@ -163,6 +163,8 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the main flow by keyboard only (n
     await press('Enter');
     await page.getByTestId('create-done').waitFor({ timeout: 20_000 });
     expect((await page.getByTestId('created-id').innerText()).trim()).toMatch(/^[0-9a-f-]{36}$/);
+    // Place order is disabled now: focus went to its section's heading, not to the body.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[data-testid="section-estimate"]') !== null)).toBe(true);
     for (const s of ['tasking estimate', 'place order']) expect(presses.get(s), s).toBeLessThanOrEqual(MAX_PRESSES);
 
     expect(await page.evaluate(() => (window as unknown as { __mouse: string[] }).__mouse)).toEqual([]);
