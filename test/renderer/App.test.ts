@@ -83,7 +83,7 @@ describe('App shell', () => {
     expect(text(w, 'connection-state')).toContain('4 ms');
     expect(text(w, 'pointer')).toContain('lon');
     expect(text(w, 'map-scale')).toMatch(/^1:/);
-    expect(w.get('footer[role="status"]').text()).toContain('Swath 0.1.0');
+    expect(w.get('footer.status-bar').text()).toContain('Swath 0.1.0');
   });
 
   it('shows the base URL for a non-demo service', async () => {

@@ -141,10 +141,38 @@ function readWkt(text: string): AnyGeometry | string {
   return out;
 }
 
-/** Reads pasted or opened text (WKT or GeoJSON, Feature/FeatureCollection unwrapped) into a geometry, or a reason it cannot. */
+/** Four numbers: a bounding box "west, south, east, north" (commas or spaces, an optional [ ] or BBOX( )). */
+const BBOX_TEXT = /^(?:bbox\s*\(|\[)?\s*(-?[\d.]+(?:e-?\d+)?)\s*[,\s]\s*(-?[\d.]+(?:e-?\d+)?)\s*[,\s]\s*(-?[\d.]+(?:e-?\d+)?)\s*[,\s]\s*(-?[\d.]+(?:e-?\d+)?)\s*[\])]?$/i;
+
+/** A typed bounding box as a polygon, or the reason it is not one; null when the text is not four numbers. */
+export function parseBbox(text: string): { ok: true; geometry: AnyGeometry } | { ok: false; message: string } | null {
+  const m = BBOX_TEXT.exec(text.trim());
+  if (!m) {
+    // Only numbers, but not four: a bounding box with one missing or too many.
+    const numbers = text.trim().replace(/^(?:bbox\s*\(|\[)|[\])]$/gi, '').split(/[\s,]+/).filter(Boolean);
+    if (numbers.length && numbers.every((n) => /^-?[\d.]+(?:e-?\d+)?$/i.test(n))) {
+      return { ok: false, message: `A bounding box is four numbers: west, south, east, north (got ${numbers.length}).` };
+    }
+    return null;
+  }
+  const [w, s, e, n] = m.slice(1, 5).map(Number) as [number, number, number, number];
+  if (![w, s, e, n].every(Number.isFinite)) return { ok: false, message: 'The bounding box has a number that cannot be read.' };
+  if (w < -180 || e > 180 || w > 180 || e < -180) return { ok: false, message: `Bounding box: longitudes must be within -180..180 (got west ${w}, east ${e}).` };
+  if (s < -90 || n > 90 || s > 90 || n < -90) return { ok: false, message: `Bounding box: latitudes must be within -90..90 (got south ${s}, north ${n}).` };
+  if (w >= e) return { ok: false, message: `Bounding box: west (${w}) must be less than east (${e}); the order is west, south, east, north.` };
+  if (s >= n) return { ok: false, message: `Bounding box: south (${s}) must be less than north (${n}); the order is west, south, east, north.` };
+  return { ok: true, geometry: { type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] } };
+}
+
+/**
+ * Reads pasted, typed or opened text (WKT, GeoJSON with Feature/FeatureCollection unwrapped, or a bounding box
+ * "west, south, east, north" in degrees) into a geometry, or a reason it cannot. A bounding box is sent as WKT.
+ */
 export function parseAoiText(text: string): { ok: true; geometry: AnyGeometry; format: 'Wkt' | 'GeoJson' } | { ok: false; message: string } {
   const src = text.replace(/^\uFEFF/, '').trim();
   if (!src) return { ok: false, message: 'Nothing to import: the text is empty.' };
+  const box = parseBbox(src);
+  if (box) return box.ok ? { ...box, format: 'Wkt' } : box;
   if (src.startsWith('{') || src.startsWith('[')) {
     let value: unknown;
     try {

@@ -8,7 +8,7 @@ import { onBeforeUnmount, onMounted } from 'vue';
 /** One entry of the catalogue. */
 export interface ShortcutInfo {
   keys: string;
-  group: 'Panels' | 'Map & AOI' | 'Imagery' | 'General';
+  group: 'Panels' | 'Go to' | 'Map & AOI' | 'Imagery' | 'General';
   description: string;
 }
 
@@ -24,10 +24,22 @@ export const SHORTCUTS = {
   'panel-8': { keys: '8', group: 'Panels', description: 'Watches panel' },
   'toggle-panel': { keys: '\\', group: 'Panels', description: 'Show or hide the side panel' },
   'toggle-downloads': { keys: 'D', group: 'Panels', description: 'Show or hide the downloads tray' },
+  // Alt+letter works in text fields too; it focuses the action (Enter runs it). Not F, E, V, W or H: the window menu's.
+  'go-aoi': { keys: 'Alt+A', group: 'Go to', description: 'Type an AOI: WKT, GeoJSON or a bounding box' },
+  'go-search': { keys: 'Alt+S', group: 'Go to', description: 'Imagery: Search dates' },
+  'go-check': { keys: 'Alt+C', group: 'Go to', description: 'Imagery: Check availability' },
+  'go-estimate': { keys: 'Alt+M', group: 'Go to', description: 'Imagery: Estimate' },
+  'go-download': { keys: 'Alt+D', group: 'Go to', description: 'Imagery: Download composite' },
+  'go-open-download': { keys: 'Alt+L', group: 'Go to', description: 'Downloads: Open the newest finished download on the map' },
+  'go-tasking-estimate': { keys: 'Alt+T', group: 'Go to', description: 'Tasking: Estimate the order' },
+  'go-place-order': { keys: 'Alt+O', group: 'Go to', description: 'Tasking: Place the order (asks to confirm)' },
+  'go-time-series': { keys: 'Alt+G', group: 'Go to', description: 'Library: Time series' },
+  'go-export': { keys: 'Alt+X', group: 'Go to', description: 'Library: Export STAC' },
+  'go-map': { keys: 'Alt+K', group: 'Go to', description: 'The map (arrows pan, Enter reads the pixel at the centre)' },
   'draw-polygon': { keys: 'P', group: 'Map & AOI', description: 'Draw a polygon AOI (double-click to finish)' },
   'draw-rectangle': { keys: 'R', group: 'Map & AOI', description: 'Draw a rectangle AOI' },
   'edit-aoi': { keys: 'E', group: 'Map & AOI', description: 'Edit AOI vertices on/off (Alt+click removes a vertex)' },
-  'import-aoi': { keys: 'I', group: 'Map & AOI', description: 'Import an AOI from pasted WKT or GeoJSON' },
+  'import-aoi': { keys: 'I', group: 'Map & AOI', description: 'Type or paste an AOI: WKT, GeoJSON or a bounding box' },
   'open-aoi': { keys: 'O', group: 'Map & AOI', description: 'Open a .geojson, .json or .wkt file' },
   'copy-wkt': { keys: 'C', group: 'Map & AOI', description: 'Copy the AOI as WKT' },
   'copy-geojson': { keys: 'Shift+C', group: 'Map & AOI', description: 'Copy the AOI as GeoJSON' },
@@ -66,7 +78,8 @@ function parse(keys: string): Parsed {
 export function matches(event: KeyboardEvent, id: ShortcutId): boolean {
   const p = parse(SHORTCUTS[id].keys);
   const key = event.key.toLowerCase();
-  if (key !== p.key) return false;
+  // With Alt a layout may type another character (macOS: Option+S is ß): the physical key counts then.
+  if (key !== p.key && !(p.alt && /^[a-z]$/.test(p.key) && event.code === `Key${p.key.toUpperCase()}`)) return false;
   if ((event.ctrlKey || event.metaKey) !== p.ctrl || event.altKey !== p.alt) return false;
   // Punctuation such as "?" already implies Shift on most layouts.
   const punctuation = p.key.length === 1 && !/[a-z0-9]/.test(p.key);
@@ -91,8 +104,8 @@ export function dispatchShortcut(event: KeyboardEvent): boolean {
   for (const [id, list] of handlers) {
     if (!list.length || !matches(event, id)) continue;
     const p = parse(SHORTCUTS[id].keys);
-    // While typing, only Escape and Ctrl combinations act; letters belong to the field.
-    if (typingIn(event.target) && p.key !== 'escape' && !p.ctrl) continue;
+    // While typing, only Escape, Ctrl and Alt combinations act; letters belong to the field.
+    if (typingIn(event.target) && p.key !== 'escape' && !p.ctrl && !p.alt) continue;
     event.preventDefault();
     list[list.length - 1]!(event);
     return true;

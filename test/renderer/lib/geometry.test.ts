@@ -31,6 +31,22 @@ describe('AOI geometry', () => {
     expect(wrapped.ok && wrapped.geometry.type).toBe('Polygon');
   });
 
+  it('reads a typed bounding box "west, south, east, north" (commas, spaces, [ ] or BBOX( )) as a polygon sent as WKT', () => {
+    const ring = [[13.3, 52.45], [13.5, 52.45], [13.5, 52.55], [13.3, 52.55], [13.3, 52.45]];
+    for (const text of ['13.3, 52.45, 13.5, 52.55', '13.3 52.45 13.5 52.55', '[13.3,52.45,13.5,52.55]', 'BBOX(13.3, 52.45, 13.5, 52.55)']) {
+      expect(parseAoiText(text), text).toEqual({ ok: true, format: 'Wkt', geometry: { type: 'Polygon', coordinates: [ring] } });
+    }
+    expect(areaKm2(geom('13.3,52.45,13.5,52.55'))).toBeCloseTo(150.6, 0);
+    // Each mistake named, with the expected order.
+    expect(parseAoiText('13.5, 52.45, 13.3, 52.55')).toMatchObject({ ok: false, message: expect.stringMatching(/west \(13\.5\) must be less than east.*west, south, east, north/) });
+    expect(parseAoiText('13.3, 52.55, 13.5, 52.45')).toMatchObject({ ok: false, message: expect.stringMatching(/south \(52\.55\) must be less than north/) });
+    expect(parseAoiText('52.45, 13.3, 200, 14')).toMatchObject({ ok: false, message: expect.stringMatching(/longitudes must be within -180\.\.180/) });
+    expect(parseAoiText('13.3, -95, 13.5, 52')).toMatchObject({ ok: false, message: expect.stringMatching(/latitudes must be within -90\.\.90/) });
+    // Three numbers are not a box, and the message says what is missing.
+    expect(parseAoiText('13.3, 52.45, 13.5')).toEqual({ ok: false, message: 'A bounding box is four numbers: west, south, east, north (got 3).' });
+    expect(parseAoiText('[1, 2, 3, 4, 5]')).toMatchObject({ ok: false, message: expect.stringContaining('(got 5)') });
+  });
+
   it('reads MULTIPOLYGON and SRID=4326 WKT, refuses other SRIDs', () => {
     expect(parseAoiText('SRID=4326;MULTIPOLYGON(((0 0,1 0,1 1,0 0)),((5 5,6 5,6 6,5 5)))')).toMatchObject({ ok: true, geometry: { type: 'MultiPolygon' } });
     expect(parseAoiText('SRID=3857;POLYGON((0 0,1 0,1 1,0 0))')).toMatchObject({ ok: false, message: expect.stringContaining('SRID=4326') });

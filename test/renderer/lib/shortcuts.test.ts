@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { dispatchShortcut, matches, onShortcut, tip } from '../../../renderer/src/lib/shortcuts';
+import { dispatchShortcut, matches, onShortcut, SHORTCUTS, tip } from '../../../renderer/src/lib/shortcuts';
 
 const offs: (() => void)[] = [];
 afterEach(() => offs.splice(0).forEach((off) => off()));
@@ -33,5 +33,25 @@ describe('keyboard shortcuts', () => {
     Object.defineProperty(escape, 'target', { value: input });
     expect(dispatchShortcut(escape)).toBe(true);
     expect(esc).toHaveBeenCalledOnce();
+  });
+
+  it('"go to" shortcuts are Alt+letter: they act while typing, match the physical key, and avoid the window menu\'s mnemonics', () => {
+    const go = vi.fn();
+    offs.push(onShortcut('go-search', go));
+    const input = document.createElement('input');
+    document.body.appendChild(input);
+    const altS = new KeyboardEvent('keydown', { key: 's', code: 'KeyS', altKey: true });
+    Object.defineProperty(altS, 'target', { value: input });
+    expect(dispatchShortcut(altS)).toBe(true);
+    expect(go).toHaveBeenCalledOnce();
+    // macOS types ß for Option+S: the physical key still matches; plain s does not.
+    expect(matches(new KeyboardEvent('keydown', { key: 'ß', code: 'KeyS', altKey: true }), 'go-search')).toBe(true);
+    expect(matches(new KeyboardEvent('keydown', { key: 's', code: 'KeyS' }), 'go-search')).toBe(false);
+    // AltGr (Ctrl+Alt on Windows) types characters: not a shortcut.
+    expect(matches(new KeyboardEvent('keydown', { key: 's', code: 'KeyS', altKey: true, ctrlKey: true }), 'go-search')).toBe(false);
+    const goKeys = Object.values(SHORTCUTS).filter((s) => s.group === 'Go to').map((s) => s.keys);
+    expect(goKeys.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(goKeys).size).toBe(goKeys.length);
+    for (const k of goKeys) expect(k, k).toMatch(/^Alt\+[A-DGI-UX-Z]$/);
   });
 });
