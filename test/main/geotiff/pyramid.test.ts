@@ -89,7 +89,9 @@ describe('writePyramid', () => {
 
   it('builds the same file in memory as from the file, whatever the chunk size, from rows or block by block', async () => {
     const dir = await tempDir();
-    const img = image(2100, 1700, 2); // three overviews, partial tiles at the right and bottom edges
+    // 128 px tiles: three overviews and partial tiles at the right and bottom edges, at a sixteenth of the pixels
+    // the same layout needs with 512 px tiles (2100 x 1700).
+    const img = image(530, 430, 2, 500000, 5800000, { tile: 128 });
     const files: Buffer[] = [];
     for (const [name, opts] of [['memory', {}], ['file', { overviewMemoryBytes: 0 }], ['small-chunks', { chunkBytes: 1 }], ['file-small-chunks', { chunkBytes: 1, overviewMemoryBytes: 0 }], ['block-wise', { blockWise: true }]] as const) {
       const file = path.join(dir, `${name}.tif`);
