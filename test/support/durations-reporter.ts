@@ -29,8 +29,8 @@ export default class DurationsReporter implements Reporter {
     const rows = modules.map((m) => {
       const d = m.diagnostic();
       return {
-        // unit-isolated is part of unit (the unit files that mock a module, each in its own module graph).
-        part: (m.project.name || 'default').replace(/-isolated$/, ''),
+        // A project named <part>-<something> belongs to that part (unit-isolated to unit, integration-processes to integration).
+        part: (m.project.name || 'default').split('-')[0]!,
         project: m.project.name || 'default',
         file: m.relativeModuleId,
         // The file's whole time in its worker: environment, harness, import, setup and the tests.
