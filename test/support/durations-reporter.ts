@@ -2,7 +2,8 @@ import type { Reporter, TestModule } from 'vitest/node';
 
 /**
  * Prints, after a run, how long each part of the suite took (unit, integration, e2e: the vitest
- * projects) and the ten slowest test files, so a slow test is seen the day it becomes slow.
+ * projects, <part>-<name> counted in <part>, each listed under its part when a part has several)
+ * and the ten slowest test files, so a slow test is seen the day it becomes slow.
  * A part's wall time runs from its first file's start to its last file's end (parts overlap when
  * they run together); "in files" adds up the files' own times in their workers (environment,
  * import, setup and tests), of which "importing" is the import of the file and its modules.
