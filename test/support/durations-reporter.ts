@@ -54,13 +54,13 @@ export default class DurationsReporter implements Reporter {
       if (projects.length > 1) {
         for (const project of projects) {
           const p = of.filter((r) => r.project === project);
-          lines.push(`    ${project.padEnd(14)} ${String(p.length).padStart(4)} files  ${s(p.reduce((a, r) => a + r.ms, 0)).padStart(8)} in files (${s(p.reduce((a, r) => a + r.importMs, 0))} importing)`);
+          lines.push(`    ${project.padEnd(21)} ${String(p.length).padStart(4)} files  ${s(p.reduce((a, r) => a + r.ms, 0)).padStart(8)} in files (${s(p.reduce((a, r) => a + r.importMs, 0))} importing)`);
         }
       }
     }
     lines.push(`  ${'whole run'.padEnd(12)} ${String(rows.length).padStart(4)} files  ${s(performance.now() - this.runStart).padStart(8)} wall`);
     lines.push('  Slowest files:');
-    for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, 10)) lines.push(`  ${s(r.ms).padStart(8)}  ${r.project.padEnd(14)} ${r.file} (${s(r.importMs)} importing)`);
+    for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, 10)) lines.push(`  ${s(r.ms).padStart(8)}  ${r.project.padEnd(21)} ${r.file} (${s(r.importMs)} importing)`);
     console.log(lines.join('\n'));
   }
 }
