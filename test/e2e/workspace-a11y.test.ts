@@ -67,6 +67,7 @@ async function walk(page: Page, state: string): Promise<AxeFinding[]> {
   await page.getByTestId('estimate').click();
   await page.getByTestId('estimate-result').waitFor({ timeout: 20_000 });
   await page.getByTestId('download').click();
+  await page.getByTestId('tray-toggle').click();
   const job = page.getByTestId('download-job').first();
   await expect.poll(() => job.getByTestId('job-state').innerText(), { timeout: 60_000 }).toBe('done');
   await job.getByTestId('job-open').click();

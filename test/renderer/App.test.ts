@@ -10,9 +10,11 @@ vi.mock('../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
 const App = (await import('../../renderer/src/App.vue')).default;
 const { mapState } = await import('../../renderer/src/map/map-state');
-// The shell's parts that load after the map's first frame, loaded once here so that mounting them is a microtask away.
+// The shell's parts that load after the map's first frame, and the panels and stores these tests open, loaded once here so
+// that mounting them is a microtask away and no lazy import is still loading when the file ends (the worker runs other files next).
 await Promise.all(['map/AoiToolbar.vue', 'components/ContractBanner.vue', 'components/HelpOverlay.vue', 'components/ImportDialog.vue', 'components/KeyDialog.vue',
-  'components/NotificationCards.vue', 'components/Toasts.vue', 'panels/downloads/DownloadsTray.vue'].map((f) => import(`../../renderer/src/${f}`)));
+  'components/NotificationCards.vue', 'components/Toasts.vue', 'panels/downloads/DownloadsTray.vue', 'panels/imagery/ImageryPanel.vue',
+  'panels/billing/BillingPanel.vue', 'panels/account/AccountPanel.vue', 'stores/notifications.ts', 'stores/watches.ts'].map((f) => import(`../../renderer/src/${f}`)));
 
 let wrapper: VueWrapper | null = null;
 

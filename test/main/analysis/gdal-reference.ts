@@ -4,7 +4,7 @@
  * a lon/lat via gdallocationinfo. Statistics over them are computed here with plain arrays.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -17,11 +17,31 @@ export function gdalInfo(file: string): {
   bands: { band: number; type: string; description?: string; noDataValue?: number; scale?: number; offset?: number }[];
   metadata?: Record<string, Record<string, string>>;
 } {
-  return JSON.parse(execFileSync('gdalinfo', ['-json', file], { encoding: 'utf8' }));
+  return remembered(`info ${file}`, file, () => JSON.parse(execFileSync('gdalinfo', ['-json', file], { encoding: 'utf8' })));
+}
+
+const answers = new Map<string, { version: string; value: unknown }>();
+
+/**
+ * GDAL's answer for this file as it is now: asked once per version of the file (its size and mtime), since the
+ * tests ask about the same few files many times and each GDAL run is a process. Callers must not change it.
+ */
+function remembered<T>(key: string, file: string, ask: () => T): T {
+  const st = statSync(file);
+  const version = `${st.size} ${st.mtimeMs}`;
+  const hit = answers.get(key);
+  if (hit?.version === version) return hit.value as T;
+  const value = ask();
+  answers.set(key, { version, value });
+  return value;
 }
 
 /** One band's numbers (row-major) and nodata, through gdal_translate -of AAIGrid. */
 export function gdalBand(file: string, band: number): { width: number; height: number; nodata: number | null; values: number[] } {
+  return remembered(`band ${band} ${file}`, file, () => readBand(file, band));
+}
+
+function readBand(file: string, band: number): { width: number; height: number; nodata: number | null; values: number[] } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-gdal-ref-'));
   try {
     const out = path.join(dir, 'band.asc');

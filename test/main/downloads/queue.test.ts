@@ -98,7 +98,8 @@ describe('DownloadQueue against the simulator', () => {
   });
 
   it('finishes 50 downloads through 5xx, resets and truncation with the sha256 of a clean download', async () => {
-    const faulty = await startTestSim({ faults: '5xx=0.2,reset=0.05,truncate=0.1', seed: 7 });
+    // The faulty service serves the clean one's generated files (one raster cache): the faults are in the transfers.
+    const faulty = await startTestSim({ faults: '5xx=0.2,reset=0.05,truncate=0.1', seed: 7, cacheDir: path.join(clean.dir, 'cache') });
     try {
       const { stateDir, targetDir } = dirs();
       const requests = BAND_SETS.slice(0, 50).map((b) => composite({ Bandnames: b }));

@@ -89,7 +89,9 @@ describe('writePyramid', () => {
 
   it('builds the same file in memory as from the file, whatever the chunk size, from rows or block by block', async () => {
     const dir = await tempDir();
-    const img = image(2100, 1700, 2); // three overviews, partial tiles at the right and bottom edges
+    // 128 px tiles: three overviews and partial tiles at the right and bottom edges, at a sixteenth of the pixels
+    // the same layout needs with 512 px tiles (2100 x 1700).
+    const img = image(530, 430, 2, 500000, 5800000, { tile: 128 });
     const files: Buffer[] = [];
     for (const [name, opts] of [['memory', {}], ['file', { overviewMemoryBytes: 0 }], ['small-chunks', { chunkBytes: 1 }], ['file-small-chunks', { chunkBytes: 1, overviewMemoryBytes: 0 }], ['block-wise', { blockWise: true }]] as const) {
       const file = path.join(dir, `${name}.tif`);
@@ -256,15 +258,18 @@ describe('mosaicParts', () => {
   });
 });
 
-/** Band `band` of `file` (or of its overview `ovr`, 0-based) as GDAL decodes it: raw samples via gdal_translate -of ENVI. */
-function gdalSamples(file: string, band: number, type: 'Float32' | 'Int16' | 'Byte', ovr?: number): number[] {
+/**
+ * Band `band` of `file` (every band, one after the other, when `band` is omitted; of its overview `ovr`, 0-based) as
+ * GDAL decodes it: raw samples via gdal_translate -of ENVI.
+ */
+function gdalSamples(file: string, type: 'Float32' | 'Int16' | 'Byte', band?: number, ovr?: number): ArrayLike<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-gdal-raw-'));
   try {
     const out = path.join(dir, 'band.bin');
-    execFileSync('gdal_translate', ['-q', '-of', 'ENVI', '-b', String(band), ...(ovr === undefined ? [] : ['-ovr', String(ovr)]), file, out]);
+    execFileSync('gdal_translate', ['-q', '-of', 'ENVI', ...(band === undefined ? [] : ['-b', String(band)]), ...(ovr === undefined ? [] : ['-ovr', String(ovr)]), file, out]);
     const buf = readFileSync(out);
     const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
-    return Array.from(type === 'Float32' ? new Float32Array(ab) : type === 'Int16' ? new Int16Array(ab) : new Uint8Array(ab));
+    return type === 'Float32' ? new Float32Array(ab) : type === 'Int16' ? new Int16Array(ab) : new Uint8Array(ab);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -300,22 +305,23 @@ describe.skipIf(!HAS_GDAL)('DEFLATE compression (writePyramid\'s default)', () =
       expect(report.valid, report.output).toBe(true);
       const info = gdalinfo(zipped) as unknown as { metadata: Record<string, Record<string, string>>; bands: { band: number }[] };
       expect(info.metadata.IMAGE_STRUCTURE).toMatchObject({ COMPRESSION: 'DEFLATE', PREDICTOR: c.predictor });
-      for (const { band } of info.bands) {
-        for (const ovr of [undefined, ...r.levels.slice(1).map((_, k) => k)]) {
-          const a = gdalSamples(zipped, band, c.type, ovr);
-          const b = gdalSamples(raw, band, c.type, ovr);
-          expect(a.length).toBeGreaterThan(0);
-          expect(firstDifference(a, b), `band ${band} overview ${ovr ?? 'none'}`).toBe(-1);
-        }
+      // Every band of every level (all bands in one gdal_translate run, band after band).
+      for (const [k, level] of r.levels.entries()) {
+        const ovr = k === 0 ? undefined : k - 1;
+        const a = gdalSamples(zipped, c.type, undefined, ovr);
+        const b = gdalSamples(raw, c.type, undefined, ovr);
+        expect(a.length).toBe(level.width * level.height * info.bands.length);
+        const at = firstDifference(a, b);
+        expect(at, `overview ${ovr ?? 'none'}, band ${Math.floor(at / (level.width * level.height)) + 1}`).toBe(-1);
       }
       // And the samples are the source's (full resolution, band 1).
-      if (c.type === 'Float32') expect(firstDifference(gdalSamples(zipped, 1, 'Float32'), Array.from({ length: W * H }, (_, i) => field(i % W, Math.floor(i / W))))).toBe(-1);
+      if (c.type === 'Float32') expect(firstDifference(gdalSamples(zipped, 'Float32', 1), Array.from({ length: W * H }, (_, i) => field(i % W, Math.floor(i / W))))).toBe(-1);
       // geotiff.js (the renderer's preview reader) decodes them too.
       const tiff = await fromFile(zipped);
       try {
         const img = await tiff.getImage(0);
         const [got] = (await img.readRasters({ samples: [0], interleave: false })) as unknown as ArrayLike<number>[];
-        expect(firstDifference(Array.from(got!), gdalSamples(raw, 1, c.type))).toBe(-1);
+        expect(firstDifference(got!, gdalSamples(raw, c.type, 1))).toBe(-1);
       } finally {
         await tiff.close();
       }

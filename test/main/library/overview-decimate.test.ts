@@ -128,14 +128,16 @@ describe('decimated overview copy', () => {
     const spec: TestTiffSpec = { width: 601, height: 533, bands: 4, dataType: 'INT16', nodata: -32768 };
     const strip = out('same-strip');
     writeTestTiff(strip, spec);
+    // The strips' quick looks, once per factor: both tile sizes are compared with them.
+    const fromStrips = new Map<number, Buffer>();
+    for (const f of [2, 3, 5]) fromStrips.set(f, readFileSync((await checkDecimated(strip, f)).path));
     for (const tile of [128, 256]) {
       const tiled = out(`tiled${tile}`);
       writeTestTiff(tiled, { ...spec, tile });
       expect(difference(await source(tiled), await source(strip))).toBeNull();
       for (const f of [2, 3, 5]) {
         const a = await checkDecimated(tiled, f);
-        const b = await checkDecimated(strip, f);
-        expect(readFileSync(a.path).equals(readFileSync(b.path)), `tile ${tile} f=${f}`).toBe(true);
+        expect(readFileSync(a.path).equals(fromStrips.get(f)!), `tile ${tile} f=${f}`).toBe(true);
       }
     }
   });

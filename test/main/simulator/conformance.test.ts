@@ -20,8 +20,8 @@ function gdalAvailable(): boolean {
 const HAS_GDAL = gdalAvailable();
 if (!HAS_GDAL) console.warn('gdalinfo not found: GDAL conformance checks skipped (install gdal-bin; .ci/run does).');
 
-// About 13 km x 11 km inside the seeded demo order, big enough for a COG at 10 m.
-const LARGE_AOI = 'POLYGON((13.30 52.42, 13.49 52.42, 13.49 52.52, 13.30 52.52, 13.30 52.42))';
+// About 6.8 km x 6.7 km inside the seeded demo order: at 10 m past the 512 px above which the output is a COG.
+const LARGE_AOI = 'POLYGON((13.30 52.42, 13.40 52.42, 13.40 52.48, 13.30 52.48, 13.30 52.42))';
 
 const utm = (zone: number) => `+proj=utm +zone=${zone} +datum=WGS84 +units=m +no_defs`;
 const CRS: Record<number, string> = { 4326: 'EPSG:4326', 3857: 'EPSG:3857', 32633: utm(33), 32632: utm(32) };

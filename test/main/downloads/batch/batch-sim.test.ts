@@ -75,7 +75,9 @@ async function expectSameRaster(mosaic: string, reference: string): Promise<void
 describe('batch against the simulator (real HTTP on loopback)', () => {
   it('splits a concave AOI over a 100 km² limit, mosaics the parts, and equals a direct download pixel for pixel', async () => {
     const dir = await tempDir();
-    const body = compositeBody({ Date: date, Wkt: CONCAVE_AOI, Resolution: 10 });
+    // 20 m: about 800 px a side, so the parts and the mosaic are tiled COGs with overviews. The VRT test below asks for
+    // the same parts and direct download, which the simulator then serves from its cache.
+    const body = compositeBody({ Date: date, Wkt: CONCAVE_AOI, Resolution: 20 });
     const plan = planComposite(body, { maxCompositeAreaKm2: 100, maxTotalBands: 12 });
     expect(plan.kind).toBe('split');
     expect(plan.parts.length).toBeGreaterThanOrEqual(3);
@@ -84,7 +86,7 @@ describe('batch against the simulator (real HTTP on loopback)', () => {
     const { result, progress, stats } = await run(plan, dir);
     expect(result.kind).toBe('mosaic');
     expect(stats.calls).toBe(plan.parts.length);
-    expect(path.basename(result.file)).toBe(`composite_${date.replaceAll('-', '')}_B4-B3-B2_Stratus2_32633_10m.tif`);
+    expect(path.basename(result.file)).toBe(`composite_${date.replaceAll('-', '')}_B4-B3-B2_Stratus2_32633_20m.tif`);
     // Only the mosaic is left: parts, manifest and temporary files are gone.
     expect(readdirSync(dir)).toEqual([path.basename(result.file)]);
 

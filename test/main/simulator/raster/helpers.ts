@@ -82,6 +82,15 @@ export function gdalPixel(file: string, x: number, y: number): number[] {
     .map((s) => Number(s));
 }
 
+/** gdalPixel for many pixels in one gdallocationinfo run (it reads "x y" lines from stdin): one list of band values per pixel. */
+export function gdalPixels(file: string, pts: readonly (readonly [number, number])[]): number[][] {
+  const out = execFileSync('gdallocationinfo', ['-valonly', file], { input: pts.map(([x, y]) => `${x} ${y}\n`).join(''), encoding: 'utf8' });
+  const values = out.trim().split(/\s+/).map((s) => Number(s));
+  const bands = values.length / pts.length;
+  if (!Number.isInteger(bands)) throw new Error(`gdallocationinfo answered ${values.length} values for ${pts.length} pixels`);
+  return pts.map((_, i) => values.slice(i * bands, (i + 1) * bands));
+}
+
 /** Reads a window (all bands, pixel-interleaved) with geotiff.js. */
 export async function readWindow(
   file: string,
