@@ -1,4 +1,5 @@
 import { parseBandnames } from '../../../common/bandnames';
+import { seriesKey } from '../../../common/library-series';
 import type { ResponseOf } from '../../../preload/contract';
 
 /**
@@ -98,20 +99,8 @@ export function sortEntries(entries: readonly LibraryItem[], sort: LibrarySort):
   }
 }
 
-/**
- * The area an entry covers, as a grouping key: the AOI the service was asked for (Wkt or
- * GeoJson) when known, else the footprint rounded to ~100 m, plus CRS and band list (so the
- * display carries over between dates).
- */
-export function aoiKey(e: LibraryItem): string | null {
-  const r = e.request ?? {};
-  let area: string | null = null;
-  if (typeof r.Wkt === 'string' && r.Wkt.trim()) area = r.Wkt.replace(/\s+/g, ' ').trim();
-  else if (r.GeoJson) area = JSON.stringify(r.GeoJson);
-  else if (e.bounds4326) area = e.bounds4326.map((v) => v.toFixed(3)).join(',');
-  if (!area) return null;
-  return `${area}|${e.epsg ?? '?'}|${e.bands.join(',')}`;
-}
+/** The area an entry covers, as a grouping key (see common/library-series.ts). */
+export const aoiKey = (e: LibraryItem): string | null => seriesKey(e);
 
 /** Rasters of one area on several dates, oldest first. */
 export interface SeriesGroup {
