@@ -106,6 +106,7 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     downloadsRemove: async () => ok({ removed: true }),
     downloadsReveal: async () => ok({ revealed: false }),
     libraryList: async () => ok({ entries: [] }),
+    libraryQuery: async () => ok({ total: 0, rows: 0, all: 0, entries: [], series: [] }),
     libraryImport: async () => ok({ entries: [] }),
     libraryRemove: async () => ok({ removed: true }),
     settingsGet: async () => ok({ downloadDir: '/home/analyst/Downloads', theme: 'system', osmLayer: false }),

@@ -84,8 +84,7 @@ export const usePreviewStore = defineStore('preview', () => {
     performance.mark(`swath-preview-open:${libraryId}`);
     followProgress();
     const s = await startSession();
-    if (!library.entry(libraryId)) await library.refresh();
-    const e = library.entry(libraryId);
+    const e = await library.ensure(libraryId);
     if (!e) {
       library.notice = 'That raster is no longer in the library.';
       return;
