@@ -113,8 +113,8 @@ export interface LibraryPage {
   all: number;
   /** The page's rows: rasters, or a series' first raster in the order. */
   entries: LibraryEntry[];
-  /** Every date of the series on this page, oldest first. */
-  series: { key: string; entries: LibraryEntry[] }[];
+  /** The dates of the series on this page, oldest first. */
+  series: { key: string; entries: { id: string; date: string | null }[] }[];
 }
 
 /** True for a file name ending in .tif or .tiff (any case). */
@@ -221,7 +221,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       setGroup: p('UPDATE library SET group_key = ? WHERE series_key = ? AND group_key IS NOT ?'),
       regroupAll: p(`UPDATE library SET group_key = CASE WHEN series_key IN (
         SELECT series_key FROM library WHERE series_key IS NOT NULL GROUP BY series_key HAVING COUNT(DISTINCT date) >= 2) THEN series_key END`),
-      members: p('SELECT rid, entry, group_key FROM library WHERE group_key = ? ORDER BY date, created_at'),
+      members: p('SELECT id, date FROM library WHERE group_key = ? ORDER BY date, created_at'),
       unhashed: p('SELECT id, path FROM library WHERE hashed = 0'),
       setHash: p('UPDATE library SET hashed = 1, entry = ? WHERE id = ? AND path = ? AND hashed = 0'),
       cover: p(`SELECT l.rid, l.entry, l.group_key FROM library_box b JOIN library l ON l.rid = b.rid
@@ -274,7 +274,10 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       return;
     }
     inTransaction(this.db, () => {
+      // A larger page cache for the one big transaction (the indexes and the text index stay in memory).
+      this.db.exec('PRAGMA cache_size = -262144');
       for (const e of entries) this.write(e, null);
+      this.db.exec('PRAGMA cache_size = -32000');
       this.sql.regroupAll.run();
       this.sql.setMeta.run(LIBRARY_FILE, new Date(stamp).toISOString());
     });
@@ -403,15 +406,14 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     const order = ORDER[q.sort ?? 'date-desc'];
     const offset = Math.max(0, q.offset ?? 0);
     const all = this.count();
-    const total = where.length ? (this.db.prepare(`SELECT COUNT(*) AS n FROM library ${filter}`).get(...params) as { n: number }).n : all;
-
     if (!q.series) {
+      const total = where.length ? (this.db.prepare(`SELECT COUNT(*) AS n FROM library ${filter}`).get(...params) as { n: number }).n : all;
       const rows = this.db.prepare(`SELECT rid, entry, group_key FROM library ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, q.limit, offset) as unknown as Row[];
       return { total, rows: total, all, entries: rows.map((r) => this.toEntry(r)), series: [] };
     }
     // A series is one row, at its first raster in the order: walk the order (rid and group only) to the page.
-    const counted = this.db.prepare(`SELECT COUNT(*) AS n FROM library ${filter ? `${filter} AND` : 'WHERE'} group_key IS NULL`).get(...params) as { n: number };
-    const groups = this.db.prepare(`SELECT COUNT(DISTINCT group_key) AS n FROM library ${filter ? `${filter} AND` : 'WHERE'} group_key IS NOT NULL`).get(...params) as { n: number };
+    const counts = this.db.prepare(`SELECT COUNT(*) AS total, COUNT(DISTINCT group_key) AS groups, COUNT(*) - COUNT(group_key) AS singles FROM library ${filter}`)
+      .get(...params) as { total: number; groups: number; singles: number };
     const heads: number[] = [];
     const seen = new Set<string>();
     let index = 0;
@@ -426,9 +428,9 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     const entries = heads.map((rid) => this.toEntry(this.sql.byRid.get(rid) as unknown as Row));
     const series = entries.filter((e) => e.series).map((e) => ({
       key: e.series!,
-      entries: (this.sql.members.all(e.series!) as unknown as Row[]).map((r) => this.toEntry(r)),
+      entries: this.sql.members.all(e.series!) as { id: string; date: string | null }[],
     }));
-    return { total, rows: counted.n + groups.n, all, entries, series };
+    return { total: counts.total, rows: counts.singles + counts.groups, all, entries, series };
   }
 
   /** Records an existing GeoTIFF from disk (metadata via geotiff.js); importing a path again refreshes its entry. */

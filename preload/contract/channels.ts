@@ -263,8 +263,8 @@ export const libraryPageSchema = z.object({
   /** Rasters in the library. */
   all: z.number().int(),
   entries: z.array(libraryEntrySchema),
-  /** Every date of each time series on the page, oldest first. */
-  series: z.array(z.object({ key: z.string(), entries: z.array(libraryEntrySchema) })),
+  /** The dates of each time series on the page, oldest first (ids and dates: the rasters themselves by `ids`). */
+  series: z.array(z.object({ key: z.string(), entries: z.array(z.object({ id: z.string(), date: z.string().nullable() })) })),
 });
 
 /** Request of `library:cover`: which rasters' footprints meet a lon/lat box. */

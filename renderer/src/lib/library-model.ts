@@ -30,10 +30,16 @@ export function fileName(path: string): string {
   return path.split(/[\\/]/).pop() ?? path;
 }
 
+/** One date of a time series (the raster itself is fetched by id when shown). */
+export interface SeriesMember {
+  id: string;
+  date: string | null;
+}
+
 /** Rasters of one area on several dates, oldest first. */
 export interface SeriesGroup {
   key: string;
-  entries: LibraryItem[];
+  entries: SeriesMember[];
 }
 
 /** "12.3 MB" style sizes (binary multiples, one decimal). */

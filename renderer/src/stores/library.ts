@@ -13,9 +13,9 @@ function thumbKey(e: LibraryItem): string {
 }
 
 /** Rows asked of main around what is seen (main answers at most 500). */
-const WINDOW = 200;
+const WINDOW = 100;
 /** A window is fetched again when what is seen comes this close to its edge. */
-const MARGIN = 40;
+const MARGIN = 30;
 
 type Page = ResponseOf<'library:query'>;
 
@@ -55,16 +55,15 @@ export const useLibraryStore = defineStore('library', () => {
   let reloadQueued = false;
 
   const placed = (e: LibraryItem): LibraryItem => (e.bounds4326 || !footprints[e.id] ? e : { ...e, bounds4326: footprints[e.id]! });
-  /** Every entry the window knows (its rows, their series' dates, entries fetched by id), with footprints wherever known. */
+  /** Every entry the window knows (its rows, entries fetched by id: a series' other dates), with footprints wherever known. */
   const entries = computed<LibraryItem[]>(() => {
     const byId = new Map<string, LibraryItem>();
     for (const e of extra.value.values()) byId.set(e.id, e);
-    for (const g of series.value.values()) for (const e of g.entries) byId.set(e.id, e);
     for (const e of win.value.entries) byId.set(e.id, e);
     return [...byId.values()].map(placed);
   });
   const byId = computed(() => new Map(entries.value.map((e) => [e.id, e])));
-  const groups = computed<SeriesGroup[]>(() => [...series.value.values()].map((g) => ({ key: g.key, entries: g.entries.map(placed) })));
+  const groups = computed<SeriesGroup[]>(() => [...series.value.values()]);
   const groupOf = computed(() => {
     const m = new Map<string, SeriesGroup>();
     for (const g of groups.value) for (const e of g.entries) m.set(e.id, g);
@@ -148,7 +147,7 @@ export const useLibraryStore = defineStore('library', () => {
     const swap = (e: LibraryItem) => fresh.get(e.id) ?? e;
     const gone = new Set(change.removed);
     win.value = { offset: win.value.offset, entries: win.value.entries.filter((e) => !gone.has(e.id)).map(swap) };
-    series.value = new Map([...series.value].map(([k, g]) => [k, { key: k, entries: g.entries.filter((e) => !gone.has(e.id)).map(swap) }]));
+    series.value = new Map([...series.value].map(([k, g]) => [k, { key: k, entries: g.entries.filter((e) => !gone.has(e.id)) }]));
     if ([...fresh.keys()].some((id) => extra.value.has(id)) || change.removed.some((id) => extra.value.has(id))) {
       extra.value = new Map([...extra.value].filter(([id]) => !gone.has(id)).map(([id, e]) => [id, swap(e)]));
     }

@@ -1,7 +1,12 @@
 import { parseBandnames } from '../../../common/bandnames';
 import { seriesKey } from '../../../common/library-series';
 import type { RequestOf, ResponseOf } from '../../../preload/contract';
-import { NO_FILTER, fileName, type LibraryFilter, type LibraryItem, type LibrarySort, type SeriesGroup } from '../../../renderer/src/lib/library-model';
+import { NO_FILTER, fileName, type LibraryFilter, type LibraryItem, type LibrarySort } from '../../../renderer/src/lib/library-model';
+
+interface FullGroup {
+  key: string;
+  entries: LibraryItem[];
+}
 
 /**
  * A stand-in for main's `library:query` over an array, for the renderer's tests: the same filters,
@@ -76,7 +81,7 @@ function sortEntries(entries: readonly LibraryItem[], sort: LibrarySort): Librar
 }
 
 /** Groups entries that cover the same area on at least two different dates. */
-function timeSeriesGroups(entries: readonly LibraryItem[]): SeriesGroup[] {
+function timeSeriesGroups(entries: readonly LibraryItem[]): FullGroup[] {
   const byKey = new Map<string, LibraryItem[]>();
   for (const e of entries) {
     const k = seriesKey(e);
@@ -84,7 +89,7 @@ function timeSeriesGroups(entries: readonly LibraryItem[]): SeriesGroup[] {
     if (!byKey.has(k)) byKey.set(k, []);
     byKey.get(k)!.push(e);
   }
-  const groups: SeriesGroup[] = [];
+  const groups: FullGroup[] = [];
   for (const [key, list] of byKey) {
     if (new Set(list.map((e) => e.date)).size < 2) continue;
     groups.push({ key, entries: [...list].sort((a, b) => a.date!.localeCompare(b.date!) || a.createdAt.localeCompare(b.createdAt)) });
@@ -115,6 +120,6 @@ export function queryEntries(entries: readonly LibraryItem[], q: RequestOf<'libr
     rows.push(e);
   }
   const page = rows.slice(q.offset ?? 0, (q.offset ?? 0) + q.limit).map(mark);
-  const series = q.series ? [...new Set(page.map((e) => e.series).filter((k): k is string => !!k))].map((key) => ({ key, entries: groups.find((g) => g.key === key)!.entries.map(mark) })) : [];
+  const series = q.series ? [...new Set(page.map((e) => e.series).filter((k): k is string => !!k))].map((key) => ({ key, entries: groups.find((g) => g.key === key)!.entries.map((e) => ({ id: e.id, date: e.date })) })) : [];
   return { total: matched.length, rows: rows.length, all: entries.length, entries: page, series };
 }
