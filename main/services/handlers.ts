@@ -289,7 +289,6 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       return { revealed: deps.revealFile ? deps.revealFile(job.file) : false };
     },
 
-    'library:list': () => ({ entries: library.list() }),
     'library:query': (q) => library.query(q),
     'library:cover': ({ bbox, limit }) => {
       const all = library.covering(bbox);

@@ -390,7 +390,6 @@ export const channels = {
   'downloads:reveal': channel(byId, z.object({ revealed: z.boolean() })),
 
   /** Every local raster. */
-  'library:list': channel(noRequest, z.object({ entries: z.array(libraryEntrySchema) })),
   /** One page of the library, filtered (search words, source, dates, area), sorted and counted in main from its indexes. */
   'library:query': channel(libraryQuerySchema, libraryPageSchema),
   /** The rasters whose footprint meets a lon/lat box (the footprint index), oldest image first, with how many there are. */

@@ -105,7 +105,6 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     downloadsRetry: async (r) => ok(job({ id: r.id, state: 'queued' })),
     downloadsRemove: async () => ok({ removed: true }),
     downloadsReveal: async () => ok({ revealed: false }),
-    libraryList: async () => ok({ entries: [] }),
     libraryQuery: async () => ok({ total: 0, rows: 0, all: 0, entries: [], series: [] }),
     libraryImport: async () => ok({ entries: [] }),
     libraryRemove: async () => ok({ removed: true }),
