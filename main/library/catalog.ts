@@ -200,17 +200,19 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     this.warn = opts.onWarning ?? (() => undefined);
     const p = (q: string) => db.prepare(q);
     this.sql = {
-      byId: p('SELECT rid, entry, group_key FROM library WHERE id = ?'),
-      byPath: p('SELECT rid, entry, group_key FROM library WHERE path = ?'),
-      byRid: p('SELECT rid, entry, group_key FROM library WHERE rid = ?'),
+      byId: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.id = ?'),
+      byPath: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.path = ?'),
+      byRid: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.rid = ?'),
       hasName: p('SELECT 1 AS x FROM library WHERE name_key = ? LIMIT 1'),
-      all: p('SELECT rid, entry, group_key FROM library ORDER BY created_at DESC'),
+      all: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid ORDER BY l.created_at DESC'),
       paths: p('SELECT path FROM library'),
       count: p('SELECT COUNT(*) AS n FROM library'),
-      insert: p(`INSERT INTO library (id, path, name_key, date, model, created_at, size, source, hashed, series_key, entry)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING rid`),
-      update: p(`UPDATE library SET path = ?, name_key = ?, date = ?, model = ?, created_at = ?, size = ?, source = ?, hashed = ?, series_key = ?, entry = ?
-        WHERE rid = ? RETURNING series_key`),
+      insert: p(`INSERT INTO library (id, path, name_key, date, model, created_at, size, source, hashed, series_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING rid`),
+      update: p(`UPDATE library SET path = ?, name_key = ?, date = ?, model = ?, created_at = ?, size = ?, source = ?, hashed = ?, series_key = ?
+        WHERE rid = ?`),
+      entrySet: p('INSERT OR REPLACE INTO library_entry (rid, entry) VALUES (?, ?)'),
+      entryDelete: p('DELETE FROM library_entry WHERE rid = ?'),
       seriesOf: p('SELECT series_key FROM library WHERE rid = ?'),
       deleteRow: p('DELETE FROM library WHERE rid = ?'),
       boxDelete: p('DELETE FROM library_box WHERE rid = ?'),
@@ -223,8 +225,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
         SELECT series_key FROM library WHERE series_key IS NOT NULL GROUP BY series_key HAVING COUNT(DISTINCT date) >= 2) THEN series_key END`),
       members: p('SELECT id, date FROM library WHERE group_key = ? ORDER BY date, created_at'),
       unhashed: p('SELECT id, path FROM library WHERE hashed = 0'),
-      setHash: p('UPDATE library SET hashed = 1, entry = ? WHERE id = ? AND path = ? AND hashed = 0'),
-      cover: p(`SELECT l.rid, l.entry, l.group_key FROM library_box b JOIN library l ON l.rid = b.rid
+      setHash: p('UPDATE library SET hashed = 1 WHERE id = ? AND path = ? AND hashed = 0 RETURNING rid'),
+      cover: p(`SELECT l.rid, e.entry, l.group_key FROM library_box b JOIN library l ON l.rid = b.rid JOIN library_entry e ON e.rid = b.rid
         WHERE b.west <= ? AND b.east >= ? AND b.south <= ? AND b.north >= ? ORDER BY l.date, l.created_at`),
       meta: p('SELECT value FROM meta WHERE key = ?'),
       setMeta: p('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
@@ -304,7 +306,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     const stored: LibraryEntry = { ...e };
     delete stored.series;
     const key = e.date ? seriesKey(e) : null;
-    const cols = [e.path, path.basename(e.path).toLowerCase(), e.date, e.model, e.createdAt, e.size, e.source, e.sha256 === null ? 0 : 1, key, JSON.stringify(stored)] as const;
+    const cols = [e.path, path.basename(e.path).toLowerCase(), e.date, e.model, e.createdAt, e.size, e.source, e.sha256 === null ? 0 : 1, key] as const;
     let at: number;
     const keys: (string | null)[] = [key];
     if (rid === null) {
@@ -318,6 +320,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       this.sql.boxDelete.run(at);
       this.sql.textDelete.run(at);
     }
+    this.sql.entrySet.run(at, JSON.stringify(stored));
     const b = e.bounds4326;
     if (b) this.sql.boxInsert.run(at, b[0], b[2], b[1], b[3]);
     this.sql.textInsert.run(at, searchText(e), bandText(e.bands));
@@ -408,8 +411,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     const all = this.count();
     if (!q.series) {
       const total = where.length ? (this.db.prepare(`SELECT COUNT(*) AS n FROM library ${filter}`).get(...params) as { n: number }).n : all;
-      const rows = this.db.prepare(`SELECT rid, entry, group_key FROM library ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, q.limit, offset) as unknown as Row[];
-      return { total, rows: total, all, entries: rows.map((r) => this.toEntry(r)), series: [] };
+      const rids = this.db.prepare(`SELECT rid FROM library ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, q.limit, offset) as { rid: number }[];
+      return { total, rows: total, all, entries: rids.map((r) => this.toEntry(this.sql.byRid.get(r.rid) as unknown as Row)), series: [] };
     }
     // A series is one row, at its first raster in the order: walk the order (rid and group only) to the page.
     const counts = this.db.prepare(`SELECT COUNT(*) AS total, COUNT(DISTINCT group_key) AS groups, COUNT(*) - COUNT(group_key) AS singles FROM library ${filter}`)
@@ -509,7 +512,10 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
         e.sha256 = digest;
         const stored: LibraryEntry = { ...e };
         delete stored.series;
-        this.sql.setHash.run(JSON.stringify(stored), id, file);
+        inTransaction(this.db, () => {
+          const row = this.sql.setHash.get(id, file) as { rid: number } | undefined;
+          if (row) this.sql.entrySet.run(row.rid, JSON.stringify(stored));
+        });
         this.emit('updated', e);
       } catch (error) {
         this.warn(`Could not hash ${file}: ${(error as Error).message}`);
@@ -548,6 +554,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       if (!row) return false;
       const key = (this.sql.seriesOf.get(row.rid) as { series_key: string | null }).series_key;
       this.sql.deleteRow.run(row.rid);
+      this.sql.entryDelete.run(row.rid);
       this.sql.boxDelete.run(row.rid);
       this.sql.textDelete.run(row.rid);
       this.regroup([key]);
