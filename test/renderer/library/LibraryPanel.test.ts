@@ -82,6 +82,21 @@ describe('Library panel', () => {
     expect(w.get('[data-testid=import-error]').text()).toMatch(/does not exist/);
   });
 
+  it('draws only the rows in view of a long library, and asks main for a window of them', async () => {
+    const many = Array.from({ length: 3000 }, (_, i) => item({ id: `r${i}`, path: `/d/r${i}.tif`, bounds4326: [i * 0.01, 0, i * 0.01 + 0.005, 0.005] }));
+    bridge(many);
+    const w = mount(LibraryPanel);
+    await flushPromises();
+    expect(w.text()).toContain('3000 of 3000 rasters');
+    // jsdom lays out nothing: the list takes an 800 px view at its row estimate, plus a few rows either side.
+    const drawn = w.findAll('article').length;
+    expect(drawn).toBeGreaterThan(0);
+    expect(drawn).toBeLessThan(20);
+    // One window of rows was asked for, never the whole library.
+    for (const [q] of fake.api.libraryQuery.mock.calls) expect(q.limit).toBeLessThanOrEqual(500);
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(1);
+  });
+
   it('groups dates of one AOI into a time series with a slider', async () => {
     bridge([
       item({ id: 'd1', date: '2026-06-10', request: { Wkt: WKT } }),
