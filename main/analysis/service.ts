@@ -78,7 +78,8 @@ export class AnalysisService {
     const target = req.target;
     const aoi = target.kind === 'area' ? readAoiInput(target.aoi) : null;
     const bounds: [number, number, number, number] = aoi ? lonLatBounds(aoi) : [target.kind === 'point' ? target.lon : 0, target.kind === 'point' ? target.lat : 0, target.kind === 'point' ? target.lon : 0, target.kind === 'point' ? target.lat : 0];
-    const entries = this.entries(req.ids).filter((e) => e.bounds4326 && overlaps(e.bounds4326, bounds));
+    // Without ids: the footprint index answers which rasters cover the target.
+    const entries = req.ids ? req.ids.map((id) => this.entry(id)).filter((e) => e.bounds4326 && overlaps(e.bounds4326, bounds)) : this.deps.library.covering(bounds);
     const skipped: { id: string; name: string; reason: string }[] = [];
     const dated = entries.filter((e) => {
       if (e.date) return true;
@@ -181,10 +182,6 @@ export class AnalysisService {
     );
     const entry = await this.deps.library.importFile(file, signal);
     return { file, entryId: entry.id };
-  }
-
-  private entries(ids: string[] | undefined): LibraryEntry[] {
-    return ids ? ids.map((id) => this.entry(id)) : this.deps.library.list();
   }
 
   private entry(id: string): LibraryEntry {

@@ -1,18 +1,22 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { z } from 'zod';
 import { AppError } from '../../common/errors.js';
+import { parseBandnames } from '../../common/bandnames.js';
+import { seriesKey } from '../../common/library-series.js';
+import { inTransaction, openDatabase } from '../shared/database.js';
 import { withoutSecrets, type DownloadedRaster, type DownloadKind, type DownloadSink } from './download-sink.js';
 
 export type { DownloadedRaster };
 import { throwIfAborted } from '../../common/abort.js';
-import { JsonStore, readJsonFile } from './atomic-json.js';
+import { readJsonFile } from './atomic-json.js';
 import { readRasterMetadata, type RasterMetadata } from './metadata.js';
 
-/** Name of the catalog file inside the userData directory. */
+/** Name of the catalog file of earlier versions inside the userData directory: imported once into swath.db, then kept as `library.json.imported-<ms>`. */
 export const LIBRARY_FILE = 'library.json';
 
 /** One local raster the app knows about: its file, its origin, and what the file says of itself. */
@@ -30,6 +34,8 @@ export interface LibraryEntry extends RasterMetadata {
   /** ISO 8601. */
   createdAt: string;
   source: 'download' | 'import';
+  /** The time series this raster belongs to (its area, CRS and bands on at least two dates); absent when none. */
+  series?: string;
 }
 
 const bbox = z.tuple([z.number(), z.number(), z.number(), z.number()]);
@@ -63,11 +69,52 @@ export type LibraryEvents = { added: [LibraryEntry]; removed: [LibraryEntry]; up
 
 /** Options of {@link LibraryCatalog.open}. */
 export interface LibraryOptions {
-  /** userData directory holding library.json. */
+  /** userData directory (swath.db, and library.json of earlier versions). */
   dir: string;
+  /** The app's open database; absent: the catalog opens (and owns) swath.db in `dir` itself. */
+  db?: DatabaseSync;
   now?: () => number;
-  /** Told when the catalog file was unreadable and set aside. */
+  /** Told when the database or the old catalog file was unreadable and set aside. */
   onWarning?: (message: string) => void;
+}
+
+/** Sort orders of {@link LibraryCatalog.query}. */
+export type LibrarySort = 'date-desc' | 'date-asc' | 'added-desc' | 'name' | 'size-desc';
+
+/** A lon/lat box [west, south, east, north]. */
+export type Box = [number, number, number, number];
+
+/** One page of the list: filters, order, window. */
+export interface LibraryQuery {
+  /** Search words: band names and products (ndvi, rgb, B8, [B8_B4]) by the bands held, other words in the name, date, model, EPSG, constellations, kind and source. */
+  text?: string;
+  source?: 'all' | 'download' | 'import';
+  /** YYYY-MM-DD bounds of the image date (inclusive). */
+  dateFrom?: string;
+  dateTo?: string;
+  /** Only rasters whose footprint meets this box. */
+  bbox?: Box | null;
+  /** Only these ids. */
+  ids?: string[];
+  sort?: LibrarySort;
+  offset?: number;
+  limit: number;
+  /** One row per time series (at its first matching date in the order), with the series' dates in `series`. */
+  series?: boolean;
+}
+
+/** The answer of {@link LibraryCatalog.query}. */
+export interface LibraryPage {
+  /** Rasters matching the filters. */
+  total: number;
+  /** Rows of the list (a series counts once when `series` was asked). */
+  rows: number;
+  /** Rasters in the library. */
+  all: number;
+  /** The page's rows: rasters, or a series' first raster in the order. */
+  entries: LibraryEntry[];
+  /** The dates of the series on this page, oldest first. */
+  series: { key: string; entries: { id: string; date: string | null }[] }[];
 }
 
 /** True for a file name ending in .tif or .tiff (any case). */
@@ -88,29 +135,126 @@ export async function sha256File(file: string, signal: AbortSignal): Promise<str
   return hash.digest('hex');
 }
 
+const ORDER: Record<LibrarySort, string> = {
+  'date-desc': '(date IS NULL), date DESC, created_at DESC',
+  'date-asc': '(date IS NULL), date ASC, created_at DESC',
+  'added-desc': 'created_at DESC',
+  name: 'name_key, rid',
+  'size-desc': 'size DESC, rid',
+};
+
+/** What the search reads: file name, date, model, bands, EPSG, constellations, kind and source (lower case). */
+function searchText(e: LibraryEntry): string {
+  return [path.basename(e.path), e.date ?? '', e.model ?? '', e.bands.join(' '), e.epsg ? `EPSG:${e.epsg}` : '', e.constellations.join(' '), e.kind ?? '', e.source]
+    .join(' ').toLowerCase();
+}
+
+/** The held bands as `|B8| |[B8_B4]|`, so a band is matched whole (B8 is neither B8A nor [B8_B4]). */
+function bandText(bands: readonly string[]): string {
+  return bands.map((b) => `|${b.toUpperCase().replace(/\s+/g, '')}|`).join(' ');
+}
+
+const phrase = (column: string, text: string) => `${column} : "${text.replace(/"/g, '""')}"`;
+const likeWord = (w: string) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The search words as an FTS5 expression (trigram: a word of three or more characters matches as a substring) and LIKE terms for shorter words. */
+function searchTerms(text: string): { match: string[]; like: string[] } {
+  const match: string[] = [];
+  const like: string[] = [];
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const parsed = parseBandnames(word);
+    if (parsed.ok) for (const b of parsed.bands) match.push(phrase('bands', `|${b.toUpperCase()}|`));
+    else if ([...word].length >= 3) match.push(phrase('text', word.toLowerCase()));
+    else like.push(likeWord(word.toLowerCase()));
+  }
+  return { match, like };
+}
+
+/** Whether two lon/lat boxes meet. */
+function boxesMeet(a: readonly number[], b: readonly number[]): boolean {
+  return a[0]! <= b[2]! && b[0]! <= a[2]! && a[1]! <= b[3]! && b[1]! <= a[3]!;
+}
+
+interface Row {
+  rid: number;
+  entry: string;
+  group_key: string | null;
+}
+
 /**
- * The catalog of local rasters (downloaded or imported), persisted atomically as library.json in
- * userData. Only files recorded here are ever served to the renderer (see raster-protocol.ts).
+ * The catalog of local rasters (downloaded or imported), kept in the `library` tables of swath.db
+ * (see main/shared/database.ts): one row per raster, an R*Tree of footprints and a full-text index.
+ * Every change is one small transaction. Only files recorded here are ever served to the renderer
+ * (see raster-protocol.ts).
  */
 export class LibraryCatalog extends EventEmitter<LibraryEvents> implements DownloadSink {
-  private readonly entries = new Map<string, LibraryEntry>();
-  private readonly store: JsonStore;
   private readonly now: () => number;
   private readonly warn: (message: string) => void;
   /** Background hashing, one file at a time so it never competes with itself for the disk. */
   private hashing: Promise<void> = Promise.resolve();
+  private readonly sql;
 
-  private constructor(readonly file: string, opts: LibraryOptions) {
+  private constructor(readonly db: DatabaseSync, private readonly ownsDb: boolean, opts: LibraryOptions) {
     super();
     this.now = opts.now ?? Date.now;
     this.warn = opts.onWarning ?? (() => undefined);
-    this.store = new JsonStore(file, () => ({ version: 1, entries: [...this.entries.values()] }));
+    const p = (q: string) => db.prepare(q);
+    this.sql = {
+      byId: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.id = ?'),
+      byPath: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.path = ?'),
+      byRid: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.rid = ?'),
+      hasName: p('SELECT 1 AS x FROM library WHERE name_key = ? LIMIT 1'),
+      all: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid ORDER BY l.created_at DESC'),
+      paths: p('SELECT path FROM library'),
+      count: p('SELECT COUNT(*) AS n FROM library'),
+      insert: p(`INSERT INTO library (id, path, name_key, date, model, created_at, size, source, hashed, series_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING rid`),
+      update: p(`UPDATE library SET path = ?, name_key = ?, date = ?, model = ?, created_at = ?, size = ?, source = ?, hashed = ?, series_key = ?
+        WHERE rid = ?`),
+      entrySet: p('INSERT OR REPLACE INTO library_entry (rid, entry) VALUES (?, ?)'),
+      entryDelete: p('DELETE FROM library_entry WHERE rid = ?'),
+      seriesOf: p('SELECT series_key FROM library WHERE rid = ?'),
+      deleteRow: p('DELETE FROM library WHERE rid = ?'),
+      boxDelete: p('DELETE FROM library_box WHERE rid = ?'),
+      boxInsert: p('INSERT INTO library_box (rid, west, east, south, north) VALUES (?, ?, ?, ?, ?)'),
+      textDelete: p('DELETE FROM library_text WHERE rowid = ?'),
+      textInsert: p('INSERT INTO library_text (rowid, text, bands) VALUES (?, ?, ?)'),
+      dates: p('SELECT COUNT(DISTINCT date) AS n FROM library WHERE series_key = ?'),
+      setGroup: p('UPDATE library SET group_key = ? WHERE series_key = ? AND group_key IS NOT ?'),
+      regroupAll: p(`UPDATE library SET group_key = CASE WHEN series_key IN (
+        SELECT series_key FROM library WHERE series_key IS NOT NULL GROUP BY series_key HAVING COUNT(DISTINCT date) >= 2) THEN series_key END`),
+      members: p('SELECT id, date FROM library WHERE group_key = ? ORDER BY date, created_at'),
+      unhashed: p('SELECT id, path FROM library WHERE hashed = 0'),
+      setHash: p('UPDATE library SET hashed = 1 WHERE id = ? AND path = ? AND hashed = 0 RETURNING rid'),
+      cover: p(`SELECT l.rid, e.entry, l.group_key FROM library_box b JOIN library l ON l.rid = b.rid JOIN library_entry e ON e.rid = b.rid
+        WHERE b.west <= ? AND b.east >= ? AND b.south <= ? AND b.north >= ? ORDER BY l.date, l.created_at`),
+      meta: p('SELECT value FROM meta WHERE key = ?'),
+      setMeta: p('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
+    };
   }
 
-  /** Loads the catalog from `opts.dir` (an empty one when absent; an unreadable file is renamed aside, not lost). */
+  /**
+   * Opens the catalog in `opts.db` (or swath.db in `opts.dir`). An old `library.json` is imported
+   * once, in one transaction, then renamed to `library.json.imported-<ms>` and kept; an unreadable
+   * one is renamed `.corrupt-<ms>` with a warning, and the library starts without it.
+   */
   static async open(opts: LibraryOptions, signal?: AbortSignal): Promise<LibraryCatalog> {
-    const file = path.join(opts.dir, LIBRARY_FILE);
-    const cat = new LibraryCatalog(file, opts);
+    const db = opts.db ?? (await openDatabase({ dir: opts.dir, onWarning: opts.onWarning, now: opts.now })).db;
+    const cat = new LibraryCatalog(db, !opts.db, opts);
+    await cat.importJson(path.join(opts.dir, LIBRARY_FILE), signal);
+    // Entries recorded just before a crash may still lack their hash.
+    for (const r of cat.sql.unhashed.all() as { id: string; path: string }[]) cat.hashLater(r.id, r.path);
+    return cat;
+  }
+
+  private async importJson(file: string, signal?: AbortSignal): Promise<void> {
+    if (!existsSync(file)) return;
+    const stamp = this.now();
+    if (this.sql.meta.get(LIBRARY_FILE)) {
+      // Imported before, but a crash came between the commit and the rename.
+      await rename(file, `${file}.imported-${stamp}`).catch(() => undefined);
+      return;
+    }
     let raw: unknown = null;
     let problem: string | null = null;
     try {
@@ -119,44 +263,177 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       throwIfAborted(signal);
       problem = (e as Error).message;
     }
+    let entries: LibraryEntry[] = [];
     if (raw !== null && !problem) {
       const parsed = fileSchema.safeParse(raw);
-      if (parsed.success) for (const e of parsed.data.entries) cat.entries.set(e.id, e as LibraryEntry);
+      if (parsed.success) entries = parsed.data.entries as LibraryEntry[];
       else problem = `${file} does not match the catalog format: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).slice(0, 3).join('; ')}`;
     }
     if (problem) {
-      const aside = `${file}.corrupt-${cat.now()}`;
+      const aside = `${file}.corrupt-${stamp}`;
       await rename(file, aside).catch(() => undefined);
-      opts.onWarning?.(`${problem}. It was moved to ${aside} and the library starts empty.`);
+      this.warn(`${problem}. It was moved to ${aside} and the library starts without it.`);
+      return;
     }
-    // Entries recorded just before a crash may still lack their hash.
-    for (const e of cat.entries.values()) if (e.sha256 === null) cat.hashLater(e.id, e.path);
-    return cat;
+    inTransaction(this.db, () => {
+      // A larger page cache for the one big transaction (the indexes and the text index stay in memory).
+      this.db.exec('PRAGMA cache_size = -262144');
+      for (const e of entries) this.write(e, null);
+      this.db.exec('PRAGMA cache_size = -32000');
+      this.sql.regroupAll.run();
+      this.sql.setMeta.run(LIBRARY_FILE, new Date(stamp).toISOString());
+    });
+    await rename(file, `${file}.imported-${stamp}`).catch((e: unknown) => this.warn(`Imported ${file} but could not rename it: ${(e as Error).message}`));
   }
 
-  /** Every entry, newest first. */
+  private toEntry(r: Row): LibraryEntry {
+    const e = JSON.parse(r.entry) as LibraryEntry;
+    delete e.series;
+    if (r.group_key !== null) e.series = r.group_key;
+    return e;
+  }
+
+  private one(r: unknown): LibraryEntry | undefined {
+    return r ? this.toEntry(r as Row) : undefined;
+  }
+
+  /**
+   * Writes one entry's row, footprint and search text (inside the caller's transaction); `rid` of
+   * the row it replaces, or null for a new one. Returns the series keys whose grouping may have
+   * changed, or null when a new row was refused as a duplicate (same id or path).
+   */
+  private write(e: LibraryEntry, rid: number | null): (string | null)[] | null {
+    const stored: LibraryEntry = { ...e };
+    delete stored.series;
+    const key = e.date ? seriesKey(e) : null;
+    const cols = [e.path, path.basename(e.path).toLowerCase(), e.date, e.model, e.createdAt, e.size, e.source, e.sha256 === null ? 0 : 1, key] as const;
+    let at: number;
+    const keys: (string | null)[] = [key];
+    if (rid === null) {
+      const r = this.sql.insert.get(e.id, ...cols) as { rid: number } | undefined;
+      if (!r) return null;
+      at = r.rid;
+    } else {
+      keys.push((this.sql.seriesOf.get(rid) as { series_key: string | null }).series_key);
+      this.sql.update.run(...cols, rid);
+      at = rid;
+      this.sql.boxDelete.run(at);
+      this.sql.textDelete.run(at);
+    }
+    this.sql.entrySet.run(at, JSON.stringify(stored));
+    const b = e.bounds4326;
+    if (b) this.sql.boxInsert.run(at, b[0], b[2], b[1], b[3]);
+    this.sql.textInsert.run(at, searchText(e), bandText(e.bands));
+    return keys;
+  }
+
+  /** Marks the rasters of a series key as a series when it has two dates or more, and unmarks them otherwise. */
+  private regroup(keys: readonly (string | null)[]): void {
+    for (const k of new Set(keys)) {
+      if (k === null) continue;
+      const { n } = this.sql.dates.get(k) as { n: number };
+      const group = n >= 2 ? k : null;
+      this.sql.setGroup.run(group, k, group);
+    }
+  }
+
+  /** Every entry, newest first (the whole library: prefer {@link query}). */
   list(): LibraryEntry[] {
-    return [...this.entries.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).map((e) => structuredClone(e));
+    return (this.sql.all.all() as unknown as Row[]).map((r) => this.toEntry(r));
+  }
+
+  /** How many rasters the library holds. */
+  count(): number {
+    return (this.sql.count.get() as { n: number }).n;
+  }
+
+  /** Every recorded path. */
+  paths(): string[] {
+    return (this.sql.paths.all() as { path: string }[]).map((r) => r.path);
   }
 
   /** One entry by id, or undefined. */
   get(id: string): LibraryEntry | undefined {
-    const e = this.entries.get(id);
-    return e ? structuredClone(e) : undefined;
+    return this.one(this.sql.byId.get(id));
   }
 
   /** The entry recorded for a path, if any. */
   findByPath(file: string): LibraryEntry | undefined {
-    const abs = path.resolve(file);
-    for (const e of this.entries.values()) if (e.path === abs) return structuredClone(e);
-    return undefined;
+    return this.one(this.sql.byPath.get(path.resolve(file)));
   }
 
   /** Whether an entry, in any folder, has this file name (case-insensitive: names must stay apart on Windows and macOS too). */
   hasFileName(name: string): boolean {
-    const want = name.toLowerCase();
-    for (const e of this.entries.values()) if (path.basename(e.path).toLowerCase() === want) return true;
-    return false;
+    return this.sql.hasName.get(name.toLowerCase()) !== undefined;
+  }
+
+  /** The rasters whose footprint meets a lon/lat box (from the R*Tree), oldest image first. */
+  covering(box: Box): LibraryEntry[] {
+    const rows = this.sql.cover.all(box[2], box[0], box[3], box[1]) as unknown as Row[];
+    // The R*Tree stores 32-bit floats rounded outward: check the exact footprint.
+    return rows.map((r) => this.toEntry(r)).filter((e) => e.bounds4326 && boxesMeet(e.bounds4326, box));
+  }
+
+  /** One page of the list, answered from the indexes (see {@link LibraryQuery}). */
+  query(q: LibraryQuery): LibraryPage {
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (q.source && q.source !== 'all') {
+      where.push('source = ?');
+      params.push(q.source);
+    }
+    if (q.dateFrom) {
+      where.push('date >= ?');
+      params.push(q.dateFrom);
+    }
+    if (q.dateTo) {
+      where.push('date <= ?');
+      params.push(q.dateTo);
+    }
+    if (q.ids) {
+      where.push(`id IN (${q.ids.map(() => '?').join(', ') || 'NULL'})`);
+      params.push(...q.ids);
+    }
+    if (q.bbox) {
+      where.push('rid IN (SELECT rid FROM library_box WHERE west <= ? AND east >= ? AND south <= ? AND north >= ?)');
+      params.push(q.bbox[2], q.bbox[0], q.bbox[3], q.bbox[1]);
+    }
+    const terms = searchTerms(q.text ?? '');
+    if (terms.match.length || terms.like.length) {
+      const inner = [...(terms.match.length ? ['library_text MATCH ?'] : []), ...terms.like.map(() => "text LIKE ? ESCAPE '\\'")];
+      where.push(`rid IN (SELECT rowid FROM library_text WHERE ${inner.join(' AND ')})`);
+      if (terms.match.length) params.push(terms.match.join(' AND '));
+      params.push(...terms.like);
+    }
+    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const order = ORDER[q.sort ?? 'date-desc'];
+    const offset = Math.max(0, q.offset ?? 0);
+    const all = this.count();
+    if (!q.series) {
+      const total = where.length ? (this.db.prepare(`SELECT COUNT(*) AS n FROM library ${filter}`).get(...params) as { n: number }).n : all;
+      const rids = this.db.prepare(`SELECT rid FROM library ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, q.limit, offset) as { rid: number }[];
+      return { total, rows: total, all, entries: rids.map((r) => this.toEntry(this.sql.byRid.get(r.rid) as unknown as Row)), series: [] };
+    }
+    // A series is one row, at its first raster in the order: walk the order (rid and group only) to the page.
+    const counts = this.db.prepare(`SELECT COUNT(*) AS total, COUNT(DISTINCT group_key) AS groups, COUNT(*) - COUNT(group_key) AS singles FROM library ${filter}`)
+      .get(...params) as { total: number; groups: number; singles: number };
+    const heads: number[] = [];
+    const seen = new Set<string>();
+    let index = 0;
+    for (const r of this.db.prepare(`SELECT rid, group_key FROM library ${filter} ORDER BY ${order}`).iterate(...params) as IterableIterator<{ rid: number; group_key: string | null }>) {
+      if (r.group_key !== null) {
+        if (seen.has(r.group_key)) continue;
+        seen.add(r.group_key);
+      }
+      if (index++ >= offset) heads.push(r.rid);
+      if (heads.length >= q.limit) break;
+    }
+    const entries = heads.map((rid) => this.toEntry(this.sql.byRid.get(rid) as unknown as Row));
+    const series = entries.filter((e) => e.series).map((e) => ({
+      key: e.series!,
+      entries: this.sql.members.all(e.series!) as { id: string; date: string | null }[],
+    }));
+    return { total: counts.total, rows: counts.singles + counts.groups, all, entries, series };
   }
 
   /** Records an existing GeoTIFF from disk (metadata via geotiff.js); importing a path again refreshes its entry. */
@@ -184,39 +461,44 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     return this.put(abs, d.size, d.sha256, meta, withoutSecrets(d.request), d.kind, 'download', signal);
   }
 
-  private async put(
+  private put(
     abs: string, size: number, sha256: string | null, meta: RasterMetadata,
     request: Record<string, unknown> | null, kind: DownloadKind | null, source: LibraryEntry['source'], signal: AbortSignal,
-  ): Promise<LibraryEntry> {
+  ): LibraryEntry {
     throwIfAborted(signal);
-    const existing = [...this.entries.values()].find((e) => e.path === abs);
-    const entry: LibraryEntry = {
-      id: existing?.id ?? randomUUID(),
-      path: abs,
-      size,
-      sha256,
-      request,
-      kind,
-      date: meta.date,
-      model: meta.model ?? (typeof request?.Model === 'string' ? request.Model : null),
-      constellations: meta.constellations,
-      bands: meta.bands,
-      epsg: meta.epsg,
-      resolution: meta.resolution,
-      width: meta.width,
-      height: meta.height,
-      bounds4326: meta.bounds4326,
-      ...(meta.boundsNote ? { boundsNote: meta.boundsNote } : {}),
-      ...(meta.period ? { period: meta.period } : {}),
-      ...(meta.cog !== undefined ? { cog: meta.cog } : {}),
-      createdAt: existing?.createdAt ?? new Date(this.now()).toISOString(),
-      source: existing?.source ?? source,
-    };
-    this.entries.set(entry.id, entry);
-    await this.store.save();
-    this.emit('added', structuredClone(entry));
-    if (sha256 === null) this.hashLater(entry.id, abs);
-    return structuredClone(entry);
+    const saved = inTransaction(this.db, () => {
+      const row = this.sql.byPath.get(abs) as Row | undefined;
+      const existing = row ? this.toEntry(row) : undefined;
+      const entry: LibraryEntry = {
+        id: existing?.id ?? randomUUID(),
+        path: abs,
+        size,
+        sha256,
+        request,
+        kind,
+        date: meta.date,
+        model: meta.model ?? (typeof request?.Model === 'string' ? request.Model : null),
+        constellations: meta.constellations,
+        bands: meta.bands,
+        epsg: meta.epsg,
+        resolution: meta.resolution,
+        width: meta.width,
+        height: meta.height,
+        bounds4326: meta.bounds4326,
+        ...(meta.boundsNote ? { boundsNote: meta.boundsNote } : {}),
+        ...(meta.period ? { period: meta.period } : {}),
+        ...(meta.cog !== undefined ? { cog: meta.cog } : {}),
+        createdAt: existing?.createdAt ?? new Date(this.now()).toISOString(),
+        source: existing?.source ?? source,
+      };
+      const keys = this.write(entry, row?.rid ?? null);
+      if (!keys) throw new AppError('io', `Could not record ${abs}: its id is taken.`);
+      this.regroup(keys);
+      return this.one(this.sql.byPath.get(abs))!;
+    });
+    this.emit('added', structuredClone(saved));
+    if (sha256 === null) this.hashLater(saved.id, abs);
+    return saved;
   }
 
   /** Computes a recorded file's sha256 in the background and stores it (the entry may be gone or replaced by then). */
@@ -224,11 +506,17 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     this.hashing = this.hashing.then(async () => {
       try {
         const digest = await sha256File(file, new AbortController().signal);
-        const e = this.entries.get(id);
+        if (!this.db.isOpen) return;
+        const e = this.get(id);
         if (!e || e.path !== file || e.sha256 !== null) return;
         e.sha256 = digest;
-        await this.store.save();
-        this.emit('updated', structuredClone(e));
+        const stored: LibraryEntry = { ...e };
+        delete stored.series;
+        inTransaction(this.db, () => {
+          const row = this.sql.setHash.get(id, file) as { rid: number } | undefined;
+          if (row) this.sql.entrySet.run(row.rid, JSON.stringify(stored));
+        });
+        this.emit('updated', e);
       } catch (error) {
         this.warn(`Could not hash ${file}: ${(error as Error).message}`);
       }
@@ -242,7 +530,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
    */
   async remove(id: string, opts: { deleteFile?: boolean; confirmDelete?: (entry: LibraryEntry) => Promise<boolean> }, signal: AbortSignal): Promise<LibraryEntry> {
     throwIfAborted(signal);
-    const entry = this.entries.get(id);
+    const entry = this.get(id);
     if (!entry) throw new AppError('not-found', `No library entry with id ${id}.`);
     if (opts.deleteFile) {
       if (!isTiffName(entry.path)) throw new AppError('validation', `Swath deletes only .tif and .tiff files; ${entry.path} was kept.`);
@@ -261,15 +549,29 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
         }
       }
     }
-    this.entries.delete(id);
-    await this.store.save();
-    this.emit('removed', structuredClone(entry));
-    return structuredClone(entry);
+    const removed = inTransaction(this.db, () => {
+      const row = this.sql.byId.get(id) as Row | undefined;
+      if (!row) return false;
+      const key = (this.sql.seriesOf.get(row.rid) as { series_key: string | null }).series_key;
+      this.sql.deleteRow.run(row.rid);
+      this.sql.entryDelete.run(row.rid);
+      this.sql.boxDelete.run(row.rid);
+      this.sql.textDelete.run(row.rid);
+      this.regroup([key]);
+      return true;
+    });
+    if (removed) this.emit('removed', structuredClone(entry));
+    return entry;
   }
 
-  /** Resolves once every change so far, background hashes included, is on disk. */
+  /** Resolves once every background hash so far is stored (each change is committed when its call returns). */
   async flush(): Promise<void> {
     await this.hashing;
-    await this.store.save();
+  }
+
+  /** Waits for the background hashes, then closes the database when this catalog opened it. */
+  async close(): Promise<void> {
+    await this.hashing;
+    if (this.ownsDb && this.db.isOpen) this.db.close();
   }
 }

@@ -60,7 +60,7 @@ export interface OverviewProgress {
 /** What the cache needs from the library catalog. */
 export interface OverviewCatalog extends RasterFileLookup {
   get(id: string): LibraryEntry | undefined;
-  list(): LibraryEntry[];
+  paths(): string[];
   on(event: 'removed', listener: (entry: LibraryEntry) => void): unknown;
 }
 
@@ -298,7 +298,7 @@ export class OverviewCache {
     } catch {
       return 0;
     }
-    const keys = await Promise.all(this.opts.catalog.list().map((e) => this.keyOf(e.path)));
+    const keys = await Promise.all(this.opts.catalog.paths().map((p) => this.keyOf(p)));
     const keep = new Set(keys.filter((k): k is string => !!k).map((k) => `${k}.tif`));
     let removed = 0;
     for (const name of names) {

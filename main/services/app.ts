@@ -10,6 +10,7 @@ import type { HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
 import { AnalysisService, AnalysisWorkers } from '../analysis';
 import { LibraryCatalog, type RasterFileLookup } from '../library';
+import { openDatabase } from '../shared/database';
 import { OverviewCache } from '../library/overview-cache';
 import { setupDistribution, type DistributionOptions } from './distribution';
 import type { ExportTargetRequest } from '../exports/handlers';
@@ -119,7 +120,9 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   // The effective settings, computed once: every reader in main gets the policy's download folder.
   const policyState: PolicyState = options.distribution?.policy ?? { status: 'none', file: '', problems: [], policy: {} };
   const settings = policySettings(await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log), policyState);
-  const library = await LibraryCatalog.open({ dir, onWarning: log });
+  // One database for the app; a broken one is set aside with a notice, never a crash.
+  const database = await openDatabase({ dir, onWarning: log });
+  const library = await LibraryCatalog.open({ dir, db: database.db, onWarning: log });
   const session: ServiceSession = new ServiceSession({
     profiles,
     specCacheDir: path.join(dir, 'spec-cache'),
@@ -136,9 +139,9 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   queue.on('progress', (p) => emit('download:progress', p));
   queue.on('job', (job) => emit('job:state', publicJob(job)));
   queue.on('warning', log);
-  library.on('added', (e) => emit('library:changed', { reason: 'added', id: e.id }));
-  library.on('removed', (e) => emit('library:changed', { reason: 'removed', id: e.id }));
-  library.on('updated', (e) => emit('library:changed', { reason: 'updated', id: e.id }));
+  library.on('added', (e) => emit('library:changed', { upserted: [e], removed: [] }));
+  library.on('removed', (e) => emit('library:changed', { upserted: [], removed: [e.id] }));
+  library.on('updated', (e) => emit('library:changed', { upserted: [e], removed: [] }));
   // The one spend guard every path that spends asks, bound by the admin policy's ceiling (EUR).
   const guard = new SpendGuard({
     store: await SpendStore.open(dir, { onWarning: log, ceilingEur: budgetCeilingEur(policyState) }),
@@ -198,6 +201,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       await analysisWorkers.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));
       await library.flush().catch(() => undefined);
+      database.db.close();
       await session.close().catch(() => undefined);
       await embedded?.close();
     },

@@ -289,7 +289,11 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       return { revealed: deps.revealFile ? deps.revealFile(job.file) : false };
     },
 
-    'library:list': () => ({ entries: library.list() }),
+    'library:query': (q) => library.query(q),
+    'library:cover': ({ bbox, limit }) => {
+      const all = library.covering(bbox);
+      return { total: all.length, entries: all.slice(0, limit) };
+    },
     'library:import': async ({ paths }, { signal }) => {
       const entries = [];
       for (const file of paths) entries.push(await library.importFile(file, signal));

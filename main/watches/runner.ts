@@ -35,8 +35,8 @@ export interface WatchRunDeps {
   download(input: { request: CompositeBody; batch?: { limits: BatchLimits; parts: number } }, watch: Watch, signal: AbortSignal): Promise<DownloadJob>;
   /** A job queued by an earlier run, awaited to its end; null when the queue no longer has it. */
   awaitJob(jobId: string, signal: AbortSignal): Promise<DownloadJob | null>;
-  /** Library ids of finished files. */
-  libraryIdsFor(files: string[]): string[];
+  /** Library ids of a finished job's files. */
+  libraryIdsFor(job: DownloadJob): string[];
   /** Main's own estimate of every part of a plan (the spend guard's source of costs). */
   estimate(plan: BatchPlan, signal: AbortSignal): Promise<BatchEstimate>;
   /**
@@ -261,7 +261,7 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
   async function settleJob(date: string, job: DownloadJob, costEur: number | null, pass?: SpendPass): Promise<void> {
     if (job.state === 'done') {
       const files = job.files ?? (job.file ? [job.file] : []);
-      const libraryIds = deps.libraryIdsFor(files);
+      const libraryIds = deps.libraryIdsFor(job);
       await setDate({ date, state: 'downloaded', libraryIds, files, jobId: job.id, costEur, at: iso() });
       if (pass) await pass.spent();
       else if (costEur !== null && costEur > 0) await deps.record(costEur, `Watch "${current.name}" ${date}`);

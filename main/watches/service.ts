@@ -162,7 +162,11 @@ export class WatchService {
         return queue.add({ kind: 'composite', request, targetDir, ...(batch ? { batch: { type: 'split', ...batch } } : {}) }, signal);
       },
       awaitJob: (jobId, signal) => this.awaitJob(jobId, signal),
-      libraryIdsFor: (files) => library.list().filter((e) => files.includes(e.path)).map((e) => e.id),
+      // The job knows its first file's entry; a batch's other files are found by path (indexed).
+      libraryIdsFor: (job) => {
+        const files = job.files ?? (job.file ? [job.file] : []);
+        return files.flatMap((f, i) => (i === 0 && job.libraryId && library.get(job.libraryId)?.path === f ? [job.libraryId] : library.findByPath(f)?.id ?? []));
+      },
       estimate: async (plan, signal) => estimator.batch(await session.client(signal), w.profileId, plan, signal),
       clear: (cost, what, agreed, signal) => guard.clear(cost, what, signal, { ask: false, agreed }),
       record: (cost, what) => guard.record(w.profileId, cost, what),

@@ -225,6 +225,52 @@ export const libraryEntrySchema = z.object({
   cog: z.boolean().optional(),
   createdAt: z.string(),
   source: z.enum(['download', 'import']),
+  /** The time series it belongs to (same area, CRS and bands on two dates or more); absent when none. */
+  series: z.string().optional(),
+});
+
+/** The most rows one `library:query` or `library:cover` answers. */
+export const LIBRARY_PAGE_MAX = 500;
+
+const lonLatBox = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90), z.number().min(-180).max(180), z.number().min(-90).max(90)])
+  .refine(([w, s, e, n]) => w <= e && s <= n, 'The box must be [west, south, east, north] with west ≤ east and south ≤ north.');
+const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use YYYY-MM-DD.');
+
+/** Request of `library:query`: one page of the list, filtered and sorted in main. */
+export const libraryQuerySchema = z.strictObject({
+  /** Search words: band names and products (ndvi, rgb, B8, [B8_B4]) by the bands held; other words in name, date, model, EPSG, constellations, kind, source. */
+  text: z.string().max(500, 'The search is longer than 500 characters.').optional(),
+  source: z.enum(['all', 'download', 'import']).optional(),
+  dateFrom: isoDay.optional(),
+  dateTo: isoDay.optional(),
+  /** Only rasters whose footprint meets this lon/lat box. */
+  bbox: lonLatBox.nullable().optional(),
+  /** Only these rasters. */
+  ids: z.array(z.string().min(1)).max(LIBRARY_PAGE_MAX).optional(),
+  sort: z.enum(['date-desc', 'date-asc', 'added-desc', 'name', 'size-desc']).optional(),
+  offset: z.number().int().min(0).max(10_000_000).optional(),
+  limit: z.number().int().min(1).max(LIBRARY_PAGE_MAX, `At most ${LIBRARY_PAGE_MAX} rows per page.`),
+  /** One row per time series (at its first matching raster in the order), its dates in `series`. */
+  series: z.boolean().optional(),
+});
+
+/** Response of `library:query`. */
+export const libraryPageSchema = z.object({
+  /** Rasters matching the filters. */
+  total: z.number().int(),
+  /** Rows of the list (a time series counts once when asked for). */
+  rows: z.number().int(),
+  /** Rasters in the library. */
+  all: z.number().int(),
+  entries: z.array(libraryEntrySchema),
+  /** The dates of each time series on the page, oldest first (ids and dates: the rasters themselves by `ids`). */
+  series: z.array(z.object({ key: z.string(), entries: z.array(z.object({ id: z.string(), date: z.string().nullable() })) })),
+});
+
+/** Request of `library:cover`: which rasters' footprints meet a lon/lat box. */
+export const libraryCoverSchema = z.strictObject({
+  bbox: lonLatBox,
+  limit: z.number().int().min(1).max(LIBRARY_PAGE_MAX, `At most ${LIBRARY_PAGE_MAX} rasters per answer.`),
 });
 
 /** User settings kept by main. */
@@ -344,7 +390,10 @@ export const channels = {
   'downloads:reveal': channel(byId, z.object({ revealed: z.boolean() })),
 
   /** Every local raster. */
-  'library:list': channel(noRequest, z.object({ entries: z.array(libraryEntrySchema) })),
+  /** One page of the library, filtered (search words, source, dates, area), sorted and counted in main from its indexes. */
+  'library:query': channel(libraryQuerySchema, libraryPageSchema),
+  /** The rasters whose footprint meets a lon/lat box (the footprint index), oldest image first, with how many there are. */
+  'library:cover': channel(libraryCoverSchema, z.object({ total: z.number().int(), entries: z.array(libraryEntrySchema) })),
   /** Adds existing GeoTIFF files to the library. */
   'library:import': channel(z.strictObject({ paths: z.array(z.string().min(1)).min(1) }), z.object({ entries: z.array(libraryEntrySchema) })),
   /** Removes a raster from the library, optionally deleting its file. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { libraryEntrySchema } from './channels';
 import { appCommandSchema, updateStatusSchema } from './distribution';
 import { watchEvents } from './watches';
 
@@ -26,8 +27,8 @@ export const events = {
   }),
   /** A download job changed state (queued, running, done, failed, cancelled). */
   'job:state': z.object({ id: z.string(), state: z.string() }).passthrough(),
-  /** Rasters were added to or removed from the library. */
-  'library:changed': z.object({ reason: z.enum(['added', 'removed', 'updated']), id: z.string() }),
+  /** Rasters were added, refreshed (upserted: their entries as they are now) or removed (their ids). */
+  'library:changed': z.object({ upserted: z.array(libraryEntrySchema), removed: z.array(z.string()) }),
   /** Progress (0..1) of building a library raster's overview copy. */
   'library:overview-progress': z.object({ id: z.string(), fraction: z.number().min(0).max(1) }),
   /** Update state changed (checking, downloading, ready to restart, error). */

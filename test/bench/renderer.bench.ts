@@ -56,7 +56,8 @@ async function coldStartMs(page: Page): Promise<number> {
   }
 }
 
-function build(): { dir: string; cleanup: () => void } {
+/** The built app (SWATH_E2E_BUILD when it holds one, else a fresh electron-vite build, removed by `cleanup`). */
+export function benchBuild(): { dir: string; cleanup: () => void } {
   if (process.env.SWATH_E2E_BUILD && existsSync(path.join(process.env.SWATH_E2E_BUILD, 'renderer', 'index.html'))) {
     return { dir: process.env.SWATH_E2E_BUILD, cleanup: () => undefined };
   }
@@ -111,7 +112,7 @@ const PAN_SCRIPT = `async (frames, count) => {
 /** Runs the renderer benchmarks; figures are printed by test/bench/run.ts. */
 export async function benchRenderer(): Promise<Figure[]> {
   if (!existsSync(process.env.SWATH_CHROMIUM ?? '/usr/bin/chromium')) throw new Error('Chromium not found (apt-get install chromium).');
-  const { dir, cleanup } = build();
+  const { dir, cleanup } = benchBuild();
   const referenceDir = await buildMinimalOl();
   const reference = await serveStatic(referenceDir);
   const ws = await openWorkspace({

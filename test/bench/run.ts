@@ -1,5 +1,6 @@
 import { benchDownloads } from './downloads.bench.js';
 import { benchHostile } from './hostile.bench.js';
+import { benchLibrary } from './library.bench.js';
 import { formatFigure, machineFigure, parseBenchArgs, type Figure } from './method.js';
 import { benchPreview } from './preview.bench.js';
 import { benchRenderer } from './renderer.bench.js';
@@ -15,6 +16,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['renderer', benchRenderer],
   ['preview', benchPreview],
   ['hostile', benchHostile],
+  ['library', benchLibrary],
 ];
 
 async function main(): Promise<void> {

@@ -1,13 +1,12 @@
-import { parseBandnames } from '../../../common/bandnames';
 import type { ResponseOf } from '../../../preload/contract';
 
 /**
- * Pure helpers of the Library panel: search, filters, sorting, time-series grouping and the
+ * The Library panel's model: its filters and orders (main's `library:query` applies them) and the
  * formatting of sizes, resolutions and footprints. No Vue and no OpenLayers, so they are unit tested.
  */
 
-/** One local raster as listed by `library:list`. */
-export type LibraryItem = ResponseOf<'library:list'>['entries'][number];
+/** One local raster as `library:query` lists it. */
+export type LibraryItem = ResponseOf<'library:query'>['entries'][number];
 
 /** Sort orders of the list. */
 export type LibrarySort = 'date-desc' | 'date-asc' | 'added-desc' | 'name' | 'size-desc';
@@ -31,109 +30,16 @@ export function fileName(path: string): string {
   return path.split(/[\\/]/).pop() ?? path;
 }
 
-/** Whether two lon/lat boxes [w, s, e, n] intersect. */
-export function boxesIntersect(a: readonly number[], b: readonly number[]): boolean {
-  return a[0]! <= b[2]! && b[0]! <= a[2]! && a[1]! <= b[3]! && b[1]! <= a[3]!;
-}
-
-function haystack(e: LibraryItem): string {
-  return [fileName(e.path), e.date ?? '', e.model ?? '', e.bands.join(' '), e.epsg ? `EPSG:${e.epsg}` : '', e.constellations.join(' '), e.kind ?? '', e.source]
-    .join(' ')
-    .toLowerCase();
-}
-
-/**
- * How one search word matches: a word in the Bandnames grammar (ndvi, rgb, all, B8, [B8_B4],
- * B4,B3,B2) by the raster's bands, each band it names held exactly (so "B8" is not B8A nor the
- * index [B8_B4], and "ndvi" is the index [B8_B4]); any other word as text.
- */
-function wordMatcher(word: string): (e: LibraryItem, text: string) => boolean {
-  const parsed = parseBandnames(word);
-  if (parsed.ok) {
-    const want = parsed.bands.map((b) => b.toUpperCase());
-    return (e) => {
-      const held = new Set(e.bands.map((b) => b.toUpperCase().replace(/\s+/g, '')));
-      return want.every((b) => held.has(b));
-    };
-  }
-  const w = word.toLowerCase();
-  return (_e, text) => text.includes(w);
-}
-
-/**
- * Entries passing a filter. Every whitespace-separated search word must match: band names and
- * products by the bands (see {@link wordMatcher}), other words in the name, date, model, EPSG,
- * constellations, kind and source.
- */
-export function filterEntries(entries: readonly LibraryItem[], f: LibraryFilter): LibraryItem[] {
-  const words = f.query.split(/\s+/).filter(Boolean).map(wordMatcher);
-  return entries.filter((e) => {
-    if (f.source !== 'all' && e.source !== f.source) return false;
-    if (f.dateFrom && (!e.date || e.date < f.dateFrom)) return false;
-    if (f.dateTo && (!e.date || e.date > f.dateTo)) return false;
-    if (f.area && (!e.bounds4326 || !boxesIntersect(e.bounds4326, f.area))) return false;
-    if (words.length) {
-      const h = haystack(e);
-      if (!words.every((w) => w(e, h))) return false;
-    }
-    return true;
-  });
-}
-
-/** Entries in a sort order (stable; undated rasters last for date orders). */
-export function sortEntries(entries: readonly LibraryItem[], sort: LibrarySort): LibraryItem[] {
-  const byDate = (a: LibraryItem, b: LibraryItem, dir: 1 | -1) => {
-    if (a.date === b.date) return b.createdAt.localeCompare(a.createdAt);
-    if (!a.date) return 1;
-    if (!b.date) return -1;
-    return dir * a.date.localeCompare(b.date);
-  };
-  const out = [...entries];
-  switch (sort) {
-    case 'date-desc': return out.sort((a, b) => byDate(a, b, -1));
-    case 'date-asc': return out.sort((a, b) => byDate(a, b, 1));
-    case 'added-desc': return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-    case 'name': return out.sort((a, b) => fileName(a.path).localeCompare(fileName(b.path)));
-    case 'size-desc': return out.sort((a, b) => b.size - a.size);
-  }
-}
-
-/**
- * The area an entry covers, as a grouping key: the AOI the service was asked for (Wkt or
- * GeoJson) when known, else the footprint rounded to ~100 m, plus CRS and band list (so the
- * display carries over between dates).
- */
-export function aoiKey(e: LibraryItem): string | null {
-  const r = e.request ?? {};
-  let area: string | null = null;
-  if (typeof r.Wkt === 'string' && r.Wkt.trim()) area = r.Wkt.replace(/\s+/g, ' ').trim();
-  else if (r.GeoJson) area = JSON.stringify(r.GeoJson);
-  else if (e.bounds4326) area = e.bounds4326.map((v) => v.toFixed(3)).join(',');
-  if (!area) return null;
-  return `${area}|${e.epsg ?? '?'}|${e.bands.join(',')}`;
+/** One date of a time series (the raster itself is fetched by id when shown). */
+export interface SeriesMember {
+  id: string;
+  date: string | null;
 }
 
 /** Rasters of one area on several dates, oldest first. */
 export interface SeriesGroup {
   key: string;
-  entries: LibraryItem[];
-}
-
-/** Groups entries that cover the same area on at least two different dates. */
-export function timeSeriesGroups(entries: readonly LibraryItem[]): SeriesGroup[] {
-  const byKey = new Map<string, LibraryItem[]>();
-  for (const e of entries) {
-    const k = aoiKey(e);
-    if (!k || !e.date) continue;
-    if (!byKey.has(k)) byKey.set(k, []);
-    byKey.get(k)!.push(e);
-  }
-  const groups: SeriesGroup[] = [];
-  for (const [key, list] of byKey) {
-    if (new Set(list.map((e) => e.date)).size < 2) continue;
-    groups.push({ key, entries: [...list].sort((a, b) => a.date!.localeCompare(b.date!) || a.createdAt.localeCompare(b.createdAt)) });
-  }
-  return groups;
+  entries: SeriesMember[];
 }
 
 /** "12.3 MB" style sizes (binary multiples, one decimal). */

@@ -2,7 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, toRaw } from 'vue';
 import { getBridge } from '../bridge';
 import type { PointerAt } from '../map/raster-layers';
-import type { LibraryItem, SeriesGroup } from '../lib/library-model';
+import type { LibraryItem, SeriesGroup, SeriesMember } from '../lib/library-model';
 import { loadPreviewEngine } from '../preview/load-engine';
 import type { PreviewSession } from '../preview/preview-session';
 import type { InspectorReading, OpenOptions, PreviewLayer } from '../preview/types';
@@ -84,8 +84,7 @@ export const usePreviewStore = defineStore('preview', () => {
     performance.mark(`swath-preview-open:${libraryId}`);
     followProgress();
     const s = await startSession();
-    if (!library.entry(libraryId)) await library.refresh();
-    const e = library.entry(libraryId);
+    const e = await library.ensure(libraryId);
     if (!e) {
       library.notice = 'That raster is no longer in the library.';
       return;
@@ -219,7 +218,7 @@ export const usePreviewStore = defineStore('preview', () => {
   // ---- time series ----
 
   /** The entry a series shows: the one open on the map, else the last one chosen, else the newest. */
-  function seriesCurrent(g: SeriesGroup): LibraryItem {
+  function seriesCurrent(g: SeriesGroup): SeriesMember {
     const open = g.entries.find((e) => layer(e.id));
     if (open) return open;
     const chosen = g.entries.find((e) => e.id === seriesSelection[g.key]);
@@ -246,7 +245,7 @@ export const usePreviewStore = defineStore('preview', () => {
   async function stepSeries(groupKey: string, delta: number): Promise<void> {
     const g = library.groups.find((x) => x.key === groupKey);
     if (!g) return;
-    const i = g.entries.indexOf(seriesCurrent(g));
+    const i = g.entries.findIndex((e) => e.id === seriesCurrent(g).id);
     const next = g.entries[Math.min(g.entries.length - 1, Math.max(0, i + delta))]!;
     if (next.id !== g.entries[i]?.id) await showSeriesEntry(groupKey, next.id);
   }

@@ -91,8 +91,9 @@ describe('DownloadQueue against the simulator', () => {
     expect(n).toBeGreaterThan(52.52);
 
     await q.close();
-    for (const f of [path.join(stateDir, QUEUE_FILE), path.join(stateDir, 'library.json')]) {
-      expect(readFileSync(f, 'utf8')).not.toContain('demo-key');
+    await library.close();
+    for (const f of [path.join(stateDir, QUEUE_FILE), path.join(stateDir, 'swath.db')]) {
+      expect(readFileSync(f, 'latin1')).not.toContain('demo-key');
     }
     expect(partFiles(targetDir)).toEqual([]);
   });

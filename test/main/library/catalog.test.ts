@@ -118,7 +118,7 @@ describe('LibraryCatalog', () => {
     const eb = await cat.importFile(b, never());
     expect(ea).toMatchObject({ path: a, size: readFileSync(a).length, sha256: sha(a), source: 'import', request: null, kind: null, epsg: 32633, date });
     expect(added).toEqual([ea.id, eb.id]);
-    expect(JSON.parse(readFileSync(path.join(dir, LIBRARY_FILE), 'utf8')).entries).toHaveLength(2);
+    expect(cat.count()).toBe(2);
 
     const again = await LibraryCatalog.open({ dir });
     expect(again.list()).toEqual(cat.list());
@@ -148,7 +148,9 @@ describe('LibraryCatalog', () => {
       request: { Wkt: SMALL_AOI, Model: 'Stratus2', 'x-api-key': 'demo-key', nested: { apiKey: 'demo-key' } },
     }, never());
     expect(e).toMatchObject({ source: 'download', kind: 'composite', request: { Wkt: SMALL_AOI, Model: 'Stratus2', nested: {} } });
-    expect(readFileSync(path.join(dir, LIBRARY_FILE), 'utf8')).not.toContain('demo-key');
+    await cat.close();
+    for (const f of readdirSync(dir).filter((n) => n.startsWith('swath.db'))) expect(readFileSync(path.join(dir, f)).toString('latin1')).not.toContain('demo-key');
+    expect(readdirSync(dir)).toContain('swath.db');
   });
 
   it('refuses missing files, folders and non-GeoTIFFs with the path in the message', async () => {

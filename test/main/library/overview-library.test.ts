@@ -66,7 +66,7 @@ describe('library through the app core', () => {
   });
 
   it('previews a striped file through an overview copy (with progress), served by the raster protocol with Range', async () => {
-    const list = (await call('library:list')).data.entries;
+    const list = (await call('library:query', { limit: 500 })).data.entries;
     const striped = list.find((e: any) => e.path.endsWith('utm33n-striped.tif'));
     const cog = list.find((e: any) => e.path.endsWith('utm33n-cog.tif'));
     expect((await call('library:preview', { id: cog.id })).data).toMatchObject({ state: 'not-needed', rasterId: cog.id });
@@ -81,7 +81,7 @@ describe('library through the app core', () => {
   });
 
   it('removes an entry keeping its file; an imported file is not deleted without main\'s confirmation', async () => {
-    const list = (await call('library:list')).data.entries;
+    const list = (await call('library:query', { limit: 500 })).data.entries;
     const keep = list.find((e: any) => e.path.endsWith('wgs84-ndvi-index.tif'));
     const del = list.find((e: any) => e.path.endsWith('utm56s-sydney.tif'));
     expect((await call('library:remove', { id: keep.id, deleteFile: false })).ok).toBe(true);
@@ -91,15 +91,15 @@ describe('library through the app core', () => {
     expect(existsSync(del.path)).toBe(true);
     expect((await call('library:remove', { id: del.id, deleteFile: false })).ok).toBe(true);
     expect(existsSync(del.path)).toBe(true);
-    expect((await call('library:list')).data.entries.map((e: any) => e.id)).not.toContain(del.id);
+    expect((await call('library:query', { limit: 500 })).data.entries.map((e: any) => e.id)).not.toContain(del.id);
     expect((await call('library:remove', { id: del.id, deleteFile: false })).error.kind).toBe('not-found');
   });
 
   it('persists across a restart, and the overview copy is reused', async () => {
-    const before = (await call('library:list')).data.entries;
+    const before = (await call('library:query', { limit: 500 })).data.entries;
     await app.close();
     await start();
-    const after = (await call('library:list')).data.entries;
+    const after = (await call('library:query', { limit: 500 })).data.entries;
     expect(after.map((e: any) => e.id).sort()).toEqual(before.map((e: any) => e.id).sort());
     expect(after.find((e: any) => e.path.endsWith('lambert93-2154.tif')).epsg).toBe(2154);
     const striped = after.find((e: any) => e.path.endsWith('utm33n-striped.tif'));

@@ -174,7 +174,7 @@ describe('app core over the dispatcher', () => {
     expect(done.file).toMatch(/composite_.*\.tif$/);
     expect(statSync(done.file).size).toBeGreaterThan(1000);
     expect(done.partPath).toBeUndefined();
-    const lib = await call('library:list');
+    const lib = await call('library:query', { limit: 500 });
     expect(lib.data.entries[0]).toMatchObject({ source: 'download', epsg: 32633, bands: ['B4', 'B3', 'B2'] });
     expect(events.some((e) => e.event === 'job:state' && (e.payload as any).state === 'done')).toBe(true);
     expect(events.some((e) => e.event === 'library:changed')).toBe(true);
@@ -195,7 +195,7 @@ describe('app core over the dispatcher', () => {
     expect(job.data.batch).toMatchObject({ type: 'split', parts: 2 });
     await expect.poll(async () => (await call('downloads:list')).data.jobs.find((j: any) => j.id === job.data.id).state, { timeout: 30_000 }).toBe('done');
     const done = (await call('downloads:list')).data.jobs.find((j: any) => j.id === job.data.id);
-    const entry = (await call('library:list')).data.entries.find((e: any) => e.path === done.file);
+    const entry = (await call('library:query', { limit: 500 })).data.entries.find((e: any) => e.path === done.file);
     expect(entry.bands).toEqual(bands.replace('ndvi', '[B8_B4]').split(','));
   });
 
@@ -216,7 +216,7 @@ describe('app core over the dispatcher', () => {
     await expect.poll(async () => (await call('downloads:list')).data.jobs.find((j: any) => j.id === again.data.id).state, { timeout: 30_000 }).toBe('done');
     const second = (await call('downloads:list')).data.jobs.find((j: any) => j.id === again.data.id);
     expect(second.files.map((f: string) => path.basename(f))).toEqual(plan.data.dates.map((d: string) => `composite_${d.replaceAll('-', '')}_ndvi_Stratus2_32633_160m_1.tif`));
-    const names = (await call('library:list')).data.entries.map((e: any) => path.basename(e.path));
+    const names = (await call('library:query', { limit: 500 })).data.entries.map((e: any) => path.basename(e.path));
     expect(new Set(names).size).toBe(names.length);
     const empty = await call('downloads:enqueue-series', { request, from: '2020-01-01', until: '2020-02-01' });
     expect(empty).toMatchObject({ ok: false, error: { kind: 'validation' } });
@@ -296,7 +296,8 @@ describe('app core over the dispatcher', () => {
     forbid(JSON.stringify(events), 'events');
     expect(logs.length).toBeGreaterThan(0);
     forbid(JSON.stringify(logs), 'logs');
-    for (const channel of ['profiles:list', 'service:status', 'app:info', 'downloads:list', 'library:list', 'settings:get']) forbid(JSON.stringify(await call(channel)), channel);
+    for (const channel of ['profiles:list', 'service:status', 'app:info', 'downloads:list', 'settings:get']) forbid(JSON.stringify(await call(channel)), channel);
+    forbid(JSON.stringify(await call('library:query', { limit: 500 })), 'library:query');
     const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
     expect(files.length).toBeGreaterThan(3);
     for (const f of files) {

@@ -2,7 +2,8 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Result } from '../../../preload/contract';
+import type { RequestOf, Result } from '../../../preload/contract';
+import { queryEntries } from './fake-library';
 import { item } from './entries';
 
 const fake = vi.hoisted(() => ({ api: null as any }));
@@ -21,9 +22,12 @@ const WKT = 'POLYGON((13.40 52.50, 13.42 52.50, 13.42 52.51, 13.40 52.51, 13.40 
 
 function bridge(entries: ReturnType<typeof item>[]) {
   fake.api = {
-    libraryList: vi.fn(async () => ok({ entries })),
+    libraryQuery: vi.fn(async (q: RequestOf<'library:query'>) => ok(queryEntries(entries, q))),
     libraryImport: vi.fn(async () => ({ ok: false, error: { kind: 'not-found', message: 'Cannot import /nope.tif: the file does not exist' } })),
-    libraryRemove: vi.fn(async () => ok({ removed: true as const })),
+    libraryRemove: vi.fn(async ({ id }: { id: string }) => {
+      entries.splice(entries.findIndex((e) => e.id === id), 1);
+      return ok({ removed: true as const });
+    }),
     libraryReveal: vi.fn(async () => ok({ revealed: true })),
     on: vi.fn(() => () => undefined),
   };
@@ -50,6 +54,7 @@ describe('Library panel', () => {
     for (const text of ['berlin.tif', '2026-06-14 UTC', 'Stratus2', 'EPSG:32633', '10 m', '10.5 MB', '4 bands: B4 B3 B2 B8', '13.400°E – 13.500°E, 52.500°N – 52.600°N', 'km²']) expect(row).toContain(text);
     expect(w.get('[data-testid=entry-two]').text()).toContain('unknown footprint');
     await w.get('[data-testid=library-search]').setValue('2154');
+    await flushPromises();
     expect(w.findAll('article').map((a) => a.attributes('data-file'))).toEqual(['paris.tif']);
     expect(w.text()).toContain('1 of 2 rasters');
   });
@@ -75,6 +80,21 @@ describe('Library panel', () => {
     await flushPromises();
     expect(fake.api.libraryImport).toHaveBeenCalledWith({ paths: ['/nope.tif'] });
     expect(w.get('[data-testid=import-error]').text()).toMatch(/does not exist/);
+  });
+
+  it('draws only the rows in view of a long library, and asks main for a window of them', async () => {
+    const many = Array.from({ length: 3000 }, (_, i) => item({ id: `r${i}`, path: `/d/r${i}.tif`, bounds4326: [i * 0.01, 0, i * 0.01 + 0.005, 0.005] }));
+    bridge(many);
+    const w = mount(LibraryPanel);
+    await flushPromises();
+    expect(w.text()).toContain('3000 of 3000 rasters');
+    // jsdom lays out nothing: the list takes an 800 px view at its row estimate, plus a few rows either side.
+    const drawn = w.findAll('article').length;
+    expect(drawn).toBeGreaterThan(0);
+    expect(drawn).toBeLessThan(20);
+    // One window of rows was asked for, never the whole library.
+    for (const [q] of fake.api.libraryQuery.mock.calls) expect(q.limit).toBeLessThanOrEqual(500);
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(1);
   });
 
   it('groups dates of one AOI into a time series with a slider', async () => {

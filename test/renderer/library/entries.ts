@@ -1,7 +1,7 @@
 import type { LibraryItem } from '../../../renderer/src/lib/library-model';
 
 let n = 0;
-/** A library entry as `library:list` returns it. */
+/** A library entry as `library:query` returns it. */
 export function item(over: Partial<LibraryItem> = {}): LibraryItem {
   n++;
   return {

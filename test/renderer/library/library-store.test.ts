@@ -2,8 +2,9 @@
 import { flushPromises } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Result } from '../../../preload/contract';
+import type { RequestOf, Result } from '../../../preload/contract';
 import { item } from './entries';
+import { queryEntries } from './fake-library';
 
 // The library and preview stores with the bridge (window.swath) and the GeoTIFF reader replaced:
 // what they ask main for, what the panels see when a raster cannot be previewed, and that
@@ -40,9 +41,12 @@ const ok = <T>(data: T): Result<T> => ({ ok: true, data });
 function bridge(entries = [item({ id: 'a' }), item({ id: 'b', epsg: 99999, bounds4326: null })]) {
   const listeners = new Map<string, (p: any) => void>();
   fake.api = {
-    libraryList: vi.fn(async () => ok({ entries })),
+    libraryQuery: vi.fn(async (q: RequestOf<'library:query'>) => ok(queryEntries(entries, q))),
     libraryImport: vi.fn(async ({ paths }: { paths: string[] }) => ok({ entries: paths.map((p) => item({ path: p })) })),
-    libraryRemove: vi.fn(async () => ok({ removed: true as const })),
+    libraryRemove: vi.fn(async ({ id }: { id: string }) => {
+      entries.splice(entries.findIndex((e) => e.id === id), 1);
+      return ok({ removed: true as const });
+    }),
     libraryReveal: vi.fn(async () => ok({ revealed: false })),
     libraryPreview: vi.fn(async ({ id }: { id: string }) => ok({ id, state: 'not-needed', rasterId: id, reason: 'COG', reused: false, buildMs: 0 })),
     on: vi.fn((event: string, cb: (p: any) => void) => {
@@ -66,22 +70,40 @@ describe('library store', () => {
     fake.header = header(32633);
   });
 
-  it('lists, follows library:changed, and refuses non-GeoTIFF imports before asking main', async () => {
-    const { listeners } = bridge();
+  it('lists a window of main\'s query, applies library:changed by id, and refuses non-GeoTIFF imports before asking main', async () => {
+    const entries = [item({ id: 'a', date: '2026-06-02' }), item({ id: 'b', epsg: 99999, bounds4326: null, date: '2026-06-01' })];
+    const { listeners } = bridge(entries);
     const lib = useLibraryStore();
     await lib.start();
-    expect(lib.entries.map((e) => e.id)).toEqual(['a', 'b']);
-    // Thumbnails are rendered from an overview in the background.
-    await vi.waitFor(() => expect(Object.values(lib.thumbnails)).toEqual(['data:image/png;base64,thumb', 'data:image/png;base64,thumb']));
+    expect([lib.rowAt(0)?.id, lib.rowAt(1)?.id]).toEqual(['a', 'b']);
+    expect(lib).toMatchObject({ rows: 2, matched: 2, all: 2 });
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(1);
+    // No thumbnails until a row is drawn; then only that row's.
+    await flushPromises();
+    expect(Object.keys(lib.thumbnails)).toEqual([]);
+    lib.wantThumbnail(lib.rowAt(0)!);
+    await vi.waitFor(() => expect(Object.keys(lib.thumbnails)).toEqual(['a']));
+
+    // A known entry changed (its hash is in): replaced in place, no query.
+    listeners.get('library:changed')!({ upserted: [{ ...entries[0]!, sha256: 'f'.repeat(64) }], removed: [] });
+    await flushPromises();
+    expect(lib.rowAt(0)!.sha256).toBe('f'.repeat(64));
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(1);
+    // A burst of adds and removals: the window is asked for once.
+    entries.push(item({ id: 'c', date: '2026-06-03', bounds4326: [2.3, 48.8, 2.4, 48.9] }));
+    entries.splice(1, 1);
+    listeners.get('library:changed')!({ upserted: [entries[1]!], removed: [] });
+    listeners.get('library:changed')!({ upserted: [], removed: ['b'] });
+    await flushPromises();
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(2);
+    expect([lib.rowAt(0)?.id, lib.rowAt(1)?.id, lib.rowAt(2)]).toEqual(['c', 'a', undefined]);
+
     expect(await lib.importPaths(['/x/notes.txt'])).toBe(false);
     expect(lib.importError).toMatch(/Only GeoTIFF files/);
     expect(fake.api.libraryImport).not.toHaveBeenCalled();
     expect(await lib.importPaths([' /x/new.TIF ', ''])).toBe(true);
     expect(fake.api.libraryImport).toHaveBeenCalledWith({ paths: ['/x/new.TIF'] });
     expect(lib.notice).toBe('Imported 1 raster.');
-    listeners.get('library:changed')!({ reason: 'removed', id: 'a' });
-    await flushPromises();
-    expect(fake.api.libraryList).toHaveBeenCalledTimes(3);
   });
 
   it('removes with or without the file, closing its layer first', async () => {
@@ -94,6 +116,7 @@ describe('library store', () => {
     expect(fake.api.libraryRemove).toHaveBeenCalledWith({ id: 'a', deleteFile: true });
     expect(preview.layers).toEqual([]);
     expect(lib.entries.map((e) => e.id)).toEqual(['b']);
+    expect(lib.entry('a')).toBeUndefined();
   });
 
   it('an unknown EPSG code is a clear message on the layer, not a blank map', async () => {

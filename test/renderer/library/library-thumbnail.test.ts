@@ -8,9 +8,10 @@ import { Readable } from 'node:stream';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serveLibraryFile } from '../../../main/library/raster-protocol';
-import type { Result } from '../../../preload/contract';
+import type { RequestOf, Result } from '../../../preload/contract';
 import { writeTestTiff } from '../../main/library/decimate-helpers';
 import { item } from './entries';
+import { queryEntries } from './fake-library';
 
 // The library store's thumbnail of a large file without overviews, with the real GeoTIFF reader
 // over HTTP Range requests (served by main's raster protocol code on loopback): main is asked for a
@@ -68,13 +69,15 @@ describe('library thumbnails', () => {
     const ok = <T>(data: T): Result<T> => ({ ok: true, data });
     const libraryPreview = vi.fn(async ({ id }: { id: string; quickLook?: number }) => ok({ id, state: 'quick-look', rasterId: `qlk-${id}`, reason: 'striped', reused: false, buildMs: 20 }));
     window.swath = {
-      libraryList: vi.fn(async () => ok({ entries: [item({ id: 'a', width: 2400, height: 2000 })] })),
+      libraryQuery: vi.fn(async (q: RequestOf<'library:query'>) => ok(queryEntries([item({ id: 'a', width: 2400, height: 2000 })], q))),
       libraryPreview,
       on: vi.fn(() => () => undefined),
       cancel: vi.fn(),
     } as never;
     const lib = useLibraryStore();
     await lib.start();
+    // A row drawn in the list asks for its thumbnail.
+    lib.wantThumbnail(lib.rowAt(0)!);
     await vi.waitFor(() => expect(Object.values(lib.thumbnails)).toHaveLength(1), { timeout: 20_000 });
     expect(libraryPreview).toHaveBeenCalledWith({ id: 'a', quickLook: 256 });
     // The picture is the quick look's: its one colour per band, stretched, over the whole thumbnail.

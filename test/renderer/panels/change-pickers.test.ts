@@ -2,8 +2,9 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Result } from '../../../preload/contract';
+import type { RequestOf, Result } from '../../../preload/contract';
 import { item } from '../library/entries';
+import { queryEntries } from '../library/fake-library';
 
 const fake = vi.hoisted(() => ({ api: null as any }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
@@ -26,7 +27,7 @@ describe('change between two dates', () => {
       item({ id: 'n2', path: '/d/composite_20260630_ndvi_Stratus2_32633_10m.tif', date: '2026-06-30', bands: ['[B8_B4]'] }),
     ];
     fake.api = {
-      libraryList: vi.fn(async () => ok({ entries })),
+      libraryQuery: vi.fn(async (q: RequestOf<'library:query'>) => ok(queryEntries(entries, q))),
       analysisSeries: vi.fn(async () => ok({
         kind: 'area', expression: 'ndvi', label: 'NDVI [B8_B4]', unit: 'index (unitless, -1..1)',
         points: [point('n1', 'composite_20260610_ndvi_Stratus2_32633_10m.tif', '2026-06-10'), point('n2', 'composite_20260630_ndvi_Stratus2_32633_10m.tif', '2026-06-30')],
@@ -34,7 +35,7 @@ describe('change between two dates', () => {
       })),
       on: vi.fn(() => () => undefined),
     };
-    await useLibraryStore().refresh();
+    await useLibraryStore().start();
     useAoiStore().setGeometry(AREA, 'polygon');
     const w = mount(AnalysisBlock);
     await flushPromises();

@@ -1,0 +1,164 @@
+import { existsSync, renameSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+/**
+ * Main's embedded database, `swath.db` in the userData directory: Node's built-in SQLite
+ * (`node:sqlite`, no native module to build for Electron) in WAL mode. The features keep their
+ * tables here (the library catalog first; see {@link MIGRATIONS}). Every change is one small
+ * transaction, so a crash loses at most the change in flight and never tears the file.
+ */
+
+/** Name of the database file inside the userData directory. */
+export const DATABASE_FILE = 'swath.db';
+
+/** One schema step; `user_version` counts the steps applied. Never edit a shipped step: append one. */
+export interface Migration {
+  /** What it adds, for the log and the error when it fails. */
+  name: string;
+  sql: string;
+}
+
+/**
+ * The schema, in order. 1: the library catalog (entries (their JSON in a table of its own) with indexes on date, model, created time,
+ * name and path, and their time-series keys; an R*Tree of lon/lat footprints; a trigram FTS5 index
+ * of the searchable text and the band list) and `meta` (one-time imports done).
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: 'library catalog',
+    sql: `
+      CREATE TABLE library (
+        rid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        path TEXT NOT NULL UNIQUE,
+        name_key TEXT NOT NULL,
+        date TEXT,
+        model TEXT,
+        created_at TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        hashed INTEGER NOT NULL,
+        series_key TEXT,
+        group_key TEXT
+      );
+      -- The entry as JSON, apart: the list's table stays narrow, so filters, counts and orders read few pages.
+      CREATE TABLE library_entry (rid INTEGER PRIMARY KEY, entry TEXT NOT NULL);
+      CREATE INDEX library_date_desc ON library ((date IS NULL), date DESC, created_at DESC);
+      CREATE INDEX library_date_asc ON library ((date IS NULL), date ASC, created_at DESC);
+      CREATE INDEX library_model ON library (model);
+      CREATE INDEX library_created ON library (created_at);
+      CREATE INDEX library_name ON library (name_key);
+      CREATE INDEX library_series ON library (series_key, date);
+      CREATE INDEX library_group ON library (group_key, date, created_at);
+      CREATE INDEX library_size ON library (size);
+      CREATE INDEX library_unhashed ON library (hashed) WHERE hashed = 0;
+      CREATE VIRTUAL TABLE library_box USING rtree (rid, west, east, south, north);
+      CREATE VIRTUAL TABLE library_text USING fts5 (text, bands, tokenize = 'trigram');
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `,
+  },
+];
+
+/** Options of {@link openDatabase}. */
+export interface DatabaseOptions {
+  /** userData directory. */
+  dir: string;
+  /** Told, in words the analyst can act on, when the database was unreadable and set aside. */
+  onWarning?: (message: string) => void;
+  now?: () => number;
+  /** The schema (tests pass their own). */
+  migrations?: readonly Migration[];
+}
+
+/** An open database: the connection and whether it is new (nothing was there, or it was set aside). */
+export interface OpenDatabase {
+  db: DatabaseSync;
+  file: string;
+  /** True when this start created the database (first start, or after setting a broken one aside). */
+  created: boolean;
+}
+
+function connect(file: string, migrations: readonly Migration[]): DatabaseSync {
+  const db = new DatabaseSync(file);
+  try {
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 2000; PRAGMA cache_size = -32000; PRAGMA temp_store = MEMORY;');
+    // Reads the header and the schema: a file that is not a database, or one torn there, fails here.
+    // (Not an integrity check of every page: that reads the whole file, seconds at 100,000 rasters.)
+    db.prepare('SELECT COUNT(*) AS n FROM sqlite_master').get();
+    migrate(db, migrations);
+    return db;
+  } catch (e) {
+    try {
+      db.close();
+    } catch {
+      // Already unusable; setting it aside is what matters.
+    }
+    throw e;
+  }
+}
+
+/** Applies the steps past `user_version`, each in its own transaction with the version bump. */
+export function migrate(db: DatabaseSync, migrations: readonly Migration[]): void {
+  const { user_version: at } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (at > migrations.length) {
+    throw new Error(`it was written by a newer Swath (schema ${at}; this version knows ${migrations.length})`);
+  }
+  for (let v = at; v < migrations.length; v++) {
+    const step = migrations[v]!;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(step.sql);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+      db.exec('COMMIT');
+    } catch (e) {
+      db.exec('ROLLBACK');
+      throw new Error(`schema step ${v + 1} (${step.name}) failed: ${(e as Error).message}`, { cause: e });
+    }
+  }
+}
+
+/**
+ * Opens (creating when absent) `swath.db` in `opts.dir` and brings its schema up to date. A file
+ * that cannot be opened, fails to read its schema or carries a newer schema is renamed aside with
+ * its WAL (kept for the analyst or support, never deleted), `onWarning` says where, and a fresh
+ * database takes its place: the app starts either way.
+ */
+export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase> {
+  await mkdir(opts.dir, { recursive: true });
+  const file = path.join(opts.dir, DATABASE_FILE);
+  const migrations = opts.migrations ?? MIGRATIONS;
+  const existed = existsSync(file);
+  try {
+    return { db: connect(file, migrations), file, created: !existed };
+  } catch (e) {
+    if (!existed) throw e;
+    const aside = `${file}.corrupt-${(opts.now ?? Date.now)()}`;
+    for (const suffix of ['', '-wal', '-shm']) {
+      try {
+        renameSync(file + suffix, aside + suffix);
+      } catch {
+        // No WAL or shared-memory file: nothing to keep.
+      }
+    }
+    opts.onWarning?.(
+      `Swath's database ${file} could not be used (${(e as Error).message}). It was moved to ${aside} and kept there; `
+      + 'Swath started with a new, empty database. The files of your rasters are untouched: import them again from their folder.',
+    );
+    return { db: connect(file, migrations), file, created: true };
+  }
+}
+
+/** Runs `fn` in one transaction (BEGIN IMMEDIATE … COMMIT), rolled back when it throws. */
+export function inTransaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const out = fn();
+    db.exec('COMMIT');
+    return out;
+  } catch (e) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw e;
+  }
+}

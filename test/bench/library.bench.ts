@@ -1,0 +1,238 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
+import { MemoryKeychainBackend } from '../../main/keychain';
+import { LIBRARY_FILE, LibraryCatalog, readRasterMetadata, type LibraryEntry } from '../../main/library';
+import { createApp, type SwathApp } from '../../main/services/app';
+import { startSimulator } from '../../main/simulator';
+import { writeGeoTiff } from '../../main/simulator/raster/index.js';
+import { launchChromium } from '../e2e/chromium';
+import { MAP_HOOK } from '../e2e/workspace-harness';
+import { median, percentile, spread, type Figure } from './method.js';
+import { benchBuild } from './renderer.bench.js';
+
+/**
+ * The library at scale (issue 25): a userData folder seeded with N entries of real small GeoTIFFs
+ * (a few distinct files hard-linked N times, so the disk holds a handful of files and N names) as
+ * an earlier version's library.json, then, through the real app core:
+ *  - library-import-ms: the one-time import of library.json into swath.db (first start after the update);
+ *  - library-start-ms: opening the catalog of N entries, and main's RSS after the app core started on it;
+ *  - library-add-p99-ms: recording one download (header read, one transaction) — p99 of 200;
+ *  - library-cover-query-ms: which rasters cover a small area (R*Tree), median of 50 areas;
+ *  - library-search-ms: a search page (products by bands, and a text word) with counts, median;
+ *  - library-first-page-ms: browser host, page load until the Library lists its first rows.
+ * SWATH_BENCH_LIBRARY_SIZES (default 100000) lists the sizes; SWATH_BENCH_SHOTS saves a screenshot.
+ */
+
+const WKT = (x: number, y: number) => `POLYGON((${x} ${y},${x + 0.02} ${y},${x + 0.02} ${y + 0.01},${x} ${y + 0.01},${x} ${y}))`;
+const TEMPLATES = 8;
+
+async function templates(dir: string): Promise<{ file: string; size: number }[]> {
+  const out = [];
+  for (let i = 0; i < TEMPLATES; i++) {
+    const file = path.join(dir, `template-${i}.tif`);
+    await writeGeoTiff({
+      aoi: { type: 'Polygon', coordinates: [[[13.4, 52.5], [13.42, 52.5], [13.42, 52.51], [13.4, 52.51], [13.4, 52.5]]] },
+      date: `2026-0${(i % 9) + 1}-01`, epsg: 32633, resolution: 80,
+      bands: i % 2 ? [{ kind: 'band', name: 'B4' }, { kind: 'band', name: 'B3' }, { kind: 'band', name: 'B2' }] : [{ kind: 'index', a: 'B8', b: 'B4', name: '[B8_B4]' }],
+      dataType: 'INT16', pixelSelection: 'intersect', tags: { IMAGE_DATE: '20260601', MODEL_VERSION: 'Stratus2', IMAGE_VERSION: '1', CONSTELLATIONS: 'Sentinel2' },
+    }, file);
+    out.push({ file, size: statSync(file).size });
+  }
+  return out;
+}
+
+/** N entries: half watch downloads in series (an AOI on 100 dates), half single imports spread over Europe. */
+async function seed(n: number, userData: string, files: string, tpl: { file: string; size: number }[]): Promise<void> {
+  const metas = await Promise.all(tpl.map((t) => readRasterMetadata(t.file, new AbortController().signal)));
+  const entries: LibraryEntry[] = [];
+  const base = Date.parse('2025-01-01T00:00:00Z');
+  for (let i = 0; i < n; i++) {
+    const k = i % TEMPLATES;
+    const dir = path.join(files, String(Math.floor(i / 1000)));
+    if (i % 1000 === 0) mkdirSync(dir, { recursive: true });
+    const ndvi = i % 3 === 0;
+    const file = path.join(dir, `scene_${i}_${ndvi ? 'ndvi' : 'rgb'}.tif`);
+    linkSync(tpl[k]!.file, file);
+    const series = i % 2 === 0;
+    const aoi = Math.floor(i / 200);
+    const x = series ? 5 + (aoi % 50) * 0.3 : 5 + ((i * 7919) % 1000) * 0.015;
+    const y = series ? 45 + Math.floor(aoi / 50) * 0.3 : 45 + ((i * 104729) % 1000) * 0.01;
+    const day = series ? Math.floor(i / 2) % 100 : i % 365;
+    const date = new Date(base + day * 86_400_000).toISOString().slice(0, 10);
+    entries.push({
+      ...metas[k]!, id: `bench-${i}`, path: file, size: tpl[k]!.size, sha256: 'a'.repeat(64),
+      request: series ? { Wkt: WKT(x, y), Model: 'Stratus2', Bandnames: ndvi ? 'ndvi' : 'rgb' } : null,
+      kind: series ? 'composite' : null, source: series ? 'download' : 'import',
+      date, model: i % 5 === 0 ? 'Cumulus' : 'Stratus2', bands: ndvi ? ['[B8_B4]'] : ['B4', 'B3', 'B2'],
+      bounds4326: [x, y, x + 0.02, y + 0.01], createdAt: new Date(base + i * 60_000).toISOString(),
+    });
+  }
+  writeFileSync(path.join(userData, LIBRARY_FILE), JSON.stringify({ version: 1, entries }));
+}
+
+const ms = (t: number) => performance.now() - t;
+
+// Runs in the page as text: a bundler's helpers (e.g. esbuild's __name) must not leak into it.
+const SCROLL_SCRIPT = `(async () => {
+  const el = document.querySelector('[data-testid=library-scroller]');
+  const deltas = [];
+  let last = 0;
+  await new Promise((resolve) => {
+    let n = 0;
+    function step(ts) {
+      if (last) deltas.push(ts - last);
+      last = ts;
+      el.scrollTop += 90;
+      if (++n < 120) requestAnimationFrame(step);
+      else resolve();
+    }
+    requestAnimationFrame(step);
+  });
+  deltas.sort((a, b) => a - b);
+  return deltas[Math.floor(deltas.length * 0.95)];
+})()`;
+
+async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const tag = (name: string) => (n === 100_000 ? name : `${name}@${n}`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-bench-library-'));
+  let app: SwathApp | null = null;
+  let host: BrowserHost | null = null;
+  let browser: Browser | null = null;
+  try {
+    const userData = path.join(dir, 'user');
+    mkdirSync(userData, { recursive: true });
+    const tpl = await templates(dir);
+    await seed(n, userData, path.join(dir, 'files'), tpl);
+
+    let t = performance.now();
+    const first = await LibraryCatalog.open({ dir: userData });
+    figures.push({ name: tag('library-import-ms'), value: Math.round(ms(t)), unit: 'ms', note: `one-time import of library.json with ${first.count()} entries into swath.db, one transaction` });
+    await first.close();
+
+    const opens: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      t = performance.now();
+      const cat = await LibraryCatalog.open({ dir: userData });
+      opens.push(ms(t));
+      await cat.close();
+    }
+    figures.push({ name: tag('library-start-ms'), value: Math.round(median(opens)), unit: 'ms', note: `opening the catalog of ${n} entries (swath.db, migrations checked), median of 5: ${spread(opens, 0)}` });
+
+    // The catalog's memory in a process of its own (this one holds the seeding's garbage): a fresh Node
+    // opens swath.db and answers a first page, against the same Node doing nothing.
+    const root = path.resolve(import.meta.dirname, '../..');
+    const rssOf = (code: string) => Number(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop());
+    const bare = rssOf('console.log(process.memoryUsage().rss)');
+    const withLibrary = rssOf(`import { LibraryCatalog } from './main/library/index.ts';
+      const c = await LibraryCatalog.open({ dir: ${JSON.stringify(userData)} });
+      c.query({ limit: 100, series: true }); c.query({ text: 'ndvi', limit: 100, series: true });
+      console.log(process.memoryUsage().rss)`);
+    figures.push({ name: tag('library-rss-mb'), value: Math.round(withLibrary / 2 ** 20), unit: 'MB', note: `a Node process (with tsx) that opened the catalog of ${n} and answered two pages; the same process idle: ${Math.round(bare / 2 ** 20)} MB` });
+
+    const rssBefore = process.memoryUsage().rss;
+    t = performance.now();
+    app = await createApp({
+      userDataDir: userData, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(),
+      version: '0.0.0-bench', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p),
+    });
+    const appMs = ms(t);
+    global.gc?.();
+    const rss = process.memoryUsage().rss;
+    figures.push({ name: tag('library-bench-process-rss-mb'), value: Math.round(rss / 2 ** 20), unit: 'MB', note: `the bench process (tsx, the app core with the demo service in-process) after createApp on ${n} entries (${Math.round(appMs)} ms); ${Math.round((rss - rssBefore) / 2 ** 20)} MB more than before createApp` });
+    const lib = app.library;
+
+    // One download recorded at a time, as the queue does (a fresh hard link, so a new path each time).
+    const adds: number[] = [];
+    const addDir = path.join(dir, 'adds');
+    mkdirSync(addDir);
+    for (let i = 0; i < 200; i++) {
+      const file = path.join(addDir, `added_${i}.tif`);
+      linkSync(tpl[i % TEMPLATES]!.file, file);
+      t = performance.now();
+      await lib.addDownload({ path: file, size: tpl[i % TEMPLATES]!.size, sha256: 'b'.repeat(64), kind: 'composite', request: { Wkt: WKT(5, 45), Model: 'Stratus2' } }, new AbortController().signal);
+      adds.push(ms(t));
+    }
+    figures.push({ name: tag('library-add-p99-ms'), value: +percentile(adds, 99).toFixed(2), unit: 'ms', note: `recording one download (header read + one transaction), 200 adds; median ${median(adds).toFixed(2)} ms` });
+
+    const covers: number[] = [];
+    let found = 0;
+    for (let i = 0; i < 50; i++) {
+      const x = 5 + (i * 0.29) % 15;
+      const y = 45 + (i * 0.17) % 10;
+      t = performance.now();
+      found += lib.covering([x, y, x + 0.05, y + 0.05]).length;
+      covers.push(ms(t));
+    }
+    figures.push({ name: tag('library-cover-query-ms'), value: +median(covers).toFixed(2), unit: 'ms', note: `rasters covering a 0.05° box (R*Tree), median of 50 (p95 ${percentile(covers, 95).toFixed(2)}); ${(found / 50).toFixed(1)} found on average` });
+
+    const searches: number[] = [];
+    const words = ['ndvi', 'Cumulus', 'scene_4', 'rgb 2025-03', 'B4'];
+    const hits = new Map<string, number>();
+    for (let r = 0; r < 4; r++) {
+      for (const text of words) {
+        t = performance.now();
+        hits.set(text, lib.query({ text, limit: 200, series: true }).total);
+        searches.push(ms(t));
+      }
+    }
+    figures.push({ name: tag('library-search-ms'), value: +median(searches).toFixed(1), unit: 'ms', note: `a first page of 200 rows with counts, time series grouped, median of ${searches.length} (max ${Math.max(...searches).toFixed(1)}); matches: ${[...hits].map(([w, c]) => `"${w}" ${c}`).join(', ')}` });
+    t = performance.now();
+    const page0 = lib.query({ limit: 200, series: true });
+    figures.push({ name: tag('library-query-page-ms'), value: +ms(t).toFixed(1), unit: 'ms', note: `the unfiltered first page in main: ${page0.rows} rows (${page0.total} rasters, series grouped)` });
+
+    // The browser host: from navigation to the Library's first rows on screen.
+    if (existsSync(process.env.SWATH_CHROMIUM ?? '/usr/bin/chromium')) {
+      const build = benchBuild();
+      try {
+        host = await startBrowserHost({ rendererDir: path.join(build.dir, 'renderer'), handlers: app.handlers, rasters: app.rasters, greeting: () => [{ event: 'connection:state', payload: app!.connection() }] });
+        browser = await launchChromium();
+        const firsts: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+          await context.addInitScript(MAP_HOOK);
+          const page = await context.newPage();
+          await page.goto(host.url);
+          await page.locator('nav[aria-label="Panels"] [data-panel="library"]').click();
+          await page.locator('[data-testid=library-scroller] article').first().waitFor({ timeout: 60_000 });
+          firsts.push(await page.evaluate(() => performance.now()));
+          if (i === 2) {
+            const nodes = await page.evaluate(() => document.querySelectorAll('[data-testid=library-panel] *').length);
+            figures.push({ name: tag('library-dom-nodes'), value: nodes, unit: 'nodes', note: 'elements in the Library panel with its list drawn' });
+            const scroller = page.getByTestId('library-scroller');
+            const scrollMs = await page.evaluate(SCROLL_SCRIPT) as number;
+            figures.push({ name: tag('library-scroll-p95-frame-ms'), value: +scrollMs.toFixed(1), unit: 'ms', note: 'frame interval while scrolling the list 90 px a frame for 120 frames (headless Chromium, software GL)' });
+            if (shots) {
+              mkdirSync(shots, { recursive: true });
+              await scroller.evaluate((el) => { el.scrollTop = 0; });
+              await page.waitForTimeout(1500);
+              await page.screenshot({ path: path.join(shots, `library-${n}.png`) });
+            }
+          }
+          await context.close();
+        }
+        figures.push({ name: tag('library-first-page-ms'), value: Math.round(median(firsts)), unit: 'ms', note: `browser host, page load to the Library's first rows (the panel opened at once), median of 3: ${spread(firsts, 0)}` });
+      } finally {
+        build.cleanup();
+      }
+    }
+  } finally {
+    await browser?.close().catch(() => undefined);
+    await host?.close().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+/** Runs the library benchmark at each size; figures are printed by test/bench/run.ts. */
+export async function benchLibrary(): Promise<Figure[]> {
+  const sizes = (process.env.SWATH_BENCH_LIBRARY_SIZES ?? '100000').split(',').map((s) => Number(s.trim())).filter((x) => x > 0);
+  const out: Figure[] = [];
+  for (const n of sizes) out.push(...(await atSize(n, process.env.SWATH_BENCH_SHOTS)));
+  return out;
+}

@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE, MIGRATIONS, inTransaction, migrate, openDatabase, type Migration } from '../../../main/shared/database.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'swath-db-'));
+  return () => rmSync(dir, { recursive: true, force: true });
+});
+
+const version = (db: DatabaseSync) => (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+
+describe('openDatabase', () => {
+  it('creates swath.db in WAL mode with every schema step, and opens it again as it is', async () => {
+    const first = await openDatabase({ dir });
+    expect(first.created).toBe(true);
+    expect(first.file).toBe(path.join(dir, DATABASE_FILE));
+    expect(version(first.db)).toBe(MIGRATIONS.length);
+    expect((first.db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal');
+    const tables = (first.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    expect(tables).toEqual(expect.arrayContaining(['library', 'library_box', 'library_text', 'meta']));
+    first.db.prepare("INSERT INTO meta (key, value) VALUES ('k', 'v')").run();
+    first.db.close();
+
+    const again = await openDatabase({ dir });
+    expect(again.created).toBe(false);
+    expect(again.db.prepare("SELECT value FROM meta WHERE key = 'k'").get()).toEqual({ value: 'v' });
+    again.db.close();
+  });
+
+  it('applies only the steps past user_version, each with its version bump', async () => {
+    const steps: Migration[] = [{ name: 'one', sql: 'CREATE TABLE a (x)' }];
+    (await openDatabase({ dir, migrations: steps })).db.close();
+    const more = [...steps, { name: 'two', sql: 'CREATE TABLE b (y)' }];
+    const { db } = await openDatabase({ dir, migrations: more });
+    expect(version(db)).toBe(2);
+    expect((db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('a', 'b')").get() as { n: number }).n).toBe(2);
+    db.close();
+  });
+
+  it('rolls a failed step back whole: the version stays, nothing of the step remains', async () => {
+    const file = path.join(dir, 'steps.db');
+    const db = new DatabaseSync(file);
+    expect(() => migrate(db, [{ name: 'one', sql: 'CREATE TABLE a (x)' }, { name: 'two', sql: 'CREATE TABLE b (y); CREATE TABLE broken (' }]))
+      .toThrow(/schema step 2 \(two\) failed/);
+    expect(version(db)).toBe(1);
+    expect((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name)).toEqual(['a']);
+    db.close();
+  });
+
+  it('sets a corrupt database aside (kept), says so, and starts with a new one', async () => {
+    const { db } = await openDatabase({ dir });
+    db.prepare("INSERT INTO meta (key, value) VALUES ('kept', 'yes')").run();
+    db.close();
+    const file = path.join(dir, DATABASE_FILE);
+    const bytes = readFileSync(file);
+    // Tear the file: keep the header page's magic, overwrite the schema pages.
+    bytes.fill(0x5a, 100, Math.min(bytes.length, 8192));
+    writeFileSync(file, bytes);
+
+    const warnings: string[] = [];
+    const fresh = await openDatabase({ dir, onWarning: (w) => warnings.push(w), now: () => 1234 });
+    expect(fresh.created).toBe(true);
+    expect(version(fresh.db)).toBe(MIGRATIONS.length);
+    expect(fresh.db.prepare("SELECT value FROM meta WHERE key = 'kept'").get()).toBeUndefined();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`It was moved to ${file}.corrupt-1234 and kept there`);
+    expect(warnings[0]).toContain('could not be used');
+    expect(readdirSync(dir)).toContain(`${DATABASE_FILE}.corrupt-1234`);
+    expect(readFileSync(path.join(dir, `${DATABASE_FILE}.corrupt-1234`)).subarray(100, 200)).toEqual(bytes.subarray(100, 200));
+    fresh.db.close();
+  });
+
+  it('sets aside a file that is no database at all, and one written by a newer schema', async () => {
+    writeFileSync(path.join(dir, DATABASE_FILE), 'hello, I am a text file and no database'.repeat(50));
+    const warnings: string[] = [];
+    (await openDatabase({ dir, onWarning: (w) => warnings.push(w), now: () => 1 })).db.close();
+    expect(warnings[0]).toMatch(/file is not a database/);
+
+    const { db } = await openDatabase({ dir });
+    db.exec('PRAGMA user_version = 999');
+    db.close();
+    const { db: again } = await openDatabase({ dir, onWarning: (w) => warnings.push(w), now: () => 2 });
+    expect(warnings[1]).toMatch(/written by a newer Swath \(schema 999/);
+    expect(version(again)).toBe(MIGRATIONS.length);
+    again.close();
+  });
+});
+
+describe('inTransaction', () => {
+  it('commits what succeeds and rolls back everything of a call that throws', async () => {
+    const { db } = await openDatabase({ dir });
+    inTransaction(db, () => db.prepare("INSERT INTO meta (key, value) VALUES ('a', '1')").run());
+    expect(() => inTransaction(db, () => {
+      db.prepare("INSERT INTO meta (key, value) VALUES ('b', '2')").run();
+      throw new Error('half way');
+    })).toThrow('half way');
+    expect((db.prepare('SELECT key FROM meta ORDER BY key').all() as { key: string }[]).map((r) => r.key)).toEqual(['a']);
+    expect(db.isTransaction).toBe(false);
+    db.close();
+  });
+});
