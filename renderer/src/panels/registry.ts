@@ -40,7 +40,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'tasking',
     shortcut: 'panel-2',
     summary: 'Estimate, create, track and cancel tasking orders.',
-    component: lazy(() => import('./tasking/TaskingPanel.vue')),
+    component: lazy(() => import('../features/tasking/views/TaskingPanel.vue')),
   },
   {
     id: 'library',

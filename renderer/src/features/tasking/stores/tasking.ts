@@ -1,26 +1,26 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
-import type { IpcError, ResponseOf, Result } from '../../../preload/contract';
-import { getBridge } from '../bridge';
-import { polygonalOf } from '../lib/billed-area';
-import { addDaysUtc, todayUtc } from '../lib/format';
-import { bbox, toWkt, type PolygonalGeometry } from '../lib/geometry';
-import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../lib/json-schema';
-import { extractDatedGeographies, findGuid, isGeoJsonGeometry, isWkt, type JsonObject } from '../lib/recognise';
-import { createRequest, type RequestState } from '../lib/request';
-import { dedupReport, type DedupCandidate, type DedupReport } from '../lib/tasking-dedup';
+import type { IpcError, ResponseOf, Result } from '../../../../../preload/contract';
+import { getBridge } from '../../../bridge';
+import { polygonalOf } from '../../../lib/billed-area';
+import { addDaysUtc, todayUtc } from '../../../lib/format';
+import { bbox, toWkt, type PolygonalGeometry } from '../../../lib/geometry';
+import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../lib/json-schema';
+import { extractDatedGeographies, findGuid, isGeoJsonGeometry, isWkt, type JsonObject } from '../../../lib/recognise';
+import { createRequest, type RequestState } from '../../../lib/request';
+import { dedupReport, type DedupCandidate, type DedupReport } from '../model/tasking-dedup';
 import {
   DEFAULT_FREQUENCY_RANGE, areaOf, backfillNote, buildOrderRequest, cadencePreview, canonicalJson, changedFields, deepFreeze,
   frequencyRangeFromReasons, resolveModelName, tileArea, validateOrderForm,
   type FieldErrors, type FrequencyRange, type OrderArea, type OrderAreaKind, type OrderFormValues, type OrderKind,
-} from '../lib/tasking-order';
-import { extractTiles, keyByName, orderMatchesRequest, type OrderSummary, type TileCell } from '../lib/tasking-records';
-import { useAoiStore } from './aoi';
-import { useModelsStore } from './models';
-import { useOperationsStore } from './operations';
-import { useSessionStore } from './session';
+} from '../model/tasking-order';
+import { extractTiles, keyByName, orderMatchesRequest, type OrderSummary, type TileCell } from '../model/tasking-records';
+import { useAoiStore } from '../../../stores/aoi';
+import { useModelsStore } from '../../../stores/models';
+import { useOperationsStore } from '../../../stores/operations';
+import { useSessionStore } from '../../../stores/session';
 import { useTaskingOrdersStore } from './tasking-orders';
-import { useUiStore } from './ui';
+import { useUiStore } from '../../../stores/ui';
 
 /** Main's verdict on a spend against the budget. */
 type SpendVerdict = ResponseOf<'spend:get'>;

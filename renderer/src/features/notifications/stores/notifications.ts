@@ -1,11 +1,11 @@
 import { defineStore } from 'pinia';
 import { ref, watch } from 'vue';
-import type { EventPayload, ResponseOf } from '../../../preload/contract';
-import { getBridge } from '../bridge';
-import { useTaskingOrdersStore } from './tasking-orders';
-import { usePreviewStore } from './preview';
-import { useUiStore, type PanelId } from './ui';
-import { useWatchesStore } from './watches';
+import type { EventPayload, ResponseOf } from '../../../../../preload/contract';
+import { getBridge } from '../../../bridge';
+import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';
+import { usePreviewStore } from '../../../stores/preview';
+import { useUiStore, type PanelId } from '../../../stores/ui';
+import { useWatchesStore } from '../../../stores/watches';
 
 /** One notification as main sent it. */
 export type SwathNotice = EventPayload<'notification'>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dedupReport, describeDedupWarning, type DedupCandidate } from '../../../renderer/src/lib/tasking-dedup';
-import { summarizeOrder } from '../../../renderer/src/lib/tasking-records';
+import { dedupReport, describeDedupWarning, type DedupCandidate } from '../../../../renderer/src/features/tasking/model/tasking-dedup';
+import { summarizeOrder } from '../../../../renderer/src/features/tasking/model/tasking-records';
 
 const T1 = '11111111-1111-4111-8111-111111111111';
 const T2 = '22222222-2222-4222-8222-222222222222';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_FREQUENCY_RANGE, backfillNote, buildOrderRequest, cadenceDates, cadencePreview, canonicalJson, changedFields, deepFreeze,
   frequencyLabel, frequencyRangeFromReasons, resolveModelName, tileArea, validateOrderForm, type OrderFormValues,
-} from '../../../renderer/src/lib/tasking-order';
+} from '../../../../renderer/src/features/tasking/model/tasking-order';
 
 const WKT = 'POLYGON((13.3 52.45, 13.5 52.45, 13.5 52.56, 13.3 52.56, 13.3 52.45))';
 const form = (over: Partial<OrderFormValues> = {}): OrderFormValues => ({

@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import type { IpcError, Result } from '../../../preload/contract';
+import type { IpcError, Result } from '../../../../preload/contract';
 
 /** Operations as the simulator's specification describes them (what service:operations returns). */
 export const OPERATIONS = [

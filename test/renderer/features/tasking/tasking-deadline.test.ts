@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deadlineInfo, formatCountdown, formatLocal, renewalDeadline } from '../../../renderer/src/lib/tasking-deadline';
+import { deadlineInfo, formatCountdown, formatLocal, renewalDeadline } from '../../../../renderer/src/features/tasking/model/tasking-deadline';
 
 const at = (iso: string) => new Date(iso);
 const deadline = (iso: string) => renewalDeadline(at(iso)).toISOString();

@@ -10,11 +10,11 @@ import DragBox from 'ol/interaction/DragBox';
 import VectorLayer from 'ol/layer/Vector';
 import VectorSource from 'ol/source/Vector';
 import { Fill, Stroke, Style, Text } from 'ol/style';
-import type { TileCell } from '../../lib/tasking-records';
-import { whenMap } from '../../map/map-context';
-import { PLACE_LABELS } from '../../map/context-layers';
-import { clearLayer, fitTo, highlight, onClick, onHover, readGeometry, select, setFeatures } from '../../map/vector-layers';
-import type { OrderRow } from '../../stores/tasking-orders';
+import type { TileCell } from '../model/tasking-records';
+import { whenMap } from '../../../map/map-context';
+import { PLACE_LABELS } from '../../../map/context-layers';
+import { clearLayer, fitTo, highlight, onClick, onHover, readGeometry, select, setFeatures } from '../../../map/vector-layers';
+import type { OrderRow } from '../stores/tasking-orders';
 
 /**
  * The tasking panel's map overlays: tiles and mini-tiles (two layers with

@@ -1,14 +1,14 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
-import type { IpcError, Result } from '../../../preload/contract';
-import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../lib/json-schema';
-import type { JsonObject } from '../lib/recognise';
-import { createRequest, type RequestState } from '../lib/request';
-import { deadlineInfo, type DeadlineInfo } from '../lib/tasking-deadline';
-import { prefillFromRow, rowsOf, summarizeOrder, type OrderSummary } from '../lib/tasking-records';
-import { useOperationsStore } from './operations';
-import { useSessionStore } from './session';
-import { useUiStore } from './ui';
+import type { IpcError, Result } from '../../../../../preload/contract';
+import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../lib/json-schema';
+import type { JsonObject } from '../../../lib/recognise';
+import { createRequest, type RequestState } from '../../../lib/request';
+import { deadlineInfo, type DeadlineInfo } from '../model/tasking-deadline';
+import { prefillFromRow, rowsOf, summarizeOrder, type OrderSummary } from '../model/tasking-records';
+import { useOperationsStore } from '../../../stores/operations';
+import { useSessionStore } from '../../../stores/session';
+import { useUiStore } from '../../../stores/ui';
 
 /** Spec-built operation keys of order tracking. */
 export const ORDER_OPERATIONS = { list: 'tasking.orders.list', details: 'tasking.orders.details', cancel: 'tasking.orders.cancel' } as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractTiles, keyByName, orderMatchesRequest, prefillFromRow, rowsOf, summarizeOrder } from '../../../renderer/src/lib/tasking-records';
+import { extractTiles, keyByName, orderMatchesRequest, prefillFromRow, rowsOf, summarizeOrder } from '../../../../renderer/src/features/tasking/model/tasking-records';
 
 const G1 = 'c0065a83-eea8-477e-bdeb-c6c8235a4dbb';
 const T1 = '11111111-1111-4111-8111-111111111111';
@@ -94,7 +94,7 @@ describe('tile search results', () => {
 });
 
 describe('estimate read generically', async () => {
-  const { areaOfEstimate, dateGroups, formatAmount, moneyLines } = await import('../../../renderer/src/lib/tasking-estimate');
+  const { areaOfEstimate, dateGroups, formatAmount, moneyLines } = await import('../../../../renderer/src/features/tasking/model/tasking-estimate');
   const estimate = {
     AreaKm2: 12.5, AreaKm2BeforeMinimum1Km2PerAoi: 12.4567, CurrencyCode: 'EUR', PricePerKm2: 0.2, TotalHistoricCost: 1234.5, RecurringCostsEstimate: null,
     CancellationDate: null, HistoricImageDates: ['2025-01-01', '2025-01-08'], RecurringImageDates: ['2025-01-15'], ImageDates: ['2025-01-01', '2025-01-08', '2025-01-15'],

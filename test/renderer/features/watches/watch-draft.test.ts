@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeOrder } from '../../../renderer/src/lib/tasking-records';
-import { draftFromOrder, watchGeometry } from '../../../renderer/src/lib/watch-draft';
+import { summarizeOrder } from '../../../../renderer/src/features/tasking/model/tasking-records';
+import { draftFromOrder, watchGeometry } from '../../../../renderer/src/features/watches/model/watch-draft';
 
 const WKT = 'POLYGON((13.8 52.3, 14 52.3, 14 52.4, 13.8 52.4, 13.8 52.3))';
 

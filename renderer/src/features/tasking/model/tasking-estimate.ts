@@ -5,9 +5,9 @@
  * and by name hints (recognise.ts), never by a fixed field list.
  */
 
-import { orderAmounts, type OrderAmountKind } from '../../../common/money';
-import { humanize } from './format';
-import { KM2_KEY, currencyOf, isDate, isDateTime, isMoneyKey, isObject } from './recognise';
+import { orderAmounts, type OrderAmountKind } from '../../../../../common/money';
+import { humanize } from '../../../lib/format';
+import { KM2_KEY, currencyOf, isDate, isDateTime, isMoneyKey, isObject } from '../../../lib/recognise';
 
 /** One named list of dates found in a response. */
 export interface DateGroup {

@@ -1,14 +1,14 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { nextTick } from 'vue';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SwathApi } from '../../../preload/contract';
+import type { SwathApi } from '../../../../preload/contract';
 import { makeBridge } from './fake-bridge';
 
 const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+vi.mock('../../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
-const { useNotificationsStore } = await import('../../../renderer/src/stores/notifications');
-const { useTaskingOrdersStore } = await import('../../../renderer/src/stores/tasking-orders');
+const { useNotificationsStore } = await import('../../../../renderer/src/features/notifications/stores/notifications');
+const { useTaskingOrdersStore } = await import('../../../../renderer/src/features/tasking/stores/tasking-orders');
 
 const GUID = 'eeeeeeee-eeee-4eee-8eee-000000000001';
 let bridge: ReturnType<typeof makeBridge>;

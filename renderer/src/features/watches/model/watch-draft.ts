@@ -1,7 +1,7 @@
-import type { RequestOf } from '../../../preload/contract';
-import { toGeoJsonGeometry } from './geojson-export';
-import { isPolygonal, toWkt, utmEpsgFor, type PolygonalGeometry } from './geometry';
-import type { OrderSummary } from './tasking-records';
+import type { RequestOf } from '../../../../../preload/contract';
+import { toGeoJsonGeometry } from '../../../lib/geojson-export';
+import { isPolygonal, toWkt, utmEpsgFor, type PolygonalGeometry } from '../../../lib/geometry';
+import type { OrderSummary } from '../../tasking/model/tasking-records';
 
 /** What the watch form sends. */
 export type WatchInputDraft = RequestOf<'watches:create'>;

@@ -1,14 +1,14 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SwathApi } from '../../../preload/contract';
+import type { SwathApi } from '../../../../preload/contract';
 import { T1, T2, fail, makeBridge } from './fake-bridge';
 
 const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+vi.mock('../../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
-const { useTaskingStore } = await import('../../../renderer/src/stores/tasking');
-const { useTaskingOrdersStore } = await import('../../../renderer/src/stores/tasking-orders');
-const { useAoiStore } = await import('../../../renderer/src/stores/aoi');
+const { useTaskingStore } = await import('../../../../renderer/src/features/tasking/stores/tasking');
+const { useTaskingOrdersStore } = await import('../../../../renderer/src/features/tasking/stores/tasking-orders');
+const { useAoiStore } = await import('../../../../renderer/src/stores/aoi');
 
 const BERLIN = { type: 'Polygon' as const, coordinates: [[[13.3, 52.45], [13.5, 52.45], [13.5, 52.56], [13.3, 52.56], [13.3, 52.45]]] };
 
