@@ -14,6 +14,7 @@ import {
   frequencyRangeFromReasons, resolveModelName, tileArea, validateOrderForm,
   type FieldErrors, type FrequencyRange, type OrderArea, type OrderAreaKind, type OrderFormValues, type OrderKind,
 } from '../model/tasking-order';
+import { canPlace as placementAllows, initialPlacement, placeBlockedReason as placementBlock, transition, type PlacementEvent, type PlacementState } from '../model/order-placement';
 import { extractTiles, keyByName, orderMatchesRequest, type OrderSummary, type TileCell } from '../model/tasking-records';
 import { useAoiStore } from '../../../stores/aoi';
 import { useModelsStore } from '../../../stores/models';
@@ -53,22 +54,7 @@ export interface FrozenEstimate {
   readonly bbox: readonly [number, number, number, number] | null;
 }
 
-/** Where "Place order" stands. */
-export type CreatePhase =
-  /** Nothing sent for the current estimate. */
-  | 'idle'
-  /** The confirmation dialog is open. */
-  | 'confirming'
-  /** The create request is on its way. */
-  | 'sending'
-  /** The create failed in a way that leaves its outcome unknown; the orders list is being checked. */
-  | 'checking'
-  /** The order exists (answered, or found in the list after an unknown outcome). */
-  | 'created'
-  /** The outcome is still unknown: see `checkNote`; retry only when `retryAllowed`. */
-  | 'unknown'
-  /** The service refused the order (nothing was created). */
-  | 'failed';
+export type { CreatePhase } from '../model/order-placement';
 
 /** The order that was created. */
 export interface CreatedOrder {
@@ -386,7 +372,6 @@ export const useTaskingStore = defineStore('tasking', () => {
 
   const estimateReq: RequestState<ResponseOf<'tasking:estimate'>> = createRequest<ResponseOf<'tasking:estimate'>>();
   const estimated = shallowRef<FrozenEstimate | null>(null);
-  const rejectedEstimates = ref<number[]>([]);
   let estimateSeq = 0;
 
   const canEstimate = computed(() => !!draftRequest.value && Object.keys(formErrors.value).length === 0 && !estimateReq.loading);
@@ -403,7 +388,7 @@ export const useTaskingStore = defineStore('tasking', () => {
       if (changed.length) reasons.push(`Edited since the estimate: ${changed.join(', ')}. Estimate again.`);
     }
     if (e.day !== today.value) reasons.push(`The estimate was made on ${e.day} (UTC); dates and prices depend on the day. Estimate again.`);
-    if (rejectedEstimates.value.includes(e.id)) reasons.push('The service refused this payload. Fix the fields it names and estimate again.');
+    if (placement.value.rejected.includes(e.id)) reasons.push('The service refused this payload. Fix the fields it names and estimate again.');
     return reasons;
   });
   const stale = computed(() => staleReasons.value.length > 0);
@@ -449,51 +434,30 @@ export const useTaskingStore = defineStore('tasking', () => {
       bbox: unionBbox(cellBoxes),
     });
     // A new estimate starts a new order: what happened to the previous one stays in the orders list.
-    phase.value = 'idle';
-    createError.value = null;
-    checkNote.value = null;
-    retryAllowed.value = false;
+    dispatch({ type: 'estimated' });
     return r;
   }
 
   // ---------------------------------------------------------------- create
 
-  const phase = ref<CreatePhase>('idle');
-  const createError = ref<IpcError | null>(null);
+  /** Order placement: the pure state machine of `model/order-placement.ts`, fed by the steps below. */
+  const placement = shallowRef<PlacementState>(initialPlacement());
+  const dispatch = (event: PlacementEvent): void => { placement.value = transition(placement.value, event); };
+  const phase = computed(() => placement.value.phase);
+  const createError = computed(() => placement.value.error);
+  const checkNote = computed(() => placement.value.checkNote);
+  const retryAllowed = computed(() => placement.value.retryAllowed);
   const created = shallowRef<CreatedOrder | null>(null);
-  const checkNote = ref<string | null>(null);
-  /** After an unknown outcome, set once the list shows no matching order. */
-  const retryAllowed = ref(false);
-  /** Estimate ids for which a create went out and was not refused. */
-  const sentFor = ref<number[]>([]);
-  /** Estimate ids that produced an order. */
-  const placedFor = ref<number[]>([]);
   let attempt: { estimate: FrozenEstimate; baseline: Set<string> | null; at: number } | null = null;
   let sending = false;
   // 429 on create is not retried on its own: the analyst decides.
   const createReq: RequestState<unknown> = createRequest<unknown>({ rateLimitDelaysMs: [] });
 
   /** Whether "Place order" may be pressed now. */
-  const canPlace = computed(() => {
-    const e = estimated.value;
-    if (!e || stale.value) return false;
-    if (phase.value === 'sending' || phase.value === 'checking') return false;
-    if (placedFor.value.includes(e.id)) return false;
-    if (sentFor.value.includes(e.id) && !retryAllowed.value) return false;
-    return true;
-  });
+  const canPlace = computed(() => placementAllows(placement.value, estimated.value?.id ?? null, stale.value));
 
   /** Why "Place order" is disabled, for the button's note. */
-  const placeBlockedReason = computed<string | null>(() => {
-    const e = estimated.value;
-    if (!e) return 'Estimate first: an order is placed from its estimate.';
-    if (stale.value) return staleReasons.value[0]!;
-    if (phase.value === 'sending') return 'Placing the order…';
-    if (phase.value === 'checking') return 'Checking the orders list…';
-    if (placedFor.value.includes(e.id)) return 'This estimate has been ordered. Estimate again to place another order.';
-    if (sentFor.value.includes(e.id) && !retryAllowed.value) return 'The outcome of the last attempt is not known yet; check the orders list first.';
-    return null;
-  });
+  const placeBlockedReason = computed<string | null>(() => placementBlock(placement.value, estimated.value?.id ?? null, staleReasons.value));
 
   /** The TileDeduplication value create will carry (tile mode only). */
   const dedupForCreate = computed(() => (estimated.value?.areaKind === 'tiles' ? tileDeduplication.value : undefined));
@@ -501,14 +465,13 @@ export const useTaskingStore = defineStore('tasking', () => {
   /** Opens the confirmation dialog (cost, recurring-ness, dedup warnings); false when placing is not allowed. */
   function openConfirm(): boolean {
     if (!canPlace.value) return false;
-    phase.value = 'confirming';
+    dispatch({ type: 'open', estimateId: estimated.value?.id ?? null, stale: stale.value });
     return true;
   }
 
   /** Closes the confirmation dialog without sending. */
   function cancelConfirm(): void {
-    if (phase.value !== 'confirming') return;
-    phase.value = retryAllowed.value ? 'unknown' : createError.value ? 'failed' : 'idle';
+    dispatch({ type: 'cancel' });
   }
 
   /**
@@ -521,20 +484,17 @@ export const useTaskingStore = defineStore('tasking', () => {
     const e = estimated.value;
     if (!e || phase.value !== 'confirming' || !canPlace.value) return;
     sending = true;
-    phase.value = 'sending';
-    createError.value = null;
-    checkNote.value = null;
+    dispatch({ type: 'send' });
     try {
       // A list from just before the create tells a new order from an identical older one.
       const before = await orders.refresh();
       if (estimated.value !== e || stale.value) {
-        phase.value = 'idle';
+        dispatch({ type: 'abandon' });
         return;
       }
       const baseline = before.ok ? new Set(orders.rows.map((r) => r.summary.id).filter((id): id is string => !!id)) : null;
       attempt = { estimate: e, baseline, at: Date.now() };
-      sentFor.value = [...sentFor.value, e.id];
-      retryAllowed.value = false;
+      dispatch({ type: 'sent', estimateId: e.id });
       const dedup = e.areaKind === 'tiles' ? tileDeduplication.value : undefined;
       const r = await createReq.run(() =>
         getBridge().taskingCreate(dedup === undefined ? { payload: e.payload } : { payload: e.payload, tileDeduplication: dedup }),
@@ -548,29 +508,22 @@ export const useTaskingStore = defineStore('tasking', () => {
         return;
       }
       if (UNKNOWN_OUTCOME.has(r.error.kind)) {
-        createError.value = r.error;
+        dispatch({ type: 'lost', error: r.error });
         await checkCreated();
         return;
       }
-      // Refused: nothing was created.
-      createError.value = r.error;
-      sentFor.value = sentFor.value.filter((x) => x !== e.id);
-      // A payload the service refused field by field needs a new estimate; a refusal that names no field
-      // (main's spend guard: over the budget) does not, once the budget allows it.
-      if (r.error.kind === 'validation' && r.error.fields) rejectedEstimates.value = [...rejectedEstimates.value, e.id];
-      phase.value = 'failed';
+      // Refused: nothing was created (a refusal naming fields needs a new estimate).
+      dispatch({ type: 'refused', estimateId: e.id, error: r.error });
     } finally {
       sending = false;
     }
   }
 
-  function finishCreated(order: CreatedOrder, e: FrozenEstimate): void {
+  function finishCreated(order: CreatedOrder, e: FrozenEstimate, note?: string): void {
     created.value = Object.freeze(order);
-    placedFor.value = [...placedFor.value, e.id];
     // The next order gets its own anchor: its reference date follows its From again (the value stays until From moves).
     referenceFollowsFrom.value = true;
-    retryAllowed.value = false;
-    phase.value = 'created';
+    dispatch(note === undefined ? { type: 'created', estimateId: e.id } : { type: 'created', estimateId: e.id, note });
     useUiStore().notify(`Order ${order.orderId ?? ''} created.`, 'ok');
   }
 
@@ -578,12 +531,10 @@ export const useTaskingStore = defineStore('tasking', () => {
   async function checkCreated(): Promise<void> {
     const a = attempt;
     if (!a) return;
-    phase.value = 'checking';
+    dispatch({ type: 'check' });
     const r = await orders.refresh();
     if (!r.ok) {
-      phase.value = 'unknown';
-      retryAllowed.value = false;
-      checkNote.value = `Whether the order was created is not known, and the orders list could not be read (${r.error.message}). Check again before retrying.`;
+      dispatch({ type: 'check-failed', message: r.error.message });
       return;
     }
     const match = orders.rows.find((row) => (!a.baseline || (row.summary.id !== null && !a.baseline.has(row.summary.id))) &&
@@ -592,16 +543,11 @@ export const useTaskingStore = defineStore('tasking', () => {
       finishCreated({
         data: match.row, request: a.estimate.request, payload: a.estimate.payload, orderId: match.summary.id,
         recurring: a.estimate.recurring, foundInList: true, at: Date.now(),
-      }, a.estimate);
-      checkNote.value = `The answer was lost, but the orders list shows the new order ${match.summary.id ?? ''}: it was created. Do not place it again.`;
+      }, a.estimate, `The answer was lost, but the orders list shows the new order ${match.summary.id ?? ''}: it was created. Do not place it again.`);
       orders.select(match.key);
       return;
     }
-    phase.value = 'unknown';
-    retryAllowed.value = true;
-    checkNote.value = a.baseline
-      ? 'No new order matching this payload is listed, so it was not created. You may place it again.'
-      : 'No order matching this payload is listed (the list before sending could not be read), so it was most likely not created. You may place it again.';
+    dispatch({ type: 'not-found', baseline: a.baseline !== null });
   }
 
   // ---------------------------------------------------------------- dedup consistency
@@ -729,10 +675,7 @@ export const useTaskingStore = defineStore('tasking', () => {
     tileSearch.reset();
     selectedTiles.value = [];
     created.value = null;
-    createError.value = null;
-    phase.value = 'idle';
-    checkNote.value = null;
-    retryAllowed.value = false;
+    dispatch({ type: 'reset' });
     datesSearch.reset();
     learnedRanges.value = {};
     form.model = '';
