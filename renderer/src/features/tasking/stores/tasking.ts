@@ -1,24 +1,19 @@
 import { defineStore, storeToRefs } from 'pinia';
-import { computed, reactive, ref, shallowRef, watch } from 'vue';
+import { computed, ref, shallowRef, watch } from 'vue';
 import type { ResponseOf, Result } from '../../../../../preload/contract';
 import { getBridge } from '../../../bridge';
 import { polygonalOf } from '../../../lib/billed-area';
-import { addDaysUtc, todayUtc } from '../../../lib/format';
 import { bbox, toWkt, type PolygonalGeometry } from '../../../lib/geometry';
 import { extractDatedGeographies, findGuid, isGeoJsonGeometry, isWkt, type JsonObject } from '../../../lib/recognise';
 import { createRequest, type RequestState } from '../../../lib/request';
 import { dedupReport, type DedupCandidate, type DedupReport } from '../model/tasking-dedup';
-import {
-  DEFAULT_FREQUENCY_RANGE, areaOf, backfillNote, buildOrderRequest, cadencePreview, canonicalJson, changedFields, deepFreeze,
-  frequencyRangeFromReasons, resolveModelName, tileArea, validateOrderForm,
-  type FieldErrors, type FrequencyRange, type OrderArea, type OrderAreaKind, type OrderFormValues, type OrderKind,
-} from '../model/tasking-order';
+import { areaOf, canonicalJson, changedFields, deepFreeze, frequencyRangeFromReasons, type FieldErrors, type OrderAreaKind } from '../model/tasking-order';
 import { canPlace as placementAllows, initialPlacement, placeBlockedReason as placementBlock, transition, type PlacementEvent, type PlacementState } from '../model/order-placement';
 import { keyByName, orderMatchesRequest, type OrderSummary } from '../model/tasking-records';
 import { useAoiStore } from '../../../stores/aoi';
-import { useModelsStore } from '../../../stores/models';
 import { useSessionStore } from '../../../stores/session';
 import { useTaskingOrdersStore } from './tasking-orders';
+import { useOrderDraftStore } from './order-draft';
 import { useTileSearchStore, type TileOutcome } from './tile-search';
 import { useUiStore } from '../../../stores/ui';
 
@@ -98,8 +93,10 @@ export function geometryBbox(geometry: unknown): [number, number, number, number
 }
 
 /**
- * Tasking: models and constellations, tile search and selection, the order
- * form, estimate and create.
+ * Tasking: estimate and create, over the order draft (`order-draft.ts`: models and
+ * constellations, the form, the area) and tile search (`tile-search.ts`: tile search and
+ * selection), whose state and actions it hands on unchanged to the views. Placing follows the
+ * pure state machine of `model/order-placement.ts`.
  *
  * The money path: `estimate()` freezes the exact payload main sent
  * (`estimated`); any edit of the form, the AOI or the tile selection makes the
@@ -114,91 +111,17 @@ export function geometryBbox(geometry: unknown): [number, number, number, number
 export const useTaskingStore = defineStore('tasking', () => {
   const session = useSessionStore();
   const aoi = useAoiStore();
-  const models = useModelsStore();
   const orders = useTaskingOrdersStore();
 
-  /** The clock the day-dependent checks use (ms); the panel ticks it. */
-  const now = ref(Date.now());
-  const today = computed(() => todayUtc(new Date(now.value)));
+  // ---------------------------------------------------------------- the order draft (stores/order-draft.ts)
 
-  const start = todayUtc();
-  const form = reactive<OrderFormValues>({
-    model: '',
-    constellations: [],
-    storageMonths: 0,
-    apiRequests: 0,
-    imageFrequency: 7,
-    referenceDate: addDaysUtc(start, -60),
-    from: addDaysUtc(start, -60),
-    to: start,
-    kind: 'historical',
-  });
-  const areaKind = ref<OrderAreaKind>('polygon');
-  const tileDeduplication = ref(true);
-
-  /**
-   * Whether ReferenceDate follows From. It does until the analyst sets another
-   * reference date (typed, or adopted from an earlier order), and again from
-   * "= From" and once an order is created: one order's anchor never carries
-   * over to the next order, whose From differs (issue 27 #6).
-   */
-  const referenceFollowsFrom = ref(true);
-  watch(() => form.from, (from) => {
-    if (referenceFollowsFrom.value) form.referenceDate = from;
-  }, { flush: 'sync' });
-  watch(() => form.referenceDate, (date) => {
-    referenceFollowsFrom.value = date === form.from;
-  }, { flush: 'sync' });
-
-  /** Makes ReferenceDate follow From again (and equal it now). */
-  function followFrom(): void {
-    form.referenceDate = form.from;
-    referenceFollowsFrom.value = true;
-  }
-
-  // ---------------------------------------------------------------- models
-
-  const modelNames = computed(() => models.names);
-  const modelCheck = computed(() => resolveModelName(form.model, modelNames.value));
-  /** The picked model's constellations, required ones first (empty until the model is an enum value). */
-  const constellationChoices = computed(() => (modelCheck.value.ok ? models.constellationsFor(modelCheck.value.value) : []));
-  const learnedRanges = ref<Record<string, FrequencyRange>>({});
-  /** ImageFrequency range for the model: 1-7 days unless the service has named another. */
-  const frequencyRange = computed<FrequencyRange>(() => learnedRanges.value[form.model] ?? DEFAULT_FREQUENCY_RANGE);
-
-  /** Picks a model (an enum value); its required constellations are switched on, unsupported ones off. */
-  function setModel(name: string): void {
-    form.model = name;
-    const check = resolveModelName(name, modelNames.value);
-    if (check.ok) form.constellations = models.normalise(check.value, form.constellations);
-  }
-
-  /** Replaces a pasted display name by the enum value it stands for. */
-  function useSuggestedModel(): void {
-    const c = modelCheck.value;
-    if (!c.ok && c.suggestion) setModel(c.suggestion);
-  }
-
-  /** Switches an optional constellation; required ones stay on. */
-  function toggleConstellation(name: string, on: boolean): void {
-    const choice = constellationChoices.value.find((c) => c.name === name);
-    if (!choice || !choice.optional) return;
-    const next = new Set(form.constellations);
-    if (on) next.add(name);
-    else next.delete(name);
-    form.constellations = models.normalise(form.model, [...next]);
-  }
-
-  /** Loads the models (once per connection) and picks the first when none is chosen. */
-  async function loadModels(): Promise<void> {
-    await models.load();
-    if (!form.model && modelNames.value.length) setModel(modelNames.value[0]!);
-  }
-
-  /** Historical or recurring. */
-  function setKind(kind: OrderKind): void {
-    form.kind = kind;
-  }
+  const draftStore = useOrderDraftStore();
+  const {
+    now, today, areaKind, tileDeduplication, referenceFollowsFrom,
+    modelNames, modelCheck, constellationChoices, learnedRanges, frequencyRange,
+    area, formErrors, draftRequest, cadence, backfill,
+  } = storeToRefs(draftStore);
+  const { form, followFrom, setModel, useSuggestedModel, toggleConstellation, loadModels, setKind, adoptSettingsOf } = draftStore;
 
   // ---------------------------------------------------------------- tile search (stores/tile-search.ts)
 
@@ -210,35 +133,6 @@ export const useTaskingStore = defineStore('tasking', () => {
   const { searchTiles, toggleTile, selectTiles, selectAllTiles, clearTileSelection, estimateSelectedTiles, cancelTileEstimates } = tileStore;
   /** Queues a tile or mini-tile download of each selected cell for one date, with the form's model and constellations. */
   const downloadSelectedTiles = (date: string): Promise<TileOutcome[]> => tileStore.downloadSelectedTiles(date, form);
-
-  // ---------------------------------------------------------------- the order draft
-
-  /** The order's area: the AOI in polygon mode, the selected GUIDs in tile mode. */
-  const area = computed<{ area: OrderArea | null; error: string | null; mini: boolean | null; guids: string[] }>(() => {
-    if (areaKind.value === 'polygon') {
-      void aoi.revision;
-      if (!aoi.valid) return { area: null, error: aoi.problems[0]?.message ?? 'Draw or import an area of interest first.', mini: null, guids: [] };
-      return { area: aoi.toRequest() as OrderArea, error: null, mini: null, guids: [] };
-    }
-    const cells = selectedCells.value;
-    if (!cells.length) return { area: null, error: 'Select tiles or mini-tiles from the tile search first.', mini: null, guids: [] };
-    const kinds = new Set(cells.map((c) => c.mini));
-    if (kinds.size > 1) return { area: null, error: 'Select only tiles or only mini-tiles: one order takes one kind.', mini: null, guids: [] };
-    const mini = cells[0]!.mini;
-    const guids = cells.map((c) => c.guid);
-    return { area: tileArea(guids, mini), error: null, mini, guids };
-  });
-
-  /** Client-side problems of the form, keyed by request property. */
-  const formErrors = computed<FieldErrors>(() => {
-    const errors = validateOrderForm(form, { models: modelNames.value, constellations: constellationChoices.value, frequency: frequencyRange.value });
-    if (area.value.error) (errors[areaKind.value === 'polygon' ? 'Area' : 'TileGuids'] ??= []).push(area.value.error);
-    return errors;
-  });
-  /** The request the form would estimate now (null without an area). */
-  const draftRequest = computed<Record<string, unknown> | null>(() => (area.value.area ? buildOrderRequest(form, area.value.area) : null));
-  const cadence = computed(() => cadencePreview(form, today.value));
-  const backfill = computed(() => backfillNote(form, today.value));
 
   // ---------------------------------------------------------------- estimate
 
@@ -445,15 +339,6 @@ export const useTaskingStore = defineStore('tasking', () => {
     return dedupReport(candidate, orders.rows.map((r) => r.summary), (o) => geometryBbox(o.geometry));
   });
 
-  /** Copies the dedup-relevant settings of an earlier order into the form, so deduplication can match it. */
-  function adoptSettingsOf(summary: OrderSummary): void {
-    if (summary.model) setModel(summary.model);
-    if (summary.constellations) form.constellations = models.normalise(summary.model ?? form.model, summary.constellations);
-    if (summary.recurring !== null) form.kind = summary.recurring ? 'recurring' : 'historical';
-    if (summary.imageFrequency !== null) form.imageFrequency = summary.imageFrequency;
-    if (summary.referenceDate) form.referenceDate = summary.referenceDate;
-  }
-
   // ---------------------------------------------------------------- search dates in an order
 
   const datesSearch: RequestState<unknown> = createRequest<unknown>();
@@ -547,9 +432,6 @@ export const useTaskingStore = defineStore('tasking', () => {
     created.value = null;
     dispatch({ type: 'reset' });
     datesSearch.reset();
-    learnedRanges.value = {};
-    form.model = '';
-    form.constellations = [];
   });
 
   return {
