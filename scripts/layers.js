@@ -90,7 +90,7 @@ export const LAYERS = [
   },
   {
     name: 'renderer/src',
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer map views', 'renderer/src/features/*/stores'],
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer map views', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
   },
 ];
 

@@ -64,7 +64,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'billing',
     shortcut: 'panel-5',
     summary: 'Monthly summary, orders and transactions, vouchers.',
-    component: lazy(() => import('./billing/BillingPanel.vue')),
+    component: lazy(() => import('../features/billing/views/BillingPanel.vue')),
   },
   {
     id: 'account',

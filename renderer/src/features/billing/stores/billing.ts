@@ -1,12 +1,12 @@
 import { defineStore } from 'pinia';
 import { ref, watch } from 'vue';
-import type { IpcError } from '../../../preload/contract';
-import { getBridge } from '../bridge';
-import { monthUtc } from '../lib/format';
-import { createRequest } from '../lib/request';
-import { useAccountStore } from './account';
-import { useOperationsStore } from './operations';
-import { useSessionStore } from './session';
+import type { IpcError } from '../../../../../preload/contract';
+import { getBridge } from '../../../bridge';
+import { monthUtc } from '../../../lib/format';
+import { createRequest } from '../../../lib/request';
+import { useAccountStore } from '../../../stores/account';
+import { useOperationsStore } from '../../../stores/operations';
+import { useSessionStore } from '../../../stores/session';
 
 type Data = { data: unknown };
 
