@@ -56,7 +56,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'products',
     shortcut: 'panel-4',
     summary: 'Satellite products and planned acquisitions over the AOI.',
-    component: lazy(() => import('./products/ProductsPanel.vue')),
+    component: lazy(() => import('../features/products/views/ProductsPanel.vue')),
   },
   {
     id: 'billing',
@@ -72,7 +72,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'account',
     shortcut: 'panel-6',
     summary: 'Details, settings and request limits of the key in use.',
-    component: lazy(() => import('./account/AccountPanel.vue')),
+    component: lazy(() => import('../features/account/views/AccountPanel.vue')),
   },
   {
     id: 'settings',

@@ -4,7 +4,7 @@ import type { IpcError } from '../../../../../preload/contract';
 import { getBridge } from '../../../bridge';
 import { monthUtc } from '../../../lib/format';
 import { createRequest } from '../../../lib/request';
-import { useAccountStore } from '../../../stores/account';
+import { useAccountStore } from '../../account/stores/account';
 import { useOperationsStore } from '../../../stores/operations';
 import { useSessionStore } from '../../../stores/session';
 

@@ -1,8 +1,8 @@
 import { defineStore } from 'pinia';
 import { watch } from 'vue';
-import { getBridge } from '../bridge';
-import { createRequest } from '../lib/request';
-import { useSessionStore } from './session';
+import { getBridge } from '../../../bridge';
+import { createRequest } from '../../../lib/request';
+import { useSessionStore } from '../../../stores/session';
 
 type Data = { data: unknown };
 

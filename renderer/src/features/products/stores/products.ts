@@ -1,10 +1,10 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
-import { findDate, findGeometry, findKey, findRows, type JsonObject } from '../lib/recognise';
-import { createRequest } from '../lib/request';
-import { useAoiStore } from './aoi';
-import { useOperationsStore } from './operations';
-import { useSessionStore } from './session';
+import { findDate, findGeometry, findKey, findRows, type JsonObject } from '../../../lib/recognise';
+import { createRequest } from '../../../lib/request';
+import { useAoiStore } from '../../../stores/aoi';
+import { useOperationsStore } from '../../../stores/operations';
+import { useSessionStore } from '../../../stores/session';
 
 /** Which list the Products panel shows. */
 export type ProductsTab = 'products' | 'plans';
