@@ -80,7 +80,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'settings',
     shortcut: 'panel-7',
     summary: 'Service profiles and keys, download folder, theme, map layers.',
-    component: lazy(() => import('./settings/SettingsPanel.vue')),
+    component: lazy(() => import('../features/settings/views/SettingsPanel.vue')),
   },
   {
     id: 'watches',
