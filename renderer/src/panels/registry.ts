@@ -88,7 +88,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'watch',
     shortcut: 'panel-8',
     summary: 'Keep the library complete for an order or an area: every new date downloaded, within a budget.',
-    component: lazy(() => import('./watches/WatchesPanel.vue')),
+    component: lazy(() => import('../features/watches/views/WatchesPanel.vue')),
   },
 ];
 

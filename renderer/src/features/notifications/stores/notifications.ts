@@ -5,7 +5,7 @@ import { getBridge } from '../../../bridge';
 import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';
 import { usePreviewStore } from '../../../stores/preview';
 import { useUiStore, type PanelId } from '../../../stores/ui';
-import { useWatchesStore } from '../../../stores/watches';
+import { useWatchesStore } from '../../watches/stores/watches';
 
 /** One notification as main sent it. */
 export type SwathNotice = EventPayload<'notification'>;

@@ -1,8 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
-import type { IpcError, RequestOf, ResponseOf } from '../../../preload/contract';
-import { getBridge } from '../bridge';
-import { useSessionStore } from './session';
+import type { IpcError, RequestOf, ResponseOf } from '../../../../../preload/contract';
+import { getBridge } from '../../../bridge';
+import { useSessionStore } from '../../../stores/session';
 
 /** A watch as main reports it. */
 export type WatchItem = ResponseOf<'watches:list'>['watches'][number];
