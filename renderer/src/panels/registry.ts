@@ -32,7 +32,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'imagery',
     shortcut: 'panel-1',
     summary: 'Search dates, check, estimate and download composites, tiles and mini-tiles.',
-    component: lazy(() => import('./imagery/ImageryPanel.vue')),
+    component: lazy(() => import('../features/imagery/views/ImageryPanel.vue')),
   },
   {
     id: 'tasking',

@@ -1,17 +1,17 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
-import { parseBandnames } from '../../../common/bandnames';
-import type { IpcError, ResponseOf, Result } from '../../../preload/contract';
-import { getBridge } from '../bridge';
-import { addDaysUtc, todayUtc } from '../lib/format';
-import { isUtmEpsg } from '../lib/geometry';
-import { extractDatedGeographies, findGeometry, findGuid, findKey, findRows, type DatedGeography, type JsonObject } from '../lib/recognise';
-import { createRequest } from '../lib/request';
-import { useAoiStore } from './aoi';
-import { useDownloadsStore } from './downloads';
-import { useModelsStore } from './models';
-import { useOperationsStore } from './operations';
-import { useSessionStore } from './session';
+import { parseBandnames } from '../../../../../common/bandnames';
+import type { IpcError, ResponseOf, Result } from '../../../../../preload/contract';
+import { getBridge } from '../../../bridge';
+import { addDaysUtc, todayUtc } from '../../../lib/format';
+import { isUtmEpsg } from '../../../lib/geometry';
+import { extractDatedGeographies, findGeometry, findGuid, findKey, findRows, type DatedGeography, type JsonObject } from '../../../lib/recognise';
+import { createRequest } from '../../../lib/request';
+import { useAoiStore } from '../../../stores/aoi';
+import { useDownloadsStore } from '../../../stores/downloads';
+import { useModelsStore } from '../../../stores/models';
+import { useOperationsStore } from '../../../stores/operations';
+import { useSessionStore } from '../../../stores/session';
 
 /** Output resolutions the contract allows, in metres. */
 export const RESOLUTIONS = [10, 20, 40, 80, 160, 320, 640, 1280] as const;
