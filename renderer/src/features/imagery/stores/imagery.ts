@@ -8,7 +8,7 @@ import { isUtmEpsg } from '../../../lib/geometry';
 import { extractDatedGeographies, findGeometry, findGuid, findKey, findRows, type DatedGeography, type JsonObject } from '../../../lib/recognise';
 import { createRequest } from '../../../lib/request';
 import { useAoiStore } from '../../../stores/aoi';
-import { useDownloadsStore } from '../../../stores/downloads';
+import { useDownloadsStore } from '../../downloads/stores/downloads';
 import { useModelsStore } from '../../../stores/models';
 import { useOperationsStore } from '../../../stores/operations';
 import { useSessionStore } from '../../../stores/session';
