@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { LAYER_ROOTS, folderOf, layerOf } from './layers.js';
+import { LAYER_ROOTS, folderOf, layerOf, selfImportAllowed } from './layers.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const SOURCE = /\.(?:ts|vue|js|mjs)$/;
@@ -112,12 +112,12 @@ export function refusalOf(file, specifier) {
   if (!resolved && !SOURCE.test(targetRel) && /\.\w+$/.test(targetRel)) return undefined; // an asset
   if (!inRoots(targetRel)) return resolved ? { messageId: 'outside', data: { from: layer.name, target: targetRel } } : undefined;
   const to = layerOf(targetRel);
-  if (to === layer || (to && layer.may.includes(to.name))) return undefined;
+  if (to === layer ? selfImportAllowed(layer, rel(file), targetRel) : to && layer.may.includes(to.name)) return undefined;
   return {
     messageId: 'notAllowed',
     data: {
       from: layer.name,
-      to: to?.name ?? folderOf(targetRel) ?? targetRel,
+      to: to === layer ? folderOf(targetRel) ?? targetRel : to?.name ?? folderOf(targetRel) ?? targetRel,
       target: targetRel,
       allowed: layer.may.length ? layer.may.join(', ') : 'nothing outside itself',
     },

@@ -8,6 +8,14 @@
  * layer). A source file belongs to the layer of its own path if one names it, else to its folder's:
  * `main/<folder>`, `renderer/src/<folder>`, `preload/<folder>`, `common`, or the folder itself
  * (`main`, `renderer/src`, `preload`) for a file directly inside it. A layer may always import itself.
+ *
+ * Features: `renderer/src/features/<feature>/` holds one feature's code in three sub-folders, each a
+ * role with the renderer's rules: `model/` (pure code), `stores/` (Pinia stores, the bridge) and
+ * `views/` (Vue components and their map helpers). The table names a role once for every feature
+ * with `*` in place of the feature name; a file directly in a feature folder, or in another
+ * sub-folder, is in no layer. A feature's views may import only their own feature's views: a layer
+ * named with `*` imports itself only inside the same feature, unless its `may` lists itself (models
+ * and stores may use another feature's models and stores; views never another feature's views).
  */
 
 /** @typedef {{ name: string, paths?: string[], may: string[] }} Layer */
@@ -58,16 +66,31 @@ export const LAYERS = [
   { name: 'renderer/src/map', may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster'] },
   { name: 'renderer/src/preview', may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map'] },
   { name: 'renderer/src/stores', may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview'] },
-  { name: 'renderer/src/components', may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores'] },
-  { name: 'renderer/src/panels', may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components'] },
+  { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/features/*/model'] },
+  {
+    name: 'renderer/src/features/*/stores',
+    may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview', 'renderer/src/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+  },
+  {
+    name: 'renderer/src/components',
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+  },
+  {
+    name: 'renderer/src/features/*/views',
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+  },
+  {
+    name: 'renderer/src/panels',
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+  },
   {
     name: 'renderer map views',
     paths: ['renderer/src/map/MapView.vue', 'renderer/src/map/AoiToolbar.vue', 'renderer/src/map/aoi-tools.ts'],
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels'],
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
   },
   {
     name: 'renderer/src',
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer map views'],
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer map views', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
   },
 ];
 
@@ -89,6 +112,9 @@ const byPath = new Map(LAYERS.flatMap((layer) => pathsOf(layer).map((p) => [p, l
 export function folderOf(rel) {
   const parts = rel.split('/');
   if (parts[0] === 'common') return 'common';
+  if (parts[0] === 'renderer' && parts[1] === 'src' && parts[2] === 'features' && parts.length > 4) {
+    return parts.length > 5 ? `renderer/src/features/${parts[3]}/${parts[4]}` : `renderer/src/features/${parts[3]}`;
+  }
   if (parts[0] === 'renderer' && parts[1] === 'src') return parts.length > 3 ? `renderer/src/${parts[2]}` : 'renderer/src';
   if (parts[0] === 'renderer') return 'renderer';
   if (parts[0] === 'main' || parts[0] === 'preload') return parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0];
@@ -102,7 +128,28 @@ export function folderOf(rel) {
  */
 export function layerOf(rel) {
   const folder = folderOf(rel);
-  return byPath.get(rel) ?? (folder === undefined ? undefined : byPath.get(folder));
+  if (folder === undefined) return byPath.get(rel);
+  return byPath.get(rel) ?? byPath.get(folder) ?? byPath.get(folder.replace(/^renderer\/src\/features\/[^/]+\//, 'renderer/src/features/*/'));
+}
+
+/**
+ * The feature a repository-relative path belongs to (`tasking` for `renderer/src/features/tasking/…`),
+ * else undefined.
+ * @param {string} rel
+ */
+export function featureOf(rel) {
+  const m = /^renderer\/src\/features\/([^/]+)\//.exec(rel);
+  return m?.[1];
+}
+
+/**
+ * Whether a file of `layer` at `fromRel` may import `toRel`, a file of the same layer: always,
+ * except that a layer named with `*` imports itself only inside one feature unless its `may` lists
+ * itself (a feature's views never use another feature's views).
+ * @param {Layer} layer @param {string} fromRel @param {string} toRel
+ */
+export function selfImportAllowed(layer, fromRel, toRel) {
+  return !layer.name.includes('*') || layer.may.includes(layer.name) || featureOf(fromRel) === featureOf(toRel);
 }
 
 /** The table's own problems: unknown layer names, paths claimed twice, cycles (each as a path of names). */
@@ -125,7 +172,7 @@ export function tableProblems(layers = LAYERS) {
     if (state.get(name) === 2) return;
     if (state.get(name) === 1) { problems.push(`cycle: ${[...trail.slice(trail.indexOf(name)), name].join(' -> ')}`); return; }
     state.set(name, 1);
-    for (const m of names.get(name)?.may ?? []) visit(m, [...trail, name]);
+    for (const m of names.get(name)?.may ?? []) if (m !== name) visit(m, [...trail, name]);
     state.set(name, 2);
   };
   for (const layer of layers) visit(layer.name, []);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { daysFromToday, importAoi, setDate, startTaskingHarness, type TaskingHarness } from '../renderer/tasking/e2e-harness';
+import { daysFromToday, importAoi, setDate, startTaskingHarness, type TaskingHarness } from '../renderer/features/tasking/e2e-harness';
 import { ANSWER_STYLES } from '../main/simulator/helpers';
 import { chromiumAvailable } from './chromium';
 

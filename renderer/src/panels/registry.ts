@@ -32,7 +32,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'imagery',
     shortcut: 'panel-1',
     summary: 'Search dates, check, estimate and download composites, tiles and mini-tiles.',
-    component: lazy(() => import('./imagery/ImageryPanel.vue')),
+    component: lazy(() => import('../features/imagery/views/ImageryPanel.vue')),
   },
   {
     id: 'tasking',
@@ -40,7 +40,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'tasking',
     shortcut: 'panel-2',
     summary: 'Estimate, create, track and cancel tasking orders.',
-    component: lazy(() => import('./tasking/TaskingPanel.vue')),
+    component: lazy(() => import('../features/tasking/views/TaskingPanel.vue')),
   },
   {
     id: 'library',
@@ -56,7 +56,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'products',
     shortcut: 'panel-4',
     summary: 'Satellite products and planned acquisitions over the AOI.',
-    component: lazy(() => import('./products/ProductsPanel.vue')),
+    component: lazy(() => import('../features/products/views/ProductsPanel.vue')),
   },
   {
     id: 'billing',
@@ -64,7 +64,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'billing',
     shortcut: 'panel-5',
     summary: 'Monthly summary, orders and transactions, vouchers.',
-    component: lazy(() => import('./billing/BillingPanel.vue')),
+    component: lazy(() => import('../features/billing/views/BillingPanel.vue')),
   },
   {
     id: 'account',
@@ -72,7 +72,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'account',
     shortcut: 'panel-6',
     summary: 'Details, settings and request limits of the key in use.',
-    component: lazy(() => import('./account/AccountPanel.vue')),
+    component: lazy(() => import('../features/account/views/AccountPanel.vue')),
   },
   {
     id: 'settings',
@@ -80,7 +80,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'settings',
     shortcut: 'panel-7',
     summary: 'Service profiles and keys, download folder, theme, map layers.',
-    component: lazy(() => import('./settings/SettingsPanel.vue')),
+    component: lazy(() => import('../features/settings/views/SettingsPanel.vue')),
   },
   {
     id: 'watches',
@@ -88,7 +88,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'watch',
     shortcut: 'panel-8',
     summary: 'Keep the library complete for an order or an area: every new date downloaded, within a budget.',
-    component: lazy(() => import('./watches/WatchesPanel.vue')),
+    component: lazy(() => import('../features/watches/views/WatchesPanel.vue')),
   },
 ];
 

@@ -7,7 +7,7 @@ import { makeBridge, ok } from '../fake-bridge';
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
-const AccountPanel = (await import('../../../renderer/src/panels/account/AccountPanel.vue')).default;
+const AccountPanel = (await import('../../../renderer/src/features/account/views/AccountPanel.vue')).default;
 
 beforeEach(() => setActivePinia(createPinia()));
 

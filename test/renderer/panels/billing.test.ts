@@ -7,7 +7,7 @@ import { fail, makeBridge, ok } from '../fake-bridge';
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
-const BillingPanel = (await import('../../../renderer/src/panels/billing/BillingPanel.vue')).default;
+const BillingPanel = (await import('../../../renderer/src/features/billing/views/BillingPanel.vue')).default;
 
 beforeEach(() => setActivePinia(createPinia()));
 

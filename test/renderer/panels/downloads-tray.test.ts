@@ -9,7 +9,7 @@ vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 const opened = vi.hoisted(() => ({ ids: [] as string[] }));
 vi.mock('../../../renderer/src/stores/preview', () => ({ usePreviewStore: () => ({ openOnMap: async (id: string) => void opened.ids.push(id) }) }));
 
-const DownloadsTray = (await import('../../../renderer/src/panels/downloads/DownloadsTray.vue')).default;
+const DownloadsTray = (await import('../../../renderer/src/features/downloads/views/DownloadsTray.vue')).default;
 const { useUiStore } = await import('../../../renderer/src/stores/ui');
 
 beforeEach(() => {

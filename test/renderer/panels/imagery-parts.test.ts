@@ -4,9 +4,9 @@ import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 // v-model props are not visible through the .vue shim the test tsconfig uses.
-const BandnamesBuilder: any = (await import('../../../renderer/src/panels/imagery/BandnamesBuilder.vue')).default;
-const AvailabilityChecks = (await import('../../../renderer/src/panels/imagery/AvailabilityChecks.vue')).default;
-const DateCalendar = (await import('../../../renderer/src/panels/imagery/DateCalendar.vue')).default;
+const BandnamesBuilder: any = (await import('../../../renderer/src/features/imagery/views/BandnamesBuilder.vue')).default;
+const AvailabilityChecks = (await import('../../../renderer/src/features/imagery/views/AvailabilityChecks.vue')).default;
+const DateCalendar = (await import('../../../renderer/src/features/imagery/views/DateCalendar.vue')).default;
 const { useUiStore } = await import('../../../renderer/src/stores/ui');
 
 beforeEach(() => setActivePinia(createPinia()));

@@ -9,7 +9,7 @@ import { makeBridge, NO_POLICY, ok, UPDATES_OFF } from '../fake-bridge';
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
-const SettingsPanel = (await import('../../../renderer/src/panels/settings/SettingsPanel.vue')).default;
+const SettingsPanel = (await import('../../../renderer/src/features/settings/views/SettingsPanel.vue')).default;
 const Root = (await import('../../../renderer/src/Root.vue')).default;
 const ErrorView = (await import('../../../renderer/src/components/ErrorView.vue')).default;
 const { crash, installErrorHandlers } = await import('../../../renderer/src/lib/crash');

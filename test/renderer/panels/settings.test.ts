@@ -7,7 +7,7 @@ import { DEMO_STATUS, fail, makeBridge, ok, PROFILES } from '../fake-bridge';
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
-const SettingsPanel = (await import('../../../renderer/src/panels/settings/SettingsPanel.vue')).default;
+const SettingsPanel = (await import('../../../renderer/src/features/settings/views/SettingsPanel.vue')).default;
 
 beforeEach(() => setActivePinia(createPinia()));
 

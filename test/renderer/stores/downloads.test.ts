@@ -6,7 +6,7 @@ import { job, makeBridge, ok } from '../fake-bridge';
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
-const { useDownloadsStore } = await import('../../../renderer/src/stores/downloads');
+const { useDownloadsStore } = await import('../../../renderer/src/features/downloads/stores/downloads');
 const { useUiStore } = await import('../../../renderer/src/stores/ui');
 
 beforeEach(() => setActivePinia(createPinia()));

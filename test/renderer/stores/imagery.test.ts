@@ -6,7 +6,7 @@ const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
 const { useAoiStore } = await import('../../../renderer/src/stores/aoi');
-const { useImageryStore } = await import('../../../renderer/src/stores/imagery');
+const { useImageryStore } = await import('../../../renderer/src/features/imagery/stores/imagery');
 const { useModelsStore } = await import('../../../renderer/src/stores/models');
 const { useSessionStore } = await import('../../../renderer/src/stores/session');
 

@@ -1,0 +1,68 @@
+import { defineStore } from 'pinia';
+import { ref, watch } from 'vue';
+import type { IpcError } from '../../../../../preload/contract';
+import { getBridge } from '../../../bridge';
+import { monthUtc } from '../../../lib/format';
+import { createRequest } from '../../../lib/request';
+import { useAccountStore } from '../../account/stores/account';
+import { useOperationsStore } from '../../../stores/operations';
+import { useSessionStore } from '../../../stores/session';
+
+type Data = { data: unknown };
+
+/**
+ * Billing: the current month's summary, orders and transactions of a chosen
+ * month (YYYY-MM, UTC), and voucher redemption through the spec-built
+ * operation; a redeemed voucher refreshes the summary, the month and the account.
+ */
+export const useBillingStore = defineStore('billing', () => {
+  const session = useSessionStore();
+  const operations = useOperationsStore();
+  const account = useAccountStore();
+  const summary = createRequest<Data>();
+  const orders = createRequest<Data>();
+  const transactions = createRequest<Data>();
+  const voucher = createRequest<unknown>();
+  const month = ref(monthUtc());
+  const voucherError = ref<IpcError | null>(null);
+
+  function ym(): { year: number; month: number } {
+    const [y, m] = month.value.split('-').map(Number);
+    return { year: y!, month: m! };
+  }
+
+  async function loadSummary(): Promise<void> {
+    await summary.run(() => getBridge().billingSummary());
+  }
+
+  async function loadMonth(): Promise<void> {
+    const period = ym();
+    await Promise.all([
+      orders.run(() => getBridge().billingOrders(period)),
+      transactions.run(() => getBridge().billingTransactions(period)),
+    ]);
+  }
+
+  async function setMonth(value: string): Promise<void> {
+    if (!/^\d{4}-\d{2}$/.test(value)) return;
+    month.value = value;
+    await loadMonth();
+  }
+
+  /** Redeems a voucher with the body the spec's form produced; refreshes balances on success. */
+  async function redeem(body: Record<string, unknown>): Promise<boolean> {
+    const r = await voucher.run(() => operations.call('billing.redeemVoucher', { body }));
+    voucherError.value = r.ok ? null : r.error;
+    if (r.ok) await Promise.all([loadSummary(), loadMonth(), account.load(true), session.refreshStatus()]);
+    return r.ok;
+  }
+
+  watch(() => session.generation, () => {
+    summary.reset();
+    orders.reset();
+    transactions.reset();
+    voucher.reset();
+  });
+
+  return { summary, orders, transactions, voucher, voucherError, month, loadSummary, loadMonth, setMonth, redeem };
+});

@@ -1,0 +1,144 @@
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import type { EventPayload, IpcError, ResponseOf } from '../../../../../preload/contract';
+import { getBridge } from '../../../bridge';
+import { useUiStore } from '../../../stores/ui';
+
+/** One download job as main reports it. */
+export type DownloadJob = ResponseOf<'downloads:list'>['jobs'][number];
+
+/** Live transfer figures of a running job (from download:progress). */
+export interface JobProgress {
+  bytes: number;
+  total: number | null;
+  rateBytesPerSec: number;
+  etaSec: number | null;
+}
+
+/**
+ * The download queue as the tray shows it: jobs from `downloads:list`, kept
+ * current by `job:state` and `download:progress` events; cancel, retry,
+ * remove and reveal go to main.
+ */
+export const useDownloadsStore = defineStore('downloads', () => {
+  const jobs = ref<DownloadJob[]>([]);
+  const progress = ref<Record<string, JobProgress>>({});
+  const error = ref<IpcError | null>(null);
+  const loaded = ref(false);
+  /** Per-job failure of the last action (cancel, retry, reveal...). */
+  const actionErrors = ref<Record<string, string>>({});
+  let unsubscribe: (() => void)[] = [];
+
+  const sorted = computed(() => [...jobs.value].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
+  const active = computed(() => jobs.value.filter((j) => j.state === 'queued' || j.state === 'running'));
+  /** Overall fraction of the running jobs' bytes, or null when unknown. */
+  const overall = computed(() => {
+    const running = active.value.map((j) => progressOf(j));
+    const known = running.filter((p) => p.total);
+    if (!known.length) return null;
+    const total = known.reduce((s, p) => s + (p.total ?? 0), 0);
+    return total ? known.reduce((s, p) => s + p.bytes, 0) / total : null;
+  });
+
+  function progressOf(job: DownloadJob): JobProgress {
+    return progress.value[job.id] ?? { bytes: job.bytes, total: job.total, rateBytesPerSec: 0, etaSec: null };
+  }
+
+  /** Adds or replaces a job (e.g. the answer of downloads:enqueue). */
+  function upsert(job: DownloadJob): void {
+    const i = jobs.value.findIndex((j) => j.id === job.id);
+    if (i >= 0) jobs.value = [...jobs.value.slice(0, i), job, ...jobs.value.slice(i + 1)];
+    else jobs.value = [...jobs.value, job];
+    if (job.state !== 'running' && progress.value[job.id]) {
+      const next = { ...progress.value };
+      delete next[job.id];
+      progress.value = next;
+    }
+  }
+
+  /** Whether every one of these jobs has ended (done, failed or cancelled; one no longer listed has too). */
+  function ended(ids: readonly string[]): boolean {
+    return ids.every((id) => {
+      const j = jobs.value.find((x) => x.id === id);
+      return !j || (j.state !== 'queued' && j.state !== 'running');
+    });
+  }
+
+  /** A "queued" toast for these jobs: it goes when they have ended, or after a few seconds. */
+  function notifyQueued(ids: readonly string[], text: string, kind: 'ok' | 'warn' = 'ok'): void {
+    useUiStore().notify(text, kind, 3500, () => ended(ids));
+  }
+
+  function onProgress(p: EventPayload<'download:progress'>): void {
+    progress.value = { ...progress.value, [p.jobId]: { bytes: p.bytes, total: p.total, rateBytesPerSec: p.rateBytesPerSec, etaSec: p.etaSec } };
+  }
+
+  function onJobState(payload: EventPayload<'job:state'>): void {
+    const job = payload as unknown as DownloadJob;
+    if (!job || typeof job.id !== 'string') return;
+    // A job:state event may carry the whole job or only its id and state.
+    const known = jobs.value.find((j) => j.id === job.id);
+    upsert(known ? { ...known, ...job } : job);
+  }
+
+  async function refresh(): Promise<void> {
+    const r = await getBridge().downloadsList();
+    if (r.ok) {
+      jobs.value = r.data.jobs;
+      error.value = null;
+    } else error.value = r.error;
+    loaded.value = true;
+  }
+
+  /** Loads the queue and follows main's events. */
+  async function start(): Promise<void> {
+    if (!unsubscribe.length) {
+      const bridge = getBridge();
+      unsubscribe = [bridge.on('download:progress', onProgress), bridge.on('job:state', onJobState)];
+    }
+    await refresh();
+  }
+
+  function stop(): void {
+    unsubscribe.forEach((off) => off());
+    unsubscribe = [];
+  }
+
+  function setActionError(id: string, message: string | null): void {
+    const next = { ...actionErrors.value };
+    if (message) next[id] = message;
+    else delete next[id];
+    actionErrors.value = next;
+  }
+
+  async function cancel(id: string): Promise<void> {
+    const r = await getBridge().downloadsCancel({ id });
+    if (r.ok) upsert(r.data);
+    setActionError(id, r.ok ? null : r.error.message);
+  }
+
+  async function retry(id: string): Promise<void> {
+    const r = await getBridge().downloadsRetry({ id });
+    if (r.ok) upsert(r.data);
+    setActionError(id, r.ok ? null : r.error.message);
+  }
+
+  async function remove(id: string): Promise<void> {
+    const r = await getBridge().downloadsRemove({ id });
+    if (r.ok) jobs.value = jobs.value.filter((j) => j.id !== id);
+    setActionError(id, r.ok ? null : r.error.message);
+  }
+
+  /** Shows the file in the system file manager; returns false where the host cannot (the browser host). */
+  async function reveal(id: string): Promise<boolean> {
+    const r = await getBridge().downloadsReveal({ id });
+    setActionError(id, r.ok ? null : r.error.message);
+    return r.ok && r.data.revealed;
+  }
+
+  async function clearFinished(): Promise<void> {
+    for (const j of jobs.value.filter((x) => x.state === 'done' || x.state === 'cancelled')) await remove(j.id);
+  }
+
+  return { jobs, sorted, active, overall, progress, error, loaded, actionErrors, progressOf, upsert, ended, notifyQueued, refresh, start, stop, cancel, retry, remove, reveal, clearFinished };
+});

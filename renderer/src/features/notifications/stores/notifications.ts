@@ -1,0 +1,117 @@
+import { defineStore } from 'pinia';
+import { ref, watch } from 'vue';
+import type { EventPayload, ResponseOf } from '../../../../../preload/contract';
+import { getBridge } from '../../../bridge';
+import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';
+import { usePreviewStore } from '../../../stores/preview';
+import { useUiStore, type PanelId } from '../../../stores/ui';
+import { useWatchesStore } from '../../watches/stores/watches';
+
+/** One notification as main sent it. */
+export type SwathNotice = EventPayload<'notification'>;
+/** The switches of Settings. */
+export type NotificationPrefs = ResponseOf<'notifications:prefs'>;
+
+/** How often order statuses are checked in the background (the Tasking panel polls faster while open). */
+export const ORDER_CHECK_MS = 5 * 60_000;
+const PANELS: readonly PanelId[] = ['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings', 'watches'];
+
+/**
+ * Notifications in the window: main's `notification` events become clickable cards over the map
+ * (and, in a browser that allowed it, page notifications) unless the host already showed them
+ * natively; a click opens the target panel (and layer). Order status changes and renewal deadlines
+ * under 72 h, which the orders list reveals, are sent to main to be shown the same way.
+ */
+export const useNotificationsStore = defineStore('notifications', () => {
+  const ui = useUiStore();
+  const cards = ref<SwathNotice[]>([]);
+  const prefs = ref<NotificationPrefs | null>(null);
+  let started = false;
+  let timer: ReturnType<typeof setInterval> | null = null;
+
+  /** Opens what a notification is about. */
+  function open(n: Pick<SwathNotice, 'target'> & { id?: string }): void {
+    const t = n.target;
+    const panel = PANELS.includes(t.panel as PanelId) ? (t.panel as PanelId) : 'imagery';
+    ui.goTo(panel);
+    if (t.watchId) useWatchesStore().focusId = t.watchId;
+    if (t.libraryId) void usePreviewStore().openOnMap(t.libraryId);
+    if (t.orderId) useTaskingOrdersStore().select(t.orderId);
+    if (n.id) dismiss(n.id);
+  }
+
+  function dismiss(id: string): void {
+    cards.value = cards.value.filter((c) => c.id !== id);
+  }
+
+  function show(n: SwathNotice): void {
+    if (n.open) return open(n);
+    if (n.native) return;
+    cards.value = [...cards.value.slice(-3), n];
+    setTimeout(() => dismiss(n.id), 15_000);
+    // A browser (the browser host) may also show it as a page notification, when the analyst allowed them.
+    if (typeof Notification !== 'undefined' && Notification.permission === 'granted' && document.visibilityState !== 'visible') {
+      try {
+        const page = new Notification(n.title, { body: n.body, tag: n.id });
+        page.onclick = () => {
+          window.focus();
+          open(n);
+        };
+      } catch {
+        // Not offered here (e.g. Electron without permission): the card is enough.
+      }
+    }
+  }
+
+  async function loadPrefs(): Promise<void> {
+    const r = await getBridge().notificationsPrefs();
+    if (r.ok) prefs.value = r.data;
+  }
+
+  async function setPref(patch: Partial<NotificationPrefs>): Promise<void> {
+    const r = await getBridge().notificationsSetPrefs(patch);
+    if (r.ok) prefs.value = r.data;
+  }
+
+  /** Listens for notifications and watches the orders list for status changes and deadlines. */
+  function start(): void {
+    if (started) return;
+    started = true;
+    getBridge().on('notification', show);
+    const orders = useTaskingOrdersStore();
+    const toMain = (kind: 'orderStatus' | 'orderDeadline', title: string, body: string, orderId: string | null) =>
+      void getBridge().notificationsShow({ kind, title, body, target: { panel: 'tasking', ...(orderId ? { orderId } : {}) } });
+    // A change stays in statusChanges for a minute (the list's badge), so every refresh in that
+    // minute (the panel's poll, the background check, a cancel) hands it over again: each change
+    // (order and the time it was seen) is raised once.
+    const raised = new Set<string>();
+    watch(() => orders.statusChanges, (changes) => {
+      for (const [key, c] of Object.entries(changes)) {
+        const id = `${key}@${c.at}`;
+        if (raised.has(id)) continue;
+        raised.add(id);
+        toMain('orderStatus', 'Order status changed', `Order ${key}: ${c.from} → ${c.to}.`, key.startsWith('#') ? null : key);
+      }
+    });
+    const warned = new Set<string>();
+    watch(() => orders.urgentRenewals, (list) => {
+      for (const r of list) {
+        const id = `${r.key}@${r.utc}`;
+        if (warned.has(id)) continue;
+        warned.add(id);
+        toMain('orderDeadline', 'Recurring order renews soon', `Order ${r.orderId ?? r.key} renews at ${r.utc} (in ${r.countdown}); cancel it before then if it is no longer wanted.`, r.orderId);
+      }
+    });
+    // In the background too: the orders list every few minutes.
+    timer = setInterval(() => {
+      if (!orders.list.loading) void orders.refresh();
+    }, ORDER_CHECK_MS);
+  }
+
+  function stop(): void {
+    if (timer) clearInterval(timer);
+    timer = null;
+  }
+
+  return { cards, prefs, open, dismiss, show, start, stop, loadPrefs, setPref };
+});

@@ -1,0 +1,186 @@
+import Feature from 'ol/Feature';
+import type OlMap from 'ol/Map';
+import { platformModifierKeyOnly } from 'ol/events/condition';
+import type { Extent } from 'ol/extent';
+import type Geometry from 'ol/geom/Geometry';
+import { getCenter } from 'ol/extent';
+import Point from 'ol/geom/Point';
+import Polygon from 'ol/geom/Polygon';
+import DragBox from 'ol/interaction/DragBox';
+import VectorLayer from 'ol/layer/Vector';
+import VectorSource from 'ol/source/Vector';
+import { Fill, Stroke, Style, Text } from 'ol/style';
+import type { TileCell } from '../model/tasking-records';
+import { whenMap } from '../../../map/map-context';
+import { PLACE_LABELS } from '../../../map/context-layers';
+import { clearLayer, fitTo, highlight, onClick, onHover, readGeometry, select, setFeatures } from '../../../map/vector-layers';
+import type { OrderRow } from '../stores/tasking-orders';
+
+/**
+ * The tasking panel's map overlays: tiles and mini-tiles (two layers with
+ * their own looks, plus GUID/EPSG labels), order areas, and the tile selection
+ * gestures (click, box-select by dragging with Ctrl/Cmd or in box mode).
+ */
+
+/** Layer keys of vector-layers used by the tasking panel. */
+export const LAYERS = { tiles: 'tasking-tiles', miniTiles: 'tasking-minitiles', orders: 'tasking-orders' } as const;
+const TILE_LABELS = 'tasking-tile-labels';
+const ORDER_LABELS = 'tasking-order-labels';
+
+type LabelLayer = VectorLayer<VectorSource<Feature<Geometry>>>;
+const labelLayers = new Map<string, LabelLayer>();
+
+function labelStyle(text: string, look: 'tile' | 'minitile' | 'order'): Style {
+  return new Style({
+    text: new Text({
+      text,
+      font: look === 'order' ? '600 11px system-ui, sans-serif' : `${look === 'minitile' ? 10 : 11}px ui-monospace, Menlo, Consolas, monospace`,
+      fill: new Fill({ color: look === 'minitile' ? '#9d174d' : look === 'order' ? '#065f46' : '#5b21b6' }),
+      stroke: new Stroke({ color: 'rgba(255,255,255,0.9)', width: 3 }),
+      overflow: false,
+    }),
+  });
+}
+
+/** The label layer of one overlay (decluttered, above it; in `group` with other layers' labels), on the map. */
+async function labels(key: string, zIndex: number, group: boolean | string = true): Promise<LabelLayer> {
+  const map = await whenMap();
+  let layer = labelLayers.get(key);
+  if (!layer) {
+    layer = new VectorLayer({ source: new VectorSource(), declutter: group, zIndex, properties: { swathKey: key } });
+    labelLayers.set(key, layer);
+  }
+  if (!map.getLayers().getArray().includes(layer)) map.addLayer(layer);
+  return layer;
+}
+
+/** Where a footprint's label goes: inside a polygon, else the middle of its extent. */
+function labelPoint(g: Geometry): Point {
+  return g instanceof Polygon ? g.getInteriorPoint() : new Point(getCenter(g.getExtent()));
+}
+
+/** Draws the tiles and mini-tiles of the last search (selected ones in the selected look) with GUID and EPSG labels. */
+export function drawTiles(cells: readonly TileCell[], selected: readonly string[]): void {
+  const item = (c: TileCell) => ({ id: c.guid, geometry: c.footprint, properties: { guid: c.guid, epsg: c.epsg, mini: c.mini } });
+  setFeatures(LAYERS.tiles, cells.filter((c) => !c.mini).map(item), { look: 'tile', zIndex: 30 });
+  setFeatures(LAYERS.miniTiles, cells.filter((c) => c.mini).map(item), { look: 'minitile', zIndex: 30 });
+  markSelected(selected);
+  void labels(TILE_LABELS, 31).then((layer) => {
+    const source = layer.getSource()!;
+    source.clear();
+    source.addFeatures(cells.flatMap((c) => {
+      const g = readGeometry(c.footprint);
+      if (!g) return [];
+      const f = new Feature<Geometry>({ geometry: new Point(getCenter(g.getExtent())) });
+      f.setStyle(labelStyle(`${c.guid.slice(0, 8)}…\n${c.epsg ? `EPSG:${c.epsg}` : ''}`, c.mini ? 'minitile' : 'tile'));
+      return [f];
+    }));
+  });
+}
+
+/** Shows which tiles are selected. */
+export function markSelected(selected: readonly string[]): void {
+  select(LAYERS.tiles, selected);
+  select(LAYERS.miniTiles, selected);
+}
+
+/** Highlights one tile (hover in the list). */
+export function highlightTile(guid: string | null): void {
+  highlight(LAYERS.tiles, guid);
+  highlight(LAYERS.miniTiles, guid);
+}
+
+/** Removes the tile overlays. */
+export function clearTiles(): void {
+  clearLayer(LAYERS.tiles);
+  clearLayer(LAYERS.miniTiles);
+  labelLayers.get(TILE_LABELS)?.getSource()?.clear();
+}
+
+/** Zooms to the tiles. */
+export async function fitTiles(): Promise<void> {
+  await fitTo(LAYERS.tiles, undefined, { maxZoom: 12 });
+  await fitTo(LAYERS.miniTiles, undefined, { maxZoom: 14 });
+}
+
+/** An order footprint's label: its short id, status and period. */
+export function orderLabel(r: Pick<OrderRow, 'key' | 'summary'>): string {
+  const s = r.summary;
+  const id = s.id ? `${s.id.slice(0, 8)}…` : r.key;
+  const period = s.from ? (s.recurring ? `from ${s.from}, recurring` : `${s.from} → ${s.to ?? '?'}`) : '';
+  return [`Order ${id}${s.status ? ` · ${s.status}` : ''}`, period].filter(Boolean).join('\n');
+}
+
+/** Draws the listed orders' areas, each labelled (id, status, period); the selected one in the selected look. */
+export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null): void {
+  const drawn = rows.filter((r) => r.summary.geometry);
+  setFeatures(LAYERS.orders, drawn.map((r) => ({ id: r.key, geometry: r.summary.geometry, properties: { key: r.key } })), { look: 'order', zIndex: 25 });
+  select(LAYERS.orders, selectedKey);
+  // Decluttered with the map's place names (map/context-layers.ts) and above them, so neither covers the other.
+  void labels(ORDER_LABELS, 46, PLACE_LABELS).then((layer) => {
+    const source = layer.getSource()!;
+    source.clear();
+    source.addFeatures(drawn.flatMap((r) => {
+      const g = readGeometry(r.summary.geometry);
+      if (!g) return [];
+      const f = new Feature<Geometry>({ geometry: labelPoint(g) });
+      f.setStyle(labelStyle(orderLabel(r), 'order'));
+      return [f];
+    }));
+  });
+}
+
+/** Zooms to one order or all of them. */
+export function fitOrders(keys?: readonly string[]): Promise<void> {
+  return fitTo(LAYERS.orders, keys, { maxZoom: 12 });
+}
+
+/** Highlights one order (hover in the list). */
+export function highlightOrder(key: string | null): void {
+  highlight(LAYERS.orders, key);
+}
+
+/** Handlers of the map gestures. */
+export interface MapHandlers {
+  onTileClick(guid: string, additive: boolean): void;
+  onTileHover(guid: string | null): void;
+  /** Tiles whose footprint touches the dragged box. */
+  onBox(guids: string[], additive: boolean): void;
+  onOrderClick(key: string): void;
+  onOrderHover(key: string | null): void;
+  /** Box mode: a plain drag selects instead of panning. */
+  boxMode(): boolean;
+  /** Footprints to test against a box. */
+  cells(): readonly TileCell[];
+}
+
+/** Installs the panel's click, hover and box-select handlers; returns the function that removes them. */
+export function installMapHandlers(h: MapHandlers): () => void {
+  const offs: (() => void)[] = [];
+  for (const key of [LAYERS.tiles, LAYERS.miniTiles]) {
+    offs.push(onClick(key, (id, _p, evt) => h.onTileClick(id, !!(evt.originalEvent as MouseEvent).shiftKey)));
+    offs.push(onHover(key, (id) => h.onTileHover(id)));
+  }
+  offs.push(onClick(LAYERS.orders, (id) => h.onOrderClick(id)));
+  offs.push(onHover(LAYERS.orders, (id) => h.onOrderHover(id)));
+  let map: OlMap | null = null;
+  let box: DragBox | null = null;
+  let disposed = false;
+  void whenMap().then((m) => {
+    if (disposed) return;
+    map = m;
+    box = new DragBox({ condition: (e) => h.boxMode() || platformModifierKeyOnly(e), className: 'ol-dragbox tasking-dragbox' });
+    box.on('boxend', (e) => {
+      const extent: Extent = box!.getGeometry().getExtent();
+      const additive = !!(e.mapBrowserEvent?.originalEvent as MouseEvent | undefined)?.shiftKey;
+      const hits = h.cells().filter((c) => readGeometry(c.footprint)?.intersectsExtent(extent)).map((c) => c.guid);
+      h.onBox(hits, additive);
+    });
+    m.addInteraction(box);
+  });
+  return () => {
+    disposed = true;
+    offs.forEach((off) => off());
+    if (map && box) map.removeInteraction(box);
+  };
+}

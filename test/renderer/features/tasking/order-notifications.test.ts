@@ -1,0 +1,56 @@
+import { createPinia, setActivePinia } from 'pinia';
+import { nextTick } from 'vue';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { SwathApi } from '../../../../preload/contract';
+import { makeBridge } from './fake-bridge';
+
+const fake = vi.hoisted(() => ({ api: null as unknown }));
+vi.mock('../../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+
+const { useNotificationsStore } = await import('../../../../renderer/src/features/notifications/stores/notifications');
+const { useTaskingOrdersStore } = await import('../../../../renderer/src/features/tasking/stores/tasking-orders');
+
+const GUID = 'eeeeeeee-eeee-4eee-8eee-000000000001';
+let bridge: ReturnType<typeof makeBridge>;
+let shown: { kind: string; title: string; body: string }[];
+
+beforeEach(() => {
+  setActivePinia(createPinia());
+  bridge = makeBridge();
+  shown = [];
+  Object.assign(bridge.api, { notificationsShow: vi.fn(async (n: { kind: string; title: string; body: string }) => (shown.push(n), { ok: true, data: { shown: true } })) });
+  fake.api = bridge.api as unknown as SwathApi;
+});
+
+describe('order status notifications', () => {
+  it('raise one notification per status change, however often the orders list is refreshed', async () => {
+    const notifications = useNotificationsStore();
+    notifications.start();
+    const orders = useTaskingOrdersStore();
+    bridge.orders.push({ TaskOrderGuid: GUID, OrderingProcessStatus: 'Review', From: '2025-01-01', To: null, Model: 'Stratus2' });
+    await orders.refresh();
+    bridge.orders[0]!.OrderingProcessStatus = 'Processing';
+    // The Tasking panel's poll and the background check both refresh; the change stays shown as a badge for a minute.
+    await orders.refresh();
+    await nextTick();
+    await orders.refresh();
+    await nextTick();
+    await orders.refresh();
+    await nextTick();
+    expect(orders.statusChanges[GUID]).toMatchObject({ from: 'Review', to: 'Processing' });
+    expect(shown.filter((n) => n.kind === 'orderStatus')).toEqual([
+      expect.objectContaining({ title: 'Order status changed', body: `Order ${GUID}: Review → Processing.` }),
+    ]);
+
+    // The next change is its own notification.
+    bridge.orders[0]!.OrderingProcessStatus = 'Completed';
+    await orders.refresh();
+    await nextTick();
+    await orders.refresh();
+    await nextTick();
+    expect(shown.filter((n) => n.kind === 'orderStatus').map((n) => n.body)).toEqual([
+      `Order ${GUID}: Review → Processing.`, `Order ${GUID}: Processing → Completed.`,
+    ]);
+    notifications.stop();
+  });
+});
