@@ -94,7 +94,7 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: watches, budg
     // The notification opens the Library with that date's raster on the map.
     await note.locator('button.open').click();
     await page.locator('nav[aria-label="Panels"] [data-panel="library"][aria-current="page"]').waitFor();
-    const entries = (await (ws.app.handlers as any)['library:list']({}, { senderUrl: 'test://', signal: AbortSignal.timeout(5000) })).entries as { date: string | null }[];
+    const entries = (await (ws.app.handlers as any)['library:query']({ limit: 500 }, { senderUrl: 'test://', signal: AbortSignal.timeout(5000) })).entries as { date: string | null }[];
     expect(entries.filter((e) => e.date !== null).map((e) => e.date).sort()).toEqual(later);
     expect(ws.pageErrors).toEqual([]);
   });
@@ -108,7 +108,7 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: watches, budg
     await page.getByTestId('budget-save').click();
     await expect.poll(async () => page.getByTestId('watches-spend').innerText()).toContain('0.01 EUR budget');
 
-    const before = (await (ws.app.handlers as any)['library:list']({}, { senderUrl: 'test://', signal: AbortSignal.timeout(5000) })).entries.length;
+    const before = (await (ws.app.handlers as any)['library:query']({ limit: 500 }, { senderUrl: 'test://', signal: AbortSignal.timeout(5000) })).entries.length;
     await watchOrder(demoOrder(false), 'Budgeted field');
     const c = card('Budgeted field');
     await expect.poll(() => c.getAttribute('data-state'), { timeout: 60_000 }).toBe('paused');
@@ -119,7 +119,7 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('workspace e2e: watches, budg
     await c.getByTestId('watch-past-cap').click();
     await expect.poll(async () => page.locator('[data-testid="watches-panel"] .error, [data-testid="watches-panel"] [role="alert"]').first().innerText().catch(() => '')).toContain('raise the cap or the budget');
     expect(await c.getAttribute('data-state')).toBe('paused');
-    const after = (await (ws.app.handlers as any)['library:list']({}, { senderUrl: 'test://', signal: AbortSignal.timeout(5000) })).entries.length;
+    const after = (await (ws.app.handlers as any)['library:query']({ limit: 500 }, { senderUrl: 'test://', signal: AbortSignal.timeout(5000) })).entries.length;
     expect(after).toBe(before);
     await c.scrollIntoViewIfNeeded();
     await page.screenshot({ path: 'test-results/workspace-watches-budget.png' });

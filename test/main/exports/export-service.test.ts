@@ -58,7 +58,7 @@ describe('export services', () => {
     expect(catalog).toMatchObject({ type: 'Catalog', stac_version: '1.0.0' });
     expect(items).toHaveLength(FIXTURES.length);
     expect(items.filter((i) => i.json.bbox).length).toBeGreaterThan(FIXTURES.length / 2);
-    const entries = (await call('library:list')).data.entries as any[];
+    const entries = (await call('library:query', { limit: 500 })).data.entries as any[];
     for (const f of FIXTURES) {
       const entry = entries.find((e) => e.path === fixturePath(f.name));
       const item = items.find((i) => i.json.id === entry.id)!.json;
@@ -95,7 +95,7 @@ describe('export services', () => {
   });
 
   it('exports a selection, replaces an earlier export in place, and refuses a foreign non-empty folder', async () => {
-    const entries = (await call('library:list')).data.entries as any[];
+    const entries = (await call('library:query', { limit: 500 })).data.entries as any[];
     answer = path.join(dir, 'share', 'my-catalog');
     const res = await call('export:stac', { ids: [entries[0].id, entries[2].id], title: 'Berlin fields' });
     expect(res.data).toMatchObject({ items: 2 });
@@ -154,7 +154,7 @@ describe('export services', () => {
 
   it('gives a change layer its period (start/end_datetime, datetime null) and COG assets the cloud-optimized media type, as GDAL\'s validator judges the files', async () => {
     // A change layer between two fixture dates, saved by Swath's writer (recorded in the library).
-    const entries = (await call('library:list')).data.entries as any[];
+    const entries = (await call('library:query', { limit: 500 })).data.entries as any[];
     const a = entries.find((e) => e.path === fixturePath('utm33n-cog'))!;
     const b = entries.find((e) => e.path === fixturePath('wgs84-ndvi-index'))!;
     const change = await call('analysis:change', { expression: 'ndvi', fromId: a.id, toId: b.id });
@@ -171,7 +171,7 @@ describe('export services', () => {
     expect(res.ok, JSON.stringify(res.error)).toBe(true);
     const { items, errors } = validateCatalogFolder(answer, v);
     expect(errors).toEqual([]);
-    const all = (await call('library:list')).data.entries as any[];
+    const all = (await call('library:query', { limit: 500 })).data.entries as any[];
     const itemOf = (path: string) => items.find((i) => i.json.id === all.find((e) => e.path === path)!.id)!.json;
 
     const ch = itemOf(saved.data.file);

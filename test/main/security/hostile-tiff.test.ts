@@ -45,7 +45,7 @@ describe('hostile TIFFs through library import (browser host)', () => {
       expect(res.ok).toBe(true);
       expect(res.data.entries[0]).toMatchObject({ width: 16, height: 16 });
     }
-    const entries = (await a.call('library:list')).data.entries as { id: string }[];
+    const entries = (await a.call('library:query', { limit: 500 })).data.entries as { id: string }[];
     expect(entries.some((e) => e.id === kept.id)).toBe(true);
   });
 });

@@ -27,7 +27,7 @@ describe('library import and delete, as a (possibly compromised) renderer asks',
         const res = await a.call('library:import', { paths: [p] });
         expect(res, p).toMatchObject({ ok: false, error: { kind: 'validation', message: expect.stringMatching(/only \.tif and \.tiff/) } });
       }
-      expect((await a.call('library:list')).data.entries).toEqual([]);
+      expect((await a.call('library:query', { limit: 500 })).data.entries).toEqual([]);
       const upper = path.join(files, 'scene.TIFF');
       copyFileSync(fixturePath('utm33n-cog'), upper);
       expect((await a.call('library:import', { paths: [upper] })).ok).toBe(true);
@@ -40,7 +40,7 @@ describe('library import and delete, as a (possibly compromised) renderer asks',
       const res = await a.call('library:remove', { id: entry.id, deleteFile: true });
       expect(res).toMatchObject({ ok: false, error: { kind: 'validation', message: expect.stringMatching(/imported, not downloaded by Swath/) } });
       expect(existsSync(mine)).toBe(true);
-      expect((await a.call('library:list')).data.entries.some((e: { id: string }) => e.id === entry.id)).toBe(true);
+      expect((await a.call('library:query', { limit: 500 })).data.entries.some((e: { id: string }) => e.id === entry.id)).toBe(true);
       // Forgetting it without touching the file is fine.
       expect((await a.call('library:remove', { id: entry.id, deleteFile: false })).ok).toBe(true);
       expect(existsSync(mine)).toBe(true);
@@ -52,7 +52,7 @@ describe('library import and delete, as a (possibly compromised) renderer asks',
       const job = await a.call('downloads:enqueue', { kind: 'composite', request: { Wkt: 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))', Date: date, Model: 'Stratus2', Resolution: 160, EpsgProjection: 32633, Bandnames: 'rgb' } });
       await expect.poll(async () => (await a.call('downloads:list')).data.jobs.find((j: { id: string }) => j.id === job.data.id).state, { timeout: 20_000 }).toBe('done');
       const file = (await a.call('downloads:list')).data.jobs.find((j: { id: string }) => j.id === job.data.id).file;
-      const entry = (await a.call('library:list')).data.entries.find((e: { path: string }) => e.path === file);
+      const entry = (await a.call('library:query', { limit: 500 })).data.entries.find((e: { path: string }) => e.path === file);
       expect(entry.source).toBe('download');
       expect((await a.call('library:remove', { id: entry.id, deleteFile: true })).ok).toBe(true);
       expect(existsSync(file)).toBe(false);

@@ -56,7 +56,7 @@ describe('watch runner against the simulator', () => {
     expect(expected.length).toBeGreaterThan(3);
     expect(w1.state).toBe('active');
     expect(w1.dates.map((d) => [d.date, d.state])).toEqual(expected.map((d) => [d, 'downloaded']));
-    const library = (await t.call('library:list')).entries as { id: string; path: string; date: string | null }[];
+    const library = (await t.call('library:query', { limit: 500 })).entries as { id: string; path: string; date: string | null }[];
     for (const d of w1.dates) {
       expect(d.libraryIds).toHaveLength(1);
       const entry = library.find((e) => e.id === d.libraryIds[0])!;
@@ -113,7 +113,7 @@ describe('watch runner against the simulator', () => {
     expect(w1.state).toBe('paused');
     expect(w1.notice).toMatch(/Paused at the monthly budget: \d{4}-\d{2}-\d{2} costs [\d.]+ EUR/);
     expect(w1.dates).toEqual([]);
-    expect((await t.call('library:list')).entries).toEqual([]);
+    expect((await t.call('library:query', { limit: 500 })).entries).toEqual([]);
     await expect.poll(() => t!.events.some((e) => e.event === 'notification' && e.payload.kind === 'watchAttention' && e.payload.target.watchId === w0.id)).toBe(true);
 
     // Resuming without raising the budget pauses it again (nothing downloaded); going past it needs main's dialog,
