@@ -467,6 +467,11 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
     await page.keyboard.press('ArrowLeft');
     await expect.poll(() => page.locator('[data-testid=series-date]').innerText(), { timeout: 20_000 }).toBe(dates.at(-3));
     await expect.poll(async () => (await evaluate((w) => w.__swathPreview.preview.layers.map((l: any) => l.date))).join(','), { timeout: 20_000 }).toBe(dates.at(-3));
+    // A held key: two steps overlap; the series still ends with one layer, the last date asked for.
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(async () => (await evaluate((w) => w.__swathPreview.preview.layers.map((l: any) => `${l.date}:${l.status}`))).join(','), { timeout: 20_000 }).toBe(`${dates.at(-1)}:ready`);
+    expect(await page.locator('[data-testid=series-date]').innerText()).toBe(dates.at(-1));
     await series.scrollIntoViewIfNeeded();
     await page.screenshot({ path: 'test-results/preview-time-series.png' });
   });

@@ -32,6 +32,8 @@ export const usePreviewStore = defineStore('preview', () => {
   const inspector = ref<InspectorReading | null>(null);
   const compare = reactive({ enabled: false, position: 0.5 });
   const seriesSelection = reactive<Record<string, string>>({});
+  /** Steps of each series still opening their date. */
+  const stepping: Record<string, number> = {};
   const mapReady = shallowRef(false);
   const activeLayer = computed(() => layers.value.find((l) => l.key === activeKey.value) ?? null);
   let inspectToken = 0;
@@ -219,33 +221,52 @@ export const usePreviewStore = defineStore('preview', () => {
 
   /** The entry a series shows: the one open on the map, else the last one chosen, else the newest. */
   function seriesCurrent(g: SeriesGroup): SeriesMember {
-    const open = g.entries.find((e) => layer(e.id));
-    if (open) return open;
     const chosen = g.entries.find((e) => e.id === seriesSelection[g.key]);
-    return chosen ?? g.entries.at(-1)!;
+    if (chosen && layer(chosen.id)) return chosen;
+    return g.entries.find((e) => layer(e.id)) ?? chosen ?? g.entries.at(-1)!;
   }
 
-  /** Shows another date of a series: the open layer of the series is replaced in place, keeping its display, opacity and order. */
+  /**
+   * Shows another date of a series: the open layer of the series is replaced in place, keeping its
+   * display, opacity and order. Steps may overlap (a held arrow key): whichever finishes, the series
+   * ends with one layer, the last date asked for.
+   */
   async function showSeriesEntry(groupKey: string, entryId: string): Promise<void> {
     const g = library.groups.find((x) => x.key === groupKey);
     if (!g) return;
     seriesSelection[groupKey] = entryId;
-    const open = layers.value.find((l) => g.entries.some((e) => e.id === l.entryId));
-    if (!open) return openOnMap(entryId, { zoom: true });
-    if (open.entryId === entryId) return;
-    const at = layers.value.indexOf(open);
-    const replacing = open.key;
+    stepping[groupKey] = (stepping[groupKey] ?? 0) + 1;
+    try {
+      await replaceSeriesLayer(g, groupKey, entryId);
+    } finally {
+      stepping[groupKey]! -= 1;
+    }
+  }
+
+  async function replaceSeriesLayer(g: SeriesGroup, groupKey: string, entryId: string): Promise<void> {
+    const members = new Set(g.entries.map((e) => e.id));
+    const open = layers.value.filter((l) => members.has(l.entryId));
+    if (!open.length) return openOnMap(entryId, { zoom: true });
+    const base = open[0]!;
     // The same display, opacity and visibility from the quick look on.
-    await openOnMap(entryId, { zoom: false, display: open.display, opacity: open.opacity, visible: open.visible, at });
-    // The old date goes only once the new one is drawn, so stepping never shows an empty map.
-    close(replacing);
+    if (!open.some((l) => l.entryId === entryId)) {
+      await openOnMap(entryId, { zoom: false, display: base.display, opacity: base.opacity, visible: base.visible, at: layers.value.indexOf(base) });
+    }
+    // The other dates go only once the chosen one is open, so stepping never shows an empty map.
+    // An earlier step that ends first leaves that to the step of the chosen date, unless it is drawn.
+    const chosen = seriesSelection[groupKey];
+    const shown = layers.value.find((l) => l.entryId === chosen);
+    if (!shown || (entryId !== chosen && shown.status !== 'ready')) return;
+    for (const l of layers.value.filter((x) => members.has(x.entryId) && x.entryId !== chosen)) close(l.key);
   }
 
   /** Steps a series by `delta` dates (arrow keys, prev/next). */
   async function stepSeries(groupKey: string, delta: number): Promise<void> {
     const g = library.groups.find((x) => x.key === groupKey);
     if (!g) return;
-    const i = g.entries.findIndex((e) => e.id === seriesCurrent(g).id);
+    // While a step is opening its date, the next one steps on from that date (a held key).
+    const from = stepping[groupKey] ? seriesSelection[groupKey] : seriesCurrent(g).id;
+    const i = g.entries.findIndex((e) => e.id === from);
     const next = g.entries[Math.min(g.entries.length - 1, Math.max(0, i + delta))]!;
     if (next.id !== g.entries[i]?.id) await showSeriesEntry(groupKey, next.id);
   }
