@@ -12,9 +12,21 @@ const App = (await import('../../renderer/src/App.vue')).default;
 const { mapState } = await import('../../renderer/src/map/map-state');
 // The shell's parts that load after the map's first frame, and the panels and stores these tests open, loaded once here so
 // that mounting them is a microtask away and no lazy import is still loading when the file ends (the worker runs other files next).
-await Promise.all(['map/AoiToolbar.vue', 'components/ContractBanner.vue', 'components/HelpOverlay.vue', 'components/ImportDialog.vue', 'components/KeyDialog.vue',
-  'components/NotificationCards.vue', 'components/Toasts.vue', 'panels/downloads/DownloadsTray.vue', 'panels/imagery/ImageryPanel.vue',
-  'panels/billing/BillingPanel.vue', 'panels/account/AccountPanel.vue', 'stores/notifications.ts', 'stores/watches.ts'].map((f) => import(`../../renderer/src/${f}`)));
+await Promise.all([
+  import('../../renderer/src/map/AoiToolbar.vue'),
+  import('../../renderer/src/components/ContractBanner.vue'),
+  import('../../renderer/src/components/HelpOverlay.vue'),
+  import('../../renderer/src/components/ImportDialog.vue'),
+  import('../../renderer/src/components/KeyDialog.vue'),
+  import('../../renderer/src/components/NotificationCards.vue'),
+  import('../../renderer/src/components/Toasts.vue'),
+  import('../../renderer/src/features/downloads/views/DownloadsTray.vue'),
+  import('../../renderer/src/features/imagery/views/ImageryPanel.vue'),
+  import('../../renderer/src/features/billing/views/BillingPanel.vue'),
+  import('../../renderer/src/features/account/views/AccountPanel.vue'),
+  import('../../renderer/src/features/notifications/stores/notifications'),
+  import('../../renderer/src/features/watches/stores/watches'),
+]);
 
 let wrapper: VueWrapper | null = null;
 
