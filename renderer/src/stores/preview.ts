@@ -246,18 +246,19 @@ export const usePreviewStore = defineStore('preview', () => {
   async function replaceSeriesLayer(g: SeriesGroup, groupKey: string, entryId: string): Promise<void> {
     const members = new Set(g.entries.map((e) => e.id));
     const open = layers.value.filter((l) => members.has(l.entryId));
-    if (!open.length) return openOnMap(entryId, { zoom: true });
-    const base = open[0]!;
-    // The same display, opacity and visibility from the quick look on.
     if (!open.some((l) => l.entryId === entryId)) {
-      await openOnMap(entryId, { zoom: false, display: base.display, opacity: base.opacity, visible: base.visible, at: layers.value.indexOf(base) });
+      const base = open[0];
+      // The same display, opacity, visibility and place in the list as the date it replaces.
+      await openOnMap(entryId, base ? { zoom: false, display: base.display, opacity: base.opacity, visible: base.visible, at: layers.value.indexOf(base) } : { zoom: true });
     }
     // The other dates go only once the chosen one is open, so stepping never shows an empty map.
-    // An earlier step that ends first leaves that to the step of the chosen date, unless it is drawn.
+    // A step overtaken by a later one (a held key) that ends first takes only its own date away;
+    // the chosen date's step, whenever it ends, takes away every other.
     const chosen = seriesSelection[groupKey];
     const shown = layers.value.find((l) => l.entryId === chosen);
-    if (!shown || (entryId !== chosen && shown.status !== 'ready')) return;
-    for (const l of layers.value.filter((x) => members.has(x.entryId) && x.entryId !== chosen)) close(l.key);
+    if (!shown) return;
+    const all = entryId === chosen || shown.status === 'ready';
+    for (const l of layers.value.filter((x) => members.has(x.entryId) && x.entryId !== chosen && (all || x.entryId === entryId))) close(l.key);
   }
 
   /** Steps a series by `delta` dates (arrow keys, prev/next). */
