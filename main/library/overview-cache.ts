@@ -230,7 +230,11 @@ export class OverviewCache {
           if (this.quickBuilds.get(name) === q) this.quickBuilds.delete(name);
         });
       }
-      await quick.build.wait(signal).catch((e: unknown) => {
+      const q = quick;
+      await q.build.wait(signal).catch((e: unknown) => {
+        // Every caller gave up: the quick look goes, even one finished just as the last caller left
+        // (else its file would stay with no one to serve or delete it).
+        if (q.build.stopping && this.quickBuilds.get(name) === q) this.dropQuickIfUnused(name);
         throw previewError(e, entry.path, signal);
       });
       if (!this.opts.catalog.get(id)) {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,8 @@ describe('cancelled calls stop in main', () => {
     expect(made.status, made.stderr).toBe(0);
     const [entry] = (await call('library:import', { paths: [file] })).data.entries;
     const known = new Set(overviewFiles());
+    // Watched from before the build starts (the folder may not exist yet when this test runs alone).
+    mkdirSync(ovDir(), { recursive: true });
     const preview = start('library:preview', { id: entry.id, quickLook: 256 });
     const watcher = watch(ovDir(), (_type, name) => {
       if (name && name.includes('.quick') && name.endsWith('.part')) preview.cancel();
