@@ -209,7 +209,9 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
             if (shots) {
               mkdirSync(shots, { recursive: true });
               await scroller.evaluate((el) => { el.scrollTop = 0; });
-              await page.waitForTimeout(1500);
+              // The top rows drawn again, and two frames painted (a state, not a time).
+              await page.locator('[data-testid=library-scroller] article').first().waitFor();
+              await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
               await page.screenshot({ path: path.join(shots, `library-${n}.png`) });
             }
           }
