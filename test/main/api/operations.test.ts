@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api/errors.js';
 import { toIpcError } from '../../../main/ipc/errors.js';
@@ -250,6 +252,27 @@ describe('interrupted downloads', () => {
     expect(e).toMatchObject({ kind: 'transient', message: expect.stringMatching(/download from POST \/api\/satelliteimages\/process\/composite was interrupted/) });
     // The single slot is free again.
     expect(await c.client.accountSettings()).toHaveProperty('DefaultModel');
+    await c.close();
+    await t.close();
+  });
+
+  it('a body read after its Response was garbage collected arrives whole (an unlocked body would read as empty)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const t = await startTestSim();
+    const c = makeClient(t.url);
+    const found: any = await c.client.searchAvailable({ Wkt: SMALL_AOI, From: '2026-01-01' });
+    const date = found.ModelImageDates[0].DatesByGeog[0].Dates.at(-1);
+    const r = await c.client.processComposite({ Wkt: SMALL_AOI, Date: date, ...STRATUS, Resolution: 80 });
+    if (r.kind !== 'stream') throw new Error('expected a stream');
+    // The transport's Response is unreachable now; collect it and let its finalizers run before the first read.
+    gc();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    gc();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const bytes = await readAll(r.body);
+    expect(r.contentLength).toBeGreaterThan(1000);
+    expect(bytes.length).toBe(r.contentLength);
     await c.close();
     await t.close();
   });

@@ -70,7 +70,9 @@ export function fetchSource(baseUrl: string, opts: FetchSourceOptions = {}): Bin
         throw new DownloadError(kindForStatus(res.status), message, { retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined });
       }
       const length = res.headers.get('content-length');
-      let stream = res.body as ReadableStream<Uint8Array>;
+      // Piped at once: an unlocked body is cancelled (it reads as empty) when its Response is garbage collected,
+      // which is what the product's transport avoids by taking a reader at once.
+      let stream = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TransformStream<Uint8Array, Uint8Array>());
       if (opts.chunkDelayMs) {
         const ms = opts.chunkDelayMs;
         stream = stream.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({

@@ -258,7 +258,8 @@ describe('quick look and block reads', () => {
       const res = await fetch(input, init);
       const headers = new Headers(res.headers);
       headers.delete('content-range');
-      return new Response(res.body, { status: res.status, headers });
+      // Piped at once: the first Response cancels its unlocked body when it is garbage collected.
+      return new Response(res.body?.pipeThrough(new TransformStream()), { status: res.status, headers });
     };
     const size = bytes.length;
     const blockSize = 4096;
