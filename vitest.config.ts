@@ -16,8 +16,12 @@ import { contextPlugin } from './scripts/context';
 // Tests that need a DOM opt in with `// @vitest-environment jsdom`.
 const BUILT = ['test/build/main-bundle.test.ts', 'test/build/package-contents.test.ts', 'test/build/start.test.ts'];
 // Slow by nature, so kept out of the fast loop: each test starts Node children under tsx (the embedded service's child
-// process, a download killed mid-transfer and resumed) or D-Bus and GNOME Keyring daemons (the real keychain).
-const PROCESSES = ['test/main/hosts/simulator-process.test.ts', 'test/main/downloads/crash-recovery.test.ts', 'test/main/keychain/keytar.test.ts'];
+// process, a download killed mid-transfer and resumed), D-Bus and GNOME Keyring daemons (the real keychain) or a
+// throwaway PostgreSQL cluster (the team catalog: test/support/postgres.ts).
+const PROCESSES = [
+  'test/main/hosts/simulator-process.test.ts', 'test/main/downloads/crash-recovery.test.ts', 'test/main/keychain/keytar.test.ts',
+  'test/main/team/catalog.test.ts',
+];
 const NOT_UNIT = ['test/e2e/**', ...BUILT, ...PROCESSES];
 // The unit files that mock a module: they run isolated (see the unit-isolated project).
 const ROOT = fileURLToPath(new URL('.', import.meta.url));

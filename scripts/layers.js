@@ -36,6 +36,7 @@ export const LAYERS = [
   { name: 'main/logging', may: ['common', 'main/api'] },
   { name: 'main/keychain', may: ['common', 'preload/contract', 'main/shared', 'main/api'] },
   { name: 'main/library', may: ['common', 'main/shared', 'main/geotiff'] },
+  { name: 'main/team', may: ['common', 'main/shared'] },
   { name: 'main/downloads', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/api', 'main/library'] },
   { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/library', 'main/ipc'] },
   { name: 'main/policy', may: ['common', 'preload/contract', 'main/platform', 'main/ipc', 'main/keychain'] },
@@ -50,7 +51,7 @@ export const LAYERS = [
   },
   {
     name: 'main/services',
-    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/logging', 'main/keychain', 'main/library', 'main/downloads', 'main/analysis', 'main/policy', 'main/updates', 'main/diagnostics', 'main/spend', 'main/notifications', 'main/exports', 'main/watches'],
+    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/logging', 'main/keychain', 'main/library', 'main/downloads', 'main/analysis', 'main/policy', 'main/updates', 'main/diagnostics', 'main/spend', 'main/notifications', 'main/exports', 'main/watches', 'main/team'],
   },
   { name: 'main/simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {
