@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { ANALYST_GROUP_ROLE } from '../main/team/migrations.js';
 
 /**
  * The steps IT takes once to set up the team library's catalog (README, "Team library: setting it up (IT)"), as SQL
@@ -10,12 +11,17 @@ import pg from 'pg';
  * belong to that role, and each migration grants the analysts' group role what they may do.
  */
 
+/** `name` as an SQL identifier: bare when it is a plain lower-case name (as the README shows it), quoted otherwise. */
+function ident(name: string): string {
+  return /^[a-z_][a-z0-9_]{0,62}$/.test(name) && !['user', 'role', 'all', 'public', 'group', 'default'].includes(name) ? name : pg.escapeIdentifier(name);
+}
+
 /** The group role every analyst's role is a member of; the migrations grant it SELECT/INSERT and the claims. */
-export const ANALYST_GROUP = 'swath_analyst';
+export const ANALYST_GROUP = ANALYST_GROUP_ROLE;
 
 /** Step 1, as a superuser: the admin role (owns the catalog and runs the migrations), the analysts' group, the database and PostGIS. */
 export function databaseSteps(o: { database: string; adminRole: string; adminPassword: string }): { database: 'maintenance' | 'catalog'; sql: string }[] {
-  const id = pg.escapeIdentifier;
+  const id = ident;
   return [
     { database: 'maintenance', sql: `CREATE ROLE ${id(o.adminRole)} LOGIN PASSWORD ${pg.escapeLiteral(o.adminPassword)}` },
     { database: 'maintenance', sql: `CREATE ROLE ${id(ANALYST_GROUP)} NOLOGIN` },
@@ -27,7 +33,7 @@ export function databaseSteps(o: { database: string; adminRole: string; adminPas
 
 /** Step 3, as a superuser (or a role with CREATEROLE), once per analyst: a login role in the analysts' group. */
 export function analystStep(o: { role: string; password: string }): string {
-  return `CREATE ROLE ${pg.escapeIdentifier(o.role)} LOGIN PASSWORD ${pg.escapeLiteral(o.password)} IN ROLE ${pg.escapeIdentifier(ANALYST_GROUP)}`;
+  return `CREATE ROLE ${ident(o.role)} LOGIN PASSWORD ${pg.escapeLiteral(o.password)} IN ROLE ${ident(ANALYST_GROUP)}`;
 }
 
 /** Runs `sql` on `database` of the server at host:port as `user` (a superuser), then disconnects. */
