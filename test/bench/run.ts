@@ -5,6 +5,7 @@ import { formatFigure, machineFigure, parseBenchArgs, type Figure } from './meth
 import { benchPreview } from './preview.bench.js';
 import { benchRenderer } from './renderer.bench.js';
 import { benchSimulator } from './simulator.bench.js';
+import { benchTeam } from './team.bench.js';
 
 // `npm run bench`: every benchmark of the project, one line per figure as
 // `<name>: <value> <unit>  (details)`. Figures are printed, never asserted.
@@ -17,6 +18,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['preview', benchPreview],
   ['hostile', benchHostile],
   ['library', benchLibrary],
+  ['team', benchTeam],
 ];
 
 async function main(): Promise<void> {
