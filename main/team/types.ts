@@ -73,6 +73,12 @@ export interface OwnershipQuery {
   resolution: number | null;
   /** The projection asked for; a copy in another one is offered with the difference named. */
   epsg: number | null;
+  /**
+   * The GDAL data type asked for ("Int16" for the service's INT16, "Byte" for UINT8); a copy of
+   * another type is offered with the difference named. Absent or null: any (added after the first
+   * version of these types, hence optional).
+   */
+  dataType?: string | null;
 }
 
 /** A raster the team owns that answers a query. */
