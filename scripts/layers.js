@@ -36,7 +36,6 @@ export const LAYERS = [
   { name: 'main/logging', may: ['common', 'main/api'] },
   { name: 'main/keychain', may: ['common', 'preload/contract', 'main/shared', 'main/api'] },
   { name: 'main/library', may: ['common', 'main/shared', 'main/geotiff'] },
-  { name: 'main/team', may: ['common', 'main/shared'] },
   { name: 'main/downloads', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/api', 'main/library'] },
   { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/library', 'main/ipc'] },
   { name: 'main/policy', may: ['common', 'preload/contract', 'main/platform', 'main/ipc', 'main/keychain'] },
@@ -45,7 +44,7 @@ export const LAYERS = [
   { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/library', 'main/downloads'] },
   { name: 'main/notifications', may: ['common', 'preload/contract', 'main/platform', 'main/library'] },
   { name: 'main/exports', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
-  { name: 'main/team', may: ['common', 'main/shared', 'main/geotiff', 'main/library', 'main/exports'] },
+  { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc', 'main/keychain', 'main/library', 'main/exports', 'main/policy'] },
   {
     name: 'main/watches',
     may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],
