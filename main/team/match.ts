@@ -15,6 +15,7 @@ import { isAbsent, readGeoJson, readWkt, toWkt, type Polygonal } from '../../com
 import type { LibraryEntry } from '../library/catalog.js';
 import { withoutSecrets } from '../library/download-sink.js';
 import { stacItem } from '../exports/stac.js';
+import * as turf from '../shared/turf.js';
 import type { OwnershipQuery, TeamFootprint, TeamRaster, TeamRasterInput, TeamRasterKind } from './types.js';
 
 /** Decimal places AOI coordinates are rounded to (1e-6° is about 0.1 m): a redrawn-identical AOI gets the same key. */
@@ -149,18 +150,7 @@ function vertexCount(g: Polygonal): number {
 }
 
 function lonLatBounds(g: Polygonal | TeamFootprint): [number, number, number, number] {
-  const polys = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates) as Position[][][];
-  let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
-  for (const poly of polys) {
-    for (const ring of poly) {
-      for (const [x, y] of ring) {
-        w = Math.min(w, x!);
-        e = Math.max(e, x!);
-        s = Math.min(s, y!);
-        n = Math.max(n, y!);
-      }
-    }
-  }
+  const [w, s, e, n] = turf.bbox(g as Polygonal);
   return [w, s, e, n];
 }
 
