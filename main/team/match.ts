@@ -242,7 +242,8 @@ export function purchaseKey(q: OwnershipQuery): string {
   const parts = [
     q.kind,
     q.date,
-    q.model,
+    // The service reads model names in any case (Stratus2 and stratus2 are one model).
+    q.model?.toLowerCase() ?? null,
     q.tileGuid?.toLowerCase() ?? null,
     aoi,
     [...new Set(q.bands)].sort(),
@@ -265,7 +266,7 @@ const list = (xs: readonly string[]) => xs.join(', ');
 export function differencesInWords(q: OwnershipQuery, raster: TeamRasterInput | TeamRaster): string[] {
   const out: string[] = [];
   if (raster.date !== q.date) out.push(`taken on ${raster.date ?? 'an unknown date'} instead of ${q.date}`);
-  if (q.model !== null && raster.model !== q.model) out.push(`model ${raster.model ?? 'unknown'} instead of ${q.model}`);
+  if (q.model !== null && raster.model?.toLowerCase() !== q.model.toLowerCase()) out.push(`model ${raster.model ?? 'unknown'} instead of ${q.model}`);
   if (q.tileGuid !== null && raster.tileGuid?.toLowerCase() !== q.tileGuid.toLowerCase()) {
     out.push(`${raster.tileGuid ? `tile ${raster.tileGuid}` : 'not a tile'} instead of tile ${q.tileGuid}`);
   }
@@ -294,7 +295,8 @@ export function differencesInWords(q: OwnershipQuery, raster: TeamRasterInput | 
 /**
  * Why `p` cannot be a storage path inside the shared store, or null when it can: relative, forward
  * slashes, no empty, `.` or `..` segment, no drive letter or backslash, no NUL or control character,
- * no trailing dot or space in a segment (Windows would silently strip it), at most
+ * no trailing dot or space in a segment (Windows would silently strip it), no Windows device name
+ * (CON, NUL, COM1, …), at most
  * {@link MAX_STORAGE_PATH_CHARS} characters.
  */
 export function storagePathProblem(p: unknown): string | null {
@@ -309,6 +311,7 @@ export function storagePathProblem(p: unknown): string | null {
     if (seg === '..') return 'it climbs out with ".."';
     if (/[. ]$/.test(seg)) return `its segment "${seg}" ends with a dot or a space`;
     if (/[:*?"<>|]/.test(seg)) return `its segment "${seg}" has a character Windows refuses in names (: * ? " < > |)`;
+    if (/^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i.test(seg)) return `its segment "${seg}" is a device name on Windows`;
   }
   return null;
 }
@@ -368,6 +371,7 @@ function boundedStac(entry: LibraryEntry, storagePath: string, footprint: TeamFo
 export function teamRasterInputFor(entry: LibraryEntry, storagePath: string, acquiredBy: string, costEur: number | null): TeamRasterInput {
   const bad = (reason: string) => new AppError('validation', `${entry.path} cannot be registered in the team library: ${reason}.`);
   if (!entry.sha256 || !/^[0-9a-f]{64}$/.test(entry.sha256)) throw bad('its sha256 is not known yet');
+  if (/\.vrt$/i.test(entry.path)) throw bad('a VRT only points at its parts; share the parts, or mosaic them into one GeoTIFF');
   const problem = storagePathProblem(storagePath);
   if (problem) throw bad(`the storage path ${JSON.stringify(storagePath.slice(0, 200))} is not valid: ${problem}`);
   const by = acquiredBy.trim();
