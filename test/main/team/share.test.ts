@@ -163,6 +163,8 @@ describe('SharedStore.resolve: only paths inside the share', () => {
   it('says which file is missing', async () => {
     await expect(store.resolve('nope/r.tif')).rejects.toMatchObject({ kind: 'io', message: expect.stringContaining('nope/r.tif is not in the shared store') });
     await expect(store.resolve('r.tif')).rejects.toThrow(/no such file/);
+    await mkdir(path.join(shareDir, 'folder'));
+    await expect(store.resolve('folder')).rejects.toThrow(/folder in the shared store .* is not a file/);
   });
 });
 
