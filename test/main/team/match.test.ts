@@ -117,6 +117,7 @@ describe('ownershipQueryFor: a composite request in the catalog\'s terms', () =>
     expect(reason('composite', composite({ DataType: 'FLOAT64' }))).toMatch(/DataType/);
     expect(reason('composite', composite({ Wkt: 'POLYGON((1 1, 1 1, 1 1, 1 1))' }))).toMatch(/degenerate/);
     expect(reason('composite', composite({ Wkt: circle(MAX_QUERY_VERTICES + 10) }))).toMatch(/vertices/);
+    expect(reason('composite', composite({ Wkt: `POLYGON((${'1 1, '.repeat(MAX_QUERY_VERTICES * 20)}1 1))` }))).toMatch(/vertices/);
     expect(reason('tile', { Date: '2026-10-03', Model: 'Stratus2' })).toMatch(/TileGuid/);
     expect(reason('minitile', { TileGuid: GUID, Date: '2026-10-03' })).toMatch(/MiniTileGuid/);
   });
