@@ -333,6 +333,26 @@ export function storagePathProblem(p: unknown): string | null {
   return null;
 }
 
+/** A file name made safe for {@link storagePathProblem}: refused characters as `_`, no trailing dot or space, no device name, at most 150 characters (extension kept). */
+function safeName(name: string): string {
+  const ext = /\.[A-Za-z0-9]{1,8}$/.exec(name)?.[0] ?? '';
+  let stem = name.slice(0, name.length - ext.length);
+  stem = stem.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, '_').replace(/[. ]+$/, '').slice(0, 150 - ext.length); // eslint-disable-line no-control-regex
+  if (stem === '' || /^\.+$/.test(stem)) stem = 'raster';
+  if (/^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i.test(stem)) stem = `${stem}_`;
+  return `${stem}${ext}`;
+}
+
+/**
+ * Where a library raster goes in the shared store unless the caller knows better:
+ * `<kind>/<year>/<file name>` (`import` and `undated` when the raster has no kind or date), the
+ * name made safe for every analyst's system. The store adds `_1`, `_2`, … when another file holds it.
+ */
+export function suggestedStoragePath(entry: Pick<LibraryEntry, 'path' | 'kind' | 'date'>): string {
+  const year = entry.date && /^\d{4}-/.test(entry.date) ? entry.date.slice(0, 4) : 'undated';
+  return `${entry.kind ?? 'import'}/${year}/${safeName(path.basename(entry.path))}`;
+}
+
 function jsonBytes(v: unknown): number {
   return Buffer.byteLength(JSON.stringify(v), 'utf8');
 }

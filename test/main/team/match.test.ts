@@ -8,6 +8,7 @@ import {
   ownershipQueryFor,
   purchaseKey,
   storagePathProblem,
+  suggestedStoragePath,
   teamRasterInputFor,
   utcDayOf,
 } from '../../../main/team/match.js';
@@ -215,6 +216,19 @@ describe('storagePathProblem: only a plain relative path inside the share', () =
 
   it('refuses a path of 2,000 characters', () => {
     expect(storagePathProblem('x'.repeat(2000))).toMatch(/longer/);
+  });
+});
+
+describe('suggestedStoragePath', () => {
+  it('files a raster under its kind and year', () => {
+    expect(suggestedStoragePath(entry())).toBe('composite/2026/composite_20261003_Stratus2_32633_10m.tif');
+    expect(suggestedStoragePath(entry({ kind: null, date: null, path: '/data/scene.tiff' }))).toBe('import/undated/scene.tiff');
+  });
+
+  it.each(['/d/a:b*c?.tif', '/d/CON.tif', '/d/ends with dot..tif', '/d/...tif', '/d/.tif', `/d/${'x'.repeat(400)}.tif`, '/d/tab\there.tif'])('makes %j a valid storage path', (p) => {
+    const rel = suggestedStoragePath(entry({ path: p }));
+    expect(storagePathProblem(rel)).toBeNull();
+    expect(rel.endsWith('.tif')).toBe(true);
   });
 });
 
