@@ -22,6 +22,8 @@ import type { OwnershipQuery, TeamFootprint, TeamRaster, TeamRasterInput, TeamRa
 export const AOI_DECIMALS = 6;
 /** Most vertices an AOI may have to be matched (beyond: the purchase is made without a team check, and says so). */
 export const MAX_QUERY_VERTICES = 100_000;
+/** Longest WKT per vertex allowed before parsing ("-179.1234567890123 -89.1234567890123, " and some room). */
+const MAX_CHARS_PER_VERTEX = 64;
 /** Most vertices a registered footprint keeps; a more detailed AOI registers as its raster's lon/lat bounds. */
 export const MAX_FOOTPRINT_VERTICES = 10_000;
 /** Largest request JSON a registration carries (a bigger one loses its AOI text, which the footprint holds). */
@@ -46,6 +48,11 @@ const DATETIME = /^(\d{4}-\d{2}-\d{2})([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d
 
 /** The service's DataType values as GDAL names them (what the team catalog records). */
 const GDAL_DATA_TYPE: Record<string, string> = { INT16: 'Int16', UINT8: 'Byte' };
+
+/** What {@link ownershipQueryFor} already knows of a query's AOI, so the key and the differences do not parse its WKT again. */
+const known = new WeakMap<OwnershipQuery, { wkt: string; hash: string; bounds: [number, number, number, number] }>();
+
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The answer of {@link ownershipQueryFor}: the query, or why the request cannot be matched. */
 export type OwnershipQueryResult = { query: OwnershipQuery; reason?: undefined } | { query: null; reason: string };
@@ -198,6 +205,9 @@ export function ownershipQueryFor(kind: TeamRasterKind, request: Record<string, 
   }
   if (kind !== 'composite') return fail(`Unknown kind "${String(kind)}".`);
 
+  const wktText = field(request, 'Wkt');
+  // Not even parsed: a text this long holds more vertices than are compared.
+  if (typeof wktText === 'string' && wktText.length > MAX_QUERY_VERTICES * MAX_CHARS_PER_VERTEX) return fail(`The area has more than ${MAX_QUERY_VERTICES.toLocaleString('en')} vertices, too many to compare.`);
   const aoi = requestAoi(request);
   if (aoi === null) return fail('The request has no area (Wkt or GeoJson).');
   if (typeof aoi === 'string') return fail(aoi);
@@ -219,9 +229,10 @@ export function ownershipQueryFor(kind: TeamRasterKind, request: Record<string, 
   const dataTypeName = fieldOr(request, 'DataType', COMPOSITE_DEFAULTS.DataType);
   const dataType = typeof dataTypeName === 'string' ? GDAL_DATA_TYPE[dataTypeName.toUpperCase()] : undefined;
   if (!dataType) return fail(`The request's DataType ${JSON.stringify(dataTypeName)} is not INT16 or UINT8.`);
-  return {
-    query: { kind, date, model, aoiWkt: toWkt(canonical), tileGuid: null, bands: parsed.bands, resolution: normNumber(resolution), epsg, dataType },
-  };
+  const aoiWkt = toWkt(canonical);
+  const query: OwnershipQuery = { kind, date, model, aoiWkt, tileGuid: null, bands: parsed.bands, resolution: normNumber(resolution), epsg, dataType };
+  known.set(query, { wkt: aoiWkt, hash: sha256Hex(aoiWkt), bounds: lonLatBounds(canonical) });
+  return { query };
 }
 
 /**
@@ -233,11 +244,12 @@ export function ownershipQueryFor(kind: TeamRasterKind, request: Record<string, 
  */
 export function purchaseKey(q: OwnershipQuery): string {
   let aoi: string | null = null;
-  if (q.aoiWkt !== null) {
+  const seen = known.get(q);
+  if (q.aoiWkt !== null && seen?.wkt === q.aoiWkt) aoi = seen.hash;
+  else if (q.aoiWkt !== null) {
     const g = readWkt(q.aoiWkt);
     const canonical = typeof g === 'string' ? null : canonicalAoi(g);
-    const text = canonical && typeof canonical !== 'string' ? toWkt(canonical) : q.aoiWkt.trim();
-    aoi = createHash('sha256').update(text).digest('hex');
+    aoi = sha256Hex(canonical && typeof canonical !== 'string' ? toWkt(canonical) : q.aoiWkt.trim());
   }
   const parts = [
     q.kind,
@@ -251,7 +263,7 @@ export function purchaseKey(q: OwnershipQuery): string {
     q.epsg,
     q.dataType ?? null,
   ];
-  return `v1-${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
+  return `v1-${sha256Hex(JSON.stringify(parts))}`;
 }
 
 const list = (xs: readonly string[]) => xs.join(', ');
@@ -279,11 +291,16 @@ export function differencesInWords(q: OwnershipQuery, raster: TeamRasterInput | 
   if (q.epsg !== null && raster.epsg !== q.epsg) out.push(`${raster.epsg === null ? 'an unknown projection' : `EPSG:${raster.epsg}`} instead of EPSG:${q.epsg}`);
   if (q.dataType && raster.dataType && raster.dataType !== q.dataType) out.push(`${raster.dataType} values instead of ${q.dataType}`);
   if (q.aoiWkt !== null) {
-    const aoi = readWkt(q.aoiWkt);
-    if (typeof aoi !== 'string') {
+    const seen = known.get(q);
+    let bounds: [number, number, number, number] | null = seen?.wkt === q.aoiWkt ? seen.bounds : null;
+    if (!bounds) {
+      const aoi = readWkt(q.aoiWkt);
+      bounds = typeof aoi === 'string' ? null : lonLatBounds(aoi);
+    }
+    if (bounds) {
       if (!raster.footprint) out.push('no known footprint, so it may not cover the area');
       else {
-        const [w, s, e, n] = lonLatBounds(aoi);
+        const [w, s, e, n] = bounds;
         const [fw, fs, fe, fn] = lonLatBounds(raster.footprint);
         if (w < fw || s < fs || e > fe || n > fn) out.push('covers only part of the area');
       }
@@ -314,6 +331,26 @@ export function storagePathProblem(p: unknown): string | null {
     if (/^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i.test(seg)) return `its segment "${seg}" is a device name on Windows`;
   }
   return null;
+}
+
+/** A file name made safe for {@link storagePathProblem}: refused characters as `_`, no trailing dot or space, no device name, at most 150 characters (extension kept). */
+function safeName(name: string): string {
+  const ext = /\.[A-Za-z0-9]{1,8}$/.exec(name)?.[0] ?? '';
+  let stem = name.slice(0, name.length - ext.length);
+  stem = stem.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, '_').replace(/[. ]+$/, '').slice(0, 150 - ext.length); // eslint-disable-line no-control-regex
+  if (stem === '' || /^\.+$/.test(stem)) stem = 'raster';
+  if (/^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i.test(stem)) stem = `${stem}_`;
+  return `${stem}${ext}`;
+}
+
+/**
+ * Where a library raster goes in the shared store unless the caller knows better:
+ * `<kind>/<year>/<file name>` (`import` and `undated` when the raster has no kind or date), the
+ * name made safe for every analyst's system. The store adds `_1`, `_2`, … when another file holds it.
+ */
+export function suggestedStoragePath(entry: Pick<LibraryEntry, 'path' | 'kind' | 'date'>): string {
+  const year = entry.date && /^\d{4}-/.test(entry.date) ? entry.date.slice(0, 4) : 'undated';
+  return `${entry.kind ?? 'import'}/${year}/${safeName(path.basename(entry.path))}`;
 }
 
 function jsonBytes(v: unknown): number {

@@ -205,14 +205,23 @@ export class SharedStore {
           if (code(e) === 'ENOENT') return { at: n };
           throw this.ioError(`Could not look at ${abs}`, e);
         }
-        if (st.isFile() && st.size === size && (await hashFile(abs, signal)) === sha256) return { reuse: relativeOf(real, abs) };
+        if (!st.isFile() || st.size !== size) continue;
+        let same: boolean;
+        try {
+          same = (await hashFile(abs, signal)) === sha256;
+        } catch (e) {
+          throwIfAborted(signal);
+          throw this.ioError(`Could not read ${abs} to compare it`, e);
+        }
+        if (same) return { reuse: relativeOf(real, abs) };
       }
       throw new AppError('io', `No free name for ${name} in ${dir}: ${MAX_NAME_TRIES} variants are taken.`);
     };
 
     let slot = await free(0);
     if ('reuse' in slot) return slot.reuse;
-    const part = path.join(dir, `.${name}.${randomBytes(6).toString('hex')}.part`);
+    // At most 100 characters of the name, so the temporary name stays within the 255 a file system allows.
+    const part = path.join(dir, `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.part`);
     try {
       await this.copy(localFile, part, signal);
       throwIfAborted(signal);
@@ -227,7 +236,7 @@ export class SharedStore {
           return relativeOf(real, target);
         }
         // Taken meanwhile (a teammate's copy): the same bytes are reused, others make us move on.
-        slot = await free(slot.at + 1);
+        slot = await free(slot.at);
         if ('reuse' in slot) return slot.reuse;
       }
     } catch (e) {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { LibraryEntry } from '../../../main/library/catalog.js';
 import {
   MAX_QUERY_VERTICES,
   MAX_REQUEST_JSON_BYTES,
@@ -8,17 +7,12 @@ import {
   ownershipQueryFor,
   purchaseKey,
   storagePathProblem,
+  suggestedStoragePath,
   teamRasterInputFor,
   utcDayOf,
 } from '../../../main/team/match.js';
 import type { OwnershipQuery, TeamRasterInput } from '../../../main/team/types.js';
-
-const BERLIN = 'POLYGON((13.30 52.45, 13.50 52.45, 13.50 52.56, 13.30 52.56, 13.30 52.45))';
-const GUID = '3F2504E0-4F89-11D3-9A0C-0305E82C3301';
-
-function composite(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { Wkt: BERLIN, Date: '2026-10-03', Model: 'Stratus2', ...extra };
-}
+import { BERLIN, GUID, composite, entry } from './fixtures.js';
 
 function query(kind: 'composite' | 'tile' | 'minitile', request: Record<string, unknown>): OwnershipQuery {
   const r = ownershipQueryFor(kind, request);
@@ -34,30 +28,6 @@ function circle(n: number, cx = 13.4, cy = 52.5, radius = 0.05): string {
   }
   pts.push(pts[0]!);
   return `POLYGON((${pts.join(', ')}))`;
-}
-
-function entry(over: Partial<LibraryEntry> = {}): LibraryEntry {
-  return {
-    id: 'e1',
-    path: '/home/a/Swath/composite_20261003_Stratus2_32633_10m.tif',
-    size: 123456,
-    sha256: 'a'.repeat(64),
-    request: composite({ Bandnames: 'rgb', 'x-api-key': 'SECRET-KEY', Resolution: 10 }),
-    kind: 'composite',
-    createdAt: '2026-10-03T08:00:00.000Z',
-    source: 'download',
-    date: '2026-10-03',
-    model: 'Stratus2',
-    constellations: ['Sentinel2'],
-    bands: ['B4', 'B3', 'B2'],
-    epsg: 32633,
-    resolution: 10,
-    width: 1400,
-    height: 1230,
-    bounds4326: [13.299, 52.449, 13.501, 52.561],
-    cog: true,
-    ...over,
-  };
 }
 
 describe('ownershipQueryFor: a composite request in the catalog\'s terms', () => {
@@ -117,6 +87,7 @@ describe('ownershipQueryFor: a composite request in the catalog\'s terms', () =>
     expect(reason('composite', composite({ DataType: 'FLOAT64' }))).toMatch(/DataType/);
     expect(reason('composite', composite({ Wkt: 'POLYGON((1 1, 1 1, 1 1, 1 1))' }))).toMatch(/degenerate/);
     expect(reason('composite', composite({ Wkt: circle(MAX_QUERY_VERTICES + 10) }))).toMatch(/vertices/);
+    expect(reason('composite', composite({ Wkt: `POLYGON((${'1 1, '.repeat(MAX_QUERY_VERTICES * 20)}1 1))` }))).toMatch(/vertices/);
     expect(reason('tile', { Date: '2026-10-03', Model: 'Stratus2' })).toMatch(/TileGuid/);
     expect(reason('minitile', { TileGuid: GUID, Date: '2026-10-03' })).toMatch(/MiniTileGuid/);
   });
@@ -214,6 +185,19 @@ describe('storagePathProblem: only a plain relative path inside the share', () =
 
   it('refuses a path of 2,000 characters', () => {
     expect(storagePathProblem('x'.repeat(2000))).toMatch(/longer/);
+  });
+});
+
+describe('suggestedStoragePath', () => {
+  it('files a raster under its kind and year', () => {
+    expect(suggestedStoragePath(entry())).toBe('composite/2026/composite_20261003_Stratus2_32633_10m.tif');
+    expect(suggestedStoragePath(entry({ kind: null, date: null, path: '/data/scene.tiff' }))).toBe('import/undated/scene.tiff');
+  });
+
+  it.each(['/d/a:b*c?.tif', '/d/CON.tif', '/d/ends with dot..tif', '/d/...tif', '/d/.tif', `/d/${'x'.repeat(400)}.tif`, '/d/tab\there.tif'])('makes %j a valid storage path', (p) => {
+    const rel = suggestedStoragePath(entry({ path: p }));
+    expect(storagePathProblem(rel)).toBeNull();
+    expect(rel.endsWith('.tif')).toBe(true);
   });
 });
 

@@ -9,30 +9,9 @@ import { AppError } from '../../../common/errors.js';
 import { openDatabase } from '../../../main/shared/database.js';
 import { RegistrationOutbox, defaultBackoff, scrubReason, type OutboxOptions, type RegistrationPort } from '../../../main/team/outbox.js';
 import type { TeamRasterInput } from '../../../main/team/types.js';
+import { registration } from './fixtures.js';
 
-function input(name: string, over: Partial<TeamRasterInput> = {}): TeamRasterInput {
-  return {
-    sha256: name.padEnd(64, '0').replace(/[^0-9a-f]/g, 'f').slice(0, 64),
-    size: 100,
-    kind: 'composite',
-    date: '2026-10-03',
-    model: 'Stratus2',
-    constellations: ['Sentinel2'],
-    bands: ['B4', 'B3', 'B2'],
-    epsg: 32633,
-    resolution: 10,
-    dataType: 'Int16',
-    footprint: { type: 'Polygon', coordinates: [[[13.3, 52.45], [13.5, 52.45], [13.5, 52.56], [13.3, 52.56], [13.3, 52.45]]] },
-    tileGuid: null,
-    storagePath: `alice/${name}.tif`,
-    acquiredBy: 'A. Analyst',
-    acquiredAt: '2026-10-03T08:00:00.000Z',
-    costEur: 1.5,
-    request: null,
-    stac: null,
-    ...over,
-  };
-}
+const input = registration;
 
 /**
  * An in-memory stand-in of the team catalog's registration port (the outbox is what is tested): it

@@ -64,6 +64,24 @@ describe('SharedStore.put: atomic, checked copies into the share', () => {
     expect(await readFile(path.join(shareDir, 'x/r.tif'), 'utf8')).toBe('first raster');
   });
 
+  it('two copies at the same moment: the same bytes end as one file, other bytes under a free name, none overwritten', async () => {
+    const a = await local('a.tif', Buffer.alloc(2 * 1024 * 1024, 1));
+    const b = await local('b.tif', Buffer.alloc(2 * 1024 * 1024, 2));
+    const same = await Promise.all([store.put(a.file, a.sha256, 'x/r.tif', never), store.put(a.file, a.sha256, 'x/r.tif', never)]);
+    expect(same).toEqual(['x/r.tif', 'x/r.tif']);
+    const names = await Promise.all([store.put(b.file, b.sha256, 'y/r.tif', never), store.put(a.file, a.sha256, 'y/r.tif', never)]);
+    expect(names.sort()).toEqual(['y/r.tif', 'y/r_1.tif']);
+    expect(await listing()).toEqual(['x/r.tif', 'y/r.tif', 'y/r_1.tif']);
+    const bytes = await Promise.all(names.map(async (n) => sha(await readFile(path.join(shareDir, n)))));
+    expect(bytes.sort()).toEqual([a.sha256, b.sha256].sort());
+  });
+
+  it('copies a file with a long name (its temporary name stays within 255 characters)', async () => {
+    const { file, sha256 } = await local('a.tif', 'raster');
+    const long = `${'n'.repeat(240)}.tif`;
+    expect(await store.put(file, sha256, `x/${long}`, never)).toBe(`x/${long}`);
+  });
+
   it('refuses a copy whose bytes are not the sha256 given (the file changed during the copy): nothing published, no .part left', async () => {
     const { file } = await local('a.tif', 'the bytes on disk');
     const claimed = sha('the bytes when it was hashed');
@@ -170,7 +188,7 @@ describe('SharedStore.resolve: only paths inside the share', () => {
 
 describe('SharedStore.readUrl', () => {
   it('encodes each segment under the base', () => {
-    expect(store.readUrl('alice/my file #1?.tif'.replace('?', ''), 'https://rasters.example.org/team')).toBe('https://rasters.example.org/team/alice/my%20file%20%231.tif');
+    expect(store.readUrl('alice/my file #1.tif', 'https://rasters.example.org/team')).toBe('https://rasters.example.org/team/alice/my%20file%20%231.tif');
     expect(store.readUrl('a/%41.tif', 'https://rasters.example.org/')).toBe('https://rasters.example.org/a/%2541.tif');
     expect(store.readUrl('a.tif', 'http://127.0.0.1:8080/share/')).toBe('http://127.0.0.1:8080/share/a.tif');
   });
