@@ -57,6 +57,8 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     return c;
   };
 
+  // The first test meets the catalog before its migrations; every other one migrates first (a no-op after the first
+  // time), so that each also runs alone (-t).
   beforeAll(async () => {
     cluster = await startPostgres();
     await cluster.sql(["CREATE ROLE bob LOGIN PASSWORD 'bob-password' IN ROLE swath_analyst"], 'postgres');
@@ -99,6 +101,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
   });
 
   it('refuses a catalog whose schema is newer than this app knows', async () => {
+    await admin.migrate();
     await cluster.sql([`INSERT INTO swath.swath_schema (version, description) VALUES (${SCHEMA_VERSION + 1}, 'from the future')`]);
     try {
       const fresh = open(cluster.analyst);
@@ -110,6 +113,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
   });
 
   it('registers a raster once: registering it again returns the same row', async () => {
+    await admin.migrate();
     const input = composite();
     const first = await alice.register(input);
     expect(first.created).toBe(true);
@@ -138,6 +142,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     let tenMetreOlder: string;
 
     beforeAll(async () => {
+      await admin.migrate();
       tenMetre = (await alice.register(composite(base))).raster.id;
       tenMetreOlder = (await bob.register(composite({ ...base, acquiredAt: '2027-01-15T08:00:00.000Z' }))).raster.id;
       fiveMetre = (await bob.register(composite({ ...base, resolution: 5, acquiredAt: '2027-01-16T08:00:00.000Z' }))).raster.id;
@@ -193,6 +198,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
   });
 
   it('matches tiles and mini-tiles by GUID, date and kind', async () => {
+    await admin.migrate();
     const tile = (over: Partial<TeamRasterInput>) => composite({ kind: 'tile', tileGuid: 'S2B_T31UFQ_20261003', footprint: null, ...over });
     const t = (await alice.register(tile({}))).raster.id;
     const m = (await alice.register(tile({ kind: 'minitile', bands: ['B04'] }))).raster.id;
@@ -207,6 +213,8 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
   });
 
   describe('purchase claims', () => {
+    beforeAll(() => admin.migrate());
+
     it('grants a claim to exactly one of two analysts asking at the same moment', async () => {
       for (let i = 0; i < 10; i++) {
         const key = `composite:2026-10-03:${i}:${sha()}`;
@@ -239,6 +247,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     const hostile: Record<string, string> = {};
 
     beforeAll(async () => {
+      await admin.migrate();
       good = (await alice.register(composite({ date: day, model: 'm-hostile' }))).raster.id;
       // Written behind the app's back, as the table's owner (an admin, or whoever took over the server).
       const insert = async (name: string, set: string) => {
@@ -326,6 +335,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     });
 
     it('says since when the catalog is unreachable, and is online again once it is back', async () => {
+      await admin.migrate();
       const statuses: TeamStatus[] = [];
       const watcher = open(cluster.analyst, undefined, { onStatus: (s) => statuses.push(s) });
       await watcher.check();
