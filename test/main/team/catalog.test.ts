@@ -241,6 +241,35 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     });
   });
 
+  describe('waiting for a teammate\'s purchase', () => {
+    const ask = (date: string): OwnershipQuery => ({ kind: 'composite', date, model: 'm-wait', aoiWkt: AOI_INSIDE, tileGuid: null, bands: ['B04'], resolution: 10, epsg: 32631 });
+    beforeAll(() => admin.migrate());
+
+    it('ends with the teammate\'s copy once it is registered', async () => {
+      const key = `wait:${sha()}`;
+      expect((await alice.claim(key, 'A. Analyst', 60_000)).mine).toBe(true);
+      const held = await bob.claim(key, 'B. Analyst', 60_000);
+      expect(held).toMatchObject({ holder: 'A. Analyst', mine: false });
+      const waiting = bob.waitForPurchase(key, ask('2027-05-01'), { intervalMs: 20 });
+      const bought = (await alice.register(composite({ date: '2027-05-01', model: 'm-wait' }))).raster;
+      await alice.release(key, 'A. Analyst');
+      const done = await waiting;
+      expect(done.matches.map((m) => m.raster.id)).toEqual([bought.id]);
+    });
+
+    it('ends without a copy when the claim lapses, and stops when aborted', async () => {
+      const key = `wait:${sha()}`;
+      await alice.claim(key, 'A. Analyst', 60_000);
+      const controller = new AbortController();
+      const aborted = bob.waitForPurchase(key, ask('2027-05-02'), { intervalMs: 20, signal: controller.signal });
+      controller.abort();
+      await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
+      const waiting = bob.waitForPurchase(key, ask('2027-05-02'), { intervalMs: 20 });
+      await cluster.sql([`UPDATE swath.purchase_claims SET expires_at = now() - interval '1 second' WHERE key = '${key}'`]);
+      expect(await waiting).toEqual({ matches: [], claim: null });
+    });
+  });
+
   describe('hostile rows', () => {
     const day = '2027-03-01';
     let good: string;
