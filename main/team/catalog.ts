@@ -264,9 +264,14 @@ export class TeamCatalog {
    * Waits while a teammate's claim on `key` stands for what `q` asks: resolves with the team's copies as soon as one
    * answers `q`, or with none once the claim is gone (released or lapsed without a registration: the caller may buy).
    * Asks every `intervalMs` (default 2 s); the claim is read before the copies, so a holder that registers and then
-   * releases is always seen with its copy. Rejects with an AbortError when `signal` fires.
+   * releases is always seen with its copy. `onWaiting` hears each look that found the claim standing and no copy.
+   * Rejects with an AbortError when `signal` fires.
    */
-  async waitForPurchase(key: string, q: OwnershipQuery, options: { signal?: AbortSignal; intervalMs?: number } = {}): Promise<{ matches: OwnedMatch[]; claim: PurchaseClaim | null }> {
+  async waitForPurchase(
+    key: string,
+    q: OwnershipQuery,
+    options: { signal?: AbortSignal; intervalMs?: number; onWaiting?: (claim: PurchaseClaim) => void } = {},
+  ): Promise<{ matches: OwnedMatch[]; claim: PurchaseClaim | null }> {
     checkClaim(key, 'waiting');
     const interval = options.intervalMs ?? 2_000;
     for (;;) {
@@ -277,6 +282,7 @@ export class TeamCatalog {
       });
       const matches = await this.findOwned(q, options.signal);
       if (matches.length || !held) return { matches, claim: held };
+      options.onWaiting?.(held);
       await sleep(interval, options.signal ?? new AbortController().signal);
     }
   }

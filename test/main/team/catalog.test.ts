@@ -250,7 +250,10 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
       expect((await alice.claim(key, 'A. Analyst', 60_000)).mine).toBe(true);
       const held = await bob.claim(key, 'B. Analyst', 60_000);
       expect(held).toMatchObject({ holder: 'A. Analyst', mine: false });
-      const waiting = bob.waitForPurchase(key, ask('2027-05-01'), { intervalMs: 20 });
+      let sawClaim!: () => void;
+      const seen = new Promise<void>((resolve) => { sawClaim = resolve; });
+      const waiting = bob.waitForPurchase(key, ask('2027-05-01'), { intervalMs: 20, onWaiting: (c) => { expect(c.holder).toBe('A. Analyst'); sawClaim(); } });
+      await seen;
       const bought = (await alice.register(composite({ date: '2027-05-01', model: 'm-wait' }))).raster;
       await alice.release(key, 'A. Analyst');
       const done = await waiting;
@@ -264,7 +267,10 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
       const aborted = bob.waitForPurchase(key, ask('2027-05-02'), { intervalMs: 20, signal: controller.signal });
       controller.abort();
       await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
-      const waiting = bob.waitForPurchase(key, ask('2027-05-02'), { intervalMs: 20 });
+      let sawClaim!: () => void;
+      const seen = new Promise<void>((resolve) => { sawClaim = resolve; });
+      const waiting = bob.waitForPurchase(key, ask('2027-05-02'), { intervalMs: 20, onWaiting: () => sawClaim() });
+      await seen;
       await cluster.sql([`UPDATE swath.purchase_claims SET expires_at = now() - interval '1 second' WHERE key = '${key}'`]);
       expect(await waiting).toEqual({ matches: [], claim: null });
     });
