@@ -6,7 +6,7 @@
  * or the driver said).
  */
 import pg from 'pg';
-import { abortable, throwIfAborted } from '../../common/abort.js';
+import { abortable, sleep, throwIfAborted } from '../../common/abort.js';
 import { AppError, type ErrorKind } from '../../common/errors.js';
 import { connectionConfig, type CatalogConnectOptions, type CatalogCredentials } from './connection.js';
 import { BOOTSTRAP_SQL, MIGRATIONS, MIGRATION_LOCK_KEY, SCHEMA_VERSION } from './migrations.js';
@@ -258,6 +258,33 @@ export class TeamCatalog {
       const r = await this.pool.query('DELETE FROM swath.purchase_claims WHERE key = $1 AND holder = $2', [key, holder]);
       return (r.rowCount ?? 0) > 0;
     });
+  }
+
+  /**
+   * Waits while a teammate's claim on `key` stands for what `q` asks: resolves with the team's copies as soon as one
+   * answers `q`, or with none once the claim is gone (released or lapsed without a registration: the caller may buy).
+   * Asks every `intervalMs` (default 2 s); the claim is read before the copies, so a holder that registers and then
+   * releases is always seen with its copy. `onWaiting` hears each look that found the claim standing and no copy.
+   * Rejects with an AbortError when `signal` fires.
+   */
+  async waitForPurchase(
+    key: string,
+    q: OwnershipQuery,
+    options: { signal?: AbortSignal; intervalMs?: number; onWaiting?: (claim: PurchaseClaim) => void } = {},
+  ): Promise<{ matches: OwnedMatch[]; claim: PurchaseClaim | null }> {
+    checkClaim(key, 'waiting');
+    const interval = options.intervalMs ?? 2_000;
+    for (;;) {
+      const held = await this.run(options.signal, async () => {
+        await this.ensureSchema();
+        const r = await this.pool.query(`SELECT holder, ${iso('expires_at')} AS expires_at FROM swath.purchase_claims WHERE key = $1 AND expires_at > now()`, [key]);
+        return r.rows.length ? claimOf(key, r.rows[0], false) : null;
+      });
+      const matches = await this.findOwned(q, options.signal);
+      if (matches.length || !held) return { matches, claim: held };
+      options.onWaiting?.(held);
+      await sleep(interval, options.signal ?? new AbortController().signal);
+    }
   }
 
   /** The catalog in pages by id (the STAC export of the team catalog); `after` is the previous page's `next`. */

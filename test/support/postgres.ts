@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -79,7 +79,8 @@ export async function startPostgres(options: { setup?: boolean; tls?: boolean } 
   if (!postgresAvailable()) throw new Error(`PostgreSQL 15 is not installed at ${PG_BIN} (apt-get install postgresql-15 postgresql-15-postgis-3)`);
   const asRoot = process.getuid?.() === 0;
   const owner = asRoot ? await uidOf('postgres') : null;
-  const root = mkdtempSync(path.join(tmpdir(), 'swath-pg-'));
+  // As root, under /tmp: the postgres user must reach the folder (a TMPDIR under /root would not do).
+  const root = mkdtempSync(path.join(asRoot ? '/tmp' : tmpdir(), 'swath-pg-'));
   const data = path.join(root, 'data');
   const own = (p: string) => { if (owner) chownSync(p, owner.uid, owner.gid); };
   own(root);
@@ -130,13 +131,19 @@ export async function startPostgres(options: { setup?: boolean; tls?: boolean } 
   const start = () => exec('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '60', 'start']);
   const stop = () => exec('pg_ctl', ['-D', data, '-w', '-t', '60', '-m', 'fast', 'stop']);
   await start();
+  let running = true;
+  // A test process that ends without close() (a crash, a killed worker) stops its server and removes the folder.
+  const onExit = () => {
+    if (running) spawnSync(path.join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop'], { stdio: 'ignore', ...(owner ? { uid: owner.uid, gid: owner.gid } : {}) });
+    rmSync(root, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
 
   const host = '127.0.0.1';
   const server = { host, port, user: superuser.role, password: superuser.password };
   const database = 'swath_team';
   const admin = { role: 'swath_admin', password: `admin-${randomBytes(12).toString('hex')}` };
   const analyst = { role: 'alice', password: `alice-${randomBytes(12).toString('hex')}` };
-  let running = true;
   const cluster: TestCluster = {
     host, port, superuser, database, admin, analyst, caPem,
     url: (role, query) => `postgres://${encodeURIComponent(role)}@${host}:${port}/${database}${query ? `?${query}` : ''}`,
@@ -146,6 +153,7 @@ export async function startPostgres(options: { setup?: boolean; tls?: boolean } 
     async close() {
       try { if (running) await stop(); } finally {
         running = false;
+        process.removeListener('exit', onExit);
         rmSync(root, { recursive: true, force: true });
       }
     },

@@ -57,6 +57,8 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     return c;
   };
 
+  // The first test meets the catalog before its migrations; every other one migrates first (a no-op after the first
+  // time), so that each also runs alone (-t).
   beforeAll(async () => {
     cluster = await startPostgres();
     await cluster.sql(["CREATE ROLE bob LOGIN PASSWORD 'bob-password' IN ROLE swath_analyst"], 'postgres');
@@ -99,6 +101,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
   });
 
   it('refuses a catalog whose schema is newer than this app knows', async () => {
+    await admin.migrate();
     await cluster.sql([`INSERT INTO swath.swath_schema (version, description) VALUES (${SCHEMA_VERSION + 1}, 'from the future')`]);
     try {
       const fresh = open(cluster.analyst);
@@ -110,6 +113,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
   });
 
   it('registers a raster once: registering it again returns the same row', async () => {
+    await admin.migrate();
     const input = composite();
     const first = await alice.register(input);
     expect(first.created).toBe(true);
@@ -138,6 +142,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     let tenMetreOlder: string;
 
     beforeAll(async () => {
+      await admin.migrate();
       tenMetre = (await alice.register(composite(base))).raster.id;
       tenMetreOlder = (await bob.register(composite({ ...base, acquiredAt: '2027-01-15T08:00:00.000Z' }))).raster.id;
       fiveMetre = (await bob.register(composite({ ...base, resolution: 5, acquiredAt: '2027-01-16T08:00:00.000Z' }))).raster.id;
@@ -193,6 +198,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
   });
 
   it('matches tiles and mini-tiles by GUID, date and kind', async () => {
+    await admin.migrate();
     const tile = (over: Partial<TeamRasterInput>) => composite({ kind: 'tile', tileGuid: 'S2B_T31UFQ_20261003', footprint: null, ...over });
     const t = (await alice.register(tile({}))).raster.id;
     const m = (await alice.register(tile({ kind: 'minitile', bands: ['B04'] }))).raster.id;
@@ -207,6 +213,8 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
   });
 
   describe('purchase claims', () => {
+    beforeAll(() => admin.migrate());
+
     it('grants a claim to exactly one of two analysts asking at the same moment', async () => {
       for (let i = 0; i < 10; i++) {
         const key = `composite:2026-10-03:${i}:${sha()}`;
@@ -233,12 +241,48 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     });
   });
 
+  describe('waiting for a teammate\'s purchase', () => {
+    const ask = (date: string): OwnershipQuery => ({ kind: 'composite', date, model: 'm-wait', aoiWkt: AOI_INSIDE, tileGuid: null, bands: ['B04'], resolution: 10, epsg: 32631 });
+    beforeAll(() => admin.migrate());
+
+    it('ends with the teammate\'s copy once it is registered', async () => {
+      const key = `wait:${sha()}`;
+      expect((await alice.claim(key, 'A. Analyst', 60_000)).mine).toBe(true);
+      const held = await bob.claim(key, 'B. Analyst', 60_000);
+      expect(held).toMatchObject({ holder: 'A. Analyst', mine: false });
+      let sawClaim!: () => void;
+      const seen = new Promise<void>((resolve) => { sawClaim = resolve; });
+      const waiting = bob.waitForPurchase(key, ask('2027-05-01'), { intervalMs: 20, onWaiting: (c) => { expect(c.holder).toBe('A. Analyst'); sawClaim(); } });
+      await seen;
+      const bought = (await alice.register(composite({ date: '2027-05-01', model: 'm-wait' }))).raster;
+      await alice.release(key, 'A. Analyst');
+      const done = await waiting;
+      expect(done.matches.map((m) => m.raster.id)).toEqual([bought.id]);
+    });
+
+    it('ends without a copy when the claim lapses, and stops when aborted', async () => {
+      const key = `wait:${sha()}`;
+      await alice.claim(key, 'A. Analyst', 60_000);
+      const controller = new AbortController();
+      const aborted = bob.waitForPurchase(key, ask('2027-05-02'), { intervalMs: 20, signal: controller.signal });
+      controller.abort();
+      await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
+      let sawClaim!: () => void;
+      const seen = new Promise<void>((resolve) => { sawClaim = resolve; });
+      const waiting = bob.waitForPurchase(key, ask('2027-05-02'), { intervalMs: 20, onWaiting: () => sawClaim() });
+      await seen;
+      await cluster.sql([`UPDATE swath.purchase_claims SET expires_at = now() - interval '1 second' WHERE key = '${key}'`]);
+      expect(await waiting).toEqual({ matches: [], claim: null });
+    });
+  });
+
   describe('hostile rows', () => {
     const day = '2027-03-01';
     let good: string;
     const hostile: Record<string, string> = {};
 
     beforeAll(async () => {
+      await admin.migrate();
       good = (await alice.register(composite({ date: day, model: 'm-hostile' }))).raster.id;
       // Written behind the app's back, as the table's owner (an admin, or whoever took over the server).
       const insert = async (name: string, set: string) => {
@@ -326,6 +370,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     });
 
     it('says since when the catalog is unreachable, and is online again once it is back', async () => {
+      await admin.migrate();
       const statuses: TeamStatus[] = [];
       const watcher = open(cluster.analyst, undefined, { onStatus: (s) => statuses.push(s) });
       await watcher.check();
