@@ -44,7 +44,7 @@ export const LAYERS = [
   { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/library', 'main/downloads'] },
   { name: 'main/notifications', may: ['common', 'preload/contract', 'main/platform', 'main/library'] },
   { name: 'main/exports', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
-  { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc', 'main/keychain', 'main/library', 'main/exports', 'main/policy'] },
+  { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/keychain', 'main/library', 'main/exports', 'main/policy'] },
   {
     name: 'main/watches',
     may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],

@@ -42,6 +42,7 @@ export interface PolicyView {
   updates: { url: string | null; channel: 'stable' | 'beta' | null; enabled: boolean | null } | null;
   monthlyBudget: { amount: number; currency: string } | null;
   notifications: boolean | null;
+  team: { catalogUrl: string | null; sharePath: string | null; readUrl: string | null } | null;
 }
 
 /** Creates (or re-points) the policy's profiles and returns their ids; activates the first one when the demo is hidden. */
@@ -86,6 +87,9 @@ export function policyView(state: PolicyState, lockedProfileIds: readonly string
     updates: p.updates ? { url: p.updates.url ?? null, channel: p.updates.channel ?? null, enabled: p.updates.enabled ?? null } : null,
     monthlyBudget: p.monthlyBudget ?? null,
     notifications: p.notifications ?? null,
+    team: p.teamCatalogUrl || p.teamSharePath || p.teamReadUrl
+      ? { catalogUrl: p.teamCatalogUrl ?? null, sharePath: p.teamSharePath ?? null, readUrl: p.teamReadUrl ?? null }
+      : null,
   };
 }
 

@@ -76,6 +76,27 @@ export function buildUpdateFeed(value: string | undefined): string {
   return url;
 }
 
+/** Why a team catalog URL cannot be used: empty when it can. */
+export function teamCatalogUrlProblems(value: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return ['teamCatalogUrl must be a URL such as postgres://catalog.example.org:5432/swath?sslmode=verify-full.'];
+  }
+  const problems: string[] = [];
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') problems.push('teamCatalogUrl must start with postgres:// or postgresql://.');
+  if (url.username || url.password) problems.push('teamCatalogUrl must not contain a user name or password: each analyst enters their catalog role and password in Settings, kept in the OS keychain.');
+  if (!url.hostname) problems.push('teamCatalogUrl must name the server.');
+  if (!url.pathname || url.pathname === '/') problems.push('teamCatalogUrl must name the database (…/swath).');
+  const sslmode = url.searchParams.get('sslmode');
+  if (sslmode !== null && !['disable', 'require', 'verify-ca', 'verify-full'].includes(sslmode)) problems.push(`teamCatalogUrl: sslmode "${sslmode}" is not one of disable, require, verify-ca, verify-full.`);
+  if (sslmode !== 'verify-full' && sslmode !== 'verify-ca' && !isLoopbackHost(url.hostname)) {
+    problems.push('teamCatalogUrl must use ?sslmode=verify-full (TLS with the server certificate checked) for a server other than this machine.');
+  }
+  return problems;
+}
+
 /** The policy file's schema. */
 export const policySchema = z
   .strictObject({
@@ -119,6 +140,27 @@ export const policySchema = z
         currency: z.string().regex(/^[A-Z]{3}$/, 'monthlyBudget.currency must be a 3-letter ISO code such as EUR.'),
       })
       .optional(),
+    /**
+     * The team library's catalog: a postgres:// (or postgresql://) URL of the organisation's
+     * PostgreSQL/PostGIS server and database, without a user name or password (each analyst's
+     * role and password live in their OS keychain). `?sslmode=verify-full` checks the server's
+     * certificate; `teamCatalogCa` names the CA file (PEM) when it is a private one.
+     */
+    teamCatalogUrl: z.string().superRefine((value, ctx) => {
+      for (const reason of teamCatalogUrlProblems(value)) ctx.addIssue({ code: 'custom', message: reason });
+    }).optional(),
+    /** The CA certificate (PEM file, absolute path) the team catalog's certificate is checked against. */
+    teamCatalogCa: z.string().refine((file) => path.isAbsolute(file) || path.win32.isAbsolute(file), 'teamCatalogCa must be an absolute path.').optional(),
+    /** The shared raster store: a folder on a network share every analyst's machine mounts (absolute path). */
+    teamSharePath: z
+      .string()
+      .refine((dir) => path.isAbsolute(dir) || path.win32.isAbsolute(dir), 'teamSharePath must be an absolute path.')
+      .optional(),
+    /** An https base URL serving the share's folder (Range requests), so a teammate previews a raster without copying it. */
+    teamReadUrl: z.string().superRefine((value, ctx) => {
+      const problem = updateFeedProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem.replace('the update URL', 'the team read URL').replace('the installer and the checksum it is verified against', 'the rasters teammates preview') });
+    }).optional(),
     /** Desktop notifications; false turns them off (stored and shown now; notifications come later). */
     notifications: z.boolean().optional(),
   });

@@ -22,6 +22,7 @@ import { Notifier, type ShowNativeNotification } from '../notifications/notifier
 import { budgetCeilingEur, budgetProblem, policySettings, type PolicyState } from '../policy';
 import { Estimator, SpendGuard, SpendStore, spendHandlers } from '../spend';
 import { openWatches } from '../watches';
+import { openTeamLibrary, teamHandlers } from '../team';
 
 /**
  * The app without its window: the embedded demo service, profiles and keys,
@@ -45,6 +46,8 @@ export interface AppOptions {
   fetch?: HttpFetch;
   /** Keychain backend; the real OS keychain by default. */
   keychainBackend?: KeychainBackend;
+  /** The keychain service name (default "Swath"); tests give each app core its own. */
+  keychainService?: string;
   /** The command that starts this Swath, named in keychain advice ("start it inside a D-Bus session"). */
   launchCommand?: string;
   revealFile?: (file: string) => boolean;
@@ -96,11 +99,16 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     options.emit(event, payload);
   };
 
+  const keychain = () => new Keychain({
+    ...(options.keychainBackend ? { backend: options.keychainBackend } : {}),
+    ...(options.keychainService ? { service: options.keychainService } : {}),
+    launchCommand: options.launchCommand,
+  });
   const profiles = await ProfileStore.open({
     dir,
     // Replaced by the embedded service's own key once it runs; until then no service accepts it.
     demoKey: randomDemoKey(),
-    keychain: new Keychain({ ...(options.keychainBackend ? { backend: options.keychainBackend } : {}), launchCommand: options.launchCommand }),
+    keychain: keychain(),
     log,
   });
   let embedded: EmbeddedService | null = null;
@@ -152,8 +160,13 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   });
   const estimator = new Estimator();
   queue.on('job', (job) => guard.jobEnded(job));
+  const team = await openTeamLibrary({
+    policy: policyState.policy, db: database.db, keychain: keychain(), library, emit, log,
+    downloadDir: () => settings.get().downloadDir,
+  });
+  queue.on('job', (job) => team.jobEnded(job));
   const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policyState.policy.notifications === false });
-  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log });
+  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, team: (request, signal) => team.forWatch(request, signal) });
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();
@@ -184,8 +197,9 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
         chooseFiles: options.chooseFiles,
         confirm: options.confirm,
         chooseExportPath: options.chooseExportPath,
-        analysis, guard, estimator,
+        analysis, guard, estimator, team,
       }),
+      ...teamHandlers(team),
       ...spendHandlers(guard),
       ...distribution.handlers,
       ...watches.handlers(),
@@ -197,6 +211,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     async close() {
       distribution.close();
       await watches.close();
+      await team.close();
       await overviews.close();
       await analysisWorkers.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));

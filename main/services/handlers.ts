@@ -18,6 +18,7 @@ import type { HostConfirm } from '../platform/confirm';
 import type { SettingsPort } from '../platform/settings';
 import type { DownloadToEstimate, Estimator, SpendChannel, SpendGuard } from '../spend';
 import type { WatchChannel } from '../watches/service';
+import type { TeamChannel, TeamLibrary } from '../team';
 
 /**
  * The handler table of the whole contract: thin adapters from validated IPC
@@ -52,6 +53,8 @@ export interface HandlerDeps {
   chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   /** Time series and change layers (main/analysis). */
   analysis: AnalysisService;
+  /** The team library: asked before every purchase, told when a download finished. */
+  team?: TeamLibrary;
   now?: () => number;
 }
 
@@ -62,7 +65,7 @@ export function publicJob(job: DownloadJob): Omit<DownloadJob, 'partPath'> {
 }
 
 /** Builds the handler table (the distribution channels come from ./distribution, the monitoring ones from ../watches). */
-export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, DistributionChannel | WatchChannel | SpendChannel> {
+export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, DistributionChannel | WatchChannel | SpendChannel | TeamChannel> {
   const { session, profiles, queue, library, settings, guard, estimator } = deps;
   const now = deps.now ?? (() => performance.now());
   const client = (signal: AbortSignal) => session.client(signal);
@@ -88,14 +91,23 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
    * decides (asking in main's dialog where it must), then `queue` queues it; the cost counts as
    * spent until the job ends, and is written to the ledger when it finished.
    */
-  async function guardedDownload(d: DownloadToEstimate, what: string, signal: AbortSignal, queueIt: () => Promise<DownloadJob>) {
-    const cost = await estimator.downloadCost(await client(signal), await profileId(), d, signal);
-    const pass = await guard.clear(cost, what, signal, { ask: true });
+  async function guardedDownload(d: DownloadToEstimate, what: string, signal: AbortSignal, queueIt: () => Promise<DownloadJob>, buyAnyway = false) {
+    // The team first: what a teammate owns or is buying now is not bought again (unless the analyst chose to).
+    const purchase = d.batch?.type === 'series' || !deps.team ? null : await deps.team.beforePurchase(d.kind, d.request, buyAnyway, signal);
+    let pass;
     let job: DownloadJob;
     try {
-      job = await queueIt();
+      const cost = await estimator.downloadCost(await client(signal), await profileId(), d, signal);
+      pass = await guard.clear(cost, what, signal, { ask: true });
+      try {
+        job = await queueIt();
+      } catch (error) {
+        pass.release();
+        throw error;
+      }
+      if (purchase) deps.team!.holdForJob(job.id, purchase, cost.state === 'known' ? cost.eur : null);
     } catch (error) {
-      pass.release();
+      purchase?.abandoned();
       throw error;
     }
     guard.holdForJob(job.id, pass);
@@ -226,7 +238,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
     },
 
     'downloads:list': () => ({ jobs: queue.list().map(publicJob) }),
-    'downloads:enqueue': async ({ kind, request, targetDir }, { signal }) => {
+    'downloads:enqueue': async ({ kind, request, targetDir, buyAnyway }, { signal }) => {
       const dir = settings.downloadDir(targetDir);
       // Checked before queueing, so a bad field shows next to the form instead of as a failed job.
       await (await client(signal)).checkBinaryRequest(kind, request, signal);
@@ -236,10 +248,10 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
         const { plan, limits } = await planFor(request, signal);
         if (plan.kind === 'split') {
           const batch = { type: 'split' as const, limits, parts: plan.parts.length };
-          return guardedDownload({ kind, request, batch }, what, signal, () => queue.add({ kind, request, targetDir: dir, batch }, signal));
+          return guardedDownload({ kind, request, batch }, what, signal, () => queue.add({ kind, request, targetDir: dir, batch }, signal), buyAnyway);
         }
       }
-      return guardedDownload({ kind, request }, what, signal, () => queue.add({ kind, request, targetDir: dir }, signal));
+      return guardedDownload({ kind, request }, what, signal, () => queue.add({ kind, request, targetDir: dir }, signal), buyAnyway);
     },
     'downloads:plan': async ({ request, series }, { signal }) => {
       const c = await client(signal);
@@ -276,7 +288,8 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       if (!job) throw new AppError('not-found', `No download ${id}.`);
       if (job.state !== 'failed' && job.state !== 'cancelled') return publicJob(await queue.retry(id, signal));
       // Downloading again spends again: the guard decides on main's estimate of the whole job.
-      return guardedDownload({ kind: job.kind, request: job.request, batch: job.batch }, 'This retried download', signal, () => queue.retry(id, signal));
+      // The analyst already chose to buy it; the team's claim still keeps a teammate from buying it at the same moment.
+      return guardedDownload({ kind: job.kind, request: job.request, batch: job.batch }, 'This retried download', signal, () => queue.retry(id, signal), true);
     },
     'downloads:remove': async ({ id }, { signal }) => {
       await queue.remove(id, signal);

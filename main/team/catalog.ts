@@ -186,7 +186,7 @@ export class TeamCatalog {
            FROM swath.rasters r CROSS JOIN q
            CROSS JOIN LATERAL (${SIZES}) s
            CROSS JOIN LATERAL (SELECT CASE WHEN s.points <= $8 AND ST_IsValid(r.footprint) THEN ST_Covers(r.footprint, q.aoi) END AS covers) c
-           WHERE r.kind = 'composite' AND r.image_date = $2::date AND r.model IS NOT DISTINCT FROM $3
+           WHERE r.kind = 'composite' AND r.image_date = $2::date AND lower(r.model) IS NOT DISTINCT FROM lower($3)
              AND r.footprint && q.aoi
              AND r.bands @> $4::text[]
              AND ($5::float8 IS NULL OR r.resolution <= $5::float8)
@@ -478,5 +478,7 @@ function describeMatch(raster: TeamRaster, q: OwnershipQuery): OwnedMatch {
     }
   }
   if (q.epsg !== null && raster.epsg !== q.epsg) differences.push(`${epsgName(raster.epsg)} instead of ${epsgName(q.epsg)}`);
+  // Another data type is another product (Byte is not Int16): offered, with the difference named.
+  if (q.dataType && raster.dataType && raster.dataType.toLowerCase() !== q.dataType.toLowerCase()) differences.push(`${raster.dataType} pixels instead of ${q.dataType}`);
   return { raster, exact: differences.length === 0, differences };
 }

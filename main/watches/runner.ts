@@ -44,6 +44,12 @@ export interface WatchRunDeps {
    * Rejects with a SpendRefusedError when the spend needs a confirmation (or the policy forbids it).
    */
   clear(cost: Cost, what: string, agreed: boolean, signal: AbortSignal): Promise<SpendPass>;
+  /**
+   * The team library on a date about to be bought: `owned` (a teammate's copy, now in the library:
+   * the date is done at 0 EUR), `wait` (a teammate is buying it now: checked again next run) or
+   * `buy` (with the purchase to tell how it ended). Absent: no team library.
+   */
+  team?(request: CompositeBody, signal: AbortSignal): Promise<WatchTeamAnswer>;
   /** Records a cost Swath spent in its ledger (a download a run before this one queued). */
   record(costEur: number, what: string): Promise<void>;
   /** Applies a change to the stored watch and returns it. */
@@ -53,6 +59,12 @@ export interface WatchRunDeps {
   /** 0..1, for backoff jitter. */
   random?: () => number;
 }
+
+/** What the team library says about a watch's date (see {@link WatchRunDeps.team}). */
+export type WatchTeamAnswer =
+  | { kind: 'owned'; libraryId: string; path: string; note: string }
+  | { kind: 'wait'; note: string }
+  | { kind: 'buy'; purchase: { done(libraryId: string, costEur: number | null): void; abandoned(): void } | null };
 
 /** Transient failures in a row before a watch asks for attention. */
 export const MAX_FAILURES = 4;
@@ -289,21 +301,41 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
         notYet.push(date);
         return;
       }
-      const info = (c.account ?? (await c.accountInfo(signal))) as Record<string, unknown>;
-      const limits = limitsFromAccountInfo(info);
-      const plan = planComposite(request, limits);
-      const { cost } = await deps.estimate(plan, signal);
-      const pass = await guardSpend(date, cost);
-      const costEur = cost.state === 'known' ? cost.eur : null;
+      // The team first: a date a teammate owns is taken from the share, one a teammate is buying waits.
+      const team = deps.team ? await deps.team(request, signal) : null;
+      if (team?.kind === 'owned') {
+        await setDate({ date, state: 'downloaded', note: team.note, libraryIds: [team.libraryId], files: [team.path], jobId: null, costEur: 0, at: iso() });
+        downloaded.push(date);
+        newLibraryIds.push(team.libraryId);
+        return;
+      }
+      if (team?.kind === 'wait') {
+        notYet.push(date);
+        return;
+      }
+      const purchase = team?.purchase ?? null;
+      let outcome: DownloadJob | null = null;
       try {
-        const job = await deps.download({ request, ...(plan.kind === 'split' ? { batch: { limits, parts: plan.parts.length } } : {}) }, current, signal);
-        // On disk as queued first: a run interrupted now picks the job up again instead of queueing twice.
-        await setDate({ date, state: 'queued', libraryIds: [], files: [], jobId: job.id, costEur, at: iso() });
-        const final = FINAL.has(job.state) ? job : await deps.awaitJob(job.id, signal);
-        if (!final) throw new Stop({ handling: 'retry', message: `The download of ${date} left the queue before it finished.` });
-        await settleJob(date, final, costEur, pass);
+        const info = (c.account ?? (await c.accountInfo(signal))) as Record<string, unknown>;
+        const limits = limitsFromAccountInfo(info);
+        const plan = planComposite(request, limits);
+        const { cost } = await deps.estimate(plan, signal);
+        const pass = await guardSpend(date, cost);
+        const costEur = cost.state === 'known' ? cost.eur : null;
+        try {
+          const job = await deps.download({ request, ...(plan.kind === 'split' ? { batch: { limits, parts: plan.parts.length } } : {}) }, current, signal);
+          // On disk as queued first: a run interrupted now picks the job up again instead of queueing twice.
+          await setDate({ date, state: 'queued', libraryIds: [], files: [], jobId: job.id, costEur, at: iso() });
+          const final = FINAL.has(job.state) ? job : await deps.awaitJob(job.id, signal);
+          if (!final) throw new Stop({ handling: 'retry', message: `The download of ${date} left the queue before it finished.` });
+          outcome = final;
+          await settleJob(date, final, costEur, pass);
+          if (final.state === 'done' && final.libraryId) purchase?.done(final.libraryId, costEur);
+        } finally {
+          pass.release();
+        }
       } finally {
-        pass.release();
+        if (!(outcome?.state === 'done' && outcome.libraryId)) purchase?.abandoned();
       }
     } catch (e) {
       if (e instanceof Stop || e instanceof Paused || isAbortError(e)) throw e;

@@ -35,6 +35,8 @@ export interface WatchServiceDeps {
   /** The effective settings (the policy's download folder over the user's). */
   settings: SettingsPort;
   emit: Emit;
+  /** The team library: dates the team owns are taken from the share, dates a teammate is buying wait (see WatchRunDeps.team). */
+  team?: Pick<WatchRunDeps, 'team'>['team'];
   log?: (line: string) => void;
   now?: () => number;
   /** How often due watches are looked for, ms (default 30 s). */
@@ -177,6 +179,7 @@ export class WatchService {
       },
       notify: (n) => notifier.notify(n),
       now: this.now,
+      ...(this.deps.team ? { team: this.deps.team } : {}),
     };
   }
 

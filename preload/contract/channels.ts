@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { analysisChannels } from './analysis';
 import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
 import { geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
+import { teamChannels } from './team';
 import { spendVerdictSchema, watchChannels } from './watches';
 
 /**
@@ -379,7 +380,8 @@ export const channels = {
   /** The download queue. */
   'downloads:list': channel(noRequest, z.object({ jobs: z.array(downloadJobSchema) })),
   /** Queues a composite, tile or mini-tile download (main's spend guard decides first, as for an order). */
-  'downloads:enqueue': channel(z.strictObject({ kind: downloadKindSchema, request: recordSchema, targetDir: z.string().optional() }), downloadJobSchema),
+  /** `buyAnyway`: the analyst saw that the team owns this (`team:check`) and buys it again; without it main refuses a purchase the team owns. */
+  'downloads:enqueue': channel(z.strictObject({ kind: downloadKindSchema, request: recordSchema, targetDir: z.string().optional(), buyAnyway: z.boolean().optional() }), downloadJobSchema),
   /** Cancels a queued or running download. */
   'downloads:cancel': channel(byId, downloadJobSchema),
   /** Puts a failed or cancelled download back in the queue (main's spend guard decides first). */
@@ -451,6 +453,8 @@ export const channels = {
   ...analysisChannels,
   /** Watches, the spend guard and notifications (./watches). */
   ...watchChannels,
+  /** The team library (./team). */
+  ...teamChannels,
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

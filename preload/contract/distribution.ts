@@ -34,6 +34,8 @@ export const policyViewSchema = z.object({
   updates: z.object({ url: z.string().nullable(), channel: z.enum(['stable', 'beta']).nullable(), enabled: z.boolean().nullable() }).nullable(),
   monthlyBudget: z.object({ amount: z.number(), currency: z.string() }).nullable(),
   notifications: z.boolean().nullable(),
+  /** The team library's catalog, share and read URL, as IT set them (shown, never changed by the analyst). */
+  team: z.object({ catalogUrl: z.string().nullable(), sharePath: z.string().nullable(), readUrl: z.string().nullable() }).nullable(),
 });
 
 /** Where updates stand. */

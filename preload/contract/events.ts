@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { libraryEntrySchema } from './channels';
 import { appCommandSchema, updateStatusSchema } from './distribution';
+import { teamEvents } from './team';
 import { watchEvents } from './watches';
 
 /** Connection states of the active service, as shown in the status bar. */
@@ -37,6 +38,8 @@ export const events = {
   'app:command': appCommandSchema,
   /** Watches and notifications (./watches). */
   ...watchEvents,
+  /** The team library (./team). */
+  ...teamEvents,
 } satisfies Record<string, z.ZodType>;
 
 /** The real contract's event map type. */

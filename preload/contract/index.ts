@@ -9,3 +9,4 @@ export * from './api';
 export * from './calls';
 export * from './redaction';
 export * from './distribution';
+export * from './team';

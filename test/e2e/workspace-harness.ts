@@ -51,6 +51,8 @@ export interface WorkspaceOptions {
   shapes?: string;
   /** Starts the demo service instead of the styled simulator (e.g. on a clock the test moves). */
   startSimulator?: Parameters<typeof createApp>[0]['startSimulator'];
+  /** More of the app core's options (an admin policy, the real keychain under a service name of its own). */
+  app?: Partial<Pick<Parameters<typeof createApp>[0], 'distribution' | 'keychainBackend' | 'keychainService'>>;
 }
 
 /** Starts the app core, the browser host and Chromium, and opens the workspace. */
@@ -67,6 +69,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     userDataDir: dir,
     downloadsDir,
     keychainBackend: new MemoryKeychainBackend(),
+    ...options.app,
     version: '0.0.0-e2e',
     platform: process.platform,
     // In the answer style asked for (default: SWATH_SIM_SHAPES's), so every flow runs against either style;

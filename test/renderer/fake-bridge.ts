@@ -31,7 +31,7 @@ export const DEMO_STATUS = {
 
 export const NO_POLICY = {
   status: 'none' as const, file: '/etc/swath/policy.json', problems: [], lockedProfileIds: [], hideDemoService: false,
-  basemap: null, downloadDir: null, updates: null, monthlyBudget: null, notifications: null,
+  basemap: null, downloadDir: null, updates: null, monthlyBudget: null, notifications: null, team: null,
 };
 
 export const UPDATES_OFF = {

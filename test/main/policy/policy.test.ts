@@ -76,6 +76,12 @@ describe('loading the policy', () => {
     ['a relative download folder', { downloadDir: 'imagery' }, /downloadDir must be an absolute path/],
     ['an unknown channel', { updates: { channel: 'nightly' } }, /updates\.channel/],
     ['a negative budget', { monthlyBudget: { amount: -1, currency: 'EUR' } }, /greater than 0/],
+    ['a team catalog URL with a password', { teamCatalogUrl: 'postgres://alice:sk-123@db.corp.example/swath?sslmode=verify-full' }, /teamCatalogUrl: teamCatalogUrl must not contain a user name or password/],
+    ['a team catalog without TLS', { teamCatalogUrl: 'postgres://db.corp.example/swath' }, /teamCatalogUrl: .*sslmode=verify-full/],
+    ['a team catalog of another kind', { teamCatalogUrl: 'mysql://db.corp.example/swath?sslmode=verify-full' }, /must start with postgres:\/\//],
+    ['a team catalog without a database', { teamCatalogUrl: 'postgres://db.corp.example?sslmode=verify-full' }, /must name the database/],
+    ['a relative team share', { teamSharePath: 'share/rasters' }, /teamSharePath must be an absolute path/],
+    ['an http team read URL', { teamReadUrl: 'http://files.corp.example/rasters/' }, /teamReadUrl: .*https/],
   ])('%s: reported, logged, and nothing of it applies', async (_name, content, problem) => {
     const logs: string[] = [];
     const state = await loadPolicy(write(`bad-${Math.random()}.json`, content), (l) => logs.push(l));
@@ -85,6 +91,22 @@ describe('loading the policy', () => {
     expect(logs.join('\n')).toMatch(/is invalid and was ignored/);
     // A policy never echoes a key it refused into the log.
     expect(logs.join('\n')).not.toContain('sk-123');
+  });
+
+  it('applies the team library keys and shows them to the analyst', async () => {
+    const state = await loadPolicy(write('team.json', {
+      teamCatalogUrl: 'postgres://db.corp.example:5432/swath?sslmode=verify-full',
+      teamCatalogCa: '/etc/swath/corp-ca.pem',
+      teamSharePath: '\\\\filer\\imagery',
+      teamReadUrl: 'https://files.corp.example/imagery/',
+    }));
+    expect(state.problems).toEqual([]);
+    expect(policyView(state, []).team).toEqual({
+      catalogUrl: 'postgres://db.corp.example:5432/swath?sslmode=verify-full', sharePath: '\\\\filer\\imagery', readUrl: 'https://files.corp.example/imagery/',
+    });
+    // A catalog on this machine may go without TLS (a local test server).
+    expect((await loadPolicy(write('local.json', { teamCatalogUrl: 'postgresql://127.0.0.1:5433/swath' }))).status).toBe('applied');
+    expect(policyView(await loadPolicy(path.join(dir, 'absent.json')), []).team).toBeNull();
   });
 
   it('accepts a Windows download folder and a UTF-8 BOM', async () => {

@@ -159,6 +159,15 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
       expect(await alice.findOwned(ask({ date: '2027-01-16' }))).toEqual([]);
       expect(await alice.findOwned(ask({ model: 'another-model' }))).toEqual([]);
       expect(await alice.findOwned(ask({ model: null }))).toEqual([]);
+      // The service reads model names in any case.
+      expect(await alice.findOwned(ask({ model: base.model!.toUpperCase() }))).toHaveLength(3);
+    });
+
+    it('names another data type as a difference (Byte is not Int16)', async () => {
+      const found = await alice.findOwned(ask({ dataType: 'Byte' }));
+      expect(found).toHaveLength(3);
+      expect(found[0]).toMatchObject({ exact: false, differences: ['UInt16 pixels instead of Byte'] });
+      expect((await alice.findOwned(ask({ dataType: 'uint16' })))[0]).toMatchObject({ exact: true });
     });
 
     it('matches a footprint that covers the area, not one that only overlaps it', async () => {

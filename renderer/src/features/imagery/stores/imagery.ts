@@ -253,6 +253,8 @@ export const useImageryStore = defineStore('imagery', () => {
   const checkReq = createRequest<Data>();
   const estimateReq = createRequest<ResponseOf<'imagery:estimate'>>();
   const downloadReq = createRequest<ResponseOf<'downloads:enqueue'>>();
+  /** What the team already owns of the estimated composite (asked with each estimate). */
+  const teamReq = createRequest<ResponseOf<'team:check'>>();
   const checkedKey = ref<string | null>(null);
   const estimatedKey = ref<string | null>(null);
   /** Field errors of the last failed step, with the step's name. */
@@ -263,7 +265,7 @@ export const useImageryStore = defineStore('imagery', () => {
   const checkStale = computed(() => !!checkReq.data && checkedKey.value !== requestKey.value);
   const estimateStale = computed(() => !!estimateReq.data && estimatedKey.value !== requestKey.value);
 
-  async function step(name: 'check' | 'estimate' | 'download'): Promise<boolean> {
+  async function step(name: 'check' | 'estimate' | 'download', buyAnyway = false): Promise<boolean> {
     attempted.value = true;
     const body = compositeRequest.value;
     if (!body) return false;
@@ -273,10 +275,14 @@ export const useImageryStore = defineStore('imagery', () => {
       r = await checkReq.run((signal) => getBridge(signal).imageryAvailable({ request: body }));
       if (r.ok) checkedKey.value = key;
     } else if (name === 'estimate') {
+      teamReq.reset();
       r = await estimateReq.run((signal) => getBridge(signal).imageryEstimate({ request: body }));
-      if (r.ok) estimatedKey.value = key;
+      if (r.ok) {
+        estimatedKey.value = key;
+        void teamReq.run((signal) => getBridge(signal).teamCheck({ kind: 'composite', request: body }));
+      }
     } else {
-      r = await downloadReq.run(() => getBridge().downloadsEnqueue({ kind: 'composite', request: body }));
+      r = await downloadReq.run(() => getBridge().downloadsEnqueue({ kind: 'composite', request: body, ...(buyAnyway ? { buyAnyway } : {}) }));
       if (r.ok) downloads.upsert(r.data as ResponseOf<'downloads:enqueue'>);
     }
     lastFailure.value = r.ok ? null : { step: name, error: r.error };
@@ -285,7 +291,8 @@ export const useImageryStore = defineStore('imagery', () => {
 
   const check = () => step('check');
   const estimate = () => step('estimate');
-  const download = () => step('download');
+  /** `buyAnyway`: the analyst saw that the team owns this and buys it again (main refuses otherwise). */
+  const download = (buyAnyway = false) => step('download', buyAnyway);
 
   /** Reasons to show next to a settings field: client checks (after a first attempt) and the service's answer. */
   function fieldReasons(name: string): string[] {
@@ -379,6 +386,7 @@ export const useImageryStore = defineStore('imagery', () => {
     searchReq.reset();
     checkReq.reset();
     estimateReq.reset();
+    teamReq.reset();
     tileSearchReq.reset();
     legacyReq.reset();
   });
@@ -386,7 +394,7 @@ export const useImageryStore = defineStore('imagery', () => {
   return {
     search, searchReq, searchErrors, searchStale, runSearch, geographies, dateIndex, availableDates, hoverDate, hoverGeography, pickDate, stepDate,
     settings, epsgFollowsAoi, setModel, toggleConstellation, setEpsg, utmEnabled, bands, settingsErrors, settingsValid, compositeRequest, requestKey,
-    checkReq, estimateReq, downloadReq, checkStale, estimateStale, lastFailure, attempted, check, estimate, download, fieldReasons, resetSettings,
+    checkReq, estimateReq, downloadReq, teamReq, checkStale, estimateStale, lastFailure, attempted, check, estimate, download, fieldReasons, resetSettings,
     tileSearchReq, tiles, pickedTiles, tileMini, tileDownloadReq, tileErrors, searchTiles, togglePick, downloadTiles,
     legacyReq, runLegacy,
   };

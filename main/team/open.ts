@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import type { DatabaseSync } from 'node:sqlite';
+import type { Emit } from '../platform/emit';
+import type { Policy } from '../policy';
+import type { Keychain } from '../keychain';
+import type { LibraryCatalog } from '../library';
+import { AppError } from '../../common/errors.js';
+import { redactText } from '../api/redact';
+import { TeamCatalog, TeamCatalogError } from './catalog';
+import { ownershipQueryFor, purchaseKey, teamRasterInputFor } from './match';
+import { RegistrationOutbox } from './outbox';
+import { TeamLibrary, type TeamCatalogPort } from './service';
+import { SharedStore } from './share';
+
+/** The largest CA file read (a PEM bundle of a few certificates is a few KB). */
+const MAX_CA_BYTES = 1024 * 1024;
+
+/** What the composition root hands the team library. */
+export interface OpenTeamOptions {
+  policy: Policy;
+  db: DatabaseSync;
+  keychain: Keychain;
+  library: LibraryCatalog;
+  emit: Emit;
+  log: (line: string) => void;
+  downloadDir(): string;
+}
+
+/**
+ * The team library from the admin policy: the catalog (with the analyst's keychain credentials),
+ * the shared store and the durable registration queue. Off (every check answers "off") when the
+ * policy names no catalog.
+ */
+export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> {
+  const p = o.policy;
+  const config = { catalogUrl: p.teamCatalogUrl ?? null, sharePath: p.teamSharePath ?? null, readUrl: p.teamReadUrl ?? null };
+  let caPem: string | null = null;
+  if (config.catalogUrl && p.teamCatalogCa) {
+    try {
+      const buf = await readFile(p.teamCatalogCa);
+      if (buf.length > MAX_CA_BYTES) throw new Error(`it is larger than ${MAX_CA_BYTES} bytes`);
+      caPem = buf.toString('utf8');
+    } catch (e) {
+      // The connection then fails its certificate check, with the status line saying so.
+      o.log(`team: the policy's teamCatalogCa ${p.teamCatalogCa} could not be read: ${(e as Error).message}`);
+    }
+  }
+  let team: TeamLibrary | null = null;
+  // The outbox sends to whichever catalog the analyst is signed in to; without one it keeps the queue and backs off.
+  let target: TeamCatalog | null = null;
+  const queue = new RegistrationOutbox({
+    db: o.db,
+    port: {
+      register: (input, signal) => {
+        if (!target) throw new AppError('io', 'Not signed in to the team catalog.');
+        return target.register(input, signal);
+      },
+    },
+    isRefusal: (e) => e instanceof AppError && e.kind === 'validation' && !(e instanceof TeamCatalogError && e.unreachable),
+    redact: redactText,
+    onStatus: () => {
+      if (team) o.emit('team:status', team.status());
+    },
+  });
+  const outbox = Object.assign(queue, {
+    deliverTo(catalog: TeamCatalogPort | null): void {
+      target = catalog as TeamCatalog | null;
+      if (target) queue.retryNow();
+    },
+  });
+  queue.start();
+  const emitStatus = (): void => {
+    // Back online: what waited in the queue goes now, not after the current backoff.
+    if (target?.status().state === 'online') queue.retryNow();
+    if (team) o.emit('team:status', team.status());
+  };
+  team = await TeamLibrary.open({
+    config,
+    keychain: o.keychain,
+    openCatalog: (credentials): TeamCatalogPort => {
+      const catalog = new TeamCatalog(config.catalogUrl!, credentials, {
+        caPem,
+        onStatus: emitStatus,
+        onRefused: (r) => o.log(`team: catalog row ${r.id} was refused: ${r.reason}`),
+      });
+      // The status line learns at once whether the catalog answers.
+      void catalog.check().catch(() => undefined);
+      return catalog;
+    },
+    share: config.sharePath ? new SharedStore({ root: config.sharePath }) : null,
+    outbox,
+    rules: { ownershipQueryFor, purchaseKey, teamRasterInputFor },
+    library: o.library,
+    downloadDir: o.downloadDir,
+    onStatus: (s) => o.emit('team:status', s),
+    log: o.log,
+  });
+  return team;
+}

@@ -1,0 +1,409 @@
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { z } from 'zod';
+import type { teamCheckSchema, teamMatchSchema, teamStatusSchema } from '../../preload/contract';
+import { AppError } from '../../common/errors.js';
+import { registerSecret } from '../api/redact';
+import { sha256File, type LibraryCatalog, type LibraryEntry } from '../library';
+import type { Keychain } from '../keychain';
+import type { OwnedMatch, OwnershipQuery, PurchaseClaim, TeamRaster, TeamRasterInput, TeamRasterKind, TeamStatus } from './types';
+
+/**
+ * The team library in one place for the rest of main: it answers "does the team already own this?"
+ * before every purchase, claims a purchase so a teammate's identical one waits, and after a
+ * download copies the file to the shared store and queues its registration. The catalog, the share
+ * and the outbox are ports (main/team/catalog.ts, share.ts, outbox.ts); the composition root wires
+ * them from the admin policy and the analyst's keychain.
+ */
+
+export type TeamStatusView = z.infer<typeof teamStatusSchema>;
+export type TeamCheckView = z.infer<typeof teamCheckSchema>;
+type TeamMatchView = z.infer<typeof teamMatchSchema>;
+
+/** The catalog as this module uses it. */
+export interface TeamCatalogPort {
+  findOwned(q: OwnershipQuery, signal?: AbortSignal): Promise<OwnedMatch[]>;
+  claim(key: string, holder: string, ttlMs: number): Promise<PurchaseClaim>;
+  release(key: string, holder: string): Promise<unknown>;
+  status(): TeamStatus;
+  close(): Promise<void>;
+}
+
+/** The shared raster store as this module uses it. */
+export interface TeamSharePort {
+  put(localFile: string, sha256: string, suggestedRelPath: string, signal: AbortSignal): Promise<string>;
+  resolve(storagePath: string): Promise<string>;
+}
+
+/** The durable registration queue as this module uses it. */
+export interface TeamOutboxPort {
+  enqueue(input: TeamRasterInput): unknown;
+  pending(): number;
+  /** Resolves when nothing is waiting to be sent. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The analyst's catalog credentials, kept in the OS keychain. */
+export interface TeamCredentials {
+  role: string;
+  password: string;
+}
+
+/** The keychain account holding the team catalog's credentials (JSON of {@link TeamCredentials}). */
+export const TEAM_KEYCHAIN_ACCOUNT = 'team-catalog';
+
+/** How long a purchase claim holds when its holder never finishes (a download's lifetime, generously). */
+export const CLAIM_TTL_MS = 30 * 60_000;
+
+/** The ownership rules (main/team/match.ts) as this module uses them. */
+export interface TeamRules {
+  ownershipQueryFor(kind: TeamRasterKind, request: Record<string, unknown>): { query: OwnershipQuery | null; reason?: string };
+  purchaseKey(q: OwnershipQuery): string;
+  teamRasterInputFor(entry: LibraryEntry, storagePath: string, acquiredBy: string, costEur: number | null): TeamRasterInput;
+}
+
+/** What the team library needs from the app. */
+export interface TeamLibraryDeps {
+  /** The policy's keys; all null: the team library is off. */
+  config: { catalogUrl: string | null; sharePath: string | null; readUrl: string | null };
+  keychain: Pick<Keychain, 'get' | 'set' | 'delete'>;
+  /** Opens the catalog with the analyst's credentials (the real one: TeamCatalog over pg). */
+  openCatalog(credentials: TeamCredentials): TeamCatalogPort;
+  share: TeamSharePort | null;
+  /** The durable registration queue; `deliverTo` names the catalog it sends to (null: keep queueing). */
+  outbox: TeamOutboxPort & { deliverTo(catalog: TeamCatalogPort | null): void };
+  rules: TeamRules;
+  library: Pick<LibraryCatalog, 'importFile' | 'get' | 'flush'>;
+  /** The folder a copied raster goes to. */
+  downloadDir(): string;
+  onStatus(status: TeamStatusView): void;
+  log(line: string): void;
+}
+
+/** A purchase main let through: its claim, until the download ends. */
+export interface TeamPurchase {
+  /** The download finished: copy it to the share and register it, then end the claim. */
+  done(libraryId: string, costEur: number | null): void;
+  /** Nothing was bought: end the claim. */
+  abandoned(): void;
+}
+
+const NOTHING: TeamPurchase = { done: () => undefined, abandoned: () => undefined };
+
+/** Main's refusal of a purchase the team owns or a teammate is buying now (a validation error the form shows). */
+export class TeamRefusal extends AppError<'validation'> {
+  constructor(message: string) {
+    super('validation', message);
+    this.name = 'TeamRefusal';
+  }
+}
+
+/** Rasters seen in recent checks, so "use the team's copy" names one by id without asking again. */
+const SEEN_MAX = 500;
+
+function matchView(m: OwnedMatch, available: boolean): TeamMatchView {
+  const r = m.raster;
+  return {
+    id: r.id, acquiredBy: r.acquiredBy, acquiredAt: r.acquiredAt, date: r.date, model: r.model, bands: r.bands,
+    resolution: r.resolution, epsg: r.epsg, costEur: r.costEur, exact: m.exact, differences: m.differences, available,
+  };
+}
+
+/** The team library (see the module comment). */
+export class TeamLibrary {
+  private catalog: TeamCatalogPort | null = null;
+  private role: string | null = null;
+  private readonly seen = new Map<string, TeamRaster>();
+  private readonly jobs = new Map<string, { purchase: TeamPurchase; costEur: number | null }>();
+  private closed = false;
+
+  private constructor(private readonly deps: TeamLibraryDeps) {}
+
+  /** Starts the team library from the policy and the keychain; off when the policy names no catalog. */
+  static async open(deps: TeamLibraryDeps): Promise<TeamLibrary> {
+    const team = new TeamLibrary(deps);
+    if (deps.config.catalogUrl) {
+      const stored = await deps.keychain.get(TEAM_KEYCHAIN_ACCOUNT).catch((e: unknown) => {
+        deps.log(`team: the keychain could not be read: ${(e as Error).message}`);
+        return null;
+      });
+      const credentials = parseCredentials(stored);
+      if (credentials) team.connect(credentials);
+    }
+    return team;
+  }
+
+  private connect(credentials: TeamCredentials): void {
+    // Masked from here on in every log line, error and event main sends, like the API key.
+    registerSecret(credentials.password);
+    this.catalog = this.deps.openCatalog(credentials);
+    this.role = credentials.role;
+    this.deps.outbox.deliverTo(this.catalog);
+  }
+
+  /** Where the team library stands. */
+  status(): TeamStatusView {
+    const { catalogUrl, sharePath, readUrl } = this.deps.config;
+    const base = { catalogUrl, sharePath, readUrl, role: this.role, since: null, reason: null, pending: this.deps.outbox.pending() };
+    if (!catalogUrl) return { ...base, state: 'off' };
+    if (!this.catalog) return { ...base, state: 'no-credentials' };
+    const s = this.catalog.status();
+    if (s.state === 'unreachable') return { ...base, state: 'unreachable', since: s.since, reason: s.reason };
+    return { ...base, state: 'online' };
+  }
+
+  /** Asks an unreachable catalog again (the status line or Settings looked), so the queue is sent as soon as it answers. */
+  async refresh(): Promise<TeamStatusView> {
+    const catalog = this.catalog as (TeamCatalogPort & { check?(signal?: AbortSignal): Promise<void> }) | null;
+    if (catalog?.check && catalog.status().state !== 'online') await catalog.check().catch(() => undefined);
+    return this.status();
+  }
+
+  /** Stores (or clears) the analyst's catalog credentials in the keychain and reconnects with them. */
+  async setCredentials(credentials: TeamCredentials | null): Promise<TeamStatusView> {
+    if (!this.deps.config.catalogUrl) throw new AppError('validation', 'No team catalog is set up: your organisation’s policy names none (teamCatalogUrl).');
+    const old = this.catalog;
+    this.catalog = null;
+    this.role = null;
+    this.deps.outbox.deliverTo(null);
+    await old?.close().catch(() => undefined);
+    if (credentials) {
+      await this.deps.keychain.set(TEAM_KEYCHAIN_ACCOUNT, JSON.stringify(credentials));
+      this.connect(credentials);
+    } else {
+      await this.deps.keychain.delete(TEAM_KEYCHAIN_ACCOUNT);
+    }
+    const status = this.status();
+    this.deps.onStatus(status);
+    return status;
+  }
+
+  /** "Does the team already own this?" for the estimate views; never throws for the catalog's sake. */
+  async check(kind: TeamRasterKind, request: Record<string, unknown>, signal: AbortSignal): Promise<TeamCheckView> {
+    const empty = { matches: [], claim: null, reason: null };
+    if (!this.deps.config.catalogUrl) return { ...empty, state: 'off' };
+    if (!this.catalog) return { ...empty, state: 'unchecked', reason: 'Enter your team catalog role and password in Settings to check what the team owns.' };
+    const { query: q, reason } = this.deps.rules.ownershipQueryFor(kind, request);
+    if (!q) return { ...empty, state: 'unchecked', reason: `This request cannot be matched against the team’s rasters: ${reason ?? 'it names no date'}.` };
+    let matches: OwnedMatch[];
+    try {
+      matches = await this.catalog.findOwned(q, signal);
+    } catch (e) {
+      if (signal.aborted) throw e;
+      this.deps.onStatus(this.status());
+      return { ...empty, state: 'unchecked', reason: `The team catalog could not be asked: ${(e as Error).message}` };
+    }
+    if (matches.length === 0) return { ...empty, state: 'none' };
+    const views: TeamMatchView[] = [];
+    for (const m of matches.slice(0, 10)) {
+      this.remember(m.raster);
+      views.push(matchView(m, await this.available(m.raster)));
+    }
+    return { ...empty, state: 'owned', matches: views };
+  }
+
+  /**
+   * Main's rule before a purchase: refused when the team owns exactly this (unless the analyst
+   * chose to buy anyway) or when a teammate is buying it now (claimed). When the catalog cannot be
+   * asked the purchase goes on (the estimate view said the check could not be made).
+   */
+  async beforePurchase(kind: TeamRasterKind, request: Record<string, unknown>, buyAnyway: boolean, signal: AbortSignal): Promise<TeamPurchase> {
+    const catalog = this.catalog;
+    const role = this.role;
+    if (!catalog || !role) return NOTHING;
+    const q = this.deps.rules.ownershipQueryFor(kind, request).query;
+    if (!q) return NOTHING;
+    try {
+      if (!buyAnyway) {
+        const exact = (await catalog.findOwned(q, signal)).find((m) => m.exact);
+        if (exact) {
+          this.remember(exact.raster);
+          throw new TeamRefusal(`The team already owns this: bought by ${exact.raster.acquiredBy} on ${exact.raster.acquiredAt.slice(0, 10)}. Use the team’s copy (0 EUR), or choose “Buy anyway”.`);
+        }
+      }
+      const key = this.deps.rules.purchaseKey(q);
+      const claim = await catalog.claim(key, role, CLAIM_TTL_MS);
+      if (!claim.mine) {
+        throw new TeamRefusal(`${claim.holder} is buying this now (claimed until ${claim.expiresAt.replace(/\.\d+Z$/, 'Z')}). Wait for their copy: it shows here when it is registered.`);
+      }
+      return this.purchase(catalog, key, role);
+    } catch (e) {
+      if (e instanceof TeamRefusal || signal.aborted) throw e;
+      this.deps.log(`team: the ownership check before a purchase could not be made: ${(e as Error).message}`);
+      this.deps.onStatus(this.status());
+      // Bought without a claim; still shared with the team once it is downloaded (registered when the catalog is back).
+      return this.purchase(catalog, null, role);
+    }
+  }
+
+  /**
+   * A watch's date about to be bought: a copy the team owns exactly is linked from the share into
+   * the library (0 EUR); a date a teammate is buying now waits for the next run; else it is
+   * claimed and bought. When the catalog cannot be asked, the watch buys (and logs why).
+   */
+  async forWatch(request: Record<string, unknown>, signal: AbortSignal): Promise<
+    | { kind: 'owned'; libraryId: string; path: string; note: string }
+    | { kind: 'wait'; note: string }
+    | { kind: 'buy'; purchase: TeamPurchase | null }
+  > {
+    const catalog = this.catalog;
+    const role = this.role;
+    if (!catalog || !role) return { kind: 'buy', purchase: null };
+    const q = this.deps.rules.ownershipQueryFor('composite', request).query;
+    if (!q) return { kind: 'buy', purchase: null };
+    try {
+      const exact = (await catalog.findOwned(q, signal)).find((m) => m.exact);
+      if (exact) {
+        this.remember(exact.raster);
+        const by = `${exact.raster.acquiredBy} on ${exact.raster.acquiredAt.slice(0, 10)}`;
+        try {
+          const used = await this.useCopy(exact.raster.id, 'link', signal);
+          return { kind: 'owned', ...used, note: `The team’s copy (bought by ${by}); 0 EUR.` };
+        } catch (e) {
+          if (signal.aborted) throw e;
+          return { kind: 'wait', note: `The team owns ${q.date} (bought by ${by}), but its copy cannot be opened from this machine: ${(e as Error).message}` };
+        }
+      }
+      const key = this.deps.rules.purchaseKey(q);
+      const claim = await catalog.claim(key, role, CLAIM_TTL_MS);
+      if (!claim.mine) return { kind: 'wait', note: `${claim.holder} is buying ${q.date} now.` };
+      return { kind: 'buy', purchase: this.purchase(catalog, key, role) };
+    } catch (e) {
+      if (signal.aborted) throw e;
+      this.deps.log(`team: a watch could not ask the team catalog: ${(e as Error).message}`);
+      this.deps.onStatus(this.status());
+      return { kind: 'buy', purchase: this.purchase(catalog, null, role) };
+    }
+  }
+
+  /** A purchase under way: `key` is its claim in the catalog (null: made without one, the catalog could not be asked). */
+  private purchase(catalog: TeamCatalogPort, key: string | null, role: string): TeamPurchase {
+    let ended = false;
+    const release = (): void => {
+      if (key === null) return;
+      void catalog.release(key, role).catch((e: unknown) => this.deps.log(`team: a purchase claim could not be released (it lapses by itself): ${(e as Error).message}`));
+    };
+    return {
+      done: (libraryId, costEur) => {
+        if (ended) return;
+        ended = true;
+        // The claim ends once the registration is in the catalog: a teammate waiting for it then finds the copy, never a gap.
+        void this.share(libraryId, role, costEur).finally(release);
+      },
+      abandoned: () => {
+        if (ended) return;
+        ended = true;
+        release();
+      },
+    };
+  }
+
+  /** Copies a finished download to the share and queues its registration (the outbox sends it when the catalog answers). */
+  private async share(libraryId: string, role: string, costEur: number | null): Promise<void> {
+    const share = this.deps.share;
+    if (!share || this.closed) return;
+    try {
+      // The library hashes a download in the background: its sha256 is what the share checks the copy against.
+      await this.deps.library.flush();
+      const entry = this.deps.library.get(libraryId);
+      if (!entry?.sha256) return;
+      const storagePath = await share.put(entry.path, entry.sha256, path.basename(entry.path), new AbortController().signal);
+      this.deps.outbox.enqueue(this.deps.rules.teamRasterInputFor(entry, storagePath, role, costEur));
+      this.deps.onStatus(this.status());
+      await this.deps.outbox.idle();
+    } catch (e) {
+      this.deps.log(`team: ${libraryId} could not be shared with the team: ${(e as Error).message}`);
+    }
+  }
+
+  /** Ties a purchase to the download job that makes it: {@link jobEnded} ends it. */
+  holdForJob(jobId: string, purchase: TeamPurchase, costEur: number | null): void {
+    if (purchase !== NOTHING) this.jobs.set(jobId, { purchase, costEur });
+  }
+
+  /** A job changed state: a finished one is shared with the team; a failed or cancelled one ends its claim. */
+  jobEnded(job: { id: string; state: string; libraryId?: string }): void {
+    const held = this.jobs.get(job.id);
+    if (!held) return;
+    if (job.state === 'done') {
+      this.jobs.delete(job.id);
+      if (job.libraryId) held.purchase.done(job.libraryId, held.costEur);
+      else held.purchase.abandoned();
+    } else if (job.state === 'failed' || job.state === 'cancelled') {
+      this.jobs.delete(job.id);
+      held.purchase.abandoned();
+    }
+  }
+
+  /** Uses a teammate's copy: links the file on the share into the library, or copies it into the download folder first. */
+  async useCopy(id: string, mode: 'link' | 'copy', signal: AbortSignal): Promise<{ libraryId: string; path: string }> {
+    const raster = this.seen.get(id);
+    if (!raster) throw new AppError('not-found', `No team raster ${id} among the ones just checked; check the estimate again.`);
+    const share = this.deps.share;
+    if (!share) throw new AppError('validation', 'No team share is set up: your organisation’s policy names none (teamSharePath).');
+    const onShare = await share.resolve(raster.storagePath);
+    let file = onShare;
+    if (mode === 'copy') {
+      const dir = this.deps.downloadDir();
+      await mkdir(dir, { recursive: true });
+      file = await uniqueName(path.join(dir, path.basename(onShare)));
+      const part = `${file}.part`;
+      try {
+        await copyFile(onShare, part);
+        const digest = await sha256File(part, signal);
+        if (digest !== raster.sha256) throw new AppError('io', `The team’s copy of ${path.basename(onShare)} does not match its registered sha256; it was not used.`);
+        await rename(part, file);
+      } catch (e) {
+        await rm(part, { force: true });
+        throw e;
+      }
+    }
+    const entry = await this.deps.library.importFile(file, signal);
+    return { libraryId: entry.id, path: entry.path };
+  }
+
+  private async available(raster: TeamRaster): Promise<boolean> {
+    const share = this.deps.share;
+    if (!share) return false;
+    try {
+      return (await stat(await share.resolve(raster.storagePath))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  private remember(raster: TeamRaster): void {
+    this.seen.delete(raster.id);
+    this.seen.set(raster.id, raster);
+    if (this.seen.size > SEEN_MAX) this.seen.delete(this.seen.keys().next().value!);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.deps.outbox.deliverTo(null);
+    await this.deps.outbox.close().catch(() => undefined);
+    await this.catalog?.close().catch(() => undefined);
+  }
+}
+
+function parseCredentials(stored: string | null): TeamCredentials | null {
+  if (!stored) return null;
+  try {
+    const v = JSON.parse(stored) as Partial<TeamCredentials>;
+    return typeof v.role === 'string' && typeof v.password === 'string' ? { role: v.role, password: v.password } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `name.tif`, else `name (1).tif`, … in its folder. */
+async function uniqueName(file: string): Promise<string> {
+  const ext = path.extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  for (let i = 0; ; i++) {
+    const candidate = i === 0 ? file : `${stem} (${i})${ext}`;
+    const exists = await stat(candidate).then(() => true, () => false);
+    if (!exists) return candidate;
+  }
+}

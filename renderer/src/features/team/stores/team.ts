@@ -1,0 +1,46 @@
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
+import type { IpcError, ResponseOf } from '../../../../../preload/contract';
+import { getBridge } from '../../../bridge';
+
+/** Where the team library stands, as main reports it. */
+export type TeamStatus = ResponseOf<'team:status'>;
+/** Main's answer to "does the team already own this?". */
+export type TeamCheck = ResponseOf<'team:check'>;
+
+/**
+ * The team library as the window shows it: its status (kept up to date from main's `team:status`
+ * events) and the analyst's catalog credentials, which go to main's keychain and are never read back.
+ */
+export const useTeamStore = defineStore('team', () => {
+  const status = ref<TeamStatus | null>(null);
+  const error = ref<IpcError | null>(null);
+  let unsubscribe: (() => void) | null = null;
+
+  async function load(): Promise<void> {
+    const r = await getBridge().teamStatus({});
+    if (r.ok) status.value = r.data;
+    error.value = r.ok ? null : r.error;
+  }
+
+  function start(): void {
+    if (unsubscribe) return;
+    unsubscribe = getBridge().on('team:status', (s) => (status.value = s));
+    void load();
+  }
+
+  /** Stores the role and password in main's keychain (null forgets them). */
+  async function setCredentials(credentials: { role: string; password: string } | null): Promise<boolean> {
+    const r = await getBridge().teamSetCredentials({ credentials });
+    if (r.ok) status.value = r.data;
+    error.value = r.ok ? null : r.error;
+    return r.ok;
+  }
+
+  /** Uses a teammate's copy instead of buying (link: the file on the share; copy: into the download folder). */
+  async function useCopy(id: string, mode: 'link' | 'copy') {
+    return getBridge().teamUseCopy({ id, mode });
+  }
+
+  return { status, error, load, start, setCredentials, useCopy };
+});

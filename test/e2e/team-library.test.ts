@@ -1,0 +1,154 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { datesFromSearchAvailable } from '../../main/downloads/batch/time-series';
+import { startSimulator, type RunningSimulator } from '../../main/simulator';
+import type { Account } from '../../main/simulator/state';
+import { TeamCatalog } from '../../main/team/catalog';
+import type { PolicyState } from '../../main/policy';
+import { postgresAvailable, startPostgres, type TestCluster } from '../support/postgres';
+import { chromiumAvailable } from './chromium';
+import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+
+// Two analysts of one organisation, each with their own app core (user data, keychain, demo
+// service account), one team catalog (a real PostgreSQL/PostGIS cluster) and one raster share.
+// A buys a composite; B's estimate of the same composite shows A's copy, B uses it from the share
+// and opens it on the map without buying; both asking for a new date at the same moment buy it once.
+
+const ctx = () => ({ senderUrl: '', signal: new AbortController().signal });
+
+describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI))('team library e2e: two analysts, one catalog, one share', () => {
+  let cluster: TestCluster;
+  let share: string;
+  let a: Workspace;
+  let b: Workspace;
+  const sims: Record<'a' | 'b', RunningSimulator | null> = { a: null, b: null };
+  const account = (s: RunningSimulator): Account => Object.values(s.state.accounts).find((x) => x.profile.seedDemoOrder)!;
+  /** Downloads the service charged for (every included download is used up, so each one is charged). */
+  const purchases = (s: RunningSimulator) => account(s).ledger.filter((e) => e.kind === 'Download').length;
+
+  async function analyst(name: 'a' | 'b', policy: PolicyState): Promise<Workspace> {
+    const ws = await openWorkspace({
+      app: { distribution: { policy } },
+      startSimulator: async (o) => {
+        const sim = await startSimulator(o);
+        sims[name] = sim;
+        return sim;
+      },
+    });
+    await waitForMap(ws.page);
+    for (const o of account(sims[name]!).orders) o.downloadsUsed = 1000;
+    return ws;
+  }
+
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    await cluster.sql(["CREATE ROLE bob LOGIN PASSWORD 'bob-password' IN ROLE swath_analyst"]);
+    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
+    await admin.migrate();
+    await admin.close();
+    share = mkdtempSync(path.join(os.tmpdir(), 'swath-team-share-'));
+    const policy: PolicyState = {
+      status: 'applied', file: '/etc/swath/policy.json', problems: [],
+      policy: { teamCatalogUrl: `postgresql://${cluster.host}:${cluster.port}/${cluster.database}`, teamSharePath: share },
+    };
+    a = await analyst('a', policy);
+    b = await analyst('b', policy);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await cluster?.close();
+    if (share) rmSync(share, { recursive: true, force: true });
+  });
+
+  it('A buys a composite; B sees A\'s copy in the estimate, uses it from the share at 0 EUR and opens it on the map', async () => {
+    // A signs in to the catalog with the handler (B does it through Settings below).
+    expect(await a.app.handlers['team:set-credentials']({ credentials: { role: cluster.analyst.role, password: cluster.analyst.password } }, ctx())).toMatchObject({ role: cluster.analyst.role });
+
+    const pa = a.page;
+    await openPanel(pa, 'imagery');
+    await importAoi(pa, BERLIN_WKT);
+    await pa.getByTestId('search-dates').click();
+    await pa.getByTestId('date-calendar').waitFor({ timeout: 20_000 });
+    await pa.getByTestId('estimate').click();
+    await pa.getByTestId('estimate-result').waitFor({ timeout: 20_000 });
+    await pa.getByTestId('download').click();
+    await pa.getByTestId('download-queued').waitFor({ timeout: 20_000 });
+    await expect.poll(async () => (await a.app.handlers['downloads:list']({}, ctx())).jobs.map((j) => j.state), { timeout: 30_000 }).toEqual(['done']);
+    expect(purchases(sims.a!)).toBe(1);
+    // Shared: the file on the share and its registration sent.
+    await expect.poll(() => readdirSync(share, { recursive: true }).filter((f) => String(f).endsWith('.tif')).length, { timeout: 30_000 }).toBe(1);
+    await expect.poll(async () => (await a.app.handlers['team:status']({}, ctx())).pending, { timeout: 30_000 }).toBe(0);
+
+    // B signs in through Settings: the password goes to main's keychain and is never shown again.
+    const pb = b.page;
+    await openPanel(pb, 'settings');
+    await pb.locator('#team-role').fill('bob');
+    await pb.locator('#team-password').fill('bob-password');
+    await pb.getByTestId('team-save').click();
+    await expect.poll(() => pb.getByTestId('team-settings-state').innerText(), { timeout: 15_000 }).toMatch(/Connected as bob/);
+    expect(await pb.locator('#team-password').inputValue()).toBe('');
+    await expect.poll(() => pb.getByTestId('team-state').innerText()).toMatch(/Team library/);
+
+    await openPanel(pb, 'imagery');
+    await importAoi(pb, BERLIN_WKT);
+    await pb.getByTestId('search-dates').click();
+    await pb.getByTestId('date-calendar').waitFor({ timeout: 20_000 });
+    await pb.getByTestId('estimate').click();
+    const notice = pb.getByTestId('team-check');
+    await expect.poll(() => notice.getAttribute('data-state'), { timeout: 20_000 }).toBe('owned');
+    const match = notice.getByTestId('team-match').first();
+    expect(await match.getAttribute('data-exact')).toBe('true');
+    expect(await match.innerText()).toMatch(new RegExp(`Bought by ${cluster.analyst.role} on \\d{4}-\\d\\d-\\d\\d \\(UTC\\) — use the team’s copy, 0\\.00 EUR`));
+    await pb.getByTestId('step-estimate').scrollIntoViewIfNeeded();
+    await pb.screenshot({ path: 'test-results/team-b-estimate.png' });
+
+    // Buying it without saying "Buy anyway" is refused by main, naming the teammate.
+    await pb.getByTestId('download').click();
+    const refusal = pb.getByTestId('step-download').locator('[role="alert"], .error').first();
+    await expect.poll(() => refusal.innerText().catch(() => ''), { timeout: 20_000 }).toMatch(/The team already owns this: bought by/);
+    expect(purchases(sims.b!)).toBe(0);
+
+    await match.getByTestId('team-use-link').click();
+    const used = match.getByTestId('team-used');
+    await used.waitFor({ timeout: 20_000 });
+    expect(await used.innerText()).toContain(share);
+    expect(purchases(sims.b!)).toBe(0);
+
+    // B opens the teammate's raster on the map, read from the share.
+    const entry = b.app.library.list().find((e) => e.path.startsWith(share))!;
+    expect(entry).toBeTruthy();
+    await openPanel(pb, 'library');
+    await pb.getByTestId(`open-${entry.id}`).click();
+    await expect.poll(() => pb.getByTestId(`layer-${entry.id}`).getAttribute('data-status'), { timeout: 30_000 }).toBe('ready');
+    await pb.screenshot({ path: 'test-results/team-b-opened.png' });
+  });
+
+  it('A and B asking for the same new date at the same moment buy it once', async () => {
+    const first = a.app.library.list().find((e) => e.source === 'download')!;
+    const found = await a.app.handlers['imagery:search']({ request: { Wkt: BERLIN_WKT, From: '2020-01-01' } }, ctx());
+    const dates = datesFromSearchAvailable(found.data, { model: String(first.request!.Model) });
+    const other = dates.find((d) => d !== first.request!.Date)!;
+    expect(other).toBeTruthy();
+    const request = { ...first.request!, Date: other };
+    const before = purchases(sims.a!) + purchases(sims.b!);
+    const results = await Promise.allSettled([
+      a.app.handlers['downloads:enqueue']({ kind: 'composite', request }, ctx()),
+      b.app.handlers['downloads:enqueue']({ kind: 'composite', request }, ctx()),
+    ]);
+    const queued = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(queued).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect(String((refused[0]!.reason as Error).message)).toMatch(/is buying this now/);
+    const winner = results[0]!.status === 'fulfilled' ? a : b;
+    const id = (queued[0] as PromiseFulfilledResult<{ id: string }>).value.id;
+    await expect.poll(async () => (await winner.app.handlers['downloads:list']({}, ctx())).jobs.find((j) => j.id === id)?.state, { timeout: 30_000 }).toBe('done');
+    // The teammate's copy is registered; asking again now finds it instead of buying.
+    const loser = winner === a ? b : a;
+    await expect.poll(async () => (await loser.app.handlers['team:check']({ kind: 'composite', request }, ctx())).state, { timeout: 30_000 }).toBe('owned');
+    expect(purchases(sims.a!) + purchases(sims.b!)).toBe(before + 1);
+  });
+});

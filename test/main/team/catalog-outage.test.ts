@@ -1,0 +1,75 @@
+/**
+ * The team catalog going away mid-run: downloads still finish and are copied to the share, their
+ * registrations wait in the durable queue while the status says since when the catalog is
+ * unreachable, and once the server is back every raster is registered exactly once.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PolicyState } from '../../../main/policy';
+import { TeamCatalog } from '../../../main/team/catalog';
+import { postgresAvailable, startPostgres, type TestCluster } from '../../support/postgres';
+import { startTestApp, type TestApp } from '../watches/app-helpers';
+
+const AREA = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';
+
+describe.skipIf(!postgresAvailable() && !process.env.CI)('the team catalog going away mid-run', () => {
+  let cluster: TestCluster;
+  let share: string;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
+    await admin.migrate();
+    await admin.close();
+    share = mkdtempSync(path.join(os.tmpdir(), 'swath-team-outage-'));
+    const policy: PolicyState = {
+      status: 'applied', file: '/etc/swath/policy.json', problems: [],
+      policy: { teamCatalogUrl: `postgresql://${cluster.host}:${cluster.port}/${cluster.database}`, teamSharePath: share },
+    };
+    t = await startTestApp({ distribution: { policy } });
+    const status = await t.call('team:set-credentials', { credentials: { role: cluster.analyst.role, password: cluster.analyst.password } });
+    expect(status).toMatchObject({ role: cluster.analyst.role, pending: 0 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await cluster?.close();
+    if (share) rmSync(share, { recursive: true, force: true });
+  });
+
+  it('queues the registrations while the server is down and registers each raster once when it is back', async () => {
+    await expect.poll(async () => (await t.call('team:status')).state, { timeout: 20_000 }).toBe('online');
+    const found = await t.call('imagery:search', { request: { Wkt: AREA, From: '2020-01-01', Model: 'Stratus2' } });
+    const date = String(found.data.ModelImageDates[0].DatesByGeog[0].Dates.at(-1)).slice(0, 10);
+    const request = (Bandnames: string) => ({ Wkt: AREA, Date: date, Model: 'Stratus2', Resolution: 80, EpsgProjection: 32633, Bandnames });
+
+    await cluster.stop();
+    // The check before buying cannot be made: the analyst is told, and the purchase still goes on.
+    const check = await t.call('team:check', { kind: 'composite', request: request('B4') });
+    expect(check).toMatchObject({ state: 'unchecked', reason: expect.stringMatching(/could not be asked/) });
+    const jobs = [];
+    for (const bands of ['B4', 'B8', 'B4,B8']) jobs.push(await t.call<{ id: string }>('downloads:enqueue', { kind: 'composite', request: request(bands) }));
+    await expect.poll(async () => (await t.call('downloads:list')).jobs.map((j: { state: string }) => j.state), { timeout: 60_000 }).toEqual(['done', 'done', 'done']);
+    // Copied to the share, waiting in the queue; the status says since when the catalog is gone.
+    await expect.poll(async () => (await t.call('team:status')).pending, { timeout: 30_000 }).toBe(3);
+    const down = await t.call('team:status');
+    expect(down).toMatchObject({ state: 'unreachable', since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(JSON.stringify(down)).not.toContain(cluster.analyst.password);
+
+    // A restart of the app core keeps the queue (it is in swath.db): checked by the queue's own tests; here the server comes back.
+    await cluster.start();
+    await expect.poll(async () => {
+      const s = await t.call('team:status');
+      return `${s.state} ${s.pending}`;
+    }, { timeout: 60_000 }).toBe('online 0');
+
+    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
+    const page = await admin.list({ limit: 100 });
+    await admin.close();
+    expect(page.rasters).toHaveLength(3);
+    expect(new Set(page.rasters.map((r) => r.sha256)).size).toBe(3);
+    expect(page.rasters.map((r) => r.bands.join(',')).sort()).toEqual(['B4', 'B4,B8', 'B8']);
+  });
+});
