@@ -93,8 +93,9 @@ const NOTHING: TeamPurchase = { done: () => undefined, abandoned: () => undefine
 
 /** Main's refusal of a purchase the team owns or a teammate is buying now (a validation error the form shows). */
 export class TeamRefusal extends AppError<'validation'> {
-  constructor(message: string) {
-    super('validation', message);
+  /** `owned`: the request's `buyAnyway` would let it through, and the error names that field. */
+  constructor(message: string, owned = false) {
+    super('validation', message, owned ? { fields: { buyAnyway: [message] } } : {});
     this.name = 'TeamRefusal';
   }
 }
@@ -219,7 +220,7 @@ export class TeamLibrary {
         const exact = (await catalog.findOwned(q, signal)).find((m) => m.exact);
         if (exact) {
           this.remember(exact.raster);
-          throw new TeamRefusal(`The team already owns this: bought by ${exact.raster.acquiredBy} on ${exact.raster.acquiredAt.slice(0, 10)}. Use the team’s copy (0 EUR), or choose “Buy anyway”.`);
+          throw new TeamRefusal(`The team already owns this: bought by ${exact.raster.acquiredBy} on ${exact.raster.acquiredAt.slice(0, 10)}. Use the team’s copy (0 EUR), or choose “Buy anyway”.`, true);
         }
       }
       const key = this.deps.rules.purchaseKey(q);
@@ -240,7 +241,7 @@ export class TeamLibrary {
   /**
    * A watch's date about to be bought: a copy the team owns exactly is linked from the share into
    * the library (0 EUR); a date a teammate is buying now waits for the next run; else it is
-   * claimed and bought. When the catalog cannot be asked, the watch buys (and logs why).
+   * claimed and bought. When the catalog cannot be asked, the date waits for the next run.
    */
   async forWatch(request: Record<string, unknown>, signal: AbortSignal): Promise<
     | { kind: 'owned'; libraryId: string; path: string; note: string }
@@ -271,9 +272,11 @@ export class TeamLibrary {
       return { kind: 'buy', purchase: this.purchase(catalog, key, role) };
     } catch (e) {
       if (signal.aborted) throw e;
-      this.deps.log(`team: a watch could not ask the team catalog: ${(e as Error).message}`);
+      // A watch is never urgent: rather than risk paying twice, the date waits for the next run.
+      const reason = (e as Error).message;
+      this.deps.log(`team: a watch could not ask the team catalog: ${reason}`);
       this.deps.onStatus(this.status());
-      return { kind: 'buy', purchase: this.purchase(catalog, null, role) };
+      return { kind: 'wait', note: `The team catalog could not be asked (${reason}); ${q.date} is checked again next run.` };
     }
   }
 

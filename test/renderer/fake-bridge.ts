@@ -60,6 +60,9 @@ export const PROFILES = {
 /** Every notification switched on (the default). */
 export const NOTIFY_ALL = { watchDownloaded: true, watchAttention: true, orderStatus: true, orderDeadline: true };
 
+/** No team library (the policy names no catalog). */
+export const TEAM_OFF = { state: 'off' as const, catalogUrl: null, sharePath: null, readUrl: null, role: null, since: null, reason: null, pending: 0 };
+
 /** This month's spend from Swath's ledger, no budget, with `costEur` asked about. */
 export function spend(costEur: number) {
   return {
@@ -125,6 +128,10 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     notificationsPrefs: async () => ok(NOTIFY_ALL),
     notificationsSetPrefs: async (r) => ok({ ...NOTIFY_ALL, ...r }),
     notificationsShow: async () => ok({ shown: true }),
+    teamStatus: async () => ok(TEAM_OFF),
+    teamCheck: async () => ok({ state: 'off', matches: [], claim: null, reason: null }),
+    teamSetCredentials: async () => fail('validation', 'No team catalog is set up.'),
+    teamUseCopy: async () => fail('not-found', 'No such team raster.'),
   };
   const api: Record<string, any> = {};
   for (const [name, fn] of Object.entries({ ...defaults, ...overrides })) api[name] = vi.fn(fn);

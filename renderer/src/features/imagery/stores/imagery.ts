@@ -338,7 +338,11 @@ export const useImageryStore = defineStore('imagery', () => {
   }
 
   /** Queues one tile or mini-tile download per picked GUID, with the shared Date, Model, constellations and UploadUrl. */
-  async function downloadTiles(): Promise<number> {
+  /** The picked tiles not queued when the last download stopped (the team owns the first of them: "Buy anyway" takes these). */
+  const tilesLeft = ref<string[]>([]);
+
+  /** `only`: these GUIDs instead of the picked ones; `buyAnyway`: the analyst buys what the team owns again. */
+  async function downloadTiles(buyAnyway = false, only: string[] | null = null): Promise<number> {
     const errors: Record<string, string[]> = {};
     if (!settings.Date) errors.Date = ['Pick a date first.'];
     if (!settings.Model) errors.Model = ['Choose a model.'];
@@ -346,7 +350,9 @@ export const useImageryStore = defineStore('imagery', () => {
     tileErrors.value = errors;
     if (Object.keys(errors).length) return 0;
     let queued = 0;
-    for (const guid of pickedTiles.value) {
+    const wanted = only ?? pickedTiles.value;
+    tilesLeft.value = [];
+    for (const [i, guid] of wanted.entries()) {
       const t = tiles.value.find((x) => x.id === guid);
       const kind = t?.mini ? 'minitile' : 'tile';
       const request: Record<string, unknown> = {
@@ -356,9 +362,10 @@ export const useImageryStore = defineStore('imagery', () => {
         SatelliteConstellations: [...settings.SatelliteConstellations],
       };
       if (settings.UploadUrl.trim()) request.UploadUrl = settings.UploadUrl.trim();
-      const r = await tileDownloadReq.run(() => getBridge().downloadsEnqueue({ kind, request }));
+      const r = await tileDownloadReq.run(() => getBridge().downloadsEnqueue({ kind, request, ...(buyAnyway ? { buyAnyway } : {}) }));
       if (!r.ok) {
         tileErrors.value = r.error.fields ?? {};
+        tilesLeft.value = wanted.slice(i);
         break;
       }
       downloads.upsert(r.data as ResponseOf<'downloads:enqueue'>);
@@ -395,7 +402,7 @@ export const useImageryStore = defineStore('imagery', () => {
     search, searchReq, searchErrors, searchStale, runSearch, geographies, dateIndex, availableDates, hoverDate, hoverGeography, pickDate, stepDate,
     settings, epsgFollowsAoi, setModel, toggleConstellation, setEpsg, utmEnabled, bands, settingsErrors, settingsValid, compositeRequest, requestKey,
     checkReq, estimateReq, downloadReq, teamReq, checkStale, estimateStale, lastFailure, attempted, check, estimate, download, fieldReasons, resetSettings,
-    tileSearchReq, tiles, pickedTiles, tileMini, tileDownloadReq, tileErrors, searchTiles, togglePick, downloadTiles,
+    tileSearchReq, tiles, pickedTiles, tileMini, tileDownloadReq, tileErrors, tilesLeft, searchTiles, togglePick, downloadTiles,
     legacyReq, runLegacy,
   };
 });

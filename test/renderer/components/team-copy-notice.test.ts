@@ -1,0 +1,58 @@
+// @vitest-environment jsdom
+import { flushPromises, mount } from '@vue/test-utils';
+import { createPinia, setActivePinia } from 'pinia';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { fail, makeBridge, ok } from '../fake-bridge';
+
+const fake = vi.hoisted(() => ({ api: null as unknown }));
+vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+
+const TeamCopyNotice = (await import('../../../renderer/src/components/TeamCopyNotice.vue')).default;
+
+beforeEach(() => setActivePinia(createPinia()));
+
+const match = (over: Record<string, unknown> = {}) => ({
+  id: '42', acquiredBy: 'alice', acquiredAt: '2026-10-03T09:12:00.000Z', date: '2026-10-01', model: 'Stratus2', bands: ['B4', 'B3', 'B2'],
+  resolution: 10, epsg: 32633, costEur: 1.51, exact: true, differences: [], available: true, ...over,
+});
+const owned = (...matches: ReturnType<typeof match>[]) => ({ state: 'owned' as const, matches, claim: null, reason: null });
+
+describe('the team\'s copy under an estimate', () => {
+  it('names who bought it and when, uses it from the share, and offers Buy anyway', async () => {
+    const bridge = makeBridge({ teamUseCopy: async () => ok({ libraryId: 'lib-1', path: '/mnt/team/composite/2026/a.tif' }) });
+    fake.api = bridge.api;
+    const w = mount(TeamCopyNotice, { props: { check: owned(match(), match({ id: '43', exact: false, differences: ['EPSG:32632 instead of EPSG:32633'] })) } });
+    const items = w.findAll('[data-testid="team-match"]');
+    expect(items).toHaveLength(2);
+    expect(items[0]!.text()).toContain('Bought by alice on 2026-10-03 (UTC) — use the team’s copy, 0.00 EUR.');
+    expect(items[0]!.text()).toContain('paid 1.51 EUR');
+    expect(items[1]!.text()).toContain('close, but EPSG:32632 instead of EPSG:32633.');
+    await items[0]!.get('[data-testid="team-use-link"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.teamUseCopy).toHaveBeenCalledWith({ id: '42', mode: 'link' });
+    expect(w.get('[data-testid="team-used"]').text()).toContain('/mnt/team/composite/2026/a.tif');
+    expect(w.emitted('used')).toEqual([['lib-1']]);
+    await w.get('[data-testid="team-buy-anyway"]').trigger('click');
+    expect(w.emitted('buy-anyway')).toHaveLength(1);
+  });
+
+  it('says why a copy cannot be used, and shows main\'s refusal', async () => {
+    const bridge = makeBridge({ teamUseCopy: async () => fail('io', 'The team’s copy of a.tif does not match its registered sha256; it was not used.') });
+    fake.api = bridge.api;
+    const w = mount(TeamCopyNotice, { props: { check: owned(match(), match({ id: '44', available: false })) } });
+    expect(w.findAll('[data-testid="team-match"]')[1]!.text()).toContain('The team share is not reachable from this machine');
+    await w.get('[data-testid="team-use-copy"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.teamUseCopy).toHaveBeenCalledWith({ id: '42', mode: 'copy' });
+    expect(w.text()).toContain('does not match its registered sha256');
+    expect(w.find('[data-testid="team-used"]').exists()).toBe(false);
+  });
+
+  it('warns when the team check could not be made, and shows nothing when the team owns nothing', async () => {
+    fake.api = makeBridge().api;
+    const w = mount(TeamCopyNotice, { props: { check: { state: 'unchecked', matches: [], claim: null, reason: 'The team catalog could not be asked: ECONNREFUSED.' } } });
+    expect(w.get('[data-testid="team-check"]').text()).toMatch(/The team check could not be made: The team catalog could not be asked: ECONNREFUSED\. Buying may pay again/);
+    await w.setProps({ check: { state: 'none' as const, matches: [], claim: null, reason: null } } as never);
+    expect(w.find('[data-testid="team-check"]').exists()).toBe(false);
+  });
+});
