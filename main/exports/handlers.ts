@@ -23,6 +23,8 @@ export interface ExportDeps {
   settings: SettingsPort;
   /** Asks where to write; null when the analyst cancels. Absent (browser host): exports go under the download folder. */
   chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
+  /** Every raster of the team catalog, as library entries whose paths are their files on the share; absent: no team library. */
+  teamEntries?: (signal: AbortSignal) => Promise<LibraryEntry[]>;
   now?: () => Date;
 }
 
@@ -63,12 +65,14 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
   }
 
   return {
-    'export:stac': async ({ ids, title }, { signal }) => {
-      const entries = rastersFor(ids);
-      if (entries.length === 0) throw new AppError('validation', 'The library is empty: there is nothing to export.');
+    'export:stac': async ({ ids, title, source }, { signal }) => {
+      if (source === 'team' && ids) throw new AppError('validation', 'ids: the team catalog is exported whole.', { fields: { ids: ['The team catalog is exported whole: leave ids out.'] } });
+      if (source === 'team' && !deps.teamEntries) throw new AppError('validation', 'No team library is set up: your organisation’s policy names no team catalog.');
+      const entries = source === 'team' ? await deps.teamEntries!(signal) : rastersFor(ids);
+      if (entries.length === 0) throw new AppError('validation', source === 'team' ? 'The team catalog is empty: there is nothing to export.' : 'The library is empty: there is nothing to export.');
       const dir = await target('folder', 'Export STAC catalog', `stac-${stamp(now())}`);
       if (dir === null) return { cancelled: true, dir: null, catalogFile: null, items: 0, skipped: [] };
-      const out = await writeStacCatalog(entries, { dir, title, now }, signal);
+      const out = await writeStacCatalog(entries, { dir, title: title ?? (source === 'team' ? 'Swath team library' : undefined), now }, signal);
       return { cancelled: false, ...out };
     },
     'export:geojson': async ({ name, features }, { signal }) => {

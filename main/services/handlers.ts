@@ -336,7 +336,7 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       return { removed: true as const };
     },
 
-    ...exportHandlers({ library, settings, chooseExportPath: deps.chooseExportPath }),
+    ...exportHandlers({ library, settings, chooseExportPath: deps.chooseExportPath, ...(deps.team ? { teamEntries: (signal: AbortSignal) => deps.team!.stacEntries(signal) } : {}) }),
     ...analysisHandlers(deps.analysis),
 
     'settings:get': () => settings.get(),

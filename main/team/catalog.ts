@@ -260,6 +260,16 @@ export class TeamCatalog {
     });
   }
 
+  /** The claim standing on `key` now (a teammate's purchase in progress), or null; `mine` is false. */
+  async standingClaim(key: string, signal?: AbortSignal): Promise<PurchaseClaim | null> {
+    checkClaim(key, 'waiting');
+    return this.run(signal, async () => {
+      await this.ensureSchema();
+      const r = await this.pool.query(`SELECT holder, ${iso('expires_at')} AS expires_at FROM swath.purchase_claims WHERE key = $1 AND expires_at > now()`, [key]);
+      return r.rows.length ? claimOf(key, r.rows[0], false) : null;
+    });
+  }
+
   /**
    * Waits while a teammate's claim on `key` stands for what `q` asks: resolves with the team's copies as soon as one
    * answers `q`, or with none once the claim is gone (released or lapsed without a registration: the caller may buy).
@@ -275,11 +285,7 @@ export class TeamCatalog {
     checkClaim(key, 'waiting');
     const interval = options.intervalMs ?? 2_000;
     for (;;) {
-      const held = await this.run(options.signal, async () => {
-        await this.ensureSchema();
-        const r = await this.pool.query(`SELECT holder, ${iso('expires_at')} AS expires_at FROM swath.purchase_claims WHERE key = $1 AND expires_at > now()`, [key]);
-        return r.rows.length ? claimOf(key, r.rows[0], false) : null;
-      });
+      const held = await this.standingClaim(key, options.signal);
       const matches = await this.findOwned(q, options.signal);
       if (matches.length || !held) return { matches, claim: held };
       options.onWaiting?.(held);

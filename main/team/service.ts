@@ -6,7 +6,7 @@ import { AppError } from '../../common/errors.js';
 import { registerSecret } from '../api/redact';
 import { sha256File, type LibraryCatalog, type LibraryEntry } from '../library';
 import type { Keychain } from '../keychain';
-import type { OwnedMatch, OwnershipQuery, PurchaseClaim, TeamRaster, TeamRasterInput, TeamRasterKind, TeamStatus } from './types';
+import type { OwnedMatch, OwnershipQuery, PurchaseClaim, TeamFootprint, TeamRaster, TeamRasterInput, TeamRasterKind, TeamStatus } from './types';
 
 /**
  * The team library in one place for the rest of main: it answers "does the team already own this?"
@@ -25,6 +25,12 @@ export interface TeamCatalogPort {
   findOwned(q: OwnershipQuery, signal?: AbortSignal): Promise<OwnedMatch[]>;
   claim(key: string, holder: string, ttlMs: number): Promise<PurchaseClaim>;
   release(key: string, holder: string): Promise<unknown>;
+  /** The catalog in pages by id. */
+  list(page: { limit: number; after?: string | null }, signal?: AbortSignal): Promise<{ rasters: TeamRaster[]; next: string | null }>;
+  /** The claim standing on `key` now, or null. */
+  standingClaim(key: string, signal?: AbortSignal): Promise<PurchaseClaim | null>;
+  /** Waits while a teammate's claim on `key` stands; their copies once registered, or none once the claim is gone. */
+  waitForPurchase(key: string, q: OwnershipQuery, options: { signal?: AbortSignal }): Promise<{ matches: OwnedMatch[]; claim: PurchaseClaim | null }>;
   status(): TeamStatus;
   close(): Promise<void>;
 }
@@ -98,6 +104,49 @@ export class TeamRefusal extends AppError<'validation'> {
     super('validation', message, owned ? { fields: { buyAnyway: [message] } } : {});
     this.name = 'TeamRefusal';
   }
+}
+
+/** The most rasters one STAC export of the team catalog holds. */
+export const MAX_TEAM_EXPORT = 100_000;
+
+/** A team raster as a library entry at its place on the share (lexically: the export only names the file). */
+function entryOf(r: TeamRaster, shareRoot: string): LibraryEntry {
+  return {
+    id: `team-${r.id}`,
+    path: path.join(shareRoot, ...r.storagePath.split('/')),
+    size: r.size,
+    sha256: r.sha256,
+    request: r.request,
+    kind: r.kind,
+    date: r.date,
+    model: r.model,
+    constellations: r.constellations,
+    bands: r.bands,
+    epsg: r.epsg,
+    resolution: r.resolution,
+    width: 0,
+    height: 0,
+    bounds4326: r.footprint ? bboxOf(r.footprint) : null,
+    createdAt: r.acquiredAt,
+    source: 'download',
+  };
+}
+
+function bboxOf(f: TeamFootprint): [number, number, number, number] | null {
+  let w = Infinity;
+  let s = Infinity;
+  let e = -Infinity;
+  let n = -Infinity;
+  const visit = (c: unknown): void => {
+    if (Array.isArray(c) && typeof c[0] === 'number') {
+      w = Math.min(w, c[0]);
+      e = Math.max(e, c[0]);
+      s = Math.min(s, c[1] as number);
+      n = Math.max(n, c[1] as number);
+    } else if (Array.isArray(c)) for (const x of c) visit(x);
+  };
+  visit(f.coordinates);
+  return Number.isFinite(w) ? [w, s, e, n] : null;
 }
 
 /** Rasters seen in recent checks, so "use the team's copy" names one by id without asking again. */
@@ -195,7 +244,26 @@ export class TeamLibrary {
       this.deps.onStatus(this.status());
       return { ...empty, state: 'unchecked', reason: `The team catalog could not be asked: ${(e as Error).message}` };
     }
-    if (matches.length === 0) return { ...empty, state: 'none' };
+    if (matches.length === 0) {
+      // Not owned yet: a teammate may be buying it right now.
+      const claim = await this.catalog.standingClaim(this.deps.rules.purchaseKey(q), signal).catch(() => null);
+      if (claim && claim.holder !== this.role) return { ...empty, state: 'claimed', claim: { holder: claim.holder, expiresAt: claim.expiresAt } };
+      return { ...empty, state: 'none' };
+    }
+    return this.owned(matches);
+  }
+
+  /** Waits for a teammate's purchase of this request to be registered (abortable), then answers as {@link check} does. */
+  async waitFor(kind: TeamRasterKind, request: Record<string, unknown>, signal: AbortSignal): Promise<TeamCheckView> {
+    const catalog = this.catalog;
+    const q = this.deps.rules.ownershipQueryFor(kind, request).query;
+    if (!catalog || !q) return this.check(kind, request, signal);
+    const { matches } = await catalog.waitForPurchase(this.deps.rules.purchaseKey(q), q, { signal });
+    return matches.length ? this.owned(matches) : { state: 'none', matches: [], claim: null, reason: null };
+  }
+
+  private async owned(matches: OwnedMatch[]): Promise<TeamCheckView> {
+    const empty = { matches: [], claim: null, reason: null };
     const views: TeamMatchView[] = [];
     for (const m of matches.slice(0, 10)) {
       this.remember(m.raster);
@@ -364,6 +432,26 @@ export class TeamLibrary {
     }
     const entry = await this.deps.library.importFile(file, signal);
     return { libraryId: entry.id, path: entry.path };
+  }
+
+  /**
+   * Every raster of the team catalog as a library entry whose path is its file on the share (for
+   * the STAC export of the team catalog), read in pages; refused past {@link MAX_TEAM_EXPORT}.
+   */
+  async stacEntries(signal: AbortSignal): Promise<LibraryEntry[]> {
+    const catalog = this.catalog;
+    if (!this.deps.config.catalogUrl) throw new AppError('validation', 'No team library is set up: your organisation’s policy names no team catalog.');
+    if (!catalog) throw new AppError('validation', 'Sign in to the team catalog first (Settings → Team library).');
+    const root = this.deps.config.sharePath ?? '';
+    const out: LibraryEntry[] = [];
+    let after: string | null = null;
+    do {
+      const page: { rasters: TeamRaster[]; next: string | null } = await catalog.list({ limit: 500, after }, signal);
+      for (const r of page.rasters) out.push(entryOf(r, root));
+      if (out.length > MAX_TEAM_EXPORT) throw new AppError('validation', `The team catalog holds more than ${MAX_TEAM_EXPORT} rasters: too many for one STAC export.`);
+      after = page.next;
+    } while (after !== null);
+    return out;
   }
 
   private async available(raster: TeamRaster): Promise<boolean> {

@@ -6,6 +6,8 @@ import { z } from 'zod';
 export const stacExportRequestSchema = z.strictObject({
   ids: z.array(z.string().min(1)).min(1, 'Select at least one raster, or leave ids out to export all.').optional(),
   title: z.string().min(1).max(200).optional(),
+  /** `team`: every raster of the team catalog (its files on the share) instead of this library's. */
+  source: z.enum(['library', 'team']).optional(),
 });
 
 /** Response of `export:stac`. */

@@ -73,6 +73,8 @@ export const teamChannels = {
   },
   /** Does the team already own this purchase (a composite, tile or mini-tile request), or is a teammate buying it now? */
   'team:check': { request: z.strictObject({ kind: kindSchema, request: z.record(z.string(), z.unknown()) }), response: teamCheckSchema },
+  /** Waits (cancellable) for the teammate buying this now to register their copy, then answers as `team:check`. */
+  'team:wait': { request: z.strictObject({ kind: kindSchema, request: z.record(z.string(), z.unknown()) }), response: teamCheckSchema },
   /**
    * Uses a teammate's copy instead of buying: `link` adds the file on the share to the library as it
    * is; `copy` copies it into the download folder first (sha256 checked). Costs nothing.

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import type { Account } from '../../main/simulator/state';
 import { TeamCatalog } from '../../main/team/catalog';
 import type { PolicyState } from '../../main/policy';
 import { postgresAvailable, startPostgres, type TestCluster } from '../support/postgres';
+import { validateCatalogFolder } from '../main/exports/stac-validator';
 import { chromiumAvailable } from './chromium';
 import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
@@ -144,11 +145,30 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     expect(refused).toHaveLength(1);
     expect(String((refused[0]!.reason as Error).message)).toMatch(/is buying this now/);
     const winner = results[0]!.status === 'fulfilled' ? a : b;
-    const id = (queued[0] as PromiseFulfilledResult<{ id: string }>).value.id;
-    await expect.poll(async () => (await winner.app.handlers['downloads:list']({}, ctx())).jobs.find((j) => j.id === id)?.state, { timeout: 30_000 }).toBe('done');
-    // The teammate's copy is registered; asking again now finds it instead of buying.
     const loser = winner === a ? b : a;
-    await expect.poll(async () => (await loser.app.handlers['team:check']({ kind: 'composite', request }, ctx())).state, { timeout: 30_000 }).toBe('owned');
+    const id = (queued[0] as PromiseFulfilledResult<{ id: string }>).value.id;
+    // The one told "a teammate is buying it" waits for their copy instead of buying.
+    const waited = await loser.app.handlers['team:wait']({ kind: 'composite', request }, ctx());
+    expect(waited).toMatchObject({ state: 'owned', matches: [expect.objectContaining({ exact: true, date: other })] });
+    expect((await winner.app.handlers['downloads:list']({}, ctx())).jobs.find((j) => j.id === id)?.state).toBe('done');
     expect(purchases(sims.a!) + purchases(sims.b!)).toBe(before + 1);
+  });
+
+  it('B exports the team catalog as a STAC catalog that validates, its assets the files on the share', async () => {
+    const pb = b.page;
+    await openPanel(pb, 'library');
+    await pb.getByTestId('stac-scope').selectOption('team');
+    await pb.getByTestId('stac-export-button').click();
+    const result = pb.getByTestId('stac-export-result');
+    await result.waitFor({ timeout: 20_000 });
+    expect(await result.innerText()).toContain('2 items');
+    const { items, errors } = validateCatalogFolder(path.dirname((await result.locator('.path').innerText()).trim()));
+    expect(errors).toEqual([]);
+    expect(items).toHaveLength(2);
+    for (const { file, json } of items) {
+      const target = path.resolve(path.dirname(file), json.assets.data.href);
+      expect(target.startsWith(share)).toBe(true);
+      expect(existsSync(target)).toBe(true);
+    }
   });
 });

@@ -289,7 +289,8 @@ export const useLibraryStore = defineStore('library', () => {
   }
 
   /** Writes a STAC catalog of the given entries (all when no ids) through main. */
-  const exportStac = (ids?: string[]) => getBridge().exportStac(ids ? { ids } : {});
+  /** `source` 'team': the team catalog's rasters (on the share) instead of this library's. */
+  const exportStac = (ids?: string[], source?: 'team') => getBridge().exportStac(source ? { source } : ids ? { ids } : {});
 
   /** Whether this window can turn dropped files into paths (Electron's preload can; the browser host cannot). */
   function canResolvePaths(): boolean {

@@ -55,4 +55,17 @@ describe('the team\'s copy under an estimate', () => {
     await w.setProps({ check: { state: 'none' as const, matches: [], claim: null, reason: null } } as never);
     expect(w.find('[data-testid="team-check"]').exists()).toBe(false);
   });
+
+  it('a teammate buying it now: waits for their copy, then offers it', async () => {
+    const bridge = makeBridge({ teamWait: async () => ok(owned(match({ acquiredBy: 'bob' }))) });
+    fake.api = bridge.api;
+    const purchase = { kind: 'composite' as const, request: { Date: '2026-10-01', Model: 'Stratus2' } };
+    const w = mount(TeamCopyNotice, { props: { check: { state: 'claimed', matches: [], claim: { holder: 'bob', expiresAt: '2026-11-25T23:40:00.000Z' }, reason: null }, purchase } });
+    expect(w.get('[data-testid="team-check"]').text()).toContain('bob is buying this now (their claim holds until 2026-11-25 23:40 UTC).');
+    await w.get('[data-testid="team-wait"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.teamWait).toHaveBeenCalledWith(purchase);
+    expect(w.get('[data-testid="team-check"]').attributes('data-state')).toBe('owned');
+    expect(w.get('[data-testid="team-match"]').text()).toContain('Bought by bob on 2026-10-03 (UTC)');
+  });
 });

@@ -42,5 +42,10 @@ export const useTeamStore = defineStore('team', () => {
     return getBridge().teamUseCopy({ id, mode });
   }
 
-  return { status, error, load, start, setCredentials, useCopy };
+  /** Waits for the teammate buying this now to register their copy; the call's signal cancels the wait in main. */
+  async function waitFor(kind: 'composite' | 'tile' | 'minitile', request: Record<string, unknown>, signal: AbortSignal) {
+    return getBridge(signal).teamWait({ kind, request });
+  }
+
+  return { status, error, load, start, setCredentials, useCopy, waitFor };
 });
