@@ -1,13 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datesFromSearchAvailable } from '../../main/downloads/batch/time-series';
 import { startSimulator, type RunningSimulator } from '../../main/simulator';
 import type { Account } from '../../main/simulator/state';
-import { TeamCatalog } from '../../main/team/catalog';
 import type { PolicyState } from '../../main/policy';
-import { postgresAvailable, startPostgres, type TestCluster } from '../support/postgres';
+import { postgresAvailable, type TestCluster } from '../support/postgres';
+import { startTeam, type TestTeam } from '../support/team';
 import { validateCatalogFolder } from '../main/exports/stac-validator';
 import { chromiumAvailable } from './chromium';
 import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
@@ -20,6 +19,7 @@ import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Works
 const ctx = () => ({ senderUrl: '', signal: new AbortController().signal });
 
 describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI))('team library e2e: two analysts, one catalog, one share', () => {
+  let team: TestTeam;
   let cluster: TestCluster;
   let share: string;
   let a: Workspace;
@@ -44,24 +44,15 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
   }
 
   beforeAll(async () => {
-    cluster = await startPostgres();
-    await cluster.sql(["CREATE ROLE bob LOGIN PASSWORD 'bob-password' IN ROLE swath_analyst"]);
-    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
-    await admin.migrate();
-    await admin.close();
-    share = mkdtempSync(path.join(os.tmpdir(), 'swath-team-share-'));
-    const policy: PolicyState = {
-      status: 'applied', file: '/etc/swath/policy.json', problems: [],
-      policy: { teamCatalogUrl: `postgresql://${cluster.host}:${cluster.port}/${cluster.database}`, teamSharePath: share },
-    };
-    a = await analyst('a', policy);
-    b = await analyst('b', policy);
+    team = await startTeam(['bob']);
+    ({ cluster, share } = team);
+    a = await analyst('a', team.policy);
+    b = await analyst('b', team.policy);
   });
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    await cluster?.close();
-    if (share) rmSync(share, { recursive: true, force: true });
+    await team?.close();
   });
 
   it('A buys a composite; B sees A\'s copy in the estimate, uses it from the share at 0 EUR and opens it on the map', async () => {

@@ -3,40 +3,28 @@
  * registrations wait in the durable queue while the status says since when the catalog is
  * unreachable, and once the server is back every raster is registered exactly once.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PolicyState } from '../../../main/policy';
-import { TeamCatalog } from '../../../main/team/catalog';
-import { postgresAvailable, startPostgres, type TestCluster } from '../../support/postgres';
+import { postgresAvailable, type TestCluster } from '../../support/postgres';
+import { startTeam, type TestTeam } from '../../support/team';
 import { startTestApp, type TestApp } from '../watches/app-helpers';
 
 const AREA = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';
 
 describe.skipIf(!postgresAvailable() && !process.env.CI)('the team catalog going away mid-run', () => {
+  let team: TestTeam;
   let cluster: TestCluster;
-  let share: string;
   let t: TestApp;
 
   beforeAll(async () => {
-    cluster = await startPostgres();
-    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
-    await admin.migrate();
-    await admin.close();
-    share = mkdtempSync(path.join(os.tmpdir(), 'swath-team-outage-'));
-    const policy: PolicyState = {
-      status: 'applied', file: '/etc/swath/policy.json', problems: [],
-      policy: { teamCatalogUrl: `postgresql://${cluster.host}:${cluster.port}/${cluster.database}`, teamSharePath: share },
-    };
-    t = await startTestApp({ distribution: { policy } });
+    team = await startTeam();
+    cluster = team.cluster;
+    t = await startTestApp({ distribution: { policy: team.policy } });
     const status = await t.call('team:set-credentials', { credentials: { role: cluster.analyst.role, password: cluster.analyst.password } });
     expect(status).toMatchObject({ role: cluster.analyst.role, pending: 0 });
   });
   afterAll(async () => {
     await t?.close();
-    await cluster?.close();
-    if (share) rmSync(share, { recursive: true, force: true });
+    await team?.close();
   });
 
   it('queues the registrations while the server is down and registers each raster once when it is back', async () => {
@@ -65,7 +53,7 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('the team catalog going
       return `${s.state} ${s.pending}`;
     }, { timeout: 60_000 }).toBe('online 0');
 
-    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
+    const admin = team.admin();
     const page = await admin.list({ limit: 100 });
     await admin.close();
     expect(page.rasters).toHaveLength(3);

@@ -5,14 +5,10 @@
  * being bought and then take it from the share. At the end every analyst holds every date, each
  * date was bought exactly once, and what the team spent is what the union of the dates cost.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PolicyState } from '../../../main/policy';
-import { TeamCatalog } from '../../../main/team/catalog';
 import type { Watch } from '../../../main/watches';
-import { postgresAvailable, startPostgres, type TestCluster } from '../../support/postgres';
+import { postgresAvailable } from '../../support/postgres';
+import { startTeam, type TestTeam } from '../../support/team';
 import { settled, startTestApp, type TestApp } from '../watches/app-helpers';
 
 const AREA = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';
@@ -20,23 +16,13 @@ const DAY = 86_400_000;
 const ANALYSTS = ['ana', 'ben', 'cyd'];
 
 describe.skipIf(!postgresAvailable() && !process.env.CI)('a year of watches for three analysts on one team catalog', () => {
-  let cluster: TestCluster;
-  let share: string;
+  let team: TestTeam;
   const apps: TestApp[] = [];
 
   beforeAll(async () => {
-    cluster = await startPostgres();
-    await cluster.sql(ANALYSTS.map((r) => `CREATE ROLE ${r} LOGIN PASSWORD '${r}-password' IN ROLE swath_analyst`));
-    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
-    await admin.migrate();
-    await admin.close();
-    share = mkdtempSync(path.join(os.tmpdir(), 'swath-team-year-'));
-    const policy: PolicyState = {
-      status: 'applied', file: '/etc/swath/policy.json', problems: [],
-      policy: { teamCatalogUrl: `postgresql://${cluster.host}:${cluster.port}/${cluster.database}`, teamSharePath: share },
-    };
+    team = await startTeam(ANALYSTS);
     for (const role of ANALYSTS) {
-      const t = await startTestApp({ distribution: { policy } });
+      const t = await startTestApp({ distribution: { policy: team.policy } });
       apps.push(t);
       // Every download is charged (the demo orders' included downloads are used up).
       for (const o of t.account().orders) o.downloadsUsed = 1000;
@@ -45,8 +31,7 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('a year of watches for 
   });
   afterAll(async () => {
     for (const t of apps) await t.close();
-    await cluster?.close();
-    if (share) rmSync(share, { recursive: true, force: true });
+    await team?.close();
   });
 
   it('ends with every date in every library, 0 duplicate purchases, and the team paying for the union of the dates once', async () => {
@@ -97,7 +82,7 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('a year of watches for 
     console.log(`[team year] ${dates.size} dates, ${charged.length} purchases for 3 analysts, ${billed.toFixed(2)} EUR`);
 
     // The catalog holds each raster once.
-    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
+    const admin = team.admin();
     const page = await admin.list({ limit: 500 });
     await admin.close();
     expect(page.rasters).toHaveLength(dates.size);
