@@ -224,7 +224,8 @@ export class TeamLibrary {
     } else {
       await this.deps.keychain.delete(TEAM_KEYCHAIN_ACCOUNT);
     }
-    const status = this.status();
+    // Signed in means the catalog answered (or the reason it did not: a wrong password, no server).
+    const status = await this.refresh();
     this.deps.onStatus(status);
     return status;
   }

@@ -19,8 +19,12 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('the team catalog going
     team = await startTeam();
     cluster = team.cluster;
     t = await startTestApp({ distribution: { policy: team.policy } });
+    // A wrong password: said at once, without the password.
+    const wrong = await t.call('team:set-credentials', { credentials: { role: cluster.analyst.role, password: 'not-the-password-42' } });
+    expect(wrong).toMatchObject({ state: 'unreachable', role: cluster.analyst.role });
+    expect(JSON.stringify(wrong)).not.toContain('not-the-password-42');
     const status = await t.call('team:set-credentials', { credentials: { role: cluster.analyst.role, password: cluster.analyst.password } });
-    expect(status).toMatchObject({ role: cluster.analyst.role, pending: 0 });
+    expect(status).toMatchObject({ state: 'online', role: cluster.analyst.role, pending: 0 });
   });
   afterAll(async () => {
     await t?.close();
