@@ -82,6 +82,7 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     await pb.getByTestId('team-save').click();
     await expect.poll(() => pb.getByTestId('team-settings-state').innerText(), { timeout: 15_000 }).toMatch(/Connected as bob/);
     expect(await pb.locator('#team-password').inputValue()).toBe('');
+    await pb.getByTestId('settings-team').screenshot({ path: 'test-results/team-b-settings.png' });
     await expect.poll(() => pb.getByTestId('team-state').innerText()).toMatch(/Team library/);
 
     await openPanel(pb, 'imagery');
