@@ -32,6 +32,10 @@ export interface TeamCatalogPort {
   /** Waits while a teammate's claim on `key` stands; their copies once registered, or none once the claim is gone. */
   waitForPurchase(key: string, q: OwnershipQuery, options: { signal?: AbortSignal }): Promise<{ matches: OwnedMatch[]; claim: PurchaseClaim | null }>;
   status(): TeamStatus;
+  /** Connects and checks the schema version; throws when the catalog cannot be used. */
+  check(signal?: AbortSignal): Promise<void>;
+  /** Applies the schema's migrations (an admin role only). */
+  migrate(signal?: AbortSignal): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -167,6 +171,8 @@ export class TeamLibrary {
   private readonly seen = new Map<string, TeamRaster>();
   private readonly jobs = new Map<string, { purchase: TeamPurchase; costEur: number | null }>();
   private closed = false;
+  /** Why a catalog that answers cannot be used, from the last look (see {@link refresh}). */
+  private problem: { since: string; reason: string } | null = null;
 
   private constructor(private readonly deps: TeamLibraryDeps) {}
 
@@ -200,13 +206,26 @@ export class TeamLibrary {
     if (!this.catalog) return { ...base, state: 'no-credentials' };
     const s = this.catalog.status();
     if (s.state === 'unreachable') return { ...base, state: 'unreachable', since: s.since, reason: s.reason };
+    // It answers, but cannot be used (no schema, an older or newer one, no right to it).
+    if (this.problem) return { ...base, state: 'unreachable', ...this.problem };
     return { ...base, state: 'online' };
   }
 
   /** Asks an unreachable catalog again (the status line or Settings looked), so the queue is sent as soon as it answers. */
   async refresh(): Promise<TeamStatusView> {
-    const catalog = this.catalog as (TeamCatalogPort & { check?(signal?: AbortSignal): Promise<void> }) | null;
-    if (catalog?.check && catalog.status().state !== 'online') await catalog.check().catch(() => undefined);
+    const catalog = this.catalog;
+    if (catalog && (catalog.status().state !== 'online' || this.problem)) {
+      try {
+        await catalog.check();
+        this.problem = null;
+      } catch (e) {
+        this.problem = null;
+        // No schema yet, or an older one: an admin role signing in applies the migrations (an analyst's cannot).
+        const migrated = e instanceof AppError && e.kind === 'validation' && /schema/i.test(e.message)
+          && (await catalog.migrate().then(() => catalog.check()).then(() => true, () => false));
+        if (!migrated && catalog.status().state !== 'unreachable') this.problem = { since: new Date().toISOString(), reason: (e as Error).message };
+      }
+    }
     return this.status();
   }
 
@@ -216,6 +235,7 @@ export class TeamLibrary {
     const old = this.catalog;
     this.catalog = null;
     this.role = null;
+    this.problem = null;
     this.deps.outbox.deliverTo(null);
     await old?.close().catch(() => undefined);
     if (credentials) {

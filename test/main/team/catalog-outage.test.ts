@@ -4,7 +4,8 @@
  * unreachable, and once the server is back every raster is registered exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable, type TestCluster } from '../../support/postgres';
+import type { PolicyState } from '../../../main/policy';
+import { postgresAvailable, startPostgres, type TestCluster } from '../../support/postgres';
 import { startTeam, type TestTeam } from '../../support/team';
 import { startTestApp, type TestApp } from '../watches/app-helpers';
 
@@ -63,5 +64,27 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('the team catalog going
     expect(page.rasters).toHaveLength(3);
     expect(new Set(page.rasters.map((r) => r.sha256)).size).toBe(3);
     expect(page.rasters.map((r) => r.bands.join(',')).sort()).toEqual(['B4', 'B4,B8', 'B8']);
+  });
+});
+
+describe.skipIf(!postgresAvailable() && !process.env.CI)('a team catalog without its schema yet', () => {
+  it('an analyst is told to ask IT; an admin role signing in applies the migrations', async () => {
+    const cluster = await startPostgres();
+    const policy: PolicyState = {
+      status: 'applied', file: '/etc/swath/policy.json', problems: [],
+      policy: { teamCatalogUrl: `postgresql://${cluster.host}:${cluster.port}/${cluster.database}` },
+    };
+    const t = await startTestApp({ distribution: { policy } });
+    try {
+      const analyst = await t.call('team:set-credentials', { credentials: { role: cluster.analyst.role, password: cluster.analyst.password } });
+      expect(analyst).toMatchObject({ state: 'unreachable', reason: expect.stringMatching(/no Swath schema yet: IT applies it with `npm run team:migrate/) });
+      const admin = await t.call('team:set-credentials', { credentials: { role: cluster.admin.role, password: cluster.admin.password } });
+      expect(admin).toMatchObject({ state: 'online', role: cluster.admin.role });
+      const again = await t.call('team:set-credentials', { credentials: { role: cluster.analyst.role, password: cluster.analyst.password } });
+      expect(again).toMatchObject({ state: 'online', reason: null });
+    } finally {
+      await t.close();
+      await cluster.close();
+    }
   });
 });
