@@ -11,6 +11,12 @@ export interface AoiTools {
   drawRectangle(): void;
   cancel(): void;
   removeLastPoint(): void;
+  /**
+   * Keyboard drawing: adds a polygon vertex at `coordinate` (map projection) while the polygon tool
+   * draws; the same spot as the last vertex (a second Enter without moving), or `finish`, closes the
+   * polygon once it has three. False when the polygon tool is not drawing.
+   */
+  keyVertex(coordinate: number[], finish?: boolean): boolean;
   setEditing(on: boolean): void;
   zoomToAoi(): void;
   dispose(): void;

@@ -117,8 +117,13 @@ export function installAoiTools(map: OlMap): AoiTools {
   const stopValid = watch(() => aoi.valid, () => layer.changed());
 
   let draw: Draw | null = null;
+  let drawKind: 'polygon' | 'rectangle' | null = null;
+  /** Vertices placed by keyboard in the current sketch (pointer vertices end keyboard drawing's count with the sketch). */
+  let keyed: number[][] = [];
 
   function endDraw(): void {
+    keyed = [];
+    drawKind = null;
     if (draw) {
       map.removeInteraction(draw);
       draw = null;
@@ -145,7 +150,11 @@ export function installAoiTools(map: OlMap): AoiTools {
       // Leave the tool after the interaction has finished handling this event.
       setTimeout(endDraw, 0);
     });
+    draw.on('drawabort', () => {
+      keyed = [];
+    });
     map.addInteraction(draw);
+    drawKind = kind;
     mapState.drawing = kind;
     map.getTargetElement()?.classList.add('drawing');
   }
@@ -159,6 +168,20 @@ export function installAoiTools(map: OlMap): AoiTools {
     },
     removeLastPoint() {
       draw?.removeLastPoint();
+      keyed.pop();
+    },
+    keyVertex(coordinate, finish = false) {
+      if (!draw || drawKind !== 'polygon') return false;
+      const last = keyed.at(-1);
+      const same = !!last && Math.hypot(last[0]! - coordinate[0]!, last[1]! - coordinate[1]!) < map.getView().getResolution()! * CLICK_TOLERANCE_PX;
+      if ((finish || same) && keyed.length >= 3) {
+        draw.finishDrawing();
+        return true;
+      }
+      if (finish || same) return true;
+      draw.appendCoordinates([coordinate]);
+      keyed.push([...coordinate]);
+      return true;
     },
     setEditing(on: boolean) {
       mapState.editing = on;
@@ -177,9 +200,13 @@ export function installAoiTools(map: OlMap): AoiTools {
       map.removeInteraction(modify);
       map.removeInteraction(snap);
       map.removeLayer(layer);
-      if (aoiTools() === tools) setAoiTools(null);
+      if (aoiTools() === tools) {
+        setAoiTools(null);
+        mapState.aoiTools = false;
+      }
     },
   };
   setAoiTools(tools);
+  mapState.aoiTools = true;
   return tools;
 }

@@ -12,6 +12,8 @@ export const mapState = reactive({
   zoom: null as number | null,
   /** The AOI draw tool in use, if any. */
   drawing: null as 'polygon' | 'rectangle' | null,
+  /** The AOI draw tools are installed (they load after the map's first frame). */
+  aoiTools: false,
   /** Whether AOI vertices can be dragged. */
   editing: true,
   /** The map has rendered its first frame. */
