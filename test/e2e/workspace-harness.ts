@@ -191,3 +191,15 @@ export async function createProfile(page: Page, profile: { name: string; baseUrl
   await entry.waitFor();
   return entry;
 }
+
+/** Records every mouse and pointer event a person would make on the page; returns how to read them ("<type> <TAG>"). */
+export async function recordMouse(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __mouse: string[] };
+    w.__mouse = [];
+    for (const t of ['mousedown', 'mouseup', 'click', 'pointerdown', 'pointerup', 'dblclick', 'contextmenu']) {
+      window.addEventListener(t, (e) => (e as MouseEvent).detail > 0 || (e as PointerEvent).pointerType ? w.__mouse.push(`${t} ${(e.target as HTMLElement).tagName}`) : undefined, true);
+    }
+  });
+  return () => page.evaluate(() => (window as unknown as { __mouse: string[] }).__mouse);
+}

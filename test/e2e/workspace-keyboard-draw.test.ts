@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable } from './chromium';
-import { openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { openWorkspace, recordMouse, waitForMap, type Workspace } from './workspace-harness';
 
 // Drawing a free polygon AOI without a mouse (issue 27): the map focused, P starts the polygon
 // tool, arrows move the map under the centre cross, Enter adds a vertex there, Enter again
@@ -12,6 +12,7 @@ type Hooked = { __SWATH_PERF__: { map: import('ol/Map').default } };
 describe.skipIf(!chromiumAvailable())('workspace e2e: a polygon AOI drawn by keyboard (no mouse event)', () => {
   let ws: Workspace;
   let page: Page;
+  let mouse: () => Promise<string[]>;
 
   /** Waits until the keyboard pan's animation has ended, so the cross is where the next Enter reads it. */
   const still = () => page.waitForFunction(() => !(window as unknown as Hooked).__SWATH_PERF__.map.getView().getAnimating());
@@ -27,13 +28,8 @@ describe.skipIf(!chromiumAvailable())('workspace e2e: a polygon AOI drawn by key
     ws = await openWorkspace();
     page = ws.page;
     await waitForMap(page);
-    await page.evaluate(() => {
-      const w = window as unknown as { __mouse: string[] };
-      w.__mouse = [];
-      for (const t of ['mousedown', 'mouseup', 'click', 'pointerdown', 'pointerup', 'dblclick', 'contextmenu']) {
-        window.addEventListener(t, (e) => (e as MouseEvent).detail > 0 || (e as PointerEvent).pointerType ? w.__mouse.push(`${t} ${(e.target as HTMLElement).tagName}`) : undefined, true);
-      }
-    });
+    // No mouse event may reach the page: any pointer or mouse event fails the test.
+    mouse = await recordMouse(page);
   });
   afterAll(async () => {
     await ws?.close();
@@ -80,6 +76,6 @@ describe.skipIf(!chromiumAvailable())('workspace e2e: a polygon AOI drawn by key
       expect(ring[i]![0]).toBeCloseTo(s[0]!, 3);
       expect(ring[i]![1]).toBeCloseTo(s[1]!, 3);
     }
-    expect(await page.evaluate(() => (window as unknown as { __mouse: string[] }).__mouse)).toEqual([]);
+    expect(await mouse()).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable } from './chromium';
-import { openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { openWorkspace, recordMouse, waitForMap, type Workspace } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
 
@@ -19,6 +19,7 @@ function focused(page: Page): Promise<string> {
 describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the main flow by keyboard only (no mouse event)', () => {
   let ws: Workspace;
   let page: Page;
+  let mouse: () => Promise<string[]>;
   /** Key presses per step (a typed text counts as one press per character, reported apart). */
   const presses = new Map<string, number>();
   let step = '';
@@ -33,13 +34,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the main flow by keyboard only (n
     await waitForMap(page);
     await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor({ timeout: 20_000 });
     // No mouse event may reach the page: any pointer or mouse event fails the test.
-    await page.evaluate(() => {
-      const w = window as unknown as { __mouse: string[] };
-      w.__mouse = [];
-      for (const t of ['mousedown', 'mouseup', 'click', 'pointerdown', 'pointerup', 'dblclick', 'contextmenu']) {
-        window.addEventListener(t, (e) => (e as MouseEvent).detail > 0 || (e as PointerEvent).pointerType ? w.__mouse.push(`${t} ${(e.target as HTMLElement).tagName}`) : undefined, true);
-      }
-    });
+    mouse = await recordMouse(page);
   });
   afterAll(async () => {
     console.log(`Key presses per step: ${[...presses].map(([s, n]) => `${s} ${n}`).join(', ')}`);
@@ -168,7 +163,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the main flow by keyboard only (n
     await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[data-testid="section-estimate"]') !== null)).toBe(true);
     for (const s of ['tasking estimate', 'place order']) expect(presses.get(s), s).toBeLessThanOrEqual(MAX_PRESSES);
 
-    expect(await page.evaluate(() => (window as unknown as { __mouse: string[] }).__mouse)).toEqual([]);
+    expect(await mouse()).toEqual([]);
     expect(ws.pageErrors).toEqual([]);
   });
 });
