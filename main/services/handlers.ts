@@ -111,8 +111,12 @@ export function createAppHandlers(deps: HandlerDeps): Omit<HandlerTable, Distrib
       throw error;
     }
     guard.holdForJob(job.id, pass);
+    // A job may have ended before it was held (a quick one): its end is taken now.
     const current = queue.get(job.id);
-    if (current) guard.jobEnded(current);
+    if (current) {
+      guard.jobEnded(current);
+      deps.team?.jobEnded(current);
+    }
     return publicJob(job);
   }
 
