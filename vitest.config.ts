@@ -15,19 +15,39 @@ import { contextPlugin } from './scripts/context';
 // and only when one of their files is queued. `npm test` runs all three.
 // Tests that need a DOM opt in with `// @vitest-environment jsdom`.
 const BUILT = ['test/build/main-bundle.test.ts', 'test/build/package-contents.test.ts', 'test/build/start.test.ts'];
-// Slow by nature, so kept out of the fast loop: each test starts Node children under tsx (the embedded service's child
-// process, a download killed mid-transfer and resumed), D-Bus and GNOME Keyring daemons (the real keychain) or a
-// throwaway PostgreSQL cluster (the team catalog: test/support/postgres.ts).
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+const TESTS = readdirSync(path.join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
+  .map((f) => `test/${f.split(path.sep).join('/')}`)
+  .filter((f) => f.endsWith('.ts'));
+const read = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
+
+/**
+ * Whether a test module starts other programs: it, or a test module it imports, uses node:child_process
+ * (GDAL and Python checking files as references, a throwaway PostgreSQL cluster, Node children). Such
+ * tests are kept out of the fast loop, in integration-processes; every other test that needs no build
+ * and no browser is a unit test.
+ */
+function startsPrograms(file: string, seen = new Set<string>()): boolean {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  const text = read(file);
+  if (/['"]node:child_process['"]/.test(text)) return true;
+  for (const m of text.matchAll(/from\s+['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    const base = path.posix.join(path.posix.dirname(file), m[1]!).replace(/\.js$/, '');
+    const target = [base, `${base}.ts`, `${base}/index.ts`].find((c) => TESTS.includes(c));
+    if (target && startsPrograms(target, seen)) return true;
+  }
+  return false;
+}
+// Kept out of the fast loop as well: the real keychain (D-Bus and GNOME Keyring, which .ci/run starts).
+const DAEMONS = ['test/main/keychain/keytar.test.ts'];
 const PROCESSES = [
-  'test/main/hosts/simulator-process.test.ts', 'test/main/downloads/crash-recovery.test.ts', 'test/main/keychain/keytar.test.ts',
-  'test/main/team/catalog.test.ts', 'test/main/team/watches-year.test.ts', 'test/main/team/catalog-outage.test.ts', 'test/build/team-setup-check.test.ts',
+  ...DAEMONS,
+  ...TESTS.filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !DAEMONS.includes(f) && startsPrograms(f)),
 ];
 const NOT_UNIT = ['test/e2e/**', ...BUILT, ...PROCESSES];
 // The unit files that mock a module: they run isolated (see the unit-isolated project).
-const ROOT = fileURLToPath(new URL('.', import.meta.url));
-const MOCKING = readdirSync(path.join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
-  .map((f) => `test/${f.split(path.sep).join('/')}`)
-  .filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !PROCESSES.includes(f) && /\bvi\.(mock|doMock)\(/.test(readFileSync(path.join(ROOT, f), 'utf8')));
+const MOCKING = TESTS.filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !PROCESSES.includes(f) && /\bvi\.(mock|doMock)\(/.test(read(f)));
 
 export default defineConfig({
   plugins: [vue(), basemapPlugin(), contextPlugin()],

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
@@ -9,6 +8,8 @@ import { MemoryKeychainBackend } from '../../../main/keychain';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { createApp, type AppOptions, type SwathApp } from '../../../main/services/app';
 import { startSimulator } from '../../../main/simulator';
+
+const tlsFixture = (name: string) => path.join(import.meta.dirname, '../../fixtures/tls', name);
 
 /** A loopback server that records every request (with its x-api-key) and answers with `handler`. */
 export interface Recorder {
@@ -25,17 +26,12 @@ export async function startRecorder(handler: (req: IncomingMessage, res: ServerR
     req.resume();
     req.on('end', () => handler(req, res));
   };
-  let server: http.Server;
-  let tmp: string | null = null;
-  if (options.tls) {
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'swath-tls-'));
-    const key = path.join(tmp, 'key.pem');
-    const cert = path.join(tmp, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
-    server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, listener);
-  } else {
-    server = http.createServer(listener);
-  }
+  // A self-signed certificate for 127.0.0.1 kept in the fixtures (made once with
+  // `openssl req -x509 -newkey rsa:2048 -nodes -days 36500 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1`),
+  // so that no test run starts openssl. Nothing trusts it: the servers that use it play another origin.
+  const server = options.tls
+    ? https.createServer({ key: readFileSync(tlsFixture('loopback.key.pem')), cert: readFileSync(tlsFixture('loopback.cert.pem')) }, listener)
+    : http.createServer(listener);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((r) => server.listen(0, host, () => r()));
   const { port } = server.address() as AddressInfo;
@@ -45,7 +41,6 @@ export async function startRecorder(handler: (req: IncomingMessage, res: ServerR
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      if (tmp) rmSync(tmp, { recursive: true, force: true });
     },
   };
 }
