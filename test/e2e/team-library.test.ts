@@ -72,7 +72,10 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     expect(purchases(sims.a!)).toBe(1);
     // Shared: the file on the share and its registration sent.
     await expect.poll(() => readdirSync(share, { recursive: true }).filter((f) => String(f).endsWith('.tif')).length, { timeout: 30_000 }).toBe(1);
-    await expect.poll(async () => (await a.app.handlers['team:status']({}, ctx())).pending, { timeout: 30_000 }).toBe(0);
+    // Registered: the catalog answers with the copy (the file appears on the share before its registration is sent).
+    const bought = (await a.app.handlers['downloads:list']({}, ctx())).jobs[0]!;
+    await expect.poll(async () => (await a.app.handlers['team:check']({ kind: 'composite', request: bought.request }, ctx())).state, { timeout: 30_000 }).toBe('owned');
+    await expect.poll(async () => (await a.app.handlers['team:status']({}, ctx())).pending).toBe(0);
 
     // B signs in through Settings: the password goes to main's keychain and is never shown again.
     const pb = b.page;
@@ -81,7 +84,8 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     await pb.locator('#team-password').fill('bob-password');
     await pb.getByTestId('team-save').click();
     await expect.poll(() => pb.getByTestId('team-settings-state').innerText(), { timeout: 15_000 }).toMatch(/Connected as bob/);
-    expect(await pb.locator('#team-password').inputValue()).toBe('');
+    // The status event can reach the page before the answer that clears the field: wait for the field.
+    await expect.poll(() => pb.locator('#team-password').inputValue()).toBe('');
     await pb.getByTestId('settings-team').screenshot({ path: 'test-results/team-b-settings.png' });
     await expect.poll(() => pb.getByTestId('team-state').innerText()).toMatch(/Team library/);
 
@@ -162,5 +166,43 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
       expect(target.startsWith(share)).toBe(true);
       expect(existsSync(target)).toBe(true);
     }
+  });
+  it('B picks a tile A bought: the tile list says the team owns it, and B uses the team’s copy instead of buying it', async () => {
+    const pb = b.page;
+    await openPanel(pb, 'imagery');
+    const section = pb.getByTestId('step-tiles');
+    await section.locator('button.head').click();
+    await pb.getByTestId('tile-search-form').getByTestId('schema-submit').click();
+    await expect.poll(() => section.innerText(), { timeout: 20_000 }).toMatch(/\d+ tiles\s*· 0 picked/);
+    const row = section.locator('.tile-list li').first();
+    const guid = (await row.locator('.guid').innerText()).trim();
+
+    // A buys that tile for the date and model B's imagery settings hold (those of the composite A bought first).
+    const date = (await pb.getByTestId('download-tiles').innerText()).match(/\d{4}-\d\d-\d\d/)![0];
+    const composite = a.app.library.list().find((e) => e.source === 'download' && e.request?.Date === date)!;
+    const { Model: model, SatelliteConstellations } = composite.request!;
+    const job = await a.app.handlers['downloads:enqueue']({ kind: 'tile', request: { TileGuid: guid, Date: date, Model: model, SatelliteConstellations } }, ctx());
+    await expect.poll(async () => (await a.app.handlers['downloads:list']({}, ctx())).jobs.find((j) => j.id === job.id)?.state, { timeout: 30_000 }).toBe('done');
+    // Registered in the catalog (copied to the share, then sent): until then a teammate sees A's claim.
+    const tile = { kind: 'tile' as const, request: { TileGuid: guid, Date: date, Model: model, SatelliteConstellations } };
+    await expect.poll(async () => (await b.app.handlers['team:check'](tile, ctx())).state, { timeout: 30_000 }).toBe('owned');
+    const bought = purchases(sims.b!);
+    const fromShare = () => b.app.library.list().filter((e) => e.path.startsWith(share)).length;
+    const linked = fromShare();
+
+    // B picks it: main's team check marks it before anything is bought.
+    await row.locator('input[type="checkbox"]').check();
+    const badge = row.getByTestId('tile-team-badge');
+    await expect.poll(() => badge.innerText().catch(() => ''), { timeout: 20_000 }).toMatch(new RegExp(`team owns it \\(${cluster.analyst.role}, \\d{4}-\\d\\d-\\d\\d\\)`));
+    const box = pb.getByTestId('tile-team');
+    expect(await box.innerText()).toContain(`Your team already owns 1 of the picked tiles for ${date} and ${model}`);
+    await section.scrollIntoViewIfNeeded();
+    await pb.screenshot({ path: 'test-results/team-b-tiles.png' });
+    await box.getByTestId('tile-team-use').click();
+    await expect.poll(() => box.getByTestId('tile-team-used').innerText().catch(() => ''), { timeout: 20_000 }).toBe('1 team copy added to your library, 0.00 EUR.');
+    await expect.poll(() => section.innerText()).toMatch(/·\s*0 picked/);
+    expect(fromShare()).toBe(linked + 1);
+    expect(purchases(sims.b!)).toBe(bought);
+    expect(b.pageErrors).toEqual([]);
   });
 });

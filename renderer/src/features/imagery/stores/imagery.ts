@@ -12,11 +12,14 @@ import { useDownloadsStore } from '../../downloads/stores/downloads';
 import { useModelsStore } from '../../../stores/models';
 import { useOperationsStore } from '../../../stores/operations';
 import { useSessionStore } from '../../../stores/session';
+import { useTeamStore, type TeamCheck } from '../../team/stores/team';
 
 /** Output resolutions the contract allows, in metres. */
 export const RESOLUTIONS = [10, 20, 40, 80, 160, 320, 640, 1280] as const;
 /** UtmDataSelectionMode values of the contract. */
 export const UTM_MODES = ['single_utm_fully_covered', 'combined_utm', 'single_utm'] as const;
+/** At most this many picked tiles are checked against the team catalog at once (one `team:check` each). */
+export const TILE_TEAM_MAX = 200;
 
 /** The ONE settings object of steps 2-4 (check, estimate, download): the three calls cannot drift apart. */
 export interface CompositeSettings {
@@ -337,11 +340,24 @@ export const useImageryStore = defineStore('imagery', () => {
     pickedTiles.value = pickedTiles.value.includes(guid) ? pickedTiles.value.filter((g) => g !== guid) : [...pickedTiles.value, guid];
   }
 
-  /** Queues one tile or mini-tile download per picked GUID, with the shared Date, Model, constellations and UploadUrl. */
+  /** The purchase of one picked tile or mini-tile: its GUID with the shared Date, Model, constellations and UploadUrl. */
+  function tileRequest(guid: string): { kind: 'tile' | 'minitile'; request: Record<string, unknown> } {
+    const t = tiles.value.find((x) => x.id === guid);
+    const kind = t?.mini ? 'minitile' : 'tile';
+    const request: Record<string, unknown> = {
+      [kind === 'minitile' ? 'MiniTileGuid' : 'TileGuid']: guid,
+      Date: settings.Date,
+      Model: settings.Model,
+      SatelliteConstellations: [...settings.SatelliteConstellations],
+    };
+    if (settings.UploadUrl.trim()) request.UploadUrl = settings.UploadUrl.trim();
+    return { kind, request };
+  }
+
   /** The picked tiles not queued when the last download stopped (the team owns the first of them: "Buy anyway" takes these). */
   const tilesLeft = ref<string[]>([]);
 
-  /** `only`: these GUIDs instead of the picked ones; `buyAnyway`: the analyst buys what the team owns again. */
+  /** Queues one tile or mini-tile download per picked GUID. `only`: these GUIDs instead; `buyAnyway`: the analyst buys what the team owns again. */
   async function downloadTiles(buyAnyway = false, only: string[] | null = null): Promise<number> {
     const errors: Record<string, string[]> = {};
     if (!settings.Date) errors.Date = ['Pick a date first.'];
@@ -353,15 +369,7 @@ export const useImageryStore = defineStore('imagery', () => {
     const wanted = only ?? pickedTiles.value;
     tilesLeft.value = [];
     for (const [i, guid] of wanted.entries()) {
-      const t = tiles.value.find((x) => x.id === guid);
-      const kind = t?.mini ? 'minitile' : 'tile';
-      const request: Record<string, unknown> = {
-        [kind === 'minitile' ? 'MiniTileGuid' : 'TileGuid']: guid,
-        Date: settings.Date,
-        Model: settings.Model,
-        SatelliteConstellations: [...settings.SatelliteConstellations],
-      };
-      if (settings.UploadUrl.trim()) request.UploadUrl = settings.UploadUrl.trim();
+      const { kind, request } = tileRequest(guid);
       const r = await tileDownloadReq.run(() => getBridge().downloadsEnqueue({ kind, request, ...(buyAnyway ? { buyAnyway } : {}) }));
       if (!r.ok) {
         tileErrors.value = r.error.fields ?? {};
@@ -372,6 +380,41 @@ export const useImageryStore = defineStore('imagery', () => {
       queued++;
     }
     return queued;
+  }
+
+  /**
+   * What the team owns, or a teammate is buying now, of each picked tile for the shared Date and
+   * Model: main's `team:check` per GUID (the first {@link TILE_TEAM_MAX} picked), asked again when
+   * the picks, the date, the model or the constellations change. Only GUIDs with something to say
+   * are kept (owned, claimed, or unchecked with the reason).
+   */
+  const tileTeamReq = createRequest<Record<string, TeamCheck>>({ rateLimitDelaysMs: [] });
+  const tileTeam = computed<Record<string, TeamCheck>>(() => tileTeamReq.data ?? {});
+
+  async function checkTilesTeam(): Promise<void> {
+    const state = useTeamStore().status?.state;
+    const picked = pickedTiles.value.slice(0, TILE_TEAM_MAX);
+    if (!state || state === 'off' || !settings.Date || !settings.Model || !picked.length) {
+      tileTeamReq.reset();
+      return;
+    }
+    await tileTeamReq.run(async (signal) => {
+      const out: Record<string, TeamCheck> = {};
+      for (const guid of picked) {
+        const r = await getBridge(signal).teamCheck(tileRequest(guid));
+        if (!r.ok) return r;
+        if (r.data.state !== 'none' && r.data.state !== 'off') out[guid] = r.data;
+      }
+      return { ok: true as const, data: out };
+    });
+  }
+
+  watch([pickedTiles, () => settings.Date, () => settings.Model, () => settings.SatelliteConstellations.join(','), () => useTeamStore().status?.state], () => void checkTilesTeam());
+
+  /** Leaves these GUIDs out of the picks (the team's copies were used, or a teammate is buying them). */
+  function unpickTiles(guids: string[]): void {
+    const drop = new Set(guids);
+    pickedTiles.value = pickedTiles.value.filter((g) => !drop.has(g));
   }
 
   // ------------------------------------------------------------ legacy
@@ -395,6 +438,7 @@ export const useImageryStore = defineStore('imagery', () => {
     estimateReq.reset();
     teamReq.reset();
     tileSearchReq.reset();
+    tileTeamReq.reset();
     legacyReq.reset();
   });
 
@@ -403,6 +447,7 @@ export const useImageryStore = defineStore('imagery', () => {
     settings, epsgFollowsAoi, setModel, toggleConstellation, setEpsg, utmEnabled, bands, settingsErrors, settingsValid, compositeRequest, requestKey,
     checkReq, estimateReq, downloadReq, teamReq, checkStale, estimateStale, lastFailure, attempted, check, estimate, download, fieldReasons, resetSettings,
     tileSearchReq, tiles, pickedTiles, tileMini, tileDownloadReq, tileErrors, tilesLeft, searchTiles, togglePick, downloadTiles,
+    tileTeamReq, tileTeam, checkTilesTeam, unpickTiles,
     legacyReq, runLegacy,
   };
 });
