@@ -27,38 +27,46 @@ export const LAYERS = [
   { name: 'preload/contract', may: ['common'] },
   { name: 'preload', may: ['preload/contract'] },
 
-  // ---- main, lowest first
+  // ---- main, lowest first. The ports and plumbing (platform, shared) at the bottom; each feature
+  // serves its own slice of the channel table; `main/services` (the composition root) only wires
+  // them; the hosts and the entry mount it. No feature imports the root or a host.
   { name: 'main/shared', may: ['common'] },
-  { name: 'main/platform', may: ['common', 'preload/contract'] },
+  { name: 'main/platform', may: ['preload/contract'] },
   { name: 'main/geotiff', may: ['common', 'main/shared'] },
-  { name: 'main/api', may: ['common', 'preload/contract', 'main/shared'] },
+  { name: 'main/api', may: ['common', 'preload/contract'] },
   { name: 'main/ipc', may: ['common', 'preload/contract', 'main/api'] },
-  { name: 'main/logging', may: ['common', 'main/api'] },
-  { name: 'main/keychain', may: ['common', 'preload/contract', 'main/shared', 'main/api'] },
-  { name: 'main/library', may: ['common', 'main/shared', 'main/geotiff'] },
-  { name: 'main/downloads', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/api', 'main/library'] },
-  { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/library', 'main/ipc'] },
-  { name: 'main/policy', may: ['common', 'preload/contract', 'main/platform', 'main/ipc', 'main/keychain'] },
+  { name: 'main/logging', may: ['main/api'] },
+  { name: 'main/keychain', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc'] },
+  { name: 'main/settings', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
+  { name: 'main/library', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc'] },
+  { name: 'main/notifications', may: ['preload/contract', 'main/platform', 'main/shared'] },
+  { name: 'main/policy', may: ['common', 'main/platform', 'main/ipc', 'main/keychain'] },
   { name: 'main/updates', may: ['common', 'main/policy'] },
-  { name: 'main/diagnostics', may: ['common', 'main/logging', 'main/policy', 'main/updates'] },
-  { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/library', 'main/downloads'] },
-  { name: 'main/notifications', may: ['common', 'preload/contract', 'main/platform', 'main/library'] },
-  { name: 'main/exports', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
-  { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/keychain', 'main/library', 'main/exports', 'main/policy'] },
+  { name: 'main/diagnostics', may: ['main/logging', 'main/policy', 'main/updates'] },
+  { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
+  { name: 'main/exports', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
+  { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library'] },
+  { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/library', 'main/exports', 'main/policy'] },
+  { name: 'main/downloads', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/library', 'main/spend', 'main/team'] },
+  { name: 'main/session', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/keychain', 'main/downloads', 'main/spend'] },
   {
     name: 'main/watches',
     may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],
   },
   {
+    name: 'main/admin',
+    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/logging', 'main/keychain', 'main/downloads', 'main/policy', 'main/updates', 'main/diagnostics'],
+  },
+  {
     name: 'main/services',
-    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/logging', 'main/keychain', 'main/library', 'main/downloads', 'main/analysis', 'main/policy', 'main/updates', 'main/diagnostics', 'main/spend', 'main/notifications', 'main/exports', 'main/watches', 'main/team'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/session', 'main/watches', 'main/admin'],
   },
   { name: 'main/simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {
     name: 'main/hosts',
-    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/services', 'main/simulator'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/services', 'main/simulator'],
   },
-  { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/services', 'main/hosts'] },
+  { name: 'main', may: ['main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/admin', 'main/services', 'main/hosts'] },
 
   // ---- the renderer: views use stores, stores use the bridge and the model code
   { name: 'renderer/src/bridge.ts', may: ['preload/contract'] },

@@ -3,3 +3,4 @@ export * from './dispatcher';
 export * from './errors';
 export * from './sender-policy';
 export * from './electron-ipc';
+export * from './table';
