@@ -34,7 +34,7 @@ export const LAYERS = [
   { name: 'main/platform', may: ['preload/contract'] },
   { name: 'main/geotiff', may: ['common', 'main/shared'] },
   { name: 'main/api', may: ['common', 'preload/contract'] },
-  { name: 'main/ipc', may: ['common', 'preload/contract', 'main/api'] },
+  { name: 'main/ipc', may: ['common', 'preload/contract', 'main/platform', 'main/api'] },
   { name: 'main/logging', may: ['main/api'] },
   { name: 'main/keychain', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc'] },
   { name: 'main/settings', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },

@@ -4,3 +4,4 @@ export * from './errors';
 export * from './sender-policy';
 export * from './electron-ipc';
 export * from './table';
+export * from './events';

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import type { EventPayload } from '../../preload/contract';
 import type { HttpFetch } from '../api';
-import { redactText, sealForRenderer } from '../api/redact';
+import { redactText } from '../api/redact';
 import { DownloadQueue, Estimator, createBatchRunner, downloadHandlers, publicJob } from '../downloads';
 import type { Emit } from '../platform/emit';
 import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from './embedded-service';
-import { joinSlices, type HandlerTable } from '../ipc';
+import { joinSlices, sealedEmit, type HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, httpKeyProbe, profileHandlers, type KeychainBackend } from '../keychain';
 import { AnalysisService, AnalysisWorkers, analysisHandlers } from '../analysis';
 import { LibraryCatalog, libraryHandlers, type RasterFileLookup } from '../library';
@@ -84,18 +84,11 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const log = (line: string): void => options.log?.(redactText(line));
   const dir = options.userDataDir;
   let connection: EventPayload<'connection:state'> = { state: 'connecting' };
-  const emit: Emit = (event, raw) => {
-    let payload: typeof raw;
-    try {
-      payload = sealForRenderer(raw, `The event "${event}"`);
-    } catch (error) {
-      // Too deep to check, or still holding a key: the window never gets it.
-      log(`${(error as Error).message} It was not sent to the window.`);
-      return;
-    }
+  // Every event leaves the core sealed; the last connection state is kept for a window that connects later.
+  const emit: Emit = sealedEmit((event, payload) => {
     if (event === 'connection:state') connection = payload as EventPayload<'connection:state'>;
     options.emit(event, payload);
-  };
+  }, log);
 
   const keychain = () => new Keychain({
     ...(options.keychainBackend ? { backend: options.keychainBackend } : {}),

@@ -160,6 +160,11 @@ describe('the real tree and the table', () => {
     expect(layerOf('renderer/src/features/tasking/other/x.ts')).toBeUndefined();
   });
 
+  it('no feature of main imports the composition root (main/services) or a host: only the hosts and the entry do', () => {
+    const importers = (LAYERS as Layer[]).filter((l) => l.may.includes('main/services') || l.may.includes('main/hosts')).map((l) => l.name);
+    expect(importers.sort()).toEqual(['main', 'main/hosts']);
+  });
+
   it("docs/ARCHITECTURE.md's layer table lists the same folders and allowances", async () => {
     const doc = await readFile(path.join(root, 'docs/ARCHITECTURE.md'), 'utf8');
     const start = doc.indexOf('## Folders and layers');
