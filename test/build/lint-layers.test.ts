@@ -51,7 +51,7 @@ describe('the layer table, as lint', () => {
     // The example: lint passed a watch importing a host and the app core.
     ['main/watches/x.ts', "import { startBrowserHost } from '../hosts/browser-host';\nexport const x = startBrowserHost;\n", 'main/watches', 'main/hosts'],
     ['main/watches/x.ts', "import type { AppCore } from '../services/app';\nexport type X = AppCore;\n", 'main/watches', 'main/services'],
-    ['main/spend/x.ts', "export const x = () => import('../services/handlers');\n", 'main/spend', 'main/services'],
+    ['main/spend/x.ts', "export const x = () => import('../services/embedded-service');\n", 'main/spend', 'main/services'],
     ['main/api/x.ts', "import { toIpcError } from '../ipc/errors.js';\nexport const x = toIpcError;\n", 'main/api', 'main/ipc'],
     ['main/library/x.ts', "import { writeGeoTiff } from '../simulator/raster/index.js';\nexport const x = writeGeoTiff;\n", 'main/library', 'main/simulator'],
     ['main/services/x.ts', "export { startBrowserHost } from '../hosts/browser-host';\n", 'main/services', 'main/hosts'],
