@@ -10,7 +10,7 @@ import { buildContentSecurityPolicy } from './hosts/security';
 import { SecretRegistry, catchProcessErrors, configureLog } from './logging';
 import { basemapOrigins, ignoredDevEnv, loadPolicy, policyPath, userDataOverride } from './policy';
 import { diagnosticsFileName } from './diagnostics/report';
-import { writeReport } from './services/distribution';
+import { writeReport } from './admin/distribution';
 import { BUILD_PUBLISHER_NAMES, BUILD_UPDATE_URL, UpdateService } from './updates';
 import { createDispatcher, createSenderPolicy } from './ipc';
 import { createApp } from './services/app';

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { JsonStore, readJsonFile } from '../library/atomic-json.js';
+import { JsonStore, readJsonFile } from '../shared/atomic-json.js';
 import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
 import type { DownloadSink } from '../library/download-sink.js';
 import { collisionName, describedFileName } from './file-name.js';

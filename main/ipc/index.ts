@@ -3,3 +3,5 @@ export * from './dispatcher';
 export * from './errors';
 export * from './sender-policy';
 export * from './electron-ipc';
+export * from './table';
+export * from './events';

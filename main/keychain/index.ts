@@ -25,3 +25,5 @@ export {
   type ProfileSummary,
 } from './profile-store.js';
 export { checkBaseUrl, keyReasons, nameReasons, MAX_KEY_LENGTH, MAX_NAME_LENGTH, type BaseUrlCheck } from './validation.js';
+export { httpKeyProbe } from './probe.js';
+export { profileHandlers, type ProfileChannel, type ProfileHandlerDeps } from './handlers.js';

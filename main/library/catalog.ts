@@ -13,7 +13,7 @@ import { withoutSecrets, type DownloadedRaster, type DownloadKind, type Download
 
 export type { DownloadedRaster };
 import { throwIfAborted } from '../../common/abort.js';
-import { readJsonFile } from './atomic-json.js';
+import { readJsonFile } from '../shared/atomic-json.js';
 import { readRasterMetadata, type RasterMetadata } from './metadata.js';
 
 /** Name of the catalog file of earlier versions inside the userData directory: imported once into swath.db, then kept as `library.json.imported-<ms>`. */

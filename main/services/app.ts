@@ -1,26 +1,24 @@
 import path from 'node:path';
 import type { EventPayload } from '../../preload/contract';
-import { RedirectRefusedError, refuseRedirects, type HttpFetch } from '../api';
-import { redactText, sealForRenderer } from '../api/redact';
-import { DownloadQueue, createBatchRunner } from '../downloads';
-import { clientBinarySource } from './binary-source';
+import type { HttpFetch } from '../api';
+import { redactText } from '../api/redact';
+import { DownloadQueue, Estimator, createBatchRunner, downloadHandlers, publicJob } from '../downloads';
 import type { Emit } from '../platform/emit';
 import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from './embedded-service';
-import type { HandlerTable } from '../ipc';
-import { Keychain, ProfileStore, type KeychainBackend, type KeyProbe } from '../keychain';
-import { AnalysisService, AnalysisWorkers } from '../analysis';
-import { LibraryCatalog, type RasterFileLookup } from '../library';
+import { joinSlices, sealedEmit, type HandlerTable } from '../ipc';
+import { Keychain, ProfileStore, httpKeyProbe, profileHandlers, type KeychainBackend } from '../keychain';
+import { AnalysisService, AnalysisWorkers, analysisHandlers } from '../analysis';
+import { LibraryCatalog, libraryHandlers, type RasterFileLookup } from '../library';
 import { openDatabase } from '../shared/database';
 import { OverviewCache } from '../library/overview-cache';
-import { setupDistribution, type DistributionOptions } from './distribution';
-import type { ExportTargetRequest } from '../exports/handlers';
-import { createAppHandlers, publicJob } from './handlers';
-import { ServiceSession } from './session';
+import { setupDistribution, type DistributionOptions } from '../admin/distribution';
+import { exportHandlers, type ExportTargetRequest } from '../exports/handlers';
+import { ServiceSession, clientBinarySource, sessionHandlers } from '../session';
 import type { HostConfirm } from '../platform/confirm';
-import { SettingsStore } from './settings';
+import { SettingsStore, settingsHandlers } from '../settings';
 import { Notifier, type ShowNativeNotification } from '../notifications/notifier';
 import { budgetCeilingEur, budgetProblem, policySettings, type PolicyState } from '../policy';
-import { Estimator, SpendGuard, SpendStore, spendHandlers } from '../spend';
+import { SpendGuard, SpendStore, spendHandlers } from '../spend';
 import { openWatches } from '../watches';
 import { openTeamLibrary, teamHandlers } from '../team';
 
@@ -86,18 +84,11 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const log = (line: string): void => options.log?.(redactText(line));
   const dir = options.userDataDir;
   let connection: EventPayload<'connection:state'> = { state: 'connecting' };
-  const emit: Emit = (event, raw) => {
-    let payload: typeof raw;
-    try {
-      payload = sealForRenderer(raw, `The event "${event}"`);
-    } catch (error) {
-      // Too deep to check, or still holding a key: the window never gets it.
-      log(`${(error as Error).message} It was not sent to the window.`);
-      return;
-    }
+  // Every event leaves the core sealed; the last connection state is kept for a window that connects later.
+  const emit: Emit = sealedEmit((event, payload) => {
     if (event === 'connection:state') connection = payload as EventPayload<'connection:state'>;
     options.emit(event, payload);
-  };
+  }, log);
 
   const keychain = () => new Keychain({
     ...(options.keychainBackend ? { backend: options.keychainBackend } : {}),
@@ -150,12 +141,14 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   library.on('added', (e) => emit('library:changed', { upserted: [e], removed: [] }));
   library.on('removed', (e) => emit('library:changed', { upserted: [], removed: [e.id] }));
   library.on('updated', (e) => emit('library:changed', { upserted: [e], removed: [] }));
+  const { confirm, revealFile } = options;
+  const profileId = async (): Promise<string> => (await profiles.getActive()).id;
   // The one spend guard every path that spends asks, bound by the admin policy's ceiling (EUR).
   const guard = new SpendGuard({
     store: await SpendStore.open(dir, { onWarning: log, ceilingEur: budgetCeilingEur(policyState) }),
-    activeProfile: async () => (await profiles.getActive()).id,
+    activeProfile: profileId,
     billing: async (signal) => (await session.client(signal)).billingSummary(signal, { retry: false }),
-    confirm: options.confirm,
+    confirm,
     policyProblem: budgetProblem(policyState),
   });
   const estimator = new Estimator();
@@ -172,38 +165,23 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const analysisWorkers = new AnalysisWorkers();
   const analysis = new AnalysisService({ library, workers: analysisWorkers, downloadDir: () => settings.get().downloadDir });
 
-  // The probe carries the key, so it follows the same no-redirect rule as the client.
-  const doFetch = refuseRedirects(options.fetch ?? fetch);
-  const probe: KeyProbe = async ({ baseUrl, key, signal }) => {
-    try {
-      const res = await doFetch(`${baseUrl}/api/account/info`, { headers: { 'x-api-key': key, accept: 'application/json' }, signal });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.status === 401 || res.status === 403) return { status: 'auth', httpStatus: res.status };
-      if (!res.ok) return { status: 'network', message: `The service answered HTTP ${res.status}.` };
-      return { status: 'ok' };
-    } catch (error) {
-      if (error instanceof RedirectRefusedError) {
-        return { status: 'network', message: `The service redirected the key test (HTTP ${error.status}); the key was not sent on. Set the base URL to the final address.` };
-      }
-      return { status: 'network', message: (error as Error).name === 'TimeoutError' ? 'The service did not answer in time.' : 'The service could not be reached.' };
-    }
-  };
+  // Each feature serves its own channels; a channel two features claim stops the start.
+  const handlers: HandlerTable = joinSlices(
+    sessionHandlers({ version: options.version, platform: options.platform, session, profileId, guard, estimator }),
+    profileHandlers({ profiles, probe: httpKeyProbe(options.fetch), onChange: () => session.invalidate(), confirm }),
+    downloadHandlers({ client: (signal) => session.client(signal), profileId, queue, settings, guard, estimator, team, revealFile }),
+    libraryHandlers({ library, overviews, chooseFiles: options.chooseFiles, revealFile, confirm }),
+    exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal) }),
+    analysisHandlers(analysis),
+    settingsHandlers(settings),
+    spendHandlers(guard),
+    teamHandlers(team),
+    watches.handlers(),
+    distribution.handlers,
+  );
 
   return {
-    handlers: distribution.wrap({
-      ...createAppHandlers({
-        version: options.version, platform: options.platform, session, profiles, queue, library, settings, overviews, probe,
-        revealFile: options.revealFile,
-        chooseFiles: options.chooseFiles,
-        confirm: options.confirm,
-        chooseExportPath: options.chooseExportPath,
-        analysis, guard, estimator, team,
-      }),
-      ...teamHandlers(team),
-      ...spendHandlers(guard),
-      ...distribution.handlers,
-      ...watches.handlers(),
-    }),
+    handlers: distribution.wrap(handlers),
     diagnostics: () => distribution.diagnostics(),
     connection: () => connection,
     library,

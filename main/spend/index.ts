@@ -1,5 +1,4 @@
-/** The spend guard, its store (budgets and ledger) and main's own estimates. */
+/** The spend guard and its store (budgets and ledger); main's own estimates are in ../downloads/estimates.ts. */
 export { BILLING_FRESH_MS, SpendStore, spendFromBilling, monthOf, type SpendView } from './store';
 export { SpendGuard, SpendRefusedError, type ClearOptions, type SpendGuardDeps, type SpendPass, type SpendVerdict } from './guard';
-export { ESTIMATE_FRESH_MS, Estimator, type DownloadToEstimate, type EstimateClient } from './estimates';
 export { spendHandlers, type SpendChannel } from './handlers';

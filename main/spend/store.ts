@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { spendSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
-import { JsonStore, readJsonFile } from '../library/atomic-json';
+import { JsonStore, readJsonFile } from '../shared/atomic-json';
 
 /** Month-to-date spend against a budget, as the contract's `spend:get` answers. */
 export type SpendView = z.infer<typeof spendSchema>;

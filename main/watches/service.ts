@@ -3,14 +3,14 @@ import path from 'node:path';
 import { abortable } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
 import type { ServiceClient } from '../api';
-import type { DownloadJob, DownloadQueue } from '../downloads';
+import type { DownloadJob, DownloadQueue, Estimator } from '../downloads';
 import type { HandlerTable } from '../ipc';
 import type { ProfileStore } from '../keychain';
 import type { LibraryCatalog } from '../library';
 import type { Notifier } from '../notifications/notifier';
 import type { Emit } from '../platform/emit';
 import type { SettingsPort } from '../platform/settings';
-import { monthOf, type Estimator, type SpendGuard } from '../spend';
+import { monthOf, type SpendGuard } from '../spend';
 import { runWatch, type WatchClient, type WatchRunDeps } from './runner';
 import type { Watch, WatchStore } from './store';
 import { RateLimit } from '../shared/untrusted-text';
@@ -29,7 +29,7 @@ export interface WatchServiceDeps {
   notifier: Notifier;
   queue: DownloadQueue;
   library: LibraryCatalog;
-  /** The active profile's connection (main/services/session.ts `ServiceSession`). */
+  /** The active profile's connection (main/session/session.ts `ServiceSession`). */
   session: { client(signal?: AbortSignal): Promise<ServiceClient> };
   profiles: ProfileStore;
   /** The effective settings (the policy's download folder over the user's). */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { watchSchema, type watchInputSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
-import { JsonStore, readJsonFile } from '../library/atomic-json';
+import { JsonStore, readJsonFile } from '../shared/atomic-json';
 
 /** A watch as main keeps it (see preload/contract/watches.ts). */
 export type Watch = z.infer<typeof watchSchema>;

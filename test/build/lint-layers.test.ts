@@ -51,7 +51,7 @@ describe('the layer table, as lint', () => {
     // The issue's example: lint passed a watch importing a host and the app core.
     ['main/watches/x.ts', "import { startBrowserHost } from '../hosts/browser-host';\nexport const x = startBrowserHost;\n", 'main/watches', 'main/hosts'],
     ['main/watches/x.ts', "import type { AppCore } from '../services/app';\nexport type X = AppCore;\n", 'main/watches', 'main/services'],
-    ['main/spend/x.ts', "export const x = () => import('../services/handlers');\n", 'main/spend', 'main/services'],
+    ['main/spend/x.ts', "export const x = () => import('../services/embedded-service');\n", 'main/spend', 'main/services'],
     ['main/api/x.ts', "import { toIpcError } from '../ipc/errors.js';\nexport const x = toIpcError;\n", 'main/api', 'main/ipc'],
     ['main/library/x.ts', "import { writeGeoTiff } from '../simulator/raster/index.js';\nexport const x = writeGeoTiff;\n", 'main/library', 'main/simulator'],
     ['main/services/x.ts', "export { startBrowserHost } from '../hosts/browser-host';\n", 'main/services', 'main/hosts'],
@@ -158,6 +158,11 @@ describe('the real tree and the table', () => {
     expect(layerOf('renderer/src/features/tasking/stores/order-placement.ts').name).toBe('renderer/src/features/*/stores');
     expect(layerOf('renderer/src/features/tasking/tasking.ts')).toBeUndefined();
     expect(layerOf('renderer/src/features/tasking/other/x.ts')).toBeUndefined();
+  });
+
+  it('no feature of main imports the composition root (main/services) or a host: only the hosts and the entry do', () => {
+    const importers = (LAYERS as Layer[]).filter((l) => l.may.includes('main/services') || l.may.includes('main/hosts')).map((l) => l.name);
+    expect(importers.sort()).toEqual(['main', 'main/hosts']);
   });
 
   it("docs/ARCHITECTURE.md's layer table lists the same folders and allowances", async () => {

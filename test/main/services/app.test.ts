@@ -107,6 +107,11 @@ describe('app core over the dispatcher', () => {
     expect(profiles.data.profiles[0]).toMatchObject({ id: 'demo', builtIn: true, active: true, keySet: true, keyLast4: null });
   });
 
+  it("the features' slices join into one handler per contract channel, no more, no fewer", () => {
+    expect(Object.keys(app.handlers).sort()).toEqual([...channelNames].sort());
+    for (const channel of channelNames) expect(typeof app.handlers[channel], channel).toBe('function');
+  });
+
   it('every channel rejects a malformed payload with a validation error, never a crash', async () => {
     for (const channel of channelNames) {
       const res = await call(channel, { definitelyNotAField: 1, id: 42 });

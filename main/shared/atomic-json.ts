@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { throwIfAborted } from '../../common/abort.js';
-import { writeFileAtomic } from '../shared/atomic-file.js';
+import { writeFileAtomic } from './atomic-file.js';
 
 /** Writes JSON so readers only ever see the old or the new complete file (temp file, fsync, rename, directory fsync). */
 export async function writeJsonAtomic(file: string, value: unknown, signal?: AbortSignal): Promise<void> {

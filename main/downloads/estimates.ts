@@ -4,7 +4,7 @@ import type { ServiceClient } from '../api';
 import {
   estimateBatch, limitsFromAccountInfo, planComposite, withDate,
   type AreaCreditEstimate, type BatchEstimate, type BatchLimits, type BatchPlan, type CompositeBody,
-} from '../downloads/batch';
+} from './batch/index.js';
 
 /**
  * Main's own estimates, the spend guard's source of costs: composite/estimate for downloads (every
