@@ -1,6 +1,7 @@
 import { benchDownloads } from './downloads.bench.js';
 import { benchHostile } from './hostile.bench.js';
 import { benchLibrary } from './library.bench.js';
+import { benchOrders } from './orders.bench.js';
 import { formatFigure, machineFigure, parseBenchArgs, type Figure } from './method.js';
 import { benchPreview } from './preview.bench.js';
 import { benchRenderer } from './renderer.bench.js';
@@ -19,6 +20,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['hostile', benchHostile],
   ['library', benchLibrary],
   ['team', benchTeam],
+  ['orders', benchOrders],
 ];
 
 async function main(): Promise<void> {
