@@ -128,12 +128,13 @@ export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null
     const source = layer.getSource()!;
     const stale = new Map(orderLabels);
     const add: Feature<Geometry>[] = [];
+    const remove: Feature<Geometry>[] = [];
     for (const r of drawn) {
       const had = stale.get(r.key);
       stale.delete(r.key);
       if (had?.row === r) continue;
       if (had) {
-        source.removeFeature(had.feature);
+        remove.push(had.feature);
         orderLabels.delete(r.key);
       }
       const g = readGeometry(r.summary.geometry);
@@ -143,8 +144,12 @@ export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null
       orderLabels.set(r.key, { row: r, feature });
       add.push(feature);
     }
-    if (stale.size) source.removeFeatures([...stale.values()].map((l) => l.feature));
-    for (const key of stale.keys()) orderLabels.delete(key);
+    for (const [key, l] of stale) {
+      remove.push(l.feature);
+      orderLabels.delete(key);
+    }
+    // One change each way: the label layer is redrawn (decluttered) once, not once per label.
+    if (remove.length) source.removeFeatures(remove);
     if (add.length) source.addFeatures(add);
   });
 }
