@@ -7,6 +7,7 @@ import { benchPreview } from './preview.bench.js';
 import { benchRenderer } from './renderer.bench.js';
 import { benchSimulator } from './simulator.bench.js';
 import { benchTeam } from './team.bench.js';
+import { benchWatches } from './watches.bench.js';
 
 // `npm run bench`: every benchmark of the project, one line per figure as
 // `<name>: <value> <unit>  (details)`. Figures are printed, never asserted.
@@ -21,6 +22,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['library', benchLibrary],
   ['team', benchTeam],
   ['orders', benchOrders],
+  ['watches', benchWatches],
 ];
 
 async function main(): Promise<void> {
