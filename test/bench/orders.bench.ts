@@ -1,15 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
-import { MemoryKeychainBackend } from '../../main/keychain';
-import { createApp, type SwathApp } from '../../main/services/app';
-import { startSimulator } from '../../main/simulator';
-import { launchChromium } from '../e2e/chromium';
-import { MAP_HOOK, openPanel, waitForMapStill } from '../e2e/workspace-harness';
+import { openPanel, waitForMapStill } from '../e2e/workspace-harness';
+import { withAppHost } from './app-host.js';
 import { median, spread, type Figure } from './method.js';
-import { benchBuild } from './renderer.bench.js';
 
 /**
  * The orders list at scale (issue 25): the demo service (the simulator, its default order lifecycle,
@@ -65,33 +58,12 @@ export async function benchOrders(): Promise<Figure[]> {
   const n = Number(process.env.SWATH_BENCH_ORDERS ?? 1000);
   const polls = Number(process.env.SWATH_BENCH_ORDER_POLLS ?? 5);
   const shots = process.env.SWATH_BENCH_SHOTS;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-bench-orders-'));
-  let app: SwathApp | null = null;
-  let host: BrowserHost | null = null;
-  let browser: Browser | null = null;
-  const build = benchBuild();
-  try {
-    let service: { url: string; key: string } | null = null;
-    app = await createApp({
-      userDataDir: path.join(dir, 'user'), downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(),
-      version: '0.0.0-bench', platform: process.platform, emit: (e, p) => host?.emit(e, p),
-      startSimulator: async (opts) => {
-        const sim = await startSimulator(opts);
-        service = { url: sim.url, key: Object.keys(opts.apiKeys ?? {})[0]! };
-        return sim;
-      },
-    });
-    if (!service) throw new Error('the demo service did not start');
+  return withAppHost('orders', () => undefined, async ({ service, newPage }) => {
     const t = performance.now();
-    await seedOrders((service as { url: string }).url, (service as { key: string }).key, n);
+    await seedOrders(service.url, service.key, n);
     const seedS = (performance.now() - t) / 1000;
 
-    host = await startBrowserHost({ rendererDir: path.join(build.dir, 'renderer'), handlers: app.handlers, rasters: app.rasters, greeting: () => [{ event: 'connection:state', payload: app!.connection() }] });
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    await context.addInitScript(MAP_HOOK);
-    const page = await context.newPage();
-    await page.goto(host.url);
+    const page = await newPage();
     await openPanel(page, 'tasking');
     await page.getByTestId('tab-orders').click();
     // The list answered (the demo service's two seeded orders come with ours).
@@ -110,7 +82,7 @@ export async function benchOrders(): Promise<Figure[]> {
       mkdirSync(shots, { recursive: true });
       await page.screenshot({ path: path.join(shots, `orders-${n}.png`) });
     }
-    await context.close();
+    await page.context().close();
     return [
       {
         name: 'orders-poll-long-task-ms', value: Math.round(Math.max(...perPoll)), unit: 'ms',
@@ -118,11 +90,5 @@ export async function benchOrders(): Promise<Figure[]> {
       },
       { name: 'orders-dom-nodes', value: nodes, unit: 'nodes', note: `elements in the orders tab with ${listed} orders listed` },
     ];
-  } finally {
-    await browser?.close().catch(() => undefined);
-    await host?.close().catch(() => undefined);
-    await app?.close().catch(() => undefined);
-    build.cleanup();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

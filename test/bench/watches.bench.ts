@@ -1,16 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
-import { DEMO_PROFILE_ID, MemoryKeychainBackend } from '../../main/keychain';
-import { createApp, type SwathApp } from '../../main/services/app';
-import { startSimulator } from '../../main/simulator';
+import { DEMO_PROFILE_ID } from '../../main/keychain';
 import type { Watch } from '../../main/watches/store';
-import { launchChromium } from '../e2e/chromium';
-import { MAP_HOOK, waitForMapStill } from '../e2e/workspace-harness';
+import { waitForMapStill } from '../e2e/workspace-harness';
+import { withAppHost } from './app-host.js';
 import { median, spread, type Figure } from './method.js';
-import { benchBuild } from './renderer.bench.js';
 
 /**
  * The Watches panel at scale (issue 25): the demo profile with SWATH_BENCH_WATCHES (default 400) paused
@@ -50,28 +44,11 @@ export async function benchWatches(): Promise<Figure[]> {
   const n = Number(process.env.SWATH_BENCH_WATCHES ?? 400);
   const dates = Number(process.env.SWATH_BENCH_WATCH_DATES ?? 100);
   const shots = process.env.SWATH_BENCH_SHOTS;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-bench-watches-'));
-  let app: SwathApp | null = null;
-  let host: BrowserHost | null = null;
-  let browser: Browser | null = null;
-  const build = benchBuild();
-  try {
-    const userData = path.join(dir, 'user');
-    mkdirSync(userData, { recursive: true });
-    seedWatches(userData, n, dates);
-    app = await createApp({
-      userDataDir: userData, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(),
-      version: '0.0.0-bench', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p),
-    });
-    host = await startBrowserHost({ rendererDir: path.join(build.dir, 'renderer'), handlers: app.handlers, rasters: app.rasters, greeting: () => [{ event: 'connection:state', payload: app!.connection() }] });
-    browser = await launchChromium();
+  return withAppHost('watches', (userData) => seedWatches(userData, n, dates), async ({ newPage }) => {
     const opens: number[] = [];
     let nodes = 0;
     for (let i = 0; i < 3; i++) {
-      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-      await context.addInitScript(MAP_HOOK);
-      const page = await context.newPage();
-      await page.goto(host.url);
+      const page = await newPage();
       await waitForMapStill(page);
       const t = performance.now();
       await page.locator('nav[aria-label="Panels"] [data-panel="watches"]').click();
@@ -85,17 +62,11 @@ export async function benchWatches(): Promise<Figure[]> {
           await page.screenshot({ path: path.join(shots, `watches-${n}x${dates}.png`) });
         }
       }
-      await context.close();
+      await page.context().close();
     }
     return [
       { name: 'watches-panel-ms', value: Math.round(median(opens)), unit: 'ms', note: `${n} watches × ${dates} dates: click on Watches to its first card drawn and two frames painted (browser host, headless Chromium, the click and the wait through playwright), fresh page each time, median of 3: ${spread(opens, 0)}; target ≤ 300 ms` },
       { name: 'watches-dom-nodes', value: nodes, unit: 'nodes', note: `elements in the side panel with the Watches panel drawn (${n} watches × ${dates} dates)` },
     ];
-  } finally {
-    await browser?.close().catch(() => undefined);
-    await host?.close().catch(() => undefined);
-    await app?.close().catch(() => undefined);
-    build.cleanup();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
