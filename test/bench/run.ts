@@ -1,11 +1,13 @@
 import { benchDownloads } from './downloads.bench.js';
 import { benchHostile } from './hostile.bench.js';
 import { benchLibrary } from './library.bench.js';
+import { benchOrders } from './orders.bench.js';
 import { formatFigure, machineFigure, parseBenchArgs, type Figure } from './method.js';
 import { benchPreview } from './preview.bench.js';
 import { benchRenderer } from './renderer.bench.js';
 import { benchSimulator } from './simulator.bench.js';
 import { benchTeam } from './team.bench.js';
+import { benchWatches } from './watches.bench.js';
 
 // `npm run bench`: every benchmark of the project, one line per figure as
 // `<name>: <value> <unit>  (details)`. Figures are printed, never asserted.
@@ -19,6 +21,8 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['hostile', benchHostile],
   ['library', benchLibrary],
   ['team', benchTeam],
+  ['orders', benchOrders],
+  ['watches', benchWatches],
 ];
 
 async function main(): Promise<void> {

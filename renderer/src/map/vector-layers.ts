@@ -177,6 +177,23 @@ function ensure(key: string, options: LayerOptions = {}): Entry {
   return entry;
 }
 
+/** A feature drawn from an item (null when its geometry cannot be read); it remembers the item's geometry value and projection. */
+function featureOfItem(item: VectorItem, projection: string): Feature<Geometry> | null {
+  const geometry = readGeometry(item.geometry, projection);
+  if (!geometry) return null;
+  const f = new Feature<Geometry>({ geometry });
+  f.setId(item.id);
+  f.set('swathProps', item.properties ?? {}, true);
+  f.set('swathFrom', { geometry: item.geometry, projection }, true);
+  if (item.color) f.set('swathColor', item.color, true);
+  return f;
+}
+
+function sameProps(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.is(a[k], b[k]));
+}
+
 /** Replaces the features of a layer (created on first use); returns how many were drawn and how many could not be read. */
 export function setFeatures(key: string, items: readonly VectorItem[], options: LayerOptions = {}): { drawn: number; skipped: number } {
   const e = ensure(key, options);
@@ -184,16 +201,9 @@ export function setFeatures(key: string, items: readonly VectorItem[], options: 
   const features: Feature<Geometry>[] = [];
   let skipped = 0;
   for (const item of items) {
-    const geometry = readGeometry(item.geometry, projection);
-    if (!geometry) {
-      skipped++;
-      continue;
-    }
-    const f = new Feature<Geometry>({ geometry });
-    f.setId(item.id);
-    f.set('swathProps', item.properties ?? {}, true);
-    if (item.color) f.set('swathColor', item.color, true);
-    features.push(f);
+    const f = featureOfItem(item, projection);
+    if (f) features.push(f);
+    else skipped++;
   }
   e.highlighted.clear();
   e.selected.clear();
@@ -201,6 +211,61 @@ export function setFeatures(key: string, items: readonly VectorItem[], options: 
   e.source.clear(true);
   e.source.addFeatures(features);
   return { drawn: features.length, skipped };
+}
+
+/**
+ * Brings a layer's features to `items` by id, touching only what changed: a feature whose item has
+ * the same geometry value (the same object or string), colour and properties is kept as it is (the
+ * same Feature, never redrawn from scratch); a changed item's feature is replaced, a missing id's
+ * removed, a new id's added. Highlight and selection stay on the ids that remain. For lists that
+ * refresh in place (the orders poll); a layer drawn anew each time uses {@link setFeatures}.
+ */
+export function updateFeatures(key: string, items: readonly VectorItem[], options: LayerOptions = {}): { added: number; removed: number; kept: number; skipped: number } {
+  const e = ensure(key, options);
+  const projection = viewProjection();
+  const old = new Map<string, Feature<Geometry>>();
+  for (const f of e.source.getFeatures()) old.set(String(f.getId()), f);
+  const add: Feature<Geometry>[] = [];
+  const seen = new Set<string>();
+  let kept = 0;
+  let skipped = 0;
+  for (const item of items) {
+    if (seen.has(item.id)) continue;
+    seen.add(item.id);
+    const f = old.get(item.id);
+    const from = f?.get('swathFrom') as { geometry: unknown; projection: string } | undefined;
+    const props = item.properties ?? {};
+    if (f && from && from.geometry === item.geometry && from.projection === projection &&
+        (f.get('swathColor') as string | undefined) === (item.color || undefined) && sameProps(f.get('swathProps') as Record<string, unknown>, props)) {
+      old.delete(item.id);
+      kept++;
+      continue;
+    }
+    const next = featureOfItem(item, projection);
+    if (!next) skipped++;
+    else add.push(next);
+  }
+  // What is left of the old features changed or left the list.
+  const remove = [...old.values()];
+  if (!add.length && !remove.length) return { added: 0, removed: 0, kept, skipped };
+  if (remove.length) e.source.removeFeatures(remove);
+  if (add.length) e.source.addFeatures(add);
+  // The overlay copies geometries: redrawn when a highlighted or selected feature changed or left.
+  let overlay = false;
+  for (const set of [e.highlighted, e.selected]) {
+    for (const id of [...set]) {
+      if (!old.has(id)) continue;
+      overlay = true;
+      if (!e.source.getFeatureById(id)) set.delete(id);
+    }
+  }
+  if (overlay) refreshOverlay(e);
+  return { added: add.length, removed: remove.length, kept, skipped };
+}
+
+/** The feature drawn for an id (tests: whether an update kept it). */
+export function featureOf(key: string, id: string): Feature<Geometry> | null {
+  return layers.get(key)?.source.getFeatureById(id) ?? null;
 }
 
 /** Removes every feature of a layer. */

@@ -1,11 +1,11 @@
 import { defineStore } from 'pinia';
-import { computed, reactive, ref, watch } from 'vue';
+import { computed, reactive, ref, shallowRef, toRaw, watch } from 'vue';
 import type { IpcError, Result } from '../../../../../preload/contract';
 import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../lib/json-schema';
-import type { JsonObject } from '../../../lib/recognise';
 import { createRequest, type RequestState } from '../../../lib/request';
 import { deadlineInfo, type DeadlineInfo } from '../model/tasking-deadline';
-import { prefillFromRow, rowsOf, summarizeOrder, type OrderSummary } from '../model/tasking-records';
+import { mergeOrderRows, type OrderRow } from '../model/order-rows';
+import { prefillFromRow, rowsOf, type OrderSummary } from '../model/tasking-records';
 import { useOperationsStore } from '../../../stores/operations';
 import { useSessionStore } from '../../../stores/session';
 import { useUiStore } from '../../../stores/ui';
@@ -16,13 +16,7 @@ export const ORDER_OPERATIONS = { list: 'tasking.orders.list', details: 'tasking
 /** How often the list refreshes while the tasking panel is open. */
 export const ORDER_POLL_MS = 10_000;
 
-/** One row of the orders list: the record as the service sent it, and what the list shows of it. */
-export interface OrderRow {
-  row: JsonObject;
-  summary: OrderSummary;
-  /** A stable key: the order's GUID, or its position when it has none. */
-  key: string;
-}
+export type { OrderRow } from '../model/order-rows';
 
 /** A status change seen between two refreshes of the list. */
 export interface StatusChange {
@@ -87,12 +81,15 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
     Object.assign(target, values);
   }
 
-  const rows = computed<OrderRow[]>(() =>
-    rowsOf(list.data).map((row, i) => {
-      const summary = summarizeOrder(row);
-      return { row, summary, key: summary.id ?? `#${i}` };
-    }),
-  );
+  /**
+   * The listed orders, merged by key on each refresh (model/order-rows.ts): an unchanged order keeps
+   * its row object, so a poll of 1,000 orders redraws only the rows and footprints that changed.
+   * A shallow ref: rows are replaced, never mutated. Follows the list synchronously, as a computed would.
+   */
+  const rows = shallowRef<OrderRow[]>([]);
+  watch(() => list.data, (data) => {
+    rows.value = mergeOrderRows(rows.value, rowsOf(toRaw(data)));
+  }, { flush: 'sync' });
   const selected = computed<OrderRow | null>(() => rows.value.find((r) => r.key === selectedKey.value) ?? null);
 
   /** Fills the details and cancel parameters from the selected row (by name, case-insensitive) over their defaults. */

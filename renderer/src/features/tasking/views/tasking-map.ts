@@ -13,7 +13,7 @@ import { Fill, Stroke, Style, Text } from 'ol/style';
 import type { TileCell } from '../model/tasking-records';
 import { whenMap } from '../../../map/map-context';
 import { PLACE_LABELS } from '../../../map/context-layers';
-import { clearLayer, fitTo, highlight, onClick, onHover, readGeometry, select, setFeatures } from '../../../map/vector-layers';
+import { clearLayer, fitTo, highlight, onClick, onHover, readGeometry, select, setFeatures, updateFeatures } from '../../../map/vector-layers';
 import type { OrderRow } from '../stores/tasking-orders';
 
 /**
@@ -111,23 +111,52 @@ export function orderLabel(r: Pick<OrderRow, 'key' | 'summary'>): string {
   return [`Order ${id}${s.status ? ` · ${s.status}` : ''}`, period].filter(Boolean).join('\n');
 }
 
-/** Draws the listed orders' areas, each labelled (id, status, period); the selected one in the selected look. */
+/** The order labels on the map by order key, with the row each was made from. */
+const orderLabels = new Map<string, { row: OrderRow; feature: Feature<Geometry> }>();
+
+/**
+ * Draws the listed orders' areas, each labelled (id, status, period); the selected one in the selected
+ * look. Called on every refresh of the list: only the orders whose row changed (a new row object, see
+ * model/order-rows.ts) get a new footprint or label; the others keep theirs, and gone ones are removed.
+ */
 export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null): void {
   const drawn = rows.filter((r) => r.summary.geometry);
-  setFeatures(LAYERS.orders, drawn.map((r) => ({ id: r.key, geometry: r.summary.geometry, properties: { key: r.key } })), { look: 'order', zIndex: 25 });
+  updateFeatures(LAYERS.orders, drawn.map((r) => ({ id: r.key, geometry: r.summary.geometry, properties: { key: r.key } })), { look: 'order', zIndex: 25 });
   select(LAYERS.orders, selectedKey);
   // Decluttered with the map's place names (map/context-layers.ts) and above them, so neither covers the other.
   void labels(ORDER_LABELS, 46, PLACE_LABELS).then((layer) => {
     const source = layer.getSource()!;
-    source.clear();
-    source.addFeatures(drawn.flatMap((r) => {
+    const stale = new Map(orderLabels);
+    const add: Feature<Geometry>[] = [];
+    const remove: Feature<Geometry>[] = [];
+    for (const r of drawn) {
+      const had = stale.get(r.key);
+      stale.delete(r.key);
+      if (had?.row === r) continue;
+      if (had) {
+        remove.push(had.feature);
+        orderLabels.delete(r.key);
+      }
       const g = readGeometry(r.summary.geometry);
-      if (!g) return [];
-      const f = new Feature<Geometry>({ geometry: labelPoint(g) });
-      f.setStyle(labelStyle(orderLabel(r), 'order'));
-      return [f];
-    }));
+      if (!g) continue;
+      const feature = new Feature<Geometry>({ geometry: labelPoint(g) });
+      feature.setStyle(labelStyle(orderLabel(r), 'order'));
+      orderLabels.set(r.key, { row: r, feature });
+      add.push(feature);
+    }
+    for (const [key, l] of stale) {
+      remove.push(l.feature);
+      orderLabels.delete(key);
+    }
+    // One change each way: the label layer is redrawn (decluttered) once, not once per label.
+    if (remove.length) source.removeFeatures(remove);
+    if (add.length) source.addFeatures(add);
   });
+}
+
+/** The label feature of an order on the map (tests: whether a refresh kept it). */
+export function orderLabelOf(key: string): Feature<Geometry> | null {
+  return orderLabels.get(key)?.feature ?? null;
 }
 
 /** Zooms to one order or all of them. */

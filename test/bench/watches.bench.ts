@@ -1,0 +1,72 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEMO_PROFILE_ID } from '../../main/keychain';
+import type { Watch } from '../../main/watches/store';
+import { waitForMapStill } from '../e2e/workspace-harness';
+import { withAppHost } from './app-host.js';
+import { median, spread, type Figure } from './method.js';
+
+/**
+ * The Watches panel at scale (issue 25): the demo profile with SWATH_BENCH_WATCHES (default 400) paused
+ * watches of SWATH_BENCH_WATCH_DATES (default 100) downloaded dates each, in watches.json as main keeps
+ * it. The real app core behind the browser host, Chromium; from a click on the Watches rail button to
+ * its first card drawn and two frames painted, on a fresh page each time (median of 3):
+ *  - watches-panel-ms (target ≤ 300 ms); watches-dom-nodes: elements in the panel once drawn.
+ * SWATH_BENCH_SHOTS saves a screenshot. Figures are printed, never asserted.
+ */
+
+const DAY = 86_400_000;
+
+function seedWatches(userData: string, n: number, dates: number): void {
+  const start = Date.parse('2025-01-01T00:00:00Z');
+  const at = new Date(start).toISOString();
+  const watches: Watch[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = 5 + (i % 40) * 0.3;
+    const y = 45 + Math.floor(i / 40) * 0.3;
+    watches.push({
+      id: `bench-watch-${i}`, profileId: DEMO_PROFILE_ID, name: `Field ${i}`, source: { kind: 'aoi', orderId: null, recurring: null },
+      area: { Wkt: `POLYGON((${x} ${y}, ${x + 0.1} ${y}, ${x + 0.1} ${y + 0.1}, ${x} ${y + 0.1}, ${x} ${y}))` },
+      model: 'Stratus2', constellations: ['Sentinel2'], from: '2025-01-01', to: null,
+      settings: { EpsgProjection: 32633, Bandnames: 'ndvi', DataType: 'INT16', Resolution: 10, PixelSelectionMode: 'intersect' },
+      capEur: null, everyHours: 24, state: 'paused', notice: null, running: false, lastRunAt: at, lastResult: `${dates} dates downloaded`,
+      nextRunAt: null, failures: 0, allowOverMonth: null, createdAt: at, updatedAt: at,
+      dates: Array.from({ length: dates }, (_, k) => ({
+        date: new Date(start + k * 3 * DAY).toISOString().slice(0, 10), state: 'downloaded' as const, libraryIds: [`bench-${i}-${k}`],
+        files: [`/nowhere/bench-${i}-${k}.tif`], jobId: null, costEur: 0.5, at,
+      })),
+    });
+  }
+  writeFileSync(path.join(userData, 'watches.json'), JSON.stringify({ version: 1, watches }));
+}
+
+export async function benchWatches(): Promise<Figure[]> {
+  const n = Number(process.env.SWATH_BENCH_WATCHES ?? 400);
+  const dates = Number(process.env.SWATH_BENCH_WATCH_DATES ?? 100);
+  const shots = process.env.SWATH_BENCH_SHOTS;
+  return withAppHost('watches', (userData) => seedWatches(userData, n, dates), async ({ newPage }) => {
+    const opens: number[] = [];
+    let nodes = 0;
+    for (let i = 0; i < 3; i++) {
+      const page = await newPage();
+      await waitForMapStill(page);
+      const t = performance.now();
+      await page.locator('nav[aria-label="Panels"] [data-panel="watches"]').click();
+      await page.locator('[data-testid=watch-card]').first().waitFor({ timeout: 60_000 });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      opens.push(performance.now() - t);
+      if (i === 2) {
+        nodes = await page.evaluate(() => document.querySelectorAll('[data-testid=watches-panel] *, main.side *').length);
+        if (shots) {
+          mkdirSync(shots, { recursive: true });
+          await page.screenshot({ path: path.join(shots, `watches-${n}x${dates}.png`) });
+        }
+      }
+      await page.context().close();
+    }
+    return [
+      { name: 'watches-panel-ms', value: Math.round(median(opens)), unit: 'ms', note: `${n} watches × ${dates} dates: click on Watches to its first card drawn and two frames painted (browser host, headless Chromium, the click and the wait through playwright), fresh page each time, median of 3: ${spread(opens, 0)}; target ≤ 300 ms` },
+      { name: 'watches-dom-nodes', value: nodes, unit: 'nodes', note: `elements in the side panel with the Watches panel drawn (${n} watches × ${dates} dates)` },
+    ];
+  });
+}

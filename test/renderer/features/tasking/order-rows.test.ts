@@ -1,0 +1,109 @@
+// @vitest-environment jsdom
+import OlMap from 'ol/Map';
+import View from 'ol/View';
+import type { Style } from 'ol/style';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mergeOrderRows, type OrderRow } from '../../../../renderer/src/features/tasking/model/order-rows';
+import { LAYERS, drawOrders, orderLabelOf } from '../../../../renderer/src/features/tasking/views/tasking-map';
+import { provideMap } from '../../../../renderer/src/map/map-context';
+import { featureIds, featureOf, highlight, resetVectorLayers, select, stateOf, updateFeatures } from '../../../../renderer/src/map/vector-layers';
+
+// OpenLayers watches its target's size; jsdom has no ResizeObserver.
+globalThis.ResizeObserver ??= class { observe(): void {} unobserve(): void {} disconnect(): void {} } as unknown as typeof ResizeObserver;
+
+const guid = (n: number) => `aaaaaaaa-aaaa-4aaa-8aaa-${String(n).padStart(12, '0')}`;
+const wkt = (n: number) => `POLYGON((${n} 52, ${n + 0.1} 52, ${n + 0.1} 52.1, ${n} 52.1, ${n} 52))`;
+/** A list record as the service sends it: a fresh object on every poll. */
+const record = (n: number, status = 'Review', area = wkt(n)) => ({
+  TaskOrderGuid: guid(n), OrderingProcessStatus: status, Model: 'Stratus2', From: '2026-01-01', To: '2026-02-01', Wkt: area, ImageFrequency: 7,
+});
+const poll = (...recs: ReturnType<typeof record>[]) => recs.map((r) => JSON.parse(JSON.stringify(r)) as Record<string, unknown>);
+
+afterEach(() => {
+  resetVectorLayers();
+  provideMap(null);
+});
+
+describe('the orders poll merges rows by key', () => {
+  it('identical orders keep their row objects; a list with nothing changed is the same array', () => {
+    const first = mergeOrderRows([], poll(record(1), record(2), record(3)));
+    expect(first.map((r) => r.key)).toEqual([guid(1), guid(2), guid(3)]);
+    const second = mergeOrderRows(first, poll(record(1), record(2), record(3)));
+    expect(second).toBe(first);
+  });
+
+  it('a changed order replaces only its row; removed ones leave; new ones come in their place', () => {
+    const first = mergeOrderRows([], poll(record(1), record(2), record(3)));
+    const next = mergeOrderRows(first, poll(record(1), record(2, 'Processing'), record(4)));
+    expect(next).not.toBe(first);
+    expect(next.map((r) => r.key)).toEqual([guid(1), guid(2), guid(4)]);
+    expect(next[0]).toBe(first[0]);
+    expect(next[1]).not.toBe(first[1]);
+    expect(next[1]!.summary.status).toBe('Processing');
+    expect(next.some((r) => r.key === guid(3))).toBe(false);
+    // A reordered list keeps the rows and follows the new order.
+    const reordered = mergeOrderRows(next, poll(record(4), record(1), record(2, 'Processing')));
+    expect(reordered).toEqual([next[2], next[0], next[1]]);
+    expect(reordered[0]).toBe(next[2]);
+  });
+
+  it('a row without a GUID is reused only at its own position', () => {
+    const noId = { Model: 'Stratus2', OrderingProcessStatus: 'Review' };
+    const first = mergeOrderRows([], [noId, { ...noId, Model: 'Nimbus' }]);
+    expect(first.map((r) => r.key)).toEqual(['#0', '#1']);
+    const swapped = mergeOrderRows(first, [{ ...noId, Model: 'Nimbus' }, noId]);
+    expect(swapped.map((r) => r.key)).toEqual(['#0', '#1']);
+    expect(swapped[0]!.summary.model).toBe('Nimbus');
+  });
+});
+
+describe("the order footprints follow the poll by id", () => {
+  it("an unchanged order's footprint and label stay the same objects; a changed one is redrawn; a removed one leaves", async () => {
+    provideMap(new OlMap({ view: new View() }));
+    const first: OrderRow[] = mergeOrderRows([], poll(record(1), record(2), record(3)));
+    drawOrders(first, null);
+    // The labels are drawn once their layer is on the map.
+    await vi.waitFor(() => expect(orderLabelOf(guid(3))).not.toBeNull());
+    const f1 = featureOf(LAYERS.orders, guid(1));
+    const f2 = featureOf(LAYERS.orders, guid(2));
+    const label1 = orderLabelOf(guid(1));
+    const label2 = orderLabelOf(guid(2));
+    expect(f1 && f2 && label1 && label2).toBeTruthy();
+
+    // Order 2 moves (a new footprint), order 3 is gone, 4 is new; order 1 is the same order.
+    const next = mergeOrderRows(first, poll(record(1), record(2, 'Review', wkt(9)), record(4)));
+    drawOrders(next, null);
+    await vi.waitFor(() => expect(orderLabelOf(guid(4))).not.toBeNull());
+    expect(featureOf(LAYERS.orders, guid(1))).toBe(f1);
+    expect(orderLabelOf(guid(1))).toBe(label1);
+    expect(featureOf(LAYERS.orders, guid(2))).not.toBe(f2);
+    expect(orderLabelOf(guid(2))).not.toBe(label2);
+    expect(featureIds(LAYERS.orders).sort()).toEqual([guid(1), guid(2), guid(4)]);
+    expect(orderLabelOf(guid(3))).toBeNull();
+
+    // A status change keeps the footprint (same area) and redraws only the label, which names the status.
+    const third = mergeOrderRows(next, poll(record(1, 'Processing'), record(2, 'Review', wkt(9)), record(4)));
+    const label4 = orderLabelOf(guid(4));
+    drawOrders(third, null);
+    await vi.waitFor(() => expect(orderLabelOf(guid(1))).not.toBe(label1));
+    expect(featureOf(LAYERS.orders, guid(1))).toBe(f1);
+    expect(orderLabelOf(guid(4))).toBe(label4);
+    const style = orderLabelOf(guid(1))!.getStyle() as Style;
+    expect(style.getText()!.getText()).toContain('Processing');
+  });
+
+  it('keeps the selection and hover on the ids that stay, and drops them with a removed feature', () => {
+    updateFeatures('orders-test', [{ id: 'a', geometry: wkt(1) }, { id: 'b', geometry: wkt(2) }]);
+    select('orders-test', 'a');
+    highlight('orders-test', 'b');
+    const a = featureOf('orders-test', 'a');
+    const r = updateFeatures('orders-test', [{ id: 'a', geometry: wkt(1) }]);
+    expect(r).toEqual({ added: 0, removed: 1, kept: 1, skipped: 0 });
+    expect(featureOf('orders-test', 'a')).toBe(a);
+    expect(stateOf('orders-test', 'a')).toBe('selected');
+    expect(stateOf('orders-test', 'b')).toBe('normal');
+    // Other properties or colour: the feature is drawn anew.
+    updateFeatures('orders-test', [{ id: 'a', geometry: wkt(1), color: '#ff0000' }]);
+    expect(featureOf('orders-test', 'a')).not.toBe(a);
+  });
+});
