@@ -13,7 +13,7 @@ beforeEach(() => setActivePinia(createPinia()));
 
 const match = (over: Record<string, unknown> = {}) => ({
   id: '42', acquiredBy: 'alice', acquiredAt: '2026-10-03T09:12:00.000Z', date: '2026-10-01', model: 'Stratus2', bands: ['B4', 'B3', 'B2'],
-  resolution: 10, epsg: 32633, costEur: 1.51, exact: true, differences: [], available: true, ...over,
+  resolution: 10, epsg: 32633, costEur: 1.51, exact: true, differences: [], available: true, readable: false, ...over,
 });
 const owned = (...matches: ReturnType<typeof match>[]) => ({ state: 'owned' as const, matches, claim: null, reason: null });
 
