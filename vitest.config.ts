@@ -20,7 +20,7 @@ const BUILT = ['test/build/main-bundle.test.ts', 'test/build/package-contents.te
 // throwaway PostgreSQL cluster (the team catalog: test/support/postgres.ts).
 const PROCESSES = [
   'test/main/hosts/simulator-process.test.ts', 'test/main/downloads/crash-recovery.test.ts', 'test/main/keychain/keytar.test.ts',
-  'test/main/team/catalog.test.ts', 'test/main/team/watches-year.test.ts', 'test/main/team/catalog-outage.test.ts', 'test/build/team-setup-check.test.ts',
+  'test/main/team/catalog.test.ts', 'test/main/team/watches-year.test.ts', 'test/main/team/watch-read-url.test.ts', 'test/main/team/catalog-outage.test.ts', 'test/build/team-setup-check.test.ts',
 ];
 const NOT_UNIT = ['test/e2e/**', ...BUILT, ...PROCESSES];
 // The unit files that mock a module: they run isolated (see the unit-isolated project).

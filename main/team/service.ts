@@ -120,6 +120,14 @@ export class TeamRefusal extends AppError<'validation'> {
   }
 }
 
+/** `link` refused on a machine that reaches the team's rasters only over the read URL (a copy works). */
+class LinkNeedsShare extends AppError<'validation'> {
+  constructor(message: string) {
+    super('validation', message);
+    this.name = 'LinkNeedsShare';
+  }
+}
+
 /** The most rasters one STAC export of the team catalog holds. */
 export const MAX_TEAM_EXPORT = 100_000;
 
@@ -345,7 +353,7 @@ export class TeamLibrary {
 
   /**
    * A watch's date about to be bought: a copy the team owns exactly is linked from the share into
-   * the library (0 EUR); a date a teammate is buying now waits for the next run; else it is
+   * the library, or copied over the read URL on a machine without the share (0 EUR); a date a teammate is buying now waits for the next run; else it is
    * claimed and bought. When the catalog cannot be asked, the date waits for the next run.
    */
   async forWatch(request: Record<string, unknown>, signal: AbortSignal): Promise<
@@ -364,7 +372,11 @@ export class TeamLibrary {
         this.remember(exact.raster);
         const by = `${exact.raster.acquiredBy} on ${exact.raster.acquiredAt.slice(0, 10)}`;
         try {
-          const used = await this.useCopy(exact.raster.id, 'link', signal);
+          // Linked from the share; a machine without it copies over the read URL (0 EUR either way).
+          const used = await this.useCopy(exact.raster.id, 'link', signal).catch((e: unknown) => {
+            if (signal.aborted || !(e instanceof LinkNeedsShare)) throw e;
+            return this.useCopy(exact.raster.id, 'copy', signal);
+          });
           return { kind: 'owned', ...used, note: `The team’s copy (bought by ${by}); 0 EUR.` };
         } catch (e) {
           if (signal.aborted) throw e;
@@ -468,7 +480,7 @@ export class TeamLibrary {
     }
     let file = onShare;
     if (mode === 'link' && !onShare) {
-      throw new AppError('validation', `The team’s copy cannot be linked: ${unreachable.replace(/\.$/, '')}. Preview it on the map (read over the team’s read URL), or copy it to your download folder.`);
+      throw new LinkNeedsShare(`The team’s copy cannot be linked: ${unreachable.replace(/\.$/, '')}. Preview it on the map (read over the team’s read URL), or copy it to your download folder.`);
     }
     if (mode === 'copy') {
       const dir = this.deps.downloadDir();
