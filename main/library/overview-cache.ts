@@ -6,7 +6,7 @@ import { abortError, abortable, isAbortError } from '../../common/abort.js';
 import type { LibraryEntry } from './catalog.js';
 import { overviewNeed, type OverviewNeed } from './overview.js';
 import { OverviewWorkers } from './overview-thread.js';
-import type { RasterFileLookup } from './raster-protocol.js';
+import type { RasterFileLookup, RemoteRasterFile } from './raster-protocol.js';
 
 /**
  * Overview copies of library rasters that are not cloud optimised, built once and reused: a copy
@@ -73,6 +73,12 @@ export interface OverviewCacheOptions {
   log?: (message: string) => void;
   /** The threads that build copies; default: the cache's own, closed with it. */
   workers?: OverviewWorkers;
+  /**
+   * Rasters that are not library entries but are read from elsewhere by main (a teammate's, over
+   * the team's read URL): previewed as they are (no overview copy: that would mean reading the
+   * whole file), served by the raster protocol under their own id.
+   */
+  remote?: { get(id: string): (RemoteRasterFile & { url: string }) | undefined };
 }
 
 /**
@@ -192,6 +198,9 @@ export class OverviewCache {
    */
   async prepare(id: string, signal: AbortSignal, opts: PrepareOptions = {}): Promise<OverviewStatus> {
     const entry = this.opts.catalog.get(id);
+    if (!entry && this.opts.remote?.get(id)) {
+      return { id, state: 'not-needed', rasterId: id, reason: 'Read from the team’s read URL: only the parts the map shows are fetched.', reused: false, buildMs: 0 };
+    }
     if (!entry) throw new AppError('not-found', `No library entry with id ${id}.`);
     const key = await this.keyOf(entry.path);
     if (!key) throw new AppError('not-found', `${entry.path} is missing.`);
@@ -285,7 +294,10 @@ export class OverviewCache {
           const q = name ? this.quickBuilds.get(name) : undefined;
           return q && this.opts.catalog.get(id) ? { path: q.file } : undefined;
         }
-        if (!rasterId.startsWith(OVERVIEW_PREFIX)) return this.opts.catalog.get(rasterId);
+        if (!rasterId.startsWith(OVERVIEW_PREFIX)) {
+          const remote = this.opts.catalog.get(rasterId) ? undefined : this.opts.remote?.get(rasterId);
+          return remote ? { path: remote.url, remote } : this.opts.catalog.get(rasterId);
+        }
         const id = rasterId.slice(OVERVIEW_PREFIX.length);
         const key = this.ready.get(id);
         if (!key || !this.opts.catalog.get(id)) return undefined;

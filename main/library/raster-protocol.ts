@@ -15,9 +15,22 @@ import { throwIfAborted } from '../../common/abort.js';
 /** URL scheme served by {@link serveLibraryFile}. */
 export const RASTER_SCHEME = 'swath-raster';
 
-/** What the protocol needs from the library: a path for an id. */
+/**
+ * A raster that is not a file on this machine (a teammate's, read over the team's read URL): its
+ * size and a reader of byte ranges that checks what the remote end sends (see main/team/range-reader.ts).
+ */
+export interface RemoteRasterFile {
+  size: number;
+  /** Bytes [start, end] (inclusive); rejects when the remote end refuses or answers wrongly. */
+  open(start: number, end: number, signal: AbortSignal): Promise<ReadableStream<Uint8Array>>;
+}
+
+/**
+ * What the protocol needs from the library: a path for an id, or a remote raster main reads for the
+ * renderer (then `path` is only where it comes from, for messages).
+ */
 export interface RasterFileLookup {
-  get(id: string): { path: string } | undefined;
+  get(id: string): { path: string; remote?: RemoteRasterFile } | undefined;
 }
 
 /** An HTTP-like answer; body is null for HEAD, errors and empty ranges. */
@@ -163,6 +176,7 @@ export async function serveLibraryFile(
   const id = libraryIdFromUrl(url);
   const entry = id ? catalog.get(id) : undefined;
   if (!entry) return plain(404, 'No such library raster.');
+  if (entry.remote) return serveRemote(entry.remote, headers, method === 'HEAD', opts.signal);
   let st;
   try {
     st = await stat(entry.path);
@@ -198,5 +212,28 @@ export async function serveLibraryFile(
         headers: { ...base, 'Content-Length': String(size) },
         body: head || size === 0 ? null : fileRangeStream(entry.path, 0, size - 1, expect),
       };
+  }
+}
+
+/**
+ * Answers for a remote raster as for a file: the size is the one main knows (the team catalog's
+ * row), so ranges are parsed here and only the bytes asked for are read from the remote end; a
+ * refused or failed remote read is a 502 naming the reason (the remote end's answer never reaches
+ * the renderer as it is).
+ */
+async function serveRemote(remote: RemoteRasterFile, headers: { range?: string | null }, head: boolean, signal: AbortSignal | undefined): Promise<RasterResponse> {
+  const size = remote.size;
+  const base: Record<string, string> = { 'Content-Type': 'image/tiff', 'Accept-Ranges': 'bytes', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
+  const range = parseRange(headers.range, size);
+  if (range.kind === 'unsatisfiable') return { status: 416, headers: { ...base, 'Content-Range': `bytes */${size}`, 'Content-Length': '0' }, body: null };
+  const [start, end, status] = range.kind === 'range' ? [range.start, range.end, 206] : [0, size - 1, 200];
+  const out = { ...base, 'Content-Length': String(Math.max(0, end - start + 1)) } as Record<string, string>;
+  if (status === 206) out['Content-Range'] = `bytes ${start}-${end}/${size}`;
+  if (head || size === 0 || range.kind === 'empty') return { status, headers: out, body: null };
+  try {
+    return { status, headers: out, body: await remote.open(start, end, signal ?? new AbortController().signal) };
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    return plain(502, (e as Error).message);
   }
 }

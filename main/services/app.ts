@@ -160,7 +160,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   queue.on('job', (job) => team.jobEnded(job));
   const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policyState.policy.notifications === false });
   const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, team: (request, signal) => team.forWatch(request, signal) });
-  const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, onProgress: (p) => emit('library:overview-progress', p), log });
+  const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, remote: team.remoteRasters(), onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();
   const analysis = new AnalysisService({ library, workers: analysisWorkers, downloadDir: () => settings.get().downloadDir });

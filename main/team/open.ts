@@ -11,6 +11,7 @@ import { ownershipQueryFor, purchaseKey, teamRasterInputFor } from './match';
 import { RegistrationOutbox } from './outbox';
 import { TeamLibrary, type TeamCatalogPort } from './service';
 import { SharedStore } from './share';
+import { RangeReader, TeamReadUrl } from './range-reader';
 
 /** The largest CA file read (a PEM bundle of a few certificates is a few KB). */
 const MAX_CA_BYTES = 1024 * 1024;
@@ -88,6 +89,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
       return catalog;
     },
     share: config.sharePath ? new SharedStore({ root: config.sharePath }) : null,
+    reader: readerOf(config.readUrl, caPem, o.log),
     outbox,
     rules: { ownershipQueryFor, purchaseKey, teamRasterInputFor },
     library: o.library,
@@ -96,4 +98,19 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
     log: o.log,
   });
   return team;
+}
+
+/**
+ * The read URL's reader: the team's CA (teamCatalogCa) is trusted on top of the system's, as an
+ * organisation with its own CA serves both from it; a read URL the rules refuse (not https, a user
+ * name in it) is logged and left unused.
+ */
+function readerOf(readUrl: string | null, caPem: string | null, log: (line: string) => void): TeamReadUrl | null {
+  if (!readUrl) return null;
+  try {
+    return new TeamReadUrl(readUrl, new RangeReader({ caPem }));
+  } catch (e) {
+    log(`team: the policy's teamReadUrl is not used: ${(e as Error).message}`);
+    return null;
+  }
 }

@@ -4,7 +4,8 @@ import type { z } from 'zod';
 import type { teamCheckSchema, teamMatchSchema, teamStatusSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
 import { registerSecret } from '../api/redact';
-import { sha256File, type LibraryCatalog, type LibraryEntry } from '../library';
+import { Readable as NodeReadable, type Readable } from 'node:stream';
+import { sha256File, type LibraryCatalog, type LibraryEntry, type RemoteRasterFile } from '../library';
 import type { Keychain } from '../keychain';
 import type { OwnedMatch, OwnershipQuery, PurchaseClaim, TeamFootprint, TeamRaster, TeamRasterInput, TeamRasterKind, TeamStatus } from './types';
 
@@ -45,6 +46,13 @@ export interface TeamSharePort {
   resolve(storagePath: string): Promise<string>;
 }
 
+/** The team's read URL as this module uses it (main/team/range-reader.ts: TeamReadUrl). */
+export interface TeamReadPort {
+  urlOf(storagePath: string): string;
+  open(storagePath: string, start: number, end: number, size: number, signal: AbortSignal): Promise<Readable>;
+  download(storagePath: string, size: number, sha256: string, file: string, signal: AbortSignal): Promise<void>;
+}
+
 /** The durable registration queue as this module uses it. */
 export interface TeamOutboxPort {
   enqueue(input: TeamRasterInput): unknown;
@@ -81,6 +89,8 @@ export interface TeamLibraryDeps {
   /** Opens the catalog with the analyst's credentials (the real one: TeamCatalog over pg). */
   openCatalog(credentials: TeamCredentials): TeamCatalogPort;
   share: TeamSharePort | null;
+  /** The policy's read URL (null: none), for a machine that does not mount the share. */
+  reader?: TeamReadPort | null;
   /** The durable registration queue; `deliverTo` names the catalog it sends to (null: keep queueing). */
   outbox: TeamOutboxPort & { deliverTo(catalog: TeamCatalogPort | null): void };
   rules: TeamRules;
@@ -107,6 +117,14 @@ export class TeamRefusal extends AppError<'validation'> {
   constructor(message: string, owned = false) {
     super('validation', message, owned ? { fields: { buyAnyway: [message] } } : {});
     this.name = 'TeamRefusal';
+  }
+}
+
+/** `link` refused on a machine that reaches the team's rasters only over the read URL (a copy works). */
+class LinkNeedsShare extends AppError<'validation'> {
+  constructor(message: string) {
+    super('validation', message);
+    this.name = 'LinkNeedsShare';
   }
 }
 
@@ -155,12 +173,16 @@ function bboxOf(f: TeamFootprint): [number, number, number, number] | null {
 
 /** Rasters seen in recent checks, so "use the team's copy" names one by id without asking again. */
 const SEEN_MAX = 500;
+/** Teammates' rasters the map may read over the read URL at once (the most recently previewed). */
+const PREVIEWS_MAX = 100;
+/** The raster id a teammate's raster previewed over the read URL is served under. */
+const PREVIEW_PREFIX = 'team-';
 
-function matchView(m: OwnedMatch, available: boolean): TeamMatchView {
+function matchView(m: OwnedMatch, available: boolean, readable: boolean): TeamMatchView {
   const r = m.raster;
   return {
     id: r.id, acquiredBy: r.acquiredBy, acquiredAt: r.acquiredAt, date: r.date, model: r.model, bands: r.bands,
-    resolution: r.resolution, epsg: r.epsg, costEur: r.costEur, exact: m.exact, differences: m.differences, available,
+    resolution: r.resolution, epsg: r.epsg, costEur: r.costEur, exact: m.exact, differences: m.differences, available, readable,
   };
 }
 
@@ -169,6 +191,8 @@ export class TeamLibrary {
   private catalog: TeamCatalogPort | null = null;
   private role: string | null = null;
   private readonly seen = new Map<string, TeamRaster>();
+  /** Rasters previewed over the read URL, by the raster id the map reads them under. */
+  private readonly previews = new Map<string, TeamRaster>();
   private readonly jobs = new Map<string, { purchase: TeamPurchase; costEur: number | null }>();
   private closed = false;
   /** Why a catalog that answers cannot be used, from the last look (see {@link refresh}). */
@@ -288,7 +312,7 @@ export class TeamLibrary {
     const views: TeamMatchView[] = [];
     for (const m of matches.slice(0, 10)) {
       this.remember(m.raster);
-      views.push(matchView(m, await this.available(m.raster)));
+      views.push(matchView(m, await this.available(m.raster), !!this.deps.reader));
     }
     return { ...empty, state: 'owned', matches: views };
   }
@@ -329,7 +353,7 @@ export class TeamLibrary {
 
   /**
    * A watch's date about to be bought: a copy the team owns exactly is linked from the share into
-   * the library (0 EUR); a date a teammate is buying now waits for the next run; else it is
+   * the library, or copied over the read URL on a machine without the share (0 EUR); a date a teammate is buying now waits for the next run; else it is
    * claimed and bought. When the catalog cannot be asked, the date waits for the next run.
    */
   async forWatch(request: Record<string, unknown>, signal: AbortSignal): Promise<
@@ -348,7 +372,11 @@ export class TeamLibrary {
         this.remember(exact.raster);
         const by = `${exact.raster.acquiredBy} on ${exact.raster.acquiredAt.slice(0, 10)}`;
         try {
-          const used = await this.useCopy(exact.raster.id, 'link', signal);
+          // Linked from the share; a machine without it copies over the read URL (0 EUR either way).
+          const used = await this.useCopy(exact.raster.id, 'link', signal).catch((e: unknown) => {
+            if (signal.aborted || !(e instanceof LinkNeedsShare)) throw e;
+            return this.useCopy(exact.raster.id, 'copy', signal);
+          });
           return { kind: 'owned', ...used, note: `The team’s copy (bought by ${by}); 0 EUR.` };
         } catch (e) {
           if (signal.aborted) throw e;
@@ -428,31 +456,89 @@ export class TeamLibrary {
     }
   }
 
-  /** Uses a teammate's copy: links the file on the share into the library, or copies it into the download folder first. */
+  /**
+   * Uses a teammate's copy: links the file on the share into the library, or copies it into the
+   * download folder first (sha256 checked). A machine that does not reach the share copies it over
+   * the policy's read URL instead; a link needs the share (a library entry is a file), so without
+   * it `link` is refused, naming the way that works: preview over the read URL, or copy.
+   */
   async useCopy(id: string, mode: 'link' | 'copy', signal: AbortSignal): Promise<{ libraryId: string; path: string }> {
     const raster = this.seen.get(id);
     if (!raster) throw new AppError('not-found', `No team raster ${id} among the ones just checked; check the estimate again.`);
-    const share = this.deps.share;
-    if (!share) throw new AppError('validation', 'No team share is set up: your organisation’s policy names none (teamSharePath).');
-    const onShare = await share.resolve(raster.storagePath);
+    const { share, reader } = this.deps;
+    if (!share && !reader) throw new AppError('validation', 'No team share is set up: your organisation’s policy names none (teamSharePath).');
+    let onShare: string | null = null;
+    let unreachable = 'this machine does not mount the team share (the policy names no teamSharePath)';
+    if (share) {
+      try {
+        onShare = await share.resolve(raster.storagePath);
+      } catch (e) {
+        // A refused path stays refused; a share that is not there may be read over the URL.
+        if (!reader || !(e instanceof AppError && e.kind === 'io')) throw e;
+        unreachable = e.message;
+      }
+    }
     let file = onShare;
+    if (mode === 'link' && !onShare) {
+      throw new LinkNeedsShare(`The team’s copy cannot be linked: ${unreachable.replace(/\.$/, '')}. Preview it on the map (read over the team’s read URL), or copy it to your download folder.`);
+    }
     if (mode === 'copy') {
       const dir = this.deps.downloadDir();
       await mkdir(dir, { recursive: true });
-      file = await uniqueName(path.join(dir, path.basename(onShare)));
-      const part = `${file}.part`;
-      try {
-        await copyFile(onShare, part);
-        const digest = await sha256File(part, signal);
-        if (digest !== raster.sha256) throw new AppError('io', `The team’s copy of ${path.basename(onShare)} does not match its registered sha256; it was not used.`);
-        await rename(part, file);
-      } catch (e) {
-        await rm(part, { force: true });
-        throw e;
+      file = await uniqueName(path.join(dir, path.basename(onShare ?? raster.storagePath)));
+      if (onShare) {
+        const part = `${file}.part`;
+        try {
+          await copyFile(onShare, part);
+          const digest = await sha256File(part, signal);
+          if (digest !== raster.sha256) throw new AppError('io', `The team’s copy of ${path.basename(onShare)} does not match its registered sha256; it was not used.`);
+          await rename(part, file);
+        } catch (e) {
+          await rm(part, { force: true });
+          throw e;
+        }
+      } else {
+        await reader!.download(raster.storagePath, raster.size, raster.sha256, file, signal);
       }
     }
-    const entry = await this.deps.library.importFile(file, signal);
+    const entry = await this.deps.library.importFile(file!, signal);
     return { libraryId: entry.id, path: entry.path };
+  }
+
+  /**
+   * Previews a teammate's raster on the map without copying it: main reads it over the policy's
+   * read URL, range by range, and the raster protocol serves it under the returned entry's id
+   * (`team-<row id>`). The first bytes are read now, so a server that is down or answers wrongly
+   * is named here rather than as a blank map.
+   */
+  async preview(id: string, signal: AbortSignal): Promise<LibraryEntry> {
+    const raster = this.seen.get(id);
+    if (!raster) throw new AppError('not-found', `No team raster ${id} among the ones just checked; check the estimate again.`);
+    const reader = this.deps.reader;
+    if (!reader) throw new AppError('validation', 'The team’s rasters cannot be previewed from here: your organisation’s policy names no read URL (teamReadUrl).');
+    const head = await reader.open(raster.storagePath, 0, Math.min(raster.size, 16) - 1, raster.size, signal);
+    head.destroy();
+    const key = `${PREVIEW_PREFIX}${raster.id}`;
+    this.previews.delete(key);
+    this.previews.set(key, raster);
+    if (this.previews.size > PREVIEWS_MAX) this.previews.delete(this.previews.keys().next().value!);
+    return { ...entryOf(raster, ''), id: key, path: reader.urlOf(raster.storagePath) };
+  }
+
+  /** The teammates' rasters previewed over the read URL, for the raster protocol (through the overview cache). */
+  remoteRasters(): { get(rasterId: string): (RemoteRasterFile & { url: string }) | undefined } {
+    return {
+      get: (rasterId) => {
+        const raster = this.previews.get(rasterId);
+        const reader = this.deps.reader;
+        if (!raster || !reader) return undefined;
+        return {
+          url: reader.urlOf(raster.storagePath),
+          size: raster.size,
+          open: async (start, end, signal) => toWeb(await reader.open(raster.storagePath, start, end, raster.size, signal)),
+        };
+      },
+    };
   }
 
   /**
@@ -497,6 +583,10 @@ export class TeamLibrary {
     await this.deps.outbox.close().catch(() => undefined);
     await this.catalog?.close().catch(() => undefined);
   }
+}
+
+function toWeb(body: Readable): ReadableStream<Uint8Array> {
+  return NodeReadable.toWeb(body) as unknown as ReadableStream<Uint8Array>;
 }
 
 function parseCredentials(stored: string | null): TeamCredentials | null {

@@ -69,6 +69,31 @@ function relativeOf(root: string, abs: string): string {
   return path.relative(root, abs).split(path.sep).join('/');
 }
 
+/**
+ * The URL a raster is read from when a web server serves the share at `base` (https; plain http
+ * only on a loopback host): each path segment percent-encoded, so names with spaces, `#` or `?`
+ * stay names. Refuses a storage path {@link SharedStore.resolve} would refuse, and a base with
+ * credentials, a query or a fragment. Needs no mounted share (a machine without one reads over it).
+ */
+export function readUrlOf(storagePath: string, base: string): string {
+  const problem = storagePathProblem(storagePath);
+  if (problem) throw new AppError('validation', `The storage path ${JSON.stringify(storagePath.slice(0, 200))} is refused: ${problem}.`);
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new AppError('validation', `The shared store's read URL ${JSON.stringify(base.slice(0, 200))} is not a URL.`);
+  }
+  const loopback = url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new AppError('validation', `The shared store's read URL ${url.origin} must use https.`);
+  }
+  if (url.username || url.password) throw new AppError('validation', 'The shared store\'s read URL must not carry a user name or password.');
+  if (url.search || url.hash) throw new AppError('validation', 'The shared store\'s read URL must not have a query or a fragment.');
+  const basePath = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
+  return `${url.origin}${basePath}${storagePath.split('/').map(encodeURIComponent).join('/')}`;
+}
+
 /** The team's shared raster folder. */
 export class SharedStore {
   readonly root: string;
@@ -136,29 +161,9 @@ export class SharedStore {
     return target;
   }
 
-  /**
-   * The URL a raster is read from when a web server serves the share at `base` (https; plain http
-   * only on a loopback host): each path segment percent-encoded, so names with spaces, `#` or `?`
-   * stay names. Refuses a storage path {@link resolve} would refuse, and a base with credentials,
-   * a query or a fragment.
-   */
+  /** The URL a raster is read from when a web server serves the share at `base` (see {@link readUrlOf}). */
   readUrl(storagePath: string, base: string): string {
-    const problem = storagePathProblem(storagePath);
-    if (problem) throw this.refuse(storagePath, problem);
-    let url: URL;
-    try {
-      url = new URL(base);
-    } catch {
-      throw new AppError('validation', `The shared store's read URL ${JSON.stringify(base.slice(0, 200))} is not a URL.`);
-    }
-    const loopback = url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-      throw new AppError('validation', `The shared store's read URL ${url.origin} must use https.`);
-    }
-    if (url.username || url.password) throw new AppError('validation', 'The shared store\'s read URL must not carry a user name or password.');
-    if (url.search || url.hash) throw new AppError('validation', 'The shared store\'s read URL must not have a query or a fragment.');
-    const basePath = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
-    return `${url.origin}${basePath}${storagePath.split('/').map(encodeURIComponent).join('/')}`;
+    return readUrlOf(storagePath, base);
   }
 
   /**

@@ -397,6 +397,11 @@ export const channels = {
   /** The rasters whose footprint meets a lon/lat box (the footprint index), oldest image first, with how many there are. */
   'library:cover': channel(libraryCoverSchema, z.object({ total: z.number().int(), entries: z.array(libraryEntrySchema) })),
   /** Adds existing GeoTIFF files to the library. */
+  /**
+   * Previews a teammate's raster (an id from `team:check`) on the map without copying it: main reads
+   * it over the policy's read URL; the entry's id is the raster id the map opens, its path the URL.
+   */
+  'team:preview': channel(z.strictObject({ id: z.string().min(1, 'id is required.').max(100, 'id is at most 100 characters.') }), libraryEntrySchema),
   'library:import': channel(z.strictObject({ paths: z.array(z.string().min(1)).min(1) }), z.object({ entries: z.array(libraryEntrySchema) })),
   /** Removes a raster from the library, optionally deleting its file. */
   'library:remove': channel(z.strictObject({ id: z.string().min(1), deleteFile: z.boolean() }), z.object({ removed: z.literal(true) })),

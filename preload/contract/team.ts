@@ -42,6 +42,8 @@ export const teamMatchSchema = z.object({
   differences: z.array(z.string()),
   /** Whether this machine can open it from the share now. */
   available: z.boolean(),
+  /** Whether main can read it over the policy's read URL (preview on the map, or copy) when the share is not reachable. */
+  readable: z.boolean(),
 });
 
 /** Main's answer to "does the team already own this?". */

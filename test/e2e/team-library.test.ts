@@ -1,22 +1,18 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datesFromSearchAvailable } from '../../main/downloads/batch/time-series';
-import { startSimulator, type RunningSimulator } from '../../main/simulator';
-import type { Account } from '../../main/simulator/state';
-import type { PolicyState } from '../../main/policy';
 import { postgresAvailable, type TestCluster } from '../support/postgres';
 import { startTeam, type TestTeam } from '../support/team';
 import { validateCatalogFolder } from '../main/exports/stac-validator';
 import { chromiumAvailable } from './chromium';
-import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { buyBerlinComposite, ctx, estimateBerlin, teamAnalysts } from './team-harness';
+import { BERLIN_WKT, openPanel, type Workspace } from './workspace-harness';
 
 // Two analysts of one organisation, each with their own app core (user data, keychain, demo
 // service account), one team catalog (a real PostgreSQL/PostGIS cluster) and one raster share.
 // A buys a composite; B's estimate of the same composite shows A's copy, B uses it from the share
 // and opens it on the map without buying; both asking for a new date at the same moment buy it once.
-
-const ctx = () => ({ senderUrl: '', signal: new AbortController().signal });
 
 describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI))('team library e2e: two analysts, one catalog, one share', () => {
   let team: TestTeam;
@@ -24,30 +20,14 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
   let share: string;
   let a: Workspace;
   let b: Workspace;
-  const sims: Record<'a' | 'b', RunningSimulator | null> = { a: null, b: null };
-  const account = (s: RunningSimulator): Account => Object.values(s.state.accounts).find((x) => x.profile.seedDemoOrder)!;
-  /** Downloads the service charged for (every included download is used up, so each one is charged). */
-  const purchases = (s: RunningSimulator) => account(s).ledger.filter((e) => e.kind === 'Download').length;
-
-  async function analyst(name: 'a' | 'b', policy: PolicyState): Promise<Workspace> {
-    const ws = await openWorkspace({
-      app: { distribution: { policy } },
-      startSimulator: async (o) => {
-        const sim = await startSimulator(o);
-        sims[name] = sim;
-        return sim;
-      },
-    });
-    await waitForMap(ws.page);
-    for (const o of account(sims[name]!).orders) o.downloadsUsed = 1000;
-    return ws;
-  }
+  const analysts = teamAnalysts<'a' | 'b'>();
+  const { purchases } = analysts;
 
   beforeAll(async () => {
     team = await startTeam(['bob']);
     ({ cluster, share } = team);
-    a = await analyst('a', team.policy);
-    b = await analyst('b', team.policy);
+    a = await analysts.open('a', team.policy);
+    b = await analysts.open('b', team.policy);
   });
   afterAll(async () => {
     await a?.close();
@@ -59,23 +39,8 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     // A signs in to the catalog with the handler (B does it through Settings below).
     expect(await a.app.handlers['team:set-credentials']({ credentials: { role: cluster.analyst.role, password: cluster.analyst.password } }, ctx())).toMatchObject({ role: cluster.analyst.role });
 
-    const pa = a.page;
-    await openPanel(pa, 'imagery');
-    await importAoi(pa, BERLIN_WKT);
-    await pa.getByTestId('search-dates').click();
-    await pa.getByTestId('date-calendar').waitFor({ timeout: 20_000 });
-    await pa.getByTestId('estimate').click();
-    await pa.getByTestId('estimate-result').waitFor({ timeout: 20_000 });
-    await pa.getByTestId('download').click();
-    await pa.getByTestId('download-queued').waitFor({ timeout: 20_000 });
-    await expect.poll(async () => (await a.app.handlers['downloads:list']({}, ctx())).jobs.map((j) => j.state), { timeout: 30_000 }).toEqual(['done']);
-    expect(purchases(sims.a!)).toBe(1);
-    // Shared: the file on the share and its registration sent.
-    await expect.poll(() => readdirSync(share, { recursive: true }).filter((f) => String(f).endsWith('.tif')).length, { timeout: 30_000 }).toBe(1);
-    // Registered: the catalog answers with the copy (the file appears on the share before its registration is sent).
-    const bought = (await a.app.handlers['downloads:list']({}, ctx())).jobs[0]!;
-    await expect.poll(async () => (await a.app.handlers['team:check']({ kind: 'composite', request: bought.request }, ctx())).state, { timeout: 30_000 }).toBe('owned');
-    await expect.poll(async () => (await a.app.handlers['team:status']({}, ctx())).pending).toBe(0);
+    await buyBerlinComposite(a, share);
+    expect(purchases('a')).toBe(1);
 
     // B signs in through Settings: the password goes to main's keychain and is never shown again.
     const pb = b.page;
@@ -89,11 +54,7 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     await pb.getByTestId('settings-team').screenshot({ path: 'test-results/team-b-settings.png' });
     await expect.poll(() => pb.getByTestId('team-state').innerText()).toMatch(/Team library/);
 
-    await openPanel(pb, 'imagery');
-    await importAoi(pb, BERLIN_WKT);
-    await pb.getByTestId('search-dates').click();
-    await pb.getByTestId('date-calendar').waitFor({ timeout: 20_000 });
-    await pb.getByTestId('estimate').click();
+    await estimateBerlin(b);
     const notice = pb.getByTestId('team-check');
     await expect.poll(() => notice.getAttribute('data-state'), { timeout: 20_000 }).toBe('owned');
     const match = notice.getByTestId('team-match').first();
@@ -106,13 +67,13 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     await pb.getByTestId('download').click();
     const refusal = pb.getByTestId('step-download').locator('[role="alert"], .error').first();
     await expect.poll(() => refusal.innerText().catch(() => ''), { timeout: 20_000 }).toMatch(/The team already owns this: bought by/);
-    expect(purchases(sims.b!)).toBe(0);
+    expect(purchases('b')).toBe(0);
 
     await match.getByTestId('team-use-link').click();
     const used = match.getByTestId('team-used');
     await used.waitFor({ timeout: 20_000 });
     expect(await used.innerText()).toContain(share);
-    expect(purchases(sims.b!)).toBe(0);
+    expect(purchases('b')).toBe(0);
 
     // B opens the teammate's raster on the map, read from the share.
     const entry = b.app.library.list().find((e) => e.path.startsWith(share))!;
@@ -130,7 +91,7 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     const other = dates.find((d) => d !== first.request!.Date)!;
     expect(other).toBeTruthy();
     const request = { ...first.request!, Date: other };
-    const before = purchases(sims.a!) + purchases(sims.b!);
+    const before = purchases('a') + purchases('b');
     const results = await Promise.allSettled([
       a.app.handlers['downloads:enqueue']({ kind: 'composite', request }, ctx()),
       b.app.handlers['downloads:enqueue']({ kind: 'composite', request }, ctx()),
@@ -147,7 +108,7 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     const waited = await loser.app.handlers['team:wait']({ kind: 'composite', request }, ctx());
     expect(waited).toMatchObject({ state: 'owned', matches: [expect.objectContaining({ exact: true, date: other })] });
     expect((await winner.app.handlers['downloads:list']({}, ctx())).jobs.find((j) => j.id === id)?.state).toBe('done');
-    expect(purchases(sims.a!) + purchases(sims.b!)).toBe(before + 1);
+    expect(purchases('a') + purchases('b')).toBe(before + 1);
   });
 
   it('B exports the team catalog as a STAC catalog that validates, its assets the files on the share', async () => {
@@ -186,7 +147,7 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     // Registered in the catalog (copied to the share, then sent): until then a teammate sees A's claim.
     const tile = { kind: 'tile' as const, request: { TileGuid: guid, Date: date, Model: model, SatelliteConstellations } };
     await expect.poll(async () => (await b.app.handlers['team:check'](tile, ctx())).state, { timeout: 30_000 }).toBe('owned');
-    const bought = purchases(sims.b!);
+    const bought = purchases('b');
     const fromShare = () => b.app.library.list().filter((e) => e.path.startsWith(share)).length;
     const linked = fromShare();
 
@@ -202,7 +163,7 @@ describe.skipIf(!chromiumAvailable() || (!postgresAvailable() && !process.env.CI
     await expect.poll(() => box.getByTestId('tile-team-used').innerText().catch(() => ''), { timeout: 20_000 }).toBe('1 team copy added to your library, 0.00 EUR.');
     await expect.poll(() => section.innerText()).toMatch(/·\s*0 picked/);
     expect(fromShare()).toBe(linked + 1);
-    expect(purchases(sims.b!)).toBe(bought);
+    expect(purchases('b')).toBe(bought);
     expect(b.pageErrors).toEqual([]);
   });
 });

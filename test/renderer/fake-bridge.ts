@@ -132,6 +132,7 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     teamCheck: async () => ok({ state: 'off', matches: [], claim: null, reason: null }),
     teamSetCredentials: async () => fail('validation', 'No team catalog is set up.'),
     teamUseCopy: async () => fail('not-found', 'No such team raster.'),
+    teamPreview: async () => fail('not-found', 'No such team raster.'),
     teamWait: async () => ok({ state: 'none', matches: [], claim: null, reason: null }),
   };
   const api: Record<string, any> = {};

@@ -170,6 +170,11 @@ export const useLibraryStore = defineStore('library', () => {
     return entry(id);
   }
 
+  /** Makes a raster main serves but the library does not hold (a teammate's, read over the team's read URL) known to the map. */
+  function adopt(item: LibraryItem): void {
+    extra.value = new Map(extra.value).set(item.id, item);
+  }
+
   /** Subscribes to library events and loads the window; safe to call more than once. */
   async function start(): Promise<void> {
     if (unsubscribers.length === 0) unsubscribers = [getBridge().on('library:changed', onChanged)];
@@ -314,7 +319,7 @@ export const useLibraryStore = defineStore('library', () => {
 
   return {
     entries, rows, matched, all, loaded, loading, error, importing, importError, notice, filter, sort, thumbnails, footprints,
-    groups, groupOf, entry, rowAt, view, ensure, wantThumbnail, dropThumbnail, start, stop, refresh, importPaths, importDialog, remove, reveal, exportStac, matchedIds,
+    groups, groupOf, entry, rowAt, view, ensure, adopt, wantThumbnail, dropThumbnail, start, stop, refresh, importPaths, importDialog, remove, reveal, exportStac, matchedIds,
     canResolvePaths, pathsOf,
   };
 });

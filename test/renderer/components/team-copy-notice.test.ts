@@ -8,12 +8,14 @@ const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
 
 const TeamCopyNotice = (await import('../../../renderer/src/components/TeamCopyNotice.vue')).default;
+const { usePreviewStore } = await import('../../../renderer/src/stores/preview');
+const { useLibraryStore } = await import('../../../renderer/src/stores/library');
 
 beforeEach(() => setActivePinia(createPinia()));
 
 const match = (over: Record<string, unknown> = {}) => ({
   id: '42', acquiredBy: 'alice', acquiredAt: '2026-10-03T09:12:00.000Z', date: '2026-10-01', model: 'Stratus2', bands: ['B4', 'B3', 'B2'],
-  resolution: 10, epsg: 32633, costEur: 1.51, exact: true, differences: [], available: true, ...over,
+  resolution: 10, epsg: 32633, costEur: 1.51, exact: true, differences: [], available: true, readable: false, ...over,
 });
 const owned = (...matches: ReturnType<typeof match>[]) => ({ state: 'owned' as const, matches, claim: null, reason: null });
 
@@ -67,5 +69,31 @@ describe('the team\'s copy under an estimate', () => {
     expect(bridge.api.teamWait).toHaveBeenCalledWith(purchase);
     expect(w.get('[data-testid="team-check"]').attributes('data-state')).toBe('owned');
     expect(w.get('[data-testid="team-match"]').text()).toContain('Bought by bob on 2026-10-03 (UTC)');
+  });
+
+  it('without the share but with the read URL: previews it on the map (main reads it) or copies it; main\'s refusal is shown', async () => {
+    const item = { id: 'team-42', path: 'https://share.example.org/rasters/composite/2026/a.tif', size: 10, sha256: 'a'.repeat(64), request: null, kind: 'composite' as const, date: '2026-10-01', model: 'Stratus2', constellations: [], bands: ['B4', 'B3', 'B2'], epsg: 32633, resolution: 10, width: 0, height: 0, bounds4326: null, createdAt: '2026-10-03T09:12:00.000Z', source: 'download' as const };
+    let answer: ReturnType<typeof ok> | ReturnType<typeof fail> = fail('io', 'The team\'s read URL https://share.example.org/rasters/composite/2026/a.tif could not be used: the server answered HTTP 404 (no such file).');
+    const bridge = makeBridge({ teamPreview: async () => answer });
+    fake.api = bridge.api;
+    const opened: string[] = [];
+    usePreviewStore().openOnMap = async (id: string) => void opened.push(id);
+    const w = mount(TeamCopyNotice, { props: { check: owned(match({ available: false, readable: true }), match({ id: '43', available: false, readable: false })) } });
+    const [readable, unreadable] = w.findAll('[data-testid="team-match"]');
+    expect(readable!.text()).toContain('reads the file over your organisation’s read URL');
+    expect(readable!.find('[data-testid="team-use-link"]').exists()).toBe(false);
+    expect(unreadable!.find('[data-testid="team-preview"]').exists()).toBe(false);
+    expect(unreadable!.text()).toContain('the file cannot be opened now');
+    await readable!.get('[data-testid="team-preview"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.teamPreview).toHaveBeenCalledWith({ id: '42' });
+    expect(w.text()).toContain('answered HTTP 404 (no such file)');
+    expect(opened).toEqual([]);
+    answer = ok(item);
+    await readable!.get('[data-testid="team-preview"]').trigger('click');
+    await flushPromises();
+    expect(opened).toEqual(['team-42']);
+    expect(useLibraryStore().entry('team-42')).toEqual(item);
+    expect(w.get('[data-testid="team-previewed"]').text()).toContain('0.00 EUR');
   });
 });

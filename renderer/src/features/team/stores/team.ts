@@ -42,10 +42,15 @@ export const useTeamStore = defineStore('team', () => {
     return getBridge().teamUseCopy({ id, mode });
   }
 
+  /** Previews a teammate's raster on the map without copying it (main reads it over the team's read URL). */
+  async function preview(id: string) {
+    return getBridge().teamPreview({ id });
+  }
+
   /** Waits for the teammate buying this now to register their copy; the call's signal cancels the wait in main. */
   async function waitFor(kind: 'composite' | 'tile' | 'minitile', request: Record<string, unknown>, signal: AbortSignal) {
     return getBridge(signal).teamWait({ kind, request });
   }
 
-  return { status, error, load, start, setCredentials, useCopy, waitFor };
+  return { status, error, load, start, setCredentials, useCopy, preview, waitFor };
 });
