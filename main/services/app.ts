@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { EventPayload } from '../../preload/contract';
-import type { HttpFetch } from '../api';
+import type { HttpFetch, RetryPolicy } from '../api';
 import { redactText } from '../api/redact';
 import { DownloadQueue, Estimator, createBatchRunner, downloadHandlers, publicJob } from '../downloads';
 import type { Emit } from '../platform/emit';
@@ -42,6 +42,8 @@ export interface AppOptions {
   emit: Emit;
   /** The host's HTTP implementation: Electron's net.fetch (system proxy, OS certificates) or undici. */
   fetch?: HttpFetch;
+  /** Overrides of the API client's retry policy (tests that take the service away wait less between attempts). */
+  retry?: Partial<RetryPolicy>;
   /** Keychain backend; the real OS keychain by default. */
   keychainBackend?: KeychainBackend;
   /** The keychain service name (default "Swath"); tests give each app core its own. */
@@ -126,6 +128,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     profiles,
     specCacheDir: path.join(dir, 'spec-cache'),
     fetch: options.fetch,
+    retry: options.retry,
     emit,
     log,
     onConcurrency: (n) => queue.setConcurrency(n),

@@ -1,4 +1,4 @@
-import { ApiError, ServiceClient, accountLimits, type ConnectResult, type HttpFetch, type SpecDrift } from '../api';
+import { ApiError, ServiceClient, accountLimits, type ConnectResult, type HttpFetch, type RetryPolicy, type SpecDrift } from '../api';
 import { AppError } from '../../common/errors.js';
 import type { Emit } from '../platform/emit';
 import { DEMO_PROFILE_ID, KeyOriginError, type ProfileStore, type ProfileSummary } from '../keychain';
@@ -20,6 +20,8 @@ export interface SessionDeps {
   log?: (line: string) => void;
   /** Told the account's MaxConcurrentConnections after each connect (the download queue follows it). */
   onConcurrency?: (n: number) => void;
+  /** Overrides of the API client's retry policy (tests that take a service away wait less between attempts). */
+  retry?: Partial<RetryPolicy>;
 }
 
 interface Current {
@@ -86,6 +88,7 @@ export class ServiceSession {
       cacheDir: this.deps.specCacheDir,
       fetch: this.deps.fetch,
       log: this.deps.log,
+      retry: this.deps.retry,
       getKey: async () => {
         // Withheld when the profile moved to another origin than the key was entered for.
         const key = await this.deps.profiles.getKey(profileId).catch((error: unknown) => {

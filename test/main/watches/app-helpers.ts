@@ -56,6 +56,8 @@ export async function startTestApp(opts: {
       return { url: front.url, port: Number(new URL(front.url).port), close: async () => { await front.close(); await s.close(); } };
     },
     emit: (event, payload) => events.push({ event, payload }),
+    // The client's retries keep their number and rules; only the pauses between them are short here.
+    retry: { baseDelayMs: 10, maxDelayMs: 50 },
     confirm: opts.confirm,
     distribution: opts.distribution,
   });
