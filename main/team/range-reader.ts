@@ -22,7 +22,8 @@
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rename, rm, statfs } from 'node:fs/promises';
+import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import http from 'node:http';
 import https from 'node:https';
@@ -32,6 +33,9 @@ import { rootCertificates } from 'node:tls';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
 import { readUrlOf } from './share.js';
+
+/** Free space a copy over the read URL leaves on the disk it writes to. */
+export const DISK_RESERVE_BYTES = 256 * 1024 * 1024;
 
 /** Same-origin redirects followed before giving up. */
 export const MAX_REDIRECTS = 3;
@@ -110,6 +114,12 @@ export class RangeReader {
 
   /** Downloads the whole file at `url` (`size` bytes, sha256 `sha256`) to `file`: streamed to `<file>.part`, hashed, renamed once it matches. */
   async download(url: string, size: number, sha256: string, file: string, signal: AbortSignal): Promise<void> {
+    // The size is the catalog row's (a hostile row may claim any): never start a copy the disk cannot hold.
+    const disk = await statfs(path.dirname(file));
+    const free = disk.bavail * disk.bsize;
+    if (!(size > 0) || size > free - DISK_RESERVE_BYTES) {
+      throw new AppError('io', `The team's copy is ${size} bytes by the team catalog, but ${path.dirname(file)} has ${free} bytes free (${DISK_RESERVE_BYTES} kept in reserve): it was not copied.`);
+    }
     const part = `${file}.part`;
     const hash = createHash('sha256');
     try {

@@ -126,6 +126,19 @@ describe('team read URL: ranges over https', () => {
     }
   });
 
+  it('refuses a copy the disk cannot hold by the catalog row\'s size (a hostile row) before asking the server for anything', async () => {
+    server.behaviour = 'good';
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-readurl-big-'));
+    try {
+      const before = server.requests.length;
+      await expect(reader.download(REL, 2 ** 52, sha256, path.join(dir, 'huge.tif'), signal())).rejects.toThrow(/is 4503599627370496 bytes by the team catalog, but .* has \d+ bytes free .*: it was not copied/);
+      expect(server.requests.length).toBe(before);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a read URL that is plain http off loopback', () => {
     expect(() => new TeamReadUrl('http://share.example.org/rasters/', new RangeReader())).toThrow(/must use https/);
   });
