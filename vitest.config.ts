@@ -7,9 +7,10 @@ import { basemapPlugin } from './scripts/basemap';
 import { contextPlugin } from './scripts/context';
 
 // Every test that can run without the Electron binary, in three parts (vitest projects):
-// - unit: needs no build and no browser (`npm run test:unit`: projects unit and unit-isolated);
-// - integration: builds, boots or packages the app, and `npm start` itself (project integration), or starts real
-//   processes and daemons (project integration-processes);
+// - unit: modules and features in process, with no build, no browser, no other program and not the whole app core
+//   (`npm run test:unit`: projects unit and unit-isolated);
+// - integration: builds, boots or packages the app, and `npm start` itself (project integration); or, without a
+//   build, starts other programs or boots the whole app core against the simulator (project integration-nobuild);
 // - e2e: the real renderer in Chromium through the browser host.
 // integration and e2e share one electron-vite build (test/support/app-build.ts), made once per run
 // and only when one of their files is queued. `npm test` runs all three.
@@ -21,33 +22,34 @@ const TESTS = readdirSync(path.join(ROOT, 'test'), { recursive: true, encoding: 
   .filter((f) => f.endsWith('.ts'));
 const read = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
 
-/**
- * Whether a test module starts other programs: it, or a test module it imports, uses node:child_process
- * (GDAL and Python checking files as references, a throwaway PostgreSQL cluster, Node children). Such
- * tests are kept out of the fast loop, in integration-processes; every other test that needs no build
- * and no browser is a unit test.
- */
-function startsPrograms(file: string, seen = new Set<string>()): boolean {
+/** Whether a test module, or a test module it imports (relative imports, followed through test/), matches `re`. */
+function reaches(file: string, re: RegExp, seen = new Set<string>()): boolean {
   if (seen.has(file)) return false;
   seen.add(file);
   const text = read(file);
-  if (/['"]node:child_process['"]/.test(text)) return true;
+  if (re.test(text)) return true;
   for (const m of text.matchAll(/from\s+['"](\.{1,2}\/[^'"]+)['"]/g)) {
     const base = path.posix.join(path.posix.dirname(file), m[1]!).replace(/\.js$/, '');
     const target = [base, `${base}.ts`, `${base}/index.ts`].find((c) => TESTS.includes(c));
-    if (target && startsPrograms(target, seen)) return true;
+    if (target && reaches(target, re, seen)) return true;
   }
   return false;
 }
-// Kept out of the fast loop as well: the real keychain (D-Bus and GNOME Keyring, which .ci/run starts).
+// Integration tests that need no build, kept out of the fast unit loop (project integration-nobuild):
+// - those that start other programs: node:child_process (GDAL and Python checking files as references, a throwaway
+//   PostgreSQL cluster, Node children), and the real keychain (D-Bus and GNOME Keyring, which .ci/run starts);
+// - those that boot the whole app core (createApp, the composition root) against the simulator.
+const STARTS_PROGRAMS = /['"]node:child_process['"]/;
+const BOOTS_APP_CORE = /from\s+['"][^'"]*main\/services\/app(\.js)?['"]/;
 const DAEMONS = ['test/main/keychain/keytar.test.ts'];
-const PROCESSES = [
+const NO_BUILD = [
   ...DAEMONS,
-  ...TESTS.filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !DAEMONS.includes(f) && startsPrograms(f)),
+  ...TESTS.filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !DAEMONS.includes(f)
+    && (reaches(f, STARTS_PROGRAMS) || reaches(f, BOOTS_APP_CORE))),
 ];
-const NOT_UNIT = ['test/e2e/**', ...BUILT, ...PROCESSES];
+const NOT_UNIT = ['test/e2e/**', ...BUILT, ...NO_BUILD];
 // The unit files that mock a module: they run isolated (see the unit-isolated project).
-const MOCKING = TESTS.filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !PROCESSES.includes(f) && /\bvi\.(mock|doMock)\(/.test(read(f)));
+const MOCKING = TESTS.filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !NO_BUILD.includes(f) && /\bvi\.(mock|doMock)\(/.test(read(f)));
 
 export default defineConfig({
   plugins: [vue(), basemapPlugin(), contextPlugin()],
@@ -75,9 +77,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The integration tests that need no build (PROCESSES), beside the unit part: `npm run test:integration` runs them
+        // The integration tests that need no build (NO_BUILD), beside the unit part: `npm run test:integration` runs them
         // with the built ones, and the durations table counts them in the integration part.
-        test: { name: 'integration-processes', include: PROCESSES, maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: { name: 'integration-nobuild', include: NO_BUILD, maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

@@ -30,7 +30,7 @@ export default class DurationsReporter implements Reporter {
     const rows = modules.map((m) => {
       const d = m.diagnostic();
       return {
-        // A project named <part>-<something> belongs to that part (unit-isolated to unit, integration-processes to integration).
+        // A project named <part>-<something> belongs to that part (unit-isolated to unit, integration-nobuild to integration).
         part: (m.project.name || 'default').split('-')[0]!,
         project: m.project.name || 'default',
         file: m.relativeModuleId,
