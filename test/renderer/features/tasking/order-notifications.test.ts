@@ -53,4 +53,35 @@ describe('order status notifications', () => {
     ]);
     notifications.stop();
   });
+  it('raise one summary for many changes in one refresh, one each for a few, and never twice', async () => {
+    const notifications = useNotificationsStore();
+    notifications.start();
+    const orders = useTaskingOrdersStore();
+    const guid = (i: number) => `eeeeeeee-eeee-4eee-8eee-${String(i).padStart(12, '0')}`;
+    for (let i = 0; i < 40; i++) bridge.orders.push({ TaskOrderGuid: guid(i), OrderingProcessStatus: 'Processing', From: '2025-01-01', To: null, Model: 'Stratus2' });
+    await orders.refresh();
+    await nextTick();
+    // 37 change at once: 30 finish, 7 fail.
+    for (let i = 0; i < 37; i++) bridge.orders[i]!.OrderingProcessStatus = i < 30 ? 'Completed' : 'Failed';
+    await orders.refresh();
+    await nextTick();
+    await orders.refresh();
+    await nextTick();
+    const status = () => shown.filter((n) => n.kind === 'orderStatus');
+    expect(status()).toEqual([
+      expect.objectContaining({ title: 'Order statuses changed', body: '37 orders changed status: 30 Completed, 7 Failed.', target: { panel: 'tasking' } }),
+    ]);
+
+    // Three more: one each, naming the order.
+    for (let i = 37; i < 40; i++) bridge.orders[i]!.OrderingProcessStatus = 'Completed';
+    await orders.refresh();
+    await nextTick();
+    await orders.refresh();
+    await nextTick();
+    expect(status().slice(1)).toEqual([37, 38, 39].map((i) => expect.objectContaining({
+      title: 'Order status changed', body: `Order ${guid(i)}: Processing → Completed.`, target: { panel: 'tasking', orderId: guid(i) },
+    })));
+    expect(status()).toHaveLength(4);
+    notifications.stop();
+  });
 });

@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
 import OlMap from 'ol/Map';
 import View from 'ol/View';
+import type VectorLayer from 'ol/layer/Vector';
 import type { Style } from 'ol/style';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mergeOrderRows, type OrderRow } from '../../../../renderer/src/features/tasking/model/order-rows';
-import { LAYERS, drawOrders, orderLabelOf } from '../../../../renderer/src/features/tasking/views/tasking-map';
+import { LAYERS, ORDER_LABEL_MIN_ZOOM, drawOrders, focusLabelTexts, highlightOrder, orderLabelOf } from '../../../../renderer/src/features/tasking/views/tasking-map';
 import { provideMap } from '../../../../renderer/src/map/map-context';
 import { featureIds, featureOf, highlight, resetVectorLayers, select, stateOf, updateFeatures } from '../../../../renderer/src/map/vector-layers';
 
@@ -105,5 +106,39 @@ describe("the order footprints follow the poll by id", () => {
     // Other properties or colour: the feature is drawn anew.
     updateFeatures('orders-test', [{ id: 'a', geometry: wkt(1), color: '#ff0000' }]);
     expect(featureOf('orders-test', 'a')).not.toBe(a);
+  });
+});
+
+describe('order labels at 1,000 orders', () => {
+  it('are drawn only from a readable zoom, while the selected and hovered orders are labelled at every zoom, above the others', async () => {
+    const map = new OlMap({ view: new View({ center: [0, 0], zoom: 4 }) });
+    provideMap(map);
+    const rows: OrderRow[] = mergeOrderRows([], poll(...Array.from({ length: 1000 }, (_, i) => record(i % 60 + Math.floor(i / 60) * 100))));
+    expect(rows).toHaveLength(1000);
+    const [a, b, c] = [rows[0]!.key, rows[1]!.key, rows[2]!.key];
+    drawOrders(rows, a);
+    const layer = (key: string) => map.getLayers().getArray().find((l) => l.get('swathKey') === key) as VectorLayer | undefined;
+    await vi.waitFor(() => expect(focusLabelTexts()).toEqual({ [a]: expect.stringContaining(`Order ${a.slice(0, 8)}…`) }));
+    const labels = layer('tasking-order-labels')!;
+    const focusLayer = layer('tasking-order-focus-labels')!;
+    expect(labels.getSource()!.getFeatures()).toHaveLength(1000);
+    // Far out the thousand labels are not drawn (nor decluttered); the selected one is.
+    const view = map.getView();
+    expect(labels.isVisible(view)).toBe(false);
+    expect(focusLayer.isVisible(view)).toBe(true);
+    view.setZoom(ORDER_LABEL_MIN_ZOOM + 1);
+    expect(labels.isVisible(view)).toBe(true);
+    // Decluttered with the place names, the focus labels above the others so nothing hides them.
+    expect(focusLayer.getDeclutter()).toBe(labels.getDeclutter());
+    expect(focusLayer.getZIndex()!).toBeGreaterThan(labels.getZIndex()!);
+
+    // Hovering labels that order too; its status change reaches the focus label; leaving drops it.
+    highlightOrder(b);
+    await vi.waitFor(() => expect(Object.keys(focusLabelTexts()).sort()).toEqual([a, b].sort()));
+    drawOrders(mergeOrderRows(rows, poll(...Array.from({ length: 1000 }, (_, i) => record(i % 60 + Math.floor(i / 60) * 100, i === 1 ? 'Completed' : 'Review')))), c);
+    await vi.waitFor(() => expect(focusLabelTexts()[b]).toContain('· Completed'));
+    expect(Object.keys(focusLabelTexts()).sort()).toEqual([b, c].sort());
+    highlightOrder(null);
+    await vi.waitFor(() => expect(Object.keys(focusLabelTexts())).toEqual([c]));
   });
 });

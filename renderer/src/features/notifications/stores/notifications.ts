@@ -14,7 +14,21 @@ export type NotificationPrefs = ResponseOf<'notifications:prefs'>;
 
 /** How often order statuses are checked in the background (the Tasking panel polls faster while open). */
 export const ORDER_CHECK_MS = 5 * 60_000;
+/** Up to this many status changes in one refresh are raised one by one; more become one summary. */
+export const ORDER_NOTICES_EACH = 3;
 const PANELS: readonly PanelId[] = ['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings', 'watches'];
+
+/** "37 orders changed status: 30 Completed, 7 Failed." (new statuses, most frequent first; five at most, then "n other"). */
+export function statusSummary(to: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const s of to) counts.set(s, (counts.get(s) ?? 0) + 1);
+  const sorted = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  // A hostile service's statuses stay within the channel's bounds (body ≤ 1,000 characters).
+  const parts = sorted.slice(0, 5).map(([s, n]) => `${n} ${s.slice(0, 60)}`);
+  const rest = sorted.slice(5).reduce((sum, [, n]) => sum + n, 0);
+  if (rest) parts.push(`${rest} other`);
+  return `${to.length} orders changed status: ${parts.join(', ')}.`;
+}
 
 /**
  * Notifications in the window: main's `notification` events become clickable cards over the map
@@ -83,15 +97,22 @@ export const useNotificationsStore = defineStore('notifications', () => {
       void getBridge().notificationsShow({ kind, title, body, target: { panel: 'tasking', ...(orderId ? { orderId } : {}) } });
     // A change stays in statusChanges for a minute (the list's badge), so every refresh in that
     // minute (the panel's poll, the background check, a cancel) hands it over again: each change
-    // (order and the time it was seen) is raised once.
+    // (order and the time it was seen) is raised once. The changes new in one refresh are raised
+    // together: one notification each when a few, one summary when many (one IPC call, not hundreds).
     const raised = new Set<string>();
     watch(() => orders.statusChanges, (changes) => {
+      const fresh: [string, { from: string; to: string }][] = [];
       for (const [key, c] of Object.entries(changes)) {
         const id = `${key}@${c.at}`;
         if (raised.has(id)) continue;
         raised.add(id);
-        toMain('orderStatus', 'Order status changed', `Order ${key}: ${c.from} → ${c.to}.`, key.startsWith('#') ? null : key);
+        fresh.push([key, c]);
       }
+      if (fresh.length > ORDER_NOTICES_EACH) {
+        toMain('orderStatus', 'Order statuses changed', statusSummary(fresh.map(([, c]) => c.to)), null);
+        return;
+      }
+      for (const [key, c] of fresh) toMain('orderStatus', 'Order status changed', `Order ${key}: ${c.from} → ${c.to}.`, key.startsWith('#') ? null : key);
     });
     const warned = new Set<string>();
     watch(() => orders.urgentRenewals, (list) => {

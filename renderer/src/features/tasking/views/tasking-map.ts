@@ -26,6 +26,13 @@ import type { OrderRow } from '../stores/tasking-orders';
 export const LAYERS = { tiles: 'tasking-tiles', miniTiles: 'tasking-minitiles', orders: 'tasking-orders' } as const;
 const TILE_LABELS = 'tasking-tile-labels';
 const ORDER_LABELS = 'tasking-order-labels';
+const ORDER_FOCUS_LABELS = 'tasking-order-focus-labels';
+/**
+ * Order labels are drawn above this zoom (exclusive, as a layer's minZoom; with the major place
+ * names): there an order's 0.05° square is tens of pixels and its label can be told apart. Farther
+ * out, 1,000 labels would be decluttered on every redraw to show a few unreadable ones.
+ */
+export const ORDER_LABEL_MIN_ZOOM = 8;
 
 type LabelLayer = VectorLayer<VectorSource<Feature<Geometry>>>;
 const labelLayers = new Map<string, LabelLayer>();
@@ -42,12 +49,12 @@ function labelStyle(text: string, look: 'tile' | 'minitile' | 'order'): Style {
   });
 }
 
-/** The label layer of one overlay (decluttered, above it; in `group` with other layers' labels), on the map. */
-async function labels(key: string, zIndex: number, group: boolean | string = true): Promise<LabelLayer> {
+/** The label layer of one overlay (decluttered, above it; in `group` with other layers' labels; drawn above `minZoom`), on the map. */
+async function labels(key: string, zIndex: number, group: boolean | string = true, minZoom?: number): Promise<LabelLayer> {
   const map = await whenMap();
   let layer = labelLayers.get(key);
   if (!layer) {
-    layer = new VectorLayer({ source: new VectorSource(), declutter: group, zIndex, properties: { swathKey: key } });
+    layer = new VectorLayer({ source: new VectorSource(), declutter: group, zIndex, properties: { swathKey: key }, ...(minZoom !== undefined ? { minZoom } : {}) });
     labelLayers.set(key, layer);
   }
   if (!map.getLayers().getArray().includes(layer)) map.addLayer(layer);
@@ -113,18 +120,26 @@ export function orderLabel(r: Pick<OrderRow, 'key' | 'summary'>): string {
 
 /** The order labels on the map by order key, with the row each was made from. */
 const orderLabels = new Map<string, { row: OrderRow; feature: Feature<Geometry> }>();
+/** The orders always labelled, at any zoom: the selected and the hovered one. */
+const focus = { selected: null as string | null, hovered: null as string | null };
+/** The focus layer's labels (copies of the main layer's), by key, with the feature they copy. */
+const focusLabels = new Map<string, Feature<Geometry>>();
 
 /**
  * Draws the listed orders' areas, each labelled (id, status, period); the selected one in the selected
  * look. Called on every refresh of the list: only the orders whose row changed (a new row object, see
  * model/order-rows.ts) get a new footprint or label; the others keep theirs, and gone ones are removed.
+ * The labels layer is drawn from ORDER_LABEL_MIN_ZOOM, and only its features in the view are
+ * decluttered (the source's spatial index); the selected and hovered orders are labelled on a layer
+ * of their own at every zoom, above all the other labels.
  */
 export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null): void {
   const drawn = rows.filter((r) => r.summary.geometry);
   updateFeatures(LAYERS.orders, drawn.map((r) => ({ id: r.key, geometry: r.summary.geometry, properties: { key: r.key } })), { look: 'order', zIndex: 25 });
   select(LAYERS.orders, selectedKey);
+  focus.selected = selectedKey;
   // Decluttered with the map's place names (map/context-layers.ts) and above them, so neither covers the other.
-  void labels(ORDER_LABELS, 46, PLACE_LABELS).then((layer) => {
+  void labels(ORDER_LABELS, 46, PLACE_LABELS, ORDER_LABEL_MIN_ZOOM).then((layer) => {
     const source = layer.getSource()!;
     const stale = new Map(orderLabels);
     const add: Feature<Geometry>[] = [];
@@ -151,7 +166,34 @@ export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null
     // One change each way: the label layer is redrawn (decluttered) once, not once per label.
     if (remove.length) source.removeFeatures(remove);
     if (add.length) source.addFeatures(add);
+    void drawFocusLabels();
   });
+}
+
+/**
+ * Labels the selected and hovered orders on their own layer: in the place names' declutter group
+ * and above every other label layer, so no label hides them (the ones they would overlap give way),
+ * and without a minimum zoom. Redrawn only when the focus or its label changed.
+ */
+async function drawFocusLabels(): Promise<void> {
+  const layer = await labels(ORDER_FOCUS_LABELS, 47, PLACE_LABELS);
+  const want = new Map<string, Feature<Geometry>>();
+  for (const key of [focus.selected, focus.hovered]) {
+    const label = key ? orderLabels.get(key)?.feature : undefined;
+    if (key && label) want.set(key, label);
+  }
+  if (want.size === focusLabels.size && [...want].every(([k, f]) => focusLabels.get(k)?.get('swathOf') === f)) return;
+  const source = layer.getSource()!;
+  source.clear(true);
+  focusLabels.clear();
+  const copies = [...want].map(([key, label]) => {
+    const copy = new Feature<Geometry>({ geometry: label.getGeometry() });
+    copy.setStyle(label.getStyle());
+    copy.set('swathOf', label, true);
+    focusLabels.set(key, copy);
+    return copy;
+  });
+  source.addFeatures(copies);
 }
 
 /** The label feature of an order on the map (tests: whether a refresh kept it). */
@@ -159,14 +201,22 @@ export function orderLabelOf(key: string): Feature<Geometry> | null {
   return orderLabels.get(key)?.feature ?? null;
 }
 
+/** The orders labelled at every zoom now (the selected and hovered ones), with their label texts. */
+export function focusLabelTexts(): Record<string, string> {
+  return Object.fromEntries([...focusLabels].map(([key, f]) => [key, String((f.getStyle() as Style).getText()?.getText() ?? '')]));
+}
+
 /** Zooms to one order or all of them. */
 export function fitOrders(keys?: readonly string[]): Promise<void> {
   return fitTo(LAYERS.orders, keys, { maxZoom: 12 });
 }
 
-/** Highlights one order (hover in the list). */
+/** Highlights one order (hover in the list or on the map) and labels it at any zoom. */
 export function highlightOrder(key: string | null): void {
   highlight(LAYERS.orders, key);
+  if (focus.hovered === key) return;
+  focus.hovered = key;
+  void drawFocusLabels();
 }
 
 /** Handlers of the map gestures. */
