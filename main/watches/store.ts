@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { WATCH_LATEST_DATES, watchSchema, type watchInputSchema, type watchSummarySchema } from '../../preload/contract';
+import { WATCH_LATEST_DATES, watchChip, watchSchema, type watchInputSchema, type watchSummarySchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
 import { JsonStore, readJsonFile } from '../shared/atomic-json';
 import { monthOf } from '../spend';
@@ -24,7 +24,7 @@ export function summarize(w: Watch, month: string): WatchSummary {
     counts[d.state]++;
     if (d.state === 'downloaded' && d.at.startsWith(month)) monthSpentEur += d.costEur ?? 0;
   }
-  return structuredClone({ ...fields, dateCount: dates.length, counts, monthSpentEur, latest: dates.slice(-WATCH_LATEST_DATES) });
+  return { ...structuredClone(fields), dateCount: dates.length, counts, monthSpentEur, latest: dates.slice(-WATCH_LATEST_DATES).map(watchChip) };
 }
 
 const fileSchema = z.object({ version: z.literal(1), watches: z.array(z.unknown()) });

@@ -91,12 +91,25 @@ export const WATCH_DATES_PAGE = 500;
 
 const count = z.number().int().nonnegative();
 
+/** A date as a card's chip shows it: the day, what happened and the (first) raster it gave. */
+export const watchChipSchema = z.object({
+  date: day,
+  state: watchDateSchema.shape.state,
+  note: z.string().optional(),
+  libraryId: z.string().nullable(),
+});
+
+/** The chip of a watch date. */
+export function watchChip(d: z.infer<typeof watchDateSchema>): z.infer<typeof watchChipSchema> {
+  return { date: d.date, state: d.state, ...(d.note === undefined ? {} : { note: d.note }), libraryId: d.libraryIds[0] ?? null };
+}
+
 /** A watch's dates counted by state. */
 export const watchDateCountsSchema = z.object({ downloaded: count, queued: count, skipped: count, failed: count }) satisfies z.ZodType<Record<z.infer<typeof watchDateSchema>['state'], number>>;
 
 /**
  * A watch as the window sees it: its fields, its dates counted by state and only its latest
- * {@link WATCH_LATEST_DATES} (oldest first); the earlier ones are paged with `watches:dates`.
+ * {@link WATCH_LATEST_DATES} as chips (oldest first); the dates in full are paged with `watches:dates`.
  */
 export const watchSummarySchema = watchSchema.omit({ dates: true }).extend({
   /** How many dates it holds. */
@@ -104,8 +117,8 @@ export const watchSummarySchema = watchSchema.omit({ dates: true }).extend({
   counts: watchDateCountsSchema,
   /** Spent this calendar month (UTC) on the dates it downloaded, EUR. */
   monthSpentEur: z.number().nonnegative(),
-  /** The last {@link WATCH_LATEST_DATES} of its dates, in the order it keeps them (oldest first). */
-  latest: z.array(watchDateSchema).max(WATCH_LATEST_DATES),
+  /** The chips of the last {@link WATCH_LATEST_DATES} of its dates, in the order it keeps them (oldest first). */
+  latest: z.array(watchChipSchema).max(WATCH_LATEST_DATES),
 });
 
 /** Spend of the current month against the active profile's budget. */

@@ -9,6 +9,7 @@ import type { HostConfirm } from '../../../main/platform/confirm';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator';
 import type { Account, StoredOrder } from '../../../main/simulator/state';
 import type { Watch, WatchDate, WatchSummary } from '../../../main/watches';
+import { watchChip } from '../../../preload/contract';
 
 /** The app core on a simulator (real loopback HTTP) whose clock the test moves. */
 export interface TestApp {
@@ -96,7 +97,7 @@ export async function settled(t: TestApp, id: string, after: string | null = nul
   const { dateCount, counts, latest, monthSpentEur: _spent, ...fields } = w!;
   const dates = await allDates(t, id);
   expect(dateCount).toBe(dates.length);
-  expect(latest).toEqual(dates.slice(-24));
+  expect(latest).toEqual(dates.slice(-24).map(watchChip));
   expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(dates.length);
   return { ...fields, dates };
 }

@@ -7,7 +7,7 @@ import { Notifier } from '../../../main/notifications/notifier';
 import { BILLING_FRESH_MS, SpendStore, spendFromBilling } from '../../../main/spend';
 import { WatchStore, classify, fullyAvailable, watchRequest, type WatchDate } from '../../../main/watches';
 import { issuesToFields } from '../../../main/ipc/dispatcher';
-import { channels, watchSummarySchema, WATCH_LATEST_DATES } from '../../../preload/contract';
+import { channels, watchChip, watchSummarySchema, WATCH_LATEST_DATES } from '../../../preload/contract';
 import { watchMonthSpend } from '../../../main/watches/runner';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));
@@ -196,7 +196,7 @@ describe('watch summaries and paged dates', () => {
   const datesOf = (n: number): WatchDate[] => Array.from({ length: n }, (_, k) => ({
     date: new Date(Date.parse('2025-01-01T00:00:00Z') + k * 86_400_000).toISOString().slice(0, 10),
     state: k % 7 === 0 ? 'failed' : k % 5 === 0 ? 'skipped' : k % 11 === 0 ? 'queued' : 'downloaded',
-    libraryIds: [`L${k}`], files: [`/w/${k}.tif`], jobId: `j${k}`, costEur: (k % 4) * 0.25,
+    ...(k % 7 === 0 ? { note: `refused ${k}` } : {}), libraryIds: [`L${k}`], files: [`/w/${k}.tif`], jobId: `j${k}`, costEur: (k % 4) * 0.25,
     at: k % 3 === 0 ? '2026-11-02T08:00:00.000Z' : '2026-10-30T08:00:00.000Z',
   }));
   async function storeWith(n: number) {
@@ -214,7 +214,7 @@ describe('watch summaries and paged dates', () => {
     expect(summary.dateCount).toBe(103);
     for (const state of STATES) expect(summary.counts[state], state).toBe(dates.filter((d) => d.state === state).length);
     expect(STATES.every((state) => summary.counts[state] > 0)).toBe(true);
-    expect(summary.latest).toEqual(dates.slice(-WATCH_LATEST_DATES));
+    expect(summary.latest).toEqual(dates.slice(-WATCH_LATEST_DATES).map((d) => ({ date: d.date, state: d.state, ...(d.note ? { note: d.note } : {}), libraryId: d.libraryIds[0] })));
     const spent = dates.filter((d) => d.state === 'downloaded' && d.at.startsWith('2026-11')).reduce((sum, d) => sum + (d.costEur ?? 0), 0);
     expect(spent).toBeGreaterThan(0);
     expect(summary.monthSpentEur).toBeCloseTo(spent, 9);
@@ -222,7 +222,7 @@ describe('watch summaries and paged dates', () => {
     expect(s.summaries('p2')).toEqual([]);
     // Fewer dates than a card shows: all of them.
     const few = await storeWith(5);
-    expect(few.s.summary(few.id)!.latest).toEqual(few.dates);
+    expect(few.s.summary(few.id)!.latest).toEqual(few.dates.map(watchChip));
   });
 
   it('pages a watch\'s dates: every date exactly once, in order, whatever the page size', async () => {

@@ -22,7 +22,7 @@ function watchOf(i: number, n: number) {
     settings: { EpsgProjection: 32633, Bandnames: 'ndvi', DataType: 'INT16', Resolution: 10, PixelSelectionMode: 'intersect' },
     capEur: null, everyHours: 24, state: 'paused', notice: null, running: false, lastRunAt: at, lastResult: null, nextRunAt: null, failures: 0,
     allowOverMonth: null, createdAt: at, updatedAt: at,
-    dateCount: n, counts: { downloaded: n, queued: 0, skipped: 0, failed: 0 }, monthSpentEur: 0, latest: datesOf(i, n).slice(-24),
+    dateCount: n, counts: { downloaded: n, queued: 0, skipped: 0, failed: 0 }, monthSpentEur: 0, latest: datesOf(i, n).slice(-24).map((d) => ({ date: d.date, state: d.state, libraryId: d.libraryIds[0] })),
   };
 }
 

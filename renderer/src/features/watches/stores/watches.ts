@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
-import { WATCH_DATES_PAGE, type EventPayload, type IpcError, type RequestOf, type ResponseOf } from '../../../../../preload/contract';
+import type { EventPayload, IpcError, RequestOf, ResponseOf, WATCH_DATES_PAGE } from '../../../../../preload/contract';
 import { getBridge } from '../../../bridge';
 import { useSessionStore } from '../../../stores/session';
 
@@ -8,7 +8,17 @@ import { useSessionStore } from '../../../stores/session';
 export type WatchItem = ResponseOf<'watches:list'>['watches'][number];
 /** One date of a watch. */
 export type WatchDateItem = ResponseOf<'watches:dates'>['dates'][number];
+/** A date as a card's chip shows it. */
+export type WatchChip = WatchItem['latest'][number];
 type Answer<T> = { ok: true; data: T } | { ok: false; error: IpcError };
+
+/** main's largest `watches:dates` page (the contract stays out of the window's bundle: it is zod). */
+const DATES_PAGE: typeof WATCH_DATES_PAGE = 500;
+
+/** The chip of a paged date, as main makes those of a summary (preload/contract `watchChip`). */
+export function watchChip(d: WatchDateItem): WatchChip {
+  return { date: d.date, state: d.state, ...(d.note === undefined ? {} : { note: d.note }), libraryId: d.libraryIds[0] ?? null };
+}
 /** What the create/edit form sends. */
 export type WatchInput = RequestOf<'watches:create'>;
 /** Spend of the month against the budget. */
@@ -63,14 +73,14 @@ export const useWatchesStore = defineStore('watches', () => {
     void load();
   }
 
-  /** `limit` (≤ WATCH_DATES_PAGE) of a watch's dates from `offset`, oldest first, and how many it holds. */
+  /** `limit` (≤ DATES_PAGE) of a watch's dates from `offset`, oldest first, and how many it holds. */
   const datesPage = (id: string, offset: number, limit: number) => getBridge().watchesDates({ id, offset, limit });
 
   /** Every date of a watch, a page at a time. */
   async function allDates(id: string): Promise<Answer<WatchDateItem[]>> {
     const out: WatchDateItem[] = [];
     for (;;) {
-      const r = await datesPage(id, out.length, WATCH_DATES_PAGE);
+      const r = await datesPage(id, out.length, DATES_PAGE);
       if (!r.ok) return r;
       out.push(...r.data.dates);
       if (!r.data.dates.length || out.length >= r.data.total) return { ok: true, data: out };
