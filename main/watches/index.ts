@@ -1,7 +1,7 @@
 import { WatchStore } from './store';
 import { WatchService, type WatchServiceDeps } from './service';
 
-export { WatchStore, type Watch, type WatchDate, type WatchInput } from './store';
+export { WatchStore, type Watch, type WatchDate, type WatchInput, type WatchSummary } from './store';
 export { runWatch, watchRequest, fullyAvailable, classify, type WatchRunDeps, type WatchClient } from './runner';
 export { PAGE_NOTIFICATIONS_PER_MINUTE, WatchService, watchFolder, type WatchChannel } from './service';
 

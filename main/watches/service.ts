@@ -12,12 +12,12 @@ import type { Emit } from '../platform/emit';
 import type { SettingsPort } from '../platform/settings';
 import { monthOf, type SpendGuard } from '../spend';
 import { runWatch, type WatchClient, type WatchRunDeps } from './runner';
-import type { Watch, WatchStore } from './store';
+import { summarize, type Watch, type WatchStore, type WatchSummary } from './store';
 import { RateLimit } from '../shared/untrusted-text';
 
 /** Channels served here. */
 export type WatchChannel =
-  | 'watches:list' | 'watches:create' | 'watches:update' | 'watches:delete' | 'watches:pause' | 'watches:resume' | 'watches:run'
+  | 'watches:list' | 'watches:dates' | 'watches:create' | 'watches:update' | 'watches:delete' | 'watches:pause' | 'watches:resume' | 'watches:run'
   | 'notifications:prefs' | 'notifications:set-prefs' | 'notifications:show';
 
 /** What the watch service needs from the app. */
@@ -116,8 +116,11 @@ export class WatchService {
     return (await this.deps.profiles.getActive()).id;
   }
 
-  private changed(id: string, deleted = false): void {
-    this.deps.emit('watch:changed', deleted ? { id, deleted: true } : { id });
+  /** Tells the window a watch changed, with its new summary (or that it is gone). */
+  private changed(id: string, deleted = false): WatchSummary | undefined {
+    const watch = deleted ? undefined : this.deps.store.summary(id);
+    this.deps.emit('watch:changed', watch ? { id, watch } : { id, deleted: true });
+    return watch;
   }
 
   private async runOne(id: string): Promise<void> {
@@ -193,13 +196,11 @@ export class WatchService {
       if (w.profileId !== (await profile())) throw new AppError('not-found', `Watch ${id} belongs to another profile; switch to it first.`);
       return w;
     };
-    const changed = (w: Watch): Watch => {
-      this.changed(w.id);
-      return w;
-    };
+    const changed = (w: Watch): WatchSummary => this.changed(w.id) ?? summarize(w, month());
 
     return {
-      'watches:list': async () => ({ watches: store.list(await profile()) }),
+      'watches:list': async () => ({ watches: store.summaries(await profile()) }),
+      'watches:dates': async ({ id, offset, limit }) => store.datesPage(id, await profile(), offset, limit),
       'watches:create': async (input) => {
         const w = await store.create(await profile(), input);
         this.schedule(w.id);

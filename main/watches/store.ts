@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { watchSchema, type watchInputSchema } from '../../preload/contract';
+import { WATCH_LATEST_DATES, watchChip, watchSchema, type watchInputSchema, type watchSummarySchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
 import { JsonStore, readJsonFile } from '../shared/atomic-json';
+import { monthOf } from '../spend';
 
 /** A watch as main keeps it (see preload/contract/watches.ts). */
 export type Watch = z.infer<typeof watchSchema>;
@@ -11,6 +12,20 @@ export type Watch = z.infer<typeof watchSchema>;
 export type WatchInput = z.infer<typeof watchInputSchema>;
 /** One date of a watch. */
 export type WatchDate = Watch['dates'][number];
+/** A watch as the window lists it: its dates counted, only the latest ones carried. */
+export type WatchSummary = z.infer<typeof watchSummarySchema>;
+
+/** The summary of a watch in `month` (YYYY-MM, for its month's spend); copies only what it carries. */
+export function summarize(w: Watch, month: string): WatchSummary {
+  const { dates, ...fields } = w;
+  const counts = { downloaded: 0, queued: 0, skipped: 0, failed: 0 };
+  let monthSpentEur = 0;
+  for (const d of dates) {
+    counts[d.state]++;
+    if (d.state === 'downloaded' && d.at.startsWith(month)) monthSpentEur += d.costEur ?? 0;
+  }
+  return { ...structuredClone(fields), dateCount: dates.length, counts, monthSpentEur, latest: dates.slice(-WATCH_LATEST_DATES).map(watchChip) };
+}
 
 const fileSchema = z.object({ version: z.literal(1), watches: z.array(z.unknown()) });
 
@@ -53,6 +68,25 @@ export class WatchStore {
   /** The watches of one profile, oldest first. */
   list(profileId: string): Watch[] {
     return [...this.watches.values()].filter((w) => w.profileId === profileId).map((w) => structuredClone(w));
+  }
+
+  /** Summaries of the watches of one profile, oldest first. */
+  summaries(profileId: string): WatchSummary[] {
+    const month = monthOf(this.now());
+    return [...this.watches.values()].filter((w) => w.profileId === profileId).map((w) => summarize(w, month));
+  }
+
+  /** The summary of one watch, or undefined. */
+  summary(id: string): WatchSummary | undefined {
+    const w = this.watches.get(id);
+    return w ? summarize(w, monthOf(this.now())) : undefined;
+  }
+
+  /** `limit` of a watch's dates from `offset` (oldest first) and how many it holds; not found unless it is `profileId`'s. */
+  datesPage(id: string, profileId: string, offset: number, limit: number): { total: number; dates: WatchDate[] } {
+    const w = this.watches.get(id);
+    if (!w || w.profileId !== profileId) throw new AppError('not-found', `No watch ${id} in this profile: it may have been deleted.`);
+    return { total: w.dates.length, dates: structuredClone(w.dates.slice(offset, offset + limit)) };
   }
 
   /** Every watch. */

@@ -84,6 +84,43 @@ export const watchSchema = watchInputSchema.extend({
   updatedAt: z.string(),
 });
 
+/** How many of its latest dates a watch summary carries: the chips a Watches card shows. */
+export const WATCH_LATEST_DATES = 24;
+/** At most this many dates in one `watches:dates` page. */
+export const WATCH_DATES_PAGE = 500;
+
+const count = z.number().int().nonnegative();
+
+/** A date as a card's chip shows it: the day, what happened and the (first) raster it gave. */
+export const watchChipSchema = z.object({
+  date: day,
+  state: watchDateSchema.shape.state,
+  note: z.string().optional(),
+  libraryId: z.string().nullable(),
+});
+
+/** The chip of a watch date. */
+export function watchChip(d: z.infer<typeof watchDateSchema>): z.infer<typeof watchChipSchema> {
+  return { date: d.date, state: d.state, ...(d.note === undefined ? {} : { note: d.note }), libraryId: d.libraryIds[0] ?? null };
+}
+
+/** A watch's dates counted by state. */
+export const watchDateCountsSchema = z.object({ downloaded: count, queued: count, skipped: count, failed: count }) satisfies z.ZodType<Record<z.infer<typeof watchDateSchema>['state'], number>>;
+
+/**
+ * A watch as the window sees it: its fields, its dates counted by state and only its latest
+ * {@link WATCH_LATEST_DATES} as chips (oldest first); the dates in full are paged with `watches:dates`.
+ */
+export const watchSummarySchema = watchSchema.omit({ dates: true }).extend({
+  /** How many dates it holds. */
+  dateCount: count,
+  counts: watchDateCountsSchema,
+  /** Spent this calendar month (UTC) on the dates it downloaded, EUR. */
+  monthSpentEur: z.number().nonnegative(),
+  /** The chips of the last {@link WATCH_LATEST_DATES} of its dates, in the order it keeps them (oldest first). */
+  latest: z.array(watchChipSchema).max(WATCH_LATEST_DATES),
+});
+
 /** Spend of the current month against the active profile's budget. */
 export const spendSchema = z.object({
   profileId: z.string(),
@@ -159,12 +196,21 @@ export const notifyRequestSchema = z.strictObject({
 
 const byId = z.strictObject({ id: z.string().min(1, 'id is required.') });
 const noRequest = z.strictObject({});
-const watchResponse = watchSchema;
+const watchResponse = watchSummarySchema;
 
 /** The monitoring channels (spread into the contract's channel map). */
 export const watchChannels = {
-  /** Every watch of the active profile, with status, last and next run and the dates it holds. */
-  'watches:list': { request: noRequest, response: z.object({ watches: z.array(watchSchema) }) },
+  /** Every watch of the active profile as a summary: status, last and next run, its dates counted by state and its latest ones. */
+  'watches:list': { request: noRequest, response: z.object({ watches: z.array(watchSummarySchema) }) },
+  /** A page of a watch's dates in the order it keeps them (oldest first): `limit` from `offset`, and how many it holds. */
+  'watches:dates': {
+    request: z.strictObject({
+      id: z.string().min(1, 'id is required.'),
+      offset: z.number().int('offset must be a whole number.').nonnegative('offset must be 0 or more.'),
+      limit: z.number().int('limit must be a whole number.').min(1, 'limit must be at least 1.').max(WATCH_DATES_PAGE, `limit is at most ${WATCH_DATES_PAGE}.`),
+    }),
+    response: z.object({ total: count, dates: z.array(watchDateSchema).max(WATCH_DATES_PAGE) }),
+  },
   /** Creates a watch; it runs at once (catching up every date with imagery so far). */
   'watches:create': { request: watchInputSchema, response: watchResponse },
   /** Changes a watch's settings; a watch that needed attention becomes active again. */
@@ -199,8 +245,8 @@ export const watchChannels = {
 
 /** The monitoring events (spread into the contract's event map). */
 export const watchEvents = {
-  /** A watch changed (created, ran, paused, deleted: then `deleted` is true). */
-  'watch:changed': z.object({ id: z.string(), deleted: z.boolean().optional() }),
+  /** A watch changed (created, ran, paused: `watch` is its new summary; deleted: then `deleted` is true). */
+  'watch:changed': z.object({ id: z.string(), deleted: z.boolean().optional(), watch: watchSummarySchema.optional() }),
   /** A notification to show (in-app, and natively where the host could not). */
   notification: notificationSchema,
 } as const;

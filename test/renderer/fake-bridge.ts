@@ -123,6 +123,7 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     diagnosticsGet: async () => ok({ text: '# Swath diagnostics' }),
     diagnosticsSave: async () => fail('validation', 'This window has no save dialog.'),
     watchesList: async () => ok({ watches: [] }),
+    watchesDates: async () => ok({ total: 0, dates: [] }),
     spendGet: async (r) => ok(spend(r?.costEur ?? 0)),
     spendSetBudget: async (r) => ok({ ...spend(0), budgetEur: r.budgetEur }),
     notificationsPrefs: async () => ok(NOTIFY_ALL),

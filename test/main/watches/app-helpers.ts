@@ -8,7 +8,8 @@ import { createApp, type AppOptions, type SwathApp } from '../../../main/service
 import type { HostConfirm } from '../../../main/platform/confirm';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator';
 import type { Account, StoredOrder } from '../../../main/simulator/state';
-import type { Watch } from '../../../main/watches';
+import type { Watch, WatchDate, WatchSummary } from '../../../main/watches';
+import { watchChip } from '../../../preload/contract';
 
 /** The app core on a simulator (real loopback HTTP) whose clock the test moves. */
 export interface TestApp {
@@ -75,12 +76,30 @@ export async function startTestApp(opts: {
   };
 }
 
-/** The watch once a run has finished (a run after `after`, its lastRunAt, when given). */
+/** Every date of a watch, paged through `watches:dates` as the window reads them. */
+export async function allDates(t: TestApp, id: string, limit = 500): Promise<WatchDate[]> {
+  const out: WatchDate[] = [];
+  for (;;) {
+    const page = await t.call<{ total: number; dates: WatchDate[] }>('watches:dates', { id, offset: out.length, limit });
+    out.push(...page.dates);
+    if (!page.dates.length || out.length >= page.total) return out;
+  }
+}
+
+/**
+ * The watch once a run has finished (a run after `after`, its lastRunAt, when given): its summary
+ * from `watches:list` with all its dates paged in (and the summary's counts checked against them).
+ */
 export async function settled(t: TestApp, id: string, after: string | null = null): Promise<Watch> {
-  let w: Watch | undefined;
+  let w: WatchSummary | undefined;
   await expect.poll(async () => {
-    w = (await t.call<{ watches: Watch[] }>('watches:list')).watches.find((x) => x.id === id);
+    w = (await t.call<{ watches: WatchSummary[] }>('watches:list')).watches.find((x) => x.id === id);
     return !!w && !w.running && w.lastRunAt !== null && w.lastRunAt !== after;
   }, { timeout: 90_000, interval: 100 }).toBe(true);
-  return w!;
+  const { dateCount, counts, latest, monthSpentEur: _spent, ...fields } = w!;
+  const dates = await allDates(t, id);
+  expect(dateCount).toBe(dates.length);
+  expect(latest).toEqual(dates.slice(-24).map(watchChip));
+  expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(dates.length);
+  return { ...fields, dates };
 }

@@ -56,6 +56,9 @@ describe('watch runner against the simulator', () => {
     expect(expected.length).toBeGreaterThan(3);
     expect(w1.state).toBe('active');
     expect(w1.dates.map((d) => [d.date, d.state])).toEqual(expected.map((d) => [d, 'downloaded']));
+    // The window hears of each change with the watch's summary, the last one as the run left it.
+    const change = t.events.filter((e) => e.event === 'watch:changed' && e.payload.id === w0.id).at(-1)!.payload;
+    expect(change.watch).toMatchObject({ id: w0.id, running: false, dateCount: w1.dates.length, counts: { downloaded: w1.dates.length }, latest: w1.dates.slice(-24).map((d) => ({ date: d.date, state: d.state, libraryId: d.libraryIds[0] })) });
     const library = (await t.call('library:query', { limit: 500 })).entries as { id: string; path: string; date: string | null }[];
     for (const d of w1.dates) {
       expect(d.libraryIds).toHaveLength(1);

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { electronNotifications, type NotificationClass } from '../../../main/notifications/electron';
 import { Notifier } from '../../../main/notifications/notifier';
 import { BILLING_FRESH_MS, SpendStore, spendFromBilling } from '../../../main/spend';
-import { WatchStore, classify, fullyAvailable, watchRequest } from '../../../main/watches';
+import { WatchStore, classify, fullyAvailable, watchRequest, type WatchDate } from '../../../main/watches';
+import { issuesToFields } from '../../../main/ipc/dispatcher';
+import { channels, watchChip, watchSummarySchema, WATCH_LATEST_DATES } from '../../../preload/contract';
 import { watchMonthSpend } from '../../../main/watches/runner';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));
@@ -184,6 +186,72 @@ describe('notifications', () => {
     const plain = await Notifier.open(tmp(), { emit: ((e: string, p: unknown) => events.push({ e, p })) as never });
     plain.notify({ kind: 'orderDeadline', title: 'Deadline', body: 'soon', target: { panel: 'tasking' } });
     expect(events.at(-1)).toMatchObject({ p: { kind: 'orderDeadline', native: false } });
+  });
+});
+
+describe('watch summaries and paged dates', () => {
+  const NOW = Date.parse('2026-11-20T10:00:00Z');
+  const STATES = ['downloaded', 'queued', 'skipped', 'failed'] as const;
+  /** 103 dates of every state, some downloaded this month and some before, each a distinct day. */
+  const datesOf = (n: number): WatchDate[] => Array.from({ length: n }, (_, k) => ({
+    date: new Date(Date.parse('2025-01-01T00:00:00Z') + k * 86_400_000).toISOString().slice(0, 10),
+    state: k % 7 === 0 ? 'failed' : k % 5 === 0 ? 'skipped' : k % 11 === 0 ? 'queued' : 'downloaded',
+    ...(k % 7 === 0 ? { note: `refused ${k}` } : {}), libraryIds: [`L${k}`], files: [`/w/${k}.tif`], jobId: `j${k}`, costEur: (k % 4) * 0.25,
+    at: k % 3 === 0 ? '2026-11-02T08:00:00.000Z' : '2026-10-30T08:00:00.000Z',
+  }));
+  async function storeWith(n: number) {
+    const s = await WatchStore.open(tmp(), { now: () => NOW });
+    const { id } = await s.create('p1', INPUT);
+    await s.update(id, (w) => void w.dates.push(...datesOf(n)));
+    return { s, id, dates: s.get(id)!.dates };
+  }
+
+  it('counts a watch\'s dates by state, sums this month\'s spend and carries only the latest dates', async () => {
+    const { s, id, dates } = await storeWith(103);
+    const summary = s.summary(id)!;
+    expect(watchSummarySchema.strict().parse(summary)).toEqual(summary);
+    expect(summary).not.toHaveProperty('dates');
+    expect(summary.dateCount).toBe(103);
+    for (const state of STATES) expect(summary.counts[state], state).toBe(dates.filter((d) => d.state === state).length);
+    expect(STATES.every((state) => summary.counts[state] > 0)).toBe(true);
+    expect(summary.latest).toEqual(dates.slice(-WATCH_LATEST_DATES).map((d) => ({ date: d.date, state: d.state, ...(d.note ? { note: d.note } : {}), libraryId: d.libraryIds[0] })));
+    const spent = dates.filter((d) => d.state === 'downloaded' && d.at.startsWith('2026-11')).reduce((sum, d) => sum + (d.costEur ?? 0), 0);
+    expect(spent).toBeGreaterThan(0);
+    expect(summary.monthSpentEur).toBeCloseTo(spent, 9);
+    expect(s.summaries('p1')).toEqual([summary]);
+    expect(s.summaries('p2')).toEqual([]);
+    // Fewer dates than a card shows: all of them.
+    const few = await storeWith(5);
+    expect(few.s.summary(few.id)!.latest).toEqual(few.dates.map(watchChip));
+  });
+
+  it('pages a watch\'s dates: every date exactly once, in order, whatever the page size', async () => {
+    const { s, id, dates } = await storeWith(103);
+    for (const limit of [1, 7, 24, 100, 500]) {
+      const got: WatchDate[] = [];
+      for (let offset = 0; offset < dates.length; offset += limit) {
+        const page = s.datesPage(id, 'p1', offset, limit);
+        expect(page.total).toBe(103);
+        expect(page.dates.length).toBe(Math.min(limit, dates.length - offset));
+        got.push(...page.dates);
+      }
+      expect(got, `limit ${limit}`).toEqual(dates);
+    }
+    expect(s.datesPage(id, 'p1', 103, 10)).toEqual({ total: 103, dates: [] });
+    expect(() => s.datesPage(id, 'p2', 0, 10)).toThrow(/No watch/);
+    // A page is a copy: changing it changes nothing in the store.
+    s.datesPage(id, 'p1', 0, 1).dates[0]!.state = 'failed';
+    expect(s.get(id)!.dates[0]).toEqual(dates[0]);
+  });
+
+  it('refuses a dates page that is too large, negative or not whole, naming the field', () => {
+    const req = channels['watches:dates'].request;
+    expect(req.safeParse({ id: 'w', offset: 0, limit: 500 }).success).toBe(true);
+    const fields = (payload: unknown) => issuesToFields(req.safeParse(payload).error!.issues);
+    expect(fields({ id: 'w', offset: 0, limit: 501 })).toEqual({ limit: ['limit is at most 500.'] });
+    expect(fields({ id: 'w', offset: -1, limit: 0 })).toEqual({ offset: ['offset must be 0 or more.'], limit: ['limit must be at least 1.'] });
+    expect(fields({ id: 'w', offset: 1.5, limit: 10 })).toEqual({ offset: ['offset must be a whole number.'] });
+    expect(Object.keys(fields({ id: '', offset: 0, limit: 10, all: true }))).toEqual(expect.arrayContaining(['id']));
   });
 });
 

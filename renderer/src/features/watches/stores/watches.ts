@@ -1,11 +1,24 @@
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
-import type { IpcError, RequestOf, ResponseOf } from '../../../../../preload/contract';
+import type { EventPayload, IpcError, RequestOf, ResponseOf, WATCH_DATES_PAGE } from '../../../../../preload/contract';
 import { getBridge } from '../../../bridge';
 import { useSessionStore } from '../../../stores/session';
 
-/** A watch as main reports it. */
+/** A watch as main summarises it: its dates counted by state and only the latest ones. */
 export type WatchItem = ResponseOf<'watches:list'>['watches'][number];
+/** One date of a watch. */
+export type WatchDateItem = ResponseOf<'watches:dates'>['dates'][number];
+/** A date as a card's chip shows it. */
+export type WatchChip = WatchItem['latest'][number];
+type Answer<T> = { ok: true; data: T } | { ok: false; error: IpcError };
+
+/** main's largest `watches:dates` page (the contract stays out of the window's bundle: it is zod). */
+const DATES_PAGE: typeof WATCH_DATES_PAGE = 500;
+
+/** The chip of a paged date, as main makes those of a summary (preload/contract `watchChip`). */
+export function watchChip(d: WatchDateItem): WatchChip {
+  return { date: d.date, state: d.state, ...(d.note === undefined ? {} : { note: d.note }), libraryId: d.libraryIds[0] ?? null };
+}
 /** What the create/edit form sends. */
 export type WatchInput = RequestOf<'watches:create'>;
 /** Spend of the month against the budget. */
@@ -19,7 +32,8 @@ export interface WatchDraft {
 }
 
 /**
- * Watches of the active profile (kept up to date from main's `watch:changed` events), the form
+ * Watches of the active profile as summaries (each `watch:changed` event carries the changed one,
+ * applied by id), their earlier dates paged on request, the form
  * draft other panels hand over, and the month's spend against the budget.
  */
 export const useWatchesStore = defineStore('watches', () => {
@@ -43,14 +57,38 @@ export const useWatchesStore = defineStore('watches', () => {
     } else error.value = r.error;
   }
 
+  /** Applies one changed watch by id: replaced, added (when it is this profile's) or removed. */
+  function apply(e: EventPayload<'watch:changed'>): void {
+    const i = list.value.findIndex((w) => w.id === e.id);
+    if (e.deleted) {
+      if (i >= 0) list.value.splice(i, 1);
+    } else if (!e.watch) void load();
+    else if (i >= 0) list.value[i] = e.watch;
+    else if (!list.value.length || list.value[0]!.profileId === e.watch.profileId) list.value.push(e.watch);
+  }
+
   function start(): void {
     if (unsubscribe) return;
-    unsubscribe = getBridge().on('watch:changed', () => void load());
+    unsubscribe = getBridge().on('watch:changed', apply);
     void load();
   }
 
+  /** `limit` (≤ DATES_PAGE) of a watch's dates from `offset`, oldest first, and how many it holds. */
+  const datesPage = (id: string, offset: number, limit: number) => getBridge().watchesDates({ id, offset, limit });
+
+  /** Every date of a watch, a page at a time. */
+  async function allDates(id: string): Promise<Answer<WatchDateItem[]>> {
+    const out: WatchDateItem[] = [];
+    for (;;) {
+      const r = await datesPage(id, out.length, DATES_PAGE);
+      if (!r.ok) return r;
+      out.push(...r.data.dates);
+      if (!r.data.dates.length || out.length >= r.data.total) return { ok: true, data: out };
+    }
+  }
+
   /** Runs one of main's watch calls; the list follows from the change event. */
-  async function act<T>(call: Promise<{ ok: true; data: T } | { ok: false; error: IpcError }>): Promise<{ ok: true; data: T } | { ok: false; error: IpcError }> {
+  async function act<T>(call: Promise<Answer<T>>): Promise<Answer<T>> {
     const r = await call;
     error.value = r.ok ? null : r.error;
     return r;
@@ -89,5 +127,5 @@ export const useWatchesStore = defineStore('watches', () => {
     if (unsubscribe) void load();
   });
 
-  return { list, loading, error, draft, focusId, spend, needsAttention, start, load, create, update, remove, pause, resume, runNow, loadSpend, setBudget, openDraft };
+  return { list, loading, error, draft, focusId, spend, needsAttention, start, load, datesPage, allDates, create, update, remove, pause, resume, runNow, loadSpend, setBudget, openDraft };
 });
