@@ -15,6 +15,22 @@ import { median, spread, type Figure } from './method.js';
  * SWATH_BENCH_SHOTS saves a screenshot. Figures are printed, never asserted.
  */
 
+// Runs in the page as text: a bundler's helpers must not leak into it.
+const OPEN_SCRIPT = `(async () => {
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  const t0 = performance.now();
+  let row = 0;
+  const seen = new MutationObserver(() => { if (!row && document.querySelector('[data-testid=download-job]')) row = performance.now() - t0; });
+  seen.observe(document.body, { childList: true, subtree: true });
+  document.querySelector('[data-testid=tray-toggle]').click();
+  const until = t0 + 120000;
+  while (!document.querySelector('[data-testid=download-job]') && performance.now() < until) await frame();
+  seen.disconnect();
+  await frame();
+  await frame();
+  return [performance.now() - t0, row];
+})()`;
+
 function seedJobs(userData: string, n: number): void {
   const start = Date.parse('2025-01-01T00:00:00Z');
   const states = ['done', 'done', 'done', 'failed', 'cancelled'] as const;
@@ -49,15 +65,16 @@ export async function benchDownloadsHistory(): Promise<Figure[]> {
       await q.close();
     }
     const opens: number[] = [];
+    const inDom: number[] = [];
     let nodes = 0;
     for (let i = 0; i < 3; i++) {
       const page = await newPage();
       await waitForMapStill(page);
-      const t = performance.now();
-      await page.getByTestId('tray-toggle').click();
-      await page.locator('[data-testid=download-job]').first().waitFor({ timeout: 120_000 });
-      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-      opens.push(performance.now() - t);
+      await page.getByTestId('tray-toggle').waitFor();
+      // Timed in the page: the click, then each frame until a row is drawn, then two frames painted.
+      const [open, row] = await page.evaluate(OPEN_SCRIPT) as [number, number];
+      opens.push(open);
+      inDom.push(row);
       if (i === 2) {
         nodes = await page.evaluate(() => document.querySelectorAll('[data-testid=downloads-tray] *').length);
         if (shots) {
@@ -69,7 +86,7 @@ export async function benchDownloadsHistory(): Promise<Figure[]> {
     }
     return [
       { name: 'downloads-history-start-ms', value: Math.round(median(starts)), unit: 'ms', note: `opening the download queue with ${n} finished jobs (a second connection beside the running app), median of 5: ${spread(starts, 0)}` },
-      { name: 'downloads-tray-open-ms', value: Math.round(median(opens)), unit: 'ms', note: `${n} finished jobs: click on the tray's head to its first row drawn and two frames painted (browser host, headless Chromium), fresh page each time, median of 3: ${spread(opens, 0)}; target ≤ 200 ms` },
+      { name: 'downloads-tray-open-ms', value: Math.round(median(opens)), unit: 'ms', note: `${n} finished jobs: click on the tray's head to its first row drawn and two frames painted, timed in the page (browser host, headless Chromium), fresh page each time, median of 3: ${spread(opens, 0)} (the first row in the DOM after ${spread(inDom, 0)} ms; the rest is painting); target ≤ 200 ms` },
       { name: 'downloads-tray-dom-nodes', value: nodes, unit: 'nodes', note: `elements in the open downloads tray with ${n} finished jobs` },
     ];
   });
