@@ -6,7 +6,7 @@ import type { SpendGuard } from '../spend';
 import type { TeamLibrary } from '../team';
 import { datesFromSearchAvailable, limitsFromAccountInfo, planComposite, sumEstimates, withDate, type CompositeBody } from './batch/index.js';
 import type { DownloadToEstimate, Estimator } from './estimates.js';
-import type { DownloadQueue } from './queue.js';
+import { MAX_PAGE, type DownloadQueue } from './queue.js';
 import type { DownloadJob } from './types.js';
 
 /**
@@ -100,7 +100,10 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
   }
 
   return {
-    'downloads:list': () => ({ jobs: queue.list().map(publicJob) }),
+    'downloads:list': ({ offset, limit, state }) => {
+      const page = queue.page({ offset: offset ?? 0, limit: limit ?? MAX_PAGE, state });
+      return { total: page.total, jobs: page.jobs.map(publicJob) };
+    },
     'downloads:enqueue': async ({ kind, request, targetDir, buyAnyway }, { signal }) => {
       const dir = settings.downloadDir(targetDir);
       // Checked before queueing, so a bad field shows next to the form instead of as a failed job.

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { JsonStore, readJsonFile } from '../shared/atomic-json.js';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { readJsonFile } from '../shared/atomic-json.js';
+import { inTransaction, openDatabase } from '../shared/database.js';
 import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
 import type { DownloadSink } from '../library/download-sink.js';
 import { collisionName, describedFileName } from './file-name.js';
@@ -13,16 +16,38 @@ import {
   type BatchJobRunner, type BatchSpec, type BinarySource, type DownloadJob, type DownloadKind, type ProgressEvent,
 } from './types.js';
 
-/** Name of the queue file inside the userData directory. */
+/** Name of the queue file of earlier versions inside the userData directory: imported once into swath.db, then kept as `downloads.json.imported-<ms>`. */
 export const QUEUE_FILE = 'downloads.json';
+
+/** Most jobs one {@link DownloadQueue.page} returns. */
+export const MAX_PAGE = 500;
+
+/** Finished states: such a job lives only in the database (history), never in memory. */
+const FINISHED: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
+
+/** One page of jobs: the active ones first (oldest first), then the history (newest first). */
+export interface JobPage {
+  /** Jobs matching the filter, in all pages. */
+  total: number;
+  jobs: DownloadJob[];
+}
+
+/** What {@link DownloadQueue.page} is asked. */
+export interface PageQuery {
+  offset: number;
+  limit: number;
+  state?: DownloadJob['state'];
+}
 
 /** Events of the queue: throttled progress of running jobs, and every job change (state, attempts, reason). */
 export type QueueEvents = { progress: [ProgressEvent]; job: [DownloadJob]; warning: [string] };
 
 /** Options of {@link DownloadQueue.open}. */
 export interface DownloadQueueOptions {
-  /** userData directory holding downloads.json. */
+  /** userData directory (an old downloads.json there is imported once). */
   stateDir: string;
+  /** The app's open database; absent: the queue opens (and owns) swath.db in `stateDir` itself. */
+  db?: DatabaseSync;
   source: BinarySource;
   /** Finished downloads are recorded here; without it jobs just end with a file. */
   library?: DownloadSink | null;
@@ -44,7 +69,7 @@ export interface DownloadQueueOptions {
   autoStart?: boolean;
   now?: () => number;
   random?: () => number;
-  /** Told when the queue file was unreadable and set aside (before listeners can be attached). */
+  /** Told when the old queue file was unreadable and set aside (before listeners can be attached). */
   onWarning?: (message: string) => void;
 }
 
@@ -107,15 +132,15 @@ function isOwnPart(job: DownloadJob): boolean {
 }
 
 /**
- * The persistent download queue: jobs survive crashes and restarts (downloads.json in userData,
- * written atomically), run with bounded concurrency, retry transient failures with backoff, and
- * hand finished, verified files to the library.
+ * The persistent download queue: jobs survive crashes and restarts (table `download_jobs` of
+ * swath.db, each change one small transaction), run with bounded concurrency, retry transient
+ * failures with backoff, and hand finished, verified files to the library. Only active jobs
+ * (queued, running) are held in memory; finished ones are history, read a page at a time.
  */
 export class DownloadQueue extends EventEmitter<QueueEvents> {
   private readonly jobs = new Map<string, DownloadJob>();
   private readonly running = new Map<string, Running>();
-  private readonly unsaved = new Set<string>();
-  private readonly store: JsonStore;
+  private readonly sql: Record<'put' | 'one' | 'del' | 'active' | 'history' | 'historyOf' | 'count' | 'countOf' | 'meta' | 'setMeta', StatementSync>;
   private readonly source: BinarySource;
   private readonly library: DownloadSink | null;
   private readonly batchRunner: BatchJobRunner | null;
@@ -132,7 +157,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   private closed = false;
   private idleWaiters: (() => void)[] = [];
 
-  private constructor(readonly file: string, opts: DownloadQueueOptions) {
+  private constructor(readonly file: string, private readonly db: DatabaseSync, private readonly ownsDb: boolean, opts: DownloadQueueOptions) {
     super();
     this.source = opts.source;
     this.library = opts.library ?? null;
@@ -146,7 +171,20 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
     this.limit = DownloadQueue.checkLimit(opts.concurrency);
-    this.store = new JsonStore(file, () => ({ version: 1, jobs: [...this.jobs.values()] }));
+    const p = (q: string): StatementSync => db.prepare(q);
+    this.sql = {
+      put: p(`INSERT INTO download_jobs (id, state, finished, created_at, updated_at, job) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET state = excluded.state, finished = excluded.finished, updated_at = excluded.updated_at, job = excluded.job`),
+      one: p('SELECT job FROM download_jobs WHERE id = ?'),
+      del: p('DELETE FROM download_jobs WHERE id = ?'),
+      active: p('SELECT job FROM download_jobs WHERE finished = 0 ORDER BY created_at, rowid'),
+      history: p('SELECT job FROM download_jobs WHERE finished = 1 ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?'),
+      historyOf: p('SELECT job FROM download_jobs WHERE state = ? ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?'),
+      count: p('SELECT COUNT(*) AS n FROM download_jobs WHERE finished = 1'),
+      countOf: p('SELECT COUNT(*) AS n FROM download_jobs WHERE state = ?'),
+      meta: p('SELECT value FROM meta WHERE key = ?'),
+      setMeta: p('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
+    };
   }
 
   private static checkLimit(n: number): number {
@@ -159,27 +197,15 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
    * to queued and their stale `.part` files are deleted, before anything new starts.
    */
   static async open(opts: DownloadQueueOptions, signal?: AbortSignal): Promise<DownloadQueue> {
-    const q = new DownloadQueue(path.join(opts.stateDir, QUEUE_FILE), opts);
-    let raw: unknown = null;
-    let problem: string | null = null;
-    try {
-      raw = await readJsonFile(q.file, signal);
-    } catch (e) {
-      throwIfAborted(signal);
-      problem = errorMessage(e);
+    const db = opts.db ?? (await openDatabase({ dir: opts.stateDir, onWarning: opts.onWarning, now: opts.now })).db;
+    const q = new DownloadQueue(path.join(opts.stateDir, QUEUE_FILE), db, !opts.db, opts);
+    await q.importJson(signal, opts.onWarning);
+    for (const r of q.sql.active.all() as { job: string }[]) {
+      const job = JSON.parse(r.job) as DownloadJob;
+      q.jobs.set(job.id, job);
     }
-    if (raw !== null && !problem) {
-      const parsed = fileSchema.safeParse(raw);
-      if (parsed.success) for (const j of parsed.data.jobs) q.jobs.set(j.id, j as DownloadJob);
-      else problem = `${q.file} does not match the queue format: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).slice(0, 3).join('; ')}`;
-    }
-    if (problem) {
-      const aside = `${q.file}.corrupt-${q.now()}`;
-      await rename(q.file, aside).catch(() => undefined);
-      opts.onWarning?.(`${problem}. It was moved to ${aside} and the queue starts empty.`);
-    }
-    let changed = false;
     for (const job of q.jobs.values()) {
+      let changed = false;
       if (job.partPath) {
         if (isOwnPart(job)) await removeIfExists(job.partPath).catch(() => undefined);
         delete job.partPath;
@@ -193,11 +219,62 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
         job.updatedAt = new Date(q.now()).toISOString();
         changed = true;
       }
+      if (changed) q.write(job);
     }
-    if (changed) await q.store.save();
     // Deferred so listeners attached right after `await open()` see the first state changes.
     if (opts.autoStart ?? true) setImmediate(() => q.start());
     return q;
+  }
+
+  /**
+   * Imports an old downloads.json once, in one transaction, then renames it
+   * `downloads.json.imported-<ms>` and keeps it; an unreadable one is renamed `.corrupt-<ms>` with a
+   * warning and the queue starts without it.
+   */
+  private async importJson(signal: AbortSignal | undefined, warn: ((m: string) => void) | undefined): Promise<void> {
+    if (!existsSync(this.file)) return;
+    const stamp = this.now();
+    if (this.sql.meta.get(QUEUE_FILE)) {
+      // Imported before, but a crash came between the commit and the rename.
+      await rename(this.file, `${this.file}.imported-${stamp}`).catch(() => undefined);
+      return;
+    }
+    let raw: unknown = null;
+    let problem: string | null = null;
+    try {
+      raw = await readJsonFile(this.file, signal);
+    } catch (e) {
+      throwIfAborted(signal);
+      problem = errorMessage(e);
+    }
+    let jobs: DownloadJob[] = [];
+    if (raw !== null && !problem) {
+      const parsed = fileSchema.safeParse(raw);
+      if (parsed.success) jobs = parsed.data.jobs as DownloadJob[];
+      else problem = `${this.file} does not match the queue format: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).slice(0, 3).join('; ')}`;
+    }
+    if (problem) {
+      const aside = `${this.file}.corrupt-${stamp}`;
+      await rename(this.file, aside).catch(() => undefined);
+      warn?.(`${problem}. It was moved to ${aside} and the queue starts without it.`);
+      return;
+    }
+    inTransaction(this.db, () => {
+      for (const j of jobs) this.put(j);
+      this.sql.setMeta.run(QUEUE_FILE, new Date(stamp).toISOString());
+    });
+    await rename(this.file, `${this.file}.imported-${stamp}`).catch((e: unknown) => warn?.(`Imported ${this.file} but could not rename it: ${errorMessage(e)}`));
+  }
+
+  /** Writes one job's row (the caller's transaction, or its own). */
+  private put(job: DownloadJob): void {
+    this.sql.put.run(job.id, job.state, FINISHED.has(job.state) ? 1 : 0, job.createdAt, job.updatedAt, JSON.stringify(job));
+  }
+
+  /** Writes one job (its own small transaction); a finished job then leaves memory. */
+  private write(job: DownloadJob): void {
+    this.put(job);
+    if (FINISHED.has(job.state) && !this.running.has(job.id)) this.jobs.delete(job.id);
   }
 
   /** Current concurrency limit. */
@@ -218,15 +295,42 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     this.pump();
   }
 
-  /** Every job, oldest first. */
+  /** The active jobs (queued, running), oldest first; the finished ones are in {@link page}. */
   list(): DownloadJob[] {
     return [...this.jobs.values()].map((j) => structuredClone(j));
   }
 
-  /** One job by id, or undefined. */
+  /**
+   * One page of every job (or of one state): the active ones first, oldest first, then the
+   * history newest first, read from the database's indexes (`limit` ≤ {@link MAX_PAGE}).
+   */
+  page(query: PageQuery): JobPage {
+    const limit = Math.min(Math.max(0, Math.floor(query.limit)), MAX_PAGE);
+    const offset = Math.max(0, Math.floor(query.offset));
+    const { state } = query;
+    const active = state === undefined || !FINISHED.has(state) ? this.list().filter((j) => state === undefined || j.state === state) : [];
+    const jobs = active.slice(offset, offset + limit);
+    const rest = limit - jobs.length;
+    const from = Math.max(0, offset - active.length);
+    const parse = (rows: unknown[]): DownloadJob[] => (rows as { job: string }[]).map((r) => JSON.parse(r.job) as DownloadJob);
+    let finished = 0;
+    if (state === undefined) {
+      finished = (this.sql.count.get() as { n: number }).n;
+      if (rest > 0) jobs.push(...parse(this.sql.history.all(rest, from)));
+    } else if (FINISHED.has(state)) {
+      finished = (this.sql.countOf.get(state) as { n: number }).n;
+      if (rest > 0) jobs.push(...parse(this.sql.historyOf.all(state, rest, from)));
+    }
+    return { total: active.length + finished, jobs };
+  }
+
+  /** One job by id (active, or from the history), or undefined. */
   get(id: string): DownloadJob | undefined {
     const j = this.jobs.get(id);
-    return j ? structuredClone(j) : undefined;
+    if (j) return structuredClone(j);
+    if (!this.db.isOpen) return undefined;
+    const r = this.sql.one.get(id) as { job: string } | undefined;
+    return r ? (JSON.parse(r.job) as DownloadJob) : undefined;
   }
 
   /** Enqueues a download and returns it as queued; the request is stored without any key, and the job is on disk before this resolves. */
@@ -252,19 +356,15 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       createdAt: at,
       updatedAt: at,
     };
-    this.jobs.set(job.id, job);
-    this.changed(job);
-    const queued = structuredClone(job);
-    // Not eligible to run until it is on disk: a crash must never lose a job that already started.
-    this.unsaved.add(job.id);
+    // On disk before it can run: a crash must never lose a job that already started.
     try {
-      await this.store.save();
+      this.put(job);
     } catch (e) {
-      this.jobs.delete(job.id);
-      throw new DownloadError('io', `Could not save the download queue to ${this.file}: ${errorMessage(e)}`, { cause: e });
-    } finally {
-      this.unsaved.delete(job.id);
+      throw new DownloadError('io', `Could not save the download queue: ${errorMessage(e)}`, { cause: e });
     }
+    this.jobs.set(job.id, job);
+    this.emit('job', structuredClone(job));
+    const queued = structuredClone(job);
     this.pump();
     return queued;
   }
@@ -278,14 +378,12 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       run.stop = 'cancel';
       run.controller.abort(new DownloadError('cancelled', `Download ${id} was cancelled.`));
       await run.done;
-      await this.store.save();
       return structuredClone(job);
     }
     if (job.state !== 'queued') {
       throw new DownloadError('validation', `Download ${id} is ${job.state}; only queued or running downloads can be cancelled.`);
     }
     this.finish(job, 'cancelled', { reason: 'Cancelled.', errorKind: 'cancelled' });
-    await this.store.save();
     this.checkIdle();
     return structuredClone(job);
   }
@@ -304,9 +402,9 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     delete job.reason;
     delete job.errorKind;
     this.touch(job);
+    this.jobs.set(job.id, job);
     this.changed(job);
     const queued = structuredClone(job);
-    await this.store.save();
     this.pump();
     return queued;
   }
@@ -316,8 +414,8 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     throwIfAborted(signal);
     const job = this.need(id);
     if (job.state === 'running') throw new DownloadError('validation', `Download ${id} is running; cancel it first.`);
+    this.sql.del.run(id);
     this.jobs.delete(id);
-    await this.store.save();
     this.checkIdle();
   }
 
@@ -349,11 +447,12 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       r.controller.abort(new DownloadError('cancelled', 'The download queue is closing.'));
     }
     await Promise.all(runs.map((r) => r.done));
-    await this.store.save();
+    if (this.ownsDb && this.db.isOpen) this.db.close();
   }
 
+  /** The live job (active), or the finished one read from the history. */
   private need(id: string): DownloadJob {
-    const job = this.jobs.get(id);
+    const job = this.jobs.get(id) ?? this.get(id);
     if (!job) throw new DownloadError('not-found', `No download job with id ${id}.`);
     return job;
   }
@@ -375,13 +474,19 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     job.updatedAt = new Date(this.now()).toISOString();
   }
 
+  /** Persists the change (one small transaction) and tells listeners; a failing disk is reported, the queue keeps working in memory. */
   private changed(job: DownloadJob): void {
+    this.save(job);
     this.emit('job', structuredClone(job));
   }
 
-  /** Persists without blocking the caller; a failing disk is reported, the queue keeps working in memory. */
-  private persistSoon(): void {
-    this.store.save().catch((e: unknown) => this.emit('warning', `Could not save the download queue: ${errorMessage(e)}`));
+  private save(job: DownloadJob): void {
+    if (!this.db.isOpen) return;
+    try {
+      this.write(job);
+    } catch (e) {
+      this.emit('warning', `Could not save the download queue: ${errorMessage(e)}`);
+    }
   }
 
   private finish(job: DownloadJob, state: 'done' | 'failed' | 'cancelled' | 'queued', extra: { reason?: string; errorKind?: string } = {}): void {
@@ -399,7 +504,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     if (!this.started || this.closed) return;
     for (const job of this.jobs.values()) {
       if (this.running.size >= this.limit) break;
-      if (job.state === 'queued' && !this.running.has(job.id) && !this.unsaved.has(job.id)) this.launch(job);
+      if (job.state === 'queued' && !this.running.has(job.id)) this.launch(job);
     }
   }
 
@@ -416,7 +521,6 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     delete job.errorKind;
     this.touch(job);
     this.changed(job);
-    this.persistSoon();
     run.done = this.execute(job, run)
       .catch((e: unknown) => {
         // execute() handles every expected failure; this is a bug guard so a job never stays "running".
@@ -424,7 +528,8 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       })
       .finally(() => {
         this.running.delete(job.id);
-        this.persistSoon();
+        // Finished: written already; now it leaves memory.
+        if (FINISHED.has(job.state)) this.jobs.delete(job.id);
         this.pump();
         this.checkIdle();
       });
@@ -453,7 +558,6 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
         job.errorKind = errorKind(e) ?? 'transient';
         this.touch(job);
         this.changed(job);
-        this.persistSoon();
         try {
           await sleep(this.backoffMs(job.attempts, e), signal);
         } catch {
@@ -465,8 +569,8 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
 
   private stopped(job: DownloadJob, run: Running): void {
     if (run.stop === 'close') {
-      this.finish(job, 'queued', { reason: 'Interrupted (the app was closing); will resume.' });
       job.bytes = 0;
+      this.finish(job, 'queued', { reason: 'Interrupted (the app was closing); will resume.' });
     } else {
       this.finish(job, 'cancelled', { reason: 'Cancelled.', errorKind: 'cancelled' });
     }
@@ -502,7 +606,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       signal,
       onPart: async (partPath) => {
         job.partPath = partPath;
-        await this.store.save();
+        this.save(job);
       },
       onProgress: (bytes) => this.progress(job, run, bytes, false),
       stallTimeoutMs: this.stallMs,

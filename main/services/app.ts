@@ -135,7 +135,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   });
   const source = clientBinarySource((signal) => session.client(signal));
   const queue: DownloadQueue = await DownloadQueue.open({
-    stateDir: dir, source, library, concurrency: 2, onWarning: log,
+    stateDir: dir, db: database.db, source, library, concurrency: 2, onWarning: log,
     runBatch: createBatchRunner(source, { parallelism: () => queue.concurrency, nameTaken: (name) => library.hasFileName(name) }),
   });
   queue.on('progress', (p) => emit('download:progress', p));

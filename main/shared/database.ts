@@ -24,7 +24,8 @@ export interface Migration {
  * The schema, in order. 1: the library catalog (entries (their JSON in a table of its own) with indexes on date, model, created time,
  * name and path, and their time-series keys; an R*Tree of lon/lat footprints; a trigram FTS5 index
  * of the searchable text and the band list) and `meta` (one-time imports done). 2: the team
- * library's registration outbox (`team_outbox`).
+ * library's registration outbox (`team_outbox`). 3: the download queue's jobs (`download_jobs`: every
+ * job as JSON, indexed by state and updated time; finished jobs live only here, see main/downloads/queue.ts).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -77,6 +78,22 @@ export const MIGRATIONS: readonly Migration[] = [
         parked_reason TEXT
       );
       CREATE INDEX team_outbox_ready ON team_outbox (seq) WHERE parked_at IS NULL;
+    `,
+  },
+  {
+    name: 'download jobs',
+    // One row per job; `finished` (done, failed, cancelled) orders the history newest first.
+    sql: `
+      CREATE TABLE download_jobs (
+        id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        finished INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        job TEXT NOT NULL
+      );
+      CREATE INDEX download_jobs_state ON download_jobs (state, updated_at, id);
+      CREATE INDEX download_jobs_finished ON download_jobs (finished, updated_at, id);
     `,
   },
 ];

@@ -181,6 +181,16 @@ export const downloadJobSchema = z.object({
   updatedAt: z.string(),
 });
 
+/** Most jobs one `downloads:list` page carries. */
+export const DOWNLOADS_PAGE_MAX = 500;
+
+/** Request of `downloads:list`: a page (default the first 500 jobs), of one state when given. */
+export const downloadsListRequestSchema = z.strictObject({
+  offset: z.number().int().min(0).max(1e9).optional(),
+  limit: z.number().int().min(1).max(DOWNLOADS_PAGE_MAX).optional(),
+  state: z.enum(['queued', 'running', 'done', 'failed', 'cancelled']).optional(),
+});
+
 /** How a composite will be fetched: one request, or parts cut on the output pixel grid (and per date for a series), with the summed estimate. */
 export const downloadPlanSchema = z.object({
   split: z.boolean(),
@@ -378,7 +388,8 @@ export const channels = {
   'tasking:create': channel(z.strictObject({ payload: z.string().min(2), tileDeduplication: z.boolean().optional() }), data),
 
   /** The download queue. */
-  'downloads:list': channel(noRequest, z.object({ jobs: z.array(downloadJobSchema) })),
+  /** One page of the jobs: the active ones first (oldest first), then the history (newest first); `total` counts every page. */
+  'downloads:list': channel(downloadsListRequestSchema, z.object({ total: z.number().int().nonnegative(), jobs: z.array(downloadJobSchema) })),
   /** Queues a composite, tile or mini-tile download (main's spend guard decides first, as for an order). */
   /** `buyAnyway`: the analyst saw that the team owns this (`team:check`) and buys it again; without it main refuses a purchase the team owns. */
   'downloads:enqueue': channel(z.strictObject({ kind: downloadKindSchema, request: recordSchema, targetDir: z.string().optional(), buyAnyway: z.boolean().optional() }), downloadJobSchema),

@@ -1,4 +1,5 @@
 import { benchDownloads } from './downloads.bench.js';
+import { benchDownloadsHistory } from './downloads-history.bench.js';
 import { benchHostile } from './hostile.bench.js';
 import { benchLibrary } from './library.bench.js';
 import { benchOrders } from './orders.bench.js';
@@ -16,6 +17,7 @@ import { benchWatches } from './watches.bench.js';
 const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['simulator', benchSimulator],
   ['downloads', benchDownloads],
+  ['downloads-history', benchDownloadsHistory],
   ['renderer', benchRenderer],
   ['preview', benchPreview],
   ['hostile', benchHostile],

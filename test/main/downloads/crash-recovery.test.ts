@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, watch } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, watch } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DatabaseSync } from 'node:sqlite';
 import { DownloadQueue, QUEUE_FILE, type DownloadJob } from '../../../main/downloads/index.js';
+import { DATABASE_FILE } from '../../../main/shared/database.js';
 import { LibraryCatalog } from '../../../main/library/index.js';
 import { utmSquareWkt } from '../../bench/simulator.bench.js';
 import { startTestSim, type TestSim } from '../simulator/helpers.js';
@@ -60,7 +62,10 @@ it('a SIGKILL mid-download leaves only a .part; the next start re-queues the job
   watcher.close();
 
   // What a crash leaves: the job persisted as running with its .part, which exists and is incomplete.
-  const persisted = JSON.parse(readFileSync(path.join(stateDir, QUEUE_FILE), 'utf8')) as { jobs: DownloadJob[] };
+  const killed = new DatabaseSync(path.join(stateDir, DATABASE_FILE), { readOnly: true });
+  const persisted = { jobs: (killed.prepare('SELECT job FROM download_jobs').all() as { job: string }[]).map((r) => JSON.parse(r.job) as DownloadJob) };
+  killed.close();
+  expect(existsSync(path.join(stateDir, QUEUE_FILE))).toBe(false);
   expect(persisted.jobs).toHaveLength(1);
   const crashed = persisted.jobs[0]!;
   expect(crashed.state).toBe('running');

@@ -20,7 +20,7 @@ beforeEach(() => {
 describe('Downloads tray', () => {
   it('shows progress with bytes, rate and ETA, then the file, and hands "Open on map" to the library', async () => {
     const running = job({ id: 'j1', state: 'running', total: 4_000_000 });
-    const bridge = makeBridge({ downloadsList: async () => ok({ jobs: [running] }) });
+    const bridge = makeBridge({ downloadsList: async () => ok({ total: 1, jobs: [running] }) });
     fake.api = bridge.api;
     useUiStore().trayOpen = true;
     const w = mount(DownloadsTray);
@@ -55,8 +55,41 @@ describe('Downloads tray', () => {
     expect(w.text()).toContain('The file is at /home/a/Downloads/composite_x.tif');
   });
 
+  it('draws only the rows in view of a long history and reads the next page as it scrolls', async () => {
+    const all = Array.from({ length: 5000 }, (_, i) => job({ id: `h${i}`, state: 'done', file: `/d/f${i}.tif`, updatedAt: new Date(Date.UTC(2026, 0, 1) - i * 1000).toISOString() }));
+    const asked: { offset?: number; limit?: number }[] = [];
+    const bridge = makeBridge({
+      downloadsList: async (req?: { offset?: number; limit?: number }) => {
+        asked.push({ offset: req?.offset, limit: req?.limit });
+        const from = req?.offset ?? 0;
+        return ok({ total: all.length, jobs: all.slice(from, from + (req?.limit ?? 500)) });
+      },
+    });
+    fake.api = bridge.api;
+    useUiStore().trayOpen = true;
+    const w = mount(DownloadsTray);
+    await flushPromises();
+    expect(asked).toEqual([{ offset: 0, limit: 100 }]);
+    expect(w.get('.tray-head').text()).toContain('5000 finished');
+    const drawn = w.findAll('[data-testid="download-job"]');
+    expect(drawn.length).toBeGreaterThan(0);
+    expect(drawn.length).toBeLessThan(30);
+    expect(drawn[0]!.text()).toContain('f0.tif');
+
+    // Scrolled to the end of what was read: the next page is asked for, and the rows there are drawn.
+    const scroller = w.get('[data-testid="downloads-scroller"]');
+    (scroller.element as HTMLElement).scrollTop = 95 * 84;
+    await scroller.trigger('scroll');
+    await flushPromises();
+    expect(asked).toEqual([{ offset: 0, limit: 100 }, { offset: 100, limit: 100 }]);
+    const later = w.findAll('[data-testid="download-job"]').map((r) => r.text());
+    expect(later.some((t) => t.includes('f95.tif'))).toBe(true);
+    expect(later.some((t) => t.includes('f0.tif'))).toBe(false);
+    expect(w.findAll('[data-testid="download-job"]').length).toBeLessThan(30);
+  });
+
   it('offers Retry for a failed job and shows why it failed', async () => {
-    const bridge = makeBridge({ downloadsList: async () => ok({ jobs: [job({ id: 'j2', state: 'failed', reason: 'The service could not be reached.', attempts: 3 })] }) });
+    const bridge = makeBridge({ downloadsList: async () => ok({ total: 1, jobs: [job({ id: 'j2', state: 'failed', reason: 'The service could not be reached.', attempts: 3 })] }) });
     fake.api = bridge.api;
     useUiStore().trayOpen = true;
     const w = mount(DownloadsTray);

@@ -15,22 +15,40 @@ export interface JobProgress {
   etaSec: number | null;
 }
 
+/** Jobs asked of main per page: the first page opens the tray, more follow as it scrolls. */
+export const DOWNLOADS_PAGE = 100;
+
+const isActive = (j: DownloadJob): boolean => j.state === 'queued' || j.state === 'running';
+
+/** Main's order: the active jobs first (oldest first), then the history (newest first). */
+function byQueueOrder(a: DownloadJob, b: DownloadJob): number {
+  const aa = isActive(a);
+  if (aa !== isActive(b)) return aa ? -1 : 1;
+  if (aa) return a.createdAt.localeCompare(b.createdAt);
+  return b.updatedAt.localeCompare(a.updatedAt) || b.id.localeCompare(a.id);
+}
+
 /**
- * The download queue as the tray shows it: jobs from `downloads:list`, kept
- * current by `job:state` and `download:progress` events; cancel, retry,
- * remove and reveal go to main.
+ * The download queue as the tray shows it: the pages of `downloads:list` read so far (the history
+ * stays in main's database; `total` counts every job), kept current by `job:state` and
+ * `download:progress` events; cancel, retry, remove and reveal go to main.
  */
 export const useDownloadsStore = defineStore('downloads', () => {
   const jobs = ref<DownloadJob[]>([]);
   const progress = ref<Record<string, JobProgress>>({});
   const error = ref<IpcError | null>(null);
   const loaded = ref(false);
+  /** Every job main has (all pages). */
+  const total = ref(0);
+  let paging: Promise<void> | null = null;
   /** Per-job failure of the last action (cancel, retry, reveal...). */
   const actionErrors = ref<Record<string, string>>({});
   let unsubscribe: (() => void)[] = [];
 
-  const sorted = computed(() => [...jobs.value].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
-  const active = computed(() => jobs.value.filter((j) => j.state === 'queued' || j.state === 'running'));
+  const sorted = computed(() => [...jobs.value].sort(byQueueOrder));
+  const active = computed(() => jobs.value.filter(isActive));
+  /** Whether main has jobs beyond the pages read. */
+  const hasMore = computed(() => jobs.value.length < total.value);
   /** Overall fraction of the running jobs' bytes, or null when unknown. */
   const overall = computed(() => {
     const running = active.value.map((j) => progressOf(j));
@@ -48,7 +66,10 @@ export const useDownloadsStore = defineStore('downloads', () => {
   function upsert(job: DownloadJob): void {
     const i = jobs.value.findIndex((j) => j.id === job.id);
     if (i >= 0) jobs.value = [...jobs.value.slice(0, i), job, ...jobs.value.slice(i + 1)];
-    else jobs.value = [...jobs.value, job];
+    else {
+      jobs.value = [...jobs.value, job];
+      total.value++;
+    }
     if (job.state !== 'running' && progress.value[job.id]) {
       const next = { ...progress.value };
       delete next[job.id];
@@ -82,12 +103,32 @@ export const useDownloadsStore = defineStore('downloads', () => {
   }
 
   async function refresh(): Promise<void> {
-    const r = await getBridge().downloadsList();
+    const r = await getBridge().downloadsList({ offset: 0, limit: DOWNLOADS_PAGE });
     if (r.ok) {
       jobs.value = r.data.jobs;
+      total.value = r.data.total;
       error.value = null;
     } else error.value = r.error;
     loaded.value = true;
+  }
+
+  /** Reads the next page of the history (one request at a time; the rows already read are kept). */
+  function loadMore(): Promise<void> {
+    if (!hasMore.value || !loaded.value) return Promise.resolve();
+    paging ??= (async () => {
+      const r = await getBridge().downloadsList({ offset: jobs.value.length, limit: DOWNLOADS_PAGE });
+      if (r.ok) {
+        const have = new Set(jobs.value.map((j) => j.id));
+        const fresh = r.data.jobs.filter((j) => !have.has(j.id));
+        total.value = r.data.total;
+        // A page that brings nothing new (jobs moved between pages): stop asking until the next refresh.
+        if (fresh.length) jobs.value = [...jobs.value, ...fresh];
+        else total.value = jobs.value.length;
+      } else error.value = r.error;
+    })().finally(() => {
+      paging = null;
+    });
+    return paging;
   }
 
   /** Loads the queue and follows main's events. */
@@ -125,7 +166,10 @@ export const useDownloadsStore = defineStore('downloads', () => {
 
   async function remove(id: string): Promise<void> {
     const r = await getBridge().downloadsRemove({ id });
-    if (r.ok) jobs.value = jobs.value.filter((j) => j.id !== id);
+    if (r.ok) {
+      jobs.value = jobs.value.filter((j) => j.id !== id);
+      total.value = Math.max(0, total.value - 1);
+    }
     setActionError(id, r.ok ? null : r.error.message);
   }
 
@@ -140,5 +184,5 @@ export const useDownloadsStore = defineStore('downloads', () => {
     for (const j of jobs.value.filter((x) => x.state === 'done' || x.state === 'cancelled')) await remove(j.id);
   }
 
-  return { jobs, sorted, active, overall, progress, error, loaded, actionErrors, progressOf, upsert, ended, notifyQueued, refresh, start, stop, cancel, retry, remove, reveal, clearFinished };
+  return { jobs, total, hasMore, loadMore, sorted, active, overall, progress, error, loaded, actionErrors, progressOf, upsert, ended, notifyQueued, refresh, start, stop, cancel, retry, remove, reveal, clearFinished };
 });
