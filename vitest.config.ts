@@ -38,9 +38,10 @@ function reaches(file: string, re: RegExp, seen = new Set<string>()): boolean {
 // Integration tests that need no build, kept out of the fast unit loop (project integration-nobuild):
 // - those that start other programs: node:child_process (GDAL and Python checking files as references, a throwaway
 //   PostgreSQL cluster, Node children), and the real keychain (D-Bus and GNOME Keyring, which .ci/run starts);
-// - those that boot the whole app core (createApp, the composition root) against the simulator.
+// - those that boot the whole app core (createApp, the composition root, or main/index.ts that mounts it) against the
+//   simulator.
 const STARTS_PROGRAMS = /['"]node:child_process['"]/;
-const BOOTS_APP_CORE = /from\s+['"][^'"]*main\/services\/app(\.js)?['"]/;
+const BOOTS_APP_CORE = /(?:from\s+|import\()['"][^'"]*\/main\/(?:services\/app|index)(?:\.js)?['"]/;
 const DAEMONS = ['test/main/keychain/keytar.test.ts'];
 const NO_BUILD = [
   ...DAEMONS,
