@@ -80,8 +80,9 @@ export default defineConfig({
       {
         extends: true,
         // The integration tests that need no build (NO_BUILD), beside the unit part: `npm run test:integration` runs them
-        // with the built ones, and the durations table counts them in the integration part.
-        test: { name: 'integration-nobuild', include: NO_BUILD, maxWorkers: 2, sequence: { groupOrder: 0 } },
+        // with the built ones, and the durations table counts them in the integration part. Projects of one group share
+        // their worker count (vitest requires it): three, as the unit projects.
+        test: { name: 'integration-nobuild', include: NO_BUILD, maxWorkers: 3, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
