@@ -20,7 +20,13 @@ const ROOT = fileURLToPath(new URL('.', import.meta.url));
 const TESTS = readdirSync(path.join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
   .map((f) => `test/${f.split(path.sep).join('/')}`)
   .filter((f) => f.endsWith('.ts'));
-const read = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
+// Each test module read once per config load (the part rules below follow imports through shared helpers).
+const texts = new Map<string, string>();
+const read = (f: string): string => {
+  let text = texts.get(f);
+  if (text === undefined) texts.set(f, (text = readFileSync(path.join(ROOT, f), 'utf8')));
+  return text;
+};
 
 /** Whether a test module, or a test module it imports (relative imports, followed through test/), matches `re`. */
 function reaches(file: string, re: RegExp, seen = new Set<string>()): boolean {
