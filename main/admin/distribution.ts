@@ -104,7 +104,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       version: core.version, contractVersion: CONTRACT_VERSION, platform: core.platform, arch: process.arch, osRelease: os.release(),
       versions: options.versions ?? { node: process.versions.node },
       profiles: all.profiles.filter((p) => !(view.hideDemoService && p.id === DEMO_PROFILE_ID)),
-      jobs: core.queue().page({ offset: 0, limit: 500 }).jobs.reverse(),
+      jobs: core.queue().page({ limit: 500 }).jobs.reverse(),
       userDataDir: core.dir,
       logFile: options.log?.file ?? null,
       logTail: options.log?.tail(DIAGNOSTICS_LOG_LINES) ?? [],

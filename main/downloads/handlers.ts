@@ -18,7 +18,7 @@ import type { DownloadJob } from './types.js';
 /** The channels of the download queue. */
 export type DownloadChannel =
   | 'downloads:list' | 'downloads:enqueue' | 'downloads:plan' | 'downloads:enqueue-series'
-  | 'downloads:cancel' | 'downloads:retry' | 'downloads:remove' | 'downloads:reveal';
+  | 'downloads:cancel' | 'downloads:retry' | 'downloads:remove' | 'downloads:clear' | 'downloads:reveal';
 
 /** What the download channels need. */
 export interface DownloadHandlerDeps {
@@ -100,9 +100,9 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
   }
 
   return {
-    'downloads:list': ({ offset, limit, state }) => {
-      const page = queue.page({ offset: offset ?? 0, limit: limit ?? MAX_PAGE, state });
-      return { total: page.total, jobs: page.jobs.map(publicJob) };
+    'downloads:list': ({ after, limit, state }) => {
+      const page = queue.page({ after, limit: limit ?? MAX_PAGE, state });
+      return { total: page.total, jobs: page.jobs.map(publicJob), next: page.next, counts: queue.counts() };
     },
     'downloads:enqueue': async ({ kind, request, targetDir, buyAnyway }, { signal }) => {
       const dir = settings.downloadDir(targetDir);
@@ -161,6 +161,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       await queue.remove(id, signal);
       return { removed: true as const };
     },
+    'downloads:clear': ({ states }) => ({ removed: queue.clearFinished(states), counts: queue.counts() }),
     'downloads:reveal': ({ id }) => {
       const job = queue.get(id);
       if (!job) throw new AppError('not-found', `No download ${id}.`);

@@ -25,19 +25,53 @@ export const MAX_PAGE = 500;
 /** Finished states: such a job lives only in the database (history), never in memory. */
 const FINISHED: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled']);
 
+/** How many jobs are in each state (active and history). */
+export type JobCounts = Record<DownloadJob['state'], number>;
+
 /** One page of jobs: the active ones first (oldest first), then the history (newest first). */
 export interface JobPage {
   /** Jobs matching the filter, in all pages. */
   total: number;
   jobs: DownloadJob[];
+  /** Where the next page starts (pass it as `after`), or null after the last page. */
+  next: string | null;
 }
 
 /** What {@link DownloadQueue.page} is asked. */
 export interface PageQuery {
-  offset: number;
   limit: number;
   state?: DownloadJob['state'];
+  /** A `next` of an earlier page: the page starts after that job; absent: the first page. */
+  after?: string;
 }
+
+/**
+ * A position in the list: after this active job (by creation time, then id) or after this
+ * history job (by end time, newest first, then id). Positions are values, not offsets: a job that
+ * starts, ends or is removed while the analyst scrolls never shifts a page, so none is skipped.
+ */
+type Cursor = { in: 'active'; at: string; id: string } | { in: 'history'; at: string; id: string };
+
+const cursorSchema = z.strictObject({ in: z.enum(['active', 'history']), at: z.string().max(64), id: z.string().max(128) });
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(after: string): Cursor {
+  let parsed: unknown = null;
+  try {
+    parsed = after.length <= 400 ? JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) : null;
+  } catch {
+    parsed = null;
+  }
+  const c = cursorSchema.safeParse(parsed);
+  if (!c.success) throw new DownloadError('validation', 'after: not a position this list gave (ask for the first page again).');
+  return c.data;
+}
+
+/** Active jobs in list order: oldest first, ties by id. */
+const activeOrder = (a: DownloadJob, b: DownloadJob): number => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Events of the queue: throttled progress of running jobs, and every job change (state, attempts, reason). */
 export type QueueEvents = { progress: [ProgressEvent]; job: [DownloadJob]; warning: [string] };
@@ -140,7 +174,7 @@ function isOwnPart(job: DownloadJob): boolean {
 export class DownloadQueue extends EventEmitter<QueueEvents> {
   private readonly jobs = new Map<string, DownloadJob>();
   private readonly running = new Map<string, Running>();
-  private readonly sql: Record<'put' | 'one' | 'del' | 'active' | 'history' | 'historyOf' | 'count' | 'countOf' | 'meta' | 'setMeta', StatementSync>;
+  private readonly sql: Record<'put' | 'one' | 'del' | 'active' | 'history' | 'historyOf' | 'count' | 'countOf' | 'clearOf' | 'meta' | 'setMeta', StatementSync>;
   private readonly source: BinarySource;
   private readonly library: DownloadSink | null;
   private readonly batchRunner: BatchJobRunner | null;
@@ -178,10 +212,11 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       one: p('SELECT job FROM download_jobs WHERE id = ?'),
       del: p('DELETE FROM download_jobs WHERE id = ?'),
       active: p('SELECT job FROM download_jobs WHERE finished = 0 ORDER BY created_at, rowid'),
-      history: p('SELECT job FROM download_jobs WHERE finished = 1 ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?'),
-      historyOf: p('SELECT job FROM download_jobs WHERE state = ? ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?'),
+      history: p('SELECT job, updated_at AS at, id FROM download_jobs WHERE finished = 1 AND (updated_at, id) < (?, ?) ORDER BY updated_at DESC, id DESC LIMIT ?'),
+      historyOf: p('SELECT job, updated_at AS at, id FROM download_jobs WHERE state = ? AND (updated_at, id) < (?, ?) ORDER BY updated_at DESC, id DESC LIMIT ?'),
       count: p('SELECT COUNT(*) AS n FROM download_jobs WHERE finished = 1'),
       countOf: p('SELECT COUNT(*) AS n FROM download_jobs WHERE state = ?'),
+      clearOf: p('DELETE FROM download_jobs WHERE finished = 1 AND state = ?'),
       meta: p('SELECT value FROM meta WHERE key = ?'),
       setMeta: p('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
@@ -302,26 +337,58 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
 
   /**
    * One page of every job (or of one state): the active ones first, oldest first, then the
-   * history newest first, read from the database's indexes (`limit` ≤ {@link MAX_PAGE}).
+   * history newest first, read from the database's indexes (`limit` ≤ {@link MAX_PAGE}). Pages
+   * follow each other by position ({@link PageQuery.after}), so none is skipped or repeated when
+   * jobs start, end or are removed in between.
    */
   page(query: PageQuery): JobPage {
-    const limit = Math.min(Math.max(0, Math.floor(query.limit)), MAX_PAGE);
-    const offset = Math.max(0, Math.floor(query.offset));
+    const limit = Math.min(Math.max(1, Math.floor(query.limit)), MAX_PAGE);
     const { state } = query;
-    const active = state === undefined || !FINISHED.has(state) ? this.list().filter((j) => state === undefined || j.state === state) : [];
-    const jobs = active.slice(offset, offset + limit);
-    const rest = limit - jobs.length;
-    const from = Math.max(0, offset - active.length);
-    const parse = (rows: unknown[]): DownloadJob[] => (rows as { job: string }[]).map((r) => JSON.parse(r.job) as DownloadJob);
-    let finished = 0;
-    if (state === undefined) {
-      finished = (this.sql.count.get() as { n: number }).n;
-      if (rest > 0) jobs.push(...parse(this.sql.history.all(rest, from)));
-    } else if (FINISHED.has(state)) {
-      finished = (this.sql.countOf.get(state) as { n: number }).n;
-      if (rest > 0) jobs.push(...parse(this.sql.historyOf.all(state, rest, from)));
+    const from = query.after === undefined ? null : decodeCursor(query.after);
+    const wantsActive = state === undefined || !FINISHED.has(state);
+    const wantsHistory = state === undefined || FINISHED.has(state);
+    const active = wantsActive ? [...this.jobs.values()].filter((j) => !FINISHED.has(j.state) && (state === undefined || j.state === state)).sort(activeOrder) : [];
+    const jobs: DownloadJob[] = [];
+    let next: Cursor | null = null;
+    if (from === null || from.in === 'active') {
+      const start = from === null ? 0 : active.findIndex((j) => activeOrder(j, { createdAt: from.at, id: from.id } as DownloadJob) > 0);
+      const slice = start < 0 ? [] : active.slice(start, start + limit);
+      jobs.push(...slice.map((j) => structuredClone(j)));
+      const last = slice.at(-1);
+      if (last && start + slice.length < active.length) next = { in: 'active', at: last.createdAt, id: last.id };
     }
-    return { total: active.length + finished, jobs };
+    const finished = !wantsHistory ? 0 : state === undefined ? (this.sql.count.get() as { n: number }).n : (this.sql.countOf.get(state) as { n: number }).n;
+    const rest = limit - jobs.length;
+    if (next === null && wantsHistory && rest > 0 && finished > 0) {
+      // '\uffff' sorts after every stored time: the history from its newest job.
+      const [at, id] = from?.in === 'history' ? [from.at, from.id] : ['\uffff', ''];
+      const rows = (state === undefined ? this.sql.history.all(at, id, rest + 1) : this.sql.historyOf.all(state, at, id, rest + 1)) as { job: string; at: string; id: string }[];
+      const page = rows.slice(0, rest);
+      jobs.push(...page.map((r) => JSON.parse(r.job) as DownloadJob));
+      const last = page.at(-1);
+      if (rows.length > rest && last) next = { in: 'history', at: last.at, id: last.id };
+    } else if (next === null && wantsHistory && rest === 0 && finished > 0 && (from === null || from.in === 'active')) {
+      // The page ended exactly at the last active job: the history follows.
+      next = { in: 'history', at: '\uffff', id: '' };
+    }
+    return { total: active.length + finished, jobs, next: next && encodeCursor(next) };
+  }
+
+  /** How many jobs are in each state, active and history. */
+  counts(): JobCounts {
+    const counts: JobCounts = { queued: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
+    for (const j of this.jobs.values()) if (!FINISHED.has(j.state)) counts[j.state]++;
+    if (this.db.isOpen) for (const s of FINISHED) counts[s as DownloadJob['state']] = (this.sql.countOf.get(s) as { n: number }).n;
+    return counts;
+  }
+
+  /** Forgets every finished job in these states (one transaction; their files stay where they are); returns how many. */
+  clearFinished(states: readonly DownloadJob['state'][]): number {
+    let removed = 0;
+    inTransaction(this.db, () => {
+      for (const s of new Set(states)) if (FINISHED.has(s)) removed += Number(this.sql.clearOf.run(s).changes);
+    });
+    return removed;
   }
 
   /** One job by id (active, or from the history), or undefined. */

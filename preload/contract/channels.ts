@@ -181,12 +181,18 @@ export const downloadJobSchema = z.object({
   updatedAt: z.string(),
 });
 
+/** How many jobs main has in each state, in all pages. */
+export const downloadCountsSchema = z.object({
+  queued: z.number().int().nonnegative(), running: z.number().int().nonnegative(), done: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(), cancelled: z.number().int().nonnegative(),
+});
+
 /** Most jobs one `downloads:list` page carries. */
 export const DOWNLOADS_PAGE_MAX = 500;
 
-/** Request of `downloads:list`: a page (default the first 500 jobs), of one state when given. */
+/** Request of `downloads:list`: a page (default the first 500 jobs), of one state when given; `after`: the `next` of the page before. */
 export const downloadsListRequestSchema = z.strictObject({
-  offset: z.number().int().min(0).max(1e9).optional(),
+  after: z.string().min(1, 'after must not be empty.').max(400, 'after is longer than a position this list gives.').optional(),
   limit: z.number().int().min(1).max(DOWNLOADS_PAGE_MAX).optional(),
   state: z.enum(['queued', 'running', 'done', 'failed', 'cancelled']).optional(),
 });
@@ -389,7 +395,14 @@ export const channels = {
 
   /** The download queue. */
   /** One page of the jobs: the active ones first (oldest first), then the history (newest first); `total` counts every page. */
-  'downloads:list': channel(downloadsListRequestSchema, z.object({ total: z.number().int().nonnegative(), jobs: z.array(downloadJobSchema) })),
+  'downloads:list': channel(downloadsListRequestSchema, z.object({
+    total: z.number().int().nonnegative(),
+    jobs: z.array(downloadJobSchema),
+    /** Pass as `after` for the next page; null after the last one. */
+    next: z.string().nullable(),
+    /** Every job by state (all pages, whatever the filter). */
+    counts: downloadCountsSchema,
+  })),
   /** Queues a composite, tile or mini-tile download (main's spend guard decides first, as for an order). */
   /** `buyAnyway`: the analyst saw that the team owns this (`team:check`) and buys it again; without it main refuses a purchase the team owns. */
   'downloads:enqueue': channel(z.strictObject({ kind: downloadKindSchema, request: recordSchema, targetDir: z.string().optional(), buyAnyway: z.boolean().optional() }), downloadJobSchema),
@@ -399,6 +412,11 @@ export const channels = {
   'downloads:retry': channel(byId, downloadJobSchema),
   /** Removes a finished, failed or cancelled job from the list (the file stays). */
   'downloads:remove': channel(byId, z.object({ removed: z.literal(true) })),
+  /** Removes every finished job in these states from the history, in all pages (the files stay); answers how many and the counts after. */
+  'downloads:clear': channel(
+    z.strictObject({ states: z.array(z.enum(['done', 'failed', 'cancelled'], { message: 'states: each must be done, failed or cancelled.' })).min(1, 'states: name at least one state.').max(3) }),
+    z.object({ removed: z.number().int().nonnegative(), counts: downloadCountsSchema }),
+  ),
   /** Shows a finished download in the system file manager. */
   'downloads:reveal': channel(byId, z.object({ revealed: z.boolean() })),
 

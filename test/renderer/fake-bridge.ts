@@ -102,11 +102,12 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
     taskingModels: async () => ok({ models: MODELS }),
     taskingEstimate: async () => ok({ estimate: {}, payload: '{}', verdict: spend(0) }),
     taskingCreate: async () => ok({ data: {} }),
-    downloadsList: async () => ok({ total: 0, jobs: [] }),
+    downloadsList: pagesOf([]),
     downloadsEnqueue: async (r) => ok(job({ kind: r.kind, request: r.request })),
     downloadsCancel: async (r) => ok(job({ id: r.id, state: 'cancelled' })),
     downloadsRetry: async (r) => ok(job({ id: r.id, state: 'queued' })),
     downloadsRemove: async () => ok({ removed: true }),
+    downloadsClear: async () => ok({ removed: 0, counts: { queued: 0, running: 0, done: 0, failed: 0, cancelled: 0 } }),
     downloadsReveal: async () => ok({ revealed: false }),
     libraryQuery: async () => ok({ total: 0, rows: 0, all: 0, entries: [], series: [] }),
     libraryImport: async () => ok({ entries: [] }),
@@ -160,5 +161,24 @@ export function job(over: Record<string, unknown> = {}) {
   return {
     id: `job-${jobSeq}`, kind: 'composite' as const, request: { Date: '2026-11-17', Bandnames: 'rgb', Resolution: 10 }, targetDir: '/dl', state: 'queued' as const,
     bytes: 0, total: null, attempts: 0, createdAt: `2026-11-22T07:00:0${jobSeq % 10}Z`, updatedAt: '2026-11-22T07:00:00Z', ...over,
+  };
+}
+
+type FakeJob = { id: string; state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled' };
+
+/**
+ * A `downloadsList` answering from `all` as main does: pages in the order given, each with the
+ * position of the next one (`next`, here the index as text) and the counts of every state in all of
+ * them. `all` is read at each call, so a test can change it between pages.
+ */
+export function pagesOf<J extends FakeJob>(all: J[], asked?: { after?: string; limit?: number }[]) {
+  return async (req?: { after?: string; limit?: number }) => {
+    asked?.push({ after: req?.after, limit: req?.limit });
+    const from = req?.after === undefined ? 0 : Number(req.after);
+    const limit = req?.limit ?? 500;
+    const counts = { queued: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
+    for (const j of all) counts[j.state]++;
+    const end = from + limit;
+    return ok({ total: all.length, jobs: all.slice(from, end), next: end < all.length ? String(end) : null, counts });
   };
 }

@@ -46,7 +46,7 @@ describe('download history in swath.db', () => {
 
     // A second start imports nothing again (the backup stays a backup).
     const again = await DownloadQueue.open({ stateDir, source, concurrency: 1, autoStart: false });
-    expect(again.page({ offset: 0, limit: 10 }).total).toBe(4);
+    expect(again.page({ limit: 10 }).total).toBe(4);
     await again.close();
   });
 
@@ -57,7 +57,7 @@ describe('download history in swath.db', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/moved to .*downloads\.json\.corrupt-\d+/);
     expect(readdirSync(stateDir).filter((f) => f.startsWith(`${QUEUE_FILE}.corrupt-`))).toHaveLength(1);
-    expect(q.page({ offset: 0, limit: 10 })).toEqual({ total: 0, jobs: [] });
+    expect(q.page({ limit: 10 })).toEqual({ total: 0, jobs: [], next: null });
     await q.close();
   });
 
@@ -67,12 +67,13 @@ describe('download history in swath.db', () => {
     const q = await DownloadQueue.open({ stateDir, source, concurrency: 1, autoStart: false });
     const seen: DownloadJob[] = [];
     let total = -1;
-    for (let offset = 0; ; offset += 500) {
-      const page = q.page({ offset, limit: 500 });
+    let after: string | undefined;
+    do {
+      const page = q.page({ after, limit: 500 });
       total = page.total;
       seen.push(...page.jobs);
-      if (page.jobs.length < 500) break;
-    }
+      after = page.next ?? undefined;
+    } while (after !== undefined);
     expect(total).toBe(1205);
     expect(seen).toHaveLength(1205);
     expect(new Set(seen.map((j) => j.id)).size).toBe(1205);
@@ -80,10 +81,56 @@ describe('download history in swath.db', () => {
     const history = seen.slice(2).map((j) => j.updatedAt);
     expect(history).toEqual([...history].sort().reverse());
     // A state filter pages that state only, with its own total.
-    const done = q.page({ offset: 0, limit: 500, state: 'done' });
+    const done = q.page({ limit: 500, state: 'done' });
     expect(done.total).toBe(401);
     expect(done.jobs.every((j) => j.state === 'done')).toBe(true);
-    expect(q.page({ offset: 0, limit: 500, state: 'queued' }).jobs.map((j) => j.id)).toEqual(['job-00001', 'job-00005']);
+    expect(q.page({ limit: 500, state: 'queued' }).jobs.map((j) => j.id)).toEqual(['job-00001', 'job-00005']);
+    await q.close();
+  });
+
+  it('pages by position: jobs that end, go away or arrive between pages never make it skip or repeat one', async () => {
+    // Six queued jobs, five in the history; pages of two.
+    writeOldQueue([...[1, 2, 3, 4, 5, 6].map((i) => oldJob(i, 'queued')), ...[11, 12, 13, 14, 15].map((i) => oldJob(i, 'done'))]);
+    const q = await DownloadQueue.open({ stateDir, source, concurrency: 1, autoStart: false });
+    const first = q.page({ limit: 2 });
+    expect(first.jobs.map((j) => j.id)).toEqual(['job-00001', 'job-00002']);
+    // Between pages: a job already read ends (it moves to the history's top), a history job not read yet is removed, a new job arrives.
+    await q.cancel('job-00001');
+    await q.remove('job-00012');
+    const added = await q.add({ ...tile, targetDir });
+    const seen = [...first.jobs];
+    let after = first.next ?? undefined;
+    while (after !== undefined) {
+      const page = q.page({ after, limit: 2 });
+      seen.push(...page.jobs);
+      after = page.next ?? undefined;
+    }
+    const ids = seen.map((j) => j.id);
+    // Every job that still exists was seen; the one that ended is seen again in its new place; nothing else twice.
+    expect(new Set(ids)).toEqual(new Set(['job-00001', 'job-00002', 'job-00003', 'job-00004', 'job-00005', 'job-00006', added.id, 'job-00011', 'job-00013', 'job-00014', 'job-00015']));
+    expect(ids.filter((id) => id !== 'job-00001')).toHaveLength(new Set(ids).size - 1);
+    expect(ids.slice(2, 7)).toEqual(['job-00003', 'job-00004', 'job-00005', 'job-00006', added.id]);
+    await q.close();
+  });
+
+  it('refuses a position it did not give, naming the field', async () => {
+    const q = await DownloadQueue.open({ stateDir, source, concurrency: 1, autoStart: false });
+    for (const after of ['nonsense', Buffer.from('{"in":"history","at":1,"id":"x"}').toString('base64url'), Buffer.from(JSON.stringify({ in: 'active', at: 'x'.repeat(1000), id: 'y' })).toString('base64url')]) {
+      expect(() => q.page({ after, limit: 10 })).toThrow(/^after: not a position this list gave/);
+    }
+    await q.close();
+  });
+
+  it('counts every state in all pages and clears the finished ones of the states asked in one go', async () => {
+    writeOldQueue([oldJob(1, 'queued'), ...Array.from({ length: 700 }, (_, i) => oldJob(i + 10, (['done', 'failed', 'cancelled', 'done'] as const)[i % 4]!))]);
+    const q = await DownloadQueue.open({ stateDir, source, concurrency: 1, autoStart: false });
+    expect(q.counts()).toEqual({ queued: 1, running: 0, done: 350, failed: 175, cancelled: 175 });
+    // A state that is not finished is never cleared.
+    expect(q.clearFinished(['done', 'cancelled', 'queued' as never])).toBe(525);
+    expect(q.counts()).toEqual({ queued: 1, running: 0, done: 0, failed: 175, cancelled: 0 });
+    const left = q.page({ limit: 500 });
+    expect(left.total).toBe(176);
+    expect(left.jobs.filter((j) => j.state !== 'failed').map((j) => j.id)).toEqual(['job-00001']);
     await q.close();
   });
 
@@ -98,7 +145,7 @@ describe('download history in swath.db', () => {
 
     const reopened = await DownloadQueue.open({ stateDir, source, concurrency: 1 });
     expect(reopened.list()).toEqual([]);
-    expect(reopened.page({ offset: 0, limit: 10 }).jobs).toMatchObject([{ id: job.id, state: 'done', file: expect.stringContaining(targetDir) }]);
+    expect(reopened.page({ limit: 10 }).jobs).toMatchObject([{ id: job.id, state: 'done', file: expect.stringContaining(targetDir) }]);
     await reopened.close();
   });
 });

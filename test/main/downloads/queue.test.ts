@@ -122,7 +122,7 @@ describe('DownloadQueue against the simulator', () => {
       await q.onIdle();
 
       await library.flush();
-      const final = q.page({ offset: 0, limit: 500 }).jobs;
+      const final = q.page({ limit: 500 }).jobs;
       expect(final).toHaveLength(50);
       expect(final.filter((j) => j.state !== 'done').map((j) => `${j.state}: ${j.reason}`)).toEqual([]);
       for (const j of jobs) {
@@ -296,7 +296,7 @@ describe('DownloadQueue against the simulator', () => {
     await q2.onIdle();
     expect(q2.list()).toEqual([]);
     const fileA = q2.get(a.id)!.file;
-    expect(q2.page({ offset: 0, limit: 10 }).jobs.map((j) => [j.id, j.state]).sort()).toEqual([[a.id, 'done'], [b.id, 'done']].sort());
+    expect(q2.page({ limit: 10 }).jobs.map((j) => [j.id, j.state]).sort()).toEqual([[a.id, 'done'], [b.id, 'done']].sort());
     await q2.close();
 
     const q3 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast });
@@ -305,7 +305,7 @@ describe('DownloadQueue against the simulator', () => {
     expect(q3.get(a.id)).toBeUndefined();
     await q3.close();
     const q4 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast });
-    expect(q4.page({ offset: 0, limit: 10 }).jobs.map((j) => j.id)).toEqual([b.id]);
+    expect(q4.page({ limit: 10 }).jobs.map((j) => j.id)).toEqual([b.id]);
     await q4.close();
   });
 
@@ -337,7 +337,7 @@ describe('DownloadQueue against the simulator', () => {
     await q.onIdle();
     expect(readdirSync(work).sort()).toEqual(['Downloads', 'userData']);
     expect(readdirSync(targetDir).sort()).toEqual(['_NUL.tif', 'drive.tif', 'escape.tif', 'passwd.tif', 'tile_20261117_Stratus2 (1).tif', 'tile_20261117_Stratus2.tif', 'win.tif']);
-    for (const j of q.page({ offset: 0, limit: 10 }).jobs) expect(path.dirname(j.file!)).toBe(targetDir);
+    for (const j of q.page({ limit: 10 }).jobs) expect(path.dirname(j.file!)).toBe(targetDir);
     await q.close();
   });
 

@@ -2,7 +2,7 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { job, makeBridge, ok } from '../fake-bridge';
+import { job, makeBridge, ok, pagesOf } from '../fake-bridge';
 
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
@@ -11,6 +11,7 @@ vi.mock('../../../renderer/src/stores/preview', () => ({ usePreviewStore: () => 
 
 const DownloadsTray = (await import('../../../renderer/src/features/downloads/views/DownloadsTray.vue')).default;
 const { useUiStore } = await import('../../../renderer/src/stores/ui');
+const { useDownloadsStore } = await import('../../../renderer/src/features/downloads/stores/downloads');
 
 beforeEach(() => {
   setActivePinia(createPinia());
@@ -20,7 +21,7 @@ beforeEach(() => {
 describe('Downloads tray', () => {
   it('shows progress with bytes, rate and ETA, then the file, and hands "Open on map" to the library', async () => {
     const running = job({ id: 'j1', state: 'running', total: 4_000_000 });
-    const bridge = makeBridge({ downloadsList: async () => ok({ total: 1, jobs: [running] }) });
+    const bridge = makeBridge({ downloadsList: pagesOf([running]) });
     fake.api = bridge.api;
     useUiStore().trayOpen = true;
     const w = mount(DownloadsTray);
@@ -57,19 +58,13 @@ describe('Downloads tray', () => {
 
   it('draws only the rows in view of a long history and reads the next page as it scrolls', async () => {
     const all = Array.from({ length: 5000 }, (_, i) => job({ id: `h${i}`, state: 'done', file: `/d/f${i}.tif`, updatedAt: new Date(Date.UTC(2026, 0, 1) - i * 1000).toISOString() }));
-    const asked: { offset?: number; limit?: number }[] = [];
-    const bridge = makeBridge({
-      downloadsList: async (req?: { offset?: number; limit?: number }) => {
-        asked.push({ offset: req?.offset, limit: req?.limit });
-        const from = req?.offset ?? 0;
-        return ok({ total: all.length, jobs: all.slice(from, from + (req?.limit ?? 500)) });
-      },
-    });
+    const asked: { after?: string; limit?: number }[] = [];
+    const bridge = makeBridge({ downloadsList: pagesOf(all, asked) });
     fake.api = bridge.api;
     useUiStore().trayOpen = true;
     const w = mount(DownloadsTray);
     await flushPromises();
-    expect(asked).toEqual([{ offset: 0, limit: 100 }]);
+    expect(asked).toEqual([{ after: undefined, limit: 100 }]);
     expect(w.get('.tray-head').text()).toContain('5000 finished');
     const drawn = w.findAll('[data-testid="download-job"]');
     expect(drawn.length).toBeGreaterThan(0);
@@ -81,7 +76,7 @@ describe('Downloads tray', () => {
     (scroller.element as HTMLElement).scrollTop = 95 * 84;
     await scroller.trigger('scroll');
     await flushPromises();
-    expect(asked).toEqual([{ offset: 0, limit: 100 }, { offset: 100, limit: 100 }]);
+    expect(asked).toEqual([{ after: undefined, limit: 100 }, { after: '100', limit: 100 }]);
     const later = w.findAll('[data-testid="download-job"]').map((r) => r.text());
     expect(later.some((t) => t.includes('f95.tif'))).toBe(true);
     expect(later.some((t) => t.includes('f0.tif'))).toBe(false);
@@ -89,7 +84,7 @@ describe('Downloads tray', () => {
   });
 
   it('offers Retry for a failed job and shows why it failed', async () => {
-    const bridge = makeBridge({ downloadsList: async () => ok({ total: 1, jobs: [job({ id: 'j2', state: 'failed', reason: 'The service could not be reached.', attempts: 3 })] }) });
+    const bridge = makeBridge({ downloadsList: pagesOf([job({ id: 'j2', state: 'failed', reason: 'The service could not be reached.', attempts: 3 })]) });
     fake.api = bridge.api;
     useUiStore().trayOpen = true;
     const w = mount(DownloadsTray);
@@ -97,6 +92,43 @@ describe('Downloads tray', () => {
     expect(w.text()).toContain('The service could not be reached. (after 3 attempts)');
     await w.get('[data-testid="job-retry"]').trigger('click');
     expect(bridge.api.downloadsRetry).toHaveBeenCalledWith({ id: 'j2' });
+  });
+
+  it('counts and clears every finished job in all pages, not only the rows read', async () => {
+    const all = [
+      job({ id: 'r', state: 'running' }),
+      ...Array.from({ length: 300 }, (_, i) => job({ id: `h${i}`, state: (['done', 'failed', 'cancelled'] as const)[i % 3], file: `/d/f${i}.tif` })),
+    ];
+    const bridge = makeBridge({
+      downloadsList: pagesOf(all),
+      downloadsClear: vi.fn(async ({ states }: { states: string[] }) => {
+        const before = all.length;
+        all.splice(0, all.length, ...all.filter((j) => !states.includes(j.state)));
+        const counts = { queued: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
+        for (const j of all) counts[j.state as keyof typeof counts]++;
+        return ok({ removed: before - all.length, counts });
+      }),
+    });
+    fake.api = bridge.api;
+    useUiStore().trayOpen = true;
+    const w = mount(DownloadsTray);
+    await flushPromises();
+    // One page of 100 read; the summary and the buttons count all 301.
+    expect(useDownloadsStore().jobs).toHaveLength(100);
+    expect(w.get('.tray-head').text()).toContain('1 running · 100 failed · 200 finished');
+    expect(w.get('[data-testid="tray-clear-failed"]').text()).toBe('Clear 100 failed');
+    await w.get('[data-testid="tray-clear-finished"]').trigger('click');
+    await flushPromises();
+    expect(bridge.api.downloadsClear).toHaveBeenCalledWith({ states: ['done', 'cancelled'] });
+    expect(w.get('[data-testid="tray-cleared"]').text()).toBe('200 finished downloads cleared from the list; the files stay where they are.');
+    expect(w.get('.tray-head').text()).toContain('1 running · 100 failed');
+    expect(w.find('[data-testid="tray-clear-finished"]').exists()).toBe(false);
+    expect(w.findAll('[data-testid="job-state"]').map((b) => b.text()).every((t) => t === 'running' || t === 'failed')).toBe(true);
+    // A job that ends is counted by main again (the counts are re-read after each change).
+    all[0] = { ...all[0]!, state: 'done' } as unknown as (typeof all)[number];
+    bridge.emit('job:state', { id: 'r', state: 'done' });
+    await flushPromises();
+    expect(w.get('.tray-head').text()).toContain('100 failed · 1 finished');
   });
 
   it('has an empty state', async () => {

@@ -1,7 +1,7 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { nextTick } from 'vue';
-import { job, makeBridge, ok } from '../fake-bridge';
+import { job, makeBridge, pagesOf } from '../fake-bridge';
 
 const fake = vi.hoisted(() => ({ api: null as unknown }));
 vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
@@ -14,7 +14,7 @@ beforeEach(() => setActivePinia(createPinia()));
 describe('downloads store', () => {
   it('follows job:state and download:progress events', async () => {
     const running = job({ id: 'a', state: 'running', total: 1000 });
-    const bridge = makeBridge({ downloadsList: async () => ok({ total: 1, jobs: [running] }) });
+    const bridge = makeBridge({ downloadsList: pagesOf([running]) });
     fake.api = bridge.api;
     const d = useDownloadsStore();
     await d.start();
@@ -30,7 +30,7 @@ describe('downloads store', () => {
   });
 
   it('cancels, retries and reports actions the host cannot do', async () => {
-    const bridge = makeBridge({ downloadsList: async () => ok({ total: 1, jobs: [job({ id: 'b', state: 'running' })] }) });
+    const bridge = makeBridge({ downloadsList: pagesOf([job({ id: 'b', state: 'running' })]) });
     fake.api = bridge.api;
     const d = useDownloadsStore();
     await d.refresh();
@@ -43,7 +43,7 @@ describe('downloads store', () => {
 
   it('the "queued" toast goes when its jobs have ended, not a few seconds later (issue 27 #13)', async () => {
     const queued = [job({ id: 'c', state: 'queued' }), job({ id: 'd', state: 'queued' })];
-    const bridge = makeBridge({ downloadsList: async () => ok({ total: queued.length, jobs: queued }) });
+    const bridge = makeBridge({ downloadsList: pagesOf(queued) });
     fake.api = bridge.api;
     const d = useDownloadsStore();
     const ui = useUiStore();

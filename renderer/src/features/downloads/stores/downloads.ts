@@ -6,6 +6,10 @@ import { useUiStore } from '../../../stores/ui';
 
 /** One download job as main reports it. */
 export type DownloadJob = ResponseOf<'downloads:list'>['jobs'][number];
+/** How many jobs main has in each state (all pages). */
+export type DownloadCounts = ResponseOf<'downloads:list'>['counts'];
+
+const NO_COUNTS: DownloadCounts = { queued: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
 
 /** Live transfer figures of a running job (from download:progress). */
 export interface JobProgress {
@@ -40,7 +44,14 @@ export const useDownloadsStore = defineStore('downloads', () => {
   const loaded = ref(false);
   /** Every job main has (all pages). */
   const total = ref(0);
+  /** Main's jobs by state (all pages), re-read after each change main reports. */
+  const counts = ref<DownloadCounts>({ ...NO_COUNTS });
+  /** Where the next page starts (main's position), or null when every page is read. */
+  let next: string | null = null;
   let paging: Promise<void> | null = null;
+  /** One counts request at a time; a change during it asks once more after it. */
+  let counting: Promise<void> | null = null;
+  let countAgain = false;
   /** Per-job failure of the last action (cancel, retry, reveal...). */
   const actionErrors = ref<Record<string, string>>({});
   let unsubscribe: (() => void)[] = [];
@@ -48,7 +59,7 @@ export const useDownloadsStore = defineStore('downloads', () => {
   const sorted = computed(() => [...jobs.value].sort(byQueueOrder));
   const active = computed(() => jobs.value.filter(isActive));
   /** Whether main has jobs beyond the pages read. */
-  const hasMore = computed(() => jobs.value.length < total.value);
+  const hasMore = ref(false);
   /** Overall fraction of the running jobs' bytes, or null when unknown. */
   const overall = computed(() => {
     const running = active.value.map((j) => progressOf(j));
@@ -100,30 +111,61 @@ export const useDownloadsStore = defineStore('downloads', () => {
     // A job:state event may carry the whole job or only its id and state.
     const known = jobs.value.find((j) => j.id === job.id);
     upsert(known ? { ...known, ...job } : job);
+    void recount();
+  }
+
+  /** Re-reads main's counts (the summary and "Clear finished" count every page, not the rows read). */
+  function recount(): Promise<void> {
+    if (counting) {
+      countAgain = true;
+      return counting;
+    }
+    counting = (async () => {
+      do {
+        countAgain = false;
+        const r = await getBridge().downloadsList({ limit: 1 });
+        if (r.ok) {
+          counts.value = r.data.counts;
+          total.value = r.data.total;
+        }
+      } while (countAgain);
+    })().finally(() => {
+      counting = null;
+    });
+    return counting;
+  }
+
+  function takePage(data: ResponseOf<'downloads:list'>): void {
+    total.value = data.total;
+    counts.value = data.counts;
+    next = data.next;
+    hasMore.value = data.next !== null;
   }
 
   async function refresh(): Promise<void> {
-    const r = await getBridge().downloadsList({ offset: 0, limit: DOWNLOADS_PAGE });
+    const r = await getBridge().downloadsList({ limit: DOWNLOADS_PAGE });
     if (r.ok) {
       jobs.value = r.data.jobs;
-      total.value = r.data.total;
+      takePage(r.data);
       error.value = null;
     } else error.value = r.error;
     loaded.value = true;
   }
 
-  /** Reads the next page of the history (one request at a time; the rows already read are kept). */
+  /**
+   * Reads the next page (one request at a time; the rows already read are kept). Pages follow main's
+   * positions, not counts, so jobs that start, end or go away meanwhile never make it skip a row.
+   */
   function loadMore(): Promise<void> {
-    if (!hasMore.value || !loaded.value) return Promise.resolve();
+    if (!hasMore.value || !loaded.value || next === null) return Promise.resolve();
+    const after = next;
     paging ??= (async () => {
-      const r = await getBridge().downloadsList({ offset: jobs.value.length, limit: DOWNLOADS_PAGE });
+      const r = await getBridge().downloadsList({ after, limit: DOWNLOADS_PAGE });
       if (r.ok) {
         const have = new Set(jobs.value.map((j) => j.id));
         const fresh = r.data.jobs.filter((j) => !have.has(j.id));
-        total.value = r.data.total;
-        // A page that brings nothing new (jobs moved between pages): stop asking until the next refresh.
         if (fresh.length) jobs.value = [...jobs.value, ...fresh];
-        else total.value = jobs.value.length;
+        takePage(r.data);
       } else error.value = r.error;
     })().finally(() => {
       paging = null;
@@ -169,6 +211,7 @@ export const useDownloadsStore = defineStore('downloads', () => {
     if (r.ok) {
       jobs.value = jobs.value.filter((j) => j.id !== id);
       total.value = Math.max(0, total.value - 1);
+      void recount();
     }
     setActionError(id, r.ok ? null : r.error.message);
   }
@@ -180,9 +223,18 @@ export const useDownloadsStore = defineStore('downloads', () => {
     return r.ok && r.data.revealed;
   }
 
-  async function clearFinished(): Promise<void> {
-    for (const j of jobs.value.filter((x) => x.state === 'done' || x.state === 'cancelled')) await remove(j.id);
+  /** Removes every finished job in these states from main's history, in all pages (the files stay). */
+  async function clear(states: ('done' | 'failed' | 'cancelled')[]): Promise<number | null> {
+    const r = await getBridge().downloadsClear({ states });
+    if (!r.ok) {
+      error.value = r.error;
+      return null;
+    }
+    jobs.value = jobs.value.filter((j) => !(states as string[]).includes(j.state));
+    counts.value = r.data.counts;
+    total.value = Object.values(r.data.counts).reduce((a, b) => a + b, 0);
+    return r.data.removed;
   }
 
-  return { jobs, total, hasMore, loadMore, sorted, active, overall, progress, error, loaded, actionErrors, progressOf, upsert, ended, notifyQueued, refresh, start, stop, cancel, retry, remove, reveal, clearFinished };
+  return { jobs, total, counts, hasMore, loadMore, sorted, active, overall, progress, error, loaded, actionErrors, progressOf, upsert, ended, notifyQueued, refresh, start, stop, cancel, retry, remove, reveal, clear, recount };
 });
