@@ -143,6 +143,24 @@ const ORDER: Record<LibrarySort, string> = {
   'size-desc': 'size DESC, rid',
 };
 
+/**
+ * The index that walks each order as it is (see {@link LibraryCatalog.query}); size has none that
+ * keeps its tie-break, so its matches are always sorted.
+ */
+const ORDER_INDEX: Partial<Record<LibrarySort, string>> = {
+  'date-desc': 'library_date_desc',
+  'date-asc': 'library_date_asc',
+  'added-desc': 'library_created',
+  name: 'library_name',
+};
+
+/**
+ * From this many text matches on, a page walks the order's index and stops at its last row, instead
+ * of sorting every match first (which costs more than the walk once matches are a few percent of
+ * the library); below it, the matches are few and sorting them is cheaper than walking the index.
+ */
+const WALK_FROM_MATCHES = 2000;
+
 /** What the search reads: file name, date, model, bands, EPSG, constellations, kind and source (lower case). */
 function searchText(e: LibraryEntry): string {
   return [path.basename(e.path), e.date ?? '', e.model ?? '', e.bands.join(' '), e.epsg ? `EPSG:${e.epsg}` : '', e.constellations.join(' '), e.kind ?? '', e.source]
@@ -193,6 +211,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   /** Background hashing, one file at a time so it never competes with itself for the disk. */
   private hashing: Promise<void> = Promise.resolve();
   private readonly sql;
+  /** The counts of the last filter asked (see {@link counted}). */
+  private lastCounts: { key: string; version: number; counts: { total: number; groups: number; singles: number } } | null = null;
 
   private constructor(readonly db: DatabaseSync, private readonly ownsDb: boolean, opts: LibraryOptions) {
     super();
@@ -230,6 +250,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
         WHERE b.west <= ? AND b.east >= ? AND b.south <= ? AND b.north >= ? ORDER BY l.date, l.created_at`),
       meta: p('SELECT value FROM meta WHERE key = ?'),
       setMeta: p('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
+      changes: p('SELECT total_changes() AS n'),
     };
   }
 
@@ -399,28 +420,34 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       params.push(q.bbox[2], q.bbox[0], q.bbox[3], q.bbox[1]);
     }
     const terms = searchTerms(q.text ?? '');
+    let textFilter: { sql: string; params: SQLInputValue[] } | null = null;
     if (terms.match.length || terms.like.length) {
       const inner = [...(terms.match.length ? ['library_text MATCH ?'] : []), ...terms.like.map(() => "text LIKE ? ESCAPE '\\'")];
-      where.push(`rid IN (SELECT rowid FROM library_text WHERE ${inner.join(' AND ')})`);
-      if (terms.match.length) params.push(terms.match.join(' AND '));
-      params.push(...terms.like);
+      textFilter = { sql: `FROM library_text WHERE ${inner.join(' AND ')}`, params: [...(terms.match.length ? [terms.match.join(' AND ')] : []), ...terms.like] };
+      where.push(`rid IN (SELECT rowid ${textFilter.sql})`);
+      params.push(...textFilter.params);
     }
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const order = ORDER[q.sort ?? 'date-desc'];
+    const sort = q.sort ?? 'date-desc';
+    const order = ORDER[sort];
     const offset = Math.max(0, q.offset ?? 0);
     const all = this.count();
+    // Many text matches: walk the order's index (it stops at the page's last row) rather than sort them all.
+    const orderIndex = ORDER_INDEX[sort];
+    const walk = textFilter !== null && orderIndex !== undefined && !q.ids && !q.bbox
+      && (this.db.prepare(`SELECT COUNT(*) AS n ${textFilter.sql}`).get(...textFilter.params) as { n: number }).n >= WALK_FROM_MATCHES;
+    const from = walk ? `library INDEXED BY ${orderIndex}` : 'library';
     if (!q.series) {
-      const total = where.length ? (this.db.prepare(`SELECT COUNT(*) AS n FROM library ${filter}`).get(...params) as { n: number }).n : all;
-      const rids = this.db.prepare(`SELECT rid FROM library ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, q.limit, offset) as { rid: number }[];
+      const total = where.length ? this.counted(filter, params).total : all;
+      const rids = this.db.prepare(`SELECT rid FROM ${from} ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, q.limit, offset) as { rid: number }[];
       return { total, rows: total, all, entries: rids.map((r) => this.toEntry(this.sql.byRid.get(r.rid) as unknown as Row)), series: [] };
     }
     // A series is one row, at its first raster in the order: walk the order (rid and group only) to the page.
-    const counts = this.db.prepare(`SELECT COUNT(*) AS total, COUNT(DISTINCT group_key) AS groups, COUNT(*) - COUNT(group_key) AS singles FROM library ${filter}`)
-      .get(...params) as { total: number; groups: number; singles: number };
+    const counts = this.counted(filter, params);
     const heads: number[] = [];
     const seen = new Set<string>();
     let index = 0;
-    for (const r of this.db.prepare(`SELECT rid, group_key FROM library ${filter} ORDER BY ${order}`).iterate(...params) as IterableIterator<{ rid: number; group_key: string | null }>) {
+    for (const r of this.db.prepare(`SELECT rid, group_key FROM ${from} ${filter} ORDER BY ${order}`).iterate(...params) as IterableIterator<{ rid: number; group_key: string | null }>) {
       if (r.group_key !== null) {
         if (seen.has(r.group_key)) continue;
         seen.add(r.group_key);
@@ -434,6 +461,20 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       entries: this.sql.members.all(e.series!) as { id: string; date: string | null }[],
     }));
     return { total: counts.total, rows: counts.singles + counts.groups, all, entries, series };
+  }
+
+  /**
+   * The counts of one filter: rasters, series and single rasters. The next pages of a list ask for the
+   * same filter again, so the last answer is kept until the database changes (`total_changes()`).
+   */
+  private counted(filter: string, params: SQLInputValue[]): { total: number; groups: number; singles: number } {
+    const key = JSON.stringify([filter, params]);
+    const version = (this.sql.changes.get() as { n: number }).n;
+    if (this.lastCounts?.key === key && this.lastCounts.version === version) return this.lastCounts.counts;
+    const counts = this.db.prepare(`SELECT COUNT(*) AS total, COUNT(DISTINCT group_key) AS groups, COUNT(*) - COUNT(group_key) AS singles FROM library ${filter}`)
+      .get(...params) as { total: number; groups: number; singles: number };
+    this.lastCounts = { key, version, counts };
+    return counts;
   }
 
   /** Records an existing GeoTIFF from disk (metadata via geotiff.js); importing a path again refreshes its entry. */
