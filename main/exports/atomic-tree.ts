@@ -24,23 +24,32 @@ export interface TreeOptions {
   signal?: AbortSignal;
 }
 
-/** Largest manifest read: one line per file of an export. */
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
-/** Entries looked at in an existing folder before it is refused as too big to be an earlier export. */
-const MAX_EXISTING_ENTRIES = 20_000;
+/** Largest manifest read whole (an earlier version's, pretty-printed); larger ones are read a line at a time. */
+const MAX_WHOLE_MANIFEST_BYTES = 4 * 1024 * 1024;
+/** Largest manifest read at all: one line of ~150 bytes per file of an export. */
+const MAX_MANIFEST_BYTES = 128 * 1024 * 1024;
+/**
+ * Entries looked at in an existing folder before it is refused as too big to be an earlier export:
+ * a STAC export of N rasters holds 2N + 3 (a folder and a file per item, the catalog, the manifest).
+ */
+const MAX_EXISTING_ENTRIES = 600_000;
+/** The manifest's first line as this version writes it: then one file per line, then `]}`. */
+const MANIFEST_HEAD = '{"swath":"export-manifest","version":1,"files":[';
 /** Entries named in a refusal. */
 const NAMED_IN_REFUSAL = 5;
 
+const manifestFileSchema = z.strictObject({
+  path: z.string().min(1).max(1_000),
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
 const manifestSchema = z.strictObject({
   swath: z.literal('export-manifest'),
   version: z.literal(1),
-  files: z.array(z.strictObject({
-    path: z.string().min(1).max(1_000),
-    size: z.number().int().nonnegative(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  })).max(MAX_EXISTING_ENTRIES),
+  files: z.array(manifestFileSchema).max(MAX_EXISTING_ENTRIES),
 });
 type Manifest = z.infer<typeof manifestSchema>;
+type ManifestFile = Manifest['files'][number];
 
 /** A relative path as an export writes it: forward slashes, no empty, `.` or `..` segment, no drive or backslash. */
 function isTreePath(p: string): boolean {
@@ -50,25 +59,77 @@ function isTreePath(p: string): boolean {
 
 const sha256 = (content: string | Buffer): string => createHash('sha256').update(content).digest('hex');
 
-/** The manifest of `files` (its own file not included). */
-function manifestOf(files: readonly TreeFile[]): string {
-  const manifest: Manifest = {
-    swath: 'export-manifest',
-    version: 1,
-    files: files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.content, 'utf8'), sha256: sha256(f.content) })),
-  };
-  return `${JSON.stringify(manifest, null, 2)}\n`;
+/** The manifest of `files` (its own file not included), valid JSON with one file per line. */
+function* manifestLines(files: readonly ManifestFile[]): Generator<string> {
+  yield `${MANIFEST_HEAD}\n`;
+  for (let i = 0; i < files.length; i++) yield `${JSON.stringify(files[i])}${i < files.length - 1 ? ',' : ''}\n`;
+  yield ']}\n';
 }
 
-async function writeSynced(file: string, content: string): Promise<void> {
+/** Writes `content` (text, or its lines) to a new file and syncs it. */
+async function writeSynced(file: string, content: string | Iterable<string>): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const handle = await open(file, 'wx', 0o644);
   try {
-    await handle.writeFile(content, 'utf8');
+    if (typeof content === 'string') await handle.writeFile(content, 'utf8');
+    else {
+      // In chunks of ~1 MB: a manifest of many files is never one big string.
+      let chunk = '';
+      for (const line of content) {
+        chunk += line;
+        if (chunk.length >= 1 << 20) {
+          await handle.write(chunk, null, 'utf8');
+          chunk = '';
+        }
+      }
+      if (chunk) await handle.write(chunk, null, 'utf8');
+    }
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+/** A manifest's file list, checked: every path one an export may write, none twice. */
+function checkedFiles(files: ManifestFile[]): ManifestFile[] | null {
+  const seen = new Set<string>();
+  for (const f of files) {
+    if (!isTreePath(f.path) || f.path === EXPORT_MANIFEST || seen.has(f.path)) return null;
+    seen.add(f.path);
+  }
+  return files;
+}
+
+/**
+ * A manifest as this version writes it, read a line at a time (a big export's manifest is never
+ * parsed as one document on main's thread); null when any line is not one of Swath's.
+ */
+async function readManifestLines(file: string): Promise<Manifest | null> {
+  const handle = await open(file, 'r');
+  const files: ManifestFile[] = [];
+  let state: 'head' | 'files' | 'end' = 'head';
+  try {
+    for await (const line of handle.readLines({ encoding: 'utf8' })) {
+      if (state === 'end') {
+        if (line !== '') return null;
+      } else if (state === 'head') {
+        if (line !== MANIFEST_HEAD) return null;
+        state = 'files';
+      } else if (line === ']}') {
+        state = 'end';
+      } else {
+        if (line.length > 2_000 || files.length >= MAX_EXISTING_ENTRIES) return null;
+        const parsed = manifestFileSchema.safeParse(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line));
+        if (!parsed.success) return null;
+        files.push(parsed.data);
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+  if (state !== 'end') return null;
+  const checked = checkedFiles(files);
+  return checked && { swath: 'export-manifest', version: 1, files: checked };
 }
 
 /** The existing folder's manifest, or null when it has none (or one that is not Swath's: unreadable, too big, malformed, unsafe paths). */
@@ -77,9 +138,11 @@ async function readManifest(dir: string): Promise<Manifest | null> {
   try {
     const info = await lstat(file);
     if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) return null;
+    if (info.size > MAX_WHOLE_MANIFEST_BYTES) return await readManifestLines(file);
+    // Small: read whole (this version's layout, or an earlier version's pretty-printed one).
     const parsed = manifestSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
-    if (!parsed.success || !parsed.data.files.every((f) => isTreePath(f.path) && f.path !== EXPORT_MANIFEST)) return null;
-    return parsed.data;
+    const checked = parsed.success ? checkedFiles(parsed.data.files) : null;
+    return checked && { ...parsed.data!, files: checked };
   } catch {
     return null;
   }
@@ -190,20 +253,24 @@ function describeForeign(dir: string, foreign: string[], more: boolean): AppErro
  * its manifest); then only those files are removed. Anything else is refused,
  * naming what is there, and left untouched.
  */
-export async function writeTreeAtomic(dir: string, files: readonly TreeFile[], options: TreeOptions = {}): Promise<void> {
+export async function writeTreeAtomic(dir: string, files: Iterable<TreeFile> | AsyncIterable<TreeFile>, options: TreeOptions = {}): Promise<void> {
   const parent = path.dirname(dir);
   await mkdir(parent, { recursive: true });
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = path.join(parent, `.${path.basename(dir)}.partial-${tag}`);
   try {
-    for (const f of files) {
+    // Files are written as they come (an export of many rasters is never held whole); the manifest records each.
+    const written: ManifestFile[] = [];
+    for await (const f of files) {
       throwIfAborted(options.signal);
       if (!isTreePath(f.path) || f.path === EXPORT_MANIFEST) throw new Error(`${f.path} is not a file name an export may write.`);
+      if (written.length >= MAX_EXISTING_ENTRIES / 2) throw new AppError('validation', `An export writes at most ${MAX_EXISTING_ENTRIES / 2} files.`);
       const target = path.resolve(staging, ...f.path.split('/'));
       if (!target.startsWith(staging + path.sep)) throw new Error(`${f.path} is outside the export folder.`);
       await writeSynced(target, f.content);
+      written.push({ path: f.path, size: Buffer.byteLength(f.content, 'utf8'), sha256: sha256(f.content) });
     }
-    await writeSynced(path.join(staging, EXPORT_MANIFEST), manifestOf(files));
+    await writeSynced(path.join(staging, EXPORT_MANIFEST), manifestLines(written));
     throwIfAborted(options.signal);
     const existing = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return null;

@@ -55,8 +55,9 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
     return chosen;
   }
 
-  function rastersFor(ids: string[] | undefined): LibraryEntry[] {
-    if (!ids) return deps.library.list();
+  /** The rasters asked for: the whole library a page at a time (never all in memory), or these ids. */
+  function rastersFor(ids: string[] | undefined): Iterable<LibraryEntry> | AsyncIterable<LibraryEntry> {
+    if (!ids) return deps.library.everyEntry();
     return ids.map((id) => {
       const entry = deps.library.get(id);
       if (!entry) throw new AppError('not-found', `No library raster ${id}.`);
@@ -69,7 +70,7 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
       if (source === 'team' && ids) throw new AppError('validation', 'ids: the team catalog is exported whole.', { fields: { ids: ['The team catalog is exported whole: leave ids out.'] } });
       if (source === 'team' && !deps.teamEntries) throw new AppError('validation', 'No team library is set up: your organisation’s policy names no team catalog.');
       const entries = source === 'team' ? await deps.teamEntries!(signal) : rastersFor(ids);
-      if (entries.length === 0) throw new AppError('validation', source === 'team' ? 'The team catalog is empty: there is nothing to export.' : 'The library is empty: there is nothing to export.');
+      if (Array.isArray(entries) ? entries.length === 0 : deps.library.count() === 0) throw new AppError('validation', source === 'team' ? 'The team catalog is empty: there is nothing to export.' : 'The library is empty: there is nothing to export.');
       const dir = await target('folder', 'Export STAC catalog', `stac-${stamp(now())}`);
       if (dir === null) return { cancelled: true, dir: null, catalogFile: null, items: 0, skipped: [] };
       const out = await writeStacCatalog(entries, { dir, title: title ?? (source === 'team' ? 'Swath team library' : undefined), now }, signal);

@@ -30,9 +30,8 @@ export interface SkippedRaster {
   reason: string;
 }
 
-/** What {@link buildStacCatalog} produces: the files to write (relative paths) and the rasters left out. */
-export interface StacTree {
-  files: TreeFile[];
+/** What a written catalog holds: its item count and the rasters left out. */
+export interface StacCounts {
   items: number;
   skipped: SkippedRaster[];
 }
@@ -98,7 +97,7 @@ export function stacItem(entry: LibraryEntry, itemDir: string): Json {
   return item;
 }
 
-/** Options of {@link buildStacCatalog}. */
+/** Options of {@link stacFiles}. */
 export interface StacOptions {
   /** The folder the catalog is written to (hrefs are relative to it). */
   dir: string;
@@ -106,22 +105,25 @@ export interface StacOptions {
   now?: () => Date;
 }
 
-/** The catalog and its items for `entries`, as files relative to `options.dir`. */
-export function buildStacCatalog(entries: readonly LibraryEntry[], options: StacOptions): StacTree {
+/**
+ * The catalog and its items for `entries`, as files relative to `options.dir`, one at a time (a
+ * library of 100,000 rasters is never held whole): each item as its raster comes, the catalog last.
+ * `counts` is filled in as they go.
+ */
+export async function* stacFiles(entries: Iterable<LibraryEntry> | AsyncIterable<LibraryEntry>, options: StacOptions, counts: StacCounts): AsyncGenerator<TreeFile> {
   const now = options.now ?? (() => new Date());
-  const skipped: SkippedRaster[] = [];
-  const files: TreeFile[] = [];
   const links: Json[] = [{ rel: 'root', href: './catalog.json', type: 'application/json', title: options.title ?? 'Swath library' }];
   const seen = new Set<string>();
-  for (const entry of entries) {
+  for await (const entry of entries) {
     const id = itemId(entry);
     if (seen.has(id)) {
-      skipped.push({ id: entry.id, reason: 'Another raster has the same id.' });
+      counts.skipped.push({ id: entry.id, reason: 'Another raster has the same id.' });
       continue;
     }
     seen.add(id);
     const rel = `${id}/${id}.json`;
-    files.push({ path: rel, content: `${JSON.stringify(stacItem(entry, path.join(options.dir, id)), null, 2)}\n` });
+    yield { path: rel, content: `${JSON.stringify(stacItem(entry, path.join(options.dir, id)), null, 2)}\n` };
+    counts.items++;
     links.push({ rel: 'item', href: `./${rel}`, type: 'application/geo+json', title: path.basename(entry.path) });
   }
   const catalog = {
@@ -129,12 +131,11 @@ export function buildStacCatalog(entries: readonly LibraryEntry[], options: Stac
     stac_version: STAC_VERSION,
     id: `${CATALOG_ID_PREFIX}-${now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`,
     title: options.title ?? 'Swath library',
-    description: `Rasters exported from the Swath library (${files.length} item${files.length === 1 ? '' : 's'}).`,
+    description: `Rasters exported from the Swath library (${counts.items} item${counts.items === 1 ? '' : 's'}).`,
     links,
   };
   // The catalog last: it is what a reader opens first.
-  files.push({ path: 'catalog.json', content: `${JSON.stringify(catalog, null, 2)}\n` });
-  return { files, items: files.length - 1, skipped };
+  yield { path: 'catalog.json', content: `${JSON.stringify(catalog, null, 2)}\n` };
 }
 
 /** Result of {@link writeStacCatalog}. */
@@ -152,8 +153,8 @@ export interface StacExport {
  * only the files its manifest lists; a folder that holds anything else is
  * refused, naming what is there (see writeTreeAtomic).
  */
-export async function writeStacCatalog(entries: readonly LibraryEntry[], options: StacOptions, signal?: AbortSignal): Promise<StacExport> {
-  const tree = buildStacCatalog(entries, options);
-  await writeTreeAtomic(options.dir, tree.files, { signal });
-  return { dir: options.dir, catalogFile: path.join(options.dir, 'catalog.json'), items: tree.items, skipped: tree.skipped };
+export async function writeStacCatalog(entries: Iterable<LibraryEntry> | AsyncIterable<LibraryEntry>, options: StacOptions, signal?: AbortSignal): Promise<StacExport> {
+  const counts: StacCounts = { items: 0, skipped: [] };
+  await writeTreeAtomic(options.dir, stacFiles(entries, options, counts), { signal });
+  return { dir: options.dir, catalogFile: path.join(options.dir, 'catalog.json'), items: counts.items, skipped: counts.skipped };
 }

@@ -226,6 +226,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       hasName: p('SELECT 1 AS x FROM library WHERE name_key = ? LIMIT 1'),
       all: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid ORDER BY l.created_at DESC'),
       paths: p('SELECT path FROM library'),
+      after: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.rid > ? ORDER BY l.rid LIMIT ?'),
       count: p('SELECT COUNT(*) AS n FROM library'),
       insert: p(`INSERT INTO library (id, path, name_key, date, model, created_at, size, source, hashed, series_key)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING rid`),
@@ -361,6 +362,21 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   /** Every entry, newest first (the whole library: prefer {@link query}). */
   list(): LibraryEntry[] {
     return (this.sql.all.all() as unknown as Row[]).map((r) => this.toEntry(r));
+  }
+
+  /**
+   * Every raster, oldest record first, read a page at a time with a turn of the event loop between
+   * pages: for exports of the whole library, which never hold it all in memory.
+   */
+  async *everyEntry(pageSize = 500): AsyncGenerator<LibraryEntry> {
+    let after = 0;
+    for (;;) {
+      const rows = this.sql.after.all(after, pageSize) as unknown as Row[];
+      for (const r of rows) yield this.toEntry(r);
+      if (rows.length < pageSize) return;
+      after = rows.at(-1)!.rid;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** How many rasters the library holds. */

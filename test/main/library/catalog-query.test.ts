@@ -162,6 +162,16 @@ describe('LibraryCatalog on SQLite', () => {
     await cat.close();
   });
 
+  it('gives every raster once, a page at a time, for exports of the whole library', async () => {
+    const es = Array.from({ length: 7 }, () => entry({}));
+    const cat = await seeded(es);
+    await cat.remove(es[3]!.id, {}, new AbortController().signal);
+    const seen: string[] = [];
+    for await (const e of cat.everyEntry(2)) seen.push(e.id);
+    expect(seen).toEqual(ids(es.filter((_, i) => i !== 3)));
+    await cat.close();
+  });
+
   it('finds file names case-insensitively in any folder', async () => {
     const cat = await seeded([entry({ path: path.join(dir, 'a', 'Scene_NDVI.tif') })]);
     expect(cat.hasFileName('scene_ndvi.TIF')).toBe(true);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,5 +89,44 @@ describe('exporting a STAC catalog into a folder that already holds things', () 
     expect(await exportTo(dir)).toMatchObject({ ok: false, error: { message: expect.stringContaining('link.txt') } });
     expect(readFileSync(outside, 'utf8')).toBe('outside');
     expect(readdirSync(dir).sort()).toEqual(['link.txt', EXPORT_MANIFEST].sort());
+  });
+
+  it('reads a manifest of many files a line at a time: a big earlier export is replaced, a planted line still refused', async () => {
+    const dir = path.join(t.dir, 'share', 'big');
+    expect((await exportTo(dir)).ok).toBe(true);
+    const own = JSON.parse(readFileSync(path.join(dir, EXPORT_MANIFEST), 'utf8')).files as { path: string; size: number; sha256: string }[];
+    // This version writes one file per line: the layout the line reader takes.
+    const lines = readFileSync(path.join(dir, EXPORT_MANIFEST), 'utf8').split('\n');
+    expect(lines[0]).toBe('{"swath":"export-manifest","version":1,"files":[');
+    expect(lines.at(-2)).toBe(']}');
+    // Padded past 4 MB with files of long names an earlier export listed (gone since, so nothing else to check).
+    const pad = Array.from({ length: 4_800 }, (_, i) => ({ path: `item-${i}/${'x'.repeat(800)}-${i}.json`, size: 1000, sha256: 'a'.repeat(64) }));
+    const write = (files: object[]) => writeFileSync(path.join(dir, EXPORT_MANIFEST), `{"swath":"export-manifest","version":1,"files":[\n${files.map((f) => JSON.stringify(f)).join(',\n')}\n]}\n`);
+    write([...own, ...pad]);
+    expect(readFileSync(path.join(dir, EXPORT_MANIFEST)).length).toBeGreaterThan(4 * 1024 * 1024);
+    expect((await exportTo(dir)).ok).toBe(true);
+    expect(manifestPaths(dir).sort()).toEqual(own.map((f) => f.path).sort());
+
+    // The same big manifest claiming the analyst's file (a wrong checksum), or a path out of the folder: refused, nothing removed.
+    writeFileSync(path.join(dir, 'analyst-notes.docx'), 'notes');
+    const now = JSON.parse(readFileSync(path.join(dir, EXPORT_MANIFEST), 'utf8')).files as object[];
+    write([...now, ...pad, { path: 'analyst-notes.docx', size: 5, sha256: '0'.repeat(64) }]);
+    expect(await exportTo(dir)).toMatchObject({ ok: false, error: { message: expect.stringContaining('analyst-notes.docx') } });
+    expect(readFileSync(path.join(dir, 'analyst-notes.docx'), 'utf8')).toBe('notes');
+    rmSync(path.join(dir, 'analyst-notes.docx'));
+    const outside = path.join(t.dir, 'share', 'big-outside.txt');
+    writeFileSync(outside, 'outside');
+    write([...now, ...pad, { path: '../big-outside.txt', size: 7, sha256: createHash('sha256').update('outside').digest('hex') }]);
+    expect((await exportTo(dir)).ok).toBe(false);
+    expect(readFileSync(outside, 'utf8')).toBe('outside');
+  });
+
+  it('still replaces an export an earlier version wrote (its manifest pretty-printed)', async () => {
+    const dir = path.join(t.dir, 'share', 'pretty');
+    expect((await exportTo(dir)).ok).toBe(true);
+    const manifest = JSON.parse(readFileSync(path.join(dir, EXPORT_MANIFEST), 'utf8'));
+    writeFileSync(path.join(dir, EXPORT_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+    expect((await exportTo(dir)).ok).toBe(true);
+    expect(readdirSync(path.dirname(dir)).filter((n) => n.startsWith('.'))).toEqual([]);
   });
 });
