@@ -7,7 +7,8 @@ import trayIconPath from '../build/icons/32x32.png?asset';
 import { createTray } from './hosts/tray';
 import { createElectronFetch } from './hosts/electron-fetch';
 import { buildContentSecurityPolicy } from './hosts/security';
-import { SecretRegistry, catchProcessErrors, configureLog } from './logging';
+import { LogRedactor, catchProcessErrors, configureLog } from './logging';
+import { SecretRegistry } from './platform/secrets';
 import { basemapOrigins, ignoredDevEnv, loadPolicy, policyPath, userDataOverride } from './policy';
 import { diagnosticsFileName } from './diagnostics/report';
 import { writeReport } from './admin/distribution';
@@ -42,10 +43,11 @@ const packaged = app.isPackaged;
 const userDataDir = userDataOverride(process.env, { packaged });
 if (userDataDir) app.setPath('userData', userDataDir);
 
-// Every key Swath learns is registered here; every log line and diagnostics report is redacted against it.
+// The app core's one secret registry, made here so the log file redacts against it from the first line;
+// createApp adds every key the core learns, and the dispatcher, events, log and diagnostics mask them.
 const secrets = new SecretRegistry();
 // The rotating log file in the OS log folder (Linux/Windows: <userData>/logs, macOS: ~/Library/Logs/Swath).
-const mainLog = configureLog(nodeLog, { dir: app.getPath('logs'), secrets, console: true });
+const mainLog = configureLog(nodeLog, { dir: app.getPath('logs'), redactor: new LogRedactor(secrets), console: true });
 catchProcessErrors(mainLog);
 const log = (message: string): void => mainLog.info(message);
 for (const name of ignoredDevEnv(process.env, { packaged })) log(`${name} is set but ignored: an installed build uses only its own folders and the machine policy.`);
@@ -116,9 +118,9 @@ function run(): void {
         return result.canceled || !result.filePath ? null : result.filePath;
       },
       log,
+      secrets,
       distribution: {
         policy: await policy,
-        secrets,
         log: mainLog,
         licensesFile: fileURLToPath(new URL('./licenses.json', import.meta.url)),
         versions: { electron: process.versions.electron, chrome: process.versions.chrome, node: process.versions.node },
@@ -171,7 +173,7 @@ function run(): void {
         },
       });
       // Mounted before the window exists, so the renderer's first call always finds its handler.
-      mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl) }));
+      mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl), secrets: c.secrets }));
       mountAppProtocol(rendererDir, await contentSecurityPolicy);
       mountRasterProtocol(c.rasters);
       openWindow();

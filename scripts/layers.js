@@ -33,9 +33,9 @@ export const LAYERS = [
   { name: 'main/shared', may: ['common'] },
   { name: 'main/platform', may: ['preload/contract'] },
   { name: 'main/geotiff', may: ['common', 'main/shared'] },
-  { name: 'main/api', may: ['common', 'preload/contract'] },
+  { name: 'main/api', may: ['common', 'preload/contract', 'main/platform'] },
   { name: 'main/ipc', may: ['common', 'preload/contract', 'main/platform', 'main/api'] },
-  { name: 'main/logging', may: ['main/api'] },
+  { name: 'main/logging', may: ['main/platform'] },
   { name: 'main/keychain', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc'] },
   { name: 'main/settings', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/library', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc'] },
@@ -66,7 +66,7 @@ export const LAYERS = [
     name: 'main/hosts',
     may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/services', 'main/simulator'],
   },
-  { name: 'main', may: ['main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/admin', 'main/services', 'main/hosts'] },
+  { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/admin', 'main/services', 'main/hosts'] },
 
   // ---- the renderer: views use stores, stores use the bridge and the model code
   { name: 'renderer/src/bridge.ts', may: ['preload/contract'] },

@@ -7,11 +7,12 @@ import type { DownloadQueue } from '../downloads';
 import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
-import { SecretRegistry, type SwathLog } from '../logging';
+import { LogRedactor, type SwathLog } from '../logging';
 import { RateLimit, oneLine } from '../shared/untrusted-text';
 import { enforcePolicy, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
 import type { UpdateService, UpdateStatus } from '../updates';
 import type { Emit } from '../platform/emit';
+import type { SecretRegistry } from '../platform/secrets';
 
 /**
  * What internal distribution adds to the app core: the admin policy (seeded and
@@ -25,8 +26,6 @@ import type { Emit } from '../platform/emit';
 /** What a host gives to {@link setupDistribution}. */
 export interface DistributionOptions {
   policy?: PolicyState;
-  /** The registry the host's log redacts against; a fresh one otherwise. */
-  secrets?: SecretRegistry;
   log?: SwathLog | null;
   /** Creates the update service; absent where the host cannot update itself (browser host, tests). */
   updates?: (onState: (status: UpdateStatus) => void) => Promise<UpdateService>;
@@ -60,6 +59,8 @@ export interface DistributionCore {
   queue: () => DownloadQueue;
   emit: Emit;
   log: (line: string) => void;
+  /** The app's secret registry (the host's log redacts against the same one). */
+  secrets: SecretRegistry;
 }
 
 const OFF: Omit<UpdateStatus, 'currentVersion'> = {
@@ -77,8 +78,8 @@ export const REPORT_INFO_MAX = 200;
 /** Seeds the policy's profiles, fills the secret registry and builds the distribution channels. */
 export async function setupDistribution(options: DistributionOptions, core: DistributionCore): Promise<Distribution> {
   const policy: PolicyState = options.policy ?? { status: 'none', file: '', problems: [], policy: {} };
-  const secrets = options.secrets ?? new SecretRegistry();
-  const { profiles, log } = core;
+  const { profiles, log, secrets } = core;
+  const redactor = new LogRedactor(secrets);
 
   // Every key Swath knows is redacted from logs and reports: the profile store registers the demo
   // key and every key it reads; stored profile keys are read once here so a log line can't carry one.
@@ -112,7 +113,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       updates: updates?.state() ?? null,
       homeDir: os.homedir(),
       includeProfileNames,
-    }, secrets);
+    }, redactor);
   };
 
   const handlers: Distribution['handlers'] = {

@@ -4,6 +4,7 @@ import { ApiError, validationFailure, type FieldErrors } from './errors.js';
 import { createNodeFetch, type HttpFetch, type NodeHttpFetch } from './http.js';
 import { DEFAULT_CONCURRENCY, Limiter } from './limiter.js';
 import type { RetryPolicy } from './retry.js';
+import type { SecretRegistry } from '../platform/secrets.js';
 import { SchemaValidator } from './schema-validation.js';
 import {
   contractNoticeFor, discoverSpec, findOperation,
@@ -30,6 +31,8 @@ export interface ServiceClientOptions {
   getKey: () => Promise<string>;
   /** HTTP implementation; defaults to undici with HTTPS_PROXY / NO_PROXY support. In Electron pass createElectronFetch(). */
   fetch?: HttpFetch;
+  /** The app's secret registry (the transport adds the key it sends and masks every answer against it). */
+  secrets: SecretRegistry;
   /** Directory where the discovered specification is cached per base URL. */
   cacheDir: string;
   /** Contract version the app was built for; a different info.version yields a {@link ContractNotice}. */
@@ -195,6 +198,7 @@ export class ServiceClient {
       baseUrl: opts.baseUrl,
       getKey: opts.getKey,
       fetch: opts.fetch ?? this.ownedFetch!,
+      secrets: opts.secrets,
       limiter: this.limiter,
       retry: opts.retry,
       timeoutMs: opts.timeoutMs,

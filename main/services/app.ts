@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { EventPayload } from '../../preload/contract';
 import type { HttpFetch, RetryPolicy } from '../api';
-import { redactText } from '../api/redact';
 import { DownloadQueue, Estimator, createBatchRunner, downloadHandlers, publicJob } from '../downloads';
 import type { Emit } from '../platform/emit';
+import { SecretRegistry } from '../platform/secrets';
 import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from './embedded-service';
 import { joinSlices, sealedEmit, type HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, httpKeyProbe, profileHandlers, type KeychainBackend } from '../keychain';
@@ -58,6 +58,12 @@ export interface AppOptions {
   /** Where an export goes (Electron: the save dialog); absent: under the download folder. */
   chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   log?: (message: string) => void;
+  /**
+   * This core's secret registry: every key it learns is added, every egress masks against it. The
+   * Electron entry passes the one its log file redacts against; absent: a fresh one. Never shared
+   * between two cores.
+   */
+  secrets?: SecretRegistry;
   /** Admin policy, log file, updates, About and diagnostics inputs; safe defaults when absent. */
   distribution?: DistributionOptions;
   /** The host's native OS notification (Electron's Notification); absent: the window shows them. */
@@ -69,6 +75,8 @@ export interface AppOptions {
 /** A running app core. */
 export interface SwathApp {
   handlers: HandlerTable;
+  /** This core's secret registry: the host's dispatcher seals every answer against it. */
+  secrets: SecretRegistry;
   /** The last connection state, for a host that connects a new window later. */
   connection(): EventPayload<'connection:state'>;
   /** The library catalog. */
@@ -82,15 +90,17 @@ export interface SwathApp {
 
 /** Starts the app core. */
 export async function createApp(options: AppOptions): Promise<SwathApp> {
+  // One secret registry for this core, handed to everything that learns a key or masks one.
+  const secrets = options.secrets ?? new SecretRegistry();
   // Every log line and event leaves the core with the keys main holds masked.
-  const log = (line: string): void => options.log?.(redactText(line));
+  const log = (line: string): void => options.log?.(secrets.redactText(line));
   const dir = options.userDataDir;
   let connection: EventPayload<'connection:state'> = { state: 'connecting' };
   // Every event leaves the core sealed; the last connection state is kept for a window that connects later.
   const emit: Emit = sealedEmit((event, payload) => {
     if (event === 'connection:state') connection = payload as EventPayload<'connection:state'>;
     options.emit(event, payload);
-  }, log);
+  }, secrets, log);
 
   const keychain = () => new Keychain({
     ...(options.keychainBackend ? { backend: options.keychainBackend } : {}),
@@ -102,6 +112,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     // Replaced by the embedded service's own key once it runs; until then no service accepts it.
     demoKey: randomDemoKey(),
     keychain: keychain(),
+    secrets,
     log,
   });
   let embedded: EmbeddedService | null = null;
@@ -115,7 +126,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   }
 
   const distribution = await setupDistribution(options.distribution ?? {}, {
-    dir, version: options.version, platform: options.platform, profiles, queue: () => queue, emit, log,
+    dir, version: options.version, platform: options.platform, profiles, queue: () => queue, emit, log, secrets,
   });
 
   // The effective settings, computed once: every reader in main gets the policy's download folder.
@@ -128,6 +139,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     profiles,
     specCacheDir: path.join(dir, 'spec-cache'),
     fetch: options.fetch,
+    secrets,
     retry: options.retry,
     emit,
     log,
@@ -157,7 +169,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const estimator = new Estimator();
   queue.on('job', (job) => guard.jobEnded(job));
   const team = await openTeamLibrary({
-    policy: policyState.policy, db: database.db, keychain: keychain(), library, emit, log,
+    policy: policyState.policy, db: database.db, keychain: keychain(), library, emit, log, secrets,
     downloadDir: () => settings.get().downloadDir,
   });
   queue.on('job', (job) => team.jobEnded(job));
@@ -185,6 +197,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
 
   return {
     handlers: distribution.wrap(handlers),
+    secrets,
     diagnostics: () => distribution.diagnostics(),
     connection: () => connection,
     library,

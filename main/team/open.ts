@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Emit } from '../platform/emit';
+import type { SecretRegistry } from '../platform/secrets';
 import type { Policy } from '../policy';
 import type { Keychain } from '../keychain';
 import type { LibraryCatalog } from '../library';
 import { AppError } from '../../common/errors.js';
-import { redactText } from '../api/redact';
 import { TeamCatalog, TeamCatalogError } from './catalog';
 import { ownershipQueryFor, purchaseKey, teamRasterInputFor } from './match';
 import { RegistrationOutbox } from './outbox';
@@ -24,6 +24,8 @@ export interface OpenTeamOptions {
   library: LibraryCatalog;
   emit: Emit;
   log: (line: string) => void;
+  /** The app's secret registry (the catalog password is added; queue failures are masked against it). */
+  secrets: SecretRegistry;
   downloadDir(): string;
 }
 
@@ -58,7 +60,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
       },
     },
     isRefusal: (e) => e instanceof AppError && e.kind === 'validation' && !(e instanceof TeamCatalogError && e.unreachable),
-    redact: redactText,
+    redact: (text) => o.secrets.redactText(text),
     onStatus: () => {
       if (team) o.emit('team:status', team.status());
     },
@@ -96,6 +98,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
     downloadDir: o.downloadDir,
     onStatus: (s) => o.emit('team:status', s),
     log: o.log,
+    secrets: o.secrets,
   });
   return team;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { teamCheckSchema, teamMatchSchema, teamStatusSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
-import { registerSecret } from '../api/redact';
+import type { SecretRegistry } from '../platform/secrets';
 import { Readable as NodeReadable, type Readable } from 'node:stream';
 import { sha256File, type LibraryCatalog, type LibraryEntry, type RemoteRasterFile } from '../library';
 import type { Keychain } from '../keychain';
@@ -99,6 +99,8 @@ export interface TeamLibraryDeps {
   downloadDir(): string;
   onStatus(status: TeamStatusView): void;
   log(line: string): void;
+  /** The app's secret registry: the catalog password is added, so every egress masks it. */
+  secrets: SecretRegistry;
 }
 
 /** A purchase main let through: its claim, until the download ends. */
@@ -216,7 +218,7 @@ export class TeamLibrary {
 
   private connect(credentials: TeamCredentials): void {
     // Masked from here on in every log line, error and event main sends, like the API key.
-    registerSecret(credentials.password);
+    this.deps.secrets.add(credentials.password);
     this.catalog = this.deps.openCatalog(credentials);
     this.role = credentials.role;
     this.deps.outbox.deliverTo(this.catalog);
