@@ -9,6 +9,7 @@ import { createElectronFetch } from './hosts/electron-fetch';
 import { buildContentSecurityPolicy } from './hosts/security';
 import { LogRedactor, catchProcessErrors, configureLog } from './logging';
 import { SecretRegistry } from './platform/secrets';
+import { systemClock } from './platform/clock';
 import { basemapOrigins, ignoredDevEnv, loadPolicy, policyPath, userDataOverride } from './policy';
 import { diagnosticsFileName } from './diagnostics/report';
 import { writeReport } from './admin/distribution';
@@ -46,6 +47,8 @@ if (userDataDir) app.setPath('userData', userDataDir);
 // The app core's one secret registry, made here so the log file redacts against it from the first line;
 // createApp adds every key the core learns, and the dispatcher, events, log and diagnostics mask them.
 const secrets = new SecretRegistry();
+// The clock the app core and the entry's own file names read.
+const clock = systemClock;
 // The rotating log file in the OS log folder (Linux/Windows: <userData>/logs, macOS: ~/Library/Logs/Swath).
 const mainLog = configureLog(nodeLog, { dir: app.getPath('logs'), redactor: new LogRedactor(secrets), console: true });
 catchProcessErrors(mainLog);
@@ -119,6 +122,7 @@ function run(): void {
       },
       log,
       secrets,
+      clock,
       distribution: {
         policy: await policy,
         log: mainLog,
@@ -126,7 +130,7 @@ function run(): void {
         versions: { electron: process.versions.electron, chrome: process.versions.chrome, node: process.versions.node },
         saveText: (defaultName, text) => saveReport(defaultName, text),
         // electron-updater is loaded only when updates are on (a packaged build with a feed URL).
-        updates: async (onState) => {
+        updates: async (onState, clock) => {
           const p = await policy;
           return UpdateService.open({
             updater: async () => (await import('electron-updater')).default.autoUpdater,
@@ -136,6 +140,7 @@ function run(): void {
             publisherNames: BUILD_PUBLISHER_NAMES,
             onState,
             log,
+            clock,
           });
         },
       },
@@ -169,7 +174,7 @@ function run(): void {
         help: {
           about: () => broadcast('app:command', { command: 'about' }),
           copyDiagnostics: () => void c.diagnostics().then((text) => clipboard.writeText(text), (e: unknown) => mainLog.error('Copy diagnostics failed', e)),
-          saveDiagnostics: () => void c.diagnostics().then((text) => saveReport(diagnosticsFileName(), text)).catch((e: unknown) => mainLog.error('Save diagnostics failed', e)),
+          saveDiagnostics: () => void c.diagnostics().then((text) => saveReport(diagnosticsFileName(new Date(clock.now())), text)).catch((e: unknown) => mainLog.error('Save diagnostics failed', e)),
         },
       });
       // Mounted before the window exists, so the renderer's first call always finds its handler.

@@ -41,7 +41,7 @@ export const LAYERS = [
   { name: 'main/library', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc'] },
   { name: 'main/notifications', may: ['preload/contract', 'main/platform', 'main/shared'] },
   { name: 'main/policy', may: ['common', 'main/platform', 'main/ipc', 'main/keychain'] },
-  { name: 'main/updates', may: ['common', 'main/policy'] },
+  { name: 'main/updates', may: ['common', 'main/platform', 'main/policy'] },
   { name: 'main/diagnostics', may: ['main/logging', 'main/policy', 'main/updates'] },
   { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/exports', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },

@@ -12,6 +12,7 @@ import { RateLimit, oneLine } from '../shared/untrusted-text';
 import { enforcePolicy, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
 import type { UpdateService, UpdateStatus } from '../updates';
 import type { Emit } from '../platform/emit';
+import type { Clock } from '../platform/clock';
 import type { SecretRegistry } from '../platform/secrets';
 
 /**
@@ -27,8 +28,8 @@ import type { SecretRegistry } from '../platform/secrets';
 export interface DistributionOptions {
   policy?: PolicyState;
   log?: SwathLog | null;
-  /** Creates the update service; absent where the host cannot update itself (browser host, tests). */
-  updates?: (onState: (status: UpdateStatus) => void) => Promise<UpdateService>;
+  /** Creates the update service (with the app's clock); absent where the host cannot update itself (browser host, tests). */
+  updates?: (onState: (status: UpdateStatus) => void, clock: Clock) => Promise<UpdateService>;
   /** out/main/licenses.json, written at build time. */
   licensesFile?: string;
   /** Electron, Chrome and Node versions of the host. */
@@ -61,6 +62,8 @@ export interface DistributionCore {
   log: (line: string) => void;
   /** The app's secret registry (the host's log redacts against the same one). */
   secrets: SecretRegistry;
+  /** The app's clock (diagnostics, the error reports' rate limit, updates). */
+  clock: Clock;
 }
 
 const OFF: Omit<UpdateStatus, 'currentVersion'> = {
@@ -88,10 +91,10 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
     if (p.keySet && p.id !== DEMO_PROFILE_ID) secrets.add(await profiles.getKey(p.id).catch(() => null));
   }
   const locked = await seedPolicyProfiles(profiles, policy, log);
-  const errorReports = new RateLimit(ERROR_REPORTS_PER_MINUTE, 60_000);
+  const errorReports = new RateLimit(ERROR_REPORTS_PER_MINUTE, 60_000, () => core.clock.now());
   const view = policyView(policy, locked);
 
-  const updates = options.updates ? await options.updates((s) => core.emit('updates:state', s)) : null;
+  const updates = options.updates ? await options.updates((s) => core.emit('updates:state', s), core.clock) : null;
   updates?.start();
   const updateState = (): UpdateStatus => updates?.state() ?? { ...OFF, currentVersion: core.version };
   const requireUpdates = (): UpdateService => {
@@ -113,7 +116,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       updates: updates?.state() ?? null,
       homeDir: os.homedir(),
       includeProfileNames,
-    }, redactor);
+    }, redactor, new Date(core.clock.now()));
   };
 
   const handlers: Distribution['handlers'] = {
@@ -139,7 +142,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       if (!options.saveText) {
         throw new AppError('validation', 'This window has no save dialog; use “Copy diagnostics” and paste the report into a file.');
       }
-      const saved = await options.saveText(diagnosticsFileName(), await diagnostics(includeProfileNames ?? false));
+      const saved = await options.saveText(diagnosticsFileName(new Date(core.clock.now())), await diagnostics(includeProfileNames ?? false));
       return { saved: saved !== null, path: saved };
     },
     'app:report-error': ({ source, message, stack, info }) => {

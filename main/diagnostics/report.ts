@@ -80,7 +80,7 @@ export async function listFiles(root: string, maxFiles = MAX_FILES): Promise<str
 }
 
 /** Builds the report's text, redacted. */
-export async function buildDiagnostics(input: DiagnosticsInput, redactor: LogRedactor, now = new Date()): Promise<string> {
+export async function buildDiagnostics(input: DiagnosticsInput, redactor: LogRedactor, now: Date): Promise<string> {
   const lines: string[] = [];
   const section = (title: string) => lines.push('', `## ${title}`);
   lines.push(`# Swath diagnostics, ${now.toISOString()}`);
@@ -135,6 +135,6 @@ export function homeAsTilde(text: string, homeDir: string): string {
 }
 
 /** The default file name of a saved report. */
-export function diagnosticsFileName(now = new Date()): string {
+export function diagnosticsFileName(now: Date): string {
   return `swath-diagnostics-${now.toISOString().slice(0, 19).replaceAll(':', '-')}.txt`;
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { LibraryEntry } from '../library/catalog.js';
+import { systemClock, type Clock } from '../platform/clock.js';
 import { writeTreeAtomic, type TreeFile } from './atomic-tree.js';
 
 /**
@@ -103,12 +104,14 @@ export interface StacOptions {
   /** The folder the catalog is written to (hrefs are relative to it). */
   dir: string;
   title?: string;
-  now?: () => Date;
+  /** The app's clock (the catalog's id); the system clock by default. */
+  clock?: Clock;
 }
 
 /** The catalog and its items for `entries`, as files relative to `options.dir`. */
 export function buildStacCatalog(entries: readonly LibraryEntry[], options: StacOptions): StacTree {
-  const now = options.now ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
+  const now = () => new Date(clock.now());
   const skipped: SkippedRaster[] = [];
   const files: TreeFile[] = [];
   const links: Json[] = [{ rel: 'root', href: './catalog.json', type: 'application/json', title: options.title ?? 'Swath library' }];

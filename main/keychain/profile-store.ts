@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { lastFour } from '../../preload/contract/redaction.js';
 import { AppError } from '../../common/errors.js';
+import { systemClock, type Clock } from '../platform/clock.js';
 import type { SecretRegistry } from '../platform/secrets.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../shared/atomic-file.js';
 import { KeychainError, scrub, type KeychainProblem } from './errors.js';
@@ -87,7 +88,8 @@ export interface ProfileStoreOptions {
   /** The app's secret registry: the demo key and every key the store reads or is given are added, so every egress masks them. */
   secrets: SecretRegistry;
   log?: (line: string) => void;
-  now?: () => Date;
+  /** The app's clock (profile timestamps, the name of a set-aside file); the system clock by default. */
+  clock?: Clock;
 }
 
 const DEFAULT_TEST_TIMEOUT_MS = 15_000;
@@ -137,7 +139,8 @@ export class ProfileStore {
     this.file = join(options.dir, PROFILES_FILE_NAME);
     this.keychain = options.keychain ?? new Keychain();
     this.log = options.log ?? (() => undefined);
-    this.now = options.now ?? (() => new Date());
+    const clock = options.clock ?? systemClock;
+    this.now = () => new Date(clock.now());
     this.demoKey = options.demoKey;
     this.secrets = options.secrets;
     // Main masks every key it holds out of whatever the services answer.
@@ -150,7 +153,7 @@ export class ProfileStore {
     await mkdir(options.dir, { recursive: true });
     const file = join(options.dir, PROFILES_FILE_NAME);
     await removeStaleTempFiles(file);
-    return new ProfileStore(options, await loadState(file, log));
+    return new ProfileStore(options, await loadState(file, log, options.clock ?? systemClock));
   }
 
   /** Locks profiles from now on (the admin policy's): renaming, re-pointing or deleting them is refused with `reason`. */
@@ -505,7 +508,7 @@ export class ProfileStore {
   }
 }
 
-async function loadState(file: string, log: (line: string) => void): Promise<State> {
+async function loadState(file: string, log: (line: string) => void, clock: Clock): Promise<State> {
   const empty: State = { version: 1, activeProfileId: null, profiles: [] };
   let text: string;
   try {
@@ -519,7 +522,7 @@ async function loadState(file: string, log: (line: string) => void): Promise<Sta
     parsed = stateSchema.parse(JSON.parse(text));
   } catch {
     // Keep the unreadable file for the user instead of overwriting it with the next change.
-    const aside = `${file}.corrupt-${Date.now()}`;
+    const aside = `${file}.corrupt-${clock.now()}`;
     await rename(file, aside);
     log(`keychain: ${file} was unreadable; moved it to ${aside} and started with no profiles`);
     return empty;

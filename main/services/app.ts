@@ -4,6 +4,7 @@ import type { HttpFetch, RetryPolicy } from '../api';
 import { DownloadQueue, Estimator, createBatchRunner, downloadHandlers, publicJob } from '../downloads';
 import type { Emit } from '../platform/emit';
 import { SecretRegistry } from '../platform/secrets';
+import { systemClock, type Clock } from '../platform/clock';
 import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from './embedded-service';
 import { joinSlices, sealedEmit, type HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, httpKeyProbe, profileHandlers, type KeychainBackend } from '../keychain';
@@ -64,6 +65,8 @@ export interface AppOptions {
    * between two cores.
    */
   secrets?: SecretRegistry;
+  /** The clock every feature reads the time from (the system clock by default; tests fix or advance it). */
+  clock?: Clock;
   /** Admin policy, log file, updates, About and diagnostics inputs; safe defaults when absent. */
   distribution?: DistributionOptions;
   /** The host's native OS notification (Electron's Notification); absent: the window shows them. */
@@ -92,6 +95,9 @@ export interface SwathApp {
 export async function createApp(options: AppOptions): Promise<SwathApp> {
   // One secret registry for this core, handed to everything that learns a key or masks one.
   const secrets = options.secrets ?? new SecretRegistry();
+  // One clock for every feature that reads the time.
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   // Every log line and event leaves the core with the keys main holds masked.
   const log = (line: string): void => options.log?.(secrets.redactText(line));
   const dir = options.userDataDir;
@@ -113,6 +119,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     demoKey: randomDemoKey(),
     keychain: keychain(),
     secrets,
+    clock,
     log,
   });
   let embedded: EmbeddedService | null = null;
@@ -126,20 +133,21 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   }
 
   const distribution = await setupDistribution(options.distribution ?? {}, {
-    dir, version: options.version, platform: options.platform, profiles, queue: () => queue, emit, log, secrets,
+    dir, version: options.version, platform: options.platform, profiles, queue: () => queue, emit, log, secrets, clock,
   });
 
   // The effective settings, computed once: every reader in main gets the policy's download folder.
   const policyState: PolicyState = options.distribution?.policy ?? { status: 'none', file: '', problems: [], policy: {} };
   const settings = policySettings(await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log), policyState);
   // One database for the app; a broken one is set aside with a notice, never a crash.
-  const database = await openDatabase({ dir, onWarning: log });
-  const library = await LibraryCatalog.open({ dir, db: database.db, onWarning: log });
+  const database = await openDatabase({ dir, onWarning: log, now });
+  const library = await LibraryCatalog.open({ dir, db: database.db, onWarning: log, now });
   const session: ServiceSession = new ServiceSession({
     profiles,
     specCacheDir: path.join(dir, 'spec-cache'),
     fetch: options.fetch,
     secrets,
+    clock,
     retry: options.retry,
     emit,
     log,
@@ -147,7 +155,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   });
   const source = clientBinarySource((signal) => session.client(signal));
   const queue: DownloadQueue = await DownloadQueue.open({
-    stateDir: dir, db: database.db, source, library, concurrency: 2, onWarning: log,
+    stateDir: dir, db: database.db, source, library, concurrency: 2, onWarning: log, now,
     runBatch: createBatchRunner(source, { parallelism: () => queue.concurrency, nameTaken: (name) => library.hasFileName(name) }),
   });
   queue.on('progress', (p) => emit('download:progress', p));
@@ -160,21 +168,21 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const profileId = async (): Promise<string> => (await profiles.getActive()).id;
   // The one spend guard every path that spends asks, bound by the admin policy's ceiling (EUR).
   const guard = new SpendGuard({
-    store: await SpendStore.open(dir, { onWarning: log, ceilingEur: budgetCeilingEur(policyState) }),
+    store: await SpendStore.open(dir, { onWarning: log, ceilingEur: budgetCeilingEur(policyState), now }),
     activeProfile: profileId,
     billing: async (signal) => (await session.client(signal)).billingSummary(signal, { retry: false }),
     confirm,
     policyProblem: budgetProblem(policyState),
   });
-  const estimator = new Estimator();
+  const estimator = new Estimator(now);
   queue.on('job', (job) => guard.jobEnded(job));
   const team = await openTeamLibrary({
-    policy: policyState.policy, db: database.db, keychain: keychain(), library, emit, log, secrets,
+    policy: policyState.policy, db: database.db, keychain: keychain(), library, emit, log, secrets, clock,
     downloadDir: () => settings.get().downloadDir,
   });
   queue.on('job', (job) => team.jobEnded(job));
   const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policyState.policy.notifications === false });
-  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, team: (request, signal) => team.forWatch(request, signal) });
+  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, now, team: (request, signal) => team.forWatch(request, signal) });
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, remote: team.remoteRasters(), onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();
@@ -186,7 +194,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     profileHandlers({ profiles, probe: httpKeyProbe(options.fetch), onChange: () => session.invalidate(), confirm }),
     downloadHandlers({ client: (signal) => session.client(signal), profileId, queue, settings, guard, estimator, team, revealFile }),
     libraryHandlers({ library, overviews, chooseFiles: options.chooseFiles, revealFile, confirm }),
-    exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal) }),
+    exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal), clock }),
     analysisHandlers(analysis),
     settingsHandlers(settings),
     spendHandlers(guard),

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Emit } from '../platform/emit';
+import type { Clock } from '../platform/clock';
 import type { SecretRegistry } from '../platform/secrets';
 import type { Policy } from '../policy';
 import type { Keychain } from '../keychain';
@@ -26,6 +27,8 @@ export interface OpenTeamOptions {
   log: (line: string) => void;
   /** The app's secret registry (the catalog password is added; queue failures are masked against it). */
   secrets: SecretRegistry;
+  /** The app's clock (the catalog's timestamps, the queue's backoff, the share's stale parts). */
+  clock: Clock;
   downloadDir(): string;
 }
 
@@ -61,6 +64,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
     },
     isRefusal: (e) => e instanceof AppError && e.kind === 'validation' && !(e instanceof TeamCatalogError && e.unreachable),
     redact: (text) => o.secrets.redactText(text),
+    now: () => o.clock.now(),
     onStatus: () => {
       if (team) o.emit('team:status', team.status());
     },
@@ -83,6 +87,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
     openCatalog: (credentials): TeamCatalogPort => {
       const catalog = new TeamCatalog(config.catalogUrl!, credentials, {
         caPem,
+        clock: o.clock,
         onStatus: emitStatus,
         onRefused: (r) => o.log(`team: catalog row ${r.id} was refused: ${r.reason}`),
       });
@@ -90,7 +95,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
       void catalog.check().catch(() => undefined);
       return catalog;
     },
-    share: config.sharePath ? new SharedStore({ root: config.sharePath }) : null,
+    share: config.sharePath ? new SharedStore({ root: config.sharePath, now: () => o.clock.now() }) : null,
     reader: readerOf(config.readUrl, caPem, o.log),
     outbox,
     rules: { ownershipQueryFor, purchaseKey, teamRasterInputFor },
@@ -99,6 +104,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
     onStatus: (s) => o.emit('team:status', s),
     log: o.log,
     secrets: o.secrets,
+    clock: o.clock,
   });
   return team;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { teamCheckSchema, teamMatchSchema, teamStatusSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
+import { isoNow, type Clock } from '../platform/clock';
 import type { SecretRegistry } from '../platform/secrets';
 import { Readable as NodeReadable, type Readable } from 'node:stream';
 import { sha256File, type LibraryCatalog, type LibraryEntry, type RemoteRasterFile } from '../library';
@@ -101,6 +102,8 @@ export interface TeamLibraryDeps {
   log(line: string): void;
   /** The app's secret registry: the catalog password is added, so every egress masks it. */
   secrets: SecretRegistry;
+  /** The app's clock. */
+  clock: Clock;
 }
 
 /** A purchase main let through: its claim, until the download ends. */
@@ -249,7 +252,7 @@ export class TeamLibrary {
         // No schema yet, or an older one: an admin role signing in applies the migrations (an analyst's cannot).
         const migrated = e instanceof AppError && e.kind === 'validation' && /schema/i.test(e.message)
           && (await catalog.migrate().then(() => catalog.check()).then(() => true, () => false));
-        if (!migrated && catalog.status().state !== 'unreachable') this.problem = { since: new Date().toISOString(), reason: (e as Error).message };
+        if (!migrated && catalog.status().state !== 'unreachable') this.problem = { since: isoNow(this.deps.clock), reason: (e as Error).message };
       }
     }
     return this.status();
