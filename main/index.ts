@@ -7,7 +7,9 @@ import trayIconPath from '../build/icons/32x32.png?asset';
 import { createTray } from './hosts/tray';
 import { createElectronFetch } from './hosts/electron-fetch';
 import { buildContentSecurityPolicy } from './hosts/security';
-import { SecretRegistry, catchProcessErrors, configureLog } from './logging';
+import { LogRedactor, catchProcessErrors, configureLog } from './logging';
+import { SecretRegistry } from './platform/secrets';
+import { systemClock } from './platform/clock';
 import { basemapOrigins, ignoredDevEnv, loadPolicy, policyPath, userDataOverride } from './policy';
 import { diagnosticsFileName } from './diagnostics/report';
 import { writeReport } from './admin/distribution';
@@ -42,10 +44,13 @@ const packaged = app.isPackaged;
 const userDataDir = userDataOverride(process.env, { packaged });
 if (userDataDir) app.setPath('userData', userDataDir);
 
-// Every key Swath learns is registered here; every log line and diagnostics report is redacted against it.
+// The app core's one secret registry, made here so the log file redacts against it from the first line;
+// createApp adds every key the core learns, and the dispatcher, events, log and diagnostics mask them.
 const secrets = new SecretRegistry();
+// The clock the app core and the entry's own file names read.
+const clock = systemClock;
 // The rotating log file in the OS log folder (Linux/Windows: <userData>/logs, macOS: ~/Library/Logs/Swath).
-const mainLog = configureLog(nodeLog, { dir: app.getPath('logs'), secrets, console: true });
+const mainLog = configureLog(nodeLog, { dir: app.getPath('logs'), redactor: new LogRedactor(secrets), console: true });
 catchProcessErrors(mainLog);
 const log = (message: string): void => mainLog.info(message);
 for (const name of ignoredDevEnv(process.env, { packaged })) log(`${name} is set but ignored: an installed build uses only its own folders and the machine policy.`);
@@ -116,15 +121,16 @@ function run(): void {
         return result.canceled || !result.filePath ? null : result.filePath;
       },
       log,
+      secrets,
+      clock,
       distribution: {
         policy: await policy,
-        secrets,
         log: mainLog,
         licensesFile: fileURLToPath(new URL('./licenses.json', import.meta.url)),
         versions: { electron: process.versions.electron, chrome: process.versions.chrome, node: process.versions.node },
         saveText: (defaultName, text) => saveReport(defaultName, text),
         // electron-updater is loaded only when updates are on (a packaged build with a feed URL).
-        updates: async (onState) => {
+        updates: async (onState, clock) => {
           const p = await policy;
           return UpdateService.open({
             updater: async () => (await import('electron-updater')).default.autoUpdater,
@@ -134,6 +140,7 @@ function run(): void {
             publisherNames: BUILD_PUBLISHER_NAMES,
             onState,
             log,
+            clock,
           });
         },
       },
@@ -167,11 +174,11 @@ function run(): void {
         help: {
           about: () => broadcast('app:command', { command: 'about' }),
           copyDiagnostics: () => void c.diagnostics().then((text) => clipboard.writeText(text), (e: unknown) => mainLog.error('Copy diagnostics failed', e)),
-          saveDiagnostics: () => void c.diagnostics().then((text) => saveReport(diagnosticsFileName(), text)).catch((e: unknown) => mainLog.error('Save diagnostics failed', e)),
+          saveDiagnostics: () => void c.diagnostics().then((text) => saveReport(diagnosticsFileName(new Date(clock.now())), text)).catch((e: unknown) => mainLog.error('Save diagnostics failed', e)),
         },
       });
       // Mounted before the window exists, so the renderer's first call always finds its handler.
-      mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl) }));
+      mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl), secrets: c.secrets }));
       mountAppProtocol(rendererDir, await contentSecurityPolicy);
       mountRasterProtocol(c.rasters);
       openWindow();

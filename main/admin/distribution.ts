@@ -7,11 +7,13 @@ import type { DownloadQueue } from '../downloads';
 import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
-import { SecretRegistry, type SwathLog } from '../logging';
+import { LogRedactor, type SwathLog } from '../logging';
 import { RateLimit, oneLine } from '../shared/untrusted-text';
 import { enforcePolicy, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
 import type { UpdateService, UpdateStatus } from '../updates';
 import type { Emit } from '../platform/emit';
+import type { Clock } from '../platform/clock';
+import type { SecretRegistry } from '../platform/secrets';
 
 /**
  * What internal distribution adds to the app core: the admin policy (seeded and
@@ -25,11 +27,9 @@ import type { Emit } from '../platform/emit';
 /** What a host gives to {@link setupDistribution}. */
 export interface DistributionOptions {
   policy?: PolicyState;
-  /** The registry the host's log redacts against; a fresh one otherwise. */
-  secrets?: SecretRegistry;
   log?: SwathLog | null;
-  /** Creates the update service; absent where the host cannot update itself (browser host, tests). */
-  updates?: (onState: (status: UpdateStatus) => void) => Promise<UpdateService>;
+  /** Creates the update service (with the app's clock); absent where the host cannot update itself (browser host, tests). */
+  updates?: (onState: (status: UpdateStatus) => void, clock: Clock) => Promise<UpdateService>;
   /** out/main/licenses.json, written at build time. */
   licensesFile?: string;
   /** Electron, Chrome and Node versions of the host. */
@@ -60,6 +60,10 @@ export interface DistributionCore {
   queue: () => DownloadQueue;
   emit: Emit;
   log: (line: string) => void;
+  /** The app's secret registry (the host's log redacts against the same one). */
+  secrets: SecretRegistry;
+  /** The app's clock (diagnostics, the error reports' rate limit, updates). */
+  clock: Clock;
 }
 
 const OFF: Omit<UpdateStatus, 'currentVersion'> = {
@@ -77,8 +81,8 @@ export const REPORT_INFO_MAX = 200;
 /** Seeds the policy's profiles, fills the secret registry and builds the distribution channels. */
 export async function setupDistribution(options: DistributionOptions, core: DistributionCore): Promise<Distribution> {
   const policy: PolicyState = options.policy ?? { status: 'none', file: '', problems: [], policy: {} };
-  const secrets = options.secrets ?? new SecretRegistry();
-  const { profiles, log } = core;
+  const { profiles, log, secrets } = core;
+  const redactor = new LogRedactor(secrets);
 
   // Every key Swath knows is redacted from logs and reports: the profile store registers the demo
   // key and every key it reads; stored profile keys are read once here so a log line can't carry one.
@@ -87,10 +91,10 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
     if (p.keySet && p.id !== DEMO_PROFILE_ID) secrets.add(await profiles.getKey(p.id).catch(() => null));
   }
   const locked = await seedPolicyProfiles(profiles, policy, log);
-  const errorReports = new RateLimit(ERROR_REPORTS_PER_MINUTE, 60_000);
+  const errorReports = new RateLimit(ERROR_REPORTS_PER_MINUTE, 60_000, () => core.clock.now());
   const view = policyView(policy, locked);
 
-  const updates = options.updates ? await options.updates((s) => core.emit('updates:state', s)) : null;
+  const updates = options.updates ? await options.updates((s) => core.emit('updates:state', s), core.clock) : null;
   updates?.start();
   const updateState = (): UpdateStatus => updates?.state() ?? { ...OFF, currentVersion: core.version };
   const requireUpdates = (): UpdateService => {
@@ -112,7 +116,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       updates: updates?.state() ?? null,
       homeDir: os.homedir(),
       includeProfileNames,
-    }, secrets);
+    }, redactor, new Date(core.clock.now()));
   };
 
   const handlers: Distribution['handlers'] = {
@@ -138,7 +142,7 @@ export async function setupDistribution(options: DistributionOptions, core: Dist
       if (!options.saveText) {
         throw new AppError('validation', 'This window has no save dialog; use “Copy diagnostics” and paste the report into a file.');
       }
-      const saved = await options.saveText(diagnosticsFileName(), await diagnostics(includeProfileNames ?? false));
+      const saved = await options.saveText(diagnosticsFileName(new Date(core.clock.now())), await diagnostics(includeProfileNames ?? false));
       return { saved: saved !== null, path: saved };
     },
     'app:report-error': ({ source, message, stack, info }) => {

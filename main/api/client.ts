@@ -4,6 +4,8 @@ import { ApiError, validationFailure, type FieldErrors } from './errors.js';
 import { createNodeFetch, type HttpFetch, type NodeHttpFetch } from './http.js';
 import { DEFAULT_CONCURRENCY, Limiter } from './limiter.js';
 import type { RetryPolicy } from './retry.js';
+import type { Clock } from '../platform/clock.js';
+import type { SecretRegistry } from '../platform/secrets.js';
 import { SchemaValidator } from './schema-validation.js';
 import {
   contractNoticeFor, discoverSpec, findOperation,
@@ -30,6 +32,10 @@ export interface ServiceClientOptions {
   getKey: () => Promise<string>;
   /** HTTP implementation; defaults to undici with HTTPS_PROXY / NO_PROXY support. In Electron pass createElectronFetch(). */
   fetch?: HttpFetch;
+  /** The app's secret registry (the transport adds the key it sends and masks every answer against it). */
+  secrets: SecretRegistry;
+  /** The app's clock (when the specification was fetched, when it changed); the system clock by default. */
+  clock?: Clock;
   /** Directory where the discovered specification is cached per base URL. */
   cacheDir: string;
   /** Contract version the app was built for; a different info.version yields a {@link ContractNotice}. */
@@ -195,6 +201,7 @@ export class ServiceClient {
       baseUrl: opts.baseUrl,
       getKey: opts.getKey,
       fetch: opts.fetch ?? this.ownedFetch!,
+      secrets: opts.secrets,
       limiter: this.limiter,
       retry: opts.retry,
       timeoutMs: opts.timeoutMs,
@@ -276,7 +283,7 @@ export class ServiceClient {
   }
 
   private async loadSpec(signal?: AbortSignal): Promise<DiscoveredSpec> {
-    const spec = await discoverSpec(this.transport, this.opts.cacheDir, signal);
+    const spec = await discoverSpec(this.transport, this.opts.cacheDir, signal, this.opts.clock);
     this.spec = spec;
     this.transport.setKeyFields(spec.keyFields);
     this.notice = contractNoticeFor(this.opts.contractVersion ?? BUILT_FOR_CONTRACT_VERSION, spec.version);

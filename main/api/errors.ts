@@ -145,6 +145,3 @@ function redactFields(fields: FieldErrors | undefined, redact: (s: string) => st
   for (const [k, v] of Object.entries(fields)) out[redact(k)] = v.map(redact);
   return out;
 }
-
-/** Replaces every occurrence of any of the secrets with its mark (implemented with the rest of redaction). */
-export { redactSecrets } from './redact.js';

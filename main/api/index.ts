@@ -17,7 +17,7 @@ export type { ContractNotice, DiscoveredSpec, JsonSchema, ParameterLocation, Spe
 export { diffSpecs } from './spec-diff.js';
 export type { FieldChange, OperationRef, SpecDiff } from './spec-diff.js';
 export {
-  SecretRegistry, isKeyFieldName, isKeySchema, keyFieldsOfSchema, redactSecrets, redactSecretsDeep, redactServiceData, redactText, registerSecret, secretRegistry,
+  isKeyFieldName, isKeySchema, keyFieldsOfSchema, redactSecretsDeep, redactServiceData,
 } from './redact.js';
 export { Transport, contentDispositionFileName } from './transport.js';
 export type { AttemptEvent, BinaryResult, CallOptions, RequestSpec, TransportOptions } from './transport.js';

@@ -1,5 +1,6 @@
 import { AppError } from '../../common/errors.js';
 import { redactionMark, parseRedactionMark } from '../../preload/contract/redaction.js';
+import type { SecretRegistry } from '../platform/secrets.js';
 
 /**
  * Redaction of API keys: the one place main masks keys out of text and data.
@@ -8,7 +9,8 @@ import { redactionMark, parseRedactionMark } from '../../preload/contract/redact
  * any service may echo a key in a message. So main masks, before anything
  * reaches IPC, the renderer, a log, a stored request or a file:
  * - every value equal to (or containing) a key main holds: any profile's key,
- *   and the embedded demo service's key (the secret registry below);
+ *   and the embedded demo service's key (the app's {@link SecretRegistry},
+ *   main/platform/secrets.ts, which every function here takes as a parameter);
  * - every field that *is* the key, whatever its value: recognised by its name
  *   (key, apiKey, x-api-key, ...) or because the service's specification marks
  *   it as the key (see {@link keyFieldsOfSchema}).
@@ -16,9 +18,9 @@ import { redactionMark, parseRedactionMark } from '../../preload/contract/redact
  * as the profile list already shows them; never more).
  *
  * The API client applies {@link redactServiceData} to every answer it parses,
- * the dispatcher and the app's event and log sinks apply {@link sealForRenderer}
- * / {@link redactText} as a last line of defence. Logging and diagnostics call
- * {@link redactText}.
+ * the dispatcher and the app's event sink apply {@link sealForRenderer} as a last
+ * line of defence; the app's log lines, the log file and diagnostics go through the
+ * registry's own `redactText` (main/logging/redact.ts adds the shapes a key travels in).
  *
  * A value nested deeper than {@link MAX_REDACTION_DEPTH} (a service answer) or
  * {@link MAX_SEALED_DEPTH} (what leaves main for a window) is never passed on
@@ -26,8 +28,6 @@ import { redactionMark, parseRedactionMark } from '../../preload/contract/redact
  * hide a key from the masking.
  */
 
-/** Strings shorter than this are never registered: masking them everywhere would garble ordinary text. */
-const MIN_SECRET_LENGTH = 4;
 /** The deepest nesting main walks (service answers are far shallower); a deeper value is refused as too deep. */
 export const MAX_REDACTION_DEPTH = 64;
 const MAX_DEPTH = MAX_REDACTION_DEPTH;
@@ -48,69 +48,6 @@ export class SecretLeakError extends AppError<'io'> {
   constructor(what = 'The data') {
     super('io', `${what} still held an API key after masking, so Swath refused to pass it on.`);
   }
-}
-
-/** The keys main holds, so they can be masked out of anything. */
-export class SecretRegistry {
-  private readonly secrets = new Set<string>();
-  // Longest first, so a key that contains another key is masked whole.
-  private ordered: string[] = [];
-
-  /** Adds a key (and its trimmed form); blanks and very short strings are ignored. */
-  add(secret: string | null | undefined): void {
-    if (typeof secret !== 'string') return;
-    let changed = false;
-    for (const s of new Set([secret, secret.trim()])) {
-      if (s.length >= MIN_SECRET_LENGTH && !this.secrets.has(s)) {
-        this.secrets.add(s);
-        changed = true;
-      }
-    }
-    if (changed) this.ordered = [...this.secrets].sort((a, b) => b.length - a.length);
-  }
-
-  /** Whether any key is registered. */
-  get size(): number {
-    return this.secrets.size;
-  }
-
-  /** Replaces every occurrence of every registered key in `text` with its mark. */
-  redactText(text: string): string {
-    let out = text;
-    for (const s of this.ordered) if (out.includes(s)) out = out.split(s).join(redactionMark(s));
-    return out;
-  }
-
-  /** Whether `text` contains a registered key. */
-  leaks(text: string): boolean {
-    return this.ordered.some((s) => text.includes(s));
-  }
-
-  /** Whether JSON text contains a registered key, as it is or as JSON escapes it (a key with a quote or a backslash). */
-  leaksInJson(text: string): boolean {
-    return this.ordered.some((s) => text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1)));
-  }
-}
-
-/** The process-wide registry: the profile store and the transport add every key they read or send. */
-export const secretRegistry = new SecretRegistry();
-
-/** Registers a key held by main so it is masked everywhere from now on. */
-export function registerSecret(secret: string | null | undefined): void {
-  secretRegistry.add(secret);
-}
-
-/** Masks every key main holds out of a text (log lines, messages, file names). */
-export function redactText(text: string): string {
-  return secretRegistry.redactText(text);
-}
-
-/** Replaces every occurrence of any of the given secrets with its mark (for callers with their own list). */
-export function redactSecrets(text: string, secrets: Iterable<string>): string {
-  const list = [...secrets].filter((s) => s && s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-  let out = text;
-  for (const s of list) out = out.split(s).join(redactionMark(s));
-  return out;
 }
 
 // Normalised (lower case, letters and digits only) names of fields that hold a credential.
@@ -201,7 +138,7 @@ function redactDeep(value: unknown, o: DeepOptions, depth: number): unknown {
  * because the specification marks it). Returns a fresh value; the input is untouched.
  * Throws {@link TooDeepError} for a value nested deeper than {@link MAX_REDACTION_DEPTH}.
  */
-export function redactServiceData<T>(value: T, keyFields: ReadonlySet<string> = new Set(), registry: SecretRegistry = secretRegistry): T {
+export function redactServiceData<T>(value: T, registry: SecretRegistry, keyFields: ReadonlySet<string> = new Set()): T {
   const keyField = (name: string) => keyFields.has(name) || isKeyFieldName(name);
   return redactDeep(value, { registry, keyField, maxDepth: MAX_DEPTH }, 0) as T;
 }
@@ -212,7 +149,7 @@ export function redactServiceData<T>(value: T, keyFields: ReadonlySet<string> = 
  * is not a secret). Throws {@link TooDeepError} for a value nested deeper than
  * {@link MAX_REDACTION_DEPTH}.
  */
-export function redactSecretsDeep<T>(value: T, registry: SecretRegistry = secretRegistry, maxDepth = MAX_DEPTH): T {
+export function redactSecretsDeep<T>(value: T, registry: SecretRegistry, maxDepth = MAX_DEPTH): T {
   return redactDeep(value, { registry, keyField: null, maxDepth }, 0) as T;
 }
 
@@ -223,7 +160,7 @@ export function redactSecretsDeep<T>(value: T, registry: SecretRegistry = secret
  * does not enter (a class instance, a `toJSON`) cannot carry one out either. Throws
  * {@link TooDeepError} or {@link SecretLeakError}; `what` names the value in the message.
  */
-export function sealForRenderer<T>(value: T, what = 'The data', registry: SecretRegistry = secretRegistry): T {
+export function sealForRenderer<T>(value: T, registry: SecretRegistry, what = 'The data'): T {
   let out: T;
   try {
     out = redactSecretsDeep(value, registry, MAX_SEALED_DEPTH);

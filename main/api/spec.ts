@@ -6,6 +6,7 @@ import { keyFieldsOfSchema } from './redact.js';
 import { diffSpecs, pathShape, type SpecDiff } from './spec-diff.js';
 import type { JsonSchema, ParameterLocation, SpecOperation } from './spec-operation.js';
 import type { Transport } from './transport.js';
+import { isoNow, systemClock, type Clock } from '../platform/clock.js';
 
 export type { JsonSchema, ParameterLocation, SpecOperation } from './spec-operation.js';
 
@@ -107,12 +108,12 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
  * Loads {base}/api/specification.json, caches it per base URL, and falls back to the
  * cache when the service cannot be reached, so the open operations work offline.
  */
-export async function discoverSpec(transport: Transport, cacheDir: string, signal?: AbortSignal): Promise<DiscoveredSpec> {
+export async function discoverSpec(transport: Transport, cacheDir: string, signal?: AbortSignal, clock: Clock = systemClock): Promise<DiscoveredSpec> {
   const file = specCacheFile(cacheDir, transport.baseUrl);
   const cached = await readCache(file);
   let document: unknown;
   let source: DiscoveredSpec['source'] = 'network';
-  let fetchedAt = new Date().toISOString();
+  let fetchedAt = isoNow(clock);
   try {
     // With a cache to fall back on, one quick attempt is enough; without one, retry as usual.
     document = await transport.document(
@@ -135,7 +136,7 @@ export async function discoverSpec(transport: Transport, cacheDir: string, signa
   spec.drift = cached?.drift ?? null;
   if (source === 'network') {
     if (cached && JSON.stringify(cached.specification) !== JSON.stringify(document)) {
-      const drift = await driftFrom(cached, spec, transport.baseUrl);
+      const drift = await driftFrom(cached, spec, transport.baseUrl, clock);
       if (drift) {
         spec.drift = drift;
         transport.log(`The service's specification changed since ${cached.fetchedAt}: ${describeDrift(drift)}. Working from the new one.`);
@@ -151,7 +152,7 @@ export async function discoverSpec(transport: Transport, cacheDir: string, signa
   return spec;
 }
 
-async function driftFrom(cached: CacheRecord, current: DiscoveredSpec, baseUrl: string): Promise<SpecDrift | null> {
+async function driftFrom(cached: CacheRecord, current: DiscoveredSpec, baseUrl: string, clock: Clock): Promise<SpecDrift | null> {
   let previous: DiscoveredSpec;
   try {
     previous = await parseSpec(cached.specification, { baseUrl, source: 'cache', fetchedAt: cached.fetchedAt });
@@ -165,7 +166,7 @@ async function driftFrom(cached: CacheRecord, current: DiscoveredSpec, baseUrl: 
     ...diff,
     previous: { version: previous.version, fetchedAt: cached.fetchedAt },
     current: { version: current.version, fetchedAt: current.fetchedAt },
-    detectedAt: new Date().toISOString(),
+    detectedAt: isoNow(clock),
   };
 }
 

@@ -1,7 +1,8 @@
 import { ApiError, asEnvelope, errorFromResponse, type ApiErrorKind } from './errors.js';
 import { RedirectRefusedError, refuseRedirects, type HttpFetch } from './http.js';
 import { Limiter } from './limiter.js';
-import { MAX_REDACTION_DEPTH, TooDeepError, redactSecretsDeep, redactServiceData, redactText, registerSecret } from './redact.js';
+import type { SecretRegistry } from '../platform/secrets.js';
+import { MAX_REDACTION_DEPTH, TooDeepError, redactSecretsDeep, redactServiceData } from './redact.js';
 import { DEFAULT_RETRY, parseRetryAfter, withRetry, type RetryPolicy } from './retry.js';
 
 /** Per-call options every operation accepts besides its AbortSignal. */
@@ -29,6 +30,8 @@ export interface TransportOptions {
   /** Returns the current API key; called for every attempt so a rotated key is picked up. */
   getKey: () => Promise<string>;
   fetch: HttpFetch;
+  /** The app's secret registry: the key is added before it is sent, and every answer and log line is masked against it. */
+  secrets: SecretRegistry;
   limiter?: Limiter;
   retry?: Partial<RetryPolicy>;
   /** Default timeout of JSON calls, ms (30 s). */
@@ -112,7 +115,11 @@ export class Transport {
   }
 
   /** Masks every API key main holds (this transport's included) out of `text`. */
-  redact = (text: string): string => redactText(text);
+  redact = (text: string): string => this.opts.secrets.redactText(text);
+
+  private redactName(name: string | null): string | null {
+    return name === null ? null : this.redact(name);
+  }
 
   /** Sets the names of the fields the service's specification marks as the API key. */
   setKeyFields(names: Iterable<string>): void {
@@ -170,7 +177,7 @@ export class Transport {
     const key = typeof raw === 'string' ? raw.trim() : '';
     if (!key) throw new ApiError('auth', `No API key is set for this service; add one in Settings (${operation}).`, { operation });
     // Registered before it is sent, so whatever the service echoes is masked.
-    registerSecret(raw);
+    this.opts.secrets.add(raw);
     // Checked here because fetch's own error for a bad header value quotes the value, i.e. the key.
     if (/[^\t\x20-\x7e\x80-\xff]/.test(key)) {
       throw new ApiError('auth', `The API key contains characters that cannot be sent in an HTTP header (such as a line break); enter it again (${operation}).`, { operation });
@@ -248,7 +255,7 @@ export class Transport {
             kind: 'stream',
             status,
             body: guardedStream(res.body, cleanup, (e) => this.bodyError(e, operation, signal)),
-            fileName: redactName(contentDispositionFileName(res.headers.get('content-disposition'))),
+            fileName: this.redactName(contentDispositionFileName(res.headers.get('content-disposition'))),
             contentLength: contentLength(res.headers.get('content-length')),
             contentType: res.headers.get('content-type'),
             headers: res.headers,
@@ -282,8 +289,8 @@ export class Transport {
       }
       // The service's answer leaves the transport only after every key in it is masked.
       try {
-        if (mode === 'document') return redactSecretsDeep(parsed);
-        return redactServiceData(envelope ? envelope.Data ?? null : parsed, this.keyFields);
+        if (mode === 'document') return redactSecretsDeep(parsed, this.opts.secrets);
+        return redactServiceData(envelope ? envelope.Data ?? null : parsed, this.opts.secrets, this.keyFields);
       } catch (e) {
         if (!(e instanceof TooDeepError)) throw e;
         // Refused whole: a value the masking cannot walk could hide a key.
@@ -314,10 +321,6 @@ export class Transport {
     }
     return new ApiError('transient', this.redact(`Could not reach the service at ${this.origin} for ${operation}: ${describeCause(e)}.`), { operation });
   }
-}
-
-function redactName(name: string | null): string | null {
-  return name === null ? null : redactText(name);
 }
 
 function describeCause(e: unknown): string {

@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { PolicyView } from '../policy';
-import type { SecretRegistry } from '../logging/redact';
+import type { LogRedactor } from '../logging/redact';
 import type { UpdateStatus } from '../updates';
 
 /**
@@ -80,7 +80,7 @@ export async function listFiles(root: string, maxFiles = MAX_FILES): Promise<str
 }
 
 /** Builds the report's text, redacted. */
-export async function buildDiagnostics(input: DiagnosticsInput, secrets: SecretRegistry, now = new Date()): Promise<string> {
+export async function buildDiagnostics(input: DiagnosticsInput, redactor: LogRedactor, now: Date): Promise<string> {
   const lines: string[] = [];
   const section = (title: string) => lines.push('', `## ${title}`);
   lines.push(`# Swath diagnostics, ${now.toISOString()}`);
@@ -114,7 +114,7 @@ export async function buildDiagnostics(input: DiagnosticsInput, secrets: SecretR
   lines.push(...(await listFiles(input.userDataDir)));
   section(`Log, last ${input.logTail.length} lines (${input.logFile ?? 'no log file in this host'})`);
   lines.push(...input.logTail);
-  return `${homeAsTilde(secrets.redact(lines.join('\n')), input.homeDir)}\n`;
+  return `${homeAsTilde(redactor.redact(lines.join('\n')), input.homeDir)}\n`;
 }
 
 /** Every occurrence of the home folder (it names the OS user) written as `~`, with either slash on Windows. */
@@ -135,6 +135,6 @@ export function homeAsTilde(text: string, homeDir: string): string {
 }
 
 /** The default file name of a saved report. */
-export function diagnosticsFileName(now = new Date()): string {
+export function diagnosticsFileName(now: Date): string {
   return `swath-diagnostics-${now.toISOString().slice(0, 19).replaceAll(':', '-')}.txt`;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { HandlerTable } from '../ipc';
 import { AppError } from '../../common/errors.js';
 import type { LibraryCatalog, LibraryEntry } from '../library';
+import { systemClock, type Clock } from '../platform/clock';
 import type { SettingsPort } from '../platform/settings';
 import { writeFeatureCollection } from './geojson.js';
 import { writeStacCatalog } from './stac.js';
@@ -25,7 +26,8 @@ export interface ExportDeps {
   chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   /** Every raster of the team catalog, as library entries whose paths are their files on the share; absent: no team library. */
   teamEntries?: (signal: AbortSignal) => Promise<LibraryEntry[]>;
-  now?: () => Date;
+  /** The app's clock (export names, the catalog's id); the system clock by default. */
+  clock?: Clock;
 }
 
 /** YYYYMMDD-HHMMSS (UTC), for default export names. */
@@ -44,7 +46,8 @@ function unused(file: string): string {
 
 /** The export channels, as main services: `export:stac` and `export:geojson`. */
 export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:stac' | 'export:geojson'> {
-  const now = deps.now ?? (() => new Date());
+  const clock = deps.clock ?? systemClock;
+  const now = () => new Date(clock.now());
 
   /** Where to write: the host's dialog, else `<download folder>/exports/<name>` (a new name, never an earlier export's). */
   async function target(kind: 'folder' | 'file', title: string, name: string, extensions?: string[]): Promise<string | null> {
@@ -73,7 +76,7 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
       if (Array.isArray(entries) ? entries.length === 0 : deps.library.count() === 0) throw new AppError('validation', source === 'team' ? 'The team catalog is empty: there is nothing to export.' : 'The library is empty: there is nothing to export.');
       const dir = await target('folder', 'Export STAC catalog', `stac-${stamp(now())}`);
       if (dir === null) return { cancelled: true, dir: null, catalogFile: null, items: 0, skipped: [] };
-      const out = await writeStacCatalog(entries, { dir, title: title ?? (source === 'team' ? 'Swath team library' : undefined), now }, signal);
+      const out = await writeStacCatalog(entries, { dir, title: title ?? (source === 'team' ? 'Swath team library' : undefined), clock }, signal);
       return { cancelled: false, ...out };
     },
     'export:geojson': async ({ name, features }, { signal }) => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { LibraryEntry } from '../library/catalog.js';
+import { systemClock, type Clock } from '../platform/clock.js';
 import { writeTreeAtomic, type TreeFile } from './atomic-tree.js';
 
 /**
@@ -102,7 +103,8 @@ export interface StacOptions {
   /** The folder the catalog is written to (hrefs are relative to it). */
   dir: string;
   title?: string;
-  now?: () => Date;
+  /** The app's clock (the catalog's id); the system clock by default. */
+  clock?: Clock;
 }
 
 /**
@@ -111,7 +113,8 @@ export interface StacOptions {
  * `counts` is filled in as they go.
  */
 export async function* stacFiles(entries: Iterable<LibraryEntry> | AsyncIterable<LibraryEntry>, options: StacOptions, counts: StacCounts): AsyncGenerator<TreeFile> {
-  const now = options.now ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
+  const now = () => new Date(clock.now());
   const links: Json[] = [{ rel: 'root', href: './catalog.json', type: 'application/json', title: options.title ?? 'Swath library' }];
   const seen = new Set<string>();
   for await (const entry of entries) {

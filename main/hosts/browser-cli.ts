@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     launchCommand: 'npm run dev:browser',
   });
   host = await startBrowserHost({
-    rendererDir: values.renderer, handlers: app.handlers, rasters: app.rasters, port, greeting: () => [{ event: 'connection:state', payload: app.connection() }], token: values.token, log: (l) => console.error(l),
+    rendererDir: values.renderer, handlers: app.handlers, secrets: app.secrets, rasters: app.rasters, port, greeting: () => [{ event: 'connection:state', payload: app.connection() }], token: values.token, log: (l) => console.error(l),
     contentSecurityPolicy: buildContentSecurityPolicy(basemapOrigins(policy)),
   });
   console.log(`Swath browser host: open ${host.url}`);

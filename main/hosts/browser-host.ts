@@ -10,6 +10,7 @@ import { callIdSchema, channelNames, eventNames, events, methodName, type EventN
 import { createDispatcher, type HandlerTable } from '../ipc';
 import { CONTENT_SECURITY_POLICY, withMetaContentSecurityPolicy } from './security';
 import { isLoopbackHost } from '../shared/loopback-host';
+import type { SecretRegistry } from '../platform/secrets';
 
 /**
  * The browser host (development and end-to-end tests only, never packaged):
@@ -23,6 +24,8 @@ export interface BrowserHostOptions {
   /** The built renderer folder (out/renderer). */
   rendererDir: string;
   handlers: HandlerTable;
+  /** The app core's secret registry (`SwathApp.secrets`): every answer is sealed against it. */
+  secrets: SecretRegistry;
   port?: number;
   /** Events a page receives as soon as it connects (e.g. the current connection state). */
   greeting?: () => { event: EventName; payload: unknown }[];
@@ -62,7 +65,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
   const csp = options.contentSecurityPolicy ?? CONTENT_SECURITY_POLICY;
   const rendererDir = path.resolve(options.rendererDir);
   let origin = '';
-  const dispatcher = createDispatcher(options.handlers, { isAllowedSender: (url) => new URL(url).origin === origin });
+  const dispatcher = createDispatcher(options.handlers, { isAllowedSender: (url) => new URL(url).origin === origin, secrets: options.secrets });
   const sameSecret = (given: string | null | undefined, secret: string): boolean => {
     const a = Buffer.from(given ?? '');
     const b = Buffer.from(secret);

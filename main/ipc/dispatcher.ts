@@ -3,6 +3,7 @@ import {
   CANCELLED_ERROR, callOptionsSchema, cancelMessageSchema, channels, type ChannelMap, type Channels, type IpcError, type Result,
 } from '../../preload/contract';
 import { SecretLeakError, TooDeepError, sealForRenderer } from '../api/redact';
+import type { SecretRegistry } from '../platform/secrets';
 import { toIpcError } from './errors';
 
 /** What a handler knows about the call besides its payload. */
@@ -27,6 +28,8 @@ export interface DispatcherOptions<M extends ChannelMap> {
   isAllowedSender: (senderUrl: string) => boolean;
   /** The channel map to enforce; defaults to the app's contract. */
   contract?: M;
+  /** The app's secret registry (`SwathApp.secrets`): every answer and error is sealed against it. */
+  secrets: SecretRegistry;
 }
 
 /**
@@ -105,7 +108,7 @@ export function createDispatcher<M extends ChannelMap = Channels>(
     } catch (error) {
       // Whatever a handler throws once its call is cancelled (a DOMException, a wrapped error), it answers 'cancelled'.
       // Last line of defence: no key main holds leaves in an error, whatever threw it.
-      return failure(aborted.aborted ? CANCELLED_ERROR : sealError(toIpcError(error)));
+      return failure(aborted.aborted ? CANCELLED_ERROR : sealError(toIpcError(error), options.secrets));
     } finally {
       calls?.delete(key);
     }
@@ -118,7 +121,7 @@ export function createDispatcher<M extends ChannelMap = Channels>(
     // ...nor in a result: every key main holds is masked, wherever a handler got the value from, and the
     // serialised result is checked for every key once more; a result too deep to walk is refused whole.
     try {
-      return { ok: true, data: sealForRenderer(checked.data, `The answer of "${channel}"`) };
+      return { ok: true, data: sealForRenderer(checked.data, options.secrets, `The answer of "${channel}"`) };
     } catch (error) {
       if (error instanceof TooDeepError || error instanceof SecretLeakError) return failure(toIpcError(error));
       throw error;
@@ -161,9 +164,9 @@ export function createDispatcher<M extends ChannelMap = Channels>(
 }
 
 /** An error as it may leave main: masked and checked like a result; one that cannot be made safe is replaced by a plain one. */
-function sealError(error: IpcError): IpcError {
+function sealError(error: IpcError, secrets: SecretRegistry): IpcError {
   try {
-    return sealForRenderer(error, 'The error');
+    return sealForRenderer(error, secrets, 'The error');
   } catch (refused) {
     return toIpcError(refused);
   }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { lastFour } from '../../preload/contract/redaction.js';
 import { AppError } from '../../common/errors.js';
-import { registerSecret } from '../api/redact.js';
+import { systemClock, type Clock } from '../platform/clock.js';
+import type { SecretRegistry } from '../platform/secrets.js';
 import { removeStaleTempFiles, writeFileAtomic } from '../shared/atomic-file.js';
 import { KeychainError, scrub, type KeychainProblem } from './errors.js';
 import { Keychain } from './keychain.js';
@@ -84,8 +85,11 @@ export interface ProfileStoreOptions {
   demoKey: string;
   /** The keychain; defaults to keytar under the service name "Swath". */
   keychain?: Keychain;
+  /** The app's secret registry: the demo key and every key the store reads or is given are added, so every egress masks them. */
+  secrets: SecretRegistry;
   log?: (line: string) => void;
-  now?: () => Date;
+  /** The app's clock (profile timestamps, the name of a set-aside file); the system clock by default. */
+  clock?: Clock;
 }
 
 const DEFAULT_TEST_TIMEOUT_MS = 15_000;
@@ -125,6 +129,7 @@ export class ProfileStore {
   private readonly keychain: Keychain;
   private readonly log: (line: string) => void;
   private readonly now: () => Date;
+  private readonly secrets: SecretRegistry;
   private demoKey: string;
   /** Locked profiles (the admin policy's) and why: they cannot be renamed, re-pointed or deleted. */
   private readonly locked = new Map<string, string>();
@@ -134,10 +139,12 @@ export class ProfileStore {
     this.file = join(options.dir, PROFILES_FILE_NAME);
     this.keychain = options.keychain ?? new Keychain();
     this.log = options.log ?? (() => undefined);
-    this.now = options.now ?? (() => new Date());
+    const clock = options.clock ?? systemClock;
+    this.now = () => new Date(clock.now());
     this.demoKey = options.demoKey;
+    this.secrets = options.secrets;
     // Main masks every key it holds out of whatever the services answer.
-    registerSecret(options.demoKey);
+    this.secrets.add(options.demoKey);
   }
 
   /** Loads the profiles from `options.dir`, creating nothing until the first change. */
@@ -146,7 +153,7 @@ export class ProfileStore {
     await mkdir(options.dir, { recursive: true });
     const file = join(options.dir, PROFILES_FILE_NAME);
     await removeStaleTempFiles(file);
-    return new ProfileStore(options, await loadState(file, log));
+    return new ProfileStore(options, await loadState(file, log, options.clock ?? systemClock));
   }
 
   /** Locks profiles from now on (the admin policy's): renaming, re-pointing or deleting them is refused with `reason`. */
@@ -159,7 +166,7 @@ export class ProfileStore {
     if (key !== undefined) {
       this.demoKey = key;
       // The running demo service's key is masked everywhere, like every key main holds.
-      registerSecret(key);
+      this.secrets.add(key);
     }
     if (url === null) {
       this.demoBaseUrl = null;
@@ -215,7 +222,7 @@ export class ProfileStore {
       const at = this.now().toISOString();
       const profile: StoredProfile = { id: randomUUID(), name, baseUrl, keyStored: false, createdAt: at, updatedAt: at };
       if (input.key !== undefined) {
-        registerSecret(input.key);
+        this.secrets.add(input.key);
         await this.keychain.set(profile.id, input.key);
         profile.keyStored = true;
         profile.keyOrigin = originOf(baseUrl);
@@ -262,7 +269,7 @@ export class ProfileStore {
       const fields: Record<string, string[]> = {};
       addReasons(fields, 'key', keyReasons(key));
       throwIfInvalid(fields);
-      registerSecret(key);
+      this.secrets.add(key);
       await this.keychain.set(id, key);
       const updated: StoredProfile = { ...current, keyStored: true, keyOrigin: originOf(current.baseUrl), updatedAt: this.now().toISOString() };
       await this.commit(this.replace(updated));
@@ -407,7 +414,7 @@ export class ProfileStore {
   private async lookupKey(profile: StoredProfile): Promise<KeyLookup> {
     try {
       const key = await this.keychain.get(profile.id);
-      if (key !== null) registerSecret(key);
+      if (key !== null) this.secrets.add(key);
       if (key !== null || !profile.keyStored) return { key, error: null };
       // Swath stored a key but the keychain says there is none: either the keyring is
       // locked (libsecret answers reads of a locked item with "nothing") or someone removed it.
@@ -501,7 +508,7 @@ export class ProfileStore {
   }
 }
 
-async function loadState(file: string, log: (line: string) => void): Promise<State> {
+async function loadState(file: string, log: (line: string) => void, clock: Clock): Promise<State> {
   const empty: State = { version: 1, activeProfileId: null, profiles: [] };
   let text: string;
   try {
@@ -515,7 +522,7 @@ async function loadState(file: string, log: (line: string) => void): Promise<Sta
     parsed = stateSchema.parse(JSON.parse(text));
   } catch {
     // Keep the unreadable file for the user instead of overwriting it with the next change.
-    const aside = `${file}.corrupt-${Date.now()}`;
+    const aside = `${file}.corrupt-${clock.now()}`;
     await rename(file, aside);
     log(`keychain: ${file} was unreadable; moved it to ${aside} and started with no profiles`);
     return empty;

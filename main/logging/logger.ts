@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { format } from 'node:util';
 import type { NodeLogger } from 'electron-log';
-import type { SecretRegistry } from './redact';
+import type { LogRedactor } from './redact';
 
 /**
  * Main's log file, written by electron-log (maintained, used by most Electron
@@ -22,7 +22,8 @@ export const LOG_ARCHIVES = 3;
 export interface LogOptions {
   /** The OS log folder (Electron: app.getPath('logs')). */
   dir: string;
-  secrets: SecretRegistry;
+  /** The redaction of every message (over the app's secret registry). */
+  redactor: LogRedactor;
   maxBytes?: number;
   archives?: number;
   /** Also print to stderr (development). */
@@ -52,7 +53,7 @@ export function configureLog(logger: NodeLogger, options: LogOptions): SwathLog 
   fileTransport.archiveLogFn = (current) => rotate(current.path, archives);
   logger.transports.console.level = options.console ? 'info' : false;
   // One redaction for every transport: the message is a single redacted string before any of them formats it.
-  logger.hooks.push((message) => ({ ...message, data: [options.secrets.redact(format(...(message.data as unknown[])))] }));
+  logger.hooks.push((message) => ({ ...message, data: [options.redactor.redact(format(...(message.data as unknown[])))] }));
 
   return {
     file,

@@ -1,4 +1,4 @@
-import { secretRegistry, type SecretRegistry as ApiSecretRegistry } from '../api/redact';
+import type { SecretRegistry } from '../platform/secrets';
 
 /**
  * The one redaction every log line, diagnostics report and renderer error
@@ -18,17 +18,12 @@ const SHAPES: RegExp[] = [
 ];
 
 /**
- * The log's view of main's one secret registry (main/api/redact.ts): every key the
- * profile store, the transport and the demo service register is redacted from logs and
- * reports too, plus the shapes above for a key Swath has not seen yet.
+ * The log's redaction over the app's secret registry (main/platform/secrets.ts): every key the
+ * profile store, the transport, the team library and the demo service add there is redacted
+ * from logs and reports too, plus the shapes above for a key Swath has not seen yet.
  */
-export class SecretRegistry {
-  constructor(private readonly registry: ApiSecretRegistry = secretRegistry) {}
-
-  /** Remembers a secret (ignores empty and very short values, which would redact ordinary words). */
-  add(secret: string | null | undefined): void {
-    this.registry.add(secret);
-  }
+export class LogRedactor {
+  constructor(private readonly registry: SecretRegistry) {}
 
   /** Redacts `text` against the known secrets and the shapes a key travels in. */
   redact(text: string): string {

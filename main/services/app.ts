@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { EventPayload } from '../../preload/contract';
 import type { HttpFetch, RetryPolicy } from '../api';
-import { redactText } from '../api/redact';
 import { DownloadQueue, Estimator, createBatchRunner, downloadHandlers, publicJob } from '../downloads';
 import type { Emit } from '../platform/emit';
+import { SecretRegistry } from '../platform/secrets';
+import { systemClock, type Clock } from '../platform/clock';
 import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from './embedded-service';
 import { joinSlices, sealedEmit, type HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, httpKeyProbe, profileHandlers, type KeychainBackend } from '../keychain';
@@ -58,6 +59,14 @@ export interface AppOptions {
   /** Where an export goes (Electron: the save dialog); absent: under the download folder. */
   chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   log?: (message: string) => void;
+  /**
+   * This core's secret registry: every key it learns is added, every egress masks against it. The
+   * Electron entry passes the one its log file redacts against; absent: a fresh one. Never shared
+   * between two cores.
+   */
+  secrets?: SecretRegistry;
+  /** The clock every feature reads the time from (the system clock by default; tests fix or advance it). */
+  clock?: Clock;
   /** Admin policy, log file, updates, About and diagnostics inputs; safe defaults when absent. */
   distribution?: DistributionOptions;
   /** The host's native OS notification (Electron's Notification); absent: the window shows them. */
@@ -69,6 +78,8 @@ export interface AppOptions {
 /** A running app core. */
 export interface SwathApp {
   handlers: HandlerTable;
+  /** This core's secret registry: the host's dispatcher seals every answer against it. */
+  secrets: SecretRegistry;
   /** The last connection state, for a host that connects a new window later. */
   connection(): EventPayload<'connection:state'>;
   /** The library catalog. */
@@ -82,15 +93,20 @@ export interface SwathApp {
 
 /** Starts the app core. */
 export async function createApp(options: AppOptions): Promise<SwathApp> {
+  // One secret registry for this core, handed to everything that learns a key or masks one.
+  const secrets = options.secrets ?? new SecretRegistry();
+  // One clock for every feature that reads the time.
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   // Every log line and event leaves the core with the keys main holds masked.
-  const log = (line: string): void => options.log?.(redactText(line));
+  const log = (line: string): void => options.log?.(secrets.redactText(line));
   const dir = options.userDataDir;
   let connection: EventPayload<'connection:state'> = { state: 'connecting' };
   // Every event leaves the core sealed; the last connection state is kept for a window that connects later.
   const emit: Emit = sealedEmit((event, payload) => {
     if (event === 'connection:state') connection = payload as EventPayload<'connection:state'>;
     options.emit(event, payload);
-  }, log);
+  }, secrets, log);
 
   const keychain = () => new Keychain({
     ...(options.keychainBackend ? { backend: options.keychainBackend } : {}),
@@ -102,6 +118,8 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     // Replaced by the embedded service's own key once it runs; until then no service accepts it.
     demoKey: randomDemoKey(),
     keychain: keychain(),
+    secrets,
+    clock,
     log,
   });
   let embedded: EmbeddedService | null = null;
@@ -115,19 +133,21 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   }
 
   const distribution = await setupDistribution(options.distribution ?? {}, {
-    dir, version: options.version, platform: options.platform, profiles, queue: () => queue, emit, log,
+    dir, version: options.version, platform: options.platform, profiles, queue: () => queue, emit, log, secrets, clock,
   });
 
   // The effective settings, computed once: every reader in main gets the policy's download folder.
   const policyState: PolicyState = options.distribution?.policy ?? { status: 'none', file: '', problems: [], policy: {} };
   const settings = policySettings(await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log), policyState);
   // One database for the app; a broken one is set aside with a notice, never a crash.
-  const database = await openDatabase({ dir, onWarning: log });
-  const library = await LibraryCatalog.open({ dir, db: database.db, onWarning: log });
+  const database = await openDatabase({ dir, onWarning: log, now });
+  const library = await LibraryCatalog.open({ dir, db: database.db, onWarning: log, now });
   const session: ServiceSession = new ServiceSession({
     profiles,
     specCacheDir: path.join(dir, 'spec-cache'),
     fetch: options.fetch,
+    secrets,
+    clock,
     retry: options.retry,
     emit,
     log,
@@ -135,7 +155,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   });
   const source = clientBinarySource((signal) => session.client(signal));
   const queue: DownloadQueue = await DownloadQueue.open({
-    stateDir: dir, db: database.db, source, library, concurrency: 2, onWarning: log,
+    stateDir: dir, db: database.db, source, library, concurrency: 2, onWarning: log, now,
     runBatch: createBatchRunner(source, { parallelism: () => queue.concurrency, nameTaken: (name) => library.hasFileName(name) }),
   });
   queue.on('progress', (p) => emit('download:progress', p));
@@ -148,21 +168,21 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const profileId = async (): Promise<string> => (await profiles.getActive()).id;
   // The one spend guard every path that spends asks, bound by the admin policy's ceiling (EUR).
   const guard = new SpendGuard({
-    store: await SpendStore.open(dir, { onWarning: log, ceilingEur: budgetCeilingEur(policyState) }),
+    store: await SpendStore.open(dir, { onWarning: log, ceilingEur: budgetCeilingEur(policyState), now }),
     activeProfile: profileId,
     billing: async (signal) => (await session.client(signal)).billingSummary(signal, { retry: false }),
     confirm,
     policyProblem: budgetProblem(policyState),
   });
-  const estimator = new Estimator();
+  const estimator = new Estimator(now);
   queue.on('job', (job) => guard.jobEnded(job));
   const team = await openTeamLibrary({
-    policy: policyState.policy, db: database.db, keychain: keychain(), library, emit, log,
+    policy: policyState.policy, db: database.db, keychain: keychain(), library, emit, log, secrets, clock,
     downloadDir: () => settings.get().downloadDir,
   });
   queue.on('job', (job) => team.jobEnded(job));
   const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policyState.policy.notifications === false });
-  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, team: (request, signal) => team.forWatch(request, signal) });
+  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, now, team: (request, signal) => team.forWatch(request, signal) });
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, remote: team.remoteRasters(), onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();
@@ -174,7 +194,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     profileHandlers({ profiles, probe: httpKeyProbe(options.fetch), onChange: () => session.invalidate(), confirm }),
     downloadHandlers({ client: (signal) => session.client(signal), profileId, queue, settings, guard, estimator, team, revealFile }),
     libraryHandlers({ library, overviews, chooseFiles: options.chooseFiles, revealFile, confirm }),
-    exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal) }),
+    exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal), clock }),
     analysisHandlers(analysis),
     settingsHandlers(settings),
     spendHandlers(guard),
@@ -185,6 +205,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
 
   return {
     handlers: distribution.wrap(handlers),
+    secrets,
     diagnostics: () => distribution.diagnostics(),
     connection: () => connection,
     library,

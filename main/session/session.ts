@@ -1,6 +1,8 @@
 import { ApiError, ServiceClient, accountLimits, type ConnectResult, type HttpFetch, type RetryPolicy, type SpecDrift } from '../api';
 import { AppError } from '../../common/errors.js';
 import type { Emit } from '../platform/emit';
+import type { Clock } from '../platform/clock';
+import type { SecretRegistry } from '../platform/secrets';
 import { DEMO_PROFILE_ID, KeyOriginError, type ProfileStore, type ProfileSummary } from '../keychain';
 
 /**
@@ -16,6 +18,10 @@ export interface SessionDeps {
   specCacheDir: string;
   /** The host's HTTP implementation (Electron's net.fetch in the app; undici under Node). */
   fetch?: HttpFetch;
+  /** The app's secret registry, handed to every client (their transports add and mask keys there). */
+  secrets: SecretRegistry;
+  /** The app's clock, handed to every client. */
+  clock?: Clock;
   emit: Emit;
   log?: (line: string) => void;
   /** Told the account's MaxConcurrentConnections after each connect (the download queue follows it). */
@@ -87,6 +93,8 @@ export class ServiceSession {
       baseUrl: profile.baseUrl,
       cacheDir: this.deps.specCacheDir,
       fetch: this.deps.fetch,
+      secrets: this.deps.secrets,
+      clock: this.deps.clock,
       log: this.deps.log,
       retry: this.deps.retry,
       getKey: async () => {

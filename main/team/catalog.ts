@@ -8,6 +8,7 @@
 import pg from 'pg';
 import { abortable, sleep, throwIfAborted } from '../../common/abort.js';
 import { AppError, type ErrorKind } from '../../common/errors.js';
+import { isoNow, systemClock, type Clock } from '../platform/clock.js';
 import { connectionConfig, type CatalogConnectOptions, type CatalogCredentials } from './connection.js';
 import { BOOTSTRAP_SQL, MIGRATIONS, MIGRATION_LOCK_KEY, SCHEMA_VERSION } from './migrations.js';
 import { MAX_FOOTPRINT_POINTS, parseInput, parseRow, refusal, ROW_SELECT, SIZES, type RowRefusal } from './rows.js';
@@ -28,8 +29,8 @@ export interface TeamCatalogOptions extends CatalogConnectOptions {
   onRefused?: (refusal: RowRefusal) => void;
   /** Each change of `status()`'s state (online, unreachable). */
   onStatus?: (status: TeamStatus) => void;
-  /** The clock (tests). */
-  now?: () => Date;
+  /** The app's clock; the system clock by default. */
+  clock?: Clock;
 }
 
 export interface MigrationResult {
@@ -375,7 +376,7 @@ export class TeamCatalog {
   }
 
   private nowIso(): string {
-    return (this.options.now?.() ?? new Date()).toISOString();
+    return isoNow(this.options.clock ?? systemClock);
   }
 
   private markOnline(): void {

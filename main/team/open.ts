@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Emit } from '../platform/emit';
+import type { Clock } from '../platform/clock';
+import type { SecretRegistry } from '../platform/secrets';
 import type { Policy } from '../policy';
 import type { Keychain } from '../keychain';
 import type { LibraryCatalog } from '../library';
 import { AppError } from '../../common/errors.js';
-import { redactText } from '../api/redact';
 import { TeamCatalog, TeamCatalogError } from './catalog';
 import { ownershipQueryFor, purchaseKey, teamRasterInputFor } from './match';
 import { RegistrationOutbox } from './outbox';
@@ -24,6 +25,10 @@ export interface OpenTeamOptions {
   library: LibraryCatalog;
   emit: Emit;
   log: (line: string) => void;
+  /** The app's secret registry (the catalog password is added; queue failures are masked against it). */
+  secrets: SecretRegistry;
+  /** The app's clock (the catalog's timestamps, the queue's backoff, the share's stale parts). */
+  clock: Clock;
   downloadDir(): string;
 }
 
@@ -58,7 +63,8 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
       },
     },
     isRefusal: (e) => e instanceof AppError && e.kind === 'validation' && !(e instanceof TeamCatalogError && e.unreachable),
-    redact: redactText,
+    redact: (text) => o.secrets.redactText(text),
+    now: () => o.clock.now(),
     onStatus: () => {
       if (team) o.emit('team:status', team.status());
     },
@@ -81,6 +87,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
     openCatalog: (credentials): TeamCatalogPort => {
       const catalog = new TeamCatalog(config.catalogUrl!, credentials, {
         caPem,
+        clock: o.clock,
         onStatus: emitStatus,
         onRefused: (r) => o.log(`team: catalog row ${r.id} was refused: ${r.reason}`),
       });
@@ -88,7 +95,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
       void catalog.check().catch(() => undefined);
       return catalog;
     },
-    share: config.sharePath ? new SharedStore({ root: config.sharePath }) : null,
+    share: config.sharePath ? new SharedStore({ root: config.sharePath, now: () => o.clock.now() }) : null,
     reader: readerOf(config.readUrl, caPem, o.log),
     outbox,
     rules: { ownershipQueryFor, purchaseKey, teamRasterInputFor },
@@ -96,6 +103,8 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
     downloadDir: o.downloadDir,
     onStatus: (s) => o.emit('team:status', s),
     log: o.log,
+    secrets: o.secrets,
+    clock: o.clock,
   });
   return team;
 }

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { teamCheckSchema, teamMatchSchema, teamStatusSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
-import { registerSecret } from '../api/redact';
+import { isoNow, type Clock } from '../platform/clock';
+import type { SecretRegistry } from '../platform/secrets';
 import { Readable as NodeReadable, type Readable } from 'node:stream';
 import { sha256File, type LibraryCatalog, type LibraryEntry, type RemoteRasterFile } from '../library';
 import type { Keychain } from '../keychain';
@@ -99,6 +100,10 @@ export interface TeamLibraryDeps {
   downloadDir(): string;
   onStatus(status: TeamStatusView): void;
   log(line: string): void;
+  /** The app's secret registry: the catalog password is added, so every egress masks it. */
+  secrets: SecretRegistry;
+  /** The app's clock. */
+  clock: Clock;
 }
 
 /** A purchase main let through: its claim, until the download ends. */
@@ -216,7 +221,7 @@ export class TeamLibrary {
 
   private connect(credentials: TeamCredentials): void {
     // Masked from here on in every log line, error and event main sends, like the API key.
-    registerSecret(credentials.password);
+    this.deps.secrets.add(credentials.password);
     this.catalog = this.deps.openCatalog(credentials);
     this.role = credentials.role;
     this.deps.outbox.deliverTo(this.catalog);
@@ -247,7 +252,7 @@ export class TeamLibrary {
         // No schema yet, or an older one: an admin role signing in applies the migrations (an analyst's cannot).
         const migrated = e instanceof AppError && e.kind === 'validation' && /schema/i.test(e.message)
           && (await catalog.migrate().then(() => catalog.check()).then(() => true, () => false));
-        if (!migrated && catalog.status().state !== 'unreachable') this.problem = { since: new Date().toISOString(), reason: (e as Error).message };
+        if (!migrated && catalog.status().state !== 'unreachable') this.problem = { since: isoNow(this.deps.clock), reason: (e as Error).message };
       }
     }
     return this.status();

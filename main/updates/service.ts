@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppUpdater, ProgressInfo, UpdateInfo } from 'electron-updater';
 import { AppError } from '../../common/errors.js';
+import { isoNow, systemClock, type Clock } from '../platform/clock.js';
 import { FIXED_BY_POLICY, updateChannels, type UpdateChannel } from '../policy';
 import { feedChannelName, resolveUpdateConfig, type UpdateConfig, type UpdateInputs } from './config';
 
@@ -47,6 +48,8 @@ export interface UpdateServiceOptions {
   publisherNames?: string[];
   onState?: (status: UpdateStatus) => void;
   log?: (line: string) => void;
+  /** The app's clock (when the feed was last checked); the system clock by default. */
+  clock?: Clock;
 }
 
 /** Keeps electron-updater configured from the policy, the build and the user's channel, and reports its state. */
@@ -55,6 +58,7 @@ export class UpdateService {
   private status!: UpdateStatus;
   private timer: NodeJS.Timeout | null = null;
   private readonly log: (line: string) => void;
+  private readonly checkedAt: () => string;
 
   private updater: AppUpdater | null = null;
 
@@ -63,6 +67,8 @@ export class UpdateService {
     private userChannel: UpdateChannel | null,
   ) {
     this.log = options.log ?? (() => undefined);
+    const clock = options.clock ?? systemClock;
+    this.checkedAt = () => isoNow(clock);
   }
 
   private attach(u: AppUpdater): void {
@@ -74,10 +80,10 @@ export class UpdateService {
     u.autoInstallOnAppQuit = false;
     u.on('checking-for-update', () => this.set({ state: 'checking', message: 'Looking for an update…' }));
     u.on('update-available', (info: UpdateInfo) => this.set({ state: 'downloading', message: `Downloading Swath ${info.version}…`, version: info.version, releaseNotes: notesOf(info), percent: 0 }));
-    u.on('update-not-available', (info: UpdateInfo) => this.set({ state: 'none', message: `Swath ${options.currentVersion} is up to date (the feed offers ${info.version}).`, version: null, releaseNotes: null, percent: null, checkedAt: new Date().toISOString() }));
+    u.on('update-not-available', (info: UpdateInfo) => this.set({ state: 'none', message: `Swath ${options.currentVersion} is up to date (the feed offers ${info.version}).`, version: null, releaseNotes: null, percent: null, checkedAt: this.checkedAt() }));
     u.on('download-progress', (p: ProgressInfo) => this.set({ percent: Math.round(p.percent) }));
-    u.on('update-downloaded', (info: UpdateInfo) => this.set({ state: 'ready', message: `Swath ${info.version} is ready: restart to install it.`, version: info.version, releaseNotes: notesOf(info), percent: 100, checkedAt: new Date().toISOString() }));
-    u.on('error', (error: Error) => this.set({ state: 'error', message: `The update failed: ${firstLine(error.message)}`, percent: null, checkedAt: new Date().toISOString() }));
+    u.on('update-downloaded', (info: UpdateInfo) => this.set({ state: 'ready', message: `Swath ${info.version} is ready: restart to install it.`, version: info.version, releaseNotes: notesOf(info), percent: 100, checkedAt: this.checkedAt() }));
+    u.on('error', (error: Error) => this.set({ state: 'error', message: `The update failed: ${firstLine(error.message)}`, percent: null, checkedAt: this.checkedAt() }));
   }
 
   /** Reads the user's channel and configures the updater. */
@@ -122,7 +128,7 @@ export class UpdateService {
       result?.downloadPromise?.catch(() => undefined);
     } catch (error) {
       // electron-updater also emits 'error'; this covers a failure before it could.
-      if (this.status.state !== 'error') this.set({ state: 'error', message: `The update check failed: ${firstLine((error as Error).message)}`, checkedAt: new Date().toISOString() });
+      if (this.status.state !== 'error') this.set({ state: 'error', message: `The update check failed: ${firstLine((error as Error).message)}`, checkedAt: this.checkedAt() });
     }
     return this.state();
   }

@@ -48,7 +48,7 @@ export async function withAppHost<T>(name: string, seed: (userData: string) => v
     });
     if (!service) throw new Error('the demo service did not start');
     const core = app;
-    host = await startBrowserHost({ rendererDir: path.join(build.dir, 'renderer'), handlers: core.handlers, rasters: core.rasters, greeting: () => [{ event: 'connection:state', payload: core.connection() }] });
+    host = await startBrowserHost({ rendererDir: path.join(build.dir, 'renderer'), handlers: core.handlers, secrets: core.secrets, rasters: core.rasters, greeting: () => [{ event: 'connection:state', payload: core.connection() }] });
     const chromium = (browser = await launchChromium());
     const url = host.url;
     return await run({

@@ -10,6 +10,7 @@ import { ServiceClient } from '../../main/api/index.js';
 import { clientBinarySource } from '../../main/session/binary-source.js';
 import { interleaved, median, MIN_PAIRS, ratioFigure, spread, type Figure } from './method.js';
 import { curlDownload, spawnSimulator, utmSquareWkt } from './simulator.bench.js';
+import { SecretRegistry } from '../../main/platform/secrets';
 
 const execFileP = promisify(execFile);
 
@@ -29,7 +30,7 @@ async function ourDownload(url: string, body: Record<string, unknown>, work: str
   const targetDir = path.join(work, `ours-${round}`);
   const library = await LibraryCatalog.open({ dir: stateDir });
   // The app's own client path: ServiceClient (undici under Node) feeding the queue.
-  const client = new ServiceClient({ baseUrl: url, getKey: async () => 'demo-key', cacheDir: path.join(work, 'spec-cache') });
+  const client = new ServiceClient({ baseUrl: url, getKey: async () => 'demo-key', secrets: new SecretRegistry(), cacheDir: path.join(work, 'spec-cache') });
   await client.connect();
   const source = clientBinarySource(async () => client);
   const queue = await DownloadQueue.open({ stateDir, source, library, concurrency: 1 });

@@ -9,6 +9,7 @@ import { feed, mismatch, observedDemoService, tiffPath } from '../main/security/
 import { postBytes } from '../main/simulator/helpers.js';
 import { startTestApp } from '../main/security/helpers.js';
 import type { Figure } from './simulator.bench.js';
+import { SecretRegistry } from '../../main/platform/secrets';
 
 /** Side of the big striped TIFF whose overview copy is built during the preview phase (36 MB, 8-bit). */
 const BIG_STRIP_SIZE = 6000;
@@ -96,7 +97,7 @@ export async function benchHostile(): Promise<Figure[]> {
     await phase('spec', async () => {
       await feedAll(of('spec'));
       // And the demo service's own specification, discovered as a connection does.
-      const client = new ServiceClient({ baseUrl: service.demo.url, getKey: async () => service.demo.key, cacheDir: path.join(dir, 'spec-cache') });
+      const client = new ServiceClient({ baseUrl: service.demo.url, getKey: async () => service.demo.key, secrets: new SecretRegistry(), cacheDir: path.join(dir, 'spec-cache') });
       await client.connect();
     });
     await phase('names', () => feedAll(of('download-name')));

@@ -189,7 +189,7 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
     if (existsSync(process.env.SWATH_CHROMIUM ?? '/usr/bin/chromium')) {
       const build = benchBuild();
       try {
-        host = await startBrowserHost({ rendererDir: path.join(build.dir, 'renderer'), handlers: app.handlers, rasters: app.rasters, greeting: () => [{ event: 'connection:state', payload: app!.connection() }] });
+        host = await startBrowserHost({ rendererDir: path.join(build.dir, 'renderer'), handlers: app.handlers, secrets: app.secrets, rasters: app.rasters, greeting: () => [{ event: 'connection:state', payload: app!.connection() }] });
         browser = await launchChromium();
         const firsts: number[] = [];
         for (let i = 0; i < 3; i++) {

@@ -158,7 +158,7 @@ export async function benchPreview(): Promise<Figure[]> {
       userDataDir: userData, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(),
       version: '0.0.0-bench', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p),
     });
-    host = await startBrowserHost({ rendererDir: await buildPreviewHarness(), handlers: app.handlers, rasters: app.rasters });
+    host = await startBrowserHost({ rendererDir: await buildPreviewHarness(), handlers: app.handlers, secrets: app.secrets, rasters: app.rasters });
     const ids = { cog: await importFile(app, cog), strip: await importFile(app, strip), big: await importFile(app, big) };
     browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });

@@ -21,7 +21,7 @@ describe('browser host: the real renderer and main services over a WebSocket', (
     dir = mkdtempSync(path.join(os.tmpdir(), 'swath-bh-'));
     app = await createApp({ userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(), version: '0.0.0-test', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p) });
     host = await startBrowserHost({
-      rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers,
+      rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers, secrets: app.secrets,
       greeting: () => [{ event: 'connection:state', payload: app.connection() }],
     });
   });
@@ -48,7 +48,7 @@ describe('browser host: the real renderer and main services over a WebSocket', (
 
   it('serves library rasters only to the page opened with the token (its HttpOnly cookie)', async () => {
     const rasterHost = await startBrowserHost({
-      rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers,
+      rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers, secrets: app.secrets,
       rasters: { get: (id) => (id === 'a1' ? { path: fixturePath('utm33n-cog') } : undefined) },
     });
     try {
@@ -78,7 +78,7 @@ describe('browser host: the real renderer and main services over a WebSocket', (
     writeFileSync(big, Buffer.from('II*\0'));
     truncateSync(big, 64 * 1024 * 1024);
     const rasterHost = await startBrowserHost({
-      rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers,
+      rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers, secrets: app.secrets,
       rasters: { get: (id) => (id === 'big' ? { path: big } : undefined) },
     });
     // This process's descriptors open on the file.

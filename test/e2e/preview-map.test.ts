@@ -44,7 +44,7 @@ describe.skipIf(!HAS_CHROMIUM)('raster preview in Chromium through the browser h
       version: '0.0.0-test', platform: process.platform, startSimulator: forkedSimulator(), emit: (e, p) => host?.emit(e, p),
     });
     host = await startBrowserHost({
-      rendererDir: await buildPreviewHarness(), handlers: app.handlers, rasters: app.rasters,
+      rendererDir: await buildPreviewHarness(), handlers: app.handlers, secrets: app.secrets, rasters: app.rasters,
       greeting: () => [{ event: 'connection:state', payload: app.connection() }],
     });
     browser = await launchChromium();

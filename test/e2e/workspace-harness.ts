@@ -83,7 +83,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
   });
   host = await startBrowserHost({
     rendererDir: path.join(buildDir, 'renderer'),
-    handlers: app.handlers,
+    handlers: app.handlers, secrets: app.secrets,
     rasters: app.rasters,
     greeting: () => [{ event: 'connection:state', payload: app.connection() }],
   });

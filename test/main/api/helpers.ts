@@ -6,10 +6,13 @@ import path from 'node:path';
 import { ServiceClient, type ServiceClientOptions } from '../../../main/api/client.js';
 import { createNodeFetch } from '../../../main/api/http.js';
 import type { AttemptEvent } from '../../../main/api/transport.js';
+import { SecretRegistry } from '../../../main/platform/secrets.js';
 
 /** A client for tests: no env proxy, no real waits between retries, attempts and log lines recorded. */
 export interface TestClient {
   client: ServiceClient;
+  /** The client's secret registry (its own, unless `secrets` was given). */
+  secrets: SecretRegistry;
   attempts: AttemptEvent[];
   logs: string[];
   delays: number[];
@@ -26,9 +29,11 @@ export function makeClient(baseUrl: string, overrides: Partial<ServiceClientOpti
   // Explicit empty proxy settings: the tests must not depend on the machine's HTTP(S)_PROXY.
   const fetch = overrides.fetch ?? createNodeFetch({ httpProxy: '', httpsProxy: '', noProxy: '' });
   const { key = 'demo-key', ...rest } = overrides;
+  const secrets = overrides.secrets ?? new SecretRegistry();
   const client = new ServiceClient({
     baseUrl,
     getKey: async () => key,
+    secrets,
     cacheDir,
     fetch,
     log: (l) => logs.push(l),
@@ -41,7 +46,7 @@ export function makeClient(baseUrl: string, overrides: Partial<ServiceClientOpti
   });
   let closed = false;
   return {
-    client, attempts, logs, delays, cacheDir,
+    client, secrets, attempts, logs, delays, cacheDir,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -38,7 +38,7 @@ describe('export services', () => {
         return answer;
       },
     });
-    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER });
+    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER, secrets: app.secrets });
     const imported = await call('library:import', { paths: FIXTURES.map((f) => fixturePath(f.name)) });
     expect(imported.ok).toBe(true);
   });
@@ -197,7 +197,7 @@ async function withBrowserApp(body: (dir: string, call: (channel: string, payloa
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-export-b-'));
   const app = await createApp({ userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '0.0.0', platform: 'linux', startSimulator, emit: () => undefined, keychainBackend: new MemoryKeychainBackend() });
   try {
-    const d = createDispatcher(app.handlers, { isAllowedSender: () => true });
+    const d = createDispatcher(app.handlers, { isAllowedSender: () => true, secrets: app.secrets });
     await body(dir, async (channel, payload = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>);
   } finally {
     await app.close();

@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../../main/hosts/browser-host';
 import type { HandlerTable } from '../../../main/ipc';
 import { channelNames } from '../../../preload/contract';
+import { SecretRegistry } from '../../../main/platform/secrets';
 
 // The WebSocket transport's cancel message, with a handler that runs until its signal aborts.
 
@@ -28,7 +29,7 @@ describe('browser host: cancel over the WebSocket', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'swath-bh-cancel-'));
-    host = await startBrowserHost({ rendererDir: dir, handlers });
+    host = await startBrowserHost({ rendererDir: dir, handlers, secrets: new SecretRegistry() });
   });
   afterAll(async () => {
     await host.close();

@@ -1,12 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { AppError } from '../../../common/errors.js';
-import { registerSecret } from '../../../main/api/redact';
 import { createDispatcher, type HandlerTable } from '../../../main/ipc';
+import { SecretRegistry } from '../../../main/platform/secrets';
 import { channelNames, channels, type ChannelMap } from '../../../preload/contract';
 
 const TRUSTED = 'file:///app/out/renderer/index.html';
 const isAllowedSender = (url: string): boolean => url === TRUSTED;
+// The registry the dispatcher seals against; the masking tests below give theirs their own key.
+const secrets = new SecretRegistry();
 
 const appInfo = {
   version: '1.2.3',
@@ -42,7 +44,7 @@ const testContract = {
 describe('createDispatcher with the app contract', () => {
   it('runs the handler and returns its data for a valid request from the renderer', async () => {
     const table = realTable();
-    const dispatcher = createDispatcher(table, { isAllowedSender });
+    const dispatcher = createDispatcher(table, { isAllowedSender, secrets });
     expect(dispatcher.channels).toEqual(channelNames);
     await expect(dispatcher.dispatch('app:info', {}, TRUSTED)).resolves.toEqual({ ok: true, data: appInfo });
     expect(table['app:info']).toHaveBeenCalledWith({}, expect.objectContaining({ senderUrl: TRUSTED }));
@@ -50,7 +52,7 @@ describe('createDispatcher with the app contract', () => {
 
   it.each(Object.keys(channels))('rejects malformed payloads for %s with kind validation and field reasons', async (channel) => {
     const table = realTable();
-    const dispatcher = createDispatcher(table, { isAllowedSender });
+    const dispatcher = createDispatcher(table, { isAllowedSender, secrets });
     for (const payload of [null, undefined, 'x', 42, [], { unexpected: true }]) {
       const result = await dispatcher.dispatch(channel, payload, TRUSTED);
       expect(result.ok, `payload ${JSON.stringify(payload)}`).toBe(false);
@@ -73,7 +75,7 @@ describe('createDispatcher with the app contract', () => {
 
   it('refuses foreign, missing and malformed sender URLs before looking at the payload', async () => {
     const table = realTable();
-    const dispatcher = createDispatcher(table, { isAllowedSender });
+    const dispatcher = createDispatcher(table, { isAllowedSender, secrets });
     for (const sender of ['https://evil.example.com/', 'file:///tmp/evil.html', '', null, undefined]) {
       const result = await dispatcher.dispatch('app:info', {}, sender);
       expect(result).toMatchObject({ ok: false, error: { kind: 'auth' } });
@@ -88,12 +90,13 @@ describe('createDispatcher with the app contract', () => {
       isAllowedSender: () => {
         throw new Error('boom');
       },
+      secrets,
     });
     expect(await dispatcher.dispatch('app:info', {}, TRUSTED)).toMatchObject({ ok: false, error: { kind: 'auth' } });
   });
 
   it('answers unknown channels, including prototype keys, with not-found', async () => {
-    const dispatcher = createDispatcher(realTable(), { isAllowedSender });
+    const dispatcher = createDispatcher(realTable(), { isAllowedSender, secrets });
     for (const channel of ['nope:nothing', '__proto__', 'toString', 'constructor']) {
       expect(await dispatcher.dispatch(channel, {}, TRUSTED)).toMatchObject({ ok: false, error: { kind: 'not-found' } });
     }
@@ -107,7 +110,7 @@ describe('createDispatcher with the app contract', () => {
         },
         'service:ping': async () => Promise.reject(new TypeError('socket hang up')),
       }),
-      { isAllowedSender },
+      { isAllowedSender, secrets },
     );
     expect(await dispatcher.dispatch('app:info', {}, TRUSTED)).toEqual({ ok: false, error: { kind: 'io', message: 'disk on fire' } });
     expect(await dispatcher.dispatch('service:ping', {}, TRUSTED)).toEqual({ ok: false, error: { kind: 'io', message: 'socket hang up' } });
@@ -124,7 +127,7 @@ describe('createDispatcher with the app contract', () => {
           throw aborted;
         },
       }),
-      { isAllowedSender },
+      { isAllowedSender, secrets },
     );
     expect(await dispatcher.dispatch('app:info', {}, TRUSTED)).toEqual({
       ok: false,
@@ -139,7 +142,7 @@ describe('createDispatcher with the app contract', () => {
         'app:info': async () => ({ ...appInfo, service: { ...appInfo.service, apiKey: 'demo-key' } }) as typeof appInfo,
         'service:ping': async () => ({ reachable: 'yes' }) as never,
       }),
-      { isAllowedSender },
+      { isAllowedSender, secrets },
     );
     const info = await leaky.dispatch('app:info', {}, TRUSTED);
     expect(info).toEqual({ ok: true, data: appInfo });
@@ -148,7 +151,7 @@ describe('createDispatcher with the app contract', () => {
   });
 
   it('refuses to build with an incomplete handler table', () => {
-    expect(() => createDispatcher({ 'app:info': async () => appInfo } as unknown as HandlerTable, { isAllowedSender })).toThrow(
+    expect(() => createDispatcher({ 'app:info': async () => appInfo } as unknown as HandlerTable, { isAllowedSender, secrets })).toThrow(
       /service:ping/,
     );
   });
@@ -156,7 +159,7 @@ describe('createDispatcher with the app contract', () => {
 
 describe('createDispatcher field reasons', () => {
   const handler = vi.fn(async () => ({ cost: 1 }));
-  const dispatcher = createDispatcher({ 'order:estimate': handler }, { isAllowedSender, contract: testContract });
+  const dispatcher = createDispatcher({ 'order:estimate': handler }, { isAllowedSender, contract: testContract, secrets });
 
   it('maps nested paths to their own reasons', async () => {
     const result = await dispatcher.dispatch(
@@ -186,13 +189,14 @@ describe('createDispatcher field reasons', () => {
 describe('the dispatcher masks every key main holds (last line of defence)', () => {
   const KEY = 'sk-live-dispatcher-key-5e6f';
   it('in results and in errors, whatever the handler returned or threw; the app\'s own "key" fields stay', async () => {
-    registerSecret(KEY);
+    const secrets = new SecretRegistry();
+    secrets.add(KEY);
     const table = realTable({
       'app:info': vi.fn(async () => ({ ...appInfo, service: { ...appInfo.service, label: `Service for ${KEY}` } })),
       'service:ping': vi.fn(async () => { throw new AppError('validation', `Refused ${KEY}`, { fields: { [KEY]: [`${KEY} is wrong`] } }); }),
       'service:operations': vi.fn(async () => ({ operations: [{ key: 'tasking.orders.list', operationId: null, method: 'GET', path: '/api/tasking/orders', summary: null, deprecated: false, parameters: {}, body: null, bodyRequired: false }] })),
     });
-    const dispatcher = createDispatcher(table, { isAllowedSender });
+    const dispatcher = createDispatcher(table, { isAllowedSender, secrets });
     const info = await dispatcher.dispatch('app:info', {}, TRUSTED);
     expect(info).toMatchObject({ ok: true, data: { service: { label: 'Service for •••• 5e6f' } } });
     const ping = await dispatcher.dispatch('service:ping', {}, TRUSTED);

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { createDispatcher, emit, handle, type HandlerTable, type IpcMainLike } from '../../../main/ipc';
+import { SecretRegistry } from '../../../main/platform/secrets';
 import { channelNames } from '../../../preload/contract';
 
 // main/ipc only imports Electron types; mocking keeps a stray runtime import from triggering the binary download.
@@ -59,7 +60,7 @@ function waitingTable(seen: { aborted: boolean[] }): HandlerTable {
 describe('handle', () => {
   it('registers exactly the contract channels and checks the sender frame of each call', async () => {
     const ipc = fakeIpc();
-    const dispose = handle(ipc, createDispatcher(table, { isAllowedSender: (url) => url === TRUSTED }));
+    const dispose = handle(ipc, createDispatcher(table, { isAllowedSender: (url) => url === TRUSTED, secrets: new SecretRegistry() }));
     expect([...ipc.listeners.keys()]).toEqual(channelNames);
 
     const ping = ipc.listeners.get('service:ping')!;
@@ -80,7 +81,7 @@ describe('cancel across the bridge', () => {
   it('a cancel message aborts the handler of that call id in that window, which answers cancelled', async () => {
     const ipc = fakeIpc();
     const seen = { aborted: [] as boolean[] };
-    handle(ipc, createDispatcher(waitingTable(seen), { isAllowedSender: (url) => url === TRUSTED }));
+    handle(ipc, createDispatcher(waitingTable(seen), { isAllowedSender: (url) => url === TRUSTED, secrets: new SecretRegistry() }));
     const window = new EventEmitter();
     const answer = ipc.listeners.get('service:ping')!({ sender: window, senderFrame: frame }, {}, { callId: 7 });
     const cancel = ipc.messages.get('bridge:cancel')!;
@@ -95,7 +96,7 @@ describe('cancel across the bridge', () => {
   it('another window, or a foreign frame of the same window, cannot cancel the call', async () => {
     const ipc = fakeIpc();
     const seen = { aborted: [] as boolean[] };
-    handle(ipc, createDispatcher(waitingTable(seen), { isAllowedSender: (url) => url === TRUSTED }));
+    handle(ipc, createDispatcher(waitingTable(seen), { isAllowedSender: (url) => url === TRUSTED, secrets: new SecretRegistry() }));
     const mine = new EventEmitter();
     const other = new EventEmitter();
     const answer = ipc.listeners.get('service:ping')!({ sender: mine, senderFrame: frame }, {}, { callId: 1 });
@@ -118,7 +119,7 @@ describe('cancel across the bridge', () => {
 
   it('refuses malformed call options as a validation error, after the sender check', async () => {
     const ipc = fakeIpc();
-    handle(ipc, createDispatcher(table, { isAllowedSender: (url) => url === TRUSTED }));
+    handle(ipc, createDispatcher(table, { isAllowedSender: (url) => url === TRUSTED, secrets: new SecretRegistry() }));
     const ping = ipc.listeners.get('service:ping')!;
     const sender = new EventEmitter();
     for (const options of [{ callId: 0 }, { callId: 'x' }, { callId: 2 ** 60 }, { other: 1 }, 'nope']) {

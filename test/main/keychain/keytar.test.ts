@@ -21,6 +21,7 @@ import {
 } from '../../../main/keychain/index.js';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator/index.js';
 import { fetchAccountInfoProbe, readAllFiles, tempDir } from './helpers.js';
+import { SecretRegistry } from '../../../main/platform/secrets';
 
 const execFileAsync = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -115,7 +116,7 @@ describe('the real keychain', () => {
 
   itReal('keeps a profile key in the real keychain, readable by another process and in no file', async () => {
     const profilesDir = path.join(dir, 'user-data');
-    const store = await ProfileStore.open({ dir: profilesDir, demoKey: 'demo-key', keychain: new Keychain({ service: SERVICE }) });
+    const store = await ProfileStore.open({ dir: profilesDir, demoKey: 'demo-key', secrets: new SecretRegistry(), keychain: new Keychain({ service: SERVICE }) });
     const key = uniqueKey();
     const created = await store.create({ name: 'Production', baseUrl: 'https://imagery.example.com', key });
     usedAccounts.add(created.id);
@@ -133,7 +134,7 @@ describe('the real keychain', () => {
     }
 
     // A fresh store (a restart) sees the same key status from the keychain.
-    const reopened = await ProfileStore.open({ dir: profilesDir, demoKey: 'demo-key', keychain: new Keychain({ service: SERVICE }) });
+    const reopened = await ProfileStore.open({ dir: profilesDir, demoKey: 'demo-key', secrets: new SecretRegistry(), keychain: new Keychain({ service: SERVICE }) });
     const listing = await reopened.list();
     expect(listing.keychainError).toBeNull();
     expect(listing.profiles.find((p) => p.id === created.id)).toMatchObject({ keySet: true, keyLast4: key.slice(-4) });
@@ -157,13 +158,13 @@ describe('the real keychain', () => {
     const key = uniqueKey();
     const { value: id } = await child(['create', SERVICE, profilesDir, key]);
     usedAccounts.add(id);
-    const store = await ProfileStore.open({ dir: profilesDir, demoKey: 'demo-key', keychain: new Keychain({ service: SERVICE }) });
+    const store = await ProfileStore.open({ dir: profilesDir, demoKey: 'demo-key', secrets: new SecretRegistry(), keychain: new Keychain({ service: SERVICE }) });
     expect(await store.getKey(id)).toBe(key);
     await store.delete(id);
   });
 
   itReal('tests keys from the keychain against the simulator', async () => {
-    const store = await ProfileStore.open({ dir: path.join(dir, 'probe'), demoKey: 'demo-key', keychain: new Keychain({ service: SERVICE }) });
+    const store = await ProfileStore.open({ dir: path.join(dir, 'probe'), demoKey: 'demo-key', secrets: new SecretRegistry(), keychain: new Keychain({ service: SERVICE }) });
     store.setDemoBaseUrl(sim.url);
     expect(await store.testKey(DEMO_PROFILE_ID, fetchAccountInfoProbe)).toMatchObject({ status: 'ok' });
     const cases: Array<[string, object]> = [

@@ -16,6 +16,7 @@ import {
 } from '../../../main/keychain/index.js';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator/index.js';
 import { fetchAccountInfoProbe, readAllFiles, tempDir } from './helpers.js';
+import { SecretRegistry } from '../../../main/platform/secrets';
 
 const SERVICE = 'Swath-unit';
 const KEY = 'sk-live-7b1e0c55d9a94f3a';
@@ -28,6 +29,7 @@ async function openStore(options: { backend?: KeychainBackend; dir?: string } = 
   return ProfileStore.open({
     dir: options.dir ?? dir,
     demoKey: 'demo-key',
+    secrets: new SecretRegistry(),
     keychain: new Keychain({ backend: options.backend ?? backend, service: SERVICE, platform: 'linux', env: {} }),
     log: (line) => logs.push(line),
   });

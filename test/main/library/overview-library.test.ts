@@ -26,7 +26,7 @@ describe('library through the app core', () => {
       userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '1.0.0', platform: 'linux', startSimulator,
       emit: (event, payload) => events.push({ event, payload }), keychainBackend: keychain,
     });
-    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER });
+    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER, secrets: app.secrets });
   };
   const call = (channel: string, payload: unknown = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>;
 

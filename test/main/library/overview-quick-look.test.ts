@@ -225,7 +225,7 @@ describe('library:preview with quickLook through the app core', () => {
       userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '1.0.0', platform: 'linux', startSimulator,
       emit: () => undefined, keychainBackend: keychain,
     });
-    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER });
+    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER, secrets: app.secrets });
   };
   const call = (channel: string, payload: unknown = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>;
 

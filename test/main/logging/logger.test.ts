@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import nodeLog from 'electron-log/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SecretRegistry, catchProcessErrors, configureLog } from '../../../main/logging';
+import { LogRedactor, catchProcessErrors, configureLog } from '../../../main/logging';
+import { SecretRegistry } from '../../../main/platform/secrets';
 import { EventEmitter } from 'node:events';
 import { redactionMark } from '../../../preload/contract/redaction';
 
@@ -17,7 +18,7 @@ describe('the main log file', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-log-'));
     dirs.push(dir);
     const secrets = new SecretRegistry();
-    return { dir, secrets, log: configureLog(nodeLog.create({ logId: `${id}-${dirs.length}` }), { dir, secrets, maxBytes: 2_000, archives: 2 }) };
+    return { dir, secrets, log: configureLog(nodeLog.create({ logId: `${id}-${dirs.length}` }), { dir, redactor: new LogRedactor(secrets), maxBytes: 2_000, archives: 2 }) };
   };
   afterEach(() => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });

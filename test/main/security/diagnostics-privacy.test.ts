@@ -4,7 +4,8 @@ import path from 'node:path';
 import nodeLog from 'electron-log/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homeAsTilde } from '../../../main/diagnostics/report';
-import { SecretRegistry, configureLog } from '../../../main/logging';
+import { LogRedactor, configureLog } from '../../../main/logging';
+import { SecretRegistry } from '../../../main/platform/secrets';
 import { startTestApp, type TestApp } from './helpers.js';
 
 // Issue 24 item 6: the diagnostics report carries no personal data unless the analyst adds it.
@@ -17,8 +18,8 @@ describe('the diagnostics report', () => {
     // The log the report's tail comes from, wired as main/index.ts wires it.
     logDir = mkdtempSync(path.join(os.tmpdir(), 'swath-diagnostics-log-'));
     const secrets = new SecretRegistry();
-    const log = configureLog(nodeLog.create({ logId: 'diagnostics-privacy-test' }), { dir: logDir, secrets });
-    t = await startTestApp({ log: (line) => log.info(line), distribution: { log, secrets } });
+    const log = configureLog(nodeLog.create({ logId: 'diagnostics-privacy-test' }), { dir: logDir, redactor: new LogRedactor(secrets) });
+    t = await startTestApp({ log: (line) => log.info(line), secrets, distribution: { log } });
     await t.call('profiles:create', { name: 'ACME Defence – Project Nightjar', baseUrl: 'https://imagery.acme.example' });
     // A log line and a renderer report that carry full paths under the home folder.
     await t.call('app:report-error', { source: 'window', message: `could not open ${path.join(home, 'Documents', 'client-x', 'scene.tif')}` });

@@ -64,7 +64,7 @@ export async function startTestApp(overrides: Partial<AppOptions> = {}): Promise
     userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '0.0.0', platform: 'linux', startSimulator,
     emit: () => undefined, keychainBackend: new MemoryKeychainBackend(), log: (l) => logs.push(l), ...overrides,
   });
-  const d: Dispatcher = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER });
+  const d: Dispatcher = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER, secrets: app.secrets });
   return {
     app, dir, logs,
     call: (channel, payload = {}) => d.dispatch(channel, payload, SENDER) as Promise<any>,

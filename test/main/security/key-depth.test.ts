@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_REDACTION_DEPTH, MAX_SEALED_DEPTH, registerSecret, redactServiceData } from '../../../main/api/redact';
+import { MAX_REDACTION_DEPTH, MAX_SEALED_DEPTH, redactServiceData } from '../../../main/api/redact';
+import { SecretRegistry } from '../../../main/platform/secrets';
 import { createDispatcher } from '../../../main/ipc';
 import type { ChannelMap } from '../../../preload/contract';
 import { SENDER, startRecorder, startTestApp, type Recorder, type TestApp } from './helpers.js';
@@ -78,7 +79,8 @@ describe('an account-info answer that nests the key deep', () => {
 
 describe('the dispatcher, last line of defence', () => {
   const KEY = 'sk-live-SEALED-RESULT-SECRET-77aa';
-  registerSecret(KEY);
+  const secrets = new SecretRegistry();
+  secrets.add(KEY);
   const contract = {
     'x:get': { request: z.strictObject({}), response: z.unknown() },
   } satisfies ChannelMap;
@@ -86,21 +88,21 @@ describe('the dispatcher, last line of defence', () => {
   it('checks the serialised result for every registered key: a value the masking walk does not enter is refused', async () => {
     // A class instance is not walked by the masking, but JSON (and structured clone) would carry its fields.
     class Holder { constructor(readonly note: string) {} }
-    const d = createDispatcher({ 'x:get': () => new Holder(`key ${KEY}`) }, { contract, isAllowedSender: (u) => u === SENDER });
+    const d = createDispatcher({ 'x:get': () => new Holder(`key ${KEY}`) }, { contract, isAllowedSender: (u) => u === SENDER, secrets });
     const res = await d.dispatch('x:get', {}, SENDER);
     expect(res).toMatchObject({ ok: false, error: { kind: 'io', message: expect.stringMatching(/still held an API key/) } });
     expect(JSON.stringify(res)).not.toContain(KEY);
   });
 
   it('refuses a handler result nested deeper than the limit', async () => {
-    const deep = createDispatcher({ 'x:get': () => nested(MAX_SEALED_DEPTH + 1, { v: KEY }) }, { contract, isAllowedSender: (u) => u === SENDER });
+    const deep = createDispatcher({ 'x:get': () => nested(MAX_SEALED_DEPTH + 1, { v: KEY }) }, { contract, isAllowedSender: (u) => u === SENDER, secrets });
     const res = await deep.dispatch('x:get', {}, SENDER);
     expect(res).toMatchObject({ ok: false, error: { kind: 'io', message: expect.stringMatching(/too deep/) } });
     expect(JSON.stringify(res)).not.toContain(KEY);
   });
 
   it('redactServiceData refuses rather than returning a half-walked value', () => {
-    expect(() => redactServiceData(nested(65, { Echo: KEY }))).toThrow(/too deep/);
-    expect(JSON.stringify(redactServiceData(nested(64, { Echo: KEY })))).not.toContain(KEY);
+    expect(() => redactServiceData(nested(65, { Echo: KEY }), secrets)).toThrow(/too deep/);
+    expect(JSON.stringify(redactServiceData(nested(64, { Echo: KEY }), secrets))).not.toContain(KEY);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/keychain';
 import type { ConfirmRequest } from '../../../main/platform/confirm';
 import { startRecorder, startTestApp, type Recorder, type TestApp } from './helpers.js';
+import { SecretRegistry } from '../../../main/platform/secrets';
 
 // Issue 11 item 2: a key is bound to the origin it was entered for.
 
@@ -107,7 +108,7 @@ describe('keys bound to their origin', () => {
         await keychain.set('p1', SECRET);
         // A profiles.json from an older version: no keyOrigin.
         writeFileSync(path.join(dir, 'profiles.json'), JSON.stringify({ version: 1, activeProfileId: null, profiles: [{ id: 'p1', name: 'Old', baseUrl: a.url, keyStored: true, createdAt: 'x', updatedAt: 'x' }] }));
-        const legacy = await ProfileStore.open({ dir, demoKey: 'x', keychain });
+        const legacy = await ProfileStore.open({ dir, demoKey: 'x', secrets: new SecretRegistry(), keychain });
         expect(await legacy.getKey('p1')).toBe(SECRET);
         await legacy.update('p1', { baseUrl: b.url });
         await expect(legacy.getKey('p1')).rejects.toMatchObject({ kind: 'auth', name: 'KeyOriginError' });

@@ -8,6 +8,7 @@ import { startBrowserHost, type BrowserHost } from '../../../main/hosts/browser-
 import { channelNames } from '../../../preload/contract';
 import { startTestSim, type TestSim } from '../simulator/helpers.js';
 import { startTestApp, type TestApp } from './helpers.js';
+import { SecretRegistry } from '../../../main/platform/secrets';
 
 // Issue 11 item 7: DNS rebinding (Host), foreign web pages (Origin), and the embedded service's key.
 
@@ -108,7 +109,7 @@ describe('the browser host answers only as itself on loopback', () => {
     writeFileSync(path.join(dir, 'index.html'), '<!doctype html><html><head></head><body>renderer</body></html>');
     // No channel is called here; every one refuses.
     const handlers = Object.fromEntries(channelNames.map((c) => [c, () => { throw new Error('not in this test'); }]));
-    host = await startBrowserHost({ rendererDir: dir, handlers: handlers as never });
+    host = await startBrowserHost({ rendererDir: dir, handlers: handlers as never, secrets: new SecretRegistry() });
   });
   afterAll(async () => {
     await host.close();

@@ -89,7 +89,7 @@ describe('app core over the dispatcher', () => {
       userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), version: '1.2.3', platform: 'linux', startSimulator,
       emit: (event, payload) => events.push({ event, payload }), keychainBackend: keychain, log: (l) => logs.push(l),
     });
-    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER });
+    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER, secrets: app.secrets });
   });
   afterAll(async () => {
     await app.close();

@@ -52,7 +52,7 @@ describe('cancelled calls stop in main', () => {
       startSimulator: tapped(startSimulator, (t) => (tap = t)), keychainBackend: new MemoryKeychainBackend(),
       emit: (event, payload) => onEvent(event, payload),
     });
-    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER });
+    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER, secrets: app.secrets });
     expect((await call('account:info')).ok).toBe(true);
   });
   afterAll(async () => {

@@ -5,7 +5,8 @@ import nodeLog from 'electron-log/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { KEYCHAIN_SERVICE, MemoryKeychainBackend } from '../../../main/keychain';
-import { SecretRegistry, configureLog, type SwathLog } from '../../../main/logging';
+import { LogRedactor, configureLog, type SwathLog } from '../../../main/logging';
+import { SecretRegistry } from '../../../main/platform/secrets';
 import { loadPolicy } from '../../../main/policy';
 import { createApp, type SwathApp } from '../../../main/services/app';
 import { startSimulator } from '../../../main/simulator';
@@ -49,19 +50,19 @@ describe('app core under an admin policy', () => {
       notifications: false,
     }));
     const secrets = new SecretRegistry();
-    log = configureLog(nodeLog.create({ logId: 'distribution-test' }), { dir: path.join(dir, 'logs'), secrets });
+    log = configureLog(nodeLog.create({ logId: 'distribution-test' }), { dir: path.join(dir, 'logs'), redactor: new LogRedactor(secrets) });
     app = await createApp({
       userDataDir: userData, downloadsDir: path.join(dir, 'Downloads'), version: '2.0.0', platform: 'linux', startSimulator,
-      emit: () => undefined, keychainBackend: keychain, log: (l) => log.info(l),
+      emit: () => undefined, keychainBackend: keychain, log: (l) => log.info(l), secrets,
       distribution: {
-        policy: await loadPolicy(policyFile, (l) => log.info(l)), secrets, log,
+        policy: await loadPolicy(policyFile, (l) => log.info(l)), log,
         saveText: async (name, text) => {
           saved = { name, text };
           return path.join(dir, name);
         },
       },
     });
-    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER });
+    d = createDispatcher(app.handlers, { isAllowedSender: (u) => u === SENDER, secrets: app.secrets });
   });
   afterAll(async () => {
     await app.close();

@@ -13,6 +13,7 @@ import { searchTiles } from '../../../main/simulator/geo/tile-grid';
 import type { Watch } from '../../../main/watches';
 import { watchRequest } from '../../../main/watches';
 import { settled, startTestApp, type TestApp } from '../watches/app-helpers';
+import { SecretRegistry } from '../../../main/platform/secrets';
 
 // The one spend guard in main, driven as a page drives the bridge (no native dialog: the browser
 // host), against the app's embedded simulator over loopback HTTP. The account's own billing (the
@@ -300,7 +301,7 @@ describe('through the browser host', () => {
     const date = (await imageDates(t)).at(-1)!;
     await t.call('spend:set-budget', { budgetEur: 0.01 });
     const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-spend-bh-'));
-    const host = await startBrowserHost({ rendererDir: dir, handlers: t.app.handlers });
+    const host = await startBrowserHost({ rendererDir: dir, handlers: t.app.handlers, secrets: t.app.secrets });
     cleanups.push(async () => {
       await host.close();
       rmSync(dir, { recursive: true, force: true });
@@ -383,7 +384,7 @@ describe('a policy-fixed download folder', () => {
   it('the profile store itself refuses edits to a locked profile', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-spend-lock-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const store = await ProfileStore.open({ dir, demoKey: 'demo-test', keychain: new Keychain({ backend: new MemoryKeychainBackend() }) });
+    const store = await ProfileStore.open({ dir, demoKey: 'demo-test', secrets: new SecretRegistry(), keychain: new Keychain({ backend: new MemoryKeychainBackend() }) });
     const ids = await seedPolicyProfiles(store, policy({ profiles: [{ name: 'Org service', baseUrl: 'https://imagery.example.org' }] }).policy);
     expect(ids).toHaveLength(1);
     // Straight to the store, no channel in between.

@@ -56,7 +56,7 @@ export async function startTaskingHarness(opts: {
     platform: process.platform, startSimulator: start, emit: (e, p) => host?.emit(e, p),
   });
   host = await startBrowserHost({
-    rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers, rasters: app.rasters,
+    rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers, secrets: app.secrets, rasters: app.rasters,
     greeting: () => [{ event: 'connection:state', payload: app.connection() }],
   });
   let browser: Browser | null = null;
