@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { z } from 'zod';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { formatProblem, importJsonOnce, openDatabase } from '../shared/database.js';
+import { importJsonOnce, openDatabase } from '../shared/database.js';
 import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
 import type { DownloadSink } from '../library/download-sink.js';
 import { collisionName, describedFileName } from './file-name.js';
@@ -228,13 +228,9 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
    */
   private async importJson(signal: AbortSignal | undefined, warn: ((m: string) => void) | undefined): Promise<void> {
     await importJsonOnce(this.db, {
-      file: this.file, subject: 'the queue', now: this.now, warn, signal,
-      parse: (raw) => {
-        const parsed = fileSchema.safeParse(raw);
-        return parsed.success ? { ok: true, data: parsed.data.jobs as DownloadJob[] } : { ok: false, problem: formatProblem(this.file, 'queue', parsed.error.issues) };
-      },
-      write: (jobs) => {
-        for (const j of jobs) this.put(j);
+      file: this.file, subject: 'the queue', format: 'queue', schema: fileSchema, now: this.now, warn, signal,
+      write: ({ jobs }) => {
+        for (const j of jobs as DownloadJob[]) this.put(j);
       },
     });
   }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AppError } from '../../common/errors.js';
 import { parseBandnames } from '../../common/bandnames.js';
 import { seriesKey } from '../../common/library-series.js';
-import { formatProblem, importJsonOnce, inTransaction, openDatabase } from '../shared/database.js';
+import { importJsonOnce, inTransaction, openDatabase } from '../shared/database.js';
 import { withoutSecrets, type DownloadedRaster, type DownloadKind, type DownloadSink } from './download-sink.js';
 
 export type { DownloadedRaster };
@@ -246,15 +246,11 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
 
   private async importJson(file: string, signal?: AbortSignal): Promise<void> {
     await importJsonOnce(this.db, {
-      file, subject: 'the library', now: this.now, warn: this.warn, signal,
-      parse: (raw) => {
-        const parsed = fileSchema.safeParse(raw);
-        return parsed.success ? { ok: true, data: parsed.data.entries as LibraryEntry[] } : { ok: false, problem: formatProblem(file, 'catalog', parsed.error.issues) };
-      },
-      write: (entries) => {
+      file, subject: 'the library', format: 'catalog', schema: fileSchema, now: this.now, warn: this.warn, signal,
+      write: ({ entries }) => {
         // A larger page cache for the one big transaction (the indexes and the text index stay in memory).
         this.db.exec('PRAGMA cache_size = -262144');
-        for (const e of entries) this.write(e, null);
+        for (const e of entries as LibraryEntry[]) this.write(e, null);
         this.db.exec('PRAGMA cache_size = -32000');
         this.sql.regroupAll.run();
       },

@@ -2,6 +2,7 @@ import { existsSync, renameSync } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { ZodType } from 'zod';
 import { throwIfAborted } from '../../common/abort.js';
 import { readJsonFile } from './atomic-json.js';
 
@@ -104,7 +105,8 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'watches',
     // A watch as JSON without its dates (`rid` keeps the order they were created in); each date is a
     // row of its own keyed by watch and day, with what the summaries count (state, when, cost) in a
-    // covering index, so a card's counts, month's spend and latest dates are read without the JSON.
+    // covering index and what a chip shows (note, first library id) as columns, so a card's counts,
+    // month's spend and latest dates are read without parsing the JSON.
     sql: `
       CREATE TABLE watches (
         rid INTEGER PRIMARY KEY,
@@ -122,6 +124,8 @@ export const MIGRATIONS: readonly Migration[] = [
         state TEXT NOT NULL,
         at TEXT NOT NULL,
         cost_eur REAL,
+        note TEXT,
+        library_id TEXT,
         item TEXT NOT NULL,
         PRIMARY KEY (watch_id, date)
       ) WITHOUT ROWID;
@@ -255,8 +259,9 @@ export interface JsonImport<T> {
   file: string;
   /** What starts without it when it is unreadable, for the notice ("the queue"). */
   subject: string;
-  /** The file's content, or why it is not in the expected format. */
-  parse(raw: unknown): { ok: true; data: T } | { ok: false; problem: string };
+  /** The file's format: its name in the notice ("queue") and its schema. */
+  format: string;
+  schema: ZodType<T>;
   /** Writes the content (inside the import's one transaction). */
   write(data: T): void;
   now: () => number;
@@ -265,7 +270,7 @@ export interface JsonImport<T> {
 }
 
 /** Why a file is not in a zod schema's format, in a line: its first three issues with their paths. */
-export function formatProblem(file: string, format: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+function formatProblem(file: string, format: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return `${file} does not match the ${format} format: ${issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).slice(0, 3).join('; ')}`;
 }
 
@@ -296,11 +301,11 @@ export async function importJsonOnce<T>(db: DatabaseSync, job: JsonImport<T>): P
   }
   // Gone since (or the literal `null`): nothing to import.
   if (!problem && raw === null) return false;
-  const parsed = problem ? null : job.parse(raw);
-  if (!parsed?.ok) {
+  const parsed = problem ? null : job.schema.safeParse(raw);
+  if (!parsed?.success) {
     const aside = `${file}.corrupt-${stamp}`;
     await rename(file, aside).catch(() => undefined);
-    job.warn?.(`${problem ?? (parsed as { problem: string }).problem}. It was moved to ${aside} and ${job.subject} starts without it.`);
+    job.warn?.(`${problem ?? formatProblem(file, job.format, parsed!.error.issues)}. It was moved to ${aside} and ${job.subject} starts without it.`);
     return false;
   }
   inTransaction(db, () => {
