@@ -3,7 +3,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { z } from 'zod';
 import type { spendSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
-import { formatProblem, importJsonOnce, inTransaction, openDatabase } from '../shared/database';
+import { importJsonOnce, inTransaction, openDatabase } from '../shared/database';
 
 /** Month-to-date spend against a budget, as the contract's `spend:get` answers. */
 export type SpendView = z.infer<typeof spendSchema>;
@@ -57,8 +57,8 @@ export function spendFromBilling(data: unknown): number | null {
  */
 export const BILLING_FRESH_MS = 60_000;
 
-/** The first string after every string that starts with `prefix`: `at >= prefix AND at < this` is "starts with". */
-function pastPrefix(prefix: string): string {
+/** The first string after every string that starts with `prefix`: `x >= prefix AND x < this` is "x starts with prefix". */
+export function pastPrefix(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
@@ -104,11 +104,7 @@ export class SpendStore {
     const db = opts.db ?? (await openDatabase({ dir, onWarning: opts.onWarning, now })).db;
     const s = new SpendStore(path.join(dir, SPEND_FILE), db, !opts.db, now, opts.ceilingEur ?? null);
     await importJsonOnce(db, {
-      file: s.file, subject: 'the spend guard (no budget, an empty ledger)', now, warn: opts.onWarning,
-      parse: (raw) => {
-        const parsed = fileSchema.safeParse(raw);
-        return parsed.success ? { ok: true, data: parsed.data } : { ok: false, problem: formatProblem(s.file, 'spend', parsed.error.issues) };
-      },
+      file: s.file, subject: 'the spend guard (no budget, an empty ledger)', format: 'spend', schema: fileSchema, now, warn: opts.onWarning,
       write: ({ budgets, ledger }) => {
         for (const [profileId, eur] of Object.entries(budgets)) s.sql.setBudget.run(profileId, eur);
         for (const e of ledger) s.sql.add.run(e.profileId, e.at, e.costEur, e.what);
