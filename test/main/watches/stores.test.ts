@@ -9,21 +9,9 @@ import { WatchStore, classify, fullyAvailable, watchRequest, type WatchDate } fr
 import { issuesToFields } from '../../../main/ipc/dispatcher';
 import { channels, watchChip, watchSummarySchema, WATCH_LATEST_DATES } from '../../../preload/contract';
 import { watchMonthSpend } from '../../../main/watches/runner';
+import { WATCH_INPUT as INPUT } from './watch-input';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));
-
-const INPUT = {
-  name: 'Field A',
-  source: { kind: 'aoi' as const, orderId: null, recurring: null },
-  area: { Wkt: 'POLYGON((13.4 52.5, 13.43 52.5, 13.43 52.52, 13.4 52.52, 13.4 52.5))' },
-  model: 'Stratus2',
-  constellations: ['Sentinel2'],
-  from: '2026-01-01',
-  to: null,
-  settings: { EpsgProjection: 32633, Bandnames: 'ndvi', DataType: 'INT16' as const, Resolution: 10, PixelSelectionMode: 'intersect' as const },
-  capEur: 20,
-  everyHours: 6,
-};
 
 describe('WatchStore', () => {
   it('persists watches atomically and reads them back after a restart, per profile', async () => {

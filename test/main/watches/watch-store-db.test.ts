@@ -7,6 +7,7 @@ import { MIGRATIONS, openDatabase } from '../../../main/shared/database';
 import { monthOf } from '../../../main/spend';
 import { WatchStore, type Watch, type WatchDate } from '../../../main/watches';
 import { summarize } from '../../../main/watches/store';
+import { WATCH_INPUT as INPUT } from './watch-input';
 
 // Watches in swath.db (issue 25): the old watches.json imported once, the summaries and pages as queries.
 
@@ -18,18 +19,6 @@ beforeEach(() => {
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 
-const INPUT = {
-  name: 'Field A',
-  source: { kind: 'aoi' as const, orderId: null, recurring: null },
-  area: { Wkt: 'POLYGON((13.4 52.5, 13.43 52.5, 13.43 52.52, 13.4 52.52, 13.4 52.5))' },
-  model: 'Stratus2',
-  constellations: ['Sentinel2'],
-  from: '2026-01-01',
-  to: null,
-  settings: { EpsgProjection: 32633, Bandnames: 'ndvi', DataType: 'INT16' as const, Resolution: 10, PixelSelectionMode: 'intersect' as const },
-  capEur: 20,
-  everyHours: 6,
-};
 
 const day = (d: string, state: WatchDate['state'], at: string, costEur: number | null = 1): WatchDate => ({
   date: d, state, ...(state === 'failed' ? { note: `refused ${d}` } : {}), libraryIds: state === 'downloaded' ? [`L-${d}`] : [], files: [], jobId: `j-${d}`, costEur, at,
