@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { readJsonFile } from '../shared/atomic-json.js';
-import { inTransaction, openDatabase } from '../shared/database.js';
+import { importJsonOnce, inTransaction, openDatabase } from '../shared/database.js';
 import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
 import type { DownloadSink } from '../library/download-sink.js';
 import { collisionName, describedFileName } from './file-name.js';
@@ -174,7 +171,7 @@ function isOwnPart(job: DownloadJob): boolean {
 export class DownloadQueue extends EventEmitter<QueueEvents> {
   private readonly jobs = new Map<string, DownloadJob>();
   private readonly running = new Map<string, Running>();
-  private readonly sql: Record<'put' | 'one' | 'del' | 'active' | 'history' | 'historyOf' | 'count' | 'countOf' | 'clearOf' | 'meta' | 'setMeta', StatementSync>;
+  private readonly sql: Record<'put' | 'one' | 'del' | 'active' | 'history' | 'historyOf' | 'count' | 'countOf' | 'clearOf', StatementSync>;
   private readonly source: BinarySource;
   private readonly library: DownloadSink | null;
   private readonly batchRunner: BatchJobRunner | null;
@@ -217,8 +214,6 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       count: p('SELECT COUNT(*) AS n FROM download_jobs WHERE finished = 1'),
       countOf: p('SELECT COUNT(*) AS n FROM download_jobs WHERE state = ?'),
       clearOf: p('DELETE FROM download_jobs WHERE finished = 1 AND state = ?'),
-      meta: p('SELECT value FROM meta WHERE key = ?'),
-      setMeta: p('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     };
   }
 
@@ -267,38 +262,12 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
    * warning and the queue starts without it.
    */
   private async importJson(signal: AbortSignal | undefined, warn: ((m: string) => void) | undefined): Promise<void> {
-    if (!existsSync(this.file)) return;
-    const stamp = this.now();
-    if (this.sql.meta.get(QUEUE_FILE)) {
-      // Imported before, but a crash came between the commit and the rename.
-      await rename(this.file, `${this.file}.imported-${stamp}`).catch(() => undefined);
-      return;
-    }
-    let raw: unknown = null;
-    let problem: string | null = null;
-    try {
-      raw = await readJsonFile(this.file, signal);
-    } catch (e) {
-      throwIfAborted(signal);
-      problem = errorMessage(e);
-    }
-    let jobs: DownloadJob[] = [];
-    if (raw !== null && !problem) {
-      const parsed = fileSchema.safeParse(raw);
-      if (parsed.success) jobs = parsed.data.jobs as DownloadJob[];
-      else problem = `${this.file} does not match the queue format: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).slice(0, 3).join('; ')}`;
-    }
-    if (problem) {
-      const aside = `${this.file}.corrupt-${stamp}`;
-      await rename(this.file, aside).catch(() => undefined);
-      warn?.(`${problem}. It was moved to ${aside} and the queue starts without it.`);
-      return;
-    }
-    inTransaction(this.db, () => {
-      for (const j of jobs) this.put(j);
-      this.sql.setMeta.run(QUEUE_FILE, new Date(stamp).toISOString());
+    await importJsonOnce(this.db, {
+      file: this.file, subject: 'the queue', format: 'queue', schema: fileSchema, now: this.now, warn, signal,
+      write: ({ jobs }) => {
+        for (const j of jobs as DownloadJob[]) this.put(j);
+      },
     });
-    await rename(this.file, `${this.file}.imported-${stamp}`).catch((e: unknown) => warn?.(`Imported ${this.file} but could not rename it: ${errorMessage(e)}`));
   }
 
   /** Writes one job's row (the caller's transaction, or its own). */

@@ -1,19 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { createReadStream, existsSync } from 'node:fs';
-import { rename, stat, unlink } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { z } from 'zod';
 import { AppError } from '../../common/errors.js';
 import { parseBandnames } from '../../common/bandnames.js';
 import { seriesKey } from '../../common/library-series.js';
-import { inTransaction, openDatabase } from '../shared/database.js';
+import { importJsonOnce, inTransaction, openDatabase } from '../shared/database.js';
 import { withoutSecrets, type DownloadedRaster, type DownloadKind, type DownloadSink } from './download-sink.js';
 
 export type { DownloadedRaster };
 import { throwIfAborted } from '../../common/abort.js';
-import { readJsonFile } from '../shared/atomic-json.js';
 import { readRasterMetadata, type RasterMetadata } from './metadata.js';
 
 /** Name of the catalog file of earlier versions inside the userData directory: imported once into swath.db, then kept as `library.json.imported-<ms>`. */
@@ -249,8 +248,6 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       setHash: p('UPDATE library SET hashed = 1 WHERE id = ? AND path = ? AND hashed = 0 RETURNING rid'),
       cover: p(`SELECT l.rid, e.entry, l.group_key FROM library_box b JOIN library l ON l.rid = b.rid JOIN library_entry e ON e.rid = b.rid
         WHERE b.west <= ? AND b.east >= ? AND b.south <= ? AND b.north >= ? ORDER BY l.date, l.created_at`),
-      meta: p('SELECT value FROM meta WHERE key = ?'),
-      setMeta: p('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
       changes: p('SELECT total_changes() AS n'),
     };
   }
@@ -270,42 +267,16 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   }
 
   private async importJson(file: string, signal?: AbortSignal): Promise<void> {
-    if (!existsSync(file)) return;
-    const stamp = this.now();
-    if (this.sql.meta.get(LIBRARY_FILE)) {
-      // Imported before, but a crash came between the commit and the rename.
-      await rename(file, `${file}.imported-${stamp}`).catch(() => undefined);
-      return;
-    }
-    let raw: unknown = null;
-    let problem: string | null = null;
-    try {
-      raw = await readJsonFile(file, signal);
-    } catch (e) {
-      throwIfAborted(signal);
-      problem = (e as Error).message;
-    }
-    let entries: LibraryEntry[] = [];
-    if (raw !== null && !problem) {
-      const parsed = fileSchema.safeParse(raw);
-      if (parsed.success) entries = parsed.data.entries as LibraryEntry[];
-      else problem = `${file} does not match the catalog format: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).slice(0, 3).join('; ')}`;
-    }
-    if (problem) {
-      const aside = `${file}.corrupt-${stamp}`;
-      await rename(file, aside).catch(() => undefined);
-      this.warn(`${problem}. It was moved to ${aside} and the library starts without it.`);
-      return;
-    }
-    inTransaction(this.db, () => {
-      // A larger page cache for the one big transaction (the indexes and the text index stay in memory).
-      this.db.exec('PRAGMA cache_size = -262144');
-      for (const e of entries) this.write(e, null);
-      this.db.exec('PRAGMA cache_size = -32000');
-      this.sql.regroupAll.run();
-      this.sql.setMeta.run(LIBRARY_FILE, new Date(stamp).toISOString());
+    await importJsonOnce(this.db, {
+      file, subject: 'the library', format: 'catalog', schema: fileSchema, now: this.now, warn: this.warn, signal,
+      write: ({ entries }) => {
+        // A larger page cache for the one big transaction (the indexes and the text index stay in memory).
+        this.db.exec('PRAGMA cache_size = -262144');
+        for (const e of entries as LibraryEntry[]) this.write(e, null);
+        this.db.exec('PRAGMA cache_size = -32000');
+        this.sql.regroupAll.run();
+      },
     });
-    await rename(file, `${file}.imported-${stamp}`).catch((e: unknown) => this.warn(`Imported ${file} but could not rename it: ${(e as Error).message}`));
   }
 
   private toEntry(r: Row): LibraryEntry {

@@ -168,7 +168,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const profileId = async (): Promise<string> => (await profiles.getActive()).id;
   // The one spend guard every path that spends asks, bound by the admin policy's ceiling (EUR).
   const guard = new SpendGuard({
-    store: await SpendStore.open(dir, { onWarning: log, ceilingEur: budgetCeilingEur(policyState), now }),
+    store: await SpendStore.open(dir, { db: database.db, onWarning: log, ceilingEur: budgetCeilingEur(policyState), now }),
     activeProfile: profileId,
     billing: async (signal) => (await session.client(signal)).billingSummary(signal, { retry: false }),
     confirm,
@@ -182,7 +182,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   });
   queue.on('job', (job) => team.jobEnded(job));
   const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policyState.policy.notifications === false });
-  const watches = await openWatches({ dir, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, now, team: (request, signal) => team.forWatch(request, signal) });
+  const watches = await openWatches({ dir, db: database.db, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, now, team: (request, signal) => team.forWatch(request, signal) });
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, remote: team.remoteRasters(), onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();

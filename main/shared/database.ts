@@ -1,7 +1,10 @@
 import { existsSync, renameSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { ZodType } from 'zod';
+import { throwIfAborted } from '../../common/abort.js';
+import { readJsonFile } from './atomic-json.js';
 
 /**
  * Main's embedded database, `swath.db` in the userData directory: Node's built-in SQLite
@@ -26,6 +29,8 @@ export interface Migration {
  * of the searchable text and the band list) and `meta` (one-time imports done). 2: the team
  * library's registration outbox (`team_outbox`). 3: the download queue's jobs (`download_jobs`: every
  * job as JSON, indexed by state and updated time; finished jobs live only here, see main/downloads/queue.ts).
+ * 4: watches (`watches`, `watch_dates`: one row per date of a watch; main/watches/store.ts). 5: the
+ * spend guard's budgets and ledger (`spend_budgets`, `spend_ledger`; main/spend/store.ts).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -94,6 +99,54 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX download_jobs_state ON download_jobs (state, updated_at, id);
       CREATE INDEX download_jobs_finished ON download_jobs (finished, updated_at, id);
+    `,
+  },
+  {
+    name: 'watches',
+    // A watch as JSON without its dates (`rid` keeps the order they were created in); each date is a
+    // row of its own keyed by watch and day, with what the summaries count (state, when, cost) in a
+    // covering index and what a chip shows (note, first library id) as columns, so a card's counts,
+    // month's spend and latest dates are read without parsing the JSON.
+    sql: `
+      CREATE TABLE watches (
+        rid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        profile_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        next_run_at TEXT,
+        watch TEXT NOT NULL
+      );
+      CREATE INDEX watches_profile ON watches (profile_id, rid);
+      CREATE INDEX watches_due ON watches (state, next_run_at);
+      CREATE TABLE watch_dates (
+        watch_id TEXT NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
+        date TEXT NOT NULL,
+        state TEXT NOT NULL,
+        at TEXT NOT NULL,
+        cost_eur REAL,
+        note TEXT,
+        library_id TEXT,
+        item TEXT NOT NULL,
+        PRIMARY KEY (watch_id, date)
+      ) WITHOUT ROWID;
+      CREATE INDEX watch_dates_state ON watch_dates (watch_id, state, at, cost_eur);
+    `,
+  },
+  {
+    name: 'spend ledger',
+    // Budgets per profile; the ledger's entries indexed by profile and time (a month's total is a
+    // range of that index) and by time alone (pruning).
+    sql: `
+      CREATE TABLE spend_budgets (profile_id TEXT PRIMARY KEY, eur REAL NOT NULL);
+      CREATE TABLE spend_ledger (
+        seq INTEGER PRIMARY KEY,
+        profile_id TEXT NOT NULL,
+        at TEXT NOT NULL,
+        cost_eur REAL NOT NULL,
+        what TEXT NOT NULL
+      );
+      CREATE INDEX spend_ledger_profile ON spend_ledger (profile_id, at, cost_eur);
+      CREATE INDEX spend_ledger_at ON spend_ledger (at);
     `,
   },
 ];
@@ -198,4 +251,67 @@ export function inTransaction<T>(db: DatabaseSync, fn: () => T): T {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw e;
   }
+}
+
+/** How {@link importJsonOnce} reads and writes one old JSON file. */
+export interface JsonImport<T> {
+  /** The old file (its name is the `meta` key saying it was imported). */
+  file: string;
+  /** What starts without it when it is unreadable, for the notice ("the queue"). */
+  subject: string;
+  /** The file's format: its name in the notice ("queue") and its schema. */
+  format: string;
+  schema: ZodType<T>;
+  /** Writes the content (inside the import's one transaction). */
+  write(data: T): void;
+  now: () => number;
+  warn?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+/** Why a file is not in a zod schema's format, in a line: its first three issues with their paths. */
+function formatProblem(file: string, format: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return `${file} does not match the ${format} format: ${issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).slice(0, 3).join('; ')}`;
+}
+
+/**
+ * Imports a JSON file of earlier versions into `db` once: in one transaction with a `meta` row
+ * naming it, then renames it `<name>.imported-<ms>` and keeps it (a crash between the two only
+ * renames it at the next start). An unreadable file, or one not in its format, is renamed
+ * `<name>.corrupt-<ms>` and kept, with a notice through `warn`; nothing is imported then. True
+ * when it imported something this time.
+ */
+export async function importJsonOnce<T>(db: DatabaseSync, job: JsonImport<T>): Promise<boolean> {
+  const { file } = job;
+  if (!existsSync(file)) return false;
+  const key = path.basename(file);
+  const stamp = job.now();
+  if (db.prepare('SELECT 1 AS x FROM meta WHERE key = ?').get(key)) {
+    // Imported before, but a crash came between the commit and the rename.
+    await rename(file, `${file}.imported-${stamp}`).catch(() => undefined);
+    return false;
+  }
+  let raw: unknown = null;
+  let problem: string | null = null;
+  try {
+    raw = await readJsonFile(file, job.signal);
+  } catch (e) {
+    throwIfAborted(job.signal);
+    problem = (e as Error).message;
+  }
+  // Gone since (or the literal `null`): nothing to import.
+  if (!problem && raw === null) return false;
+  const parsed = problem ? null : job.schema.safeParse(raw);
+  if (!parsed?.success) {
+    const aside = `${file}.corrupt-${stamp}`;
+    await rename(file, aside).catch(() => undefined);
+    job.warn?.(`${problem ?? formatProblem(file, job.format, parsed!.error.issues)}. It was moved to ${aside} and ${job.subject} starts without it.`);
+    return false;
+  }
+  inTransaction(db, () => {
+    job.write(parsed.data);
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, new Date(stamp).toISOString());
+  });
+  await rename(file, `${file}.imported-${stamp}`).catch((e: unknown) => job.warn?.(`Imported ${file} but could not rename it: ${(e as Error).message}`));
+  return true;
 }

@@ -1,11 +1,18 @@
 import path from 'node:path';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { z } from 'zod';
 import type { spendSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
-import { JsonStore, readJsonFile } from '../shared/atomic-json';
+import { importJsonOnce, inTransaction, openDatabase } from '../shared/database';
 
 /** Month-to-date spend against a budget, as the contract's `spend:get` answers. */
 export type SpendView = z.infer<typeof spendSchema>;
+
+/** Name of the spend file of earlier versions in the userData directory: imported once into swath.db, then kept as `spend.json.imported-<ms>`. */
+export const SPEND_FILE = 'spend.json';
+
+/** How long the ledger keeps an entry, days: older months are of no use to a monthly guard. */
+export const LEDGER_KEEP_DAYS = 400;
 
 const ledgerEntrySchema = z.object({ profileId: z.string(), at: z.string(), costEur: z.number().nonnegative(), what: z.string() });
 const fileSchema = z.object({
@@ -50,38 +57,65 @@ export function spendFromBilling(data: unknown): number | null {
  */
 export const BILLING_FRESH_MS = 60_000;
 
+/** The first string after every string that starts with `prefix`: `x >= prefix AND x < this` is "x starts with prefix". */
+export function pastPrefix(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+/** Options of {@link SpendStore.open}. */
+export interface SpendStoreOptions {
+  now?: () => number;
+  onWarning?: (line: string) => void;
+  ceilingEur?: number | null;
+  /** The app's database (else swath.db in the directory is opened, and closed by {@link SpendStore.close}). */
+  db?: DatabaseSync;
+}
+
 /**
  * The spend guard's memory (main/spend/guard.ts decides with it): an optional monthly budget per profile (EUR) and Swath's own ledger of
- * the costs it acted on (downloads and orders the analyst confirmed, watch downloads), kept in
- * userData/spend.json, written atomically.
+ * the costs it acted on (downloads and orders the analyst confirmed, watch downloads), kept in the
+ * `spend_budgets` and `spend_ledger` tables of swath.db, each change one small transaction; a
+ * month's total is a range of the ledger's (profile, time) index. An old `spend.json` is imported once.
  */
 export class SpendStore {
-  private budgets: Record<string, number> = {};
-  private ledger: z.infer<typeof ledgerEntrySchema>[] = [];
-  private readonly store: JsonStore;
+  private readonly sql: Record<'budget' | 'setBudget' | 'clearBudget' | 'add' | 'prune' | 'sum', StatementSync>;
   /** The last billing summary read per profile: when (ms), and the month's spend it named (null: none). */
   private readonly summaries = new Map<string, { at: number; spent: number | null }>();
 
-  private constructor(readonly file: string, private readonly now: () => number, private readonly ceilingEur: number | null) {
-    this.store = new JsonStore(file, () => ({ version: 1, budgets: this.budgets, ledger: this.ledger }));
+  private constructor(readonly file: string, private readonly db: DatabaseSync, private readonly ownsDb: boolean, private readonly now: () => number, private readonly ceilingEur: number | null) {
+    const p = (q: string): StatementSync => db.prepare(q);
+    this.sql = {
+      budget: p('SELECT eur FROM spend_budgets WHERE profile_id = ?'),
+      setBudget: p('INSERT OR REPLACE INTO spend_budgets (profile_id, eur) VALUES (?, ?)'),
+      clearBudget: p('DELETE FROM spend_budgets WHERE profile_id = ?'),
+      add: p('INSERT INTO spend_ledger (profile_id, at, cost_eur, what) VALUES (?, ?, ?, ?)'),
+      prune: p('DELETE FROM spend_ledger WHERE at < ?'),
+      sum: p('SELECT TOTAL(cost_eur) AS eur FROM spend_ledger WHERE profile_id = ? AND at >= ? AND at < ? AND at > ?'),
+    };
   }
 
-  /** Loads the budgets and the ledger; an unreadable file starts empty (reported through `onWarning`). */
-  static async open(dir: string, opts: { now?: () => number; onWarning?: (line: string) => void; ceilingEur?: number | null } = {}): Promise<SpendStore> {
-    const s = new SpendStore(path.join(dir, 'spend.json'), opts.now ?? Date.now, opts.ceilingEur ?? null);
-    try {
-      const raw = await readJsonFile(s.file);
-      if (raw !== null) {
-        const parsed = fileSchema.safeParse(raw);
-        if (parsed.success) {
-          s.budgets = parsed.data.budgets;
-          s.ledger = parsed.data.ledger;
-        } else opts.onWarning?.(`spend: ${s.file} has an unknown format; starting with no budget`);
-      }
-    } catch (e) {
-      opts.onWarning?.(`spend: ${(e as Error).message}; starting with no budget`);
-    }
+  /**
+   * Opens the budgets and the ledger in `opts.db` (or swath.db in `dir`). An old `spend.json` there
+   * is imported once, in one transaction, then kept as `spend.json.imported-<ms>`; an unreadable one
+   * is renamed `.corrupt-<ms>` with a warning and the guard starts with no budget.
+   */
+  static async open(dir: string, opts: SpendStoreOptions = {}): Promise<SpendStore> {
+    const now = opts.now ?? Date.now;
+    const db = opts.db ?? (await openDatabase({ dir, onWarning: opts.onWarning, now })).db;
+    const s = new SpendStore(path.join(dir, SPEND_FILE), db, !opts.db, now, opts.ceilingEur ?? null);
+    await importJsonOnce(db, {
+      file: s.file, subject: 'the spend guard (no budget, an empty ledger)', format: 'spend', schema: fileSchema, now, warn: opts.onWarning,
+      write: ({ budgets, ledger }) => {
+        for (const [profileId, eur] of Object.entries(budgets)) s.sql.setBudget.run(profileId, eur);
+        for (const e of ledger) s.sql.add.run(e.profileId, e.at, e.costEur, e.what);
+      },
+    });
     return s;
+  }
+
+  /** Closes the database when this store opened it itself. */
+  close(): void {
+    if (this.ownsDb && this.db.isOpen) this.db.close();
   }
 
   /** The admin policy's ceiling in EUR, or null. */
@@ -91,7 +125,7 @@ export class SpendStore {
 
   /** The profile's own budget (EUR), before the policy's ceiling. */
   ownBudget(profileId: string): number | null {
-    return this.budgets[profileId] ?? null;
+    return (this.sql.budget.get(profileId) as { eur: number } | undefined)?.eur ?? null;
   }
 
   /** Forgets the profile's billing summary: the next check asks the service again (after Swath spent). */
@@ -101,7 +135,7 @@ export class SpendStore {
 
   /** The profile's monthly budget in EUR, or null; never above the admin policy's ceiling. */
   budget(profileId: string): number | null {
-    const own = this.budgets[profileId] ?? null;
+    const own = this.ownBudget(profileId);
     if (this.ceilingEur === null) return own;
     return own === null ? this.ceilingEur : Math.min(own, this.ceilingEur);
   }
@@ -111,24 +145,23 @@ export class SpendStore {
     if (eur !== null && this.ceilingEur !== null && eur > this.ceilingEur) {
       throw new AppError('validation', `Your organisation's policy caps the monthly budget at ${this.ceilingEur.toFixed(2)} EUR.`, { fields: { budgetEur: [`At most ${this.ceilingEur.toFixed(2)} EUR (policy).`] } });
     }
-    if (eur === null) delete this.budgets[profileId];
-    else this.budgets[profileId] = cents(eur);
-    await this.store.save();
+    if (eur === null) this.sql.clearBudget.run(profileId);
+    else this.sql.setBudget.run(profileId, cents(eur));
   }
 
   /** Records a cost Swath acted on. */
   async record(profileId: string, costEur: number, what: string): Promise<void> {
     if (!(costEur >= 0)) return;
-    this.ledger.push({ profileId, at: new Date(this.now()).toISOString(), costEur: cents(costEur), what });
-    // Older months are of no use to a monthly guard: keep this year's entries only.
-    const cutoff = new Date(this.now() - 400 * 86_400_000).toISOString();
-    this.ledger = this.ledger.filter((e) => e.at >= cutoff);
-    await this.store.save();
+    inTransaction(this.db, () => {
+      this.sql.add.run(profileId, new Date(this.now()).toISOString(), cents(costEur), what);
+      // Older months are of no use to a monthly guard: keep this year's entries only.
+      this.sql.prune.run(new Date(this.now() - LEDGER_KEEP_DAYS * 86_400_000).toISOString());
+    });
   }
 
   /** What the ledger holds for a profile in a month (YYYY-MM), recorded after `since` (ISO time) when given. */
   ledgerSpend(profileId: string, month: string, since = ''): number {
-    return cents(this.ledger.filter((e) => e.profileId === profileId && e.at.slice(0, 7) === month && e.at > since).reduce((s, e) => s + e.costEur, 0));
+    return cents((this.sql.sum.get(profileId, month, pastPrefix(month), since) as { eur: number }).eur);
   }
 
   /**

@@ -1,13 +1,14 @@
+import type { DatabaseSync } from 'node:sqlite';
 import { WatchStore } from './store';
 import { WatchService, type WatchServiceDeps } from './service';
 
-export { WatchStore, type Watch, type WatchDate, type WatchInput, type WatchSummary } from './store';
+export { WATCHES_FILE, WatchStore, type Watch, type WatchDate, type WatchInput, type WatchSummary } from './store';
 export { runWatch, watchRequest, fullyAvailable, classify, type WatchRunDeps, type WatchClient } from './runner';
 export { PAGE_NOTIFICATIONS_PER_MINUTE, WatchService, watchFolder, type WatchChannel } from './service';
 
-/** Opens the watch store in `dir` (userData) and starts the schedule. */
-export async function openWatches(deps: Omit<WatchServiceDeps, 'store'> & { dir: string }): Promise<WatchService> {
-  const store = await WatchStore.open(deps.dir, { now: deps.now, onWarning: deps.log });
+/** Opens the watch store in `db` (an old watches.json in `dir`, userData, is imported once) and starts the schedule. */
+export async function openWatches(deps: Omit<WatchServiceDeps, 'store'> & { dir: string; db: DatabaseSync }): Promise<WatchService> {
+  const store = await WatchStore.open(deps.dir, { now: deps.now, onWarning: deps.log, db: deps.db });
   const service = new WatchService({ ...deps, store });
   service.start();
   return service;

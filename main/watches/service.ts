@@ -93,7 +93,7 @@ export class WatchService {
   async tick(): Promise<void> {
     if (this.controller.signal.aborted) return;
     const now = this.now();
-    const due = this.deps.store.all().filter((w) => w.state === 'active' && w.nextRunAt !== null && Date.parse(w.nextRunAt) <= now);
+    const due = this.deps.store.due(now);
     // A quiet tick (nothing due) reads nothing: the active profile comes from the keychain-backed store.
     if (!due.length) return;
     const profileId = await this.activeProfile().catch(() => null);

@@ -8,10 +8,12 @@ import { median, spread, type Figure } from './method.js';
 
 /**
  * The Watches panel at scale (issue 25): the demo profile with SWATH_BENCH_WATCHES (default 400) paused
- * watches of SWATH_BENCH_WATCH_DATES (default 100) downloaded dates each, in watches.json as main keeps
- * it. The real app core behind the browser host, Chromium; from a click on the Watches rail button to
+ * watches of SWATH_BENCH_WATCH_DATES (default 100) downloaded dates each, in a watches.json of an earlier version
+ * (imported into swath.db at start). The real app core behind the browser host, Chromium; from a click on the Watches rail button to
  * its first card drawn and two frames painted, on a fresh page each time (median of 3):
- *  - watches-panel-ms (target ≤ 300 ms); watches-dom-nodes: elements in the panel once drawn.
+ *  - watches-panel-ms (target ≤ 300 ms); watches-dom-nodes: elements in the panel once drawn;
+ *  - watches-list-main-ms, watches-dates-page-main-ms: main's answers to `watches:list` and one
+ *    `watches:dates` page, called on the app core's handlers (main's share of the panel's time).
  * SWATH_BENCH_SHOTS saves a screenshot. Figures are printed, never asserted.
  */
 
@@ -44,7 +46,19 @@ export async function benchWatches(): Promise<Figure[]> {
   const n = Number(process.env.SWATH_BENCH_WATCHES ?? 400);
   const dates = Number(process.env.SWATH_BENCH_WATCH_DATES ?? 100);
   const shots = process.env.SWATH_BENCH_SHOTS;
-  return withAppHost('watches', (userData) => seedWatches(userData, n, dates), async ({ newPage }) => {
+  return withAppHost('watches', (userData) => seedWatches(userData, n, dates), async ({ app, newPage }) => {
+    // Main's own part: the `watches:list` answer (every card's summary) and one page of a watch's dates, in the app core.
+    const call = (channel: 'watches:list' | 'watches:dates', request: unknown) => app.handlers[channel]!(request as never, { signal: new AbortController().signal } as never);
+    const lists: number[] = [];
+    const pages: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      let t = performance.now();
+      await call('watches:list', {});
+      lists.push(performance.now() - t);
+      t = performance.now();
+      await call('watches:dates', { id: `bench-watch-${i}`, offset: Math.floor(dates / 2), limit: 200 });
+      pages.push(performance.now() - t);
+    }
     const opens: number[] = [];
     let nodes = 0;
     for (let i = 0; i < 3; i++) {
@@ -66,6 +80,8 @@ export async function benchWatches(): Promise<Figure[]> {
     }
     return [
       { name: 'watches-panel-ms', value: Math.round(median(opens)), unit: 'ms', note: `${n} watches × ${dates} dates: click on Watches to its first card drawn and two frames painted (browser host, headless Chromium, the click and the wait through playwright), fresh page each time, median of 3: ${spread(opens, 0)}; target ≤ 300 ms` },
+      { name: 'watches-list-main-ms', value: Math.round(median(lists) * 10) / 10, unit: 'ms', note: `main's watches:list answer for ${n} watches × ${dates} dates (the handler in the app core, no IPC), median of 7: ${spread(lists, 1)}` },
+      { name: 'watches-dates-page-main-ms', value: Math.round(median(pages) * 100) / 100, unit: 'ms', note: `main's watches:dates answer, a page of up to 200 from date ${Math.floor(dates / 2)} of a watch of ${dates}, median of 7: ${spread(pages, 2)}` },
       { name: 'watches-dom-nodes', value: nodes, unit: 'nodes', note: `elements in the side panel with the Watches panel drawn (${n} watches × ${dates} dates)` },
     ];
   });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,21 +9,9 @@ import { WatchStore, classify, fullyAvailable, watchRequest, type WatchDate } fr
 import { issuesToFields } from '../../../main/ipc/dispatcher';
 import { channels, watchChip, watchSummarySchema, WATCH_LATEST_DATES } from '../../../preload/contract';
 import { watchMonthSpend } from '../../../main/watches/runner';
+import { WATCH_INPUT as INPUT } from './watch-input';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));
-
-const INPUT = {
-  name: 'Field A',
-  source: { kind: 'aoi' as const, orderId: null, recurring: null },
-  area: { Wkt: 'POLYGON((13.4 52.5, 13.43 52.5, 13.43 52.52, 13.4 52.52, 13.4 52.5))' },
-  model: 'Stratus2',
-  constellations: ['Sentinel2'],
-  from: '2026-01-01',
-  to: null,
-  settings: { EpsgProjection: 32633, Bandnames: 'ndvi', DataType: 'INT16' as const, Resolution: 10, PixelSelectionMode: 'intersect' as const },
-  capEur: 20,
-  everyHours: 6,
-};
 
 describe('WatchStore', () => {
   it('persists watches atomically and reads them back after a restart, per profile', async () => {
@@ -35,8 +23,8 @@ describe('WatchStore', () => {
       w.running = true;
       w.dates.push({ date: '2026-11-01', state: 'downloaded', libraryIds: ['L1'], files: ['/x.tif'], jobId: 'j', costEur: 1.5, at: '2026-11-20T10:00:00.000Z' });
     });
-    // No temporary files left next to it.
-    expect(readdirSync(dir)).toEqual(['watches.json']);
+    // In swath.db: no JSON file written next to it.
+    expect(readdirSync(dir).filter((f) => !f.startsWith('swath.db'))).toEqual([]);
     const again = await WatchStore.open(dir);
     const [w] = again.list('p1');
     expect(w).toMatchObject({ name: 'Field A', state: 'active', nextRunAt: '2026-11-20T10:00:00.000Z', capEur: 20 });
@@ -46,19 +34,16 @@ describe('WatchStore', () => {
     expect(again.list('p2').map((x) => x.name)).toEqual(['Other']);
   });
 
-  it('sets aside an unreadable record and keeps the others; a torn file starts empty with a warning', async () => {
+  it('leaves an unreadable record of an old watches.json out and imports the others; a torn file is set aside with a warning', async () => {
     const dir = tmp();
-    const s = await WatchStore.open(dir);
-    await s.create('p1', INPUT);
-    const file = path.join(dir, 'watches.json');
-    const json = JSON.parse(readFileSync(file, 'utf8'));
-    json.watches.push({ id: 'broken', name: 5 });
-    writeFileSync(file, JSON.stringify(json));
+    const good = (await (await WatchStore.open(tmp())).create('p1', INPUT));
+    writeFileSync(path.join(dir, 'watches.json'), JSON.stringify({ version: 1, watches: [good, { id: 'broken', name: 5 }] }));
     const warnings: string[] = [];
-    expect((await WatchStore.open(dir, { onWarning: (l) => warnings.push(l) })).all()).toHaveLength(1);
+    expect((await WatchStore.open(dir, { onWarning: (l) => warnings.push(l) })).all().map((w) => w.id)).toEqual([good.id]);
     expect(warnings.join()).toContain('unreadable');
-    writeFileSync(file, '{"version":1,"watc');
-    expect((await WatchStore.open(dir, { onWarning: (l) => warnings.push(l) })).all()).toEqual([]);
+    const torn = tmp();
+    writeFileSync(path.join(torn, 'watches.json'), '{"version":1,"watc');
+    expect((await WatchStore.open(torn, { onWarning: (l) => warnings.push(l) })).all()).toEqual([]);
     expect(warnings.at(-1)).toContain('not valid JSON');
   });
 });

@@ -1,0 +1,117 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../main/shared/database';
+import { LEDGER_KEEP_DAYS, SpendStore } from '../../../main/spend';
+
+// The spend guard's budgets and ledger in swath.db (issue 25): the old spend.json imported once,
+// a month's total as a query, the 400-day pruning.
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'swath-spend-db-'));
+  return () => rmSync(dir, { recursive: true, force: true });
+});
+
+const DAY = 86_400_000;
+const T0 = Date.parse('2026-11-20T10:00:00Z');
+
+describe('spend ledger in swath.db', () => {
+  it('imports an old spend.json once, keeps it as spend.json.imported-<ms>, and a second start does not import it again', async () => {
+    const text = JSON.stringify({
+      version: 1,
+      budgets: { p1: 50, p2: 7.5 },
+      ledger: [
+        { profileId: 'p1', at: '2026-11-02T08:00:00.000Z', costEur: 12.25, what: 'order' },
+        { profileId: 'p1', at: '2026-10-31T23:00:00.000Z', costEur: 3, what: 'download' },
+        { profileId: 'p2', at: '2026-11-03T08:00:00.000Z', costEur: 1, what: 'watch' },
+      ],
+    });
+    writeFileSync(path.join(dir, 'spend.json'), text);
+    const s = await SpendStore.open(dir, { now: () => T0 });
+    expect([s.ownBudget('p1'), s.ownBudget('p2'), s.ownBudget('p3')]).toEqual([50, 7.5, null]);
+    expect([s.ledgerSpend('p1', '2026-11'), s.ledgerSpend('p1', '2026-10'), s.ledgerSpend('p2', '2026-11')]).toEqual([12.25, 3, 1]);
+    expect(existsSync(path.join(dir, 'spend.json'))).toBe(false);
+    expect(readFileSync(path.join(dir, `spend.json.imported-${T0}`), 'utf8')).toBe(text);
+    s.close();
+
+    // The backup copied back (or a crash between the commit and the rename): the ledger is not counted twice.
+    writeFileSync(path.join(dir, 'spend.json'), text);
+    const again = await SpendStore.open(dir, { now: () => T0 + 1 });
+    expect(again.ledgerSpend('p1', '2026-11')).toBe(12.25);
+    expect((await again.view('p1', 0, null)).spentEur).toBe(12.25);
+    expect(existsSync(path.join(dir, `spend.json.imported-${T0 + 1}`))).toBe(true);
+    again.close();
+  });
+
+  it('sets a spend.json it cannot read aside as .corrupt-<ms>, says so, and starts with no budget', async () => {
+    const file = path.join(dir, 'spend.json');
+    writeFileSync(file, '{"version":1,"budgets":{"p1":5');
+    const warnings: string[] = [];
+    const s = await SpendStore.open(dir, { now: () => T0, onWarning: (l) => warnings.push(l) });
+    expect(s.ownBudget('p1')).toBeNull();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('not valid JSON');
+    expect(warnings[0]).toContain(`moved to ${file}.corrupt-${T0}`);
+    expect(readFileSync(`${file}.corrupt-${T0}`, 'utf8')).toBe('{"version":1,"budgets":{"p1":5');
+    // The guard works on: a budget can be set and survives a restart.
+    await s.setBudget('p1', 20);
+    s.close();
+    expect((await SpendStore.open(dir)).ownBudget('p1')).toBe(20);
+
+    writeFileSync(file, JSON.stringify({ version: 1, budgets: { p1: -3 }, ledger: [] }));
+    const other = await SpendStore.open(dir, { now: () => T0 + 5, onWarning: (l) => warnings.push(l) });
+    expect(warnings.at(-1)).toContain('does not match the spend format: budgets.p1');
+    expect(other.ownBudget('p1')).toBe(20);
+  });
+
+  it('totals a month from the first to the last millisecond, per profile, and after a time when asked', async () => {
+    let now = 0;
+    const s = await SpendStore.open(dir, { now: () => now });
+    const at = (iso: string, eur: number, profile = 'p1') => {
+      now = Date.parse(iso);
+      return s.record(profile, eur, iso);
+    };
+    await at('2026-10-31T23:59:59.999Z', 1);
+    await at('2026-11-01T00:00:00.000Z', 2);
+    await at('2026-11-15T12:00:00.000Z', 4, 'p2');
+    await at('2026-11-30T23:59:59.999Z', 8);
+    await at('2026-12-01T00:00:00.000Z', 16);
+    await at('2026-12-31T23:59:59.999Z', 32);
+    await at('2027-01-01T00:00:00.000Z', 64);
+    expect(s.ledgerSpend('p1', '2026-10')).toBe(1);
+    expect(s.ledgerSpend('p1', '2026-11')).toBe(10);
+    expect(s.ledgerSpend('p2', '2026-11')).toBe(4);
+    expect(s.ledgerSpend('p1', '2026-12')).toBe(48);
+    expect(s.ledgerSpend('p1', '2027-01')).toBe(64);
+    expect(s.ledgerSpend('p1', '2026-09')).toBe(0);
+    expect(s.ledgerSpend('p1', '2026-11', '2026-11-01T00:00:00.000Z')).toBe(8);
+    // What `view` calls this month's spend, on either side of New Year.
+    now = Date.parse('2026-12-31T23:59:59.999Z');
+    expect((await s.view('p1', 0, null)).spentEur).toBe(48);
+    now = Date.parse('2027-01-01T00:00:00.000Z');
+    expect((await s.view('p1', 0, null)).spentEur).toBe(64);
+  });
+
+  it(`keeps ${LEDGER_KEEP_DAYS} days of ledger, every profile's, pruned as it records`, async () => {
+    const { db } = await openDatabase({ dir });
+    let now = Date.parse('2025-06-01T00:00:00.000Z');
+    const s = await SpendStore.open(dir, { db, now: () => now });
+    await s.record('p1', 1, 'oldest');
+    now += DAY;
+    await s.record('p2', 2, 'a day later');
+    const rows = () => (db.prepare('SELECT what FROM spend_ledger ORDER BY at').all() as { what: string }[]).map((r) => r.what);
+    // Exactly 400 days after the oldest: it is kept.
+    now = Date.parse('2025-06-01T00:00:00.000Z') + LEDGER_KEEP_DAYS * DAY;
+    await s.record('p1', 3, 'now');
+    expect(rows()).toEqual(['oldest', 'a day later', 'now']);
+    // A millisecond past that, it goes; the other profile's entry of a day later stays.
+    now += 1;
+    await s.record('p1', 4, 'then');
+    expect(rows()).toEqual(['a day later', 'now', 'then']);
+    expect(s.ledgerSpend('p1', '2025-06')).toBe(0);
+    expect(s.ledgerSpend('p2', '2025-06')).toBe(2);
+    db.close();
+  });
+});
