@@ -1,6 +1,6 @@
 import { fromLonLat, toLonLat } from 'ol/proj';
 import { describe, expect, it } from 'vitest';
-import { placeFeatures, waterFeatures } from '../../renderer/src/map/context-layers';
+import { placeFeatures, placesIn, waterFeatures } from '../../renderer/src/map/context-layers';
 import { MAJOR_PLACE_POPULATION, contextPlugin, packedPlaces, packedWater } from '../../scripts/context';
 
 // The offline context at working zooms (issue 27 #14): named places and Natural Earth water, packed
@@ -31,6 +31,23 @@ describe('offline context: places', () => {
     expect(Math.hypot(features[1]!.getGeometry()!.getCoordinates()[0]! - x!, features[1]!.getGeometry()!.getCoordinates()[1]! - y!)).toBeLessThanOrEqual(10);
     expect(lon).toBeCloseTo(13.40, 3);
     expect(lat).toBeCloseTo(52.50, 3);
+  });
+
+  it('makes places only where the map asks, each once, also across the antimeridian', () => {
+    const packed = packedPlaces('major', [...cities, city('Suva', 178.44, -18.14, 93_970), city('Apia', -171.76, -13.83, 40_407)]);
+    const names = packed.names.split('\n');
+    const made = new Uint8Array(names.length);
+    const box = (w: number, s: number, e: number, n: number) => [...fromLonLat([w, s]), ...fromLonLat([e, n])];
+    const nameOf = (fs: { get(k: string): unknown }[]) => fs.map((f) => f.get('name'));
+    // Around Berlin's centre: Berlin and Kreuzberg, not Teltow (south-west) nor the Pacific.
+    expect(nameOf(placesIn(packed, names, made, box(13.35, 52.45, 13.45, 52.55)))).toEqual(['Berlin', 'Kreuzberg']);
+    // A wider view: only what was not made before.
+    expect(nameOf(placesIn(packed, names, made, box(13.0, 52.0, 14.0, 53.0)))).toEqual(['Teltow']);
+    expect(placesIn(packed, names, made, box(13.0, 52.0, 14.0, 53.0))).toEqual([]);
+    // A view over the antimeridian reaches into the next world: Apia (171.76 W) shows east of Suva (178.44 E).
+    const [x0, y0] = fromLonLat([175, -25]);
+    const [x1, y1] = fromLonLat([195, -10]);
+    expect(nameOf(placesIn(packed, names, made, [x0!, y0!, x1!, y1!]))).toEqual(['Suva', 'Apia']);
   });
 
   it('packs the real package: the districts of Berlin are named places', () => {

@@ -69,6 +69,21 @@ describe('App shell', () => {
     await expect.poll(() => w.find('.side-body').element.children.length).toBeGreaterThan(0);
   });
 
+  it('starts them at once when the analyst opens a panel before the map has drawn (by click or number key)', async () => {
+    for (const open of [(w: VueWrapper) => w.get('nav[aria-label="Panels"] [data-panel="billing"]').trigger('click'), () => document.dispatchEvent(new KeyboardEvent('keydown', { key: '5', bubbles: true }))]) {
+      const bridge = makeBridge();
+      const w = await mountApp(bridge, false);
+      expect(bridge.api.appInfo).not.toHaveBeenCalled();
+      await open(w);
+      await flushPromises();
+      expect(bridge.api.appInfo).toHaveBeenCalledOnce();
+      await expect.poll(() => w.find('.side-body').element.children.length).toBeGreaterThan(0);
+      expect(w.get('#panel h1').text()).toBe('Billing');
+      w.unmount();
+      wrapper = null;
+    }
+  });
+
   it('starts them anyway when the map never draws a frame', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {

