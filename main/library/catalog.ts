@@ -424,13 +424,15 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     const walk = textFilter !== null && orderIndex !== undefined && !q.ids && !q.bbox
       && (this.db.prepare(`SELECT COUNT(*) AS n ${textFilter.sql}`).get(...textFilter.params) as { n: number }).n >= WALK_FROM_MATCHES;
     const from = walk ? `library INDEXED BY ${orderIndex}` : 'library';
+    // Only a text search: its counts read the matches' groups from the narrow index (rid, group_key).
+    const countFrom = textFilter !== null && where.length === 1 ? 'library INDEXED BY library_rid_group' : 'library';
     if (!q.series) {
-      const total = where.length ? this.counted(filter, params).total : all;
+      const total = where.length ? this.counted(countFrom, filter, params).total : all;
       const rids = this.db.prepare(`SELECT rid FROM ${from} ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, q.limit, offset) as { rid: number }[];
       return { total, rows: total, all, entries: rids.map((r) => this.toEntry(this.sql.byRid.get(r.rid) as unknown as Row)), series: [] };
     }
     // A series is one row, at its first raster in the order: walk the order (rid and group only) to the page.
-    const counts = this.counted(filter, params);
+    const counts = this.counted(countFrom, filter, params);
     const heads: number[] = [];
     const seen = new Set<string>();
     let index = 0;
@@ -454,11 +456,11 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
    * The counts of one filter: rasters, series and single rasters. The next pages of a list ask for the
    * same filter again, so the last answer is kept until the database changes (`total_changes()`).
    */
-  private counted(filter: string, params: SQLInputValue[]): { total: number; groups: number; singles: number } {
-    const key = JSON.stringify([filter, params]);
+  private counted(from: string, filter: string, params: SQLInputValue[]): { total: number; groups: number; singles: number } {
+    const key = JSON.stringify([from, filter, params]);
     const version = (this.sql.changes.get() as { n: number }).n;
     if (this.lastCounts?.key === key && this.lastCounts.version === version) return this.lastCounts.counts;
-    const counts = this.db.prepare(`SELECT COUNT(*) AS total, COUNT(DISTINCT group_key) AS groups, COUNT(*) - COUNT(group_key) AS singles FROM library ${filter}`)
+    const counts = this.db.prepare(`SELECT COUNT(*) AS total, COUNT(DISTINCT group_key) AS groups, COUNT(*) - COUNT(group_key) AS singles FROM ${from} ${filter}`)
       .get(...params) as { total: number; groups: number; singles: number };
     this.lastCounts = { key, version, counts };
     return counts;
