@@ -30,8 +30,8 @@ export interface Migration {
  * library's registration outbox (`team_outbox`). 3: the download queue's jobs (`download_jobs`: every
  * job as JSON, indexed by state and updated time; finished jobs live only here, see main/downloads/queue.ts).
  * 4: watches (`watches`, `watch_dates`: one row per date of a watch; main/watches/store.ts). 5: the
- * spend guard's budgets and ledger (`spend_budgets`, `spend_ledger`; main/spend/store.ts). 6: a narrow
- * index of the library's series groups by row (a search's counts, main/library/catalog.ts).
+ * spend guard's budgets and ledger (`spend_budgets`, `spend_ledger`; main/spend/store.ts). 6: the library's
+ * list pages from indexes alone (a search's counts, the date order's walk, a series' dates; main/library/catalog.ts).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -151,9 +151,18 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    name: 'library counts index',
-    // A search's counts read each match's series group: from this narrow index instead of the wide rows.
-    sql: 'CREATE INDEX library_rid_group ON library (rid, group_key);',
+    name: 'library list indexes',
+    // A list page reads only indexes: a search's counts read each match's series group by row, the
+    // walk down the date order reads the group beside the date, a series' dates come with their ids.
+    sql: `
+      CREATE INDEX library_rid_group ON library (rid, group_key);
+      DROP INDEX library_date_desc;
+      CREATE INDEX library_date_desc ON library ((date IS NULL), date DESC, created_at DESC, group_key);
+      DROP INDEX library_date_asc;
+      CREATE INDEX library_date_asc ON library ((date IS NULL), date ASC, created_at DESC, group_key);
+      DROP INDEX library_group;
+      CREATE INDEX library_group ON library (group_key, date, created_at, id);
+    `,
   },
 ];
 
