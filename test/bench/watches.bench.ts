@@ -14,7 +14,8 @@ import { median, spread, type Figure } from './method.js';
  *  - watches-panel-ms (target ≤ 300 ms); watches-dom-nodes: elements in the panel once drawn;
  *  - watches-list-main-ms, watches-dates-page-main-ms: main's answers to `watches:list` and one
  *    `watches:dates` page, called on the app core's handlers (main's share of the panel's time).
- * SWATH_BENCH_SHOTS saves a screenshot. Figures are printed, never asserted.
+ * SWATH_BENCH_SHOTS saves a screenshot; SWATH_BENCH_PROFILE=<prefix> writes the window's CPU profile of each open
+ * (<prefix>-<i>.cpuprofile, Chrome DevTools format). Figures are printed, never asserted.
  */
 
 const DAY = 86_400_000;
@@ -64,11 +65,14 @@ export async function benchWatches(): Promise<Figure[]> {
     for (let i = 0; i < 3; i++) {
       const page = await newPage();
       await waitForMapStill(page);
+      const cdp = process.env.SWATH_BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
+      if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
       const t = performance.now();
       await page.locator('nav[aria-label="Panels"] [data-panel="watches"]').click();
       await page.locator('[data-testid=watch-card]').first().waitFor({ timeout: 60_000 });
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       opens.push(performance.now() - t);
+      if (cdp) { const { profile } = await cdp.send('Profiler.stop'); writeFileSync(`${process.env.SWATH_BENCH_PROFILE}-${i}.cpuprofile`, JSON.stringify(profile)); }
       if (i === 2) {
         nodes = await page.evaluate(() => document.querySelectorAll('[data-testid=watches-panel] *, main.side *').length);
         if (shots) {

@@ -1,6 +1,8 @@
 import { fromLonLat, toLonLat } from 'ol/proj';
 import { describe, expect, it } from 'vitest';
-import { placeFeatures, waterFeatures } from '../../renderer/src/map/context-layers';
+import { boundingExtent } from 'ol/extent';
+import { get as getProjection } from 'ol/proj';
+import { placeFeatures, placesSource, waterFeatures } from '../../renderer/src/map/context-layers';
 import { MAJOR_PLACE_POPULATION, contextPlugin, packedPlaces, packedWater } from '../../scripts/context';
 
 // The offline context at working zooms (issue 27 #14): named places and Natural Earth water, packed
@@ -31,6 +33,23 @@ describe('offline context: places', () => {
     expect(Math.hypot(features[1]!.getGeometry()!.getCoordinates()[0]! - x!, features[1]!.getGeometry()!.getCoordinates()[1]! - y!)).toBeLessThanOrEqual(10);
     expect(lon).toBeCloseTo(13.40, 3);
     expect(lat).toBeCloseTo(52.50, 3);
+  });
+
+  it('makes place features only for the extents the map shows, each place once', async () => {
+    const major = packedPlaces('major', cities);
+    const source = placesSource(async () => major, 'test');
+    const loaded = () => new Promise<void>((resolve) => source.once('featuresloadend', () => resolve()));
+    const names = () => source.getFeatures().map((f) => f.get('name') as string).sort();
+    // Around Kreuzberg and Berlin, not Teltow (13.27, 52.40).
+    let done = loaded();
+    source.loadFeatures(boundingExtent([fromLonLat([13.35, 52.45]), fromLonLat([13.45, 52.55])]), 20, getProjection('EPSG:3857')!);
+    await done;
+    expect(names()).toEqual(['Berlin', 'Kreuzberg']);
+    // A wider view adds Teltow; Berlin and Kreuzberg are not made twice.
+    done = loaded();
+    source.loadFeatures(boundingExtent([fromLonLat([13.2, 52.35]), fromLonLat([13.5, 52.6])]), 20, getProjection('EPSG:3857')!);
+    await done;
+    expect(names()).toEqual(['Berlin', 'Kreuzberg', 'Teltow']);
   });
 
   it('packs the real package: the districts of Berlin are named places', () => {
