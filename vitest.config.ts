@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
 import { basemapPlugin } from './scripts/basemap';
 import { contextPlugin } from './scripts/context';
+import EnvironmentSequencer from './test/support/sequencer';
 
 // Every test that can run without the Electron binary, in three parts (vitest projects):
 // - unit: modules and features in process, with no build, no browser, no other program and not the whole app core
@@ -66,6 +67,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default', './test/support/durations-reporter.ts'],
+    sequence: { sequencer: EnvironmentSequencer },
     projects: [
       {
         extends: true,
