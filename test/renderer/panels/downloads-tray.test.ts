@@ -2,15 +2,13 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { job, makeBridge, ok } from '../fake-bridge';
+import { bridgeStandIn, job, makeBridge, ok } from '../fake-bridge';
+import DownloadsTray from '../../../renderer/src/features/downloads/views/DownloadsTray.vue';
+import { useUiStore } from '../../../renderer/src/stores/ui';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+const fake = bridgeStandIn();
 const opened = vi.hoisted(() => ({ ids: [] as string[] }));
 vi.mock('../../../renderer/src/stores/preview', () => ({ usePreviewStore: () => ({ openOnMap: async (id: string) => void opened.ids.push(id) }) }));
-
-const DownloadsTray = (await import('../../../renderer/src/features/downloads/views/DownloadsTray.vue')).default;
-const { useUiStore } = await import('../../../renderer/src/stores/ui');
 
 beforeEach(() => {
   setActivePinia(createPinia());

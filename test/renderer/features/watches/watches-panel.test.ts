@@ -2,11 +2,10 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { bridgeStandIn } from '../../fake-bridge';
+import WatchesPanel from '../../../../renderer/src/features/watches/views/WatchesPanel.vue';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const WatchesPanel = (await import('../../../../renderer/src/features/watches/views/WatchesPanel.vue')).default;
+const fake = bridgeStandIn();
 
 const DAY = 86_400_000;
 const at = '2025-01-01T00:00:00.000Z';
