@@ -4,15 +4,17 @@ import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { bridgeStandIn, job, makeBridge, ok } from '../fake-bridge';
 import DownloadsTray from '../../../renderer/src/features/downloads/views/DownloadsTray.vue';
+import { usePreviewStore } from '../../../renderer/src/stores/preview';
 import { useUiStore } from '../../../renderer/src/stores/ui';
 
 const fake = bridgeStandIn();
-const opened = vi.hoisted(() => ({ ids: [] as string[] }));
-vi.mock('../../../renderer/src/stores/preview', () => ({ usePreviewStore: () => ({ openOnMap: async (id: string) => void opened.ids.push(id) }) }));
+/** The library ids the tray asked the preview store to open on the map (the store's own work is its tests'). */
+const opened = { ids: [] as string[] };
 
 beforeEach(() => {
   setActivePinia(createPinia());
   opened.ids = [];
+  vi.spyOn(usePreviewStore(), 'openOnMap').mockImplementation(async (id: string) => void opened.ids.push(id));
 });
 
 describe('Downloads tray', () => {
