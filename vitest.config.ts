@@ -79,7 +79,10 @@ export default defineConfig({
         // isolate: false runs a worker's files one after another in one module graph, so the app's modules (zod schemas,
         // geotiff.js, Vue, OpenLayers) are imported once per worker instead of once per file. A test file therefore
         // leaves no global state behind: it restores timers, environment variables and stubs, and ends no lazy
-        // import still loading. Files that mock a module (vi.mock) need a module graph of their own: unit-isolated.
+        // import still loading. Files that mock a module (vi.mock) need a module graph of their own: unit-isolated. The
+        // renderer tests need no mock of the bridge: they install a stand-in for window.swath (test/renderer/fake-bridge.ts).
+        // A worker keeps its graph only while the next queued file has its environment: test/support/sequencer.ts queues
+        // each project's node files, then its jsdom files.
         test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...NOT_UNIT, ...MOCKING], setupFiles: [UNIT_SETUP], maxWorkers: 3, isolate: false, sequence: { groupOrder: 0 } },
       },
       {
