@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
 import { basemapPlugin } from './scripts/basemap';
 import { contextPlugin } from './scripts/context';
+import EnvironmentSequencer from './test/support/sequencer';
 
 // Every test that can run without the Electron binary, in three parts (vitest projects):
 // - unit: modules and features in process, with no build, no browser, no other program and not the whole app core
@@ -58,6 +59,9 @@ const NOT_UNIT = ['test/e2e/**', ...BUILT, ...NO_BUILD];
 // The unit files that mock a module: they run isolated (see the unit-isolated project).
 const MOCKING = TESTS.filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !NO_BUILD.includes(f) && /\bvi\.(mock|doMock)\(/.test(read(f)));
 
+// Run with every unit test file: removes the renderer tests' stand-in for the page's bridge after each test.
+const UNIT_SETUP = 'test/support/unit-setup.ts';
+
 export default defineConfig({
   plugins: [vue(), basemapPlugin(), contextPlugin()],
   test: {
@@ -66,6 +70,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default', './test/support/durations-reporter.ts'],
+    sequence: { sequencer: EnvironmentSequencer },
     projects: [
       {
         extends: true,
@@ -74,14 +79,17 @@ export default defineConfig({
         // isolate: false runs a worker's files one after another in one module graph, so the app's modules (zod schemas,
         // geotiff.js, Vue, OpenLayers) are imported once per worker instead of once per file. A test file therefore
         // leaves no global state behind: it restores timers, environment variables and stubs, and ends no lazy
-        // import still loading. Files that mock a module (vi.mock) need a module graph of their own: unit-isolated.
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...NOT_UNIT, ...MOCKING], maxWorkers: 3, isolate: false, sequence: { groupOrder: 0 } },
+        // import still loading. Files that mock a module (vi.mock) need a module graph of their own: unit-isolated. The
+        // renderer tests need no mock of the bridge: they install a stand-in for window.swath (test/renderer/fake-bridge.ts).
+        // A worker keeps its graph only while the next queued file has its environment: test/support/sequencer.ts queues
+        // each project's node files, then its jsdom files.
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...NOT_UNIT, ...MOCKING], setupFiles: [UNIT_SETUP], maxWorkers: 3, isolate: false, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
         // The unit files that replace a module with vi.mock: each in a fresh module graph, so that no other file's
         // module holds on to its mock, and its mock sees none of theirs. `npm run test:unit` runs both (--project 'unit*').
-        test: { name: 'unit-isolated', include: MOCKING, maxWorkers: 3, sequence: { groupOrder: 0 } },
+        test: { name: 'unit-isolated', include: MOCKING, setupFiles: [UNIT_SETUP], maxWorkers: 3, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

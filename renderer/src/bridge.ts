@@ -4,7 +4,8 @@ import { CANCELLED_ERROR } from '../../preload/contract/errors';
 
 /**
  * The only module that touches `window.swath`. Everything else imports the
- * bridge from here, so tests replace this one module.
+ * bridge from here. It reads `window.swath` at each call, as `globalThis.swath` (the same object in a
+ * page), so that tests install a stand-in there, in jsdom or in plain Node (test/renderer/fake-bridge.ts).
  */
 
 declare global {
@@ -23,7 +24,7 @@ let nextCallId = 1;
  * fires: main aborts the call's work, and the call answers 'cancelled' at once.
  */
 export function getBridge(signal?: AbortSignal): SwathApi {
-  const api = window.swath;
+  const api = (globalThis as { swath?: SwathApi }).swath;
   if (!api) throw new Error('window.swath is missing: the Swath preload did not run.');
   return signal ? cancellable(api, signal) : api;
 }

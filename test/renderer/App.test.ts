@@ -3,13 +3,12 @@ import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Result } from '../../preload/contract';
-import { fail, makeBridge, ok } from './fake-bridge';
+import { bridgeStandIn, fail, makeBridge, ok } from './fake-bridge';
+import App from '../../renderer/src/App.vue';
+import { mapState } from '../../renderer/src/map/map-state';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+const fake = bridgeStandIn();
 
-const App = (await import('../../renderer/src/App.vue')).default;
-const { mapState } = await import('../../renderer/src/map/map-state');
 // The shell's parts that load after the map's first frame, and the panels and stores these tests open, loaded once here so
 // that mounting them is a microtask away and no lazy import is still loading when the file ends (the worker runs other files next).
 await Promise.all([

@@ -9,6 +9,20 @@ import type { EventName, EventPayload, IpcError, Result } from '../../preload/co
 
 type AnyFn = (req?: any) => Promise<Result<any>>;
 
+/**
+ * The page's bridge as the real renderer/src/bridge sees it: `fake.api = x` installs `x` as
+ * window.swath (globalThis.swath), which getBridge reads at each call, so a test needs no vi.mock of
+ * the bridge module and runs in the unit project's shared module graph. test/support/unit-setup.ts
+ * removes it after every test; install it in beforeEach or in the test.
+ */
+export function bridgeStandIn<T = unknown>(): { api: T } {
+  const g = globalThis as { swath?: unknown };
+  return {
+    get api() { return g.swath as T; },
+    set api(api: T) { g.swath = api; },
+  };
+}
+
 /** Wraps data in a successful result. */
 export const ok = <T>(data: T): Result<T> => ({ ok: true, data });
 /** A failed result. */
@@ -139,6 +153,7 @@ export function makeBridge(overrides: Record<string, AnyFn> = {}) {
   };
   const api: Record<string, any> = {};
   for (const [name, fn] of Object.entries({ ...defaults, ...overrides })) api[name] = vi.fn(fn);
+  api.cancel = vi.fn();
   api.on = vi.fn((event: string, listener: (p: unknown) => void) => {
     const set = listeners.get(event) ?? new Set();
     set.add(listener);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { HttpExecutor, configureRequestOptions, configureRequestUrl, type DownloadOptions } from 'builder-util-runtime';
 import { DebUpdater } from 'electron-updater';
 import type { AppAdapter } from 'electron-updater/out/AppAdapter';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PolicyState } from '../../../main/policy';
 import { UpdateService, resolveUpdateConfig, type UpdateStatus } from '../../../main/updates';
 
@@ -191,10 +191,24 @@ describe('update feed over HTTP', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const { service, settled } = await open(`http://127.0.0.1:${port}/`);
-    await service.check();
-    const s = await settled();
-    expect(s.state).toBe('error');
-    expect(s.message).toMatch(/ECONNREFUSED/);
+    // electron-updater's generic provider waits 0, 1 and 2 s (its own setTimeout) before each retry of a refused
+    // connection. Those waits run on fake timers, each as soon as it is set; the connections and the states are real.
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      let s: UpdateStatus | undefined;
+      void settled().then((x) => (s = x));
+      const checked = service.check();
+      // Until the check has settled: run a pending retry wait, or let the refused connection come back.
+      while (!s) {
+        if (vi.getTimerCount() > 0) await vi.advanceTimersToNextTimerAsync();
+        else await new Promise((resolve) => setImmediate(resolve));
+      }
+      await checked;
+      expect(s.state).toBe('error');
+      expect(s.message).toMatch(/ECONNREFUSED/);
+    } finally {
+      vi.useRealTimers();
+    }
   }, 30_000);
 });
 

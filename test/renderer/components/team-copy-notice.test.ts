@@ -1,15 +1,13 @@
 // @vitest-environment jsdom
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { fail, makeBridge, ok } from '../fake-bridge';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bridgeStandIn, fail, makeBridge, ok } from '../fake-bridge';
+import TeamCopyNotice from '../../../renderer/src/components/TeamCopyNotice.vue';
+import { usePreviewStore } from '../../../renderer/src/stores/preview';
+import { useLibraryStore } from '../../../renderer/src/stores/library';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const TeamCopyNotice = (await import('../../../renderer/src/components/TeamCopyNotice.vue')).default;
-const { usePreviewStore } = await import('../../../renderer/src/stores/preview');
-const { useLibraryStore } = await import('../../../renderer/src/stores/library');
+const fake = bridgeStandIn();
 
 beforeEach(() => setActivePinia(createPinia()));
 
@@ -66,7 +64,7 @@ describe('the team\'s copy under an estimate', () => {
     expect(w.get('[data-testid="team-check"]').text()).toContain('bob is buying this now (their claim holds until 2026-11-25 23:40 UTC).');
     await w.get('[data-testid="team-wait"]').trigger('click');
     await flushPromises();
-    expect(bridge.api.teamWait).toHaveBeenCalledWith(purchase);
+    expect(bridge.api.teamWait).toHaveBeenCalledWith(purchase, { callId: expect.any(Number) });
     expect(w.get('[data-testid="team-check"]').attributes('data-state')).toBe('owned');
     expect(w.get('[data-testid="team-match"]').text()).toContain('Bought by bob on 2026-10-03 (UTC)');
   });

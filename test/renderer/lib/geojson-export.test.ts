@@ -1,10 +1,12 @@
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { exportGeoJson, recordFeatures, toGeoJsonGeometry } from '../../../renderer/src/lib/geojson-export';
+import { bridgeStandIn } from '../fake-bridge';
 
-const calls = vi.hoisted(() => ({ last: null as unknown, answer: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({
-  getBridge: () => ({ exportGeojson: async (r: unknown) => ((calls.last = r), calls.answer) }),
-}));
-const { exportGeoJson, recordFeatures, toGeoJsonGeometry } = await import('../../../renderer/src/lib/geojson-export');
+const calls = { last: null as unknown, answer: null as unknown };
+const bridge = bridgeStandIn();
+beforeEach(() => {
+  bridge.api = { exportGeojson: async (r: unknown) => ((calls.last = r), calls.answer) };
+});
 
 describe('GeoJSON export of records', () => {
   it('turns order records (WKT, GeoJSON text or object geometry) into features with their other fields', () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getBridge } from '../../../renderer/src/bridge';
 import { createRequest, reasonsFor } from '../../../renderer/src/lib/request';
-import { makeBridge } from '../fake-bridge';
+import { bridgeStandIn, makeBridge } from '../fake-bridge';
 
 afterEach(() => vi.useRealTimers());
 
@@ -48,35 +48,30 @@ describe('request state', () => {
   it('cancel() aborts the running call through the bridge: main gets a cancel for that call id, the answer is cancelled', async () => {
     const pending: ((r: unknown) => void)[] = [];
     const fake = makeBridge({ imagerySearch: () => new Promise((r) => pending.push(r as never)) });
-    fake.api.cancel = vi.fn();
-    (globalThis as { window?: unknown }).window = { swath: fake.api };
-    try {
-      const req = createRequest<unknown>();
-      const first = req.run((signal) => getBridge(signal).imagerySearch({ request: { Wkt: 'x' } }));
-      const [, options] = fake.api.imagerySearch.mock.calls[0]!;
-      expect(options).toEqual({ callId: expect.any(Number) });
-      req.cancel();
-      expect(fake.api.cancel).toHaveBeenCalledExactlyOnceWith(options.callId);
-      expect(await first).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
-      expect(req.loading).toBe(false);
+    bridgeStandIn().api = fake.api;
+    const req = createRequest<unknown>();
+    const first = req.run((signal) => getBridge(signal).imagerySearch({ request: { Wkt: 'x' } }));
+    const [, options] = fake.api.imagerySearch.mock.calls[0]!;
+    expect(options).toEqual({ callId: expect.any(Number) });
+    req.cancel();
+    expect(fake.api.cancel).toHaveBeenCalledExactlyOnceWith(options.callId);
+    expect(await first).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
+    expect(req.loading).toBe(false);
 
-      // A new run supersedes the running one, which is cancelled in main too.
-      const second = req.run((signal) => getBridge(signal).imagerySearch({ request: { Wkt: 'y' } }));
-      const third = req.run((signal) => getBridge(signal).imagerySearch({ request: { Wkt: 'z' } }));
-      const ids = fake.api.imagerySearch.mock.calls.map((c: unknown[]) => (c[1] as { callId: number }).callId);
-      expect(new Set(ids).size).toBe(3);
-      expect(fake.api.cancel).toHaveBeenLastCalledWith(ids[1]);
-      expect(await second).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
-      pending[2]!({ ok: true, data: 3 });
-      expect(await third).toEqual({ ok: true, data: 3 });
-      // A finished call is not cancelled afterwards.
-      req.cancel();
-      expect(fake.api.cancel).toHaveBeenCalledTimes(2);
-      // Without a signal, calls carry no call id.
-      void getBridge().imagerySearch({ request: { Wkt: 'w' } });
-      expect(fake.api.imagerySearch.mock.calls.at(-1)).toEqual([{ request: { Wkt: 'w' } }]);
-    } finally {
-      delete (globalThis as { window?: unknown }).window;
-    }
+    // A new run supersedes the running one, which is cancelled in main too.
+    const second = req.run((signal) => getBridge(signal).imagerySearch({ request: { Wkt: 'y' } }));
+    const third = req.run((signal) => getBridge(signal).imagerySearch({ request: { Wkt: 'z' } }));
+    const ids = fake.api.imagerySearch.mock.calls.map((c: unknown[]) => (c[1] as { callId: number }).callId);
+    expect(new Set(ids).size).toBe(3);
+    expect(fake.api.cancel).toHaveBeenLastCalledWith(ids[1]);
+    expect(await second).toMatchObject({ ok: false, error: { kind: 'cancelled' } });
+    pending[2]!({ ok: true, data: 3 });
+    expect(await third).toEqual({ ok: true, data: 3 });
+    // A finished call is not cancelled afterwards.
+    req.cancel();
+    expect(fake.api.cancel).toHaveBeenCalledTimes(2);
+    // Without a signal, calls carry no call id.
+    void getBridge().imagerySearch({ request: { Wkt: 'w' } });
+    expect(fake.api.imagerySearch.mock.calls.at(-1)).toEqual([{ request: { Wkt: 'w' } }]);
   });
 });

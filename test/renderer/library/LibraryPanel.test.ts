@@ -5,9 +5,10 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RequestOf, Result } from '../../../preload/contract';
 import { queryEntries } from './fake-library';
 import { item } from './entries';
+import { bridgeStandIn } from '../fake-bridge';
+import LibraryPanel from '../../../renderer/src/panels/library/LibraryPanel.vue';
 
-const fake = vi.hoisted(() => ({ api: null as any }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+const fake = bridgeStandIn<any>();
 vi.mock('../../../renderer/src/raster/raster-data', async (orig) => ({
   ...(await orig<typeof import('../../../renderer/src/raster/raster-data')>()),
   RasterFile: { open: vi.fn(async () => { throw new Error('no network in this test'); }) },
@@ -16,7 +17,6 @@ vi.mock('../../../renderer/src/raster/raster-data', async (orig) => ({
 // The panel loads its analysis block lazily: loaded here once, so no test ends while that import
 // is still on its way (it would load after the environment is torn down).
 await import('../../../renderer/src/panels/analysis/AnalysisBlock.vue');
-const LibraryPanel = (await import('../../../renderer/src/panels/library/LibraryPanel.vue')).default;
 const ok = <T>(data: T): Result<T> => ({ ok: true, data });
 const WKT = 'POLYGON((13.40 52.50, 13.42 52.50, 13.42 52.51, 13.40 52.51, 13.40 52.50))';
 

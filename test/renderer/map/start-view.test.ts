@@ -3,16 +3,18 @@ import OlMap from 'ol/Map';
 import View from 'ol/View';
 import { fromLonLat, toLonLat } from 'ol/proj';
 import { getCenter } from 'ol/extent';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { bridgeStandIn } from '../fake-bridge';
+import { ordersExtent, startView } from '../../../renderer/src/map/start-view';
 
 // OpenLayers watches its target's size; jsdom has no ResizeObserver.
 globalThis.ResizeObserver ??= class { observe(): void {} unobserve(): void {} disconnect(): void {} } as unknown as typeof ResizeObserver;
 
-const saved = vi.hoisted(() => ({ patches: [] as unknown[] }));
-vi.mock('../../../renderer/src/bridge', () => ({
-  getBridge: () => ({ settingsSet: async (p: unknown) => void saved.patches.push(p) }),
-}));
-const { ordersExtent, startView } = await import('../../../renderer/src/map/start-view');
+const saved = { patches: [] as unknown[] };
+const bridge = bridgeStandIn();
+beforeEach(() => {
+  bridge.api = { settingsSet: async (p: unknown) => void saved.patches.push(p) };
+});
 
 const BERLIN_ORDER = { summary: { geometry: 'POLYGON ((13.3 52.45, 13.5 52.45, 13.5 52.55, 13.3 52.55, 13.3 52.45))' } };
 const POTSDAM_ORDER = { summary: { geometry: { type: 'Polygon', coordinates: [[[13.0, 52.35], [13.1, 52.35], [13.1, 52.42], [13.0, 52.42], [13.0, 52.35]]] } } };

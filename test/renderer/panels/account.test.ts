@@ -1,13 +1,11 @@
 // @vitest-environment jsdom
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeBridge, ok } from '../fake-bridge';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bridgeStandIn, makeBridge, ok } from '../fake-bridge';
+import AccountPanel from '../../../renderer/src/features/account/views/AccountPanel.vue';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const AccountPanel = (await import('../../../renderer/src/features/account/views/AccountPanel.vue')).default;
+const fake = bridgeStandIn();
 
 beforeEach(() => setActivePinia(createPinia()));
 

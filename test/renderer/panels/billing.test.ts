@@ -1,13 +1,11 @@
 // @vitest-environment jsdom
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { fail, makeBridge, ok } from '../fake-bridge';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bridgeStandIn, fail, makeBridge, ok } from '../fake-bridge';
+import BillingPanel from '../../../renderer/src/features/billing/views/BillingPanel.vue';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const BillingPanel = (await import('../../../renderer/src/features/billing/views/BillingPanel.vue')).default;
+const fake = bridgeStandIn();
 
 beforeEach(() => setActivePinia(createPinia()));
 

@@ -5,13 +5,13 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RequestOf, Result } from '../../../preload/contract';
 import { item } from '../library/entries';
 import { queryEntries } from '../library/fake-library';
+import { bridgeStandIn } from '../fake-bridge';
+import AnalysisBlock from '../../../renderer/src/panels/analysis/AnalysisBlock.vue';
+import { useLibraryStore } from '../../../renderer/src/stores/library';
+import { useAoiStore } from '../../../renderer/src/stores/aoi';
 
-const fake = vi.hoisted(() => ({ api: null as any }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
+const fake = bridgeStandIn<any>();
 
-const AnalysisBlock = (await import('../../../renderer/src/panels/analysis/AnalysisBlock.vue')).default;
-const { useLibraryStore } = await import('../../../renderer/src/stores/library');
-const { useAoiStore } = await import('../../../renderer/src/stores/aoi');
 const ok = <T>(data: T): Result<T> => ({ ok: true, data });
 
 const AREA = { type: 'Polygon' as const, coordinates: [[[13.40, 52.50], [13.42, 52.50], [13.42, 52.51], [13.40, 52.51], [13.40, 52.50]]] };

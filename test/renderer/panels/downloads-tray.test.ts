@@ -2,20 +2,20 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { job, makeBridge, ok, pagesOf } from '../fake-bridge';
+import { bridgeStandIn, job, makeBridge, ok, pagesOf } from '../fake-bridge';
+import DownloadsTray from '../../../renderer/src/features/downloads/views/DownloadsTray.vue';
+import { useDownloadsStore } from '../../../renderer/src/features/downloads/stores/downloads';
+import { usePreviewStore } from '../../../renderer/src/stores/preview';
+import { useUiStore } from '../../../renderer/src/stores/ui';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-const opened = vi.hoisted(() => ({ ids: [] as string[] }));
-vi.mock('../../../renderer/src/stores/preview', () => ({ usePreviewStore: () => ({ openOnMap: async (id: string) => void opened.ids.push(id) }) }));
-
-const DownloadsTray = (await import('../../../renderer/src/features/downloads/views/DownloadsTray.vue')).default;
-const { useUiStore } = await import('../../../renderer/src/stores/ui');
-const { useDownloadsStore } = await import('../../../renderer/src/features/downloads/stores/downloads');
+const fake = bridgeStandIn();
+/** The library ids the tray asked the preview store to open on the map (the store's own work is its tests'). */
+const opened = { ids: [] as string[] };
 
 beforeEach(() => {
   setActivePinia(createPinia());
   opened.ids = [];
+  vi.spyOn(usePreviewStore(), 'openOnMap').mockImplementation(async (id: string) => void opened.ids.push(id));
 });
 
 describe('Downloads tray', () => {

@@ -3,16 +3,14 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { createApp, defineComponent, h } from 'vue';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeBridge, NO_POLICY, ok, UPDATES_OFF } from '../fake-bridge';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bridgeStandIn, makeBridge, NO_POLICY, ok, UPDATES_OFF } from '../fake-bridge';
+import SettingsPanel from '../../../renderer/src/features/settings/views/SettingsPanel.vue';
+import Root from '../../../renderer/src/Root.vue';
+import ErrorView from '../../../renderer/src/components/ErrorView.vue';
+import { crash, installErrorHandlers } from '../../../renderer/src/lib/crash';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const SettingsPanel = (await import('../../../renderer/src/features/settings/views/SettingsPanel.vue')).default;
-const Root = (await import('../../../renderer/src/Root.vue')).default;
-const ErrorView = (await import('../../../renderer/src/components/ErrorView.vue')).default;
-const { crash, installErrorHandlers } = await import('../../../renderer/src/lib/crash');
+const fake = bridgeStandIn();
 
 beforeEach(() => {
   setActivePinia(createPinia());

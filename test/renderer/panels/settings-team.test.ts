@@ -1,13 +1,11 @@
 // @vitest-environment jsdom
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { fail, makeBridge, ok, TEAM_OFF } from '../fake-bridge';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bridgeStandIn, fail, makeBridge, ok, TEAM_OFF } from '../fake-bridge';
+import TeamSection from '../../../renderer/src/features/settings/views/TeamSection.vue';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const TeamSection = (await import('../../../renderer/src/features/settings/views/TeamSection.vue')).default;
+const fake = bridgeStandIn();
 
 beforeEach(() => setActivePinia(createPinia()));
 

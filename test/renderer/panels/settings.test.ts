@@ -1,13 +1,11 @@
 // @vitest-environment jsdom
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEMO_STATUS, fail, makeBridge, ok, PROFILES } from '../fake-bridge';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bridgeStandIn, DEMO_STATUS, fail, makeBridge, ok, PROFILES } from '../fake-bridge';
+import SettingsPanel from '../../../renderer/src/features/settings/views/SettingsPanel.vue';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const SettingsPanel = (await import('../../../renderer/src/features/settings/views/SettingsPanel.vue')).default;
+const fake = bridgeStandIn();
 
 beforeEach(() => setActivePinia(createPinia()));
 

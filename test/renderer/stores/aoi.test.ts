@@ -1,12 +1,10 @@
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeBridge } from '../fake-bridge';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bridgeStandIn, makeBridge } from '../fake-bridge';
+import { useAoiStore } from '../../../renderer/src/stores/aoi';
+import { useSessionStore } from '../../../renderer/src/stores/session';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const { useAoiStore } = await import('../../../renderer/src/stores/aoi');
-const { useSessionStore } = await import('../../../renderer/src/stores/session');
+const fake = bridgeStandIn();
 
 const BERLIN = 'POLYGON((13.25 52.40, 13.60 52.40, 13.60 52.60, 13.25 52.60, 13.25 52.40))';
 

@@ -1,13 +1,11 @@
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { nextTick } from 'vue';
-import { job, makeBridge, pagesOf } from '../fake-bridge';
+import { bridgeStandIn, job, makeBridge, pagesOf } from '../fake-bridge';
+import { useDownloadsStore } from '../../../renderer/src/features/downloads/stores/downloads';
+import { useUiStore } from '../../../renderer/src/stores/ui';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const { useDownloadsStore } = await import('../../../renderer/src/features/downloads/stores/downloads');
-const { useUiStore } = await import('../../../renderer/src/stores/ui');
+const fake = bridgeStandIn();
 
 beforeEach(() => setActivePinia(createPinia()));
 

@@ -1,14 +1,12 @@
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { fail, makeBridge, ok } from '../fake-bridge';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bridgeStandIn, fail, makeBridge, ok } from '../fake-bridge';
+import { useAoiStore } from '../../../renderer/src/stores/aoi';
+import { useImageryStore } from '../../../renderer/src/features/imagery/stores/imagery';
+import { useModelsStore } from '../../../renderer/src/stores/models';
+import { useSessionStore } from '../../../renderer/src/stores/session';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const { useAoiStore } = await import('../../../renderer/src/stores/aoi');
-const { useImageryStore } = await import('../../../renderer/src/features/imagery/stores/imagery');
-const { useModelsStore } = await import('../../../renderer/src/stores/models');
-const { useSessionStore } = await import('../../../renderer/src/stores/session');
+const fake = bridgeStandIn();
 
 const BERLIN = 'POLYGON((13.30 52.45, 13.50 52.45, 13.50 52.55, 13.30 52.55, 13.30 52.45))';
 const SEARCH = {

@@ -3,11 +3,8 @@ import { createPinia, defineStore, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Result } from '../../../preload/contract';
 
-const fake = vi.hoisted(() => ({ api: {} as unknown }));
-vi.mock('../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const { perConnection } = await import('../../../renderer/src/stores/per-connection');
-const { useSessionStore } = await import('../../../renderer/src/stores/session');
+import { perConnection } from '../../../renderer/src/stores/per-connection';
+import { useSessionStore } from '../../../renderer/src/stores/session';
 
 // A per-connection list (models, operations): one call per connection however many panels ask,
 // dropped and fetched again when the profile or key changes.

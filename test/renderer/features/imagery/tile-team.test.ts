@@ -1,18 +1,16 @@
 // @vitest-environment jsdom
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { TEAM_OFF, makeBridge, ok } from '../../fake-bridge';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { bridgeStandIn, makeBridge, ok, TEAM_OFF } from '../../fake-bridge';
+import TileDownloads from '../../../../renderer/src/features/imagery/views/TileDownloads.vue';
+import { useAoiStore } from '../../../../renderer/src/stores/aoi';
+import { useImageryStore } from '../../../../renderer/src/features/imagery/stores/imagery';
+import { useModelsStore } from '../../../../renderer/src/stores/models';
+import { useSessionStore } from '../../../../renderer/src/stores/session';
+import { useTeamStore } from '../../../../renderer/src/features/team/stores/team';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const TileDownloads = (await import('../../../../renderer/src/features/imagery/views/TileDownloads.vue')).default;
-const { useAoiStore } = await import('../../../../renderer/src/stores/aoi');
-const { useImageryStore } = await import('../../../../renderer/src/features/imagery/stores/imagery');
-const { useModelsStore } = await import('../../../../renderer/src/stores/models');
-const { useSessionStore } = await import('../../../../renderer/src/stores/session');
-const { useTeamStore } = await import('../../../../renderer/src/features/team/stores/team');
+const fake = bridgeStandIn();
 
 const BERLIN = 'POLYGON((13.30 52.45, 13.50 52.45, 13.50 52.55, 13.30 52.55, 13.30 52.45))';
 const OWNED = '9b2b6196-f9c2-81b4-9b0c-07b570f7adff';

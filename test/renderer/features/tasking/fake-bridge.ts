@@ -96,6 +96,7 @@ export function makeBridge() {
     imageryEstimate: vi.fn(async (_r: { request: Record<string, unknown> }) => ok({ data: { CreditEstimate: 1.5 } })),
     downloadsEnqueue: vi.fn(async (_r: { kind: string; request: Record<string, unknown> }) => ok({ id: 'job' })),
     on: vi.fn(() => () => undefined),
+    cancel: vi.fn(),
   };
   return { api, orders, hooks };
 }

@@ -3,12 +3,11 @@ import { nextTick } from 'vue';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SwathApi } from '../../../../preload/contract';
 import { makeBridge } from './fake-bridge';
+import { bridgeStandIn } from '../../fake-bridge';
+import { useNotificationsStore } from '../../../../renderer/src/features/notifications/stores/notifications';
+import { useTaskingOrdersStore } from '../../../../renderer/src/features/tasking/stores/tasking-orders';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const { useNotificationsStore } = await import('../../../../renderer/src/features/notifications/stores/notifications');
-const { useTaskingOrdersStore } = await import('../../../../renderer/src/features/tasking/stores/tasking-orders');
+const fake = bridgeStandIn();
 
 const GUID = 'eeeeeeee-eeee-4eee-8eee-000000000001';
 let bridge: ReturnType<typeof makeBridge>;

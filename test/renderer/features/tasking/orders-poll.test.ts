@@ -2,15 +2,14 @@
 import { mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { nextTick } from 'vue';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { SwathApi } from '../../../../preload/contract';
 import { makeBridge } from './fake-bridge';
+import { bridgeStandIn } from '../../fake-bridge';
+import { useTaskingOrdersStore } from '../../../../renderer/src/features/tasking/stores/tasking-orders';
+import OrdersTab from '../../../../renderer/src/features/tasking/views/OrdersTab.vue';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const { useTaskingOrdersStore } = await import('../../../../renderer/src/features/tasking/stores/tasking-orders');
-const OrdersTab = (await import('../../../../renderer/src/features/tasking/views/OrdersTab.vue')).default;
+const fake = bridgeStandIn();
 
 const guid = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 let bridge: ReturnType<typeof makeBridge>;

@@ -2,13 +2,12 @@ import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SwathApi } from '../../../../preload/contract';
 import { T1, T2, fail, makeBridge } from './fake-bridge';
+import { bridgeStandIn } from '../../fake-bridge';
+import { useTaskingStore } from '../../../../renderer/src/features/tasking/stores/tasking';
+import { useTaskingOrdersStore } from '../../../../renderer/src/features/tasking/stores/tasking-orders';
+import { useAoiStore } from '../../../../renderer/src/stores/aoi';
 
-const fake = vi.hoisted(() => ({ api: null as unknown }));
-vi.mock('../../../../renderer/src/bridge', () => ({ getBridge: () => fake.api }));
-
-const { useTaskingStore } = await import('../../../../renderer/src/features/tasking/stores/tasking');
-const { useTaskingOrdersStore } = await import('../../../../renderer/src/features/tasking/stores/tasking-orders');
-const { useAoiStore } = await import('../../../../renderer/src/stores/aoi');
+const fake = bridgeStandIn();
 
 const BERLIN = { type: 'Polygon' as const, coordinates: [[[13.3, 52.45], [13.5, 52.45], [13.5, 52.56], [13.3, 52.56], [13.3, 52.45]]] };
 
@@ -298,7 +297,7 @@ describe('tile mode', () => {
     const store = await tileStore();
     store.toggleTile(T1);
     await store.estimateSelectedTiles();
-    expect(bridge.api.imageryEstimate).toHaveBeenCalledWith({ request: { TileGuid: T1 } });
+    expect(bridge.api.imageryEstimate).toHaveBeenCalledWith({ request: { TileGuid: T1 } }, { callId: expect.any(Number) });
     await store.downloadSelectedTiles('2025-01-08');
     expect(bridge.api.downloadsEnqueue).toHaveBeenCalledWith({ kind: 'tile', request: { TileGuid: T1, Date: '2025-01-08', Model: 'Stratus2', SatelliteConstellations: ['Sentinel1', 'Sentinel2'] } });
   });
