@@ -196,11 +196,13 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
     }
   }
 
-  const renewals = computed<RenewalDeadline[]>(() =>
-    rows.value
+  const renewals = computed<RenewalDeadline[]>(() => {
+    // One deadline for all (the 1st of next month, UTC): formatted once, not once per recurring order.
+    const info = deadlineInfo(now.value);
+    return rows.value
       .filter(({ summary: s }) => s.recurring === true && !s.ended && !s.renewalStopped)
-      .map(({ key, summary }) => ({ key, orderId: summary.id, ...deadlineInfo(now.value) })),
-  );
+      .map(({ key, summary }) => ({ key, orderId: summary.id, ...info }));
+  });
   /** Recurring orders whose renewal deadline is less than 72 hours away. */
   const urgentRenewals = computed(() => renewals.value.filter((r) => r.warn && r.remainingMs > 0));
 

@@ -34,6 +34,9 @@ const ORDER_FOCUS_LABELS = 'tasking-order-focus-labels';
  */
 export const ORDER_LABEL_MIN_ZOOM = 8;
 
+/** The property of an order label feature holding its style (text, status): see drawOrders. */
+const LABEL_STYLE = 'swathLabelStyle';
+
 type LabelLayer = VectorLayer<VectorSource<Feature<Geometry>>>;
 const labelLayers = new Map<string, LabelLayer>();
 
@@ -54,7 +57,11 @@ async function labels(key: string, zIndex: number, group: boolean | string = tru
   const map = await whenMap();
   let layer = labelLayers.get(key);
   if (!layer) {
-    layer = new VectorLayer({ source: new VectorSource(), declutter: group, zIndex, properties: { swathKey: key }, ...(minZoom !== undefined ? { minZoom } : {}) });
+    layer = new VectorLayer({
+      source: new VectorSource(), declutter: group, zIndex, properties: { swathKey: key }, ...(minZoom !== undefined ? { minZoom } : {}),
+      // A feature's own style wins; order labels carry theirs as a property, replaced without an event.
+      style: (f) => f.get(LABEL_STYLE) as Style | undefined,
+    });
     labelLayers.set(key, layer);
   }
   if (!map.getLayers().getArray().includes(layer)) map.addLayer(layer);
@@ -144,10 +151,19 @@ export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null
     const stale = new Map(orderLabels);
     const add: Feature<Geometry>[] = [];
     const remove: Feature<Geometry>[] = [];
+    let restyled = false;
     for (const r of drawn) {
       const had = stale.get(r.key);
       stale.delete(r.key);
       if (had?.row === r) continue;
+      if (had && had.row.summary.geometry === r.summary.geometry) {
+        // The same area (a status change): the label keeps its feature and place, only its text is new.
+        // Set silently (no change event, no re-index per label); the layer is redrawn once below.
+        had.feature.set(LABEL_STYLE, labelStyle(orderLabel(r), 'order'), true);
+        orderLabels.set(r.key, { row: r, feature: had.feature });
+        restyled = true;
+        continue;
+      }
       if (had) {
         remove.push(had.feature);
         orderLabels.delete(r.key);
@@ -155,7 +171,7 @@ export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null
       const g = readGeometry(r.summary.geometry);
       if (!g) continue;
       const feature = new Feature<Geometry>({ geometry: labelPoint(g) });
-      feature.setStyle(labelStyle(orderLabel(r), 'order'));
+      feature.set(LABEL_STYLE, labelStyle(orderLabel(r), 'order'), true);
       orderLabels.set(r.key, { row: r, feature });
       add.push(feature);
     }
@@ -166,6 +182,7 @@ export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null
     // One change each way: the label layer is redrawn (decluttered) once, not once per label.
     if (remove.length) source.removeFeatures(remove);
     if (add.length) source.addFeatures(add);
+    else if (restyled) source.changed();
     void drawFocusLabels();
   });
 }
@@ -182,13 +199,17 @@ async function drawFocusLabels(): Promise<void> {
     const label = key ? orderLabels.get(key)?.feature : undefined;
     if (key && label) want.set(key, label);
   }
-  if (want.size === focusLabels.size && [...want].every(([k, f]) => focusLabels.get(k)?.get('swathOf') === f)) return;
+  const current = (k: string, f: Feature<Geometry>) => {
+    const copy = focusLabels.get(k);
+    return copy?.get('swathOf') === f && copy.getStyle() === f.get(LABEL_STYLE);
+  };
+  if (want.size === focusLabels.size && [...want].every(([k, f]) => current(k, f))) return;
   const source = layer.getSource()!;
   source.clear(true);
   focusLabels.clear();
   const copies = [...want].map(([key, label]) => {
     const copy = new Feature<Geometry>({ geometry: label.getGeometry() });
-    copy.setStyle(label.getStyle());
+    copy.setStyle(label.get(LABEL_STYLE) as Style);
     copy.set('swathOf', label, true);
     focusLabels.set(key, copy);
     return copy;
@@ -199,6 +220,12 @@ async function drawFocusLabels(): Promise<void> {
 /** The label feature of an order on the map (tests: whether a refresh kept it). */
 export function orderLabelOf(key: string): Feature<Geometry> | null {
   return orderLabels.get(key)?.feature ?? null;
+}
+
+/** The text of an order's label on the map (null when it has none). */
+export function orderLabelText(key: string): string | null {
+  const style = orderLabels.get(key)?.feature.get(LABEL_STYLE) as Style | undefined;
+  return style ? String(style.getText()?.getText() ?? '') : null;
 }
 
 /** The orders labelled at every zoom now (the selected and hovered ones), with their label texts. */
