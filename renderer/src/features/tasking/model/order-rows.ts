@@ -18,19 +18,29 @@ export interface OrderRow {
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  // Equal primitives are compared inline, without a call each (a record is mostly strings and numbers).
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      const y: unknown = b[i];
+      if (x !== y && (typeof x !== 'object' || !sameJson(x, y))) return false;
+    }
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let keys = 0;
+  for (const k in ra) {
+    keys++;
+    const x = ra[k];
+    const y = rb[k];
+    if (x !== y && (typeof x !== 'object' || !sameJson(x, y))) return false;
+    if (y === undefined && !Object.prototype.hasOwnProperty.call(rb, k)) return false;
   }
-  return true;
+  for (const k in rb) if (Object.prototype.hasOwnProperty.call(rb, k)) keys--;
+  return keys === 0;
 }
 
 /**
