@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openPanel, waitForMapStill } from '../e2e/workspace-harness';
 import { withAppHost } from './app-host.js';
@@ -71,9 +71,21 @@ export async function benchOrders(): Promise<Figure[]> {
       Number(document.querySelector('[data-testid=tab-orders] .count')!.textContent) >= want, n, { timeout: 120_000 });
     await waitForMapStill(page);
     await page.evaluate(OBSERVE_SCRIPT);
+    // SWATH_BENCH_PROFILE=<file>: a CPU profile (Chromium's sampling profiler, 1 ms) of the page over the polls.
+    const profileTo = process.env.SWATH_BENCH_PROFILE;
+    const cdp = profileTo ? await page.context().newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+      await cdp.send('Profiler.start');
+    }
     await page.waitForFunction((k) => ((window as unknown as { __ordersBench: { updates: number[] } }).__ordersBench.updates.length >= k), polls, { timeout: (polls + 2) * 15_000, polling: 500 });
     // One more second after the last update for its tail.
     await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 1000)));
+    if (cdp && profileTo) {
+      const { profile } = await cdp.send('Profiler.stop');
+      writeFileSync(profileTo, JSON.stringify(profile));
+    }
     const rec = await page.evaluate(() => (window as unknown as { __ordersBench: { tasks: { start: number; duration: number }[]; updates: number[] } }).__ordersBench);
     const perPoll = rec.updates.slice(0, polls).map((u) => Math.max(0, ...rec.tasks.filter((x) => x.start >= u - 3000 && x.start <= u + 1000).map((x) => x.duration)));
     const listed = await page.evaluate(() => document.querySelector('[data-testid=tab-orders] .count')?.textContent ?? '?');

@@ -2,10 +2,9 @@
 import OlMap from 'ol/Map';
 import View from 'ol/View';
 import type VectorLayer from 'ol/layer/Vector';
-import type { Style } from 'ol/style';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mergeOrderRows, type OrderRow } from '../../../../renderer/src/features/tasking/model/order-rows';
-import { LAYERS, ORDER_LABEL_MIN_ZOOM, drawOrders, focusLabelTexts, highlightOrder, orderLabelOf } from '../../../../renderer/src/features/tasking/views/tasking-map';
+import { LAYERS, ORDER_LABEL_MIN_ZOOM, drawOrders, focusLabelTexts, highlightOrder, orderLabelOf, orderLabelText } from '../../../../renderer/src/features/tasking/views/tasking-map';
 import { provideMap } from '../../../../renderer/src/map/map-context';
 import { featureIds, featureOf, highlight, resetVectorLayers, select, stateOf, updateFeatures } from '../../../../renderer/src/map/vector-layers';
 
@@ -48,6 +47,19 @@ describe('the orders poll merges rows by key', () => {
     expect(reordered[0]).toBe(next[2]);
   });
 
+  it('compares records by value, nested arrays and objects included, whatever the order of their keys', () => {
+    const rec = (tiles: string[], extra: Record<string, unknown> = {}) => ({ ...record(1), TileGuids: tiles, Meta: { a: 1, b: [1, 2] }, ...extra });
+    const first = mergeOrderRows([], [rec([guid(7)])]);
+    expect(mergeOrderRows(first, [JSON.parse(JSON.stringify(rec([guid(7)])))])).toBe(first);
+    const { TaskOrderGuid, ...rest } = rec([guid(7)]);
+    expect(mergeOrderRows(first, [{ ...rest, TaskOrderGuid }])).toBe(first);
+    const moreTiles = mergeOrderRows(first, [rec([guid(7), guid(8)])]);
+    expect(moreTiles[0]).not.toBe(first[0]);
+    expect(moreTiles[0]!.summary.tiles).toEqual([guid(7), guid(8)]);
+    expect(mergeOrderRows(first, [rec([guid(7)], { Meta: { a: 1, b: [1, 3] } })])[0]).not.toBe(first[0]);
+    expect(mergeOrderRows(first, [rec([guid(7)], { Meta: { a: 1, b: [1, 2], c: null } })])[0]).not.toBe(first[0]);
+  });
+
   it('a row without a GUID is reused only at its own position', () => {
     const noId = { Model: 'Stratus2', OrderingProcessStatus: 'Review' };
     const first = mergeOrderRows([], [noId, { ...noId, Model: 'Nimbus' }]);
@@ -60,7 +72,9 @@ describe('the orders poll merges rows by key', () => {
 
 describe("the order footprints follow the poll by id", () => {
   it("an unchanged order's footprint and label stay the same objects; a changed one is redrawn; a removed one leaves", async () => {
-    provideMap(new OlMap({ view: new View() }));
+    const map = new OlMap({ view: new View() });
+    provideMap(map);
+    const labelLayer = () => map.getLayers().getArray().find((l) => l.get('swathKey') === 'tasking-order-labels') as VectorLayer | undefined;
     const first: OrderRow[] = mergeOrderRows([], poll(record(1), record(2), record(3)));
     drawOrders(first, null);
     // The labels are drawn once their layer is on the map.
@@ -82,15 +96,40 @@ describe("the order footprints follow the poll by id", () => {
     expect(featureIds(LAYERS.orders).sort()).toEqual([guid(1), guid(2), guid(4)]);
     expect(orderLabelOf(guid(3))).toBeNull();
 
-    // A status change keeps the footprint (same area) and redraws only the label, which names the status.
+    // A status change keeps the footprint (same area) and the label's feature; only the label's text, which names the status, is new.
     const third = mergeOrderRows(next, poll(record(1, 'Processing'), record(2, 'Review', wkt(9)), record(4)));
     const label4 = orderLabelOf(guid(4));
+    const labelSource = labelLayer()!.getSource()!;
+    const revision = labelSource.getRevision();
     drawOrders(third, null);
-    await vi.waitFor(() => expect(orderLabelOf(guid(1))).not.toBe(label1));
+    await vi.waitFor(() => expect(orderLabelText(guid(1))).toContain('Processing'));
     expect(featureOf(LAYERS.orders, guid(1))).toBe(f1);
+    expect(orderLabelOf(guid(1))).toBe(label1);
     expect(orderLabelOf(guid(4))).toBe(label4);
-    const style = orderLabelOf(guid(1))!.getStyle() as Style;
-    expect(style.getText()!.getText()).toContain('Processing');
+    // Redrawn once for the new text.
+    expect(labelSource.getRevision()).toBe(revision + 1);
+    expect(labelSource.getFeatures()).toHaveLength(3);
+  });
+
+  it('a poll with nothing changed touches no footprint and no label', async () => {
+    const map = new OlMap({ view: new View() });
+    provideMap(map);
+    const layerOf = (key: string) => map.getLayers().getArray().find((l) => l.get('swathKey') === key) as VectorLayer | undefined;
+    const records = Array.from({ length: 50 }, (_, i) => record(i, i % 3 ? 'Review' : 'Processing'));
+    const first = mergeOrderRows([], poll(...records));
+    drawOrders(first, null);
+    await vi.waitFor(() => expect(orderLabelOf(guid(49))).not.toBeNull());
+    await vi.waitFor(() => expect(layerOf(LAYERS.orders)).toBeDefined());
+    const footprints = layerOf(LAYERS.orders)!.getSource()!;
+    const labels = layerOf('tasking-order-labels')!.getSource()!;
+    const revisions = [footprints.getRevision(), labels.getRevision()];
+    const again = mergeOrderRows(first, poll(...records));
+    expect(again).toBe(first);
+    drawOrders(again, null);
+    // A later change is drawn after this one: once it shows, this one has run.
+    drawOrders(mergeOrderRows(again, poll(...records.slice(0, 49), record(49, 'Completed'))), null);
+    await vi.waitFor(() => expect(orderLabelText(guid(49))).toContain('Completed'));
+    expect([footprints.getRevision(), labels.getRevision()]).toEqual([revisions[0], revisions[1]! + 1]);
   });
 
   it('keeps the selection and hover on the ids that stay, and drops them with a removed feature', () => {

@@ -100,9 +100,13 @@ export const useNotificationsStore = defineStore('notifications', () => {
     // (order and the time it was seen) is raised once. The changes new in one refresh are raised
     // together: one notification each when a few, one summary when many (one IPC call, not hundreds).
     const raised = new Set<string>();
+    // A change handed over again is the same object (the store keeps it): skipped without building its id.
+    const handled = new WeakSet<object>();
     watch(() => orders.statusChanges, (changes) => {
       const fresh: [string, { from: string; to: string }][] = [];
       for (const [key, c] of Object.entries(changes)) {
+        if (handled.has(c)) continue;
+        handled.add(c);
         const id = `${key}@${c.at}`;
         if (raised.has(id)) continue;
         raised.add(id);

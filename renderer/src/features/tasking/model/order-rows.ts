@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../../lib/recognise';
+import { findGuid, type JsonObject } from '../../../lib/recognise';
 import { summarizeOrder, type OrderSummary } from './tasking-records';
 
 /** One row of the orders list: the record as the service sent it, and what the list shows of it. */
@@ -9,8 +9,39 @@ export interface OrderRow {
   key: string;
 }
 
-/** The record's text, by which a refreshed row is compared with the one listed before. */
-const textOf = new WeakMap<OrderRow, string>();
+/**
+ * Whether two JSON values are the same (what `JSON.stringify` would print alike, up to key order):
+ * walked in place, without building the text of either. A poll of 1,000 orders compares each listed
+ * record with the one listed before; serialising both made megabytes of strings per poll for the
+ * collector (issue 25).
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  // Equal primitives are compared inline, without a call each (a record is mostly strings and numbers).
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      const y: unknown = b[i];
+      if (x !== y && (typeof x !== 'object' || !sameJson(x, y))) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let keys = 0;
+  for (const k in ra) {
+    keys++;
+    const x = ra[k];
+    const y = rb[k];
+    if (x !== y && (typeof x !== 'object' || !sameJson(x, y))) return false;
+    if (y === undefined && !Object.prototype.hasOwnProperty.call(rb, k)) return false;
+  }
+  for (const k in rb) if (Object.prototype.hasOwnProperty.call(rb, k)) keys--;
+  return keys === 0;
+}
 
 /**
  * The orders list after a refresh, merged by key with the rows listed before: an order whose
@@ -18,32 +49,33 @@ const textOf = new WeakMap<OrderRow, string>();
  * the map redraw nothing for it; a changed order gets a new row; orders no longer listed leave.
  * When nothing changed at all, `prev` itself is returned. Rows are replaced, never mutated (the
  * store holds them in a shallow ref).
+ *
+ * Each record is compared with the row at its position first (a poll lists the orders in the same
+ * order), then with the row of its GUID; a row without a GUID is keyed by its position and reused
+ * only there. Only a changed record is read again ({@link summarizeOrder}).
  */
 export function mergeOrderRows(prev: readonly OrderRow[], records: readonly JsonObject[]): OrderRow[] {
-  const before = new Map<string, OrderRow[]>();
-  for (const r of prev) {
-    const text = textOf.get(r);
-    if (text === undefined) continue;
-    const same = before.get(text);
-    if (same) same.push(r);
-    else before.set(text, [r]);
-  }
+  let byId: Map<string, OrderRow> | null = null;
+  const used = new Set<OrderRow>();
   let unchanged = prev.length === records.length;
   const out = records.map((record, i) => {
-    const text = JSON.stringify(record);
-    const candidates = before.get(text);
-    // A row without a GUID is keyed by its position: reused only at the same position.
-    const at = candidates?.findIndex((r) => r.summary.id !== null || r.key === `#${i}`) ?? -1;
-    if (candidates && at >= 0) {
-      const [kept] = candidates.splice(at, 1);
-      if (kept !== prev[i]) unchanged = false;
-      return kept!;
+    const here = prev[i];
+    if (here && !used.has(here) && (here.summary.id !== null || here.key === `#${i}`) && sameJson(here.row, record)) {
+      used.add(here);
+      return here;
     }
     unchanged = false;
+    const id = findGuid(record)?.value;
+    if (id !== undefined) {
+      byId ??= new Map(prev.filter((r) => r.summary.id !== null).map((r) => [r.summary.id!, r]));
+      const kept = byId.get(id);
+      if (kept && !used.has(kept) && sameJson(kept.row, record)) {
+        used.add(kept);
+        return kept;
+      }
+    }
     const summary = summarizeOrder(record);
-    const row: OrderRow = { row: record, summary, key: summary.id ?? `#${i}` };
-    textOf.set(row, text);
-    return row;
+    return { row: record, summary, key: summary.id ?? `#${i}` };
   });
   return unchanged ? (prev as OrderRow[]) : out;
 }

@@ -67,7 +67,8 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
   const cancelParams = reactive<Record<string, unknown>>({});
 
   const selectedKey = ref<string | null>(null);
-  const statusChanges = ref<Record<string, StatusChange>>({});
+  /** Replaced on each refresh, never mutated: a shallow ref, so reading 1,000 changes goes through no proxies. */
+  const statusChanges = shallowRef<Readonly<Record<string, StatusChange>>>({});
   const lastStatus = new Map<string, string>();
   /** Clock of countdowns (ms); ticks while the panel is open. */
   const now = ref(Date.now());
@@ -196,11 +197,14 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
     }
   }
 
-  const renewals = computed<RenewalDeadline[]>(() =>
-    rows.value
+  // One deadline for all (the 1st of next month, UTC): formatted when the clock ticks, not per recurring order nor per poll.
+  const deadline = computed(() => deadlineInfo(now.value));
+  const renewals = computed<RenewalDeadline[]>(() => {
+    const info = deadline.value;
+    return rows.value
       .filter(({ summary: s }) => s.recurring === true && !s.ended && !s.renewalStopped)
-      .map(({ key, summary }) => ({ key, orderId: summary.id, ...deadlineInfo(now.value) })),
-  );
+      .map(({ key, summary }) => ({ key, orderId: summary.id, ...info }));
+  });
   /** Recurring orders whose renewal deadline is less than 72 hours away. */
   const urgentRenewals = computed(() => renewals.value.filter((r) => r.warn && r.remainingMs > 0));
 

@@ -34,19 +34,20 @@ const ORDER_FOCUS_LABELS = 'tasking-order-focus-labels';
  */
 export const ORDER_LABEL_MIN_ZOOM = 8;
 
+/** The property of an order label feature holding its style (text, status): see drawOrders. */
+const LABEL_STYLE = 'swathLabelStyle';
+
 type LabelLayer = VectorLayer<VectorSource<Feature<Geometry>>>;
 const labelLayers = new Map<string, LabelLayer>();
 
-function labelStyle(text: string, look: 'tile' | 'minitile' | 'order'): Style {
-  return new Style({
-    text: new Text({
-      text,
-      font: look === 'order' ? '600 11px system-ui, sans-serif' : `${look === 'minitile' ? 10 : 11}px ui-monospace, Menlo, Consolas, monospace`,
-      fill: new Fill({ color: look === 'minitile' ? '#9d174d' : look === 'order' ? '#065f46' : '#5b21b6' }),
-      stroke: new Stroke({ color: 'rgba(255,255,255,0.9)', width: 3 }),
-      overflow: false,
-    }),
-  });
+type LabelLook = 'tile' | 'minitile' | 'order';
+const LABEL_FONTS: Record<LabelLook, string> = { order: '600 11px system-ui, sans-serif', minitile: '10px ui-monospace, Menlo, Consolas, monospace', tile: '11px ui-monospace, Menlo, Consolas, monospace' };
+/** The fills and the halo, shared by every label of a look (never changed once made): a poll restyling 1,000 labels makes only their texts. */
+const LABEL_FILLS: Record<LabelLook, Fill> = { order: new Fill({ color: '#065f46' }), minitile: new Fill({ color: '#9d174d' }), tile: new Fill({ color: '#5b21b6' }) };
+const LABEL_HALO = new Stroke({ color: 'rgba(255,255,255,0.9)', width: 3 });
+
+function labelStyle(text: string, look: LabelLook): Style {
+  return new Style({ text: new Text({ text, font: LABEL_FONTS[look], fill: LABEL_FILLS[look], stroke: LABEL_HALO, overflow: false }) });
 }
 
 /** The label layer of one overlay (decluttered, above it; in `group` with other layers' labels; drawn above `minZoom`), on the map. */
@@ -54,7 +55,11 @@ async function labels(key: string, zIndex: number, group: boolean | string = tru
   const map = await whenMap();
   let layer = labelLayers.get(key);
   if (!layer) {
-    layer = new VectorLayer({ source: new VectorSource(), declutter: group, zIndex, properties: { swathKey: key }, ...(minZoom !== undefined ? { minZoom } : {}) });
+    layer = new VectorLayer({
+      source: new VectorSource(), declutter: group, zIndex, properties: { swathKey: key }, ...(minZoom !== undefined ? { minZoom } : {}),
+      // A feature's own style wins; order labels carry theirs as a property, replaced without an event.
+      style: (f) => f.get(LABEL_STYLE) as Style | undefined,
+    });
     labelLayers.set(key, layer);
   }
   if (!map.getLayers().getArray().includes(layer)) map.addLayer(layer);
@@ -144,10 +149,19 @@ export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null
     const stale = new Map(orderLabels);
     const add: Feature<Geometry>[] = [];
     const remove: Feature<Geometry>[] = [];
+    let restyled = false;
     for (const r of drawn) {
       const had = stale.get(r.key);
       stale.delete(r.key);
       if (had?.row === r) continue;
+      if (had && had.row.summary.geometry === r.summary.geometry) {
+        // The same area (a status change): the label keeps its feature and place, only its text is new.
+        // Set silently (no change event, no re-index per label); the layer is redrawn once below.
+        had.feature.set(LABEL_STYLE, labelStyle(orderLabel(r), 'order'), true);
+        orderLabels.set(r.key, { row: r, feature: had.feature });
+        restyled = true;
+        continue;
+      }
       if (had) {
         remove.push(had.feature);
         orderLabels.delete(r.key);
@@ -155,7 +169,7 @@ export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null
       const g = readGeometry(r.summary.geometry);
       if (!g) continue;
       const feature = new Feature<Geometry>({ geometry: labelPoint(g) });
-      feature.setStyle(labelStyle(orderLabel(r), 'order'));
+      feature.set(LABEL_STYLE, labelStyle(orderLabel(r), 'order'), true);
       orderLabels.set(r.key, { row: r, feature });
       add.push(feature);
     }
@@ -166,6 +180,7 @@ export function drawOrders(rows: readonly OrderRow[], selectedKey: string | null
     // One change each way: the label layer is redrawn (decluttered) once, not once per label.
     if (remove.length) source.removeFeatures(remove);
     if (add.length) source.addFeatures(add);
+    else if (restyled) source.changed();
     void drawFocusLabels();
   });
 }
@@ -182,13 +197,17 @@ async function drawFocusLabels(): Promise<void> {
     const label = key ? orderLabels.get(key)?.feature : undefined;
     if (key && label) want.set(key, label);
   }
-  if (want.size === focusLabels.size && [...want].every(([k, f]) => focusLabels.get(k)?.get('swathOf') === f)) return;
+  const current = (k: string, f: Feature<Geometry>) => {
+    const copy = focusLabels.get(k);
+    return copy?.get('swathOf') === f && copy.getStyle() === f.get(LABEL_STYLE);
+  };
+  if (want.size === focusLabels.size && [...want].every(([k, f]) => current(k, f))) return;
   const source = layer.getSource()!;
   source.clear(true);
   focusLabels.clear();
   const copies = [...want].map(([key, label]) => {
     const copy = new Feature<Geometry>({ geometry: label.getGeometry() });
-    copy.setStyle(label.getStyle());
+    copy.setStyle(label.get(LABEL_STYLE) as Style);
     copy.set('swathOf', label, true);
     focusLabels.set(key, copy);
     return copy;
@@ -199,6 +218,12 @@ async function drawFocusLabels(): Promise<void> {
 /** The label feature of an order on the map (tests: whether a refresh kept it). */
 export function orderLabelOf(key: string): Feature<Geometry> | null {
   return orderLabels.get(key)?.feature ?? null;
+}
+
+/** The text of an order's label on the map (null when it has none). */
+export function orderLabelText(key: string): string | null {
+  const style = orderLabels.get(key)?.feature.get(LABEL_STYLE) as Style | undefined;
+  return style ? String(style.getText()?.getText() ?? '') : null;
 }
 
 /** The orders labelled at every zoom now (the selected and hovered ones), with their label texts. */
