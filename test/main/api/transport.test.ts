@@ -91,18 +91,22 @@ describe('transport', () => {
     const e = await c.client.accountSettings().catch((x: unknown) => x as ApiError);
     expect(e).toMatchObject({ kind: 'transient', status: null });
     expect(e.message).toMatch(/did not answer GET \/api\/account\/settings within 0.1 s/);
-    expect(s.requests).toHaveLength(2);
+    // Two attempts, each ended by the timeout (the client's count: on a loaded machine an attempt can
+    // time out before the service has read its request, so the service may have seen fewer).
+    expect(c.attempts.map((a) => [a.attempt, a.kind, a.status])).toEqual([[1, 'transient', null], [2, 'transient', null]]);
+    expect(s.requests.length).toBeLessThanOrEqual(2);
 
     // Aborted once the request is at the service (which never answers). Its own timeout is far past the
     // test's, so only the abort can settle it.
+    const seen = s.requests.length;
     const ac = new AbortController();
     const p = c.client.accountSettings(ac.signal, { timeoutMs: 3_600_000 });
-    await expect.poll(() => s.requests.length).toBe(3);
+    await expect.poll(() => s.requests.length).toBe(seen + 1);
     ac.abort();
     await expect(p).rejects.toMatchObject({ kind: 'cancelled' });
-    expect(s.requests).toHaveLength(3);
+    expect(s.requests).toHaveLength(seen + 1);
     // The request itself was stopped, not only its promise: the service sees its connection close.
-    await expect.poll(() => closed.has(2), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => closed.has(seen), { timeout: 10_000 }).toBe(true);
     await expect(c.client.accountSettings(AbortSignal.abort())).rejects.toMatchObject({ kind: 'cancelled' });
   });
 
