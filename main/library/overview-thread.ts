@@ -36,9 +36,14 @@ export function overviewWorkerEntry(): EntryPoint {
 
 /** The overview threads of the app. */
 export class OverviewWorkers {
-  private readonly pool = new WorkerPool<OverviewJob, OverviewCopy>({
-    name: 'overview', entry: overviewWorkerEntry, size: OVERVIEW_THREADS, cancelGraceMs: CANCEL_GRACE_MS,
-  });
+  private readonly pool: WorkerPool<OverviewJob, OverviewCopy>;
+
+  /** `cancelGraceMs`: how long a cancelled build may take to stop before its thread is terminated ({@link CANCEL_GRACE_MS}). */
+  constructor(opts: { cancelGraceMs?: number } = {}) {
+    this.pool = new WorkerPool<OverviewJob, OverviewCopy>({
+      name: 'overview', entry: overviewWorkerEntry, size: OVERVIEW_THREADS, cancelGraceMs: opts.cancelGraceMs ?? CANCEL_GRACE_MS,
+    });
+  }
 
   /**
    * {@link buildOverviewCopy} on a worker thread: same arguments and answer. The signal cancels the
