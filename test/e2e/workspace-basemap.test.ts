@@ -99,7 +99,9 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: basemap', () => {
       page.evaluate(() => {
         const map = (window as unknown as Hooked).__SWATH_PERF__.map;
         const layer = map.getLayers().getArray().find((l) => l.get('swathKey') === 'tasking-order-labels') as import('ol/layer/Vector').default | undefined;
-        return (layer?.getSource()?.getFeatures() ?? []).map((f) => String((f.getStyle() as import('ol/style/Style').default).getText()!.getText()));
+        // The text the map draws: the feature's style through the layer's style function.
+        const styleOf = layer?.getStyleFunction();
+        return (layer?.getSource()?.getFeatures() ?? []).map((f) => String((styleOf!(f, 1) as import('ol/style/Style').default).getText()!.getText()));
       });
     await expect.poll(async () => (await labels()).length).toBe(ids.length);
     for (const id of ids) expect((await labels()).find((t) => t.startsWith(`Order ${id}…`))).toMatch(/ · \w+\n(\d{4}-\d\d-\d\d → |from \d{4}-\d\d-\d\d, recurring)/);
