@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { z } from 'zod';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { importJsonOnce, inTransaction, openDatabase } from '../shared/database.js';
+import { afterCommit, importJsonOnce, inTransaction, openDatabase } from '../shared/database.js';
 import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
 import type { DownloadSink } from '../library/download-sink.js';
 import { collisionName, describedFileName } from './file-name.js';
@@ -278,6 +278,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   /** Writes one job (its own small transaction); a finished job then leaves memory. */
   private write(job: DownloadJob): void {
     this.put(job);
+    afterCommit(this.db);
     if (FINISHED.has(job.state) && !this.running.has(job.id)) this.jobs.delete(job.id);
   }
 
@@ -451,6 +452,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     const job = this.need(id);
     if (job.state === 'running') throw new DownloadError('validation', `Download ${id} is running; cancel it first.`);
     this.sql.del.run(id);
+    afterCommit(this.db);
     this.jobs.delete(id);
     this.checkIdle();
   }

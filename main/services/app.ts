@@ -140,7 +140,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const policyState: PolicyState = options.distribution?.policy ?? { status: 'none', file: '', problems: [], policy: {} };
   const settings = policySettings(await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log), policyState);
   // One database for the app; a broken one is set aside with a notice, never a crash.
-  const database = await openDatabase({ dir, onWarning: log, now });
+  const database = await openDatabase({ dir, onWarning: log, now, checkpointInWorker: true });
   const library = await LibraryCatalog.open({ dir, db: database.db, onWarning: log, now });
   const session: ServiceSession = new ServiceSession({
     profiles,
@@ -218,7 +218,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       await analysisWorkers.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));
       await library.flush().catch(() => undefined);
-      database.db.close();
+      await database.close();
       await session.close().catch(() => undefined);
       await embedded?.close();
     },

@@ -5,6 +5,9 @@ import { DatabaseSync } from 'node:sqlite';
 import type { ZodType } from 'zod';
 import { throwIfAborted } from '../../common/abort.js';
 import { readJsonFile } from './atomic-json.js';
+import { afterCommit, WalCheckpointer } from './wal-checkpointer.js';
+
+export { afterCommit };
 
 /**
  * Main's embedded database, `swath.db` in the userData directory: Node's built-in SQLite
@@ -175,6 +178,11 @@ export interface DatabaseOptions {
   now?: () => number;
   /** The schema (tests pass their own). */
   migrations?: readonly Migration[];
+  /**
+   * Checkpoints the write-ahead log in a worker thread instead of inside main's commits (the app's
+   * one database; see main/shared/wal-checkpointer.ts). Off for the stores tests open on their own.
+   */
+  checkpointInWorker?: boolean;
 }
 
 /** An open database: the connection and whether it is new (nothing was there, or it was set aside). */
@@ -183,6 +191,21 @@ export interface OpenDatabase {
   file: string;
   /** True when this start created the database (first start, or after setting a broken one aside). */
   created: boolean;
+  /** The worker checkpointing the log (with `checkpointInWorker`, when it started). */
+  checkpointer: WalCheckpointer | null;
+  /** Stops the checkpointer, then closes the connection. */
+  close(): Promise<void>;
+}
+
+function opened(db: DatabaseSync, file: string, created: boolean, opts: DatabaseOptions): OpenDatabase {
+  const checkpointer = opts.checkpointInWorker ? WalCheckpointer.start(db, file, { onWarning: opts.onWarning }) : null;
+  return {
+    db, file, created, checkpointer,
+    async close() {
+      await checkpointer?.close();
+      db.close();
+    },
+  };
 }
 
 function connect(file: string, migrations: readonly Migration[]): DatabaseSync {
@@ -236,7 +259,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
   const migrations = opts.migrations ?? MIGRATIONS;
   const existed = existsSync(file);
   try {
-    return { db: connect(file, migrations), file, created: !existed };
+    return opened(connect(file, migrations), file, !existed, opts);
   } catch (e) {
     if (!existed) throw e;
     const aside = `${file}.corrupt-${(opts.now ?? Date.now)()}`;
@@ -251,7 +274,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
       `Swath's database ${file} could not be used (${(e as Error).message}). It was moved to ${aside} and kept there; `
       + 'Swath started with a new, empty database. The files of your rasters are untouched: import them again from their folder.',
     );
-    return { db: connect(file, migrations), file, created: true };
+    return opened(connect(file, migrations), file, true, opts);
   }
 }
 
@@ -261,6 +284,7 @@ export function inTransaction<T>(db: DatabaseSync, fn: () => T): T {
   try {
     const out = fn();
     db.exec('COMMIT');
+    afterCommit(db);
     return out;
   } catch (e) {
     if (db.isTransaction) db.exec('ROLLBACK');

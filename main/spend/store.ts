@@ -3,7 +3,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { z } from 'zod';
 import type { spendSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
-import { importJsonOnce, inTransaction, openDatabase } from '../shared/database';
+import { afterCommit, importJsonOnce, inTransaction, openDatabase } from '../shared/database';
 
 /** Month-to-date spend against a budget, as the contract's `spend:get` answers. */
 export type SpendView = z.infer<typeof spendSchema>;
@@ -147,6 +147,7 @@ export class SpendStore {
     }
     if (eur === null) this.sql.clearBudget.run(profileId);
     else this.sql.setBudget.run(profileId, cents(eur));
+    afterCommit(this.db);
   }
 
   /** Records a cost Swath acted on. */

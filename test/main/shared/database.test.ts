@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { DATABASE_FILE, MIGRATIONS, inTransaction, migrate, openDatabase, type Migration } from '../../../main/shared/database.js';
 
 let dir: string;
@@ -101,5 +101,51 @@ describe('inTransaction', () => {
     expect((db.prepare('SELECT key FROM meta ORDER BY key').all() as { key: string }[]).map((r) => r.key)).toEqual(['a']);
     expect(db.isTransaction).toBe(false);
     db.close();
+  });
+});
+
+describe('checkpoints in a worker (checkpointInWorker)', () => {
+  const autoCheckpoint = (db: DatabaseSync) => (db.prepare('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+  // Enough commits to pass SQLite's 1,000-page auto-checkpoint several times over (a page per commit at least).
+  const writeMany = (db: DatabaseSync, n: number) => {
+    const put = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+    for (let i = 0; i < n; i++) inTransaction(db, () => put.run(`k${i}`, 'x'.repeat(2000)));
+  };
+
+  it("turns main's auto-checkpoint off and checkpoints the whole log soon after main commits", async () => {
+    const warnings: string[] = [];
+    const opened = await openDatabase({ dir, checkpointInWorker: true, onWarning: (m) => warnings.push(m) });
+    const c = opened.checkpointer!;
+    expect(c.running).toBe(true);
+    expect(autoCheckpoint(opened.db)).toBe(0);
+    writeMany(opened.db, 1500);
+    // The commits nudged the worker: a checkpoint of the whole log follows without being asked for.
+    // (One may run while the commits go on; the last covers the whole log.)
+    await vi.waitFor(() => {
+      expect(c.last?.log).toBeGreaterThan(0);
+      expect(c.last!.checkpointed).toBe(c.last!.log);
+      expect(c.last!.busy).toBe(0);
+    }, { timeout: 20_000, interval: 20 });
+    // Everything written is in the database file: a fresh connection without the log reads it.
+    await opened.close();
+    expect(readdirSync(dir).filter((f) => f.endsWith('-wal'))).toEqual([]);
+    const again = new DatabaseSync(path.join(dir, DATABASE_FILE));
+    expect((again.prepare("SELECT COUNT(*) AS n FROM meta WHERE key LIKE 'k%'").get() as { n: number }).n).toBe(1500);
+    again.close();
+    expect(warnings).toEqual([]);
+  });
+
+  it("gives main's connection its auto-checkpoint back, with a notice, when the worker dies", async () => {
+    const warnings: string[] = [];
+    const opened = await openDatabase({ dir, checkpointInWorker: true, onWarning: (m) => warnings.push(m) });
+    const c = opened.checkpointer!;
+    const stopped = new Promise<void>((resolve) => (c as unknown as { worker: { once(e: string, f: () => void): void } }).worker.once('exit', resolve));
+    await (c as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await stopped;
+    expect(c.running).toBe(false);
+    expect(autoCheckpoint(opened.db)).toBe(1000);
+    expect(warnings.join('\n')).toMatch(/checkpoints moved back to the main thread: the checkpoint worker failed \(it stopped/);
+    writeMany(opened.db, 10);
+    await opened.close();
   });
 });
