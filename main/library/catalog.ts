@@ -212,11 +212,16 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   private readonly sql;
   /** The counts of the last filter asked (see {@link counted}). */
   private lastCounts: { key: string; version: number; counts: { total: number; groups: number; singles: number } } | null = null;
+  /** What `temp.library_hits` holds: the text search it was filled for, its match count, and `total_changes()` after filling. */
+  private hits: { key: string; version: number; count: number } | null = null;
 
   private constructor(readonly db: DatabaseSync, private readonly ownsDb: boolean, opts: LibraryOptions) {
     super();
     this.now = opts.now ?? Date.now;
     this.warn = opts.onWarning ?? (() => undefined);
+    // A text search's matches, found once per search (the full-text index is the costly part) and
+    // then read by the counts and the page's walk; in this connection's memory only.
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS library_hits (rid INTEGER PRIMARY KEY)');
     const p = (q: string) => db.prepare(q);
     this.sql = {
       byId: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.id = ?'),
@@ -243,12 +248,14 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       setGroup: p('UPDATE library SET group_key = ? WHERE series_key = ? AND group_key IS NOT ?'),
       regroupAll: p(`UPDATE library SET group_key = CASE WHEN series_key IN (
         SELECT series_key FROM library WHERE series_key IS NOT NULL GROUP BY series_key HAVING COUNT(DISTINCT date) >= 2) THEN series_key END`),
-      members: p('SELECT id, date FROM library WHERE group_key = ? ORDER BY date, created_at'),
+      membersOf: p(`SELECT group_key, id, date FROM library INDEXED BY library_group
+        WHERE group_key IN (SELECT value FROM json_each(?)) ORDER BY group_key, date, created_at`),
       unhashed: p('SELECT id, path FROM library WHERE hashed = 0'),
       setHash: p('UPDATE library SET hashed = 1 WHERE id = ? AND path = ? AND hashed = 0 RETURNING rid'),
       cover: p(`SELECT l.rid, e.entry, l.group_key FROM library_box b JOIN library l ON l.rid = b.rid JOIN library_entry e ON e.rid = b.rid
         WHERE b.west <= ? AND b.east >= ? AND b.south <= ? AND b.north >= ? ORDER BY l.date, l.created_at`),
       changes: p('SELECT total_changes() AS n'),
+      hitsClear: p('DELETE FROM temp.library_hits'),
     };
   }
 
@@ -407,13 +414,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       params.push(q.bbox[2], q.bbox[0], q.bbox[3], q.bbox[1]);
     }
     const terms = searchTerms(q.text ?? '');
-    let textFilter: { sql: string; params: SQLInputValue[] } | null = null;
-    if (terms.match.length || terms.like.length) {
-      const inner = [...(terms.match.length ? ['library_text MATCH ?'] : []), ...terms.like.map(() => "text LIKE ? ESCAPE '\\'")];
-      textFilter = { sql: `FROM library_text WHERE ${inner.join(' AND ')}`, params: [...(terms.match.length ? [terms.match.join(' AND ')] : []), ...terms.like] };
-      where.push(`rid IN (SELECT rowid ${textFilter.sql})`);
-      params.push(...textFilter.params);
-    }
+    const matches = terms.match.length || terms.like.length ? this.searchHits(terms) : null;
+    if (matches !== null) where.push('rid IN (SELECT rid FROM temp.library_hits)');
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const sort = q.sort ?? 'date-desc';
     const order = ORDER[sort];
@@ -421,18 +423,18 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     const all = this.count();
     // Many text matches: walk the order's index (it stops at the page's last row) rather than sort them all.
     const orderIndex = ORDER_INDEX[sort];
-    const walk = textFilter !== null && orderIndex !== undefined && !q.ids && !q.bbox
-      && (this.db.prepare(`SELECT COUNT(*) AS n ${textFilter.sql}`).get(...textFilter.params) as { n: number }).n >= WALK_FROM_MATCHES;
+    const walk = matches !== null && orderIndex !== undefined && !q.ids && !q.bbox && matches.count >= WALK_FROM_MATCHES;
     const from = walk ? `library INDEXED BY ${orderIndex}` : 'library';
     // Only a text search: its counts read the matches' groups from the narrow index (rid, group_key).
-    const countFrom = textFilter !== null && where.length === 1 ? 'library INDEXED BY library_rid_group' : 'library';
+    const countFrom = matches !== null && where.length === 1 ? 'library INDEXED BY library_rid_group' : 'library';
+    const countKey = JSON.stringify([countFrom, filter, params, matches?.key ?? null]);
     if (!q.series) {
-      const total = where.length ? this.counted(countFrom, filter, params).total : all;
+      const total = where.length ? this.counted(countKey, countFrom, filter, params).total : all;
       const rids = this.db.prepare(`SELECT rid FROM ${from} ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, q.limit, offset) as { rid: number }[];
       return { total, rows: total, all, entries: rids.map((r) => this.toEntry(this.sql.byRid.get(r.rid) as unknown as Row)), series: [] };
     }
     // A series is one row, at its first raster in the order: walk the order (rid and group only) to the page.
-    const counts = this.counted(countFrom, filter, params);
+    const counts = this.counted(countKey, countFrom, filter, params);
     const heads: number[] = [];
     const seen = new Set<string>();
     let index = 0;
@@ -445,19 +447,40 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       if (heads.length >= q.limit) break;
     }
     const entries = heads.map((rid) => this.toEntry(this.sql.byRid.get(rid) as unknown as Row));
-    const series = entries.filter((e) => e.series).map((e) => ({
-      key: e.series!,
-      entries: this.sql.members.all(e.series!) as { id: string; date: string | null }[],
-    }));
+    // The page's series with their dates, read in one walk of the group index.
+    const keys = entries.flatMap((e) => (e.series ? [e.series] : []));
+    const members = new Map<string, { id: string; date: string | null }[]>(keys.map((k) => [k, []]));
+    if (keys.length) {
+      for (const m of this.sql.membersOf.iterate(JSON.stringify(keys)) as IterableIterator<{ group_key: string; id: string; date: string | null }>) {
+        members.get(m.group_key)!.push({ id: m.id, date: m.date });
+      }
+    }
+    const series = keys.map((key) => ({ key, entries: members.get(key)! }));
     return { total: counts.total, rows: counts.singles + counts.groups, all, entries, series };
+  }
+
+  /**
+   * Fills `temp.library_hits` with the rasters a text search matches, unless it holds them already
+   * (the same search, nothing changed since: the next pages of a list). Its key, and how many match.
+   */
+  private searchHits(terms: { match: string[]; like: string[] }): { key: string; count: number } {
+    const inner = [...(terms.match.length ? ['library_text MATCH ?'] : []), ...terms.like.map(() => "text LIKE ? ESCAPE '\\'")];
+    const params = [...(terms.match.length ? [terms.match.join(' AND ')] : []), ...terms.like];
+    const key = JSON.stringify(params);
+    const version = (this.sql.changes.get() as { n: number }).n;
+    if (this.hits?.key === key && this.hits.version === version) return this.hits;
+    this.sql.hitsClear.run();
+    const count = Number(this.db.prepare(`INSERT INTO temp.library_hits (rid) SELECT rowid FROM library_text WHERE ${inner.join(' AND ')}`).run(...params).changes);
+    // Filling the table counts as changes of this connection: the version is taken after it.
+    this.hits = { key, count, version: (this.sql.changes.get() as { n: number }).n };
+    return this.hits;
   }
 
   /**
    * The counts of one filter: rasters, series and single rasters. The next pages of a list ask for the
    * same filter again, so the last answer is kept until the database changes (`total_changes()`).
    */
-  private counted(from: string, filter: string, params: SQLInputValue[]): { total: number; groups: number; singles: number } {
-    const key = JSON.stringify([from, filter, params]);
+  private counted(key: string, from: string, filter: string, params: SQLInputValue[]): { total: number; groups: number; singles: number } {
     const version = (this.sql.changes.get() as { n: number }).n;
     if (this.lastCounts?.key === key && this.lastCounts.version === version) return this.lastCounts.counts;
     const counts = this.db.prepare(`SELECT COUNT(*) AS total, COUNT(DISTINCT group_key) AS groups, COUNT(*) - COUNT(group_key) AS singles FROM ${from} ${filter}`)
