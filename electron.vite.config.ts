@@ -59,6 +59,10 @@ export default defineConfig({
     build: {
       // electron-vite leaves bundles unminified; the renderer's are parsed before the map is interactive.
       minify: true,
+      // No <link rel=modulepreload> per dependency of each lazy chunk (the app's files are local:
+      // a chunk's imports load as fast without them). Adding them cost a long task when the shell
+      // started (a search of every link in the page per dependency, then an insert each).
+      modulePreload: { resolveDependencies: () => [] },
       rollupOptions: { input: { index: resolve('renderer/index.html') } },
     },
   },

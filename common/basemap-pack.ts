@@ -124,13 +124,21 @@ function decodeCountry([, name, polygons, deltas]: PackedCountry, unit: number):
 }
 
 export function unpackBasemap(packed: PackedBasemap): UnpackedCountry[] {
+  checkBasemapVersion(packed);
+  return packed.countries.map((country) => unpackCountry(country, packed.unit));
+}
+
+/** Throws for packed data of a version this code does not read. */
+export function checkBasemapVersion(packed: PackedBasemap): void {
   if (packed.version !== 1) throw new Error(`Basemap data version ${String(packed.version)} is not supported.`);
-  return packed.countries.map((country) => {
-    const [id, name, , , cut] = country;
-    const { flat, endss } = decodeCountry(country, packed.unit);
-    // Only the countries the build found cut are traced: the first frame does not scan every vertex.
-    return { id, name, flat, endss, borders: cut === 1 ? bordersOf(flat, endss) : null };
-  });
+}
+
+/** One packed country (of a basemap whose `unit` is given) as planar vertices, its rings and, if cut, its borders. */
+export function unpackCountry(country: PackedCountry, unit: number): UnpackedCountry {
+  const [id, name, , , cut] = country;
+  const { flat, endss } = decodeCountry(country, unit);
+  // Only the countries the build found cut are traced: the first frame does not scan every vertex.
+  return { id, name, flat, endss, borders: cut === 1 ? bordersOf(flat, endss) : null };
 }
 
 /**

@@ -58,8 +58,8 @@ describe('offline context: places', () => {
 });
 
 describe('offline context: water', () => {
-  it('has Natural Earth 1:50m lakes as polygons and rivers as lines', () => {
-    const features = waterFeatures(packedWater());
+  it('has Natural Earth 1:50m lakes as polygons and rivers as lines', async () => {
+    const features = await waterFeatures(packedWater());
     const lakes = features.filter((f) => f.get('kind') === 'lake');
     const rivers = features.filter((f) => f.get('kind') === 'river');
     expect(lakes.length).toBeGreaterThan(100);

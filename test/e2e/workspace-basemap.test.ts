@@ -4,7 +4,7 @@ import { fromLonLat } from 'ol/proj';
 import { openPanel, openWorkspace, waitForMap, waitForMapStill, type Workspace } from './workspace-harness';
 
 // The basemap in the real renderer: the countries packed at build time draw the first frame (1:110m)
-// and are replaced by 1:50m once the map is idle; the online layer's code and tiles stay away until
+// and are replaced by 1:50m once the start has settled; the online layer's code and tiles stay away until
 // Settings turn it on, and its failure (no network here) is reported there.
 
 const HAS_CHROMIUM = chromiumAvailable();

@@ -5,12 +5,13 @@ import VectorImageLayer from 'ol/layer/VectorImage';
 import VectorSource from 'ol/source/Vector';
 import { Fill, Stroke, Style } from 'ol/style';
 import countries110 from 'virtual:swath-basemap/110m';
-import { unpackBasemap, type PackedBasemap } from '../../../common/basemap-pack';
+import { checkBasemapVersion, unpackBasemap, unpackCountry, type PackedBasemap, type UnpackedCountry } from '../../../common/basemap-pack';
+import { mapInSlices } from '../lib/idle';
 
 /**
  * The offline basemap: world-atlas country outlines over a water-coloured map
  * background, no network. 1:110m loads at start (small, fast cold start); the
- * 1:50m set replaces it once the map is idle. Both come made planar and
+ * 1:50m set replaces it once the start has settled, made in slices that yield to the window. Both come made planar and
  * projected at build time (scripts/basemap.ts). The online layer (OSM or an
  * internal XYZ server) is in online-basemap.ts.
  */
@@ -21,9 +22,17 @@ import { unpackBasemap, type PackedBasemap } from '../../../common/basemap-pack'
  * some have none), and a source keeps only the first feature of an id.
  */
 export function countryFeatures(packed: PackedBasemap): Feature<MultiPolygon>[] {
-  return unpackBasemap(packed).map(({ id, name, flat, endss, borders }) =>
-    new Feature({ geometry: new MultiPolygon(flat, 'XY', endss), name, iso: id, borders: borders ? new MultiLineString(borders.flat, 'XY', borders.ends) : undefined }),
-  );
+  return unpackBasemap(packed).map(countryFeature);
+}
+
+function countryFeature({ id, name, flat, endss, borders }: UnpackedCountry): Feature<MultiPolygon> {
+  return new Feature({ geometry: new MultiPolygon(flat, 'XY', endss), name, iso: id, borders: borders ? new MultiLineString(borders.flat, 'XY', borders.ends) : undefined });
+}
+
+/** {@link countryFeatures} in slices that yield to the window (the 1:50m set is thousands of rings). */
+export async function countryFeaturesInSlices(packed: PackedBasemap): Promise<Feature<MultiPolygon>[]> {
+  checkBasemapVersion(packed);
+  return mapInSlices(packed.countries, (country) => countryFeature(unpackCountry(country, packed.unit)));
 }
 
 function cssVar(name: string, fallback: string): string {
@@ -56,7 +65,7 @@ export function createBasemap(): { layer: VectorImageLayer<VectorSource<Feature<
       layer.changed();
     },
     async upgrade() {
-      const features = countryFeatures((await import('virtual:swath-basemap/50m')).default);
+      const features = await countryFeaturesInSlices((await import('virtual:swath-basemap/50m')).default);
       source.clear(true);
       source.addFeatures(features);
     },

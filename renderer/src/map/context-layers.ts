@@ -10,7 +10,8 @@ import VectorSource from 'ol/source/Vector';
 import { bbox as bboxStrategy } from 'ol/loadingstrategy';
 import type { Extent } from 'ol/extent';
 import { Circle as CircleStyle, Fill, Stroke, Style, Text } from 'ol/style';
-import { unpackBasemap, type PackedBasemap, type PackedPlaces } from '../../../common/basemap-pack';
+import { checkBasemapVersion, unpackCountry, type PackedBasemap, type PackedPlaces } from '../../../common/basemap-pack';
+import { mapInSlices } from '../lib/idle';
 
 /**
  * Offline context at working zooms, over the countries: Natural Earth 1:50m lakes and rivers from
@@ -81,10 +82,18 @@ export function placesSource(load: () => Promise<PackedPlaces>, attributions: st
   return source;
 }
 
-/** Packed lakes as polygons, packed rivers as lines. */
-export function waterFeatures(packed: { lakes: PackedBasemap; rivers: PackedBasemap }): Feature<Geometry>[] {
-  const lakes = unpackBasemap(packed.lakes).map(({ name, flat, endss }) => new Feature<Geometry>({ geometry: new MultiPolygon(flat, 'XY', endss), name, kind: 'lake' }));
-  const rivers = unpackBasemap(packed.rivers).map(({ name, flat, endss }) => new Feature<Geometry>({ geometry: new MultiLineString(flat, 'XY', endss.flat()), name, kind: 'river' }));
+/** Packed lakes as polygons, packed rivers as lines; made in slices that yield to the window. */
+export async function waterFeatures(packed: { lakes: PackedBasemap; rivers: PackedBasemap }): Promise<Feature<Geometry>[]> {
+  checkBasemapVersion(packed.lakes);
+  checkBasemapVersion(packed.rivers);
+  const lakes = await mapInSlices(packed.lakes.countries, (c) => {
+    const { name, flat, endss } = unpackCountry(c, packed.lakes.unit);
+    return new Feature<Geometry>({ geometry: new MultiPolygon(flat, 'XY', endss), name, kind: 'lake' });
+  });
+  const rivers = await mapInSlices(packed.rivers.countries, (c) => {
+    const { name, flat, endss } = unpackCountry(c, packed.rivers.unit);
+    return new Feature<Geometry>({ geometry: new MultiLineString(flat, 'XY', endss.flat()), name, kind: 'river' });
+  });
   return [...lakes, ...rivers];
 }
 
@@ -141,7 +150,7 @@ export function installContextLayers(map: OlMap): () => void {
   });
   // Water loads whole the first time the view nears its zoom; places through their sources' loaders, per view.
   const parts: Part[] = [
-    { layer: water, minZoom: CONTEXT_MIN_ZOOM.water, state: 'idle', load: async () => waterFeatures((await import('virtual:swath-context/water')).default) },
+    { layer: water, minZoom: CONTEXT_MIN_ZOOM.water, state: 'idle', load: async () => await waterFeatures((await import('virtual:swath-context/water')).default) },
   ];
   const places = [
     placesLayer('places-major', CONTEXT_MIN_ZOOM.placesMajor, async () => (await import('virtual:swath-context/places-major')).default),

@@ -1,5 +1,5 @@
 import { defineStore } from 'pinia';
-import { computed } from 'vue';
+import { computed, toRaw } from 'vue';
 import type { ResponseOf, Result } from '../../../preload/contract';
 import { getBridge } from '../bridge';
 import { perConnection } from './per-connection';
@@ -25,7 +25,8 @@ export type OperationKey =
  */
 export const useOperationsStore = defineStore('operations', () => {
   const { request, load } = perConnection<ResponseOf<'service:operations'>>(() => getBridge().serviceOperations());
-  const operations = computed(() => request.data?.operations ?? []);
+  // Read-only schemas: plain objects (no reactive proxies), so reading a form's fields from them is cheap.
+  const operations = computed(() => toRaw(request.data)?.operations ?? []);
 
   /** One operation by key, once loaded. */
   function get(key: OperationKey | string): OpenOperation | null {

@@ -41,6 +41,7 @@ export const useNotificationsStore = defineStore('notifications', () => {
   const cards = ref<SwathNotice[]>([]);
   const prefs = ref<NotificationPrefs | null>(null);
   let started = false;
+  let listening = false;
   let timer: ReturnType<typeof setInterval> | null = null;
 
   /** Opens what a notification is about. */
@@ -87,11 +88,18 @@ export const useNotificationsStore = defineStore('notifications', () => {
     if (r.ok) prefs.value = r.data;
   }
 
+  /** Shows main's notifications from now on (what {@link start} does first; alone, it makes no store). */
+  function listen(): void {
+    if (listening) return;
+    listening = true;
+    getBridge().on('notification', show);
+  }
+
   /** Listens for notifications and watches the orders list for status changes and deadlines. */
   function start(): void {
     if (started) return;
     started = true;
-    getBridge().on('notification', show);
+    listen();
     const orders = useTaskingOrdersStore();
     const toMain = (kind: 'orderStatus' | 'orderDeadline', title: string, body: string, orderId: string | null) =>
       void getBridge().notificationsShow({ kind, title, body, target: { panel: 'tasking', ...(orderId ? { orderId } : {}) } });
@@ -138,5 +146,5 @@ export const useNotificationsStore = defineStore('notifications', () => {
     timer = null;
   }
 
-  return { cards, prefs, open, dismiss, show, start, stop, loadPrefs, setPref };
+  return { cards, prefs, open, dismiss, show, listen, start, stop, loadPrefs, setPref };
 });

@@ -200,10 +200,11 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
   // One deadline for all (the 1st of next month, UTC): formatted when the clock ticks, not per recurring order nor per poll.
   const deadline = computed(() => deadlineInfo(now.value));
   const renewals = computed<RenewalDeadline[]>(() => {
+    const recurring = rows.value.filter(({ summary: s }) => s.recurring === true && !s.ended && !s.renewalStopped);
+    // Formatted only when some order renews (the first local format loads the time zone data).
+    if (!recurring.length) return [];
     const info = deadline.value;
-    return rows.value
-      .filter(({ summary: s }) => s.recurring === true && !s.ended && !s.renewalStopped)
-      .map(({ key, summary }) => ({ key, orderId: summary.id, ...info }));
+    return recurring.map(({ key, summary }) => ({ key, orderId: summary.id, ...info }));
   });
   /** Recurring orders whose renewal deadline is less than 72 hours away. */
   const urgentRenewals = computed(() => renewals.value.filter((r) => r.warn && r.remainingMs > 0));
