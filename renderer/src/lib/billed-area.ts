@@ -7,8 +7,7 @@
  * stated it.
  */
 
-import { areaKm2, bbox, isPolygonal, parseAoiText, type AnyGeometry, type PolygonalGeometry } from './geometry';
-import { boxAreaKm2 } from './library-model';
+import { areaKm2, bbox, boxAreaKm2, isPolygonal, parseAoiText, type AnyGeometry, type PolygonalGeometry } from './geometry';
 import { isGeoJsonGeometry, isWkt } from './recognise';
 
 /** A WKT or GeoJSON polygonal geometry as the service sends it, or null. */

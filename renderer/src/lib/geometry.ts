@@ -214,6 +214,13 @@ export function areaKm2(g: PolygonalGeometry): number {
   return Math.abs(getArea(geom, { projection: 'EPSG:4326' })) / 1e6;
 }
 
+/** Approximate area of a lon/lat box in km² (spherical). */
+export function boxAreaKm2(b: readonly number[]): number {
+  const R = 6371.0088;
+  const rad = Math.PI / 180;
+  return Math.abs(R * R * (b[2]! - b[0]!) * rad * (Math.sin(b[3]! * rad) - Math.sin(b[1]! * rad)));
+}
+
 /** The same geometry with every unclosed ring closed by repeating its first position. */
 export function closeRings<G extends PolygonalGeometry>(g: G): G {
   const close = (ring: Position[]): Position[] => (ring.length > 0 && !samePos(ring[0]!, ring[ring.length - 1]!) ? [...ring, [...ring[0]!]] : ring);

@@ -1,12 +1,7 @@
-import type { ResponseOf } from '../../../preload/contract';
-
 /**
  * The Library panel's model: its filters and orders (main's `library:query` applies them) and the
  * formatting of sizes, resolutions and footprints. No Vue and no OpenLayers, so they are unit tested.
  */
-
-/** One local raster as `library:query` lists it. */
-export type LibraryItem = ResponseOf<'library:query'>['entries'][number];
 
 /** Sort orders of the list. */
 export type LibrarySort = 'date-desc' | 'date-asc' | 'added-desc' | 'name' | 'size-desc';
@@ -57,13 +52,6 @@ export function formatResolution(m: number | null): string {
   if (m == null) return '—';
   if (m >= 1000) return `${(m / 1000).toFixed(1)} km`;
   return `${Number(m.toPrecision(3))} m`;
-}
-
-/** Approximate area of a lon/lat box in km² (spherical). */
-export function boxAreaKm2(b: readonly number[]): number {
-  const R = 6371.0088;
-  const rad = Math.PI / 180;
-  return Math.abs(R * R * (b[2]! - b[0]!) * rad * (Math.sin(b[3]! * rad) - Math.sin(b[1]! * rad)));
 }
 
 /** "13.40–13.43° E, 52.50–52.52° N" footprints. */

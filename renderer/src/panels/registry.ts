@@ -24,6 +24,16 @@ function lazy(loader: () => Promise<{ default: Component }>): Component {
   return defineAsyncComponent({ loader, loadingComponent: Loading, errorComponent: Failed, delay: 120 });
 }
 
+// Time series and change layers (the Analysis feature), in the Library panel's `analysis` slot: loaded with their
+// chart only when the panel shows them (the library has rasters).
+const AnalysisBlock = defineAsyncComponent(() => import('./analysis/AnalysisBlock.vue'));
+
+/** The Library panel with the Analysis block in its slot. */
+async function libraryPanel(): Promise<{ default: Component }> {
+  const { default: LibraryPanel } = await import('./library/LibraryPanel.vue');
+  return { default: { name: 'LibraryWithAnalysis', render: () => h(LibraryPanel, null, { analysis: () => h(AnalysisBlock) }) } };
+}
+
 /** Every rail panel. */
 export const panels: readonly PanelDef[] = [
   {
@@ -48,7 +58,7 @@ export const panels: readonly PanelDef[] = [
     icon: 'library',
     shortcut: 'panel-3',
     summary: 'Local rasters, previewed on the map without a network.',
-    component: lazy(() => import('./library/LibraryPanel.vue')),
+    component: lazy(libraryPanel),
   },
   {
     id: 'products',

@@ -1,6 +1,6 @@
 import { getBridge } from '../bridge';
 import type { RasterLayers } from '../map/raster-layers';
-import type { LibraryItem } from '../lib/library-model';
+import type { LibraryItem } from '../lib/library-item';
 import { defaultDisplay, displayChannels } from '../raster/display';
 import { usedBands } from '../raster/layer-style';
 import { ensureProjection, UnknownProjectionError, type ProjectionInfo } from '../raster/projection';

@@ -5,7 +5,7 @@ import { createSwipeControl, type SwipeControl } from '../map/raster-swipe';
 import { displayChannels } from '../raster/display';
 import { usedBands } from '../raster/layer-style';
 import { renderSample } from '../raster/render-sample';
-import type { LibraryItem } from '../lib/library-model';
+import type { LibraryItem } from '../lib/library-item';
 import { histogramsFor, rangesFor, rasterStyle } from './layer-display';
 import { LayerOpening, type OpeningSession } from './layer-opening';
 import type { LayerRuntime, OpenOptions, PreviewLayer } from './types';

@@ -1,6 +1,6 @@
 import { transformExtent } from 'ol/proj';
 import { getBridge } from '../bridge';
-import type { LibraryItem } from '../lib/library-model';
+import type { LibraryItem } from '../lib/library-item';
 import { defaultDisplay, displayChannels } from '../raster/display';
 import { buildHistogram } from '../raster/histogram';
 import { ensureProjection } from '../raster/projection';

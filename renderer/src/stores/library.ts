@@ -2,10 +2,11 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
 import type { IpcError, RequestOf, ResponseOf } from '../../../preload/contract';
 import { getBridge } from '../bridge';
-import { NO_FILTER, type LibraryFilter, type LibraryItem, type LibrarySort, type SeriesGroup } from '../lib/library-model';
+import type { LibraryItem } from '../lib/library-item';
+import { NO_FILTER, type LibraryFilter, type LibrarySort, type SeriesGroup } from '../lib/library-model';
 import { loadPreviewEngine } from '../preview/load-engine';
 
-export type { LibraryItem } from '../lib/library-model';
+export type { LibraryItem } from '../lib/library-item';
 
 /** Thumbnails are cached by content (or by id until main has hashed the file). */
 function thumbKey(e: LibraryItem): string {

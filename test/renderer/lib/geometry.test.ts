@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  aoiProblems, areaKm2, closeRings, findSelfIntersection, isUtmEpsg, parseAoiText, toWkt, utmEpsgFor, vertexCount, type PolygonalGeometry,
+  aoiProblems, areaKm2, boxAreaKm2, closeRings, findSelfIntersection, isUtmEpsg, parseAoiText, toWkt, utmEpsgFor, vertexCount, type PolygonalGeometry,
 } from '../../../renderer/src/lib/geometry';
 
 const BERLIN = 'POLYGON((13.25 52.40, 13.60 52.40, 13.60 52.60, 13.25 52.60, 13.25 52.40))';
@@ -19,6 +19,11 @@ describe('AOI geometry', () => {
     expect(vertexCount(g)).toBe(4);
     expect(utmEpsgFor(g)).toBe(32633);
     expect(aoiProblems(g, { maxAreaKm2: 2500 })).toEqual([]);
+  });
+
+  it('measures a lon/lat box on the sphere', () => {
+    // One degree square at the equator is about 12,364 km².
+    expect(boxAreaKm2([0, 0, 1, 1])).toBeCloseTo(12364, -1);
   });
 
   it('unwraps Feature and FeatureCollection GeoJSON; several polygons become a MultiPolygon', () => {

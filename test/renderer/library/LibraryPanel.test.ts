@@ -13,10 +13,6 @@ vi.mock('../../../renderer/src/raster/raster-data', async (orig) => ({
   ...(await orig<typeof import('../../../renderer/src/raster/raster-data')>()),
   RasterFile: { open: vi.fn(async () => { throw new Error('no network in this test'); }) },
 }));
-
-// The panel loads its analysis block lazily: loaded here once, so no test ends while that import
-// is still on its way (it would load after the environment is torn down).
-await import('../../../renderer/src/panels/analysis/AnalysisBlock.vue');
 const ok = <T>(data: T): Result<T> => ({ ok: true, data });
 const WKT = 'POLYGON((13.40 52.50, 13.42 52.50, 13.42 52.51, 13.40 52.51, 13.40 52.50))';
 

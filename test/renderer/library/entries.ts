@@ -1,4 +1,4 @@
-import type { LibraryItem } from '../../../renderer/src/lib/library-model';
+import type { LibraryItem } from '../../../renderer/src/lib/library-item';
 
 let n = 0;
 /** A library entry as `library:query` returns it. */

@@ -1,7 +1,8 @@
 import { parseBandnames } from '../../../common/bandnames';
 import { seriesKey } from '../../../common/library-series';
 import type { RequestOf, ResponseOf } from '../../../preload/contract';
-import { NO_FILTER, fileName, type LibraryFilter, type LibraryItem, type LibrarySort } from '../../../renderer/src/lib/library-model';
+import type { LibraryItem } from '../../../renderer/src/lib/library-item';
+import { NO_FILTER, fileName, type LibraryFilter, type LibrarySort } from '../../../renderer/src/lib/library-model';
 
 interface FullGroup {
   key: string;
