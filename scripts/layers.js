@@ -89,17 +89,13 @@ export const LAYERS = [
     may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
   },
   {
-    name: 'renderer/src/panels',
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
-  },
-  {
     name: 'renderer map views',
     paths: ['renderer/src/map/MapView.vue', 'renderer/src/map/AoiToolbar.vue', 'renderer/src/map/aoi-tools.ts'],
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
   },
   {
     name: 'renderer/src',
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer map views', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer map views', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
   },
 ];
 

@@ -61,10 +61,10 @@ describe('the layer table, as lint', () => {
     ['preload/contract/x.ts', "import { ApiError } from '../../main/api/errors';\nexport const x = ApiError;\n", 'preload/contract', 'main/api'],
     ['renderer/src/stores/x.ts', "import { readGeoTiffHeader } from '../../../main/geotiff/index.js';\nexport const x = readGeoTiffHeader;\n", 'renderer/src/stores', 'main/geotiff'],
     // Inside the renderer: stores never import views, views never call the bridge.
-    ['renderer/src/stores/x.ts', "import Panel from '../panels/library/LibraryPanel.vue';\nexport const x = Panel;\n", 'renderer/src/stores', 'renderer/src/panels'],
+    ['renderer/src/stores/x.ts', "import Panel from '../features/library/views/LibraryPanel.vue';\nexport const x = Panel;\n", 'renderer/src/stores', 'renderer/src/features/*/views'],
     ['renderer/src/stores/x.ts', "import Icon from '../components/Icon.vue';\nexport const x = Icon;\n", 'renderer/src/stores', 'renderer/src/components'],
     ['renderer/src/components/X.vue', "<script setup lang=\"ts\">\nimport { getBridge } from '../bridge';\nvoid getBridge;\n</script>\n<template><p /></template>\n", 'renderer/src/components', 'renderer/src/bridge.ts'],
-    ['renderer/src/panels/library/x.ts', "import { getBridge } from '../../bridge';\nexport const x = getBridge;\n", 'renderer/src/panels', 'renderer/src/bridge.ts'],
+    ['renderer/src/features/library/stores/x.ts', "import { useAoiStore } from '../../../stores/aoi';\nimport Block from '../../analysis/views/AnalysisBlock.vue';\nexport const x = [useAoiStore, Block];\n", 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
     ['renderer/src/lib/x.ts', "import { useAoiStore } from '../stores/aoi';\nexport const x = useAoiStore;\n", 'renderer/src/lib', 'renderer/src/stores'],
     // Inside a feature folder the same rules hold, and a feature never uses another feature's views.
     ['renderer/src/features/tasking/stores/x.ts', "import Panel from '../views/TaskingPanel.vue';\nexport const x = Panel;\n", 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
@@ -72,6 +72,8 @@ describe('the layer table, as lint', () => {
     ['renderer/src/features/tasking/model/x.ts', "import { useTaskingStore } from '../stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
     ['renderer/src/features/tasking/model/x.ts', "import { getBridge } from '../../../bridge';\nexport const x = getBridge;\n", 'renderer/src/features/*/model', 'renderer/src/bridge.ts'],
     ['renderer/src/features/watches/views/x.ts', "import Panel from '../../tasking/views/TaskingPanel.vue';\nexport const x = Panel;\n", 'renderer/src/features/*/views', 'renderer/src/features/tasking/views'],
+    // The Library panel hosts the Analysis block through a slot the shell fills, never by importing it.
+    ['renderer/src/features/library/views/x.ts', "export const x = () => import('../../analysis/views/AnalysisBlock.vue');\n", 'renderer/src/features/*/views', 'renderer/src/features/analysis/views'],
     ['renderer/src/stores/x.ts', "import { useTaskingStore } from '../features/tasking/stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/stores', 'renderer/src/features/*/stores'],
     ['renderer/src/lib/x.ts', "import { summarizeOrder } from '../features/tasking/model/tasking-records';\nexport const x = summarizeOrder;\n", 'renderer/src/lib', 'renderer/src/features/*/model'],
   ])('%s: %s is refused, naming both folders and what the table allows', async (file, code, from, to) => {
@@ -88,7 +90,7 @@ describe('the layer table, as lint', () => {
     ['main/hosts/x.ts', "import { startSimulator } from '../simulator';\nexport const x = startSimulator;\n"],
     ['main/simulator/raster/x.ts', "import { writePyramid } from '../../geotiff/index.js';\nimport { utmEpsgFor } from '../../../common/geodesy.js';\nexport const x = [writePyramid, utmEpsgFor];\n"],
     ['renderer/src/stores/x.ts', "import { getBridge } from '../bridge';\nimport type { LibraryItem } from '../lib/library-item';\nexport const x = getBridge;\nexport type X = LibraryItem;\n"],
-    ['renderer/src/panels/x/X.vue', "<script setup lang=\"ts\">\nimport { useLibraryStore } from '../../stores/library';\nimport Icon from '../../components/Icon.vue';\nvoid [useLibraryStore, Icon];\n</script>\n<template><p /></template>\n"],
+    ['renderer/src/features/analysis/views/X.vue', "<script setup lang=\"ts\">\nimport { useLibraryStore } from '../../library/stores/library';\nimport Icon from '../../../components/Icon.vue';\nvoid [useLibraryStore, Icon];\n</script>\n<template><p /></template>\n"],
     ['renderer/src/features/tasking/views/X.vue', "<script setup lang=\"ts\">\nimport AreaSection from './AreaSection.vue';\nimport { useTaskingStore } from '../stores/tasking';\nimport { summarizeOrder } from '../model/tasking-records';\nimport { draftFromOrder } from '../../watches/model/watch-draft';\nimport { useUiStore } from '../../../stores/ui';\nimport Icon from '../../../components/Icon.vue';\nvoid [AreaSection, useTaskingStore, summarizeOrder, draftFromOrder, useUiStore, Icon];\n</script>\n<template><p /></template>\n"],
     ['renderer/src/features/notifications/stores/x.ts', "import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';\nimport { getBridge } from '../../../bridge';\nexport const x = [useTaskingOrdersStore, getBridge];\n"],
     ['common/grid/x.ts', "import proj4 from 'proj4';\nimport { METRES_PER_DEGREE } from '../geodesy.js';\nexport const x = [proj4, METRES_PER_DEGREE];\n"],

@@ -4,8 +4,8 @@ import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bridgeStandIn, fail, makeBridge, ok } from '../fake-bridge';
 import TeamCopyNotice from '../../../renderer/src/components/TeamCopyNotice.vue';
-import { usePreviewStore } from '../../../renderer/src/stores/preview';
-import { useLibraryStore } from '../../../renderer/src/stores/library';
+import { usePreviewStore } from '../../../renderer/src/features/library/stores/preview';
+import { useLibraryStore } from '../../../renderer/src/features/library/stores/library';
 
 const fake = bridgeStandIn();
 

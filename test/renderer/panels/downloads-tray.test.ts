@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { bridgeStandIn, job, makeBridge, ok, pagesOf } from '../fake-bridge';
 import DownloadsTray from '../../../renderer/src/features/downloads/views/DownloadsTray.vue';
 import { useDownloadsStore } from '../../../renderer/src/features/downloads/stores/downloads';
-import { usePreviewStore } from '../../../renderer/src/stores/preview';
+import { usePreviewStore } from '../../../renderer/src/features/library/stores/preview';
 import { useUiStore } from '../../../renderer/src/stores/ui';
 
 const fake = bridgeStandIn();

@@ -3,7 +3,7 @@ import { ref, watch } from 'vue';
 import type { EventPayload, ResponseOf } from '../../../../../preload/contract';
 import { getBridge } from '../../../bridge';
 import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';
-import { usePreviewStore } from '../../../stores/preview';
+import { usePreviewStore } from '../../library/stores/preview';
 import { useUiStore, type PanelId } from '../../../stores/ui';
 import { useWatchesStore } from '../../watches/stores/watches';
 
