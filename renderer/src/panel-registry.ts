@@ -1,6 +1,6 @@
 import { defineAsyncComponent, h, type Component } from 'vue';
-import type { ShortcutId } from './lib/shortcuts';
-import type { PanelId } from './stores/ui';
+import type { ShortcutId } from './platform/lib/shortcuts';
+import type { PanelId } from './platform/stores/ui';
 
 /**
  * The left rail's panels, in order. Each panel is an async component, so its

@@ -8,7 +8,7 @@ import { queryEntries } from '../library/fake-library';
 import { bridgeStandIn } from '../../fake-bridge';
 import AnalysisBlock from '../../../../renderer/src/features/analysis/views/AnalysisBlock.vue';
 import { useLibraryStore } from '../../../../renderer/src/features/library/stores/library';
-import { useAoiStore } from '../../../../renderer/src/stores/aoi';
+import { useAoiStore } from '../../../../renderer/src/platform/stores/aoi';
 
 const fake = bridgeStandIn<any>();
 

@@ -9,8 +9,8 @@ import { bridgeStandIn } from '../../fake-bridge';
 import LibraryPanel from '../../../../renderer/src/features/library/views/LibraryPanel.vue';
 
 const fake = bridgeStandIn<any>();
-vi.mock('../../../../renderer/src/raster/raster-data', async (orig) => ({
-  ...(await orig<typeof import('../../../../renderer/src/raster/raster-data')>()),
+vi.mock('../../../../renderer/src/platform/raster/raster-data', async (orig) => ({
+  ...(await orig<typeof import('../../../../renderer/src/platform/raster/raster-data')>()),
   RasterFile: { open: vi.fn(async () => { throw new Error('no network in this test'); }) },
 }));
 const ok = <T>(data: T): Result<T> => ({ ok: true, data });

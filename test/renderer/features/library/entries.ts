@@ -1,4 +1,4 @@
-import type { LibraryItem } from '../../../../renderer/src/lib/library-item';
+import type { LibraryItem } from '../../../../renderer/src/platform/lib/library-item';
 
 let n = 0;
 /** A library entry as `library:query` returns it. */

@@ -1,7 +1,7 @@
 import { parseBandnames } from '../../../../common/bandnames';
 import { seriesKey } from '../../../../common/library-series';
 import type { RequestOf, ResponseOf } from '../../../../preload/contract';
-import type { LibraryItem } from '../../../../renderer/src/lib/library-item';
+import type { LibraryItem } from '../../../../renderer/src/platform/lib/library-item';
 import { NO_FILTER, fileName, type LibraryFilter, type LibrarySort } from '../../../../renderer/src/features/library/model/library-model';
 
 interface FullGroup {

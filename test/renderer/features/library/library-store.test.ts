@@ -11,8 +11,8 @@ import { queryEntries } from './fake-library';
 // closing a layer cancels its preview in main.
 
 const fake = vi.hoisted(() => ({ api: null as any, header: null as any }));
-vi.mock('../../../../renderer/src/raster/raster-data', async (orig) => {
-  const real = await orig<typeof import('../../../../renderer/src/raster/raster-data')>();
+vi.mock('../../../../renderer/src/platform/raster/raster-data', async (orig) => {
+  const real = await orig<typeof import('../../../../renderer/src/platform/raster/raster-data')>();
   return {
     ...real,
     RasterFile: {
@@ -26,13 +26,13 @@ vi.mock('../../../../renderer/src/raster/raster-data', async (orig) => {
   };
 });
 
-vi.mock('../../../../renderer/src/raster/render-sample', async (orig) => ({
-  ...(await orig<typeof import('../../../../renderer/src/raster/render-sample')>()),
+vi.mock('../../../../renderer/src/platform/raster/render-sample', async (orig) => ({
+  ...(await orig<typeof import('../../../../renderer/src/platform/raster/render-sample')>()),
   rgbaToDataUrl: () => 'data:image/png;base64,thumb',
 }));
 
 // The stores load the preview engine on first use; loaded here once so no test waits for it.
-await import('../../../../renderer/src/preview/engine');
+await import('../../../../renderer/src/platform/preview/engine');
 const { useLibraryStore } = await import('../../../../renderer/src/features/library/stores/library');
 const { usePreviewStore } = await import('../../../../renderer/src/features/library/stores/preview');
 

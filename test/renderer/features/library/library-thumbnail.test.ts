@@ -19,8 +19,8 @@ import { queryEntries } from './fake-library';
 
 // jsdom has no canvas to encode a PNG: the thumbnail's pixels are kept as they are handed over.
 const encoded = vi.hoisted(() => ({ images: [] as { width: number; height: number; rgba: Uint8ClampedArray }[] }));
-vi.mock('../../../../renderer/src/raster/render-sample', async (orig) => ({
-  ...(await orig<typeof import('../../../../renderer/src/raster/render-sample')>()),
+vi.mock('../../../../renderer/src/platform/raster/render-sample', async (orig) => ({
+  ...(await orig<typeof import('../../../../renderer/src/platform/raster/render-sample')>()),
   rgbaToDataUrl: (rgba: Uint8ClampedArray, width: number, height: number) => {
     encoded.images.push({ width, height, rgba: new Uint8ClampedArray(rgba) });
     return `data:test;${width}x${height}`;

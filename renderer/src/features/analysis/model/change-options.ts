@@ -1,4 +1,4 @@
-import type { LibraryItem } from '../../../lib/library-item';
+import type { LibraryItem } from '../../../platform/lib/library-item';
 import type { SeriesResult } from './series-csv';
 
 /** One entry of the change pickers. */

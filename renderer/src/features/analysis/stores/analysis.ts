@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import type { RequestOf } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
+import { getBridge } from '../../../platform/bridge';
 
 /** The Library's analyses, asked of main: a time series, a change layer and its save. */
 export const useAnalysisStore = defineStore('analysis', () => {

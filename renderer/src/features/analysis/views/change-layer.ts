@@ -6,9 +6,9 @@
 import ImageLayer from 'ol/layer/Image';
 import ImageStatic from 'ol/source/ImageStatic';
 import type { ResponseOf } from '../../../../../preload/contract';
-import { whenMap } from '../../../map/map-context';
-import { rampColor } from '../../../raster/color-ramps';
-import { ensureProjection } from '../../../raster/projection';
+import { whenMap } from '../../../platform/map/map-context';
+import { rampColor } from '../../../platform/raster/color-ramps';
+import { ensureProjection } from '../../../platform/raster/projection';
 
 /** A change layer as main answers `analysis:change`. */
 export type ChangeResult = ResponseOf<'analysis:change'>;

@@ -1,12 +1,12 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
 import type { IpcError, RequestOf, ResponseOf } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
-import type { LibraryItem } from '../../../lib/library-item';
+import { getBridge } from '../../../platform/bridge';
+import type { LibraryItem } from '../../../platform/lib/library-item';
 import { NO_FILTER, type LibraryFilter, type LibrarySort, type SeriesGroup } from '../model/library-model';
-import { loadPreviewEngine } from '../../../preview/load-engine';
+import { loadPreviewEngine } from '../../../platform/preview/load-engine';
 
-export type { LibraryItem } from '../../../lib/library-item';
+export type { LibraryItem } from '../../../platform/lib/library-item';
 
 /** Thumbnails are cached by content (or by id until main has hashed the file). */
 function thumbKey(e: LibraryItem): string {

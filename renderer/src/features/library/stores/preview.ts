@@ -1,19 +1,19 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, toRaw } from 'vue';
-import { getBridge } from '../../../bridge';
-import type { PointerAt } from '../../../map/raster-layers';
-import type { LibraryItem } from '../../../lib/library-item';
+import { getBridge } from '../../../platform/bridge';
+import type { PointerAt } from '../../../platform/map/raster-layers';
+import type { LibraryItem } from '../../../platform/lib/library-item';
 import type { SeriesGroup, SeriesMember } from '../model/library-model';
-import { loadPreviewEngine } from '../../../preview/load-engine';
-import type { PreviewSession } from '../../../preview/preview-session';
-import type { InspectorReading, OpenOptions, PreviewLayer } from '../../../preview/types';
-import { parseBandExpression } from '../../../raster/band-expression';
-import { defaultDisplay, isIndexDisplay, type BandMeta, type Channel, type DisplaySettings } from '../../../raster/display';
-import { styleVariables } from '../../../raster/layer-style';
-import type { StretchSettings } from '../../../raster/stretch';
+import { loadPreviewEngine } from '../../../platform/preview/load-engine';
+import type { PreviewSession } from '../../../platform/preview/preview-session';
+import type { InspectorReading, OpenOptions, PreviewLayer } from '../../../platform/preview/types';
+import { parseBandExpression } from '../../../platform/raster/band-expression';
+import { defaultDisplay, isIndexDisplay, type BandMeta, type Channel, type DisplaySettings } from '../../../platform/raster/display';
+import { styleVariables } from '../../../platform/raster/layer-style';
+import type { StretchSettings } from '../../../platform/raster/stretch';
 import { useLibraryStore } from './library';
 
-export type { InspectorReading, PreviewLayer, PreviewStatus } from '../../../preview/types';
+export type { InspectorReading, PreviewLayer, PreviewStatus } from '../../../platform/preview/types';
 
 function titleOf(e: LibraryItem): string {
   return e.path.split(/[\\/]/).pop() ?? e.id;
