@@ -10,7 +10,7 @@ import type { PanelId } from './platform/stores/ui';
 export interface PanelDef {
   id: PanelId;
   name: string;
-  /** Icon name of components/Icon.vue. */
+  /** Icon name of platform/components/Icon.vue. */
   icon: string;
   shortcut: ShortcutId;
   summary: string;
