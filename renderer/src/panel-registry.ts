@@ -1,4 +1,4 @@
-import { defineAsyncComponent, h, type Component } from 'vue';
+import { defineAsyncComponent, h, type AsyncComponentLoader, type Component } from 'vue';
 import type { ShortcutId } from './platform/lib/shortcuts';
 import type { PanelId } from './platform/stores/ui';
 
@@ -20,7 +20,7 @@ export interface PanelDef {
 const Loading: Component = { name: 'PanelLoading', render: () => h('p', { class: 'empty' }, [h('span', { class: 'spinner' }), ' Loading…']) };
 const Failed: Component = { name: 'PanelFailed', render: () => h('p', { class: 'empty' }, 'This panel failed to load. Reload the window (Ctrl+R).') };
 
-function lazy(loader: () => Promise<{ default: Component }>): Component {
+function lazy(loader: AsyncComponentLoader): Component {
   return defineAsyncComponent({ loader, loadingComponent: Loading, errorComponent: Failed, delay: 120 });
 }
 
@@ -28,10 +28,10 @@ function lazy(loader: () => Promise<{ default: Component }>): Component {
 // chart only when the panel shows them (the library has rasters).
 const AnalysisBlock = defineAsyncComponent(() => import('./features/analysis/views/AnalysisBlock.vue'));
 
-/** The Library panel with the Analysis block in its slot. */
-async function libraryPanel(): Promise<{ default: Component }> {
+/** The Library panel with the Analysis block in its slot (the component itself: a loader's plain `{ default }` object is not taken for a module). */
+async function libraryPanel(): Promise<Component> {
   const { default: LibraryPanel } = await import('./features/library/views/LibraryPanel.vue');
-  return { default: { name: 'LibraryWithAnalysis', render: () => h(LibraryPanel, null, { analysis: () => h(AnalysisBlock) }) } };
+  return { name: 'LibraryWithAnalysis', render: () => h(LibraryPanel, null, { analysis: () => h(AnalysisBlock) }) };
 }
 
 /** Every rail panel. */

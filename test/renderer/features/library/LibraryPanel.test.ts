@@ -2,11 +2,13 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { h } from 'vue';
 import type { RequestOf, Result } from '../../../../preload/contract';
 import { queryEntries } from './fake-library';
 import { item } from './entries';
 import { bridgeStandIn } from '../../fake-bridge';
 import LibraryPanel from '../../../../renderer/src/features/library/views/LibraryPanel.vue';
+import { panelById } from '../../../../renderer/src/panel-registry';
 
 const fake = bridgeStandIn<any>();
 vi.mock('../../../../renderer/src/platform/raster/raster-data', async (orig) => ({
@@ -53,6 +55,20 @@ describe('Library panel', () => {
     await flushPromises();
     expect(w.findAll('article').map((a) => a.attributes('data-file'))).toEqual(['paris.tif']);
     expect(w.text()).toContain('1 of 2 rasters');
+  });
+
+  it("in the rail (the shell's panel registry) shows the Analysis block in its slot once the library has rasters", async () => {
+    bridge([]);
+    const empty = mount({ render: () => h(panelById('library').component) });
+    await vi.waitFor(() => empty.get('[data-testid=library-empty]'));
+    expect(empty.find('[data-testid=analysis]').exists()).toBe(false);
+    empty.unmount();
+    bridge([item({ id: 'one' })]);
+    const w = mount({ render: () => h(panelById('library').component) });
+    await vi.waitFor(() => w.get('[data-testid=entry-one]'));
+    // The block loads when shown; waited for, so no import is still on its way when the test ends.
+    await vi.waitFor(() => w.get('[data-testid=analysis]'));
+    expect(w.get('[data-testid=analysis]').text()).toMatch(/Analyse/);
   });
 
   it('remove asks first, and can delete the file too', async () => {
