@@ -16,6 +16,8 @@ vi.mock('../../../../renderer/src/platform/raster/raster-data', async (orig) => 
   RasterFile: { open: vi.fn(async () => { throw new Error('no network in this test'); }) },
 }));
 const ok = <T>(data: T): Result<T> => ({ ok: true, data });
+// The rail's panels and the Analysis block load their modules on first render: waited for as states, with room for a loaded machine.
+const LOADED = { timeout: 20_000 };
 const WKT = 'POLYGON((13.40 52.50, 13.42 52.50, 13.42 52.51, 13.40 52.51, 13.40 52.50))';
 
 function bridge(entries: ReturnType<typeof item>[]) {
@@ -60,14 +62,14 @@ describe('Library panel', () => {
   it("in the rail (the shell's panel registry) shows the Analysis block in its slot once the library has rasters", async () => {
     bridge([]);
     const empty = mount({ render: () => h(panelById('library').component) });
-    await vi.waitFor(() => empty.get('[data-testid=library-empty]'));
+    await vi.waitFor(() => empty.get('[data-testid=library-empty]'), LOADED);
     expect(empty.find('[data-testid=analysis]').exists()).toBe(false);
     empty.unmount();
     bridge([item({ id: 'one' })]);
     const w = mount({ render: () => h(panelById('library').component) });
-    await vi.waitFor(() => w.get('[data-testid=entry-one]'));
+    await vi.waitFor(() => w.get('[data-testid=entry-one]'), LOADED);
     // The block loads when shown; waited for, so no import is still on its way when the test ends.
-    await vi.waitFor(() => w.get('[data-testid=analysis]'));
+    await vi.waitFor(() => w.get('[data-testid=analysis]'), LOADED);
     expect(w.get('[data-testid=analysis]').text()).toMatch(/Analyse/);
   });
 
