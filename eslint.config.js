@@ -52,14 +52,14 @@ export default tseslint.config(
     rules: { 'layers/allowed-imports': 'error', 'layers/no-cycles': 'error' },
   },
   {
-    // The renderer is sandboxed: it reaches main only through window.swath (src/bridge.ts).
+    // The renderer is sandboxed: it reaches main only through window.swath (src/platform/bridge.ts).
     files: ['renderer/**/*.{ts,vue}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
       'no-restricted-imports': ['error', {
         paths: ['electron', 'keytar', ...nodeBuiltins].map((name) => ({
           name,
-          message: 'The renderer may not import Node or Electron modules; go through src/bridge.ts.',
+          message: 'The renderer may not import Node or Electron modules; go through src/platform/bridge.ts.',
         })),
         patterns: [{ group: ['node:*'], message: 'The renderer may not import Node built-ins.' }],
       }],

@@ -1,6 +1,6 @@
 /**
  * How a band's numbers become physical values (value = DN * scale + offset), one rule for the
- * map's display (renderer/src/raster) and the analysis in main (main/analysis/expression.ts).
+ * map's display (renderer/src/platform/raster) and the analysis in main (main/analysis/expression.ts).
  */
 
 /** DN scale and offset to physical values. */

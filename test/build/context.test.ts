@@ -1,6 +1,6 @@
 import { fromLonLat, toLonLat } from 'ol/proj';
 import { describe, expect, it } from 'vitest';
-import { placeFeatures, placesIn, waterFeatures } from '../../renderer/src/map/context-layers';
+import { placeFeatures, placesIn, waterFeatures } from '../../renderer/src/platform/map/context-layers';
 import { MAJOR_PLACE_POPULATION, contextPlugin, packedPlaces, packedWater } from '../../scripts/context';
 
 // The offline context at working zooms (issue 27 #14): named places and Natural Earth water, packed

@@ -32,8 +32,8 @@ const layerErrors = async (file: string, code: string) => layerMessages(await es
 
 describe('package and global bans per process', () => {
   it.each([
-    ['renderer/src/lib/x.ts', "import { readFile } from 'node:fs/promises';\nexport const x = readFile;\n", /renderer may not import Node built-ins/],
-    ['renderer/src/stores/x.ts', "import { ipcRenderer } from 'electron';\nexport const x = ipcRenderer;\n", /may not import Node or Electron/],
+    ['renderer/src/platform/lib/x.ts', "import { readFile } from 'node:fs/promises';\nexport const x = readFile;\n", /renderer may not import Node built-ins/],
+    ['renderer/src/platform/stores/x.ts', "import { ipcRenderer } from 'electron';\nexport const x = ipcRenderer;\n", /may not import Node or Electron/],
     ['common/x.ts', "import { readFile } from 'node:fs/promises';\nexport const x = readFile;\n", /common\/ may not use Node built-ins/],
     ['common/x.ts', 'export const x = (): string => document.title;\n', /no DOM or Node globals/],
     ['common/x.ts', 'export const x = (): string => process.platform;\n', /no DOM or Node globals/],
@@ -59,21 +59,23 @@ describe('the layer table, as lint', () => {
     ['main/simulator/x.ts', "import { LibraryCatalog } from '../library/catalog.js';\nexport const x = LibraryCatalog;\n", 'main/simulator', 'main/library'],
     ['common/grid/x.ts', "import { ApiError } from '../../main/api/errors.js';\nexport const x = ApiError;\n", 'common', 'main/api'],
     ['preload/contract/x.ts', "import { ApiError } from '../../main/api/errors';\nexport const x = ApiError;\n", 'preload/contract', 'main/api'],
-    ['renderer/src/stores/x.ts', "import { readGeoTiffHeader } from '../../../main/geotiff/index.js';\nexport const x = readGeoTiffHeader;\n", 'renderer/src/stores', 'main/geotiff'],
+    ['renderer/src/platform/stores/x.ts', "import { readGeoTiffHeader } from '../../../../main/geotiff/index.js';\nexport const x = readGeoTiffHeader;\n", 'renderer/src/platform/stores', 'main/geotiff'],
     // Inside the renderer: stores never import views, views never call the bridge.
-    ['renderer/src/stores/x.ts', "import Panel from '../panels/library/LibraryPanel.vue';\nexport const x = Panel;\n", 'renderer/src/stores', 'renderer/src/panels'],
-    ['renderer/src/stores/x.ts', "import Icon from '../components/Icon.vue';\nexport const x = Icon;\n", 'renderer/src/stores', 'renderer/src/components'],
-    ['renderer/src/components/X.vue', "<script setup lang=\"ts\">\nimport { getBridge } from '../bridge';\nvoid getBridge;\n</script>\n<template><p /></template>\n", 'renderer/src/components', 'renderer/src/bridge.ts'],
-    ['renderer/src/panels/library/x.ts', "import { getBridge } from '../../bridge';\nexport const x = getBridge;\n", 'renderer/src/panels', 'renderer/src/bridge.ts'],
-    ['renderer/src/lib/x.ts', "import { useAoiStore } from '../stores/aoi';\nexport const x = useAoiStore;\n", 'renderer/src/lib', 'renderer/src/stores'],
+    ['renderer/src/platform/stores/x.ts', "import Panel from '../../features/library/views/LibraryPanel.vue';\nexport const x = Panel;\n", 'renderer/src/platform/stores', 'renderer/src/features/*/views'],
+    ['renderer/src/platform/stores/x.ts', "import Icon from '../components/Icon.vue';\nexport const x = Icon;\n", 'renderer/src/platform/stores', 'renderer/src/platform/components'],
+    ['renderer/src/platform/components/X.vue', "<script setup lang=\"ts\">\nimport { getBridge } from '../bridge';\nvoid getBridge;\n</script>\n<template><p /></template>\n", 'renderer/src/platform/components', 'renderer/src/platform/bridge.ts'],
+    ['renderer/src/features/library/stores/x.ts', "import { useAoiStore } from '../../../platform/stores/aoi';\nimport Block from '../../analysis/views/AnalysisBlock.vue';\nexport const x = [useAoiStore, Block];\n", 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+    ['renderer/src/platform/lib/x.ts', "import { useAoiStore } from '../stores/aoi';\nexport const x = useAoiStore;\n", 'renderer/src/platform/lib', 'renderer/src/platform/stores'],
     // Inside a feature folder the same rules hold, and a feature never uses another feature's views.
     ['renderer/src/features/tasking/stores/x.ts', "import Panel from '../views/TaskingPanel.vue';\nexport const x = Panel;\n", 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
-    ['renderer/src/features/tasking/views/x.ts', "import { getBridge } from '../../../bridge';\nexport const x = getBridge;\n", 'renderer/src/features/*/views', 'renderer/src/bridge.ts'],
+    ['renderer/src/features/tasking/views/x.ts', "import { getBridge } from '../../../platform/bridge';\nexport const x = getBridge;\n", 'renderer/src/features/*/views', 'renderer/src/platform/bridge.ts'],
     ['renderer/src/features/tasking/model/x.ts', "import { useTaskingStore } from '../stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
-    ['renderer/src/features/tasking/model/x.ts', "import { getBridge } from '../../../bridge';\nexport const x = getBridge;\n", 'renderer/src/features/*/model', 'renderer/src/bridge.ts'],
+    ['renderer/src/features/tasking/model/x.ts', "import { getBridge } from '../../../platform/bridge';\nexport const x = getBridge;\n", 'renderer/src/features/*/model', 'renderer/src/platform/bridge.ts'],
     ['renderer/src/features/watches/views/x.ts', "import Panel from '../../tasking/views/TaskingPanel.vue';\nexport const x = Panel;\n", 'renderer/src/features/*/views', 'renderer/src/features/tasking/views'],
-    ['renderer/src/stores/x.ts', "import { useTaskingStore } from '../features/tasking/stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/stores', 'renderer/src/features/*/stores'],
-    ['renderer/src/lib/x.ts', "import { summarizeOrder } from '../features/tasking/model/tasking-records';\nexport const x = summarizeOrder;\n", 'renderer/src/lib', 'renderer/src/features/*/model'],
+    // The Library panel hosts the Analysis block through a slot the shell fills, never by importing it.
+    ['renderer/src/features/library/views/x.ts', "export const x = () => import('../../analysis/views/AnalysisBlock.vue');\n", 'renderer/src/features/*/views', 'renderer/src/features/analysis/views'],
+    ['renderer/src/platform/stores/x.ts', "import { useTaskingStore } from '../../features/tasking/stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/platform/stores', 'renderer/src/features/*/stores'],
+    ['renderer/src/platform/lib/x.ts', "import { summarizeOrder } from '../../features/tasking/model/tasking-records';\nexport const x = summarizeOrder;\n", 'renderer/src/platform/lib', 'renderer/src/features/*/model'],
   ])('%s: %s is refused, naming both folders and what the table allows', async (file, code, from, to) => {
     const errors = await layerErrors(file, code);
     const allowed = (LAYERS as Layer[]).find((l) => l.name === from)!.may;
@@ -87,10 +89,10 @@ describe('the layer table, as lint', () => {
     ['main/watches/x.ts', "import type { Emit } from '../platform/emit';\nimport type { HandlerTable } from '../ipc';\nexport type X = Emit | HandlerTable;\n"],
     ['main/hosts/x.ts', "import { startSimulator } from '../simulator';\nexport const x = startSimulator;\n"],
     ['main/simulator/raster/x.ts', "import { writePyramid } from '../../geotiff/index.js';\nimport { utmEpsgFor } from '../../../common/geodesy.js';\nexport const x = [writePyramid, utmEpsgFor];\n"],
-    ['renderer/src/stores/x.ts', "import { getBridge } from '../bridge';\nimport type { LibraryItem } from '../lib/library-model';\nexport const x = getBridge;\nexport type X = LibraryItem;\n"],
-    ['renderer/src/panels/x/X.vue', "<script setup lang=\"ts\">\nimport { useLibraryStore } from '../../stores/library';\nimport Icon from '../../components/Icon.vue';\nvoid [useLibraryStore, Icon];\n</script>\n<template><p /></template>\n"],
-    ['renderer/src/features/tasking/views/X.vue', "<script setup lang=\"ts\">\nimport AreaSection from './AreaSection.vue';\nimport { useTaskingStore } from '../stores/tasking';\nimport { summarizeOrder } from '../model/tasking-records';\nimport { draftFromOrder } from '../../watches/model/watch-draft';\nimport { useUiStore } from '../../../stores/ui';\nimport Icon from '../../../components/Icon.vue';\nvoid [AreaSection, useTaskingStore, summarizeOrder, draftFromOrder, useUiStore, Icon];\n</script>\n<template><p /></template>\n"],
-    ['renderer/src/features/notifications/stores/x.ts', "import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';\nimport { getBridge } from '../../../bridge';\nexport const x = [useTaskingOrdersStore, getBridge];\n"],
+    ['renderer/src/platform/stores/x.ts', "import { getBridge } from '../bridge';\nimport type { LibraryItem } from '../lib/library-item';\nexport const x = getBridge;\nexport type X = LibraryItem;\n"],
+    ['renderer/src/features/analysis/views/X.vue', "<script setup lang=\"ts\">\nimport { useLibraryStore } from '../../library/stores/library';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [useLibraryStore, Icon];\n</script>\n<template><p /></template>\n"],
+    ['renderer/src/features/tasking/views/X.vue', "<script setup lang=\"ts\">\nimport AreaSection from './AreaSection.vue';\nimport { useTaskingStore } from '../stores/tasking';\nimport { summarizeOrder } from '../model/tasking-records';\nimport { draftFromOrder } from '../../watches/model/watch-draft';\nimport { useUiStore } from '../../../platform/stores/ui';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [AreaSection, useTaskingStore, summarizeOrder, draftFromOrder, useUiStore, Icon];\n</script>\n<template><p /></template>\n"],
+    ['renderer/src/features/notifications/stores/x.ts', "import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';\nimport { getBridge } from '../../../platform/bridge';\nexport const x = [useTaskingOrdersStore, getBridge];\n"],
     ['common/grid/x.ts', "import proj4 from 'proj4';\nimport { METRES_PER_DEGREE } from '../geodesy.js';\nexport const x = [proj4, METRES_PER_DEGREE];\n"],
   ])('%s: allowed imports pass', async (file, code) => {
     expect(await layerErrors(file, code)).toEqual([]);
@@ -150,9 +152,12 @@ describe('the real tree and the table', () => {
     expect(tableProblems()).toEqual([]);
     // The check finds a cycle when there is one.
     expect(tableProblems([{ name: 'a', may: ['b'] }, { name: 'b', may: ['c'] }, { name: 'c', may: ['a'] }])).toEqual(['cycle: a -> b -> c -> a']);
-    expect(layerOf('renderer/src/bridge.ts').name).toBe('renderer/src/bridge.ts');
-    expect(layerOf('renderer/src/map/MapView.vue').name).toBe('renderer map views');
-    expect(layerOf('renderer/src/map/vector-layers.ts').name).toBe('renderer/src/map');
+    expect(layerOf('renderer/src/platform/bridge.ts').name).toBe('renderer/src/platform/bridge.ts');
+    expect(layerOf('renderer/src/platform/map/MapView.vue').name).toBe('renderer map views');
+    expect(layerOf('renderer/src/platform/map/vector-layers.ts').name).toBe('renderer/src/platform/map');
+    expect(layerOf('renderer/src/platform/stores/aoi.ts').name).toBe('renderer/src/platform/stores');
+    expect(layerOf('renderer/src/platform/x.ts')).toBeUndefined();
+    expect(layerOf('renderer/src/stores/x.ts')).toBeUndefined();
     expect(layerOf('main/downloads/batch/plan.ts').name).toBe('main/downloads');
     expect(layerOf('main/new-folder/x.ts')).toBeUndefined();
     expect(layerOf('renderer/src/features/tasking/views/TaskingPanel.vue').name).toBe('renderer/src/features/*/views');

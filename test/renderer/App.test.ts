@@ -5,20 +5,20 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Result } from '../../preload/contract';
 import { bridgeStandIn, fail, makeBridge, ok } from './fake-bridge';
 import App from '../../renderer/src/App.vue';
-import { mapState } from '../../renderer/src/map/map-state';
+import { mapState } from '../../renderer/src/platform/map/map-state';
 
 const fake = bridgeStandIn();
 
 // The shell's parts that load after the map's first frame, and the panels and stores these tests open, loaded once here so
 // that mounting them is a microtask away and no lazy import is still loading when the file ends (the worker runs other files next).
 await Promise.all([
-  import('../../renderer/src/map/AoiToolbar.vue'),
-  import('../../renderer/src/components/ContractBanner.vue'),
-  import('../../renderer/src/components/HelpOverlay.vue'),
-  import('../../renderer/src/components/ImportDialog.vue'),
-  import('../../renderer/src/components/KeyDialog.vue'),
-  import('../../renderer/src/components/NotificationCards.vue'),
-  import('../../renderer/src/components/Toasts.vue'),
+  import('../../renderer/src/platform/map/AoiToolbar.vue'),
+  import('../../renderer/src/platform/components/ContractBanner.vue'),
+  import('../../renderer/src/platform/components/HelpOverlay.vue'),
+  import('../../renderer/src/platform/components/ImportDialog.vue'),
+  import('../../renderer/src/platform/components/KeyDialog.vue'),
+  import('../../renderer/src/platform/components/NotificationCards.vue'),
+  import('../../renderer/src/platform/components/Toasts.vue'),
   import('../../renderer/src/features/downloads/views/DownloadsTray.vue'),
   import('../../renderer/src/features/imagery/views/ImageryPanel.vue'),
   import('../../renderer/src/features/billing/views/BillingPanel.vue'),

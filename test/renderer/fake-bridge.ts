@@ -10,7 +10,7 @@ import type { EventName, EventPayload, IpcError, Result } from '../../preload/co
 type AnyFn = (req?: any) => Promise<Result<any>>;
 
 /**
- * The page's bridge as the real renderer/src/bridge sees it: `fake.api = x` installs `x` as
+ * The page's bridge as the real renderer/src/platform/bridge sees it: `fake.api = x` installs `x` as
  * window.swath (globalThis.swath), which getBridge reads at each call, so a test needs no vi.mock of
  * the bridge module and runs in the unit project's shared module graph. test/support/unit-setup.ts
  * removes it after every test; install it in beforeEach or in the test.

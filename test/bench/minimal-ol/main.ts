@@ -6,7 +6,7 @@ import 'ol/ol.css';
 import OlMap from 'ol/Map';
 import View from 'ol/View';
 import { fromLonLat } from 'ol/proj';
-import { createBasemap } from '../../../renderer/src/map/basemap';
+import { createBasemap } from '../../../renderer/src/platform/map/basemap';
 
 const map = new OlMap({
   target: 'map',

@@ -8,7 +8,7 @@ import { changeGrid } from '../../../main/analysis/compute';
 import { parseIndexExpression } from '../../../main/analysis/expression';
 import { LibraryCatalog } from '../../../main/library';
 import { cogReport } from '../geotiff/cog-validator';
-import { seriesCsv } from '../../../renderer/src/panels/analysis/series-csv';
+import { seriesCsv } from '../../../renderer/src/features/analysis/model/series-csv';
 import { gdalBand, gdalInfo, gdalLocation, gdalValues, referenceStats } from './gdal-reference';
 import { TEST_AOI, writeTestRaster } from './rasters';
 

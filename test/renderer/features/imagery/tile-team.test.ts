@@ -4,10 +4,10 @@ import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bridgeStandIn, makeBridge, ok, TEAM_OFF } from '../../fake-bridge';
 import TileDownloads from '../../../../renderer/src/features/imagery/views/TileDownloads.vue';
-import { useAoiStore } from '../../../../renderer/src/stores/aoi';
+import { useAoiStore } from '../../../../renderer/src/platform/stores/aoi';
 import { useImageryStore } from '../../../../renderer/src/features/imagery/stores/imagery';
-import { useModelsStore } from '../../../../renderer/src/stores/models';
-import { useSessionStore } from '../../../../renderer/src/stores/session';
+import { useModelsStore } from '../../../../renderer/src/platform/stores/models';
+import { useSessionStore } from '../../../../renderer/src/platform/stores/session';
 import { useTeamStore } from '../../../../renderer/src/features/team/stores/team';
 
 const fake = bridgeStandIn();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderCost } from '../../../../common/money';
-import { billedArea, billedNote, orderAreas, polygonalOf } from '../../../../renderer/src/lib/billed-area';
+import { billedArea, billedNote, orderAreas, polygonalOf } from '../../../../renderer/src/platform/lib/billed-area';
 import { costBreakdown, estimateAreas, formatAmount } from '../../../../renderer/src/features/tasking/model/tasking-estimate';
 import { ANSWER_STYLES, T0, startTestSim, type TestSim } from '../../../main/simulator/helpers';
 

@@ -5,8 +5,8 @@ import type VectorLayer from 'ol/layer/Vector';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mergeOrderRows, type OrderRow } from '../../../../renderer/src/features/tasking/model/order-rows';
 import { LAYERS, ORDER_LABEL_MIN_ZOOM, drawOrders, focusLabelTexts, highlightOrder, orderLabelOf, orderLabelText } from '../../../../renderer/src/features/tasking/views/tasking-map';
-import { provideMap } from '../../../../renderer/src/map/map-context';
-import { featureIds, featureOf, highlight, resetVectorLayers, select, stateOf, updateFeatures } from '../../../../renderer/src/map/vector-layers';
+import { provideMap } from '../../../../renderer/src/platform/map/map-context';
+import { featureIds, featureOf, highlight, resetVectorLayers, select, stateOf, updateFeatures } from '../../../../renderer/src/platform/map/vector-layers';
 
 // OpenLayers watches its target's size; jsdom has no ResizeObserver.
 globalThis.ResizeObserver ??= class { observe(): void {} unobserve(): void {} disconnect(): void {} } as unknown as typeof ResizeObserver;

@@ -5,7 +5,7 @@ import { T1, T2, fail, makeBridge } from './fake-bridge';
 import { bridgeStandIn } from '../../fake-bridge';
 import { useTaskingStore } from '../../../../renderer/src/features/tasking/stores/tasking';
 import { useTaskingOrdersStore } from '../../../../renderer/src/features/tasking/stores/tasking-orders';
-import { useAoiStore } from '../../../../renderer/src/stores/aoi';
+import { useAoiStore } from '../../../../renderer/src/platform/stores/aoi';
 
 const fake = bridgeStandIn();
 

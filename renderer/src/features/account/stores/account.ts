@@ -1,8 +1,8 @@
 import { defineStore } from 'pinia';
 import { watch } from 'vue';
-import { getBridge } from '../../../bridge';
-import { createRequest } from '../../../lib/request';
-import { useSessionStore } from '../../../stores/session';
+import { getBridge } from '../../../platform/bridge';
+import { createRequest } from '../../../platform/lib/request';
+import { useSessionStore } from '../../../platform/stores/session';
 
 type Data = { data: unknown };
 

@@ -1,12 +1,12 @@
 import { defineStore } from 'pinia';
 import { ref, watch } from 'vue';
 import type { IpcError } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
-import { monthUtc } from '../../../lib/format';
-import { createRequest } from '../../../lib/request';
+import { getBridge } from '../../../platform/bridge';
+import { monthUtc } from '../../../platform/lib/format';
+import { createRequest } from '../../../platform/lib/request';
 import { useAccountStore } from '../../account/stores/account';
-import { useOperationsStore } from '../../../stores/operations';
-import { useSessionStore } from '../../../stores/session';
+import { useOperationsStore } from '../../../platform/stores/operations';
+import { useSessionStore } from '../../../platform/stores/session';
 
 type Data = { data: unknown };
 

@@ -1,8 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { EventPayload, IpcError, ResponseOf } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
-import { useUiStore } from '../../../stores/ui';
+import { getBridge } from '../../../platform/bridge';
+import { useUiStore } from '../../../platform/stores/ui';
 
 /** One download job as main reports it. */
 export type DownloadJob = ResponseOf<'downloads:list'>['jobs'][number];

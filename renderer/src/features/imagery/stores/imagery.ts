@@ -2,16 +2,16 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
 import { parseBandnames } from '../../../../../common/bandnames';
 import type { IpcError, ResponseOf, Result } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
-import { addDaysUtc, todayUtc } from '../../../lib/format';
-import { isUtmEpsg } from '../../../lib/geometry';
-import { extractDatedGeographies, findGeometry, findGuid, findKey, findRows, type DatedGeography, type JsonObject } from '../../../lib/recognise';
-import { createRequest } from '../../../lib/request';
-import { useAoiStore } from '../../../stores/aoi';
+import { getBridge } from '../../../platform/bridge';
+import { addDaysUtc, todayUtc } from '../../../platform/lib/format';
+import { isUtmEpsg } from '../../../platform/lib/geometry';
+import { extractDatedGeographies, findGeometry, findGuid, findKey, findRows, type DatedGeography, type JsonObject } from '../../../platform/lib/recognise';
+import { createRequest } from '../../../platform/lib/request';
+import { useAoiStore } from '../../../platform/stores/aoi';
 import { useDownloadsStore } from '../../downloads/stores/downloads';
-import { useModelsStore } from '../../../stores/models';
-import { useOperationsStore } from '../../../stores/operations';
-import { useSessionStore } from '../../../stores/session';
+import { useModelsStore } from '../../../platform/stores/models';
+import { useOperationsStore } from '../../../platform/stores/operations';
+import { useSessionStore } from '../../../platform/stores/session';
 import { useTeamStore, type TeamCheck } from '../../team/stores/team';
 
 /** Output resolutions the contract allows, in metres. */

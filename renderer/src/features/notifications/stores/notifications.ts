@@ -1,10 +1,10 @@
 import { defineStore } from 'pinia';
 import { ref, watch } from 'vue';
 import type { EventPayload, ResponseOf } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
+import { getBridge } from '../../../platform/bridge';
 import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';
-import { usePreviewStore } from '../../../stores/preview';
-import { useUiStore, type PanelId } from '../../../stores/ui';
+import { usePreviewStore } from '../../library/stores/preview';
+import { useUiStore, type PanelId } from '../../../platform/stores/ui';
 import { useWatchesStore } from '../../watches/stores/watches';
 
 /** One notification as main sent it. */

@@ -1,10 +1,10 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
-import { findDate, findGeometry, findKey, findRows, type JsonObject } from '../../../lib/recognise';
-import { createRequest } from '../../../lib/request';
-import { useAoiStore } from '../../../stores/aoi';
-import { useOperationsStore } from '../../../stores/operations';
-import { useSessionStore } from '../../../stores/session';
+import { findDate, findGeometry, findKey, findRows, type JsonObject } from '../../../platform/lib/recognise';
+import { createRequest } from '../../../platform/lib/request';
+import { useAoiStore } from '../../../platform/stores/aoi';
+import { useOperationsStore } from '../../../platform/stores/operations';
+import { useSessionStore } from '../../../platform/stores/session';
 
 /** Which list the Products panel shows. */
 export type ProductsTab = 'products' | 'plans';

@@ -1,9 +1,9 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { IpcError, ResponseOf, Result } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
-import { createRequest } from '../../../lib/request';
-import { useSessionStore } from '../../../stores/session';
+import { getBridge } from '../../../platform/bridge';
+import { createRequest } from '../../../platform/lib/request';
+import { useSessionStore } from '../../../platform/stores/session';
 
 /** A profile as the renderer may know it (key presence and last 4 characters, never the key). */
 export type ProfileSummary = ResponseOf<'profiles:list'>['profiles'][number];

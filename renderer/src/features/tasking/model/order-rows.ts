@@ -1,4 +1,4 @@
-import { findGuid, type JsonObject } from '../../../lib/recognise';
+import { findGuid, type JsonObject } from '../../../platform/lib/recognise';
 import { summarizeOrder, type OrderSummary } from './tasking-records';
 
 /** One row of the orders list: the record as the service sent it, and what the list shows of it. */

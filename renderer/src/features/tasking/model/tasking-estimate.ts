@@ -6,8 +6,8 @@
  */
 
 import { orderAmounts, type OrderAmountKind } from '../../../../../common/money';
-import { humanize } from '../../../lib/format';
-import { KM2_KEY, currencyOf, isDate, isDateTime, isMoneyKey, isObject } from '../../../lib/recognise';
+import { humanize } from '../../../platform/lib/format';
+import { KM2_KEY, currencyOf, isDate, isDateTime, isMoneyKey, isObject } from '../../../platform/lib/recognise';
 
 /** One named list of dates found in a response. */
 export interface DateGroup {

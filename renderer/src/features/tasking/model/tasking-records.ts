@@ -6,7 +6,7 @@
  * assumes the simulator's field names.
  */
 
-import { KM2_KEY, findGeometry, findGuid, findKey, findRows, isDate, isDateTime, isGuid, isObject, type JsonObject } from '../../../lib/recognise';
+import { KM2_KEY, findGeometry, findGuid, findKey, findRows, isDate, isDateTime, isGuid, isObject, type JsonObject } from '../../../platform/lib/recognise';
 
 /** A name reduced for matching: case and separators ignored ("task_order-GUID" = "TaskOrderGuid"). */
 export function nameKey(name: string): string {

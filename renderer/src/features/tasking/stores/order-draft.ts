@@ -1,14 +1,14 @@
 import { defineStore, storeToRefs } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
-import { addDaysUtc, todayUtc } from '../../../lib/format';
+import { addDaysUtc, todayUtc } from '../../../platform/lib/format';
 import {
   DEFAULT_FREQUENCY_RANGE, backfillNote, buildOrderRequest, cadencePreview, resolveModelName, tileArea, validateOrderForm,
   type FieldErrors, type FrequencyRange, type OrderArea, type OrderAreaKind, type OrderFormValues, type OrderKind,
 } from '../model/tasking-order';
 import type { OrderSummary } from '../model/tasking-records';
-import { useAoiStore } from '../../../stores/aoi';
-import { useModelsStore } from '../../../stores/models';
-import { useSessionStore } from '../../../stores/session';
+import { useAoiStore } from '../../../platform/stores/aoi';
+import { useModelsStore } from '../../../platform/stores/models';
+import { useSessionStore } from '../../../platform/stores/session';
 import { useTileSearchStore } from './tile-search';
 
 /**

@@ -1,14 +1,14 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, toRaw, watch } from 'vue';
 import type { IpcError, Result } from '../../../../../preload/contract';
-import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../lib/json-schema';
-import { createRequest, type RequestState } from '../../../lib/request';
+import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../platform/lib/json-schema';
+import { createRequest, type RequestState } from '../../../platform/lib/request';
 import { deadlineInfo, type DeadlineInfo } from '../model/tasking-deadline';
 import { mergeOrderRows, type OrderRow } from '../model/order-rows';
 import { prefillFromRow, rowsOf, type OrderSummary } from '../model/tasking-records';
-import { useOperationsStore } from '../../../stores/operations';
-import { useSessionStore } from '../../../stores/session';
-import { useUiStore } from '../../../stores/ui';
+import { useOperationsStore } from '../../../platform/stores/operations';
+import { useSessionStore } from '../../../platform/stores/session';
+import { useUiStore } from '../../../platform/stores/ui';
 
 /** Spec-built operation keys of order tracking. */
 export const ORDER_OPERATIONS = { list: 'tasking.orders.list', details: 'tasking.orders.details', cancel: 'tasking.orders.cancel' } as const;

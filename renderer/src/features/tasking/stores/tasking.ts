@@ -1,21 +1,21 @@
 import { defineStore, storeToRefs } from 'pinia';
 import { computed, ref, shallowRef, watch } from 'vue';
 import type { ResponseOf, Result } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
-import { polygonalOf } from '../../../lib/billed-area';
-import { bbox, toWkt, type PolygonalGeometry } from '../../../lib/geometry';
-import { extractDatedGeographies, findGuid, isGeoJsonGeometry, isWkt, type JsonObject } from '../../../lib/recognise';
-import { createRequest, type RequestState } from '../../../lib/request';
+import { getBridge } from '../../../platform/bridge';
+import { polygonalOf } from '../../../platform/lib/billed-area';
+import { bbox, toWkt, type PolygonalGeometry } from '../../../platform/lib/geometry';
+import { extractDatedGeographies, findGuid, isGeoJsonGeometry, isWkt, type JsonObject } from '../../../platform/lib/recognise';
+import { createRequest, type RequestState } from '../../../platform/lib/request';
 import { dedupReport, type DedupCandidate, type DedupReport } from '../model/tasking-dedup';
 import { areaOf, canonicalJson, changedFields, deepFreeze, frequencyRangeFromReasons, type FieldErrors, type OrderAreaKind } from '../model/tasking-order';
 import { canPlace as placementAllows, initialPlacement, placeBlockedReason as placementBlock, transition, type PlacementEvent, type PlacementState } from '../model/order-placement';
 import { keyByName, orderMatchesRequest, type OrderSummary } from '../model/tasking-records';
-import { useAoiStore } from '../../../stores/aoi';
-import { useSessionStore } from '../../../stores/session';
+import { useAoiStore } from '../../../platform/stores/aoi';
+import { useSessionStore } from '../../../platform/stores/session';
 import { useTaskingOrdersStore } from './tasking-orders';
 import { useOrderDraftStore } from './order-draft';
 import { useTileSearchStore, type TileOutcome } from './tile-search';
-import { useUiStore } from '../../../stores/ui';
+import { useUiStore } from '../../../platform/stores/ui';
 
 /** Main's verdict on a spend against the budget. */
 type SpendVerdict = ResponseOf<'spend:get'>;

@@ -1,13 +1,13 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
 import type { IpcError, Result } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
-import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../lib/json-schema';
-import { createRequest, type RequestState } from '../../../lib/request';
+import { getBridge } from '../../../platform/bridge';
+import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../platform/lib/json-schema';
+import { createRequest, type RequestState } from '../../../platform/lib/request';
 import { extractTiles, type TileCell } from '../model/tasking-records';
-import { useAoiStore } from '../../../stores/aoi';
-import { useOperationsStore } from '../../../stores/operations';
-import { useSessionStore } from '../../../stores/session';
+import { useAoiStore } from '../../../platform/stores/aoi';
+import { useOperationsStore } from '../../../platform/stores/operations';
+import { useSessionStore } from '../../../platform/stores/session';
 
 /** The spec-built tile search operation. */
 export const TILE_SEARCH_OPERATION = 'tasking.searchTiles';

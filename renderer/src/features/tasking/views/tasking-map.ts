@@ -11,9 +11,9 @@ import VectorLayer from 'ol/layer/Vector';
 import VectorSource from 'ol/source/Vector';
 import { Fill, Stroke, Style, Text } from 'ol/style';
 import type { TileCell } from '../model/tasking-records';
-import { whenMap } from '../../../map/map-context';
-import { PLACE_LABELS } from '../../../map/context-layers';
-import { clearLayer, fitTo, highlight, onClick, onHover, readGeometry, select, setFeatures, updateFeatures } from '../../../map/vector-layers';
+import { whenMap } from '../../../platform/map/map-context';
+import { PLACE_LABELS } from '../../../platform/map/context-layers';
+import { clearLayer, fitTo, highlight, onClick, onHover, readGeometry, select, setFeatures, updateFeatures } from '../../../platform/map/vector-layers';
 import type { OrderRow } from '../stores/tasking-orders';
 
 /**

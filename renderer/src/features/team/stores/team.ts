@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { IpcError, ResponseOf } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
+import { getBridge } from '../../../platform/bridge';
 
 /** Where the team library stands, as main reports it. */
 export type TeamStatus = ResponseOf<'team:status'>;

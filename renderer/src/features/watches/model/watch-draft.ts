@@ -1,6 +1,6 @@
 import type { RequestOf } from '../../../../../preload/contract';
-import { toGeoJsonGeometry } from '../../../lib/geojson-export';
-import { isPolygonal, toWkt, utmEpsgFor, type PolygonalGeometry } from '../../../lib/geometry';
+import { toGeoJsonGeometry } from '../../../platform/lib/geojson-export';
+import { isPolygonal, toWkt, utmEpsgFor, type PolygonalGeometry } from '../../../platform/lib/geometry';
 import type { OrderSummary } from '../../tasking/model/tasking-records';
 
 /** What the watch form sends. */

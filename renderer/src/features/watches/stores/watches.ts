@@ -1,8 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
 import type { EventPayload, IpcError, RequestOf, ResponseOf, WATCH_DATES_PAGE } from '../../../../../preload/contract';
-import { getBridge } from '../../../bridge';
-import { useSessionStore } from '../../../stores/session';
+import { getBridge } from '../../../platform/bridge';
+import { useSessionStore } from '../../../platform/stores/session';
 
 /** A watch as main summarises it: its dates counted by state and only the latest ones. */
 export type WatchItem = ResponseOf<'watches:list'>['watches'][number];

@@ -1,0 +1,108 @@
+import { defineAsyncComponent, h, type AsyncComponentLoader, type Component } from 'vue';
+import type { ShortcutId } from './platform/lib/shortcuts';
+import type { PanelId } from './platform/stores/ui';
+
+/**
+ * The left rail's panels, in order. Each panel is an async component, so its
+ * code (and that of the colleagues' Tasking and Library panels) loads on first
+ * use and never delays the map.
+ */
+export interface PanelDef {
+  id: PanelId;
+  name: string;
+  /** Icon name of platform/components/Icon.vue. */
+  icon: string;
+  shortcut: ShortcutId;
+  summary: string;
+  component: Component;
+}
+
+const Loading: Component = { name: 'PanelLoading', render: () => h('p', { class: 'empty' }, [h('span', { class: 'spinner' }), ' Loading…']) };
+const Failed: Component = { name: 'PanelFailed', render: () => h('p', { class: 'empty' }, 'This panel failed to load. Reload the window (Ctrl+R).') };
+
+function lazy(loader: AsyncComponentLoader): Component {
+  return defineAsyncComponent({ loader, loadingComponent: Loading, errorComponent: Failed, delay: 120 });
+}
+
+// Time series and change layers (the Analysis feature), in the Library panel's `analysis` slot: loaded with their
+// chart only when the panel shows them (the library has rasters).
+const AnalysisBlock = defineAsyncComponent(() => import('./features/analysis/views/AnalysisBlock.vue'));
+
+/** The Library panel with the Analysis block in its slot (the component itself: a loader's plain `{ default }` object is not taken for a module). */
+async function libraryPanel(): Promise<Component> {
+  const { default: LibraryPanel } = await import('./features/library/views/LibraryPanel.vue');
+  return { name: 'LibraryWithAnalysis', render: () => h(LibraryPanel, null, { analysis: () => h(AnalysisBlock) }) };
+}
+
+/** Every rail panel. */
+export const panels: readonly PanelDef[] = [
+  {
+    id: 'imagery',
+    name: 'Imagery',
+    icon: 'imagery',
+    shortcut: 'panel-1',
+    summary: 'Search dates, check, estimate and download composites, tiles and mini-tiles.',
+    component: lazy(() => import('./features/imagery/views/ImageryPanel.vue')),
+  },
+  {
+    id: 'tasking',
+    name: 'Tasking',
+    icon: 'tasking',
+    shortcut: 'panel-2',
+    summary: 'Estimate, create, track and cancel tasking orders.',
+    component: lazy(() => import('./features/tasking/views/TaskingPanel.vue')),
+  },
+  {
+    id: 'library',
+    name: 'Library',
+    icon: 'library',
+    shortcut: 'panel-3',
+    summary: 'Local rasters, previewed on the map without a network.',
+    component: lazy(libraryPanel),
+  },
+  {
+    id: 'products',
+    name: 'Products',
+    icon: 'products',
+    shortcut: 'panel-4',
+    summary: 'Satellite products and planned acquisitions over the AOI.',
+    component: lazy(() => import('./features/products/views/ProductsPanel.vue')),
+  },
+  {
+    id: 'billing',
+    name: 'Billing',
+    icon: 'billing',
+    shortcut: 'panel-5',
+    summary: 'Monthly summary, orders and transactions, vouchers.',
+    component: lazy(() => import('./features/billing/views/BillingPanel.vue')),
+  },
+  {
+    id: 'account',
+    name: 'Account',
+    icon: 'account',
+    shortcut: 'panel-6',
+    summary: 'Details, settings and request limits of the key in use.',
+    component: lazy(() => import('./features/account/views/AccountPanel.vue')),
+  },
+  {
+    id: 'settings',
+    name: 'Settings',
+    icon: 'settings',
+    shortcut: 'panel-7',
+    summary: 'Service profiles and keys, download folder, theme, map layers.',
+    component: lazy(() => import('./features/settings/views/SettingsPanel.vue')),
+  },
+  {
+    id: 'watches',
+    name: 'Watches',
+    icon: 'watch',
+    shortcut: 'panel-8',
+    summary: 'Keep the library complete for an order or an area: every new date downloaded, within a budget.',
+    component: lazy(() => import('./features/watches/views/WatchesPanel.vue')),
+  },
+];
+
+/** A panel by id. */
+export function panelById(id: PanelId): PanelDef {
+  return panels.find((p) => p.id === id) ?? panels[0]!;
+}
