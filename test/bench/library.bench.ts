@@ -7,12 +7,13 @@ import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-hos
 import { MemoryKeychainBackend } from '../../main/keychain';
 import { LIBRARY_FILE, LibraryCatalog, readRasterMetadata, type LibraryEntry } from '../../main/library';
 import { createApp, type SwathApp } from '../../main/services/app';
-import { startSimulator } from '../../main/simulator';
+import { forkedSimulator } from '../../main/hosts/simulator-process';
 import { writeGeoTiff } from '../../main/simulator/raster/index.js';
 import { launchChromium } from '../e2e/chromium';
 import { MAP_HOOK } from '../e2e/workspace-harness';
 import { median, percentile, spread, type Figure } from './method.js';
 import { benchBuild } from './renderer.bench.js';
+import { FAST_ORDERS, watchRun } from './library-watch-run.js';
 
 /**
  * The library at scale (issue 25): a userData folder seeded with N entries of real small GeoTIFFs
@@ -26,7 +27,9 @@ import { benchBuild } from './renderer.bench.js';
  *  - library-search-ms: a search page (products by bands, and a text word) with counts, median;
  *  - library-first-page-ms: browser host, from the page's load event until the Library lists its first row
  *    (the Library clicked as soon as the page has loaded); the note gives it from navigation start too;
- *  - library-scroll-p95-frame-ms: each frame's main-thread work while the list scrolls, p95.
+ *  - library-scroll-p95-frame-ms: each frame's main-thread work while the list scrolls, p95;
+ *  - library-watch-run-main-block-ms and library-watch-run-shown-ms: a watch run of
+ *    SWATH_BENCH_WATCH_DOWNLOADS (default 50) downloads with the Library open (library-watch-run.ts).
  * SWATH_BENCH_LIBRARY_SIZES (default 100000) lists the sizes; SWATH_BENCH_SHOTS saves a screenshot.
  */
 
@@ -158,14 +161,23 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
 
     const rssBefore = process.memoryUsage().rss;
     t = performance.now();
+    // The demo service in its own process, as the app runs it (its work is not main's); orders ready in 2 s.
+    let service: { url: string; key: string } | null = null;
+    const forked = forkedSimulator();
     app = await createApp({
       userDataDir: userData, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(),
-      version: '0.0.0-bench', platform: process.platform, startSimulator, emit: (e, p) => host?.emit(e, p),
+      version: '0.0.0-bench', platform: process.platform, emit: (e, p) => host?.emit(e, p),
+      startSimulator: async (o) => {
+        // The child hands its options to the simulator whole: its order lifecycle too.
+        const sim = await forked({ ...o, lifecycle: FAST_ORDERS } as Parameters<typeof forked>[0]);
+        service = { url: sim.url, key: Object.keys(o.apiKeys ?? {})[0]! };
+        return sim;
+      },
     });
     const appMs = ms(t);
     global.gc?.();
     const rss = process.memoryUsage().rss;
-    figures.push({ name: tag('library-bench-process-rss-mb'), value: Math.round(rss / 2 ** 20), unit: 'MB', note: `the bench process (tsx, the app core with the demo service in-process) after createApp on ${n} entries (${Math.round(appMs)} ms); ${Math.round((rss - rssBefore) / 2 ** 20)} MB more than before createApp` });
+    figures.push({ name: tag('library-bench-process-rss-mb'), value: Math.round(rss / 2 ** 20), unit: 'MB', note: `the bench process (tsx, the app core; the demo service in a child process) after createApp on ${n} entries (${Math.round(appMs)} ms); ${Math.round((rss - rssBefore) / 2 ** 20)} MB more than before createApp` });
     const lib = app.library;
 
     // One download recorded at a time, as the queue does (a fresh hard link, so a new path each time).
@@ -249,6 +261,8 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
           }
           await context.close();
         }
+        if (!service) throw new Error('the demo service did not start');
+        figures.push(...(await watchRun({ app, host, browser, service, downloads: Number(process.env.SWATH_BENCH_WATCH_DOWNLOADS ?? 50), tag })));
         figures.push({ name: tag('library-first-page-ms'), value: Math.round(median(firsts)), unit: 'ms', note: `browser host, from the page's load event to the Library's first row in the DOM (the panel clicked as soon as the page loaded), median of 3: ${spread(firsts, 0)}; from navigation start ${spread(fromNavigation, 0)}; from the click's pointerdown in the page ${spread(fromClick, 0)}` });
       } finally {
         build.cleanup();
