@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -19,6 +21,7 @@ import { median, percentile, type Figure } from './method.js';
  *  - library-watch-run-shown-ms: for each raster the watch adds, from the library recording it (main)
  *    to the list showing it (the page: the list's top row is that raster or a later one of the same
  *    watch, whose series holds it), the worst of the run; the note gives the median and the whole run.
+ * SWATH_BENCH_PROFILE_MAIN=<file> writes a CPU profile of main (this process) over the run.
  */
 
 const DAY = 86_400_000;
@@ -88,6 +91,13 @@ export async function watchRun(opts: {
     };
     app.library.on('added', onAdded);
     const loop = monitorEventLoopDelay({ resolution: 10 });
+    const profileTo = process.env.SWATH_BENCH_PROFILE_MAIN;
+    const inspector = profileTo ? new Session() : null;
+    if (inspector) {
+      inspector.connect();
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.start');
+    }
     loop.enable();
     const started = Date.now();
     let watch: WatchSummary | undefined;
@@ -107,6 +117,11 @@ export async function watchRun(opts: {
     } finally {
       loop.disable();
       app.library.off('added', onAdded);
+      if (inspector) {
+        const { profile } = await inspector.post('Profiler.stop');
+        writeFileSync(profileTo!, JSON.stringify(profile));
+        inspector.disconnect();
+      }
     }
     const ranMs = Date.now() - started;
     const blockMs = loop.max / 1e6;

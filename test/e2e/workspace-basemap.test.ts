@@ -74,8 +74,9 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: basemap', () => {
           return { part: l.get('swathContext') as string, features: source.getFeatures().length, inView: source.getFeaturesInExtent(extent).map((f) => String(f.get('name') ?? f.get('kind'))) };
         });
       });
-    // Zoomed out, nothing of the context is loaded (the parts load when the map zooms in).
-    await expect.poll(async () => (await context()).map((c) => c.part)).toEqual(['water', 'places-major', 'places-minor']);
+    // The context's layers come once the start has settled; zoomed out, nothing of them is loaded
+    // (the parts load when the map zooms in).
+    await expect.poll(async () => (await context()).map((c) => c.part), { timeout: 20_000 }).toEqual(['water', 'places-major', 'places-minor']);
     expect((await context()).map((c) => c.features)).toEqual([0, 0, 0]);
     // Berlin at z12: its districts by name, the Spree's lakes and rivers of Natural Earth 1:50m nearby.
     await page.evaluate(([x, y]) => {
