@@ -21,7 +21,7 @@ export default defineConfig({
   main: {
     // Dependencies stay external (electron-vite 5 default): they ship in node_modules.
     // Besides the app, the entries main starts off its own thread (see main/shared/entry-point.ts):
-    // the demo service's utility process, the overview worker and the analysis workers
+    // the demo service's utility process, the overview worker, the analysis workers and the library's query thread
     // (all found by main/shared/entry-point.ts).
     build: {
       rollupOptions: {
@@ -30,6 +30,7 @@ export default defineConfig({
           'simulator-child': resolve('main/simulator/child.ts'),
           'overview-worker': resolve('main/library/overview-worker.ts'),
           'analysis-worker': resolve('main/analysis/analysis-worker.ts'),
+          'library-query-worker': resolve('main/library/query-worker.ts'),
         },
       },
     },

@@ -3,10 +3,9 @@ import { EventEmitter } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
 import { AppError } from '../../common/errors.js';
-import { parseBandnames } from '../../common/bandnames.js';
 import { seriesKey } from '../../common/library-series.js';
 import { importJsonOnce, inTransaction, openDatabase } from '../shared/database.js';
 import { withoutSecrets, type DownloadedRaster, type DownloadKind, type DownloadSink } from './download-sink.js';
@@ -14,28 +13,13 @@ import { withoutSecrets, type DownloadedRaster, type DownloadKind, type Download
 export type { DownloadedRaster };
 import { throwIfAborted } from '../../common/abort.js';
 import { readRasterMetadata, type RasterMetadata } from './metadata.js';
+import type { Box, LibraryEntry, LibraryPage, LibraryQuery } from './entry.js';
+import { LibraryReader, rowEntry, type Row } from './reader.js';
+
+export type { Box, LibraryEntry, LibraryPage, LibraryQuery, LibrarySort } from './entry.js';
 
 /** Name of the catalog file of earlier versions inside the userData directory: imported once into swath.db, then kept as `library.json.imported-<ms>`. */
 export const LIBRARY_FILE = 'library.json';
-
-/** One local raster the app knows about: its file, its origin, and what the file says of itself. */
-export interface LibraryEntry extends RasterMetadata {
-  id: string;
-  /** Absolute path of the file. */
-  path: string;
-  size: number;
-  /** Null for a moment after a download is recorded, until the background hash is done. */
-  sha256: string | null;
-  /** The process body that produced the file (never the key); null for imports. */
-  request: Record<string, unknown> | null;
-  /** The operation that produced it; null for imports. */
-  kind: DownloadKind | null;
-  /** ISO 8601. */
-  createdAt: string;
-  source: 'download' | 'import';
-  /** The time series this raster belongs to (its area, CRS and bands on at least two dates); absent when none. */
-  series?: string;
-}
 
 const bbox = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 const entrySchema = z.object({
@@ -77,45 +61,6 @@ export interface LibraryOptions {
   onWarning?: (message: string) => void;
 }
 
-/** Sort orders of {@link LibraryCatalog.query}. */
-export type LibrarySort = 'date-desc' | 'date-asc' | 'added-desc' | 'name' | 'size-desc';
-
-/** A lon/lat box [west, south, east, north]. */
-export type Box = [number, number, number, number];
-
-/** One page of the list: filters, order, window. */
-export interface LibraryQuery {
-  /** Search words: band names and products (ndvi, rgb, B8, [B8_B4]) by the bands held, other words in the name, date, model, EPSG, constellations, kind and source. */
-  text?: string;
-  source?: 'all' | 'download' | 'import';
-  /** YYYY-MM-DD bounds of the image date (inclusive). */
-  dateFrom?: string;
-  dateTo?: string;
-  /** Only rasters whose footprint meets this box. */
-  bbox?: Box | null;
-  /** Only these ids. */
-  ids?: string[];
-  sort?: LibrarySort;
-  offset?: number;
-  limit: number;
-  /** One row per time series (at its first matching date in the order), with the series' dates in `series`. */
-  series?: boolean;
-}
-
-/** The answer of {@link LibraryCatalog.query}. */
-export interface LibraryPage {
-  /** Rasters matching the filters. */
-  total: number;
-  /** Rows of the list (a series counts once when `series` was asked). */
-  rows: number;
-  /** Rasters in the library. */
-  all: number;
-  /** The page's rows: rasters, or a series' first raster in the order. */
-  entries: LibraryEntry[];
-  /** The dates of the series on this page, oldest first. */
-  series: { key: string; entries: { id: string; date: string | null }[] }[];
-}
-
 /** True for a file name ending in .tif or .tiff (any case). */
 export function isTiffName(file: string): boolean {
   return /\.tiff?$/i.test(file);
@@ -134,32 +79,6 @@ export async function sha256File(file: string, signal: AbortSignal): Promise<str
   return hash.digest('hex');
 }
 
-const ORDER: Record<LibrarySort, string> = {
-  'date-desc': '(date IS NULL), date DESC, created_at DESC',
-  'date-asc': '(date IS NULL), date ASC, created_at DESC',
-  'added-desc': 'created_at DESC',
-  name: 'name_key, rid',
-  'size-desc': 'size DESC, rid',
-};
-
-/**
- * The index that walks each order as it is (see {@link LibraryCatalog.query}); size has none that
- * keeps its tie-break, so its matches are always sorted.
- */
-const ORDER_INDEX: Partial<Record<LibrarySort, string>> = {
-  'date-desc': 'library_date_desc',
-  'date-asc': 'library_date_asc',
-  'added-desc': 'library_created',
-  name: 'library_name',
-};
-
-/**
- * From this many text matches on, a page walks the order's index and stops at its last row, instead
- * of sorting every match first (which costs more than the walk once matches are a few percent of
- * the library); below it, the matches are few and sorting them is cheaper than walking the index.
- */
-const WALK_FROM_MATCHES = 2000;
-
 /** What the search reads: file name, date, model, bands, EPSG, constellations, kind and source (lower case). */
 function searchText(e: LibraryEntry): string {
   return [path.basename(e.path), e.date ?? '', e.model ?? '', e.bands.join(' '), e.epsg ? `EPSG:${e.epsg}` : '', e.constellations.join(' '), e.kind ?? '', e.source]
@@ -171,31 +90,9 @@ function bandText(bands: readonly string[]): string {
   return bands.map((b) => `|${b.toUpperCase().replace(/\s+/g, '')}|`).join(' ');
 }
 
-const phrase = (column: string, text: string) => `${column} : "${text.replace(/"/g, '""')}"`;
-const likeWord = (w: string) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-/** The search words as an FTS5 expression (trigram: a word of three or more characters matches as a substring) and LIKE terms for shorter words. */
-function searchTerms(text: string): { match: string[]; like: string[] } {
-  const match: string[] = [];
-  const like: string[] = [];
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const parsed = parseBandnames(word);
-    if (parsed.ok) for (const b of parsed.bands) match.push(phrase('bands', `|${b.toUpperCase()}|`));
-    else if ([...word].length >= 3) match.push(phrase('text', word.toLowerCase()));
-    else like.push(likeWord(word.toLowerCase()));
-  }
-  return { match, like };
-}
-
 /** Whether two lon/lat boxes meet. */
 function boxesMeet(a: readonly number[], b: readonly number[]): boolean {
   return a[0]! <= b[2]! && b[0]! <= a[2]! && a[1]! <= b[3]! && b[1]! <= a[3]!;
-}
-
-interface Row {
-  rid: number;
-  entry: string;
-  group_key: string | null;
 }
 
 /**
@@ -210,18 +107,14 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   /** Background hashing, one file at a time so it never competes with itself for the disk. */
   private hashing: Promise<void> = Promise.resolve();
   private readonly sql;
-  /** The counts of the last filter asked (see {@link counted}). */
-  private lastCounts: { key: string; version: number; counts: { total: number; groups: number; singles: number } } | null = null;
-  /** What `temp.library_hits` holds: the text search it was filled for, its match count, and `total_changes()` after filling. */
-  private hits: { key: string; version: number; count: number } | null = null;
+  /** The list's queries on this connection (tests, exports, sync callers). */
+  private readonly reader: LibraryReader;
 
   private constructor(readonly db: DatabaseSync, private readonly ownsDb: boolean, opts: LibraryOptions) {
     super();
     this.now = opts.now ?? Date.now;
     this.warn = opts.onWarning ?? (() => undefined);
-    // A text search's matches, found once per search (the full-text index is the costly part) and
-    // then read by the counts and the page's walk; in this connection's memory only.
-    db.exec('CREATE TEMP TABLE IF NOT EXISTS library_hits (rid INTEGER PRIMARY KEY)');
+    this.reader = new LibraryReader(db);
     const p = (q: string) => db.prepare(q);
     this.sql = {
       byId: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.id = ?'),
@@ -248,14 +141,10 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       setGroup: p('UPDATE library SET group_key = ? WHERE series_key = ? AND group_key IS NOT ?'),
       regroupAll: p(`UPDATE library SET group_key = CASE WHEN series_key IN (
         SELECT series_key FROM library WHERE series_key IS NOT NULL GROUP BY series_key HAVING COUNT(DISTINCT date) >= 2) THEN series_key END`),
-      membersOf: p(`SELECT group_key, id, date FROM library INDEXED BY library_group
-        WHERE group_key IN (SELECT value FROM json_each(?)) ORDER BY group_key, date, created_at`),
       unhashed: p('SELECT id, path FROM library WHERE hashed = 0'),
       setHash: p('UPDATE library SET hashed = 1 WHERE id = ? AND path = ? AND hashed = 0 RETURNING rid'),
       cover: p(`SELECT l.rid, e.entry, l.group_key FROM library_box b JOIN library l ON l.rid = b.rid JOIN library_entry e ON e.rid = b.rid
         WHERE b.west <= ? AND b.east >= ? AND b.south <= ? AND b.north >= ? ORDER BY l.date, l.created_at`),
-      changes: p('SELECT total_changes() AS n'),
-      hitsClear: p('DELETE FROM temp.library_hits'),
     };
   }
 
@@ -287,10 +176,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   }
 
   private toEntry(r: Row): LibraryEntry {
-    const e = JSON.parse(r.entry) as LibraryEntry;
-    delete e.series;
-    if (r.group_key !== null) e.series = r.group_key;
-    return e;
+    return rowEntry(r);
   }
 
   private one(r: unknown): LibraryEntry | undefined {
@@ -389,104 +275,9 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     return rows.map((r) => this.toEntry(r)).filter((e) => e.bounds4326 && boxesMeet(e.bounds4326, box));
   }
 
-  /** One page of the list, answered from the indexes (see {@link LibraryQuery}). */
+  /** One page of the list, answered from the indexes (see {@link LibraryReader.query}; `library:query` runs it off main's thread). */
   query(q: LibraryQuery): LibraryPage {
-    const where: string[] = [];
-    const params: SQLInputValue[] = [];
-    if (q.source && q.source !== 'all') {
-      where.push('source = ?');
-      params.push(q.source);
-    }
-    if (q.dateFrom) {
-      where.push('date >= ?');
-      params.push(q.dateFrom);
-    }
-    if (q.dateTo) {
-      where.push('date <= ?');
-      params.push(q.dateTo);
-    }
-    if (q.ids) {
-      where.push(`id IN (${q.ids.map(() => '?').join(', ') || 'NULL'})`);
-      params.push(...q.ids);
-    }
-    if (q.bbox) {
-      where.push('rid IN (SELECT rid FROM library_box WHERE west <= ? AND east >= ? AND south <= ? AND north >= ?)');
-      params.push(q.bbox[2], q.bbox[0], q.bbox[3], q.bbox[1]);
-    }
-    const terms = searchTerms(q.text ?? '');
-    const matches = terms.match.length || terms.like.length ? this.searchHits(terms) : null;
-    if (matches !== null) where.push('rid IN (SELECT rid FROM temp.library_hits)');
-    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const sort = q.sort ?? 'date-desc';
-    const order = ORDER[sort];
-    const offset = Math.max(0, q.offset ?? 0);
-    const all = this.count();
-    // Many text matches: walk the order's index (it stops at the page's last row) rather than sort them all.
-    const orderIndex = ORDER_INDEX[sort];
-    const walk = matches !== null && orderIndex !== undefined && !q.ids && !q.bbox && matches.count >= WALK_FROM_MATCHES;
-    const from = walk ? `library INDEXED BY ${orderIndex}` : 'library';
-    // Only a text search: its counts read the matches' groups from the narrow index (rid, group_key).
-    const countFrom = matches !== null && where.length === 1 ? 'library INDEXED BY library_rid_group' : 'library';
-    const countKey = JSON.stringify([countFrom, filter, params, matches?.key ?? null]);
-    if (!q.series) {
-      const total = where.length ? this.counted(countKey, countFrom, filter, params).total : all;
-      const rids = this.db.prepare(`SELECT rid FROM ${from} ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, q.limit, offset) as { rid: number }[];
-      return { total, rows: total, all, entries: rids.map((r) => this.toEntry(this.sql.byRid.get(r.rid) as unknown as Row)), series: [] };
-    }
-    // A series is one row, at its first raster in the order: walk the order (rid and group only) to the page.
-    const counts = this.counted(countKey, countFrom, filter, params);
-    const heads: number[] = [];
-    const seen = new Set<string>();
-    let index = 0;
-    for (const r of this.db.prepare(`SELECT rid, group_key FROM ${from} ${filter} ORDER BY ${order}`).iterate(...params) as IterableIterator<{ rid: number; group_key: string | null }>) {
-      if (r.group_key !== null) {
-        if (seen.has(r.group_key)) continue;
-        seen.add(r.group_key);
-      }
-      if (index++ >= offset) heads.push(r.rid);
-      if (heads.length >= q.limit) break;
-    }
-    const entries = heads.map((rid) => this.toEntry(this.sql.byRid.get(rid) as unknown as Row));
-    // The page's series with their dates, read in one walk of the group index.
-    const keys = entries.flatMap((e) => (e.series ? [e.series] : []));
-    const members = new Map<string, { id: string; date: string | null }[]>(keys.map((k) => [k, []]));
-    if (keys.length) {
-      for (const m of this.sql.membersOf.iterate(JSON.stringify(keys)) as IterableIterator<{ group_key: string; id: string; date: string | null }>) {
-        members.get(m.group_key)!.push({ id: m.id, date: m.date });
-      }
-    }
-    const series = keys.map((key) => ({ key, entries: members.get(key)! }));
-    return { total: counts.total, rows: counts.singles + counts.groups, all, entries, series };
-  }
-
-  /**
-   * Fills `temp.library_hits` with the rasters a text search matches, unless it holds them already
-   * (the same search, nothing changed since: the next pages of a list). Its key, and how many match.
-   */
-  private searchHits(terms: { match: string[]; like: string[] }): { key: string; count: number } {
-    const inner = [...(terms.match.length ? ['library_text MATCH ?'] : []), ...terms.like.map(() => "text LIKE ? ESCAPE '\\'")];
-    const params = [...(terms.match.length ? [terms.match.join(' AND ')] : []), ...terms.like];
-    const key = JSON.stringify(params);
-    const version = (this.sql.changes.get() as { n: number }).n;
-    if (this.hits?.key === key && this.hits.version === version) return this.hits;
-    this.sql.hitsClear.run();
-    const count = Number(this.db.prepare(`INSERT INTO temp.library_hits (rid) SELECT rowid FROM library_text WHERE ${inner.join(' AND ')}`).run(...params).changes);
-    // Filling the table counts as changes of this connection: the version is taken after it.
-    this.hits = { key, count, version: (this.sql.changes.get() as { n: number }).n };
-    return this.hits;
-  }
-
-  /**
-   * The counts of one filter: rasters, series and single rasters. The next pages of a list ask for the
-   * same filter again, so the last answer is kept until the database changes (`total_changes()`).
-   */
-  private counted(key: string, from: string, filter: string, params: SQLInputValue[]): { total: number; groups: number; singles: number } {
-    const version = (this.sql.changes.get() as { n: number }).n;
-    if (this.lastCounts?.key === key && this.lastCounts.version === version) return this.lastCounts.counts;
-    const counts = this.db.prepare(`SELECT COUNT(*) AS total, COUNT(DISTINCT group_key) AS groups, COUNT(*) - COUNT(group_key) AS singles FROM ${from} ${filter}`)
-      .get(...params) as { total: number; groups: number; singles: number };
-    this.lastCounts = { key, version, counts };
-    return counts;
+    return this.reader.query(q);
   }
 
   /** Records an existing GeoTIFF from disk (metadata via geotiff.js); importing a path again refreshes its entry. */

@@ -2,6 +2,7 @@ import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import type { HostConfirm } from '../platform/confirm';
 import type { LibraryCatalog } from './catalog.js';
+import type { LibraryPage, LibraryQuery } from './entry.js';
 import type { OverviewCache } from './overview-cache.js';
 
 /**
@@ -17,6 +18,8 @@ export type LibraryChannel =
 /** What the library channels need. */
 export interface LibraryHandlerDeps {
   library: LibraryCatalog;
+  /** Answers the list's pages off main's thread (main/library/query-thread.ts); absent: the catalog answers on main's. */
+  queries?: { query(q: LibraryQuery): Promise<LibraryPage> };
   /** Overview copies for previewing non-COG library rasters. */
   overviews: Pick<OverviewCache, 'prepare'>;
   /** Asks the user for GeoTIFF files with the system dialog; absent where the host has none (browser host). */
@@ -31,7 +34,7 @@ export interface LibraryHandlerDeps {
 export function libraryHandlers(deps: LibraryHandlerDeps): Pick<HandlerTable, LibraryChannel> {
   const { library } = deps;
   return {
-    'library:query': (q) => library.query(q),
+    'library:query': (q) => (deps.queries ? deps.queries.query(q) : library.query(q)),
     'library:cover': ({ bbox, limit }) => {
       const all = library.covering(bbox);
       return { total: all.length, entries: all.slice(0, limit) };

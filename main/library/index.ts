@@ -3,3 +3,4 @@ export { LIBRARY_FILE, LibraryCatalog, sha256File, type Box, type DownloadedRast
 export { METRES_PER_DEGREE, boundsTo4326, readRasterMetadata, type RasterMetadata } from './metadata.js';
 export { RASTER_SCHEME, libraryIdFromUrl, parseRange, serveLibraryFile, type ParsedRange, type RasterFileLookup, type RasterResponse, type RemoteRasterFile } from './raster-protocol.js';
 export { libraryHandlers, type LibraryChannel, type LibraryHandlerDeps } from './handlers.js';
+export { LibraryQueryThread } from './query-thread.js';

@@ -9,7 +9,7 @@ import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSi
 import { joinSlices, sealedEmit, type HandlerTable } from '../ipc';
 import { Keychain, ProfileStore, httpKeyProbe, profileHandlers, type KeychainBackend } from '../keychain';
 import { AnalysisService, AnalysisWorkers, analysisHandlers } from '../analysis';
-import { LibraryCatalog, libraryHandlers, type RasterFileLookup } from '../library';
+import { LibraryCatalog, LibraryQueryThread, libraryHandlers, type RasterFileLookup } from '../library';
 import { openDatabase } from '../shared/database';
 import { OverviewCache } from '../library/overview-cache';
 import { setupDistribution, type DistributionOptions } from '../admin/distribution';
@@ -142,6 +142,8 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   // One database for the app; a broken one is set aside with a notice, never a crash.
   const database = await openDatabase({ dir, onWarning: log, now, checkpointInWorker: true });
   const library = await LibraryCatalog.open({ dir, db: database.db, onWarning: log, now });
+  // The list's pages are read on a thread of their own: main's event loop never waits on them.
+  const libraryQueries = new LibraryQueryThread({ file: database.file, fallback: (q) => library.query(q), onWarning: log });
   const session: ServiceSession = new ServiceSession({
     profiles,
     specCacheDir: path.join(dir, 'spec-cache'),
@@ -193,7 +195,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     sessionHandlers({ version: options.version, platform: options.platform, session, profileId, guard, estimator }),
     profileHandlers({ profiles, probe: httpKeyProbe(options.fetch), onChange: () => session.invalidate(), confirm }),
     downloadHandlers({ client: (signal) => session.client(signal), profileId, queue, settings, guard, estimator, team, revealFile }),
-    libraryHandlers({ library, overviews, chooseFiles: options.chooseFiles, revealFile, confirm }),
+    libraryHandlers({ library, queries: libraryQueries, overviews, chooseFiles: options.chooseFiles, revealFile, confirm }),
     exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal), clock }),
     analysisHandlers(analysis),
     settingsHandlers(settings),
@@ -216,6 +218,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       await team.close();
       await overviews.close();
       await analysisWorkers.close();
+      await libraryQueries.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));
       await library.flush().catch(() => undefined);
       await database.close();

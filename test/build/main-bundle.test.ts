@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
 import { channelNames } from '../../preload/contract';
 import { fixturePath, gdalRecord } from '../fixtures/rasters';
+import { LIBRARY_FILE, LibraryCatalog } from '../../main/library';
+import { DATABASE_FILE } from '../../main/shared/database';
 
 /**
  * Builds the app with electron-vite and boots the built main bundle in plain
@@ -118,6 +120,30 @@ describe('electron-vite build output', () => {
       expect(reply.result.value).toBeCloseTo(at.values[3]! * (b8.scale ?? 1e-4) + (b8.offset ?? 0), 12);
     } finally {
       await worker.terminate();
+    }
+  });
+
+  it("builds the library's query thread as its own entry, which answers a page from swath.db in a worker thread of the bundle", async () => {
+    const entry = join(outDir, 'main/library-query-worker.js');
+    expect(existsSync(entry)).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'swath-query-bundle-'));
+    const raster = { id: 'r1', path: join(dir, 'scene_ndvi.tif'), size: 1, sha256: null, request: null, kind: null, date: '2026-03-01', model: 'Stratus2', constellations: ['Sentinel2'], bands: ['[B8_B4]'], epsg: 32633, resolution: 10, width: 4, height: 4, bounds4326: [13.4, 52.5, 13.43, 52.52], createdAt: '2026-03-02T00:00:00.000Z', source: 'import' };
+    writeFileSync(join(dir, LIBRARY_FILE), JSON.stringify({ version: 1, entries: [raster] }));
+    const cat = await LibraryCatalog.open({ dir });
+    const worker = new Worker(entry, { execArgv: [] });
+    try {
+      const reply = await new Promise<{ ok: boolean; result: { total: number; entries: { id: string }[] } }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.postMessage({ id: 1, task: { file: join(dir, DATABASE_FILE), query: { limit: 10, text: 'ndvi' } } });
+      });
+      expect(reply.ok).toBe(true);
+      expect(reply.result.total).toBe(1);
+      expect(reply.result.entries.map((e) => e.id)).toEqual(['r1']);
+    } finally {
+      await worker.terminate();
+      await cat.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
