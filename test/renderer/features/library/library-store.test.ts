@@ -106,6 +106,37 @@ describe('library store', () => {
     expect(lib.notice).toBe('Imported 1 raster.');
   });
 
+  it('asks for the window once per answer while changes keep coming (a watch run), and shows the last of them', async () => {
+    const entries = [item({ id: 'a', date: '2026-06-01' })];
+    const { listeners } = bridge(entries);
+    const lib = useLibraryStore();
+    await lib.start();
+    // Main answers only when told: the first request after the changes is still out while more arrive.
+    const held: (() => void)[] = [];
+    const answer = fake.api.libraryQuery.getMockImplementation()!;
+    fake.api.libraryQuery.mockImplementation((q) => new Promise((resolve) => held.push(() => resolve(answer(q)))));
+    const add = (id: string, day: number) => {
+      entries.unshift(item({ id, date: `2026-06-${String(day).padStart(2, '0')}` }));
+      listeners.get('library:changed')!({ upserted: [entries[0]!], removed: [] });
+    };
+    add('w1', 2);
+    await flushPromises();
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(2);
+    for (let d = 3; d < 13; d++) add(`w${d - 1}`, d);
+    await flushPromises();
+    // Ten more adds while the request is out: none asked yet.
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(2);
+    held.shift()!();
+    await flushPromises();
+    // Answered: one more request, for all ten.
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(3);
+    held.shift()!();
+    await flushPromises();
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(3);
+    expect(lib.rowAt(0)?.id).toBe('w11');
+    expect(lib.matched).toBe(12);
+  });
+
   it('removes with or without the file, closing its layer first', async () => {
     bridge();
     const lib = useLibraryStore();

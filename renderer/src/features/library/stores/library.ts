@@ -53,7 +53,9 @@ export const useLibraryStore = defineStore('library', () => {
   /** Rows in view: [first, last). */
   let seen: [number, number] = [0, 0];
   let generation = 0;
-  let reloadQueued = false;
+  /** The window request after changes: none, about to be asked (this tick's changes join it), asked; changes came since it was asked. */
+  let reload: 'idle' | 'queued' | 'asked' = 'idle';
+  let changedSince = false;
 
   const placed = (e: LibraryItem): LibraryItem => (e.bounds4326 || !footprints[e.id] ? e : { ...e, bounds4326: footprints[e.id]! });
   /** Every entry the window knows (its rows, entries fetched by id: a series' other dates), with footprints wherever known. */
@@ -152,14 +154,27 @@ export const useLibraryStore = defineStore('library', () => {
     if ([...fresh.keys()].some((id) => extra.value.has(id)) || change.removed.some((id) => extra.value.has(id))) {
       extra.value = new Map([...extra.value].filter(([id]) => !gone.has(id)).map(([id, e]) => [id, swap(e)]));
     }
-    if (structural && !reloadQueued) {
-      // One window request for a burst of changes (a watch run adds many in a row).
-      reloadQueued = true;
-      queueMicrotask(() => {
-        reloadQueued = false;
-        void load();
+    if (structural) reloadForChanges();
+  }
+
+  /**
+   * Asks for the window again after changes: at most one such request at a time, and one more once it
+   * is answered if changes came meanwhile (a watch run adds many in a row; each query of a large
+   * library takes main's query thread tens of milliseconds, so they must not queue up).
+   */
+  function reloadForChanges(): void {
+    if (reload === 'asked') changedSince = true;
+    if (reload !== 'idle') return;
+    reload = 'queued';
+    // The changes of this tick (one event or several) in one request.
+    queueMicrotask(() => {
+      reload = 'asked';
+      changedSince = false;
+      void load().finally(() => {
+        reload = 'idle';
+        if (changedSince) reloadForChanges();
       });
-    }
+    });
   }
 
   /** Makes sure an entry is known (the map opens rasters the window may not hold, e.g. from a notification). */
