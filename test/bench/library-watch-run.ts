@@ -15,9 +15,9 @@ import { median, percentile, type Figure } from './method.js';
  * app) is given one historical order of about `downloads` image dates over a small area; a watch of
  * that area downloads every date while a page of the browser host shows the Library, newest added
  * first. Measured:
- *  - library-watch-run-main-block-ms: main's longest event-loop block over the run (perf_hooks'
- *    monitorEventLoopDelay, 10 ms resolution: the app core, the queue, the library, the browser
- *    host's socket all run on it);
+ *  - library-watch-run-main-block-ms: main's longest block of its own work over the run: the main
+ *    thread's CPU time between two turns of a 5 ms timer (the app core, the queue, the library, the
+ *    browser host's socket all run on it); the note gives the wall-clock event-loop delay too;
  *  - library-watch-run-shown-ms: for each raster the watch adds, from the library recording it (main)
  *    to the list showing it (the page: the list's top row is that raster or a later one of the same
  *    watch, whose series holds it), the worst of the run; the note gives the median and the whole run.
@@ -99,6 +99,18 @@ export async function watchRun(opts: {
       await inspector.post('Profiler.start');
     }
     loop.enable();
+    // Main's longest stretch of its own work: the thread's CPU time between two turns of a 5 ms timer
+    // (the wall-clock delay above also counts the time the OS gave the other processes: on this
+    // 2-core machine Chromium, the demo service and the query thread run beside main).
+    // (Node 23.9+; before it, the process' CPU time, every thread's.)
+    const threadCpu = (process as unknown as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.bind(process) ?? (() => process.cpuUsage());
+    let lastCpu = threadCpu();
+    let busiest = 0;
+    const ticker = setInterval(() => {
+      const cpu = threadCpu();
+      busiest = Math.max(busiest, (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000);
+      lastCpu = cpu;
+    }, 5);
     const started = Date.now();
     let watch: WatchSummary | undefined;
     try {
@@ -115,6 +127,7 @@ export async function watchRun(opts: {
         await new Promise((r) => setTimeout(r, 100));
       }
     } finally {
+      clearInterval(ticker);
       loop.disable();
       app.library.off('added', onAdded);
       if (inspector) {
@@ -138,7 +151,7 @@ export async function watchRun(opts: {
     });
     const allShown = Math.max(...log.filter(([, top]) => top === lastRow).map(([t]) => t)) - started;
     return [
-      { name: tag('library-watch-run-main-block-ms'), value: Math.round(blockMs), unit: 'ms', note: `main's longest event-loop block while a watch downloaded ${added.length} dates into the library with the Library open in the browser host (monitorEventLoopDelay max, 10 ms resolution; the demo service in its own process); the run took ${(ranMs / 1000).toFixed(1)} s; event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms; target ≤ 50 ms` },
+      { name: tag('library-watch-run-main-block-ms'), value: Math.round(busiest), unit: 'ms', note: `main's longest block of its own work while a watch downloaded ${added.length} dates into the library with the Library open in the browser host: the main thread's CPU time between two turns of a 5 ms timer, the most (the demo service in its own process); wall-clock event-loop delay (monitorEventLoopDelay, which also counts the time the OS ran Chromium, the demo service and the query thread on this machine's 2 cores): max ${Math.round(blockMs)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms; the run took ${(ranMs / 1000).toFixed(1)} s; target ≤ 50 ms` },
       { name: tag('library-watch-run-shown-ms'), value: Math.round(Math.max(...shown)), unit: 'ms', note: `from the library recording each of the ${added.length} rasters (main) to the list's top row holding it (the page, newest added first), the worst; median ${Math.round(median(shown))} ms, p95 ${Math.round(percentile(shown, 95))} ms; all ${added.length} shown ${(allShown / 1000).toFixed(1)} s after the watch was created; target ≤ 1,000 ms` },
     ];
   } finally {

@@ -114,7 +114,7 @@ describe('library store', () => {
     // Main answers only when told: the first request after the changes is still out while more arrive.
     const held: (() => void)[] = [];
     const answer = fake.api.libraryQuery.getMockImplementation()!;
-    fake.api.libraryQuery.mockImplementation((q) => new Promise((resolve) => held.push(() => resolve(answer(q)))));
+    fake.api.libraryQuery.mockImplementation((q: RequestOf<'library:query'>) => new Promise((resolve) => held.push(() => resolve(answer(q)))));
     const add = (id: string, day: number) => {
       entries.unshift(item({ id, date: `2026-06-${String(day).padStart(2, '0')}` }));
       listeners.get('library:changed')!({ upserted: [entries[0]!], removed: [] });
