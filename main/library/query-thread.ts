@@ -19,6 +19,7 @@ export interface QueryTask {
 export class LibraryQueryThread {
   private readonly pool: WorkerPool<QueryTask, LibraryPage>;
   private failed = false;
+  private closed = false;
 
   /** `entry`: the worker module (tests give one that cannot start). */
   constructor(private readonly opts: { file: string; fallback: (q: LibraryQuery) => LibraryPage; onWarning?: (message: string) => void; entry?: () => EntryPoint }) {
@@ -29,6 +30,14 @@ export class LibraryQueryThread {
     });
   }
 
+  /**
+   * Starts the thread and its connection now (a page of one row), so the window's first page does not
+   * wait for them; a failure here is the same as a query's (the fallback takes over, once said).
+   */
+  warm(): void {
+    void this.query({ limit: 1 }).catch(() => undefined);
+  }
+
   /** One page of the list (see LibraryReader.query), answered off main's thread. */
   async query(query: LibraryQuery): Promise<LibraryPage> {
     if (this.failed) return this.opts.fallback(query);
@@ -36,6 +45,7 @@ export class LibraryQueryThread {
       // Not cancelled with the request: a query is short, and ending the thread would cost its next start.
       return await this.pool.run({ file: this.opts.file, query }, new AbortController().signal);
     } catch (e) {
+      if (this.closed) throw e;
       // The same query on main's connection: if it fails there too, the query was the problem, not the thread.
       const page = this.opts.fallback(query);
       this.failed = true;
@@ -44,8 +54,9 @@ export class LibraryQueryThread {
     }
   }
 
-  /** Ends the thread. */
+  /** Ends the thread (a query still running rejects). */
   close(): Promise<void> {
+    this.closed = true;
     return this.pool.close();
   }
 }
