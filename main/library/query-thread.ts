@@ -31,11 +31,12 @@ export class LibraryQueryThread {
   }
 
   /**
-   * Starts the thread and its connection now (a page of one row), so the window's first page does not
-   * wait for them; a failure here is the same as a query's (the fallback takes over, once said).
+   * Starts the thread and its connection now, with a first row of the list as the window first asks
+   * for it (time series grouped, unfiltered: its counts are then kept), so the window's first page
+   * does not wait for them; a failure here is the same as a query's (the fallback takes over, once said).
    */
   warm(): void {
-    void this.query({ limit: 1 }).catch(() => undefined);
+    void this.query({ limit: 1, series: true }).catch(() => undefined);
   }
 
   /** One page of the list (see LibraryReader.query), answered off main's thread. */
