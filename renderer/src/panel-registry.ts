@@ -20,8 +20,18 @@ export interface PanelDef {
 const Loading: Component = { name: 'PanelLoading', render: () => h('p', { class: 'empty' }, [h('span', { class: 'spinner' }), ' Loading…']) };
 const Failed: Component = { name: 'PanelFailed', render: () => h('p', { class: 'empty' }, 'This panel failed to load. Reload the window (Ctrl+R).') };
 
+/** Each panel's loader, by its component (see {@link loadPanel}). */
+const loaders = new WeakMap<Component, AsyncComponentLoader>();
+
 function lazy(loader: AsyncComponentLoader): Component {
-  return defineAsyncComponent({ loader, loadingComponent: Loading, errorComponent: Failed, delay: 120 });
+  const component = defineAsyncComponent({ loader, loadingComponent: Loading, errorComponent: Failed, delay: 120 });
+  loaders.set(component, loader);
+  return component;
+}
+
+/** Loads a panel's code (what showing it waits for; the module loader keeps it, so showing it then loads nothing again). */
+export async function loadPanel(panel: PanelDef): Promise<void> {
+  await loaders.get(panel.component)?.();
 }
 
 // Time series and change layers (the Analysis feature), in the Library panel's `analysis` slot: loaded with their

@@ -39,6 +39,9 @@ async function mountApp(bridge = makeBridge(), mapReady = true): Promise<VueWrap
   await flushPromises();
   await new Promise((r) => setTimeout(r, 0));
   await flushPromises();
+  // With the map drawn, the shell comes whole once the open panel's code is in (its module loads here).
+  if (mapReady) await vi.waitFor(() => expect(wrapper!.get('.shell').attributes('data-shell')).toBe('full'), { timeout: 10_000 });
+  await flushPromises();
   return wrapper;
 }
 

@@ -2,10 +2,10 @@
  * Scheduling for work the first frames and the analyst's first clicks do not wait for.
  */
 
-/** Runs `cb` when the window is next idle, or after `timeoutMs` at the latest (a timer without requestIdleCallback, as in jsdom). */
+/** Runs `cb` when the window is next idle, or after `timeoutMs` at the latest (the next task without requestIdleCallback, as in jsdom). */
 export function whenIdle(cb: () => void, timeoutMs = 2000): void {
   if (typeof window !== 'undefined' && 'requestIdleCallback' in window) window.requestIdleCallback(() => cb(), { timeout: timeoutMs });
-  else setTimeout(cb, Math.min(timeoutMs, 300));
+  else setTimeout(cb, 0);
 }
 
 /**
