@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
  * line: with the library's indexes that was one commit in thirty taking 20–40 ms instead of 3
  * (the fsyncs of the copy). Here main's connection turns auto-checkpoints off and a worker thread
  * with its own connection to the same file runs a PASSIVE checkpoint (it never waits for, nor
- * blocks, main's reads and writes) shortly after main commits. Should the worker fail, main's
+ * blocks, main's reads and writes) a second after main commits (a burst of commits, one checkpoint). Should the worker fail, main's
  * connection gets its auto-checkpoint back: the log never grows without bound.
  */
 
@@ -57,7 +57,7 @@ parentPort.on('message', (m) => {
 /** Options of {@link WalCheckpointer.start}. */
 export interface CheckpointerOptions {
   /** How long after a nudge the checkpoint runs, ms (commits in between share it). */
-  delayMs?: number;
+  /** How long after a nudge the checkpoint runs, ms (commits in between share it); 1,000 by default. */
   /** Told when the worker failed and main's connection took its checkpoints back. */
   onWarning?: (message: string) => void;
 }
@@ -86,7 +86,7 @@ export class WalCheckpointer {
     file: string,
     private readonly opts: CheckpointerOptions,
   ) {
-    this.worker = new Worker(WORKER, { eval: true, workerData: { file, delayMs: opts.delayMs ?? 200 } });
+    this.worker = new Worker(WORKER, { eval: true, workerData: { file, delayMs: opts.delayMs ?? 1000 } });
     // Idle, it must not keep a process alive (main's close stops it anyway).
     this.worker.unref();
     this.worker.on('message', (m: CheckpointResult | { error: string }) => {
