@@ -56,8 +56,8 @@ parentPort.on('message', (m) => {
 
 /** Options of {@link WalCheckpointer.start}. */
 export interface CheckpointerOptions {
-  /** How long after a nudge the checkpoint runs, ms (commits in between share it). */
   /** How long after a nudge the checkpoint runs, ms (commits in between share it); 1,000 by default. */
+  delayMs?: number;
   /** Told when the worker failed and main's connection took its checkpoints back. */
   onWarning?: (message: string) => void;
 }
