@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
 import { LIBRARY_FILE, LibraryCatalog, readRasterMetadata, type LibraryEntry } from '../../main/library';
@@ -89,6 +89,19 @@ const FIRST_ROW_HOOK = `document.addEventListener('pointerdown', () => { window.
 new MutationObserver((_, obs) => {
   if (document.querySelector('[data-testid=library-scroller] article')) { window.__firstRow = performance.now(); obs.disconnect(); }
 }).observe(document, { childList: true, subtree: true });`;
+
+/** A fresh 1440 × 900 page with the map's hook and the first-row hook, not navigated yet. */
+async function hookedPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  await context.addInitScript(MAP_HOOK);
+  await context.addInitScript(FIRST_ROW_HOOK);
+  return { context, page: await context.newPage() };
+}
+
+/** When the first row came, the load event ended and the click's pointerdown landed, on the page's clock. */
+function firstRowTimes(page: Page): Promise<[row: number, load: number, clicked: number]> {
+  return page.evaluate(() => [(window as unknown as { __firstRow: number }).__firstRow, (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd, (window as unknown as { __clicked: number }).__clicked]) as Promise<[number, number, number]>;
+}
 
 // Runs in the page as text: a bundler's helpers (e.g. esbuild's __name) must not leak into it.
 // Scrolls the list 90 px a frame for 120 frames and returns two p95s, ms: the interval between
@@ -235,14 +248,11 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
         const fromNavigation: number[] = [];
         const fromClick: number[] = [];
         for (let i = 0; i < 3; i++) {
-          const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-          await context.addInitScript(MAP_HOOK);
-          await context.addInitScript(FIRST_ROW_HOOK);
-          const page = await context.newPage();
+          const { context, page } = await hookedPage(browser);
           await page.goto(host.url);
           await page.locator('nav[aria-label="Panels"] [data-panel="library"]').click();
           await page.locator('[data-testid=library-scroller] article').first().waitFor({ timeout: 60_000 });
-          const [row, load, clicked] = await page.evaluate(() => [(window as unknown as { __firstRow: number }).__firstRow, (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd, (window as unknown as { __clicked: number }).__clicked]) as [number, number, number];
+          const [row, load, clicked] = await firstRowTimes(page);
           firsts.push(row - load);
           fromNavigation.push(row);
           fromClick.push(row - clicked);
@@ -281,15 +291,12 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
         })();
         const raw: number[] = [];
         for (let i = 0; i < 3; i++) {
-          const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-          await context.addInitScript(MAP_HOOK);
-          await context.addInitScript(FIRST_ROW_HOOK);
-          const page = await context.newPage();
+          const { context, page } = await hookedPage(browser);
           const cdp = await context.newCDPSession(page);
           await page.goto(host.url);
           for (const type of ['mousePressed', 'mouseReleased'] as const) await cdp.send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: 1 });
           await page.locator('[data-testid=library-scroller] article').first().waitFor({ timeout: 60_000 });
-          const [row, load] = await page.evaluate(() => [(window as unknown as { __firstRow: number }).__firstRow, (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd]) as [number, number];
+          const [row, load] = await firstRowTimes(page);
           raw.push(row - load);
           await context.close();
         }
