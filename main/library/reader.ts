@@ -33,7 +33,7 @@ const ORDER: Record<LibrarySort, string> = {
 };
 
 /**
- * The index that walks each order as it is (see {@link LibraryCatalog.query}); size has none that
+ * The index that walks each order as it is (see {@link LibraryReader.query}); size has none that
  * keeps its tie-break, so its matches are always sorted.
  */
 const ORDER_INDEX: Partial<Record<LibrarySort, string>> = {
