@@ -175,12 +175,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     });
   }
 
-  private toEntry(r: Row): LibraryEntry {
-    return rowEntry(r);
-  }
-
   private one(r: unknown): LibraryEntry | undefined {
-    return r ? this.toEntry(r as Row) : undefined;
+    return r ? rowEntry(r as Row) : undefined;
   }
 
   /**
@@ -225,7 +221,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
 
   /** Every entry, newest first (the whole library: prefer {@link query}). */
   list(): LibraryEntry[] {
-    return (this.sql.all.all() as unknown as Row[]).map((r) => this.toEntry(r));
+    return (this.sql.all.all() as unknown as Row[]).map((r) => rowEntry(r));
   }
 
   /**
@@ -236,7 +232,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     let after = 0;
     for (;;) {
       const rows = this.sql.after.all(after, pageSize) as unknown as Row[];
-      for (const r of rows) yield this.toEntry(r);
+      for (const r of rows) yield rowEntry(r);
       if (rows.length < pageSize) return;
       after = rows.at(-1)!.rid;
       await new Promise((resolve) => setImmediate(resolve));
@@ -272,7 +268,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   covering(box: Box): LibraryEntry[] {
     const rows = this.sql.cover.all(box[2], box[0], box[3], box[1]) as unknown as Row[];
     // The R*Tree stores 32-bit floats rounded outward: check the exact footprint.
-    return rows.map((r) => this.toEntry(r)).filter((e) => e.bounds4326 && boxesMeet(e.bounds4326, box));
+    return rows.map((r) => rowEntry(r)).filter((e) => e.bounds4326 && boxesMeet(e.bounds4326, box));
   }
 
   /** One page of the list, answered from the indexes (see {@link LibraryReader.query}; `library:query` runs it off main's thread). */
@@ -312,7 +308,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     throwIfAborted(signal);
     const saved = inTransaction(this.db, () => {
       const row = this.sql.byPath.get(abs) as Row | undefined;
-      const existing = row ? this.toEntry(row) : undefined;
+      const existing = row ? rowEntry(row) : undefined;
       const entry: LibraryEntry = {
         id: existing?.id ?? randomUUID(),
         path: abs,

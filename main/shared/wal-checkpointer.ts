@@ -79,7 +79,6 @@ export class WalCheckpointer {
   private dirty = false;
   /** The last checkpoint's result (diagnostics, tests). */
   last: CheckpointResult | null = null;
-  private waiters: { resolve: (r: CheckpointResult) => void; reject: (e: Error) => void }[] = [];
 
   private constructor(
     private readonly db: DatabaseSync,
@@ -96,7 +95,6 @@ export class WalCheckpointer {
       }
       this.pending = false;
       this.last = m;
-      for (const w of this.waiters.splice(0)) w.resolve(m);
       if (this.dirty) this.nudge();
     });
     this.worker.on('error', (e) => this.fail(e.message));
@@ -134,15 +132,6 @@ export class WalCheckpointer {
     this.worker.postMessage('go');
   }
 
-  /** The result of the next checkpoint (tests and diagnostics; nudges one). */
-  next(): Promise<CheckpointResult> {
-    if (!this.worker) return Promise.reject(new Error('the checkpoint worker is not running'));
-    return new Promise((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
-      this.nudge();
-    });
-  }
-
   /** True while the worker does the checkpoints (false after a failure or {@link close}). */
   get running(): boolean {
     return this.worker !== null;
@@ -154,7 +143,6 @@ export class WalCheckpointer {
     this.worker = null;
     byConnection.delete(this.db);
     void w.terminate();
-    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error(why));
     try {
       this.db.exec(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     } catch {
