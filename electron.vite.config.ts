@@ -60,10 +60,11 @@ export default defineConfig({
     build: {
       // electron-vite leaves bundles unminified; the renderer's are parsed before the map is interactive.
       minify: true,
-      // No <link rel=modulepreload> per dependency of each lazy chunk (the app's files are local:
-      // a chunk's imports load as fast without them). Adding them cost a long task when the shell
-      // started (a search of every link in the page per dependency, then an insert each).
-      modulePreload: { resolveDependencies: () => [] },
+      // A rail panel's chunks load together when it opens (<link rel=modulepreload> for each of its
+      // chunk's imports, so they do not load one level after the other). No such links for the
+      // other lazy chunks: the shell's parts at start cost a long task with them (a search of every
+      // link in the page per dependency, then an insert each) and load as fast without.
+      modulePreload: { resolveDependencies: (file, deps) => (/(^|\/)[A-Z]\w*Panel-[\w-]+\.js$/.test(file) ? deps : []) },
       rollupOptions: { input: { index: resolve('renderer/index.html') } },
     },
   },

@@ -276,6 +276,11 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     return this.reader.query(q);
   }
 
+  /** Changes whenever the library may have changed (any commit to its database, by main or another connection). */
+  changeVersion(): string {
+    return this.reader.version();
+  }
+
   /** Records an existing GeoTIFF from disk (metadata via geotiff.js); importing a path again refreshes its entry. */
   async importFile(file: string, signal: AbortSignal): Promise<LibraryEntry> {
     const abs = path.resolve(file);

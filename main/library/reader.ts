@@ -91,7 +91,7 @@ export class LibraryReader {
   }
 
   /** Changes when the library may have changed: a commit by this connection or by any other. */
-  private version(): string {
+  version(): string {
     const v = this.sql.version.get() as { d: number; c: number };
     return `${v.d}:${v.c}`;
   }

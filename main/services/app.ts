@@ -143,8 +143,8 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const database = await openDatabase({ dir, onWarning: log, now, checkpointInWorker: true });
   const library = await LibraryCatalog.open({ dir, db: database.db, onWarning: log, now });
   // The list's pages are read on a thread of their own: main's event loop never waits on them.
-  const libraryQueries = new LibraryQueryThread({ file: database.file, fallback: (q) => library.query(q), onWarning: log });
-  libraryQueries.warm();
+  const libraryQueries = new LibraryQueryThread({ file: database.file, fallback: (q) => library.query(q), version: () => library.changeVersion(), onWarning: log });
+  void libraryQueries.warm();
   const session: ServiceSession = new ServiceSession({
     profiles,
     specCacheDir: path.join(dir, 'spec-cache'),

@@ -157,6 +157,24 @@ describe('electron-vite build output', () => {
     expect(lazy.filter((f) => readFileSync(join(outDir, 'renderer/assets', f), 'utf8').includes('u-over')).length).toBeGreaterThan(0);
   });
 
+  it("loads a rail panel's chunks together when it opens, and the shell's other lazy parts without preload links", () => {
+    const html = readFileSync(join(outDir, 'renderer/index.html'), 'utf8');
+    const entry = /src="\.\/(assets\/index-[^"]+\.js)"/.exec(html)![1]!;
+    const code = readFileSync(join(outDir, 'renderer', entry), 'utf8');
+    // Vite's preload list: the files, then each dynamic import with the indexes of what loads with it.
+    const files = JSON.parse(/m\.f=(\[[^\]]*\])/.exec(code)![1]!) as string[];
+    const depsOf = (chunk: string) => {
+      const m = new RegExp(`import\\("\\./${chunk}-[\\w-]+\\.js"\\)[^)]*\\)?[^)]*?__vite__mapDeps\\(\\[([\\d,]*)\\]\\)`).exec(code);
+      expect(m, `the entry imports ${chunk} through Vite's preload`).not.toBeNull();
+      return m![1]!.split(',').filter(Boolean).map((i) => files[Number(i)]!);
+    };
+    // The Library's own chunks (its virtualized list among them) are asked for with the panel's.
+    const library = depsOf('LibraryPanel');
+    expect(library.some((f) => /^\.\/virtual-rows-.*\.js$/.test(f)), library.join(' ')).toBe(true);
+    // The downloads tray (part of the shell, loaded once the start settles): its styles only.
+    expect(depsOf('DownloadsTray').every((f) => f.endsWith('.css'))).toBe(true);
+  });
+
   it('ships the licences of the production dependencies, generated at build time, and the window icon', () => {
     const licenses = JSON.parse(readFileSync(join(outDir, 'main/licenses.json'), 'utf8')) as { name: string; license: string }[];
     const byName = new Map(licenses.map((l) => [l.name, l.license]));

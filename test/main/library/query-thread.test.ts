@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LIBRARY_FILE, LibraryCatalog, LibraryQueryThread, type LibraryEntry, type LibraryQuery } from '../../../main/library/index.js';
+import { DatabaseSync } from 'node:sqlite';
+import { LIBRARY_FIRST_PAGE } from '../../../common/library-first-page.js';
 import { DATABASE_FILE } from '../../../main/shared/database.js';
 
 // The list's queries on their own thread and connection (what `library:query` runs in the app),
@@ -34,7 +36,7 @@ describe('LibraryQueryThread', () => {
     const es = entries(60);
     const cat = await seeded(es);
     const warnings: string[] = [];
-    const thread = new LibraryQueryThread({ file: path.join(dir, DATABASE_FILE), fallback: (q) => cat.query(q), onWarning: (m) => warnings.push(m) });
+    const thread = new LibraryQueryThread({ file: path.join(dir, DATABASE_FILE), fallback: (q) => cat.query(q), version: () => cat.changeVersion(), onWarning: (m) => warnings.push(m) });
     const asked: LibraryQuery[] = [
       { limit: 10 }, { limit: 10, series: true }, { limit: 20, text: 'harvest', sort: 'name' }, { limit: 20, text: 'harvest', series: true, offset: 5 },
     ];
@@ -51,11 +53,45 @@ describe('LibraryQueryThread', () => {
     await cat.close();
   });
 
+  it('answers a query asked again from its last answer until the database changes, by main or another connection', async () => {
+    const cat = await seeded(entries(30));
+    let asked = 0;
+    const thread = new LibraryQueryThread({
+      file: path.join(dir, DATABASE_FILE), fallback: (q) => { asked++; return cat.query(q); }, version: () => cat.changeVersion(),
+      entry: () => ({ file: path.join(dir, 'no-such-worker.js'), fromSource: false }),
+    });
+    // At start: the Library's first page, asked the way the panel asks it, is then ready.
+    await thread.warm();
+    expect(asked).toBe(1);
+    const first = await thread.query({ ...LIBRARY_FIRST_PAGE });
+    expect(asked).toBe(1);
+    expect(first).toEqual(cat.query({ ...LIBRARY_FIRST_PAGE }));
+    // Main commits: asked again, and the answer has the change.
+    await cat.remove('id-0', {}, new AbortController().signal);
+    const afterRemove = await thread.query({ ...LIBRARY_FIRST_PAGE });
+    expect(asked).toBe(2);
+    expect(afterRemove.all).toBe(29);
+    expect(await thread.query({ ...LIBRARY_FIRST_PAGE })).toBe(afterRemove);
+    // Another connection commits to the same file (another process, a tool): asked again too.
+    const other = new DatabaseSync(path.join(dir, DATABASE_FILE));
+    other.exec("DELETE FROM library WHERE id = 'id-1'");
+    other.close();
+    expect((await thread.query({ ...LIBRARY_FIRST_PAGE })).all).toBe(28);
+    expect(asked).toBe(3);
+    // Different queries are different answers; only a few are kept.
+    for (let limit = 1; limit <= 6; limit++) await thread.query({ limit });
+    expect(asked).toBe(9);
+    await thread.query({ ...LIBRARY_FIRST_PAGE });
+    expect(asked).toBe(10);
+    await thread.close();
+    await cat.close();
+  });
+
   it("answers on main's connection, and says so once, when its thread cannot start", async () => {
     const cat = await seeded(entries(5));
     const warnings: string[] = [];
     const thread = new LibraryQueryThread({
-      file: path.join(dir, DATABASE_FILE), fallback: (q) => cat.query(q), onWarning: (m) => warnings.push(m),
+      file: path.join(dir, DATABASE_FILE), fallback: (q) => cat.query(q), version: () => cat.changeVersion(), onWarning: (m) => warnings.push(m),
       entry: () => ({ file: path.join(dir, 'no-such-worker.js'), fromSource: false }),
     });
     expect(await thread.query({ limit: 10 })).toEqual(cat.query({ limit: 10 }));

@@ -122,6 +122,11 @@ describe('Library panel', () => {
     const series = w.get('[data-testid=time-series]');
     expect(series.text()).toMatch(/3 dates · 2026-06-10 → 2026-06-30/);
     expect(w.get('[data-testid=series-date]').text()).toBe('2026-06-30');
+    // A dot per date drawn by one element's background, the shown date (the last) marked: no element per date.
+    const ticks = series.get('[data-testid=series-ticks]');
+    expect(ticks.attributes('style')).toContain('--dates: 3');
+    expect(ticks.element.children).toHaveLength(1);
+    expect(ticks.get('.on').attributes('style')).toContain(`--at: ${2.5 / 3}`);
     // Only the current date's row is shown inside the block.
     expect(series.findAll('article')).toHaveLength(1);
   });

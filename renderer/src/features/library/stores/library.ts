@@ -1,6 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
 import type { IpcError, RequestOf, ResponseOf } from '../../../../../preload/contract';
+import { LIBRARY_FIRST_PAGE } from '../../../../../common/library-first-page';
 import { getBridge } from '../../../platform/bridge';
 import type { LibraryItem } from '../../../platform/lib/library-item';
 import { NO_FILTER, type LibraryFilter, type LibrarySort, type SeriesGroup } from '../model/library-model';
@@ -13,8 +14,8 @@ function thumbKey(e: LibraryItem): string {
   return e.sha256 ?? e.id;
 }
 
-/** Rows asked of main around what is seen (main answers at most 500). */
-const WINDOW = 100;
+/** Rows asked of main around what is seen (main answers at most 500): the first page's, which main has ready. */
+const WINDOW = LIBRARY_FIRST_PAGE.limit;
 /** A window is fetched again when what is seen comes this close to its edge. */
 const MARGIN = 30;
 
@@ -45,7 +46,7 @@ export const useLibraryStore = defineStore('library', () => {
   const importError = ref<string | null>(null);
   const notice = ref<string | null>(null);
   const filter = reactive<LibraryFilter>({ ...NO_FILTER });
-  const sort = ref<LibrarySort>('date-desc');
+  const sort = ref<LibrarySort>(LIBRARY_FIRST_PAGE.sort);
   const thumbnails = reactive<Record<string, string>>({});
   /** Lon/lat footprints computed here for rasters whose CRS main cannot reproject (it records bounds4326 null). */
   const footprints = reactive<Record<string, [number, number, number, number]>>({});
