@@ -1,4 +1,4 @@
-import { computed, nextTick, onBeforeUnmount, onMounted, ref, watch, type Ref } from 'vue';
+import { computed, onBeforeUnmount, onMounted, ref, watch, type Ref } from 'vue';
 
 /** What a virtualized list tells {@link useVirtualRows}. */
 export interface VirtualRowsOptions {
@@ -111,18 +111,24 @@ export function useVirtualRows(o: VirtualRowsOptions) {
 
   let resize: ResizeObserver | null = null;
   let frame = 0;
+  /**
+   * Measures in the next frame, before its style and layout: the page was laid out for the frame
+   * before, so reading heights there costs no layout of its own (read right after a render, each
+   * read forced one, and a measurement that moved the drawn range rendered and forced another, all
+   * in one task). Not inside a ResizeObserver's delivery either: a layout change made there would
+   * be a "ResizeObserver loop" error (which the window reports as a crash).
+   */
+  function measureSoon(): void {
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(() => {
+      viewHeight.value = scroller.value?.clientHeight ?? 0;
+      measure();
+    });
+  }
   onMounted(() => {
     viewHeight.value = scroller.value?.clientHeight ?? 0;
     if (typeof ResizeObserver !== 'undefined') {
-      // Measured in the next frame, not inside the observer's delivery: a layout change made there
-      // would be a "ResizeObserver loop" error (which the window reports as a crash).
-      resize = new ResizeObserver(() => {
-        cancelAnimationFrame(frame);
-        frame = requestAnimationFrame(() => {
-          viewHeight.value = scroller.value?.clientHeight ?? 0;
-          measure();
-        });
-      });
+      resize = new ResizeObserver(measureSoon);
       if (scroller.value) resize.observe(scroller.value);
       if (block.value) resize.observe(block.value);
     }
@@ -132,7 +138,7 @@ export function useVirtualRows(o: VirtualRowsOptions) {
     cancelAnimationFrame(frame);
   });
   // Drawn rows are measured once painted.
-  watch(() => [layout.value.first, layout.value.last, o.count()], () => void nextTick(measure), { flush: 'post' });
+  watch(() => [layout.value.first, layout.value.last, o.count()], measureSoon, { flush: 'post' });
 
-  return { scroller, block, layout, average, measure, onScroll, scrollToIndex, toTop };
+  return { scroller, block, layout, average, measureSoon, onScroll, scrollToIndex, toTop };
 }
