@@ -1,5 +1,5 @@
 /** IFD reading from a file's own bytes, with every offset checked against the file's size. */
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { readExactly } from '../shared/file-io.js';
 import { MAX_IMAGES } from './limits.js';
 
@@ -8,15 +8,60 @@ const STRIP_BYTE_COUNTS = 279;
 const TILE_OFFSETS = 324;
 const TILE_BYTE_COUNTS = 325;
 
-/** A classic or Big TIFF opened for raw IFD reads; every read is checked against the file's size. */
-async function rawTiff(fh: FileHandle, file: string) {
-  const size = (await fh.stat()).size;
-  const read = async (position: number, length: number): Promise<DataView> => {
-    if (position < 0 || position + length > size) throw new Error(`${file}: its strip or tile table points beyond the end of the file`);
-    const buf = Buffer.alloc(length);
-    await readExactly(fh, buf, position);
-    return new DataView(buf.buffer, buf.byteOffset, length);
-  };
+/** A file's size and checked reads of its bytes (see {@link withTiffBytes}). */
+interface TiffBytes {
+  size: number;
+  read(position: number, length: number): Promise<DataView>;
+}
+
+/**
+ * Bytes read at once from the start of a file: its header and tag tables usually lie there, and
+ * each read of its own is a trip through the thread pool.
+ */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * Runs `use` on `file`'s bytes: `whole` when the caller holds the whole file already, else the file
+ * opened (and closed after), its first {@link HEAD_BYTES} read in one go. Every read is checked
+ * against the file's size.
+ */
+async function withTiffBytes<T>(file: string, whole: Uint8Array | undefined, use: (bytes: TiffBytes) => Promise<T>): Promise<T> {
+  const beyond = () => new Error(`${file}: its strip or tile table points beyond the end of the file`);
+  if (whole) {
+    return use({
+      size: whole.length,
+      read: async (position, length) => {
+        if (position < 0 || position + length > whole.length) throw beyond();
+        return new DataView(whole.buffer, whole.byteOffset + position, length);
+      },
+    });
+  }
+  const fh = await open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    let head: Buffer | null = null;
+    return await use({
+      size,
+      read: async (position, length) => {
+        if (position < 0 || position + length > size) throw beyond();
+        if (!head) {
+          head = Buffer.alloc(Math.min(size, HEAD_BYTES));
+          await readExactly(fh, head, 0);
+        }
+        if (position + length <= head.length) return new DataView(head.buffer, head.byteOffset + position, length);
+        const buf = Buffer.alloc(length);
+        await readExactly(fh, buf, position);
+        return new DataView(buf.buffer, buf.byteOffset, length);
+      },
+    });
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A classic or Big TIFF for raw IFD reads. */
+async function rawTiff(bytes: TiffBytes, file: string) {
+  const { size, read } = bytes;
   const head = await read(0, 16);
   const le = head.getUint16(0) === 0x4949;
   const big = head.getUint16(2, le) === 43;
@@ -59,25 +104,22 @@ async function rawTiff(fh: FileHandle, file: string) {
  * the wrong byte order (geotiffjs/geotiff.js#535), which would make the copy silently all zeros.
  */
 export async function readStripTable(file: string): Promise<{ littleEndian: boolean; offsets: number[]; counts: number[] }> {
-  const fh = await open(file, 'r');
-  try {
-    const t = await rawTiff(fh, file);
+  return withTiffBytes(file, undefined, async (bytes) => {
+    const t = await rawTiff(bytes, file);
     const ifd = await t.ifdAt(t.first);
     return { littleEndian: t.le, offsets: await ifd.values(STRIP_OFFSETS), counts: await ifd.values(STRIP_BYTE_COUNTS) };
-  } finally {
-    await fh.close();
-  }
+  });
 }
 
 /**
  * Refuses a file whose strips or tiles (of any of its first `images` images) are stored past its
  * end: a truncated download or a hostile file would otherwise fail later, in the middle of a
  * preview, or make a reader seek into nothing. Run after the header checks (block counts bounded).
+ * `whole`: the file's bytes, when the caller has read all of it.
  */
-export async function checkBlocksInFile(file: string, images: number): Promise<void> {
-  const fh = await open(file, 'r');
-  try {
-    const t = await rawTiff(fh, file);
+export async function checkBlocksInFile(file: string, images: number, whole?: Uint8Array): Promise<void> {
+  await withTiffBytes(file, whole, async (bytes) => {
+    const t = await rawTiff(bytes, file);
     let at = t.first;
     for (let image = 0; image < Math.min(images, MAX_IMAGES) && at; image++) {
       const ifd = await t.ifdAt(at);
@@ -95,9 +137,7 @@ export async function checkBlocksInFile(file: string, images: number): Promise<v
       }
       at = ifd.next;
     }
-  } finally {
-    await fh.close();
-  }
+  });
 }
 
 /**
@@ -107,11 +147,11 @@ export async function checkBlocksInFile(file: string, images: number): Promise<v
  * smallest overview's first block after the last IFD, each larger level's first block after the
  * one of the level below, full resolution's last. (Its checks of a GDAL ghost area and block
  * leaders concern files that declare them; Swath's writer declares neither.)
+ * `whole`: the file's bytes, when the caller has read all of it.
  */
-export async function isCloudOptimizedLayout(file: string): Promise<boolean> {
-  const fh = await open(file, 'r');
-  try {
-    const t = await rawTiff(fh, file);
+export async function isCloudOptimizedLayout(file: string, whole?: Uint8Array): Promise<boolean> {
+  return withTiffBytes(file, whole, async (bytes) => {
+    const t = await rawTiff(bytes, file);
     const ifds: number[] = [];
     const firsts: number[] = [];
     let at = t.first;
@@ -129,7 +169,5 @@ export async function isCloudOptimizedLayout(file: string): Promise<boolean> {
     if (firsts.at(-1)! !== 0 && firsts.at(-1)! < ifds.at(-1)!) return false;
     for (let i = firsts.length - 2; i >= 0; i--) if (firsts[i] !== 0 && firsts[i]! < firsts[i + 1]!) return false;
     return true;
-  } finally {
-    await fh.close();
-  }
+  });
 }

@@ -2,7 +2,7 @@ import proj4 from 'proj4';
 import { METRES_PER_DEGREE } from '../../common/geodesy.js';
 import { AppError } from '../../common/errors.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
-import { isCloudOptimizedLayout, metadataBySample, readGeoTiffHeader } from '../geotiff/index.js';
+import { isCloudOptimizedLayout, metadataBySample, openGeoTiff } from '../geotiff/index.js';
 
 export { METRES_PER_DEGREE };
 
@@ -88,7 +88,10 @@ function isoDateOf(v: string | null): string | null {
 export async function readRasterMetadata(file: string, signal: AbortSignal): Promise<RasterMetadata> {
   throwIfAborted(signal);
   try {
-    const h = await readGeoTiffHeader(file, signal);
+    // One open for the header and the layout: a small file is read once and both come from memory.
+    const opened = await openGeoTiff(file, signal);
+    await opened.close();
+    const h = opened.header;
     const byBand = metadataBySample(h.metadata);
     const dataset = byBand.dataset;
     const bands: string[] = [];
@@ -113,7 +116,7 @@ export async function readRasterMetadata(file: string, signal: AbortSignal): Pro
     // A change layer's tags are "<date> <file name>" (main/analysis saveChange).
     const from = isoDateOf(str(dataset.CHANGE_FROM));
     const to = isoDateOf(str(dataset.CHANGE_TO));
-    const cog = await isCloudOptimizedLayout(file);
+    const cog = await isCloudOptimizedLayout(file, opened.bytes ?? undefined);
     return {
       date: isoDateOf(str(dataset.IMAGE_DATE)),
       model: modelVersion ? modelVersion.replace(/-\d+(\.\d+)*$/, '') : null,

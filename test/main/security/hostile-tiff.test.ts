@@ -1,7 +1,7 @@
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metadataBySample, metadataOf, openGeoTiff, parseGdalMetadata } from '../../../main/geotiff';
+import { checkBlocksInFile, isCloudOptimizedLayout, metadataBySample, metadataOf, openGeoTiff, parseGdalMetadata, READ_WHOLE_BYTES } from '../../../main/geotiff';
 import { fixturePath } from '../../fixtures/rasters';
 import * as hostile from '../../fixtures/hostile/tiffs';
 import { startTestApp, type TestApp } from './helpers.js';
@@ -68,6 +68,34 @@ describe('decoding bounds', () => {
     } finally {
       await open.close();
     }
+  });
+
+  it('reads a small file whole at once and a large one from the file, with the same answers and the same checks', async () => {
+    const signal = new AbortController().signal;
+    const small = path.join(dir, 'small.tif');
+    writeFileSync(small, hostile.smallGeoImage());
+    const big = path.join(dir, 'big.tif');
+    writeFileSync(big, hostile.bigStripImage(640));
+    expect(statSync(big).size).toBeGreaterThan(READ_WHOLE_BYTES);
+    const a = await openGeoTiff(small, signal);
+    const b = await openGeoTiff(big, signal);
+    try {
+      expect(a.bytes?.length).toBe(statSync(small).size);
+      expect(b.bytes).toBeNull();
+      expect(a.header).toMatchObject({ width: 16, height: 16, epsg: 32633, imageCount: 1 });
+      expect(b.header).toMatchObject({ width: 640, height: 640, epsg: 32633, imageCount: 1 });
+      // The layout read from the bytes held and from the file.
+      expect(await isCloudOptimizedLayout(small, a.bytes!)).toBe(await isCloudOptimizedLayout(small));
+      expect(Array.from((await a.image.readRasters({ window: [0, 0, 4, 1] }))[0] as Uint8Array)).toEqual([0, 1, 2, 3]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    // A strip past the end is refused from the bytes held as from the file.
+    const past = path.join(dir, 'past.tif');
+    writeFileSync(past, hostile.offsetPastEof());
+    await expect(openGeoTiff(past, signal)).rejects.toThrow(/lies past the end of the file/);
+    await expect(checkBlocksInFile(past, 1)).rejects.toThrow(/lies past the end of the file/);
   });
 
   it('deflate tiles within their size still decode (GDAL fixture with predictor 2)', async () => {
