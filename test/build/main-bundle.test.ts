@@ -171,7 +171,9 @@ describe('electron-vite build output', () => {
     // The Library's own chunks (its virtualized list among them) are asked for with the panel's.
     const library = depsOf('LibraryPanel');
     expect(library.some((f) => /^\.\/virtual-rows-.*\.js$/.test(f)), library.join(' ')).toBe(true);
-    // The downloads tray (part of the shell, loaded once the start settles): its styles only.
+    // The panel open at start (its chunks come while the map draws) and the downloads tray (part of
+    // the shell, loaded once the start settles): their styles only.
+    expect(depsOf('ImageryPanel').every((f) => f.endsWith('.css'))).toBe(true);
     expect(depsOf('DownloadsTray').every((f) => f.endsWith('.css'))).toBe(true);
   });
 
