@@ -67,7 +67,9 @@ export async function benchWatches(): Promise<Figure[]> {
     for (let i = 0; i < 3; i++) {
       const page = await newPage();
       await waitForMapStill(page);
-      // The click lands on a settled window: the start's own work (the first panel, the orders) is not the panel's.
+      // The click lands on a settled window: the start's own work (the first panel, the orders, what the
+      // start defers: the finer coastline, water, place names) is not the panel's.
+      await page.waitForFunction(() => performance.getEntriesByName('swath:start-settled').length > 0, undefined, { timeout: 60_000 });
       await page.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 10_000 })));
       const cdp = process.env.SWATH_BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
       if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
