@@ -18,7 +18,7 @@ export function afterStart(cb: () => void, delayMs = 2000): void {
 }
 
 /** Hands the main thread back to the window (input, rendering) and resumes right after. */
-function yieldToWindow(): Promise<void> {
+export function yieldToWindow(): Promise<void> {
   const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
   if (scheduler?.yield) return scheduler.yield();
   return new Promise((resolve) => setTimeout(resolve, 0));

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
-import { nextTick } from 'vue';
+import { nextTick, watch } from 'vue';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { SwathApi } from '../../../../preload/contract';
 import { makeBridge } from './fake-bridge';
@@ -47,6 +47,22 @@ describe('the orders poll', () => {
     expect(orders.rows[0]).toBe(first[0]);
     expect(orders.rows[1]).not.toBe(first[1]);
     expect(orders.statusChanges[guid(1)]).toMatchObject({ from: 'Review', to: 'Processing' });
+  });
+
+  it('merges an answer in a task after the one it came in (the window draws and takes input between)', async () => {
+    seed(3);
+    const orders = useTaskingOrdersStore();
+    await orders.refresh();
+    const before = orders.rows;
+    bridge.orders[1]!.OrderingProcessStatus = 'Processing';
+    // The task queued when the answer lands runs before the merge: the rows are still the last ones then.
+    let seenInNextTask: unknown = null;
+    const stop = watch(() => orders.list.data, () => setTimeout(() => (seenInNextTask = orders.rows), 0), { flush: 'sync' });
+    await orders.refresh();
+    stop();
+    expect(seenInNextTask).toBe(before);
+    expect(orders.rows).not.toBe(before);
+    expect(orders.rows[1]!.summary.status).toBe('Processing');
   });
 
   it('draws only the orders in view, with their place in the list, and arrow keys walk it', async () => {

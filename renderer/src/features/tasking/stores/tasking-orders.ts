@@ -9,6 +9,7 @@ import { prefillFromRow, rowsOf, type OrderSummary } from '../model/tasking-reco
 import { useOperationsStore } from '../../../platform/stores/operations';
 import { useSessionStore } from '../../../platform/stores/session';
 import { useUiStore } from '../../../platform/stores/ui';
+import { yieldToWindow } from '../../../platform/lib/idle';
 
 /** Spec-built operation keys of order tracking. */
 export const ORDER_OPERATIONS = { list: 'tasking.orders.list', details: 'tasking.orders.details', cancel: 'tasking.orders.cancel' } as const;
@@ -85,11 +86,13 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
   /**
    * The listed orders, merged by key on each refresh (model/order-rows.ts): an unchanged order keeps
    * its row object, so a poll of 1,000 orders redraws only the rows and footprints that changed.
-   * A shallow ref: rows are replaced, never mutated. Follows the list synchronously, as a computed would.
+   * A shallow ref: rows are replaced, never mutated. Merged by {@link refresh} in a task of its own
+   * after the answer's (reading 1,000 orders off the wire, then merging and redrawing them, was one
+   * long task); a reset list (another connection) has none at once.
    */
   const rows = shallowRef<OrderRow[]>([]);
   watch(() => list.data, (data) => {
-    rows.value = mergeOrderRows(rows.value, rowsOf(toRaw(data)));
+    if (data == null) rows.value = [];
   }, { flush: 'sync' });
   const selected = computed<OrderRow | null>(() => rows.value.find((r) => r.key === selectedKey.value) ?? null);
 
@@ -130,7 +133,12 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
     const params = paramsOf(listFields.value, listParams);
     const r = await list.run(() => ops.call(ORDER_OPERATIONS.list, { params }));
     now.value = Date.now();
-    if (r.ok) noteStatuses();
+    if (r.ok) {
+      // The window draws and takes input between the answer and the list's update.
+      await yieldToWindow();
+      rows.value = mergeOrderRows(rows.value, rowsOf(toRaw(list.data)));
+      noteStatuses();
+    }
     return r;
   }
 
