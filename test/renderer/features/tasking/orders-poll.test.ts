@@ -57,12 +57,15 @@ describe('the orders poll', () => {
     bridge.orders[1]!.OrderingProcessStatus = 'Processing';
     // The task queued when the answer lands runs before the merge: the rows are still the last ones then.
     let seenInNextTask: unknown = null;
-    const stop = watch(() => orders.list.data, () => setTimeout(() => (seenInNextTask = orders.rows), 0), { flush: 'sync' });
+    const stop = watch(() => orders.list.loading, (loading) => !loading && setTimeout(() => (seenInNextTask = orders.rows), 0), { flush: 'sync' });
     await orders.refresh();
     stop();
     expect(seenInNextTask).toBe(before);
     expect(orders.rows).not.toBe(before);
     expect(orders.rows[1]!.summary.status).toBe('Processing');
+    // The request keeps that the list answered, not the answer: the records live on in the rows.
+    expect(orders.list.data).toBe(true);
+    expect(orders.rows[1]!.row).toMatchObject({ OrderingProcessStatus: 'Processing' });
   });
 
   it('draws only the orders in view, with their place in the list, and arrow keys walk it', async () => {

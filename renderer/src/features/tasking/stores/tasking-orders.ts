@@ -1,11 +1,12 @@
 import { defineStore } from 'pinia';
-import { computed, reactive, ref, shallowRef, toRaw, watch } from 'vue';
+import { computed, reactive, ref, shallowRef, watch } from 'vue';
 import type { IpcError, Result } from '../../../../../preload/contract';
 import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../platform/lib/json-schema';
 import { createRequest, type RequestState } from '../../../platform/lib/request';
 import { deadlineInfo, type DeadlineInfo } from '../model/tasking-deadline';
 import { mergeOrderRows, type OrderRow } from '../model/order-rows';
 import { prefillFromRow, rowsOf, type OrderSummary } from '../model/tasking-records';
+import type { JsonObject } from '../../../platform/lib/recognise';
 import { useOperationsStore } from '../../../platform/stores/operations';
 import { useSessionStore } from '../../../platform/stores/session';
 import { useUiStore } from '../../../platform/stores/ui';
@@ -131,12 +132,21 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
       return { ok: false, error };
     }
     const params = paramsOf(listFields.value, listParams);
-    const r = await list.run(() => ops.call(ORDER_OPERATIONS.list, { params }));
+    let records: JsonObject[] = [];
+    const r = await list.run(async () => {
+      const answer = await ops.call(ORDER_OPERATIONS.list, { params });
+      if (!answer.ok) return answer;
+      // The request keeps only that the list answered: an answer's records live on in the rows they
+      // make (a changed order's), not in the whole answer held until the next poll (1,000 orders that
+      // lived long enough for the old generation, then a full collection in a later poll).
+      records = rowsOf(answer.data);
+      return { ok: true, data: true };
+    });
     now.value = Date.now();
     if (r.ok) {
       // The window draws and takes input between the answer and the list's update.
       await yieldToWindow();
-      rows.value = mergeOrderRows(rows.value, rowsOf(toRaw(list.data)));
+      rows.value = mergeOrderRows(rows.value, records);
       noteStatuses();
     }
     return r;
