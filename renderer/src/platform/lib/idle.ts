@@ -28,11 +28,11 @@ export function yieldToWindow(): Promise<void> {
  * `items.map(fn)` in slices of about `budgetMs`, yielding to the window between slices: a long
  * conversion (thousands of coastline features) never becomes one long task.
  */
-export async function mapInSlices<T, U>(items: readonly T[], fn: (item: T) => U, budgetMs = 8): Promise<U[]> {
+export async function mapInSlices<T, U>(items: readonly T[], fn: (item: T, index: number) => U, budgetMs = 8): Promise<U[]> {
   const out: U[] = [];
   let start = performance.now();
-  for (const item of items) {
-    out.push(fn(item));
+  for (let i = 0; i < items.length; i++) {
+    out.push(fn(items[i]!, i));
     if (performance.now() - start >= budgetMs) {
       await yieldToWindow();
       start = performance.now();

@@ -3,7 +3,7 @@ import OlMap from 'ol/Map';
 import View from 'ol/View';
 import type VectorLayer from 'ol/layer/Vector';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mergeOrderRows, type OrderRow } from '../../../../renderer/src/features/tasking/model/order-rows';
+import { mergeOrderRows, mergeOrderRowsInSlices, type OrderRow } from '../../../../renderer/src/features/tasking/model/order-rows';
 import { LAYERS, ORDER_LABEL_MIN_ZOOM, drawOrders, focusLabelTexts, highlightOrder, orderLabelOf, orderLabelText } from '../../../../renderer/src/features/tasking/views/tasking-map';
 import { provideMap } from '../../../../renderer/src/platform/map/map-context';
 import { featureIds, featureOf, highlight, resetVectorLayers, select, stateOf, updateFeatures } from '../../../../renderer/src/platform/map/vector-layers';
@@ -58,6 +58,20 @@ describe('the orders poll merges rows by key', () => {
     expect(moreTiles[0]!.summary.tiles).toEqual([guid(7), guid(8)]);
     expect(mergeOrderRows(first, [rec([guid(7)], { Meta: { a: 1, b: [1, 3] } })])[0]).not.toBe(first[0]);
     expect(mergeOrderRows(first, [rec([guid(7)], { Meta: { a: 1, b: [1, 2], c: null } })])[0]).not.toBe(first[0]);
+  });
+
+  it('merges in slices to the same rows as in one go, handing the thread back between slices', async () => {
+    const first = mergeOrderRows([], poll(record(1), record(2), record(3)));
+    const records = poll(record(1), record(2, 'Processing'), record(4));
+    // A task queued now runs before a merge that yields (a budget of 0: after each record) is done.
+    let yielded = false;
+    setTimeout(() => (yielded = true), 0);
+    const sliced = await mergeOrderRowsInSlices(first, records, 0);
+    expect(yielded).toBe(true);
+    expect(sliced.map((r) => r.key)).toEqual(mergeOrderRows(first, records).map((r) => r.key));
+    expect(sliced[0]).toBe(first[0]);
+    expect(sliced[1]!.summary.status).toBe('Processing');
+    expect(await mergeOrderRowsInSlices(first, poll(record(1), record(2), record(3)), 0)).toBe(first);
   });
 
   it('a row without a GUID is reused only at its own position', () => {

@@ -1,3 +1,4 @@
+import { mapInSlices } from '../../../platform/lib/idle';
 import { findGuid, type JsonObject } from '../../../platform/lib/recognise';
 import { summarizeOrder, type OrderSummary } from './tasking-records';
 
@@ -55,16 +56,36 @@ export function sameJson(a: unknown, b: unknown): boolean {
  * only there. Only a changed record is read again ({@link summarizeOrder}).
  */
 export function mergeOrderRows(prev: readonly OrderRow[], records: readonly JsonObject[]): OrderRow[] {
+  const rowFor = merger(prev);
+  const out = records.map(rowFor);
+  return sameRows(prev, out) ? (prev as OrderRow[]) : out;
+}
+
+/**
+ * {@link mergeOrderRows} in slices of about `budgetMs`, handing the main thread back to the window
+ * between them: a poll in which hundreds of orders changed reads each of them again, which in one
+ * go was a long task.
+ */
+export async function mergeOrderRowsInSlices(prev: readonly OrderRow[], records: readonly JsonObject[], budgetMs = 8): Promise<OrderRow[]> {
+  const out = await mapInSlices(records, merger(prev), budgetMs);
+  return sameRows(prev, out) ? (prev as OrderRow[]) : out;
+}
+
+/** Nothing changed: the same rows, in the same places. */
+function sameRows(prev: readonly OrderRow[], next: readonly OrderRow[]): boolean {
+  return prev.length === next.length && next.every((r, i) => r === prev[i]);
+}
+
+/** The row of each record in turn (record i at position i), reusing `prev`'s rows as {@link mergeOrderRows} says. */
+function merger(prev: readonly OrderRow[]): (record: JsonObject, i: number) => OrderRow {
   let byId: Map<string, OrderRow> | null = null;
   const used = new Set<OrderRow>();
-  let unchanged = prev.length === records.length;
-  const out = records.map((record, i) => {
+  return (record, i) => {
     const here = prev[i];
     if (here && !used.has(here) && (here.summary.id !== null || here.key === `#${i}`) && sameJson(here.row, record)) {
       used.add(here);
       return here;
     }
-    unchanged = false;
     const id = findGuid(record)?.value;
     if (id !== undefined) {
       byId ??= new Map(prev.filter((r) => r.summary.id !== null).map((r) => [r.summary.id!, r]));
@@ -76,8 +97,7 @@ export function mergeOrderRows(prev: readonly OrderRow[], records: readonly Json
     }
     const summary = summarizeOrder(record);
     return { row: record, summary, key: summary.id ?? `#${i}` };
-  });
-  return unchanged ? (prev as OrderRow[]) : out;
+  };
 }
 
 /** The badge look of an order status. */

@@ -4,7 +4,7 @@ import type { IpcError, Result } from '../../../../../preload/contract';
 import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../platform/lib/json-schema';
 import { createRequest, type RequestState } from '../../../platform/lib/request';
 import { deadlineInfo, type DeadlineInfo } from '../model/tasking-deadline';
-import { mergeOrderRows, type OrderRow } from '../model/order-rows';
+import { mergeOrderRowsInSlices, type OrderRow } from '../model/order-rows';
 import { prefillFromRow, rowsOf, type OrderSummary } from '../model/tasking-records';
 import type { JsonObject } from '../../../platform/lib/recognise';
 import { useOperationsStore } from '../../../platform/stores/operations';
@@ -92,6 +92,8 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
    * long task); a reset list (another connection) has none at once.
    */
   const rows = shallowRef<OrderRow[]>([]);
+  /** Merges started (see {@link refresh}): only the latest one's rows are kept. */
+  let merges = 0;
   watch(() => list.data, (data) => {
     if (data == null) rows.value = [];
   }, { flush: 'sync' });
@@ -144,9 +146,13 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
     });
     now.value = Date.now();
     if (r.ok) {
-      // The window draws and takes input between the answer and the list's update.
+      // The window draws and takes input between the answer and the list's update, and while the
+      // changed orders are read (in slices); a later answer's merge wins over this one.
+      const mine = ++merges;
       await yieldToWindow();
-      rows.value = mergeOrderRows(rows.value, records);
+      const next = await mergeOrderRowsInSlices(rows.value, records);
+      if (mine !== merges) return r;
+      rows.value = next;
       noteStatuses();
     }
     return r;
