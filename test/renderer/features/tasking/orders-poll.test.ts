@@ -68,6 +68,22 @@ describe('the orders poll', () => {
     expect(orders.rows[1]!.row).toMatchObject({ OrderingProcessStatus: 'Processing' });
   });
 
+  it('drops a merge still running when the list is reset (another connection): its rows are not shown', async () => {
+    seed(3);
+    const orders = useTaskingOrdersStore();
+    // Reset in the task after the answer's, while the merge waits for its turn.
+    const stop = watch(() => orders.list.loading, (loading) => !loading && setTimeout(() => orders.list.reset(), 0), { flush: 'sync' });
+    await orders.refresh();
+    stop();
+    expect(orders.list.data).toBeNull();
+    expect(orders.rows).toEqual([]);
+    // And reset as the answer lands, before the merge starts.
+    const stop2 = watch(() => orders.list.loading, (loading) => !loading && orders.list.reset(), { flush: 'sync' });
+    await orders.refresh();
+    stop2();
+    expect(orders.rows).toEqual([]);
+  });
+
   it('draws only the orders in view, with their place in the list, and arrow keys walk it', async () => {
     seed(1000);
     const orders = useTaskingOrdersStore();

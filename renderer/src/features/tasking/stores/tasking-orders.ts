@@ -147,11 +147,12 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
     now.value = Date.now();
     if (r.ok) {
       // The window draws and takes input between the answer and the list's update, and while the
-      // changed orders are read (in slices); a later answer's merge wins over this one.
+      // changed orders are read (in slices); a later answer's merge wins over this one, and a list
+      // reset meanwhile (another connection) keeps none.
       const mine = ++merges;
       await yieldToWindow();
       const next = await mergeOrderRowsInSlices(rows.value, records);
-      if (mine !== merges) return r;
+      if (mine !== merges || list.data == null) return r;
       rows.value = next;
       noteStatuses();
     }
