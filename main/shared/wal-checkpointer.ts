@@ -7,8 +7,9 @@ import { Worker } from 'node:worker_threads';
  * line: with the library's indexes that was one commit in thirty taking 20–40 ms instead of 3
  * (the fsyncs of the copy). Here main's connection turns auto-checkpoints off and a worker thread
  * with its own connection to the same file runs a PASSIVE checkpoint (it never waits for, nor
- * blocks, main's reads and writes) a second after main commits (a burst of commits, one checkpoint). Should the worker fail, main's
- * connection gets its auto-checkpoint back: the log never grows without bound.
+ * blocks, main's reads and writes) a second after main commits (a burst of commits, one
+ * checkpoint). Should the worker fail, main's connection gets its auto-checkpoint back: the log
+ * never grows without bound.
  */
 
 /** What one checkpoint did (SQLite's `PRAGMA wal_checkpoint` row). */

@@ -10,7 +10,7 @@ import { createApp, type SwathApp } from '../../main/services/app';
 import { forkedSimulator } from '../../main/hosts/simulator-process';
 import { writeGeoTiff } from '../../main/simulator/raster/index.js';
 import { launchChromium } from '../e2e/chromium';
-import { MAP_HOOK } from '../e2e/workspace-harness';
+import { MAP_HOOK, waitForStartSettled } from '../e2e/workspace-harness';
 import { median, percentile, spread, type Figure } from './method.js';
 import { benchBuild } from './renderer.bench.js';
 import { FAST_ORDERS, watchRun } from './library-watch-run.js';
@@ -269,8 +269,7 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
             figures.push({ name: tag('library-dom-nodes'), value: nodes, unit: 'nodes', note: 'elements in the Library panel with its list drawn' });
             const scroller = page.getByTestId('library-scroller');
             // The steady state: what the start deferred (the finer coastline, water) is in and drawn.
-            await page.waitForFunction(() => performance.getEntriesByName('swath:start-settled').length > 0, undefined, { timeout: 60_000 });
-            await page.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve)));
+            await waitForStartSettled(page);
             const scroll = await page.evaluate(SCROLL_SCRIPT) as { interval: number; work: number };
             figures.push({ name: tag('library-scroll-p95-frame-ms'), value: +scroll.work.toFixed(1), unit: 'ms', note: `each frame's main-thread work (from the frame's start to the main thread free after its paint) while scrolling the list 90 px a frame for 120 frames once the start has settled, p95 (headless Chromium, software GL); the interval between frames, p95: ${scroll.interval.toFixed(1)} ms (the display's 16.7 ms at 60 Hz; a dropped frame is 33)` });
             if (shots) {

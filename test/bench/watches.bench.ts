@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEMO_PROFILE_ID } from '../../main/keychain';
 import type { Watch } from '../../main/watches/store';
-import { waitForMapStill } from '../e2e/workspace-harness';
+import { waitForMapStill, waitForStartSettled } from '../e2e/workspace-harness';
 import { withAppHost } from './app-host.js';
 import { median, spread, type Figure } from './method.js';
 
@@ -69,8 +69,7 @@ export async function benchWatches(): Promise<Figure[]> {
       await waitForMapStill(page);
       // The click lands on a settled window: the start's own work (the first panel, the orders, what the
       // start defers: the finer coastline, water, place names) is not the panel's.
-      await page.waitForFunction(() => performance.getEntriesByName('swath:start-settled').length > 0, undefined, { timeout: 60_000 });
-      await page.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 10_000 })));
+      await waitForStartSettled(page);
       const cdp = process.env.SWATH_BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
       if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
       // The window's own clock from the click event: Playwright's checks before it clicks are not the panel's.
