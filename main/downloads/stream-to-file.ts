@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { link, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { fromFile } from 'geotiff';
-import { countImages } from '../geotiff/index.js';
+import { fromArrayBuffer, fromFile } from 'geotiff';
+import { countImages, ownBuffer, READ_WHOLE_BYTES } from '../geotiff/index.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
 import { pathExists } from '../shared/file-io.js';
@@ -79,11 +79,31 @@ async function writeAll(fh: FileHandle, chunks: Uint8Array[], size: number, posi
   }
 }
 
+/**
+ * A body of at most this many bytes is kept in memory as it is written (the same size a header read
+ * takes a file whole, READ_WHOLE_BYTES): verifying and recording the file then parse these bytes
+ * instead of reading the file back, a trip through the thread pool for each open, stat, read and close.
+ */
+export const KEEP_CONTENT_BYTES = READ_WHOLE_BYTES;
+
+/** `chunks` in one Uint8Array of its own (`bytes` long). */
+function joined(chunks: Uint8Array[], bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
 /** Outcome of {@link writeBody}. */
 export interface WrittenBody {
   bytes: number;
   /** Null when hashing was not asked for (the library hashes published files off the hot path). */
   sha256: string | null;
+  /** Everything written, when it was at most {@link KEEP_CONTENT_BYTES}; else null. */
+  content: Uint8Array | null;
 }
 
 /**
@@ -119,6 +139,8 @@ export async function writeBody(
   const stallError = (): DownloadError =>
     new DownloadError('transient', `The transfer of ${label} stalled: no data for ${Math.round(stallMs / 1000)} s after ${bytes} bytes.`);
   let position = 0;
+  // The body's chunks while it stays small (references to the chunks being written, no copy until the end).
+  let kept: Uint8Array[] | null = [];
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   let inflight: Promise<void> | null = null;
@@ -167,6 +189,8 @@ export async function writeBody(
       if (contentLength != null && bytes > contentLength) {
         throw new DownloadError('transient', `The server sent more than the announced ${contentLength} bytes for ${label}.`);
       }
+      if (kept && bytes <= KEEP_CONTENT_BYTES) kept.push(value);
+      else kept = null;
       pending.push(value);
       pendingBytes += value.byteLength;
       onProgress?.(bytes);
@@ -182,7 +206,7 @@ export async function writeBody(
     if (contentLength != null && bytes !== contentLength) {
       throw new DownloadError('transient', `The transfer of ${label} ended after ${bytes} of ${contentLength} bytes.`);
     }
-    return { bytes, sha256: hash ? hash.digest('hex') : null };
+    return { bytes, sha256: hash ? hash.digest('hex') : null, content: kept ? joined(kept, bytes) : null };
   } catch (e) {
     // The caller closes and deletes the file next; nothing may still be writing to it then.
     if (inflight) await (inflight as Promise<void>).catch(() => undefined);
@@ -201,7 +225,7 @@ export async function writeBody(
  * geotiff.js parses every image (IFD) with georeferencing on the first, and every strip or tile
  * lies inside the file, which catches a truncated body even without Content-Length.
  */
-export async function verifyGeoTiff(file: string, expectedBytes: number | null, signal: AbortSignal): Promise<void> {
+export async function verifyGeoTiff(file: string, expectedBytes: number | null, signal: AbortSignal, content?: Uint8Array | null): Promise<void> {
   throwIfAborted(signal);
   const size = (await stat(file)).size;
   if (expectedBytes != null && size !== expectedBytes) {
@@ -209,7 +233,8 @@ export async function verifyGeoTiff(file: string, expectedBytes: number | null, 
   }
   let tiff: Awaited<ReturnType<typeof fromFile>> | null = null;
   try {
-    tiff = await fromFile(file, signal);
+    // The bytes the writer kept are the file's when their length is its size.
+    tiff = content && content.length === size ? await fromArrayBuffer(ownBuffer(content), signal) : await fromFile(file, signal);
     const count = await countImages(tiff);
     if (count < 1) throw new Error('it contains no image');
     for (let i = 0; i < count; i++) {
@@ -326,6 +351,8 @@ export interface DownloadedFile {
   bytes: number;
   /** Null when the options asked not to hash. */
   sha256: string | null;
+  /** The file's whole content when it is at most {@link KEEP_CONTENT_BYTES} long, else null. */
+  content: Uint8Array | null;
 }
 
 /**
@@ -354,9 +381,9 @@ export async function downloadToFile(opts: DownloadToFileOptions): Promise<Downl
     }
     await handle.close();
     closed = true;
-    await verifyGeoTiff(partPath, contentLength, signal);
+    await verifyGeoTiff(partPath, contentLength, signal, written.content);
     const finalPath = await publishPartFile(partPath, reserved.finalPath, signal);
-    return { path: finalPath, bytes: written.bytes, sha256: written.sha256 };
+    return { path: finalPath, bytes: written.bytes, sha256: written.sha256, content: written.content };
   } catch (e) {
     if (!closed) await handle.close().catch(() => undefined);
     await body.cancel().catch(() => undefined);

@@ -184,10 +184,20 @@ async function describe(tiff: GeoTIFF, image: GeoTIFFImage): Promise<GeoTiffHead
   };
 }
 
-/** Opens `file` and reads its first image's header; the caller closes it. An abort rejects with an AbortError. */
-export async function openGeoTiff(file: string, signal: AbortSignal): Promise<OpenGeoTiff> {
+/** An ArrayBuffer holding exactly `bytes` (theirs when they fill it, else a copy). */
+export function ownBuffer(bytes: Uint8Array): ArrayBuffer {
+  const b = bytes.buffer;
+  return b instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === b.byteLength ? b : new Uint8Array(bytes).buffer;
+}
+
+/**
+ * Opens `file` and reads its first image's header; the caller closes it. An abort rejects with an AbortError.
+ * `content`: the file's whole content when the caller holds it already (a download's writer keeps the
+ * bytes of a small file): the header is parsed from it and the file is not read.
+ */
+export async function openGeoTiff(file: string, signal: AbortSignal, content?: Uint8Array): Promise<OpenGeoTiff> {
   throwIfAborted(signal);
-  const whole = await readIfSmall(file, READ_WHOLE_BYTES);
+  const whole = content ? ownBuffer(content) : await readIfSmall(file, READ_WHOLE_BYTES);
   const bytes = whole ? new Uint8Array(whole) : null;
   const tiff = whole ? await fromArrayBuffer(whole, signal) : await fromFile(file, signal);
   try {

@@ -5,7 +5,7 @@ export { epsgOfGeoKeys, isGeographic } from './geokeys.js';
 export { escapeXml, gdalMetadataXml, metadataBySample, metadataOf, parseGdalMetadata, stripNuls } from './gdal-metadata.js';
 export { MAX_BANDS, MAX_BLOCKS, MAX_BLOCK_BYTES, MAX_GDAL_METADATA_CHARS, MAX_IMAGE_SAMPLES } from './limits.js';
 export type { GdalMetadataItem } from './gdal-metadata.js';
-export { countImages, gridOf, openGeoTiff, READ_WHOLE_BYTES, readGeoTiffHeader } from './header.js';
+export { countImages, gridOf, openGeoTiff, ownBuffer, READ_WHOLE_BYTES, readGeoTiffHeader } from './header.js';
 export type { GeoTiffHeader, OpenGeoTiff, RasterGrid } from './header.js';
 export { checkBlocksInFile, isCloudOptimizedLayout, readStripTable } from './ifd.js';
 export { bytesPerSample, newSamples, nodataOf, sampleTypeOf } from './samples.js';

@@ -302,7 +302,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   /** Records a file the download queue has just verified and published. */
   async addDownload(d: DownloadedRaster, signal: AbortSignal): Promise<LibraryEntry> {
     const abs = path.resolve(d.path);
-    const meta = await readRasterMetadata(abs, signal);
+    const meta = await readRasterMetadata(abs, signal, d.content);
     return this.put(abs, d.size, d.sha256, meta, withoutSecrets(d.request), d.kind, 'download', signal);
   }
 

@@ -17,6 +17,11 @@ export interface DownloadedRaster {
   sha256: string | null;
   kind: DownloadKind;
   request: Record<string, unknown>;
+  /**
+   * The file's whole content when the writer kept it (a file of at most READ_WHOLE_BYTES): its header
+   * is read from these bytes, not from the disk again (see DownloadedFile.content).
+   */
+  content?: Uint8Array;
 }
 
 /** Where finished downloads are recorded. */

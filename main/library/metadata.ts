@@ -84,12 +84,15 @@ function isoDateOf(v: string | null): string | null {
   return m ? `${m[1]}-${m[2]}-${m[3]}` : null;
 }
 
-/** Reads library metadata from a GeoTIFF's first image; throws a validation AppError naming the file when it is not a readable GeoTIFF. */
-export async function readRasterMetadata(file: string, signal: AbortSignal): Promise<RasterMetadata> {
+/**
+ * Reads library metadata from a GeoTIFF's first image; throws a validation AppError naming the file when it is not a readable GeoTIFF.
+ * `content`: the file's whole content, when the caller holds it (then the file is not read).
+ */
+export async function readRasterMetadata(file: string, signal: AbortSignal, content?: Uint8Array): Promise<RasterMetadata> {
   throwIfAborted(signal);
   try {
     // One open for the header and the layout: a small file is read once and both come from memory.
-    const opened = await openGeoTiff(file, signal);
+    const opened = await openGeoTiff(file, signal, content);
     await opened.close();
     const h = opened.header;
     const byBand = metadataBySample(h.metadata);

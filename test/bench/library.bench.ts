@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -21,8 +21,10 @@ import { FAST_ORDERS, watchRun } from './library-watch-run.js';
  * an earlier version's library.json, then, through the real app core:
  *  - library-import-ms: the one-time import of library.json into swath.db (first start after the update);
  *  - library-start-ms: opening the catalog of N entries, and main's RSS after the app core started on it;
- *  - library-add-p99-ms: recording one download (header read, one transaction) — p99 of 200 after 10
- *    warm-up adds (reported apart);
+ *  - library-add-p99-ms: recording one download as the queue hands it over (the header read from the
+ *    bytes its writer kept, one transaction) — p99 of 200 after 10 warm-up adds (reported apart);
+ *    library-add-from-file-p99-ms: the same for files recorded without their bytes (the header read
+ *    from the file: imports, batch mosaics, files over 256 KiB);
  *  - library-cover-query-ms: which rasters cover a small area (R*Tree), median of 50 areas;
  *  - library-search-ms: a search page (products by bands, and a text word) with counts, median;
  *  - library-first-page-ms: browser host, from the page's load event until the Library lists its first row
@@ -199,26 +201,34 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
     // The first adds of a process run cold (the header reader's code not compiled yet, the indexes'
     // pages not cached): WARM_ADDS of them go first, reported apart, then the 200 measured.
     const WARM_ADDS = 10;
-    const adds: number[] = [];
-    const addCpu: number[] = [];
-    const warm: number[] = [];
     // The main thread's own CPU time per add (Node 23.9+): the rest of an add's time is waiting, for
     // the thread pool's file reads and for a core (V8's compiler and collector threads share the two).
     const threadCpu = (process as { threadCpuUsage?: (prev?: NodeJS.CpuUsage) => NodeJS.CpuUsage }).threadCpuUsage?.bind(process);
     const addDir = path.join(dir, 'adds');
     mkdirSync(addDir);
-    for (let i = 0; i < WARM_ADDS + 200; i++) {
-      const file = path.join(addDir, `added_${i}.tif`);
-      linkSync(tpl[i % TEMPLATES]!.file, file);
-      const cpu0 = threadCpu?.();
-      t = performance.now();
-      await lib.addDownload({ path: file, size: tpl[i % TEMPLATES]!.size, sha256: 'b'.repeat(64), kind: 'composite', request: { Wkt: WKT(5, 45), Model: 'Stratus2' } }, new AbortController().signal);
-      (i < WARM_ADDS ? warm : adds).push(ms(t));
-      const cpu = cpu0 && threadCpu?.(cpu0);
-      if (cpu && i >= WARM_ADDS) addCpu.push((cpu.user + cpu.system) / 1000);
-    }
-    const cpuNote = addCpu.length ? `; the main thread's own CPU time per add: median ${median(addCpu).toFixed(2)} ms, p99 ${percentile(addCpu, 99).toFixed(2)} ms` : '';
-    figures.push({ name: tag('library-add-p99-ms'), value: +percentile(adds, 99).toFixed(2), unit: 'ms', note: `recording one download (header read + one transaction), p99 of 200 adds after ${WARM_ADDS} first ones; median ${median(adds).toFixed(2)} ms, max ${Math.max(...adds).toFixed(2)} ms; the process's first ${WARM_ADDS} adds: ${warm.map((x) => x.toFixed(1)).join(', ')} ms${cpuNote}` });
+    let added = 0;
+    const addRun = async (name: string, how: string, withContent: boolean) => {
+      const adds: number[] = [];
+      const addCpu: number[] = [];
+      const warm: number[] = [];
+      for (let i = 0; i < WARM_ADDS + 200; i++) {
+        const template = tpl[added % TEMPLATES]!;
+        const file = path.join(addDir, `added_${added++}.tif`);
+        linkSync(template.file, file);
+        // What the queue's writer kept of the file it wrote (its bytes, the file being under 256 KiB).
+        const content = withContent ? new Uint8Array(readFileSync(file)) : undefined;
+        const cpu0 = threadCpu?.();
+        t = performance.now();
+        await lib.addDownload({ path: file, size: template.size, sha256: 'b'.repeat(64), kind: 'composite', request: { Wkt: WKT(5, 45), Model: 'Stratus2' }, ...(content ? { content } : {}) }, new AbortController().signal);
+        (i < WARM_ADDS ? warm : adds).push(ms(t));
+        const cpu = cpu0 && threadCpu?.(cpu0);
+        if (cpu && i >= WARM_ADDS) addCpu.push((cpu.user + cpu.system) / 1000);
+      }
+      const cpuNote = addCpu.length ? `; the main thread's own CPU time per add: median ${median(addCpu).toFixed(2)} ms, p99 ${percentile(addCpu, 99).toFixed(2)} ms` : '';
+      figures.push({ name: tag(name), value: +percentile(adds, 99).toFixed(2), unit: 'ms', note: `${how}, p99 of 200 adds after ${WARM_ADDS} first ones; median ${median(adds).toFixed(2)} ms, max ${Math.max(...adds).toFixed(2)} ms; the first ${WARM_ADDS}: ${warm.map((x) => x.toFixed(1)).join(', ')} ms${cpuNote}` });
+    };
+    await addRun('library-add-p99-ms', 'recording one download as the queue hands it over (its header read from the bytes the writer kept, one transaction)', true);
+    await addRun('library-add-from-file-p99-ms', 'recording a file without its bytes (imports, batch mosaics, files over 256 KiB: its header read from the file, one transaction)', false);
 
     const covers: number[] = [];
     let found = 0;

@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  DownloadError, DownloadQueue, QUEUE_FILE, type BinarySource, type DownloadJob, type ProgressEvent,
+  DownloadError, DownloadQueue, KEEP_CONTENT_BYTES, QUEUE_FILE, type BinarySource, type DownloadJob, type ProgressEvent,
 } from '../../../main/downloads/index.js';
 import { LibraryCatalog } from '../../../main/library/index.js';
+import type { DownloadedRaster, DownloadSink } from '../../../main/library/download-sink.js';
 import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
 import { chunked, streamOf, tinyGeoTiff } from './fixtures.js';
 import { fetchSource, partFiles, referenceSha, sha256Of, waitFor } from './helpers.js';
@@ -61,7 +62,16 @@ describe('DownloadQueue against the simulator', () => {
   it('downloads a composite, records it in the library, and keeps the key out of everything persisted', async () => {
     const { stateDir, targetDir } = dirs();
     const library = await LibraryCatalog.open({ dir: stateDir });
-    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), library, concurrency: 2, ...fast });
+    // What the queue hands the library, on its way there.
+    const handed: DownloadedRaster[] = [];
+    const sink: DownloadSink = {
+      addDownload: (d, signal) => {
+        handed.push(d);
+        return library.addDownload(d, signal);
+      },
+      hasFileName: (name) => library.hasFileName(name),
+    };
+    const q = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), library: sink, concurrency: 2, ...fast });
     const events: DownloadJob[] = [];
     q.on('job', (j) => events.push(j));
     const job = await q.add({ kind: 'composite', request: { ...composite(), 'x-api-key': 'demo-key', ApiKey: 'demo-key' }, targetDir });
@@ -84,6 +94,10 @@ describe('DownloadQueue against the simulator', () => {
       constellations: ['Sentinel1', 'Sentinel2'], bands: ['B4', 'B3', 'B2'], epsg: 32633, resolution: 80,
     });
     expect(entry.request).toEqual(composite());
+    // The file is small: its bytes went with it, so the library read its header without reading the file again.
+    expect(handed).toHaveLength(1);
+    expect(ref.bytes).toBeLessThanOrEqual(KEEP_CONTENT_BYTES);
+    expect(Buffer.from(handed[0]!.content!).equals(readFileSync(done.file!))).toBe(true);
     const [w, s, e, n] = entry.bounds4326!;
     expect(w).toBeLessThan(13.4);
     expect(e).toBeGreaterThan(13.43);

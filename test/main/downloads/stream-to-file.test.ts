@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { open } from 'node:fs/promises';
 import {
-  DownloadError, downloadToFile, publishPartFile, reservePartFile, verifyGeoTiff,
+  DownloadError, downloadToFile, KEEP_CONTENT_BYTES, publishPartFile, reservePartFile, verifyGeoTiff, writeBody,
 } from '../../../main/downloads/index.js';
 import { chunked, streamOf, tinyGeoTiff } from './fixtures.js';
 
@@ -27,7 +28,9 @@ describe('downloadToFile', () => {
       onPart: (p) => { part = p; expect(readdirSync(dir)).toEqual(['a.tif.part']); },
       onProgress: (b) => seen.push(b),
     });
-    expect(out).toEqual({ path: path.join(dir, 'a.tif'), bytes: tif.length, sha256: sha(tif) });
+    expect(out).toMatchObject({ path: path.join(dir, 'a.tif'), bytes: tif.length, sha256: sha(tif) });
+    // A small file's bytes come back with it, for the library to read its header from.
+    expect(Buffer.from(out.content!).equals(tif)).toBe(true);
     expect(part).toBe(path.join(dir, 'a.tif.part'));
     expect(readdirSync(dir)).toEqual(['a.tif']);
     expect(readFileSync(out.path).equals(tif)).toBe(true);
@@ -109,6 +112,31 @@ describe('downloadToFile', () => {
   });
 });
 
+describe('writeBody', () => {
+  const write = async (body: Buffer) => {
+    const fh = await open(path.join(dir, 'w.part'), 'w');
+    try {
+      return await writeBody(streamOf(chunked(body, 5)), fh, { contentLength: body.length, signal: never(), label: 'w.part', hash: false });
+    } finally {
+      await fh.close();
+    }
+  };
+
+  it('keeps the bytes of a body up to KEEP_CONTENT_BYTES and none of a larger one', async () => {
+    const body = Buffer.alloc(KEEP_CONTENT_BYTES, 0);
+    for (let i = 0; i < body.length; i++) body[i] = (i * 31) & 255;
+    const small = await write(body);
+    expect(small.bytes).toBe(KEEP_CONTENT_BYTES);
+    expect(Buffer.from(small.content!).equals(body)).toBe(true);
+    expect(readFileSync(path.join(dir, 'w.part')).equals(body)).toBe(true);
+
+    const large = Buffer.concat([body, Buffer.from([7])]);
+    const big = await write(large);
+    expect(big).toEqual({ bytes: KEEP_CONTENT_BYTES + 1, sha256: null, content: null });
+    expect(readFileSync(path.join(dir, 'w.part')).equals(large)).toBe(true);
+  });
+});
+
 describe('reservePartFile and publishPartFile', () => {
   it('skips names whose final file or .part already exists', async () => {
     writeFileSync(path.join(dir, 'x.tif'), '1');
@@ -146,5 +174,15 @@ describe('verifyGeoTiff', () => {
     await verifyGeoTiff(f, 2536, never());
     await expect(verifyGeoTiff(f, 3000, never())).rejects.toThrow(DownloadError);
     await expect(verifyGeoTiff(f, 3000, never())).rejects.toThrow(`${f} has 2536 bytes but the server announced 3000.`);
+  });
+
+  it('reads the bytes the writer kept only when they are as long as the file', async () => {
+    const tif = tinyGeoTiff();
+    const f = path.join(dir, 'v.tif');
+    writeFileSync(f, tif);
+    await verifyGeoTiff(f, null, never(), tif);
+    // A file shorter than what was kept (cut on the disk): the file is what counts.
+    writeFileSync(f, tif.subarray(0, tif.length - 10));
+    await expect(verifyGeoTiff(f, null, never(), tif)).rejects.toThrow(/block 0 of image 0 ends at byte 2536, past the end of the file \(2526\)/);
   });
 });

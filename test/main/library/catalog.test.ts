@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LIBRARY_FILE, LibraryCatalog, boundsTo4326, readRasterMetadata } from '../../../main/library/index.js';
+import { LIBRARY_FILE, LibraryCatalog, boundsTo4326, readRasterMetadata, type LibraryEntry } from '../../../main/library/index.js';
 import { tinyGeoTiff } from '../downloads/fixtures.js';
 import { PROCESS_PATHS } from '../downloads/helpers.js';
 import { writeGeoTiff } from '../../../main/simulator/raster/index.js';
@@ -151,6 +151,23 @@ describe('LibraryCatalog', () => {
     await cat.close();
     for (const f of readdirSync(dir).filter((n) => n.startsWith('swath.db'))) expect(readFileSync(path.join(dir, f)).toString('latin1')).not.toContain('demo-key');
     expect(readdirSync(dir)).toContain('swath.db');
+  });
+
+  it('reads the same metadata from the bytes a download kept as from the file', async () => {
+    const f = await saveComposite('kept.tif', {});
+    const g = path.join(work, 'copy.tif');
+    copyFileSync(f, g);
+    const cat = await LibraryCatalog.open({ dir: path.join(work, 'userData') });
+    const bytes = readFileSync(f);
+    const base = { size: bytes.length, sha256: sha(f), kind: 'composite' as const, request: { Wkt: SMALL_AOI } };
+    const fromFile = await cat.addDownload({ ...base, path: g }, never());
+    // A Buffer from Node's pool (a view into a larger buffer) is read as its own bytes only.
+    const pooled = Buffer.concat([Buffer.from('junk'), bytes]).subarray(4);
+    const fromBytes = await cat.addDownload({ ...base, path: f, content: pooled }, never());
+    const strip = ({ id: _i, path: _p, createdAt: _c, series: _s, ...rest }: LibraryEntry) => rest;
+    expect(strip(fromBytes)).toEqual(strip(fromFile));
+    expect(fromBytes).toMatchObject({ model: 'Stratus2', epsg: 32633, bands: ['B4', 'B3', 'B2'] });
+    await cat.close();
   });
 
   it('refuses missing files, folders and non-GeoTIFFs with the path in the message', async () => {
