@@ -147,12 +147,13 @@ export function focusWindow(window: BrowserWindow | null): void {
 
 /**
  * Declares Swath's schemes before the app is ready (one call: a second one would replace the first):
- * app:// for the renderer (a standard, secure origin of its own) and swath-raster:// for library
- * rasters (fetch and streaming).
+ * app:// for the renderer (a standard, secure origin of its own, whose scripts V8 keeps compiled in
+ * the session's code cache, so a later start does not compile the bundle again before the map
+ * draws) and swath-raster:// for library rasters (fetch and streaming).
  */
 export function registerSchemes(): void {
   protocol.registerSchemesAsPrivileged([
-    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } },
+    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true, codeCache: true } },
     { scheme: RASTER_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true, corsEnabled: true } },
   ]);
 }

@@ -181,7 +181,7 @@ describe('swath-raster:// protocol', () => {
     registerSchemes();
     expect(fakeElectron.protocol.registerSchemesAsPrivileged).toHaveBeenCalledOnce();
     expect(fakeElectron.protocol.registerSchemesAsPrivileged).toHaveBeenCalledWith([
-      expect.objectContaining({ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true, supportFetchAPI: true }) }),
+      expect.objectContaining({ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true, supportFetchAPI: true, codeCache: true }) }),
       expect.objectContaining({ scheme: 'swath-raster', privileges: expect.objectContaining({ standard: true, secure: true, supportFetchAPI: true, stream: true }) }),
     ]);
     const dir = mkdtempSync(join(tmpdir(), 'swath-proto-'));
