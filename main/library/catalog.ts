@@ -9,6 +9,7 @@ import { AppError } from '../../common/errors.js';
 import { seriesKey } from '../../common/library-series.js';
 import { importJsonOnce, inTransaction, openDatabase } from '../shared/database.js';
 import { withoutSecrets, type DownloadedRaster, type DownloadKind, type DownloadSink } from './download-sink.js';
+import { TextMerger } from './text-merger.js';
 
 export type { DownloadedRaster };
 import { throwIfAborted } from '../../common/abort.js';
@@ -109,6 +110,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   private readonly sql;
   /** The list's queries on this connection (tests, exports, sync callers). */
   private readonly reader: LibraryReader;
+  /** Merges the text index between commits (see text-merger.ts). */
+  readonly textMerger: TextMerger;
 
   private constructor(readonly db: DatabaseSync, private readonly ownsDb: boolean, opts: LibraryOptions) {
     super();
@@ -146,6 +149,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       cover: p(`SELECT l.rid, e.entry, l.group_key FROM library_box b JOIN library l ON l.rid = b.rid JOIN library_entry e ON e.rid = b.rid
         WHERE b.west <= ? AND b.east >= ? AND b.south <= ? AND b.north >= ? ORDER BY l.date, l.created_at`),
     };
+    this.textMerger = new TextMerger(db, 'library_text', { onWarning: this.warn });
   }
 
   /**
@@ -173,6 +177,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
         this.sql.regroupAll.run();
       },
     });
+    this.textMerger.nudge();
   }
 
   private one(r: unknown): LibraryEntry | undefined {
@@ -341,6 +346,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       this.regroup(keys);
       return this.one(this.sql.byPath.get(abs))!;
     });
+    this.textMerger.nudge();
     this.emit('added', structuredClone(saved));
     if (sha256 === null) this.hashLater(saved.id, abs);
     return saved;
@@ -405,6 +411,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       this.regroup([key]);
       return true;
     });
+    if (removed) this.textMerger.nudge();
     if (removed) this.emit('removed', structuredClone(entry));
     return entry;
   }
@@ -416,6 +423,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
 
   /** Waits for the background hashes, then closes the database when this catalog opened it. */
   async close(): Promise<void> {
+    this.textMerger.stop();
     await this.hashing;
     if (this.ownsDb && this.db.isOpen) this.db.close();
   }

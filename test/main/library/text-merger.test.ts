@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LibraryCatalog } from '../../../main/library/index.js';
+import { TextMerger } from '../../../main/library/text-merger.js';
+
+let dir: string;
+let db: DatabaseSync;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'swath-fts-'));
+  db = new DatabaseSync(path.join(dir, 'x.db'));
+  db.exec("PRAGMA journal_mode = WAL; CREATE VIRTUAL TABLE t USING fts5 (text, tokenize = 'trigram')");
+});
+afterEach(() => {
+  if (db.isOpen) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `n` rows, each inserted in a transaction of its own (as the catalog records downloads). */
+function insertEach(n: number, from = 0): void {
+  const insert = db.prepare('INSERT INTO t (rowid, text) VALUES (?, ?)');
+  for (let i = from; i < from + n; i++) insert.run(i + 1, `composite_2025${String(i).padStart(4, '0')}_ndvi_stratus2.tif`);
+}
+const found = (word: string) => (db.prepare('SELECT count(*) AS n FROM t WHERE t MATCH ?').get(`"${word}"`) as { n: number }).n;
+
+describe('TextMerger', () => {
+  it('leaves the merging out of the commits and does it in steps afterwards', async () => {
+    const merger = new TextMerger(db, 't', { delayMs: 60_000 });
+    expect(db.prepare("SELECT v FROM t_config WHERE k = 'automerge'").get()).toEqual({ v: 0 });
+    insertEach(40);
+    // The commits left their segments unmerged: a step finds work.
+    expect(merger.step()).toBe(true);
+    await merger.settle();
+    expect(merger.step()).toBe(false);
+    expect(found('ndvi')).toBe(40);
+    expect(found('_20250039_')).toBe(1);
+  });
+
+  it('starts merging a moment after a change, once for a burst', async () => {
+    const merger = new TextMerger(db, 't', { delayMs: 5 });
+    const step = vi.spyOn(merger, 'step');
+    insertEach(40);
+    for (let i = 0; i < 40; i++) merger.nudge();
+    expect(merger.busy).toBe(true);
+    await vi.waitFor(() => expect(merger.busy).toBe(false));
+    // One round: its steps until one found nothing.
+    expect(step.mock.results.at(-1)!.value).toBe(false);
+    expect(step.mock.results.slice(0, -1).every((r) => r.value === true)).toBe(true);
+    expect(step.mock.results.length).toBeGreaterThan(1);
+    step.mockRestore();
+    expect(merger.step()).toBe(false);
+  });
+
+  it('never merges after stop, and a failing merge is a warning, not a crash', async () => {
+    const warnings: string[] = [];
+    const merger = new TextMerger(db, 't', { delayMs: 5, onWarning: (m) => warnings.push(m) });
+    insertEach(10);
+    merger.stop();
+    merger.nudge();
+    expect(merger.busy).toBe(false);
+
+    const other = new TextMerger(db, 't', { delayMs: 5, onWarning: (m) => warnings.push(m) });
+    db.exec('DROP TABLE t');
+    await other.settle();
+    expect(warnings).toEqual([expect.stringMatching(/^Could not merge the library's text index: /)]);
+  });
+
+  it('refuses a table name that is not one', () => {
+    expect(() => new TextMerger(db, 't; DROP TABLE t')).toThrow('Not a table name');
+  });
+});
+
+describe('the catalog', () => {
+  it('turns FTS5 automerge off on its text index and stops merging when closed', async () => {
+    db.close();
+    const cat = await LibraryCatalog.open({ dir });
+    expect(cat.db.prepare("SELECT v FROM library_text_config WHERE k = 'automerge'").get()).toEqual({ v: 0 });
+    cat.textMerger.nudge();
+    expect(cat.textMerger.busy).toBe(true);
+    await cat.close();
+    expect(cat.textMerger.busy).toBe(false);
+  });
+});
