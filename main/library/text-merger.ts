@@ -29,7 +29,12 @@ export class TextMerger {
     private readonly opts: { delayMs?: number; onWarning?: (message: string) => void } = {},
   ) {
     if (!/^\w+$/.test(table)) throw new Error(`Not a table name: ${table}`);
-    db.exec(`INSERT INTO ${table}(${table}, rank) VALUES('automerge', 0)`);
+    try {
+      db.exec(`INSERT INTO ${table}(${table}, rank) VALUES('automerge', 0)`);
+    } catch (e) {
+      // FTS5 keeps merging inside the writes then: slower adds now and then, nothing lost.
+      opts.onWarning?.(`Could not move the library's text index merges out of its writes: ${(e as Error).message}`);
+    }
     this.merge = db.prepare(`INSERT INTO ${table}(${table}, rank) VALUES('merge', ?)`);
     this.changes = db.prepare('SELECT total_changes() AS n');
   }

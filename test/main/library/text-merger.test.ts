@@ -67,8 +67,16 @@ describe('TextMerger', () => {
     expect(warnings).toEqual([expect.stringMatching(/^Could not merge the library's text index: /)]);
   });
 
-  it('refuses a table name that is not one', () => {
+  it('refuses a table name that is not one, and warns when automerge cannot be turned off', () => {
     expect(() => new TextMerger(db, 't; DROP TABLE t')).toThrow('Not a table name');
+    const warnings: string[] = [];
+    const readOnly = new DatabaseSync(path.join(dir, 'x.db'), { readOnly: true });
+    try {
+      expect(() => new TextMerger(readOnly, 't', { onWarning: (m) => warnings.push(m) })).not.toThrow();
+    } finally {
+      readOnly.close();
+    }
+    expect(warnings).toEqual([expect.stringMatching(/^Could not move the library's text index merges out of its writes: .*readonly/)]);
   });
 });
 
