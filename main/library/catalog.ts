@@ -175,9 +175,11 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
         for (const e of entries as LibraryEntry[]) this.write(e, null);
         this.db.exec('PRAGMA cache_size = -32000');
         this.sql.regroupAll.run();
+        // Only after an import: a merge step counts as a change, and an unchanged library at start
+        // keeps the first page the query thread warmed (its answers are kept per change count).
+        this.textMerger.nudge();
       },
     });
-    this.textMerger.nudge();
   }
 
   private one(r: unknown): LibraryEntry | undefined {
