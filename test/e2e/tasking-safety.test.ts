@@ -29,7 +29,14 @@ describe.skipIf(!HAS_CHROMIUM)('tasking in Chromium: placing is safe', () => {
     await setDate(page, 'order-to', to);
     await setDate(page, 'order-reference', from);
     await page.locator('[data-testid="order-frequency"]').fill(frequency);
+    // The form may hold an estimate of these very values already (Place enabled before this one is
+    // answered): wait for the service to record this estimate and for the window to have its answer
+    // (Estimate is disabled while it waits), or a later estimate from outside could land first.
+    const account = h.sim.state.accounts['demo-key']!;
+    const seen = account.lastEstimate;
     await page.locator('[data-testid="estimate-button"]').click();
+    await expect.poll(() => account.lastEstimate !== seen).toBe(true);
+    await expect.poll(() => page.locator('[data-testid="estimate-button"]').isEnabled()).toBe(true);
     await expect.poll(() => page.locator('[data-testid="place-button"]').isEnabled()).toBe(true);
   }
 
