@@ -152,16 +152,6 @@ export const MAP_HOOK = 'window.__SWATH_PERF__ = window.__SWATH_PERF__ || {};';
  * (tile search, search geographies) is under way by the time that list is in the DOM, so waiting
  * for the list and then for this sees the fit's end, on a fast machine and a loaded one alike.
  */
-/**
- * Waits until what the start defers (the finer coastline, water, place names: the mark
- * `swath:start-settled` of MapView) is in, then for the window to be idle: the steady state that
- * benchmarks measure from.
- */
-export async function waitForStartSettled(page: Page): Promise<void> {
-  await page.waitForFunction(() => performance.getEntriesByName('swath:start-settled').length > 0, undefined, { timeout: 60_000 });
-  await page.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 10_000 })));
-}
-
 export async function waitForMapStill(page: Page): Promise<void> {
   type Hooked = { __SWATH_PERF__?: { map?: import('ol/Map').default } };
   await page.waitForFunction(() => {
@@ -173,6 +163,16 @@ export async function waitForMapStill(page: Page): Promise<void> {
     map.once('rendercomplete', () => resolve());
     map.render();
   }));
+}
+
+/**
+ * Waits until what the start defers (the finer coastline, water, place names: the mark
+ * `swath:start-settled` of MapView) is in, then for the window to be idle: the steady state that
+ * benchmarks measure from.
+ */
+export async function waitForStartSettled(page: Page): Promise<void> {
+  await page.waitForFunction(() => performance.getEntriesByName('swath:start-settled').length > 0, undefined, { timeout: 60_000 });
+  await page.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 10_000 })));
 }
 
 /** Imports an AOI through the import dialog (the paste path). */

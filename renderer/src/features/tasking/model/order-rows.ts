@@ -53,39 +53,21 @@ export function sameJson(a: unknown, b: unknown): boolean {
  *
  * Each record is compared with the row at its position first (a poll lists the orders in the same
  * order), then with the row of its GUID; a row without a GUID is keyed by its position and reused
- * only there. Only a changed record is read again ({@link summarizeOrder}).
+ * only there. Only a changed record is read again ({@link summarizeOrder}), in slices of about
+ * `budgetMs` that hand the main thread back to the window between them (a poll in which hundreds of
+ * orders changed read each of them again, which in one go was a long task).
  */
-export function mergeOrderRows(prev: readonly OrderRow[], records: readonly JsonObject[]): OrderRow[] {
-  const rowFor = merger(prev);
-  const out = records.map(rowFor);
-  return sameRows(prev, out) ? (prev as OrderRow[]) : out;
-}
-
-/**
- * {@link mergeOrderRows} in slices of about `budgetMs`, handing the main thread back to the window
- * between them: a poll in which hundreds of orders changed reads each of them again, which in one
- * go was a long task.
- */
-export async function mergeOrderRowsInSlices(prev: readonly OrderRow[], records: readonly JsonObject[], budgetMs = 8): Promise<OrderRow[]> {
-  const out = await mapInSlices(records, merger(prev), budgetMs);
-  return sameRows(prev, out) ? (prev as OrderRow[]) : out;
-}
-
-/** Nothing changed: the same rows, in the same places. */
-function sameRows(prev: readonly OrderRow[], next: readonly OrderRow[]): boolean {
-  return prev.length === next.length && next.every((r, i) => r === prev[i]);
-}
-
-/** The row of each record in turn (record i at position i), reusing `prev`'s rows as {@link mergeOrderRows} says. */
-function merger(prev: readonly OrderRow[]): (record: JsonObject, i: number) => OrderRow {
+export async function mergeOrderRows(prev: readonly OrderRow[], records: readonly JsonObject[], budgetMs = 8): Promise<OrderRow[]> {
   let byId: Map<string, OrderRow> | null = null;
   const used = new Set<OrderRow>();
-  return (record, i) => {
+  let unchanged = prev.length === records.length;
+  const out = await mapInSlices(records, (record, i) => {
     const here = prev[i];
     if (here && !used.has(here) && (here.summary.id !== null || here.key === `#${i}`) && sameJson(here.row, record)) {
       used.add(here);
       return here;
     }
+    unchanged = false;
     const id = findGuid(record)?.value;
     if (id !== undefined) {
       byId ??= new Map(prev.filter((r) => r.summary.id !== null).map((r) => [r.summary.id!, r]));
@@ -97,7 +79,8 @@ function merger(prev: readonly OrderRow[]): (record: JsonObject, i: number) => O
     }
     const summary = summarizeOrder(record);
     return { row: record, summary, key: summary.id ?? `#${i}` };
-  };
+  }, budgetMs);
+  return unchanged ? (prev as OrderRow[]) : out;
 }
 
 /** The badge look of an order status. */

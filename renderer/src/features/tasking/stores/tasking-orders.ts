@@ -4,7 +4,7 @@ import type { IpcError, Result } from '../../../../../preload/contract';
 import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../platform/lib/json-schema';
 import { createRequest, type RequestState } from '../../../platform/lib/request';
 import { deadlineInfo, type DeadlineInfo } from '../model/tasking-deadline';
-import { mergeOrderRowsInSlices, type OrderRow } from '../model/order-rows';
+import { mergeOrderRows, type OrderRow } from '../model/order-rows';
 import { prefillFromRow, rowsOf, type OrderSummary } from '../model/tasking-records';
 import type { JsonObject } from '../../../platform/lib/recognise';
 import { useOperationsStore } from '../../../platform/stores/operations';
@@ -151,7 +151,7 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
       // reset meanwhile (another connection) keeps none.
       const mine = ++merges;
       await yieldToWindow();
-      const next = await mergeOrderRowsInSlices(rows.value, records);
+      const next = await mergeOrderRows(rows.value, records);
       if (mine !== merges || list.data == null) return r;
       rows.value = next;
       noteStatuses();
