@@ -1,9 +1,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 /** Pages of merged index one step writes at most (a few milliseconds of main's thread). */
-export const MERGE_PAGES = 64;
+export const MERGE_PAGES = 16;
 
-/** How long after the first change the merging starts (a burst of adds makes one round). */
+/** How long after the last change the merging starts (a burst of adds makes one round, after it). */
 export const MERGE_DELAY_MS = 500;
 
 /**
@@ -11,16 +11,20 @@ export const MERGE_DELAY_MS = 500;
  * level's b-trees inside whichever write fills it (its `automerge`): at 100,000 rasters such a
  * merge took 12 ms of one add's transaction, at add counts fixed by the index's layout. Here that
  * option is off and SQLite's own `merge` command runs in steps of {@link MERGE_PAGES} pages, each
- * its own transaction with a turn of the event loop between, starting {@link MERGE_DELAY_MS} after a
- * change and going on while a step finds work (a step that changes fewer than 2 rows found none, as
- * FTS5 documents). FTS5's `crisismerge` stays on: should merging fall behind, the index still merges
- * inside a write rather than grow without bound.
+ * its own transaction with a turn of the event loop between, starting {@link MERGE_DELAY_MS} after the
+ * last change and going on while a step finds work (a step that changes fewer than 2 rows found none,
+ * as FTS5 documents). The merging is idle work: a change while it runs stops it after the step in
+ * hand and puts it off again, so a burst of adds (a watch run, an import) never waits behind a
+ * round of steps between its own reads. FTS5's `crisismerge` stays on: should merging never find a
+ * quiet moment, the index still merges inside a write rather than grow without bound.
  */
 export class TextMerger {
   private readonly merge: StatementSync;
   private readonly changes: StatementSync;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** A change came since the round began: it ends after its step in hand. */
+  private interrupted = false;
   private stopped = false;
 
   constructor(
@@ -44,25 +48,49 @@ export class TextMerger {
     return this.timer !== null || this.running !== null;
   }
 
-  /** After a commit that changed the index: merging starts a moment later, unless it is already due or running. */
+  /**
+   * After a commit that changed the index: merging starts {@link MERGE_DELAY_MS} after the last such
+   * commit; a round under way ends after its step in hand and waits again.
+   */
   nudge(): void {
-    if (this.stopped || this.timer || this.running) return;
+    if (this.stopped) return;
+    // A round under way (even one inside its first step) ends after its step in hand.
+    this.interrupted = true;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.running = this.run().finally(() => (this.running = null));
+      // A round still ending (its step in hand) hands over to this one.
+      if (this.running) {
+        void this.running.then(() => {
+          if (!this.stopped && !this.running) void this.startRound();
+        });
+      }
+      else void this.startRound();
     }, this.opts.delayMs ?? MERGE_DELAY_MS);
     this.timer.unref();
   }
 
-  /** Merges now, step by step, until a step finds nothing to merge (what the timer runs; tests await it). */
+  private startRound(): Promise<void> {
+    this.interrupted = false;
+    const round = this.run().finally(() => {
+      if (this.running === round) this.running = null;
+    });
+    this.running = round;
+    return round;
+  }
+
+  /** Merges now, step by step, until a step finds nothing to merge or a change puts the merging off (what the timer runs; tests await it). */
   async settle(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
     await this.running;
-    this.running = this.run().finally(() => (this.running = null));
-    await this.running;
+    await this.startRound();
   }
 
   /** No more merging (the connection is about to close); a step never runs after this returns. */
@@ -81,7 +109,7 @@ export class TextMerger {
 
   private async run(): Promise<void> {
     try {
-      while (!this.stopped && this.db.isOpen && this.step()) await new Promise((resolve) => setImmediate(resolve));
+      while (!this.stopped && !this.interrupted && this.db.isOpen && this.step()) await new Promise((resolve) => setImmediate(resolve));
     } catch (e) {
       // The index stays correct unmerged (and crisismerge still bounds it); the next change tries again.
       this.opts.onWarning?.(`Could not merge the library's text index: ${(e as Error).message}`);

@@ -53,6 +53,52 @@ describe('TextMerger', () => {
     expect(merger.step()).toBe(false);
   });
 
+  it('starts only once the changes pause: each change puts the round off again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const merger = new TextMerger(db, 't', { delayMs: 100 });
+      const step = vi.spyOn(merger, 'step');
+      insertEach(40);
+      merger.nudge();
+      vi.advanceTimersByTime(80);
+      merger.nudge();
+      vi.advanceTimersByTime(80);
+      expect(step).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(20);
+      expect(step).toHaveBeenCalled();
+      vi.useRealTimers();
+      await vi.waitFor(() => expect(merger.busy).toBe(false));
+      expect(step.mock.results.at(-1)!.value).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a change while a round runs ends it after the step in hand and puts the rest off', async () => {
+    const merger = new TextMerger(db, 't', { delayMs: 60_000 });
+    // Small index pages: merging these rows takes many steps (a step writes at most MERGE_PAGES pages).
+    db.exec("INSERT INTO t(t, rank) VALUES('pgsz', 64)");
+    insertEach(400);
+    const original = merger.step.bind(merger);
+    // A commit lands between the first step and the next (as an add's transaction would).
+    const step = vi.spyOn(merger, 'step').mockImplementation(() => {
+      const merged = original();
+      if (step.mock.calls.length === 1) merger.nudge();
+      return merged;
+    });
+    await merger.settle();
+    expect(step).toHaveBeenCalledTimes(1);
+    expect(step.mock.results[0]!.value).toBe(true);
+    // Put off, not dropped: the next round is due and there is work left for it.
+    expect(merger.busy).toBe(true);
+    step.mockRestore();
+    expect(merger.step()).toBe(true);
+    await merger.settle();
+    expect(merger.step()).toBe(false);
+    merger.stop();
+    expect(merger.busy).toBe(false);
+  });
+
   it('never merges after stop, and a failing merge is a warning, not a crash', async () => {
     const warnings: string[] = [];
     const merger = new TextMerger(db, 't', { delayMs: 5, onWarning: (m) => warnings.push(m) });
