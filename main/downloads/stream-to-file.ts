@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { link, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { fromArrayBuffer, fromFile } from 'geotiff';
-import { countImages, ownBuffer, READ_WHOLE_BYTES } from '../geotiff/index.js';
+import { countImages, geoTiffOf, READ_WHOLE_BYTES, TiffFile } from '../geotiff/index.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
 import { pathExists } from '../shared/file-io.js';
@@ -231,10 +230,12 @@ export async function verifyGeoTiff(file: string, expectedBytes: number | null, 
   if (expectedBytes != null && size !== expectedBytes) {
     throw new DownloadError('transient', `${file} has ${size} bytes but the server announced ${expectedBytes}.`);
   }
-  let tiff: Awaited<ReturnType<typeof fromFile>> | null = null;
+  let raw: TiffFile | null = null;
+  let tiff: Awaited<ReturnType<typeof geoTiffOf>> | null = null;
   try {
-    // The bytes the writer kept are the file's when their length is its size.
-    tiff = content && content.length === size ? await fromArrayBuffer(ownBuffer(content), signal) : await fromFile(file, signal);
+    // The bytes the writer kept are the file's when their length is its size; else the file, opened once.
+    raw = content && content.length === size ? TiffFile.of(file, content) : await TiffFile.open(file);
+    tiff = await geoTiffOf(raw, signal);
     const count = await countImages(tiff);
     if (count < 1) throw new Error('it contains no image');
     for (let i = 0; i < count; i++) {
@@ -257,6 +258,7 @@ export async function verifyGeoTiff(file: string, expectedBytes: number | null, 
     throw new DownloadError('transient', `${file} is not a readable GeoTIFF: ${errorMessage(e)}`, { cause: e });
   } finally {
     await tiff?.close();
+    await raw?.close();
   }
 }
 

@@ -2,15 +2,14 @@
  * The one reader of GeoTIFF headers in main: size, sample type, layout, georeferencing and GDAL
  * tags of a file's first image, as the library, the overview copies and the batch mosaics need them.
  */
-import { open as openFile } from 'node:fs/promises';
-import { fromArrayBuffer, fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import type { GeoTIFF, GeoTIFFImage } from 'geotiff';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { epsgOfGeoKeys, isGeographic } from './geokeys.js';
 import { parseGdalMetadata, stripNuls, type GdalMetadataItem } from './gdal-metadata.js';
-import { readExactly } from '../shared/file-io.js';
 import { checkBlocksInFile } from './ifd.js';
 import { checkDeclaredSize, installBoundedDecoders, MAX_IMAGES } from './limits.js';
 import { nodataOf, sampleTypeOf, type SampleType } from './samples.js';
+import { geoTiffOf, TiffFile, type TiffBytes } from './tiff-file.js';
 
 installBoundedDecoders();
 
@@ -88,28 +87,9 @@ export interface OpenGeoTiff {
   header: GeoTiffHeader;
   /** The whole file, when it was small enough to be read at once (see {@link READ_WHOLE_BYTES}); else null. */
   bytes: Uint8Array | null;
+  /** The file's bytes for raw IFD reads (its head from memory, the rest from the file until close()). */
+  raw: TiffBytes;
   close(): Promise<void>;
-}
-
-/**
- * Files up to this size are read whole, in one read, and parsed from memory: a header read from the
- * file is a trip through the thread pool for each part (the IFDs, their tag tables, the block
- * tables), and a download recorded in the library waited on a dozen of them.
- */
-export const READ_WHOLE_BYTES = 256 * 1024;
-
-/** `file`'s bytes in an ArrayBuffer of their own when it is at most `max` bytes long (one open, one read), else null. */
-async function readIfSmall(file: string, max: number): Promise<ArrayBuffer | null> {
-  const fh = await openFile(file, 'r');
-  try {
-    const size = (await fh.stat()).size;
-    if (size > max) return null;
-    const whole = new ArrayBuffer(size);
-    await readExactly(fh, Buffer.from(whole), 0);
-    return whole;
-  } finally {
-    await fh.close();
-  }
 }
 
 /** Images in the file, refusing a cyclic IFD chain (geotiff's getImageCount would follow it forever) and more than MAX_IMAGES. */
@@ -184,12 +164,6 @@ async function describe(tiff: GeoTIFF, image: GeoTIFFImage): Promise<GeoTiffHead
   };
 }
 
-/** An ArrayBuffer holding exactly `bytes` (theirs when they fill it, else a copy). */
-export function ownBuffer(bytes: Uint8Array): ArrayBuffer {
-  const b = bytes.buffer;
-  return b instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === b.byteLength ? b : new Uint8Array(bytes).buffer;
-}
-
 /**
  * Opens `file` and reads its first image's header; the caller closes it. An abort rejects with an AbortError.
  * `content`: the file's whole content when the caller holds it already (a download's writer keeps the
@@ -197,17 +171,27 @@ export function ownBuffer(bytes: Uint8Array): ArrayBuffer {
  */
 export async function openGeoTiff(file: string, signal: AbortSignal, content?: Uint8Array): Promise<OpenGeoTiff> {
   throwIfAborted(signal);
-  const whole = content ? ownBuffer(content) : await readIfSmall(file, READ_WHOLE_BYTES);
-  const bytes = whole ? new Uint8Array(whole) : null;
-  const tiff = whole ? await fromArrayBuffer(whole, signal) : await fromFile(file, signal);
+  // One open for all the header reads: geotiff.js's, the block check's and the caller's (raw).
+  const raw = content ? TiffFile.of(file, content) : await TiffFile.open(file);
+  let tiff: GeoTIFF;
+  try {
+    tiff = await geoTiffOf(raw, signal);
+  } catch (e) {
+    await raw.close();
+    throw e;
+  }
+  const close = async () => {
+    await tiff.close();
+    await raw.close();
+  };
   try {
     const image = await tiff.getImage(0);
     const header = await describe(tiff, image);
     // Every strip and tile must lie inside the file (a truncated or hostile file is refused here, not mid-preview).
-    await checkBlocksInFile(file, header.imageCount, bytes ?? undefined);
-    return { tiff, image, header, bytes, close: async () => { await tiff.close(); } };
+    await checkBlocksInFile(file, header.imageCount, raw);
+    return { tiff, image, header, bytes: raw.whole, raw, close };
   } catch (e) {
-    await tiff.close();
+    await close();
     if (signal.aborted) throw abortError(signal);
     throw e;
   }

@@ -1,67 +1,30 @@
 /** IFD reading from a file's own bytes, with every offset checked against the file's size. */
-import { open } from 'node:fs/promises';
-import { readExactly } from '../shared/file-io.js';
 import { MAX_IMAGES } from './limits.js';
+import { TiffFile, type TiffBytes } from './tiff-file.js';
 
 const STRIP_OFFSETS = 273;
 const STRIP_BYTE_COUNTS = 279;
 const TILE_OFFSETS = 324;
 const TILE_BYTE_COUNTS = 325;
 
-/** A file's size and checked reads of its bytes (see {@link withTiffBytes}). */
-interface TiffBytes {
-  size: number;
-  read(position: number, length: number): Promise<DataView>;
-}
-
 /**
- * Bytes read at once from the start of a file: its header and tag tables usually lie there, and
- * each read of its own is a trip through the thread pool.
+ * Runs `use` on `file`'s bytes: those the caller has open already (a {@link TiffBytes}), the whole
+ * file when the caller holds it, else the file opened once (its head read at once) and closed after.
  */
-const HEAD_BYTES = 64 * 1024;
-
-/**
- * Runs `use` on `file`'s bytes: `whole` when the caller holds the whole file already, else the file
- * opened (and closed after), its first {@link HEAD_BYTES} read in one go. Every read is checked
- * against the file's size.
- */
-async function withTiffBytes<T>(file: string, whole: Uint8Array | undefined, use: (bytes: TiffBytes) => Promise<T>): Promise<T> {
-  const beyond = () => new Error(`${file}: its strip or tile table points beyond the end of the file`);
-  if (whole) {
-    return use({
-      size: whole.length,
-      read: async (position, length) => {
-        if (position < 0 || position + length > whole.length) throw beyond();
-        return new DataView(whole.buffer, whole.byteOffset + position, length);
-      },
-    });
-  }
-  const fh = await open(file, 'r');
+async function withTiffBytes<T>(file: string, given: Uint8Array | TiffBytes | undefined, use: (bytes: TiffBytes) => Promise<T>): Promise<T> {
+  if (given && !(given instanceof Uint8Array)) return use(given);
+  const tiff = given ? TiffFile.of(file, given) : await TiffFile.open(file);
   try {
-    const size = (await fh.stat()).size;
-    let head: Buffer | null = null;
-    return await use({
-      size,
-      read: async (position, length) => {
-        if (position < 0 || position + length > size) throw beyond();
-        if (!head) {
-          head = Buffer.alloc(Math.min(size, HEAD_BYTES));
-          await readExactly(fh, head, 0);
-        }
-        if (position + length <= head.length) return new DataView(head.buffer, head.byteOffset + position, length);
-        const buf = Buffer.alloc(length);
-        await readExactly(fh, buf, position);
-        return new DataView(buf.buffer, buf.byteOffset, length);
-      },
-    });
+    return await use(tiff);
   } finally {
-    await fh.close();
+    await tiff.close();
   }
 }
 
 /** A classic or Big TIFF for raw IFD reads. */
 async function rawTiff(bytes: TiffBytes, file: string) {
-  const { size, read } = bytes;
+  const size = bytes.size;
+  const read = (position: number, length: number) => bytes.read(position, length);
   const head = await read(0, 16);
   const le = head.getUint16(0) === 0x4949;
   const big = head.getUint16(2, le) === 43;
@@ -115,10 +78,10 @@ export async function readStripTable(file: string): Promise<{ littleEndian: bool
  * Refuses a file whose strips or tiles (of any of its first `images` images) are stored past its
  * end: a truncated download or a hostile file would otherwise fail later, in the middle of a
  * preview, or make a reader seek into nothing. Run after the header checks (block counts bounded).
- * `whole`: the file's bytes, when the caller has read all of it.
+ * `bytes`: the file's bytes, when the caller holds all of them or has the file open (see {@link TiffFile}).
  */
-export async function checkBlocksInFile(file: string, images: number, whole?: Uint8Array): Promise<void> {
-  await withTiffBytes(file, whole, async (bytes) => {
+export async function checkBlocksInFile(file: string, images: number, bytes?: Uint8Array | TiffBytes): Promise<void> {
+  await withTiffBytes(file, bytes, async (bytes) => {
     const t = await rawTiff(bytes, file);
     let at = t.first;
     for (let image = 0; image < Math.min(images, MAX_IMAGES) && at; image++) {
@@ -147,10 +110,10 @@ export async function checkBlocksInFile(file: string, images: number, whole?: Ui
  * smallest overview's first block after the last IFD, each larger level's first block after the
  * one of the level below, full resolution's last. (Its checks of a GDAL ghost area and block
  * leaders concern files that declare them; Swath's writer declares neither.)
- * `whole`: the file's bytes, when the caller has read all of it.
+ * `bytes`: the file's bytes, when the caller holds all of them or has the file open (see {@link TiffFile}).
  */
-export async function isCloudOptimizedLayout(file: string, whole?: Uint8Array): Promise<boolean> {
-  return withTiffBytes(file, whole, async (bytes) => {
+export async function isCloudOptimizedLayout(file: string, bytes?: Uint8Array | TiffBytes): Promise<boolean> {
+  return withTiffBytes(file, bytes, async (bytes) => {
     const t = await rawTiff(bytes, file);
     const ifds: number[] = [];
     const firsts: number[] = [];

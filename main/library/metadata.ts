@@ -91,9 +91,15 @@ function isoDateOf(v: string | null): string | null {
 export async function readRasterMetadata(file: string, signal: AbortSignal, content?: Uint8Array): Promise<RasterMetadata> {
   throwIfAborted(signal);
   try {
-    // One open for the header and the layout: a small file is read once and both come from memory.
+    // One open for the header and the layout: a small file is read once and both come from memory,
+    // a large one from its head (read once) and the file.
     const opened = await openGeoTiff(file, signal, content);
-    await opened.close();
+    let cog: boolean;
+    try {
+      cog = await isCloudOptimizedLayout(file, opened.raw);
+    } finally {
+      await opened.close();
+    }
     const h = opened.header;
     const byBand = metadataBySample(h.metadata);
     const dataset = byBand.dataset;
@@ -119,7 +125,6 @@ export async function readRasterMetadata(file: string, signal: AbortSignal, cont
     // A change layer's tags are "<date> <file name>" (main/analysis saveChange).
     const from = isoDateOf(str(dataset.CHANGE_FROM));
     const to = isoDateOf(str(dataset.CHANGE_TO));
-    const cog = await isCloudOptimizedLayout(file, opened.bytes ?? undefined);
     return {
       date: isoDateOf(str(dataset.IMAGE_DATE)),
       model: modelVersion ? modelVersion.replace(/-\d+(\.\d+)*$/, '') : null,
