@@ -6,7 +6,7 @@ export { escapeXml, gdalMetadataXml, metadataBySample, metadataOf, parseGdalMeta
 export { MAX_BANDS, MAX_BLOCKS, MAX_BLOCK_BYTES, MAX_GDAL_METADATA_CHARS, MAX_IMAGE_SAMPLES } from './limits.js';
 export type { GdalMetadataItem } from './gdal-metadata.js';
 export { countImages, gridOf, openGeoTiff, readGeoTiffHeader } from './header.js';
-export { geoTiffOf, ownBuffer, READ_WHOLE_BYTES, TiffFile } from './tiff-file.js';
+export { geoTiffOf, HEAD_BYTES, ownBuffer, READ_WHOLE_BYTES, TiffFile } from './tiff-file.js';
 export type { TiffBytes } from './tiff-file.js';
 export type { GeoTiffHeader, OpenGeoTiff, RasterGrid } from './header.js';
 export { checkBlocksInFile, isCloudOptimizedLayout, readStripTable } from './ifd.js';

@@ -4,12 +4,14 @@ import { fromArrayBuffer, GeoTIFF } from 'geotiff';
 import { readExactly } from '../shared/file-io.js';
 
 /**
- * Files up to this size are read whole, in one read, and parsed from memory; of a larger file this
- * much of its start is read at once (its header, tag tables and block tables usually lie there). A
- * header read from the file is a trip through the thread pool for each part (the IFDs, their tag
- * tables, the block tables), and a download recorded in the library waited on a dozen of them.
+ * Files up to this size are read whole, in one read, and parsed from memory: a header read from the
+ * file is a trip through the thread pool for each part (the IFDs, their tag tables, the block
+ * tables), and a download recorded in the library waited on a dozen of them.
  */
 export const READ_WHOLE_BYTES = 256 * 1024;
+
+/** Of a larger file, this much of its start is read at once: its header, tag tables and block tables usually lie there. */
+export const HEAD_BYTES = 64 * 1024;
 
 /** A file's size and checked reads of its bytes (what the IFD checks read). */
 export interface TiffBytes {
@@ -21,8 +23,8 @@ export interface TiffBytes {
 type GeoTiffSource = Parameters<typeof GeoTIFF.fromSource>[0];
 
 /**
- * A TIFF file opened once (one open, one stat, one read of its first {@link READ_WHOLE_BYTES}) for
- * everything its header checks read: geotiff.js, the block table check and the COG layout check.
+ * A TIFF file opened once (one open, one stat, one read: the whole file up to {@link READ_WHOLE_BYTES},
+ * else its first {@link HEAD_BYTES}) for everything its header checks read: geotiff.js, the block table check and the COG layout check.
  * A file no larger than that is then entirely in memory and closed at once; a larger one stays open
  * for the reads past its head until {@link close}.
  */
@@ -41,7 +43,7 @@ export class TiffFile implements TiffBytes {
     let opened: TiffFile;
     try {
       const size = (await fh.stat()).size;
-      const head = new Uint8Array(Math.min(size, READ_WHOLE_BYTES));
+      const head = new Uint8Array(size <= READ_WHOLE_BYTES ? size : HEAD_BYTES);
       await readExactly(fh, Buffer.from(head.buffer), 0);
       opened = new TiffFile(file, size, head, head.length < size ? fh : null);
     } catch (e) {

@@ -24,7 +24,8 @@ import { FAST_ORDERS, watchRun } from './library-watch-run.js';
  *  - library-add-p99-ms: recording one download as the queue hands it over (the header read from the
  *    bytes its writer kept, one transaction) — p99 of 200 after 10 warm-up adds (reported apart);
  *    library-add-from-file-p99-ms: the same for files recorded without their bytes (the header read
- *    from the file: imports, batch mosaics, files over 256 KiB);
+ *    from the file: imports, batch mosaics, files over 256 KiB); library-add-large-p99-ms: the same for a
+ *    download of real size (1.4 MiB, read from its first 256 KiB and the file);
  *  - library-cover-query-ms: which rasters cover a small area (R*Tree), median of 50 areas;
  *  - library-search-ms: a search page (products by bands, and a text word) with counts, median;
  *  - library-first-page-ms: browser host, from the page's load event until the Library lists its first row
@@ -53,6 +54,18 @@ export async function templates(dir: string): Promise<{ file: string; size: numb
     out.push({ file, size: statSync(file).size });
   }
   return out;
+}
+
+/** A download the size real ones are (over 256 KiB, so its writer keeps no bytes): a 3-band INT16 composite at 10 m. */
+async function largeTemplate(dir: string): Promise<{ file: string; size: number }> {
+  const file = path.join(dir, 'template-large.tif');
+  await writeGeoTiff({
+    aoi: { type: 'Polygon', coordinates: [[[13.4, 52.5], [13.6, 52.5], [13.6, 52.6], [13.4, 52.6], [13.4, 52.5]]] },
+    date: '2026-06-01', epsg: 32633, resolution: 10,
+    bands: [{ kind: 'band', name: 'B4' }, { kind: 'band', name: 'B3' }, { kind: 'band', name: 'B2' }],
+    dataType: 'INT16', pixelSelection: 'intersect', tags: { IMAGE_DATE: '20260601', MODEL_VERSION: 'Stratus2', IMAGE_VERSION: '1', CONSTELLATIONS: 'Sentinel2' },
+  }, file);
+  return { file, size: statSync(file).size };
 }
 
 /** N entries: half watch downloads in series (an AOI on 100 dates), half single imports spread over Europe. */
@@ -207,12 +220,12 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
     const addDir = path.join(dir, 'adds');
     mkdirSync(addDir);
     let added = 0;
-    const addRun = async (name: string, how: string, withContent: boolean) => {
+    const addRun = async (name: string, how: string, withContent: boolean, from = tpl) => {
       const adds: number[] = [];
       const addCpu: number[] = [];
       const warm: number[] = [];
       for (let i = 0; i < WARM_ADDS + 200; i++) {
-        const template = tpl[added % TEMPLATES]!;
+        const template = from[added % from.length]!;
         const file = path.join(addDir, `added_${added++}.tif`);
         linkSync(template.file, file);
         // What the queue's writer kept of the file it wrote (its bytes, the file being under 256 KiB).
@@ -229,6 +242,8 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
     };
     await addRun('library-add-p99-ms', 'recording one download as the queue hands it over (its header read from the bytes the writer kept, one transaction)', true);
     await addRun('library-add-from-file-p99-ms', 'recording a file without its bytes (imports, batch mosaics, files over 256 KiB: its header read from the file, one transaction)', false);
+    const large = await largeTemplate(dir);
+    await addRun('library-add-large-p99-ms', `recording a download of ${(large.size / 2 ** 20).toFixed(1)} MiB (a 3-band composite at 10 m: its header read from its first 256 KiB and the file, one transaction)`, false, [large]);
 
     const covers: number[] = [];
     let found = 0;

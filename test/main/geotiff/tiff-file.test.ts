@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFile
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isCloudOptimizedLayout, openGeoTiff, READ_WHOLE_BYTES, TiffFile } from '../../../main/geotiff';
+import { HEAD_BYTES, isCloudOptimizedLayout, openGeoTiff, READ_WHOLE_BYTES, TiffFile } from '../../../main/geotiff';
 import { readRasterMetadata } from '../../../main/library';
 import * as hostile from '../../fixtures/hostile/tiffs';
 
@@ -36,13 +36,13 @@ describe('TiffFile', () => {
     try {
       expect(t.size).toBe(bytes.length);
       expect(t.whole).toBeNull();
-      expect(t.head.length).toBe(READ_WHOLE_BYTES);
+      expect(t.head.length).toBe(HEAD_BYTES);
       const at = async (position: number, length: number) => {
         const view = await t.read(position, length);
         return Buffer.from(view.buffer, view.byteOffset, length);
       };
       expect(await at(0, 16)).toEqual(bytes.subarray(0, 16));
-      expect(await at(READ_WHOLE_BYTES - 8, 16)).toEqual(bytes.subarray(READ_WHOLE_BYTES - 8, READ_WHOLE_BYTES + 8));
+      expect(await at(HEAD_BYTES - 8, 16)).toEqual(bytes.subarray(HEAD_BYTES - 8, HEAD_BYTES + 8));
       expect(await at(bytes.length - 10, 10)).toEqual(bytes.subarray(bytes.length - 10));
       await expect(t.read(bytes.length - 10, 11)).rejects.toThrow(/points beyond the end of the file/);
       await expect(t.read(-1, 4)).rejects.toThrow(/points beyond the end of the file/);
@@ -51,7 +51,7 @@ describe('TiffFile', () => {
     }
     // Closed: what is in memory still reads, the file no more.
     expect(new Uint8Array((await t.read(0, 4)).buffer, 0, 4)).toEqual(new Uint8Array(bytes.subarray(0, 4)));
-    await expect(t.read(READ_WHOLE_BYTES, 4)).rejects.toThrow(/closed/);
+    await expect(t.read(HEAD_BYTES, 4)).rejects.toThrow(/closed/);
   });
 
   it('gives geotiff.js each slice as a copy of its own, and zeros past the end as its own file source does', async () => {
@@ -61,11 +61,11 @@ describe('TiffFile', () => {
       const source = t.source() as unknown as { fetch(s: { offset: number; length: number }[]): Promise<ArrayBuffer[]> };
       const [inHead, across, pastEnd] = await source.fetch([
         { offset: 8, length: 100 },
-        { offset: READ_WHOLE_BYTES - 50, length: 100 },
+        { offset: HEAD_BYTES - 50, length: 100 },
         { offset: bytes.length - 4, length: 8 },
       ]);
       expect(Buffer.from(inHead!)).toEqual(bytes.subarray(8, 108));
-      expect(Buffer.from(across!)).toEqual(bytes.subarray(READ_WHOLE_BYTES - 50, READ_WHOLE_BYTES + 50));
+      expect(Buffer.from(across!)).toEqual(bytes.subarray(HEAD_BYTES - 50, HEAD_BYTES + 50));
       expect([...new Uint8Array(pastEnd!)]).toEqual([...bytes.subarray(bytes.length - 4), 0, 0, 0, 0]);
       // A decoder may detach what it is given (transferred to a worker): the head stays whole.
       structuredClone(inHead, { transfer: [inHead!] });
