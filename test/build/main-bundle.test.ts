@@ -164,17 +164,23 @@ describe('electron-vite build output', () => {
     // Vite's preload list: the files, then each dynamic import with the indexes of what loads with it.
     const files = JSON.parse(/m\.f=(\[[^\]]*\])/.exec(code)![1]!) as string[];
     const depsOf = (chunk: string) => {
-      const m = new RegExp(`import\\("\\./${chunk}-[\\w-]+\\.js"\\)[^)]*\\)?[^)]*?__vite__mapDeps\\(\\[([\\d,]*)\\]\\)`).exec(code);
+      // Its preload list follows the loader: `__vite__mapDeps([indexes])`, or `[]` when nothing loads with it.
+      const m = new RegExp(`import\\("\\./${chunk}-[\\w-]+\\.js"\\)[^)]*\\)?[^)]*?(?:__vite__mapDeps\\(\\[([\\d,]*)\\]\\)|,\\[\\],)`).exec(code);
       expect(m, `the entry imports ${chunk} through Vite's preload`).not.toBeNull();
-      return m![1]!.split(',').filter(Boolean).map((i) => files[Number(i)]!);
+      return (m![1] ?? '').split(',').filter(Boolean).map((i) => files[Number(i)]!);
     };
     // The Library's own chunks (its virtualized list among them) are asked for with the panel's.
     const library = depsOf('LibraryPanel');
     expect(library.some((f) => /^\.\/virtual-rows-.*\.js$/.test(f)), library.join(' ')).toBe(true);
     // The panel open at start (its chunks come while the map draws) and the downloads tray (part of
-    // the shell, loaded once the start settles): their styles only.
-    expect(depsOf('ImageryPanel').every((f) => f.endsWith('.css'))).toBe(true);
-    expect(depsOf('DownloadsTray').every((f) => f.endsWith('.css'))).toBe(true);
+    // the shell, loaded once the start settles): nothing preloaded.
+    expect(depsOf('ImageryPanel')).toEqual([]);
+    expect(depsOf('DownloadsTray')).toEqual([]);
+    // One stylesheet, linked from the page: opening a panel inserts none (each was a recalculation of the page's style).
+    expect(files.filter((f) => f.endsWith('.css'))).toEqual([]);
+    const sheets = readdirSync(join(outDir, 'renderer/assets')).filter((f) => f.endsWith('.css'));
+    expect(sheets).toHaveLength(1);
+    expect(html).toContain(`href="./assets/${sheets[0]}"`);
   });
 
   it('ships the licences of the production dependencies, generated at build time, and the window icon', () => {
