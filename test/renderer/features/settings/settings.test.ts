@@ -4,6 +4,7 @@ import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bridgeStandIn, DEMO_STATUS, fail, makeBridge, ok, PROFILES } from '../../fake-bridge';
 import SettingsPanel from '../../../../renderer/src/features/settings/views/SettingsPanel.vue';
+import { applyTheme } from '../../../../renderer/src/features/settings/stores/settings';
 
 const fake = bridgeStandIn();
 
@@ -129,5 +130,29 @@ describe('Settings: contract drift notice', () => {
     const w = mount(SettingsPanel);
     await flushPromises();
     expect(w.find('[data-testid="spec-drift"]').exists()).toBe(false);
+  });
+});
+
+describe('the theme', () => {
+  it('is announced to the map only when it changes (the settings read at every start change nothing)', () => {
+    let announced = 0;
+    const count = () => announced++;
+    document.addEventListener('swath-theme', count);
+    try {
+      applyTheme('system');
+      expect(document.documentElement.dataset.theme).toBeUndefined();
+      expect(announced).toBe(0);
+      applyTheme('dark');
+      expect(document.documentElement.dataset.theme).toBe('dark');
+      expect(announced).toBe(1);
+      applyTheme('dark');
+      expect(announced).toBe(1);
+      applyTheme('light');
+      applyTheme('system');
+      expect(document.documentElement.dataset.theme).toBeUndefined();
+      expect(announced).toBe(3);
+    } finally {
+      document.removeEventListener('swath-theme', count);
+    }
   });
 });

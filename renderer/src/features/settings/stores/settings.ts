@@ -128,10 +128,16 @@ export const useSettingsStore = defineStore('settings', () => {
   };
 });
 
-/** Forces a theme on the document ('system' follows the OS). */
+/**
+ * Forces a theme on the document ('system' follows the OS). Only a change is announced ('swath-theme':
+ * the map restyles its basemap, a redraw of every country): the settings read at every start find
+ * the theme the page already has.
+ */
 export function applyTheme(theme: AppSettings['theme']): void {
   if (typeof document === 'undefined') return;
-  if (theme === 'system') delete document.documentElement.dataset.theme;
-  else document.documentElement.dataset.theme = theme;
-  document.dispatchEvent(new CustomEvent('swath-theme'));
+  const root = document.documentElement;
+  const before = root.dataset.theme;
+  if (theme === 'system') delete root.dataset.theme;
+  else root.dataset.theme = theme;
+  if (root.dataset.theme !== before) document.dispatchEvent(new CustomEvent('swath-theme'));
 }
