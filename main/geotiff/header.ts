@@ -181,8 +181,11 @@ export async function openGeoTiff(file: string, signal: AbortSignal, content?: U
     throw e;
   }
   const close = async () => {
-    await tiff.close();
-    await raw.close();
+    try {
+      await tiff.close();
+    } finally {
+      await raw.close();
+    }
   };
   try {
     const image = await tiff.getImage(0);

@@ -23,10 +23,10 @@ export interface TiffBytes {
 type GeoTiffSource = Parameters<typeof GeoTIFF.fromSource>[0];
 
 /**
- * A TIFF file opened once (one open, one stat, one read: the whole file up to {@link READ_WHOLE_BYTES},
- * else its first {@link HEAD_BYTES}) for everything its header checks read: geotiff.js, the block table check and the COG layout check.
- * A file no larger than that is then entirely in memory and closed at once; a larger one stays open
- * for the reads past its head until {@link close}.
+ * A TIFF file opened once (one open, one stat, one read) for everything its header checks read:
+ * geotiff.js, the block table check and the COG layout check. A file of at most
+ * {@link READ_WHOLE_BYTES} is then entirely in memory and closed at once; of a larger one the first
+ * {@link HEAD_BYTES} are, and it stays open for the reads past them until {@link close}.
  */
 export class TiffFile implements TiffBytes {
   private constructor(
