@@ -25,7 +25,7 @@ import { FAST_ORDERS, watchRun } from './library-watch-run.js';
  *    bytes its writer kept, one transaction) — p99 of 200 after 10 warm-up adds (reported apart);
  *    library-add-from-file-p99-ms: the same for files recorded without their bytes (the header read
  *    from the file: imports, batch mosaics, files over 256 KiB); library-add-large-p99-ms: the same for a
- *    download of real size (1.4 MiB, read from its first 256 KiB and the file);
+ *    download of real size (1.4 MiB, read from its first 64 KiB and the file);
  *  - library-cover-query-ms: which rasters cover a small area (R*Tree), median of 50 areas;
  *  - library-search-ms: a search page (products by bands, and a text word) with counts, median;
  *  - library-first-page-ms: browser host, from the page's load event until the Library lists its first row
@@ -243,7 +243,7 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
     await addRun('library-add-p99-ms', 'recording one download as the queue hands it over (its header read from the bytes the writer kept, one transaction)', true);
     await addRun('library-add-from-file-p99-ms', 'recording a file without its bytes (imports, batch mosaics, files over 256 KiB: its header read from the file, one transaction)', false);
     const large = await largeTemplate(dir);
-    await addRun('library-add-large-p99-ms', `recording a download of ${(large.size / 2 ** 20).toFixed(1)} MiB (a 3-band composite at 10 m: its header read from its first 256 KiB and the file, one transaction)`, false, [large]);
+    await addRun('library-add-large-p99-ms', `recording a download of ${(large.size / 2 ** 20).toFixed(1)} MiB (a 3-band composite at 10 m: its header read from its first 64 KiB and the file, one transaction)`, false, [large]);
 
     const covers: number[] = [];
     let found = 0;
