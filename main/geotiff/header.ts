@@ -9,7 +9,7 @@ import { parseGdalMetadata, stripNuls, type GdalMetadataItem } from './gdal-meta
 import { checkBlocksInFile } from './ifd.js';
 import { checkDeclaredSize, installBoundedDecoders, MAX_IMAGES } from './limits.js';
 import { nodataOf, sampleTypeOf, type SampleType } from './samples.js';
-import { geoTiffOf, TiffFile, type TiffBytes } from './tiff-file.js';
+import { geoTiffOf, TiffFile } from './tiff-file.js';
 
 installBoundedDecoders();
 
@@ -85,10 +85,8 @@ export interface OpenGeoTiff {
   tiff: GeoTIFF;
   image: GeoTIFFImage;
   header: GeoTiffHeader;
-  /** The whole file, when it was small enough to be read at once (see {@link READ_WHOLE_BYTES}); else null. */
-  bytes: Uint8Array | null;
-  /** The file's bytes for raw IFD reads (its head from memory, the rest from the file until close()). */
-  raw: TiffBytes;
+  /** The file's bytes for raw IFD reads: in memory (all of a small file: `raw.whole`), the rest from the file until close(). */
+  raw: TiffFile;
   close(): Promise<void>;
 }
 
@@ -192,7 +190,7 @@ export async function openGeoTiff(file: string, signal: AbortSignal, content?: U
     const header = await describe(tiff, image);
     // Every strip and tile must lie inside the file (a truncated or hostile file is refused here, not mid-preview).
     await checkBlocksInFile(file, header.imageCount, raw);
-    return { tiff, image, header, bytes: raw.whole, raw, close };
+    return { tiff, image, header, raw, close };
   } catch (e) {
     await close();
     if (signal.aborted) throw abortError(signal);

@@ -7,13 +7,10 @@ const STRIP_BYTE_COUNTS = 279;
 const TILE_OFFSETS = 324;
 const TILE_BYTE_COUNTS = 325;
 
-/**
- * Runs `use` on `file`'s bytes: those the caller has open already (a {@link TiffBytes}), the whole
- * file when the caller holds it, else the file opened once (its head read at once) and closed after.
- */
-async function withTiffBytes<T>(file: string, given: Uint8Array | TiffBytes | undefined, use: (bytes: TiffBytes) => Promise<T>): Promise<T> {
-  if (given && !(given instanceof Uint8Array)) return use(given);
-  const tiff = given ? TiffFile.of(file, given) : await TiffFile.open(file);
+/** Runs `use` on `file`'s bytes: those the caller has open already, else the file opened once (see {@link TiffFile}) and closed after. */
+async function withTiffBytes<T>(file: string, given: TiffBytes | undefined, use: (bytes: TiffBytes) => Promise<T>): Promise<T> {
+  if (given) return use(given);
+  const tiff = await TiffFile.open(file);
   try {
     return await use(tiff);
   } finally {
@@ -24,7 +21,7 @@ async function withTiffBytes<T>(file: string, given: Uint8Array | TiffBytes | un
 /** A classic or Big TIFF for raw IFD reads. */
 async function rawTiff(bytes: TiffBytes, file: string) {
   const size = bytes.size;
-  const read = (position: number, length: number) => bytes.read(position, length);
+  const read = bytes.read.bind(bytes);
   const head = await read(0, 16);
   const le = head.getUint16(0) === 0x4949;
   const big = head.getUint16(2, le) === 43;
@@ -78,9 +75,9 @@ export async function readStripTable(file: string): Promise<{ littleEndian: bool
  * Refuses a file whose strips or tiles (of any of its first `images` images) are stored past its
  * end: a truncated download or a hostile file would otherwise fail later, in the middle of a
  * preview, or make a reader seek into nothing. Run after the header checks (block counts bounded).
- * `bytes`: the file's bytes, when the caller holds all of them or has the file open (see {@link TiffFile}).
+ * `bytes`: the file's bytes, when the caller has it open already (see {@link TiffFile}).
  */
-export async function checkBlocksInFile(file: string, images: number, bytes?: Uint8Array | TiffBytes): Promise<void> {
+export async function checkBlocksInFile(file: string, images: number, bytes?: TiffBytes): Promise<void> {
   await withTiffBytes(file, bytes, async (bytes) => {
     const t = await rawTiff(bytes, file);
     let at = t.first;
@@ -110,9 +107,9 @@ export async function checkBlocksInFile(file: string, images: number, bytes?: Ui
  * smallest overview's first block after the last IFD, each larger level's first block after the
  * one of the level below, full resolution's last. (Its checks of a GDAL ghost area and block
  * leaders concern files that declare them; Swath's writer declares neither.)
- * `bytes`: the file's bytes, when the caller holds all of them or has the file open (see {@link TiffFile}).
+ * `bytes`: the file's bytes, when the caller has it open already (see {@link TiffFile}).
  */
-export async function isCloudOptimizedLayout(file: string, bytes?: Uint8Array | TiffBytes): Promise<boolean> {
+export async function isCloudOptimizedLayout(file: string, bytes?: TiffBytes): Promise<boolean> {
   return withTiffBytes(file, bytes, async (bytes) => {
     const t = await rawTiff(bytes, file);
     const ifds: number[] = [];

@@ -63,13 +63,14 @@ export class TextMerger {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
-      // A round still ending (its step in hand) hands over to this one.
-      if (this.running) {
-        void this.running.then(() => {
-          if (!this.stopped && !this.running) void this.startRound();
-        });
+      if (!this.running) {
+        void this.startRound();
+        return;
       }
-      else void this.startRound();
+      // A round still ending (its step in hand) hands over to this one.
+      void this.running.then(() => {
+        if (!this.stopped && !this.running) void this.startRound();
+      });
     }, this.opts.delayMs ?? MERGE_DELAY_MS);
     this.timer.unref();
   }

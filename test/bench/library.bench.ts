@@ -40,6 +40,8 @@ import { FAST_ORDERS, watchRun } from './library-watch-run.js';
 
 const WKT = (x: number, y: number) => `POLYGON((${x} ${y},${x + 0.02} ${y},${x + 0.02} ${y + 0.01},${x} ${y + 0.01},${x} ${y}))`;
 const TEMPLATES = 8;
+/** The GDAL tags of every template (what a composite from the service carries). */
+const TEMPLATE_TAGS = { IMAGE_DATE: '20260601', MODEL_VERSION: 'Stratus2', IMAGE_VERSION: '1', CONSTELLATIONS: 'Sentinel2' };
 
 export async function templates(dir: string): Promise<{ file: string; size: number }[]> {
   const out = [];
@@ -49,7 +51,7 @@ export async function templates(dir: string): Promise<{ file: string; size: numb
       aoi: { type: 'Polygon', coordinates: [[[13.4, 52.5], [13.42, 52.5], [13.42, 52.51], [13.4, 52.51], [13.4, 52.5]]] },
       date: `2026-0${(i % 9) + 1}-01`, epsg: 32633, resolution: 80,
       bands: i % 2 ? [{ kind: 'band', name: 'B4' }, { kind: 'band', name: 'B3' }, { kind: 'band', name: 'B2' }] : [{ kind: 'index', a: 'B8', b: 'B4', name: '[B8_B4]' }],
-      dataType: 'INT16', pixelSelection: 'intersect', tags: { IMAGE_DATE: '20260601', MODEL_VERSION: 'Stratus2', IMAGE_VERSION: '1', CONSTELLATIONS: 'Sentinel2' },
+      dataType: 'INT16', pixelSelection: 'intersect', tags: TEMPLATE_TAGS,
     }, file);
     out.push({ file, size: statSync(file).size });
   }
@@ -63,7 +65,7 @@ async function largeTemplate(dir: string): Promise<{ file: string; size: number 
     aoi: { type: 'Polygon', coordinates: [[[13.4, 52.5], [13.6, 52.5], [13.6, 52.6], [13.4, 52.6], [13.4, 52.5]]] },
     date: '2026-06-01', epsg: 32633, resolution: 10,
     bands: [{ kind: 'band', name: 'B4' }, { kind: 'band', name: 'B3' }, { kind: 'band', name: 'B2' }],
-    dataType: 'INT16', pixelSelection: 'intersect', tags: { IMAGE_DATE: '20260601', MODEL_VERSION: 'Stratus2', IMAGE_VERSION: '1', CONSTELLATIONS: 'Sentinel2' },
+    dataType: 'INT16', pixelSelection: 'intersect', tags: TEMPLATE_TAGS,
   }, file);
   return { file, size: statSync(file).size };
 }

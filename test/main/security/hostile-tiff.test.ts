@@ -80,12 +80,12 @@ describe('decoding bounds', () => {
     const a = await openGeoTiff(small, signal);
     const b = await openGeoTiff(big, signal);
     try {
-      expect(a.bytes?.length).toBe(statSync(small).size);
-      expect(b.bytes).toBeNull();
+      expect(a.raw.whole?.length).toBe(statSync(small).size);
+      expect(b.raw.whole).toBeNull();
       expect(a.header).toMatchObject({ width: 16, height: 16, epsg: 32633, imageCount: 1 });
       expect(b.header).toMatchObject({ width: 640, height: 640, epsg: 32633, imageCount: 1 });
       // The layout read from the bytes held and from the file.
-      expect(await isCloudOptimizedLayout(small, a.bytes!)).toBe(await isCloudOptimizedLayout(small));
+      expect(await isCloudOptimizedLayout(small, a.raw)).toBe(await isCloudOptimizedLayout(small));
       expect(Array.from((await a.image.readRasters({ window: [0, 0, 4, 1] }))[0] as Uint8Array)).toEqual([0, 1, 2, 3]);
     } finally {
       await a.close();
