@@ -91,7 +91,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   await state.load((acc) => seedDemoOrders(state, acc));
   const faults = typeof opts.faults === 'string' || opts.faults == null ? parseFaults(opts.faults) : opts.faults;
   const random = seededRandom(opts.seed ?? 1);
+  const style = shapeStyle(opts.shapes);
+  const handlers = buildHandlers(state);
+  for (const op of style.operations) if (!handlers[op.operationId]) throw new Error(`No handler for ${op.operationId}`);
   // Never a fixed name in the shared temp directory: another local user could pre-create or read it.
+  // Made once the options are known good; removed again if the server cannot listen.
   const ownCache = opts.cacheDir ? null : await privateTempDir('swath-sim-cache-');
   const cacheDir = opts.cacheDir ?? ownCache!.path;
   const cache = new RasterCache(cacheDir);
@@ -99,10 +103,6 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   const inflight = new Map<string, number>();
   const allowUpload = new Set((opts.allowUploadHosts ?? []).map((h) => h.toLowerCase()));
   let specCache: string | null = null;
-
-  const style = shapeStyle(opts.shapes);
-  const handlers = buildHandlers(state);
-  for (const op of style.operations) if (!handlers[op.operationId]) throw new Error(`No handler for ${op.operationId}`);
 
   const server = http.createServer((req, res) => {
     const ac = new AbortController();
@@ -217,10 +217,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
 
   const host = opts.host ?? '127.0.0.1';
   let port = 0;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, host, () => resolve());
+    });
+  } catch (e) {
+    await ownCache?.remove();
+    throw e;
+  }
   // Longer than clients keep idle sockets (undici: 4 s), so a client never reuses a socket the server is closing.
   server.keepAliveTimeout = 60_000;
   server.headersTimeout = 65_000;

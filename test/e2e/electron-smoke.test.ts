@@ -31,17 +31,19 @@ if (!binary) console.warn(`Electron binary not available: ${'reason' in found ? 
 
 describe('Electron smoke test', () => {
   let app: ElectronApplication | null = null;
-  const userData = mkdtempSync(join(tmpdir(), 'swath-e2e-'));
+  // Made by the test itself: a skipped test runs no hook, so a folder made here would stay behind.
+  let userData: string | null = null;
 
   afterAll(async () => {
     await app?.close();
-    rmSync(userData, { recursive: true, force: true });
+    if (userData) rmSync(userData, { recursive: true, force: true });
   });
 
   it.skipIf(!binary)('launches the built app: secure window, demo service online, bridge only', async () => {
     expect(existsSync(mainEntry), `${mainEntry} (run this file in the e2e part, which builds the app)`).toBe(true);
     // Without ELECTRON_RENDERER_URL the app loads the built renderer, as a packaged app would.
     const { ELECTRON_RENDERER_URL: _devServer, ...env } = process.env;
+    userData = mkdtempSync(join(tmpdir(), 'swath-e2e-'));
     app = await electron.launch({
       executablePath: binary!,
       args: [mainEntry],

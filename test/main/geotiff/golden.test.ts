@@ -1,7 +1,7 @@
 /** Byte-for-byte regression check of every GeoTIFF writer in main (see EXPECTED). */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, open } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +65,14 @@ async function writePattern(file: string, image: PyramidImage, gx: number, gy: n
 
 async function produce(): Promise<Record<string, string>> {
   const dir = await mkdtemp(path.join(tmpdir(), 'swath-golden-'));
+  try {
+    return await produceIn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function produceIn(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const signal = AbortSignal.timeout(120_000);
   const copy = async (name: string, src: string, decimate: number): Promise<void> => {

@@ -3,12 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { fromFile } from 'geotiff';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cogLevels, gdalMetadataXml, parseGdalMetadata, writePyramid, type PyramidImage, type PixelSource } from '../../../main/geotiff/index.js';
 import { mosaicBlocker, mosaicParts } from '../../../main/downloads/batch/mosaic.js';
 import { readPartRaster } from '../../../main/downloads/batch/raster-info.js';
 import { cogReport } from './cog-validator.js';
-import { HAS_GDAL, firstDifference, gdalPixel, gdalinfo, pixels, tempDir } from '../downloads/batch/helpers.js';
+import { HAS_GDAL, firstDifference, gdalPixel, gdalinfo, pixels, removeTempDirs, tempDir } from '../downloads/batch/helpers.js';
+
+afterAll(removeTempDirs);
 
 /** A deterministic value per global pixel and band, with nodata where x + y is a multiple of 97. */
 function value(x: number, y: number, b: number, nodata: number): number {

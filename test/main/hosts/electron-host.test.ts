@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeBrowserWindow, fakeElectron, fakeSession, resetFakeElectron, type FakeWebContents } from './fake-electron';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeBrowserWindow, fakeElectron, fakeSession, removeFakeElectronDirs, resetFakeElectron, type FakeWebContents } from './fake-electron';
 
 vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
 
@@ -30,6 +30,7 @@ function navigate(contents: FakeWebContents, url: string): boolean {
 }
 
 beforeEach(() => resetFakeElectron());
+afterAll(removeFakeElectronDirs);
 
 describe('createMainWindow', () => {
   it('uses the secure webPreferences and the sandboxed CJS preload', () => {

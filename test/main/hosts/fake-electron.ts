@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vi } from 'vitest';
@@ -55,6 +55,20 @@ export const fakeSession = {
   setDevicePermissionHandler: vi.fn(),
 };
 
+/**
+ * The folders every fake app made, kept on the global object: a file that resets its modules loads this module
+ * again for each test, and one afterAll removes them all (`removeFakeElectronDirs`).
+ */
+function madeDirs(): string[] {
+  const g = globalThis as { __swathFakeElectronDirs?: string[] };
+  return (g.__swathFakeElectronDirs ??= []);
+}
+
+/** Removes the app-data folders of every fake app of this test file (its afterAll, once its app cores are shut). */
+export function removeFakeElectronDirs(): void {
+  for (const dir of madeDirs().splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 class FakeApp extends EventEmitter {
   isPackaged = false;
   name = 'Swath';
@@ -63,8 +77,15 @@ class FakeApp extends EventEmitter {
   requestSingleInstanceLock = vi.fn(() => true);
   enableSandbox = vi.fn();
   setPath = vi.fn();
-  /** A fresh folder per reset, so booted app cores never share state files. */
-  dataDir = mkdtempSync(join(tmpdir(), 'swath-fake-electron-'));
+  /** A fresh folder per reset, so booted app cores never share state files; made when first asked for. */
+  private dir: string | null = null;
+  get dataDir(): string {
+    if (!this.dir) {
+      this.dir = mkdtempSync(join(tmpdir(), 'swath-fake-electron-'));
+      madeDirs().push(this.dir);
+    }
+    return this.dir;
+  }
   getPath = vi.fn((name: string) => join(this.dataDir, name));
   getVersion = vi.fn(() => '0.1.0');
   quit = vi.fn(() => {
@@ -82,7 +103,7 @@ class FakeApp extends EventEmitter {
     this.removeAllListeners();
     this.ready = this.makeReady();
     this.isPackaged = false;
-    this.dataDir = mkdtempSync(join(tmpdir(), 'swath-fake-electron-'));
+    this.dir = null;
   }
 }
 

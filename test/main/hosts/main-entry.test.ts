@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { channelNames } from '../../../preload/contract';
-import type { FakeUtilityProcess } from './fake-electron';
+import { removeFakeElectronDirs, type FakeUtilityProcess } from './fake-electron';
 import { bootMain as boot, ipcListener as listenerFor, mainReady as ready, type FakeElectron as Electron } from './boot-main';
 
 /**
@@ -32,6 +32,8 @@ beforeEach(() => {
 afterEach(() => {
   delete process.env.ELECTRON_RENDERER_URL;
 });
+
+afterAll(removeFakeElectronDirs);
 
 describe('main/index.ts', () => {
   it('quits at once when another instance holds the lock', async () => {

@@ -1,7 +1,9 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeTray, resetFakeElectron } from './fake-electron';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeTray, removeFakeElectronDirs, resetFakeElectron } from './fake-electron';
 
 vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
+
+afterAll(removeFakeElectronDirs);
 
 const { createTray } = await import('../../../main/hosts/tray');
 

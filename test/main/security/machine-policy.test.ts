@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { buildUpdateFeed, loadPolicy, policyPath, userDataOverride } from '../../../main/policy';
 import { resolveUpdateConfig } from '../../../main/updates';
 import { bootMain, invokeMain, mainReady } from '../hosts/boot-main';
+import { removeFakeElectronDirs } from '../hosts/fake-electron';
 import { startTestApp } from './helpers.js';
 
 // Issue 24 items 1 and 2: the update feed is https only, and a user cannot replace the machine policy.
@@ -15,7 +16,10 @@ let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'swath-machine-policy-'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  removeFakeElectronDirs();
+});
 
 const writePolicy = (name: string, policy: unknown): string => {
   const file = path.join(dir, name);

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,6 +39,31 @@ describe('private temp folders', () => {
     } finally {
       await sim.close();
       if (plantedHere) rmSync(planted, { recursive: true, force: true });
+    }
+  });
+  it('a simulator that cannot start (options refused, port taken) leaves no folder behind', async () => {
+    // The temp folder of this test alone (os.tmpdir() reads TMPDIR), so other files' simulators are not counted.
+    const own = mkdtempSync(path.join(os.tmpdir(), 'swath-temp-dirs-'));
+    const saved = process.env.TMPDIR;
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      process.env.TMPDIR = own;
+      expect(os.tmpdir()).toBe(own);
+      await expect(startSimulator({ shapes: 'fancy' as never })).rejects.toThrow(/production or variant/);
+      const port = (taken.address() as { port: number }).port;
+      await expect(startSimulator({ port })).rejects.toThrow(/EADDRINUSE/);
+      expect(readdirSync(own)).toEqual([]);
+      // And one that starts makes its folder there, and removes it when closed.
+      const sim = await startSimulator({ port: 0 });
+      expect(readdirSync(own)).toEqual([path.basename(sim.cacheDir)]);
+      await sim.close();
+      expect(readdirSync(own)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      await new Promise((resolve) => taken.close(resolve));
+      rmSync(own, { recursive: true, force: true });
     }
   });
 });

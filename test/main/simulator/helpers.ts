@@ -71,6 +71,10 @@ export async function startTestSim(opts: SimulatorOptions = {}): Promise<TestSim
     now: () => clock.now,
     lifecycle: { review: 1000, preparing: 1000, awaiting: 1000, processing: 1000 },
     ...opts,
+  }).catch((e: unknown) => {
+    // Refused options (a test of the refusal): nothing of the attempt stays in the temp folder.
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
   });
   const call = async (method: string, pathname: string, body?: unknown, key: string | null = 'demo-key', headers: Record<string, string> = {}) => {
     const h: Record<string, string> = { ...headers };

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fromArrayBuffer } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,21 +247,22 @@ describe('products', () => {
 
 describe('persistence and CLI', () => {
   it('keeps orders and vouchers across restarts in the --state file', async () => {
-    const first = await startTestSim();
-    const statePath = path.join(first.dir, 'state.json');
-    await first.close();
-    const a = await startTestSim({ statePath });
-    await a.call('POST', '/api/billing/vouchers/redeem', { VoucherCode: 'SWATH-DEMO-250' });
-    const orders = (await a.call('GET', '/api/tasking/orders')).json.Data.TaskOrders;
-    await a.sim.close();
-    expect(existsSync(statePath)).toBe(true);
-    expect(JSON.parse(readFileSync(statePath, 'utf8')).version).toBe(1);
-    const b = await startTestSim({ statePath });
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), 'swath-sim-state-'));
+    const statePath = path.join(stateDir, 'state.json');
     try {
-      const again = await b.call('POST', '/api/billing/vouchers/redeem', { VoucherCode: 'SWATH-DEMO-250' });
-      expect(again.status).toBe(400);
-      expect((await b.call('GET', '/api/tasking/orders')).json.Data.TaskOrders.map((o: any) => o.TaskOrderGuid)).toEqual(orders.map((o: any) => o.TaskOrderGuid));
-    } finally { await b.close(); }
+      const a = await startTestSim({ statePath });
+      await a.call('POST', '/api/billing/vouchers/redeem', { VoucherCode: 'SWATH-DEMO-250' });
+      const orders = (await a.call('GET', '/api/tasking/orders')).json.Data.TaskOrders;
+      await a.close();
+      expect(existsSync(statePath)).toBe(true);
+      expect(JSON.parse(readFileSync(statePath, 'utf8')).version).toBe(1);
+      const b = await startTestSim({ statePath });
+      try {
+        const again = await b.call('POST', '/api/billing/vouchers/redeem', { VoucherCode: 'SWATH-DEMO-250' });
+        expect(again.status).toBe(400);
+        expect((await b.call('GET', '/api/tasking/orders')).json.Data.TaskOrders.map((o: any) => o.TaskOrderGuid)).toEqual(orders.map((o: any) => o.TaskOrderGuid));
+      } finally { await b.close(); }
+    } finally { rmSync(stateDir, { recursive: true, force: true }); }
   });
 
   it('npm run simulator -- --port 0 prints the listening line and serves', async () => {

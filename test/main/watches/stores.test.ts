@@ -1,7 +1,7 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { electronNotifications, type NotificationClass } from '../../../main/notifications/electron';
 import { Notifier } from '../../../main/notifications/notifier';
 import { BILLING_FRESH_MS, SpendStore, spendFromBilling } from '../../../main/spend';
@@ -11,7 +11,15 @@ import { channels, watchChip, watchSummarySchema, WATCH_LATEST_DATES } from '../
 import { watchMonthSpend } from '../../../main/watches/runner';
 import { WATCH_INPUT as INPUT } from './watch-input';
 
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));
+const made: string[] = [];
+const tmp = (): string => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('WatchStore', () => {
   it('persists watches atomically and reads them back after a restart, per profile', async () => {

@@ -22,6 +22,7 @@ import {
   gdalinfo,
   pixels,
   tempDir,
+  removeTempDirs,
 } from './helpers.js';
 
 if (!HAS_GDAL) console.warn('gdalinfo not found on PATH: the GDAL cross-checks of the batch tests are skipped');
@@ -37,6 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
+  await removeTempDirs();
 });
 
 /** Downloads a body in one request, as the reference the batch must reproduce. */

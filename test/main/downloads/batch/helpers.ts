@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, open, rename, unlink } from 'node:fs/promises';
+import { mkdtemp, open, rename, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -11,9 +11,18 @@ import type { AreaCreditEstimate, CompositeBody, DownloadPart } from '../../../.
 /** True when the GDAL command line tools can be run. */
 export const HAS_GDAL = spawnSync('gdalinfo', ['--version'], { encoding: 'utf8' }).status === 0;
 
-/** A fresh temp folder. */
-export function tempDir(prefix = 'swath-batch-'): Promise<string> {
-  return mkdtemp(path.join(tmpdir(), prefix));
+const made: string[] = [];
+
+/** A fresh temp folder, removed by `removeTempDirs` (each test file's afterAll). */
+export async function tempDir(prefix = 'swath-batch-'): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes every folder `tempDir` made. */
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
 /** The demo order's area (seeded for demo-key), where every date of the order has imagery. */

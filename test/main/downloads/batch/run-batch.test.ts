@@ -15,7 +15,7 @@ import {
 } from '../../../../main/downloads/batch/index.js';
 import { readPartRaster } from '../../../../main/downloads/batch/raster-info.js';
 import { demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
-import { CONCAVE_AOI, compositeBody, fetchDownloadPart, firstDifference, pixels, post, tempDir } from './helpers.js';
+import { CONCAVE_AOI, compositeBody, fetchDownloadPart, firstDifference, pixels, post, removeTempDirs, tempDir } from './helpers.js';
 
 const SMALL_AOI = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';
 
@@ -30,6 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
+  await removeTempDirs();
 });
 
 const noProgress = (): void => undefined;
