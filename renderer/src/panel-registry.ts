@@ -1,4 +1,4 @@
-import { defineAsyncComponent, h, type AsyncComponentLoader, type Component } from 'vue';
+import { defineAsyncComponent, defineComponent, h, onBeforeUnmount, reactive, ref, type AsyncComponentLoader, type Component } from 'vue';
 import type { ShortcutId } from './platform/lib/shortcuts';
 import type { PanelId } from './platform/stores/ui';
 
@@ -17,6 +17,8 @@ export interface PanelDef {
   component: Component;
 }
 
+/** A load shorter than this shows no spinner (no flash). */
+const LOADING_DELAY_MS = 120;
 const Loading: Component = { name: 'PanelLoading', render: () => h('p', { class: 'empty' }, [h('span', { class: 'spinner' }), ' Loading…']) };
 const Failed: Component = { name: 'PanelFailed', render: () => h('p', { class: 'empty' }, 'This panel failed to load. Reload the window (Ctrl+R).') };
 
@@ -24,15 +26,36 @@ const Failed: Component = { name: 'PanelFailed', render: () => h('p', { class: '
 const loaders = new WeakMap<Component, AsyncComponentLoader>();
 
 function lazy(loader: AsyncComponentLoader): Component {
-  const component = defineAsyncComponent({ loader, loadingComponent: Loading, errorComponent: Failed, delay: 120 });
+  const component = defineAsyncComponent({ loader, loadingComponent: Loading, errorComponent: Failed, delay: LOADING_DELAY_MS });
   loaders.set(component, loader);
   return component;
 }
 
+/**
+ * The panels whose code is in (or failed to load: their component then says so). The shell shows a
+ * panel once it is here, so a panel left before its code came is never mounted out of sight.
+ */
+export const loadedPanels: ReadonlySet<PanelId> = reactive(new Set<PanelId>());
+
 /** Loads a panel's code (what showing it waits for; the module loader keeps it, so showing it then loads nothing again). */
 export async function loadPanel(panel: PanelDef): Promise<void> {
-  await loaders.get(panel.component)?.();
+  try {
+    await loaders.get(panel.component)?.();
+  } finally {
+    (loadedPanels as Set<PanelId>).add(panel.id);
+  }
 }
+
+/** What the panel's place shows while its code loads: nothing at first, the spinner once it takes a while. */
+export const PanelLoading: Component = defineComponent({
+  name: 'PanelPending',
+  setup() {
+    const late = ref(false);
+    const timer = setTimeout(() => (late.value = true), LOADING_DELAY_MS);
+    onBeforeUnmount(() => clearTimeout(timer));
+    return () => (late.value ? h(Loading) : null);
+  },
+});
 
 // Time series and change layers (the Analysis feature), in the Library panel's `analysis` slot: loaded with their
 // chart only when the panel shows them (the library has rasters).

@@ -1,13 +1,15 @@
 // @vitest-environment jsdom
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
-import { createPinia, setActivePinia } from 'pinia';
+import { createPinia, getActivePinia, setActivePinia } from 'pinia';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Result } from '../../preload/contract';
 import { bridgeStandIn, fail, makeBridge, ok } from './fake-bridge';
 import App from '../../renderer/src/App.vue';
+import { loadPanel, loadedPanels, panelById } from '../../renderer/src/panel-registry';
 import { mapState } from '../../renderer/src/platform/map/map-state';
 
 const fake = bridgeStandIn();
+
 
 // The shell's parts that load after the map's first frame, and the panels and stores these tests open, loaded once here so
 // that mounting them is a microtask away and no lazy import is still loading when the file ends (the worker runs other files next).
@@ -135,6 +137,28 @@ describe('App shell', () => {
     await flushPromises();
     expect(w.get('h1').text()).toBe('Account');
     expect(w.findAll('nav[aria-label="Panels"] [data-panel]')[5]!.attributes('aria-current')).toBe('page');
+  });
+
+  it('never mounts a panel the analyst left before its code came; shows it once asked for again', async () => {
+    // The Products panel's code is not loaded in this file: it loads when the rail asks for it.
+    const w = await mountApp();
+    const stores = () => Object.keys(getActivePinia()!.state.value);
+    await w.get('nav[aria-label="Panels"] [data-panel="products"]').trigger('click');
+    // Its title at once, its place empty while the code loads.
+    expect(w.get('#panel h1').text()).toBe('Products');
+    expect(w.get('.side-body').text()).toBe('');
+    expect(loadedPanels.has('products')).toBe(false);
+    await w.get('nav[aria-label="Panels"] [data-panel="billing"]').trigger('click');
+    expect(w.get('#panel h1').text()).toBe('Billing');
+    // The code comes after the analyst moved on: nothing of the panel is set up out of sight (its store is made by its setup).
+    await loadPanel(panelById('products'));
+    await flushPromises();
+    expect(loadedPanels.has('products')).toBe(true);
+    expect(stores()).not.toContain('products');
+    expect(w.find('[data-testid="billing-panel"]').exists()).toBe(true);
+    await w.get('nav[aria-label="Panels"] [data-panel="products"]').trigger('click');
+    await vi.waitFor(() => expect(w.find('[data-testid="products-panel"]').exists()).toBe(true));
+    expect(stores()).toContain('products');
   });
 
   it('opens the shortcuts overlay with "?"', async () => {
