@@ -207,6 +207,8 @@ async function atSize(n: number, shots: string | undefined): Promise<Figure[]> {
       },
     });
     const appMs = ms(t);
+    // The seeding's and the import's garbage collected before main's figures (`npm run bench` runs Node with
+    // --expose-gc): the app's own main process never holds it.
     global.gc?.();
     const rss = process.memoryUsage().rss;
     figures.push({ name: tag('library-bench-process-rss-mb'), value: Math.round(rss / 2 ** 20), unit: 'MB', note: `the bench process (tsx, the app core; the demo service in a child process) after createApp on ${n} entries (${Math.round(appMs)} ms); ${Math.round((rss - rssBefore) / 2 ** 20)} MB more than before createApp` });
