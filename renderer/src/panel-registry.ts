@@ -47,7 +47,7 @@ export async function loadPanel(panel: PanelDef): Promise<void> {
 }
 
 /** What the panel's place shows while its code loads: nothing at first, the spinner once it takes a while. */
-export const PanelLoading: Component = defineComponent({
+export const PanelPending: Component = defineComponent({
   name: 'PanelPending',
   setup() {
     const late = ref(false);
