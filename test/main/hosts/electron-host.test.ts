@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeBrowserWindow, fakeElectron, fakeSession, removeFakeElectronDirs, resetFakeElectron, type FakeWebContents } from './fake-electron';
+import { FakeBrowserWindow, fakeElectron, fakeSession, resetFakeElectron, type FakeWebContents } from './fake-electron';
+import { removeTempDirs } from '../../support/temp-dirs';
 
 vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
 
@@ -30,7 +31,7 @@ function navigate(contents: FakeWebContents, url: string): boolean {
 }
 
 beforeEach(() => resetFakeElectron());
-afterAll(removeFakeElectronDirs);
+afterAll(removeTempDirs);
 
 describe('createMainWindow', () => {
   it('uses the secure webPreferences and the sandboxed CJS preload', () => {

@@ -1,8 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vi } from 'vitest';
+import { makeTempDir } from '../../support/temp-dirs';
 
 /**
  * A stand-in for the `electron` module: the real one tries to download the
@@ -55,20 +54,6 @@ export const fakeSession = {
   setDevicePermissionHandler: vi.fn(),
 };
 
-/**
- * The folders every fake app made, kept on the global object: a file that resets its modules loads this module
- * again for each test, and one afterAll removes them all (`removeFakeElectronDirs`).
- */
-function madeDirs(): string[] {
-  const g = globalThis as { __swathFakeElectronDirs?: string[] };
-  return (g.__swathFakeElectronDirs ??= []);
-}
-
-/** Removes the app-data folders of every fake app of this test file (its afterAll, once its app cores are shut). */
-export function removeFakeElectronDirs(): void {
-  for (const dir of madeDirs().splice(0)) rmSync(dir, { recursive: true, force: true });
-}
-
 class FakeApp extends EventEmitter {
   isPackaged = false;
   name = 'Swath';
@@ -80,10 +65,8 @@ class FakeApp extends EventEmitter {
   /** A fresh folder per reset, so booted app cores never share state files; made when first asked for. */
   private dir: string | null = null;
   get dataDir(): string {
-    if (!this.dir) {
-      this.dir = mkdtempSync(join(tmpdir(), 'swath-fake-electron-'));
-      madeDirs().push(this.dir);
-    }
+    // Removed by the test file's afterAll (removeTempDirs, test/support/temp-dirs.ts).
+    this.dir ??= makeTempDir('swath-fake-electron-');
     return this.dir;
   }
   getPath = vi.fn((name: string) => join(this.dataDir, name));

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { channelNames } from '../../../preload/contract';
-import { removeFakeElectronDirs, type FakeUtilityProcess } from './fake-electron';
+import type { FakeUtilityProcess } from './fake-electron';
+import { removeTempDirs } from '../../support/temp-dirs';
 import { bootMain as boot, ipcListener as listenerFor, mainReady as ready, type FakeElectron as Electron } from './boot-main';
 
 /**
@@ -33,7 +34,7 @@ afterEach(() => {
   delete process.env.ELECTRON_RENDERER_URL;
 });
 
-afterAll(removeFakeElectronDirs);
+afterAll(removeTempDirs);
 
 describe('main/index.ts', () => {
   it('quits at once when another instance holds the lock', async () => {

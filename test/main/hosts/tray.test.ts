@@ -1,9 +1,10 @@
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeTray, removeFakeElectronDirs, resetFakeElectron } from './fake-electron';
+import { removeTempDirs } from '../../support/temp-dirs';
+import { FakeTray, resetFakeElectron } from './fake-electron';
 
 vi.mock('electron', async () => (await import('./fake-electron')).fakeElectron);
 
-afterAll(removeFakeElectronDirs);
+afterAll(removeTempDirs);
 
 const { createTray } = await import('../../../main/hosts/tray');
 

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { buildUpdateFeed, loadPolicy, policyPath, userDataOverride } from '../../../main/policy';
 import { resolveUpdateConfig } from '../../../main/updates';
 import { bootMain, invokeMain, mainReady } from '../hosts/boot-main';
-import { removeFakeElectronDirs } from '../hosts/fake-electron';
+import { removeTempDirs } from '../../support/temp-dirs';
 import { startTestApp } from './helpers.js';
 
 // Issue 24 items 1 and 2: the update feed is https only, and a user cannot replace the machine policy.
@@ -18,7 +18,7 @@ beforeAll(() => {
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
-  removeFakeElectronDirs();
+  removeTempDirs();
 });
 
 const writePolicy = (name: string, policy: unknown): string => {

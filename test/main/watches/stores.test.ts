@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { electronNotifications, type NotificationClass } from '../../../main/notifications/electron';
@@ -10,16 +9,10 @@ import { issuesToFields } from '../../../main/ipc/dispatcher';
 import { channels, watchChip, watchSummarySchema, WATCH_LATEST_DATES } from '../../../preload/contract';
 import { watchMonthSpend } from '../../../main/watches/runner';
 import { WATCH_INPUT as INPUT } from './watch-input';
+import { makeTempDir, removeTempDirs } from '../../support/temp-dirs';
 
-const made: string[] = [];
-const tmp = (): string => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-watch-store-'));
-  made.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tmp = (): string => makeTempDir('swath-watch-store-');
+afterAll(removeTempDirs);
 
 describe('WatchStore', () => {
   it('persists watches atomically and reads them back after a restart, per profile', async () => {

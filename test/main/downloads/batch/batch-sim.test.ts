@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await removeTempDirs();
+  removeTempDirs();
 });
 
 /** Downloads a body in one request, as the reference the batch must reproduce. */

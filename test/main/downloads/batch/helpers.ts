@@ -1,28 +1,20 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, open, rename, rm, unlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { open, rename, unlink } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fromFile } from 'geotiff';
 import type { AreaCreditEstimate, CompositeBody, DownloadPart } from '../../../../main/downloads/batch/index.js';
+import { makeTempDir } from '../../../support/temp-dirs.js';
 
 /** True when the GDAL command line tools can be run. */
 export const HAS_GDAL = spawnSync('gdalinfo', ['--version'], { encoding: 'utf8' }).status === 0;
 
-const made: string[] = [];
+export { removeTempDirs } from '../../../support/temp-dirs.js';
 
 /** A fresh temp folder, removed by `removeTempDirs` (each test file's afterAll). */
 export async function tempDir(prefix = 'swath-batch-'): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
-
-/** Removes every folder `tempDir` made. */
-export async function removeTempDirs(): Promise<void> {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  return makeTempDir(prefix);
 }
 
 /** The demo order's area (seeded for demo-key), where every date of the order has imagery. */

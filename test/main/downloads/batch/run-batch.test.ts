@@ -30,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
-  await removeTempDirs();
+  removeTempDirs();
 });
 
 const noProgress = (): void => undefined;
