@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
-import { createPinia, getActivePinia, setActivePinia } from 'pinia';
+import { createPinia, setActivePinia, type Pinia } from 'pinia';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Result } from '../../preload/contract';
 import { bridgeStandIn, fail, makeBridge, ok } from './fake-bridge';
@@ -30,11 +30,14 @@ await Promise.all([
 ]);
 
 let wrapper: VueWrapper | null = null;
+/** The mounted app's own store registry (the active one may be another test's: a late import of its shell sets it). */
+let appPinia: Pinia | null = null;
 
 async function mountApp(bridge = makeBridge(), mapReady = true): Promise<VueWrapper> {
   fake.api = bridge.api;
   const pinia = createPinia();
   setActivePinia(pinia);
+  appPinia = pinia;
   // The OpenLayers map needs a real canvas; its behaviour is covered by the browser tests. Its first frame is this flag.
   mapState.ready = mapReady;
   wrapper = mount(App, { global: { plugins: [pinia], stubs: { MapView: true, Teleport: true } }, attachTo: document.body });
@@ -142,7 +145,7 @@ describe('App shell', () => {
   it('never mounts a panel the analyst left before its code came; shows it once asked for again', async () => {
     // The Products panel's code is not loaded in this file: it loads when the rail asks for it.
     const w = await mountApp();
-    const stores = () => Object.keys(getActivePinia()!.state.value);
+    const stores = () => Object.keys(appPinia!.state.value);
     await w.get('nav[aria-label="Panels"] [data-panel="products"]').trigger('click');
     // Its title at once, its place empty while the code loads.
     expect(w.get('#panel h1').text()).toBe('Products');
