@@ -13,11 +13,41 @@ type InvokeListener = (event: unknown, payload: unknown) => Promise<unknown>;
 /** The renderer's URL, the one sender the IPC policy trusts in an installed build. */
 export const RENDERER_URL = 'app://swath/index.html';
 
-/** Resets the fake, lets `prepare` set it up (isPackaged…), then runs main/index.ts (call vi.resetModules() before). */
+/** The fakes a main was booted on that has not been quit yet. */
+const running: FakeElectron[] = [];
+
+/**
+ * Quits the mains this file booted, as Electron does: emits will-quit and waits for main's own
+ * `app.quit()` once it closed its app core. Called before each boot and in the file's afterAll,
+ * so no app core of a finished test keeps writing into a folder (its state files, logs, the
+ * update state) after the test, or after the file's afterAll removed the folder.
+ */
+export async function quitMains(): Promise<void> {
+  for (const electron of running.splice(0)) {
+    const { app } = electron;
+    // Before ready no app core exists; main only holds its quit until the core it made closed.
+    if (!app.wasReady) continue;
+    const quits = app.quit.mock.calls.length;
+    const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    app.emit('will-quit', event);
+    // Not held: main had quit already (or never mounted its quit handler).
+    if (!event.defaultPrevented) continue;
+    await vi.waitFor(() => {
+      if (app.quit.mock.calls.length === quits) throw new Error('main has not closed its app core yet');
+    }, { timeout: 10_000, interval: 10 });
+  }
+}
+
+/**
+ * Quits the mains booted before (see {@link quitMains}), resets the fake, lets `prepare` set it up
+ * (isPackaged…), then runs main/index.ts (call vi.resetModules() before).
+ */
 export async function bootMain(prepare?: (electron: FakeElectron) => void): Promise<FakeElectron> {
+  await quitMains();
   const electron = (await import('electron')) as unknown as FakeElectron;
   electron.__reset();
   prepare?.(electron);
+  running.push(electron);
   await import('../../../main/index');
   return electron;
 }

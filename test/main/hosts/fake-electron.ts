@@ -58,6 +58,8 @@ class FakeApp extends EventEmitter {
   isPackaged = false;
   name = 'Swath';
   readyResolve: () => void = () => undefined;
+  /** Whether ready was emitted (`readyResolve` called) since the last reset. */
+  wasReady = false;
   ready: Promise<void> = this.makeReady();
   requestSingleInstanceLock = vi.fn(() => true);
   enableSandbox = vi.fn();
@@ -79,12 +81,16 @@ class FakeApp extends EventEmitter {
   whenReady = vi.fn(() => this.ready);
   private makeReady(): Promise<void> {
     return new Promise<void>((resolve) => {
-      this.readyResolve = resolve;
+      this.readyResolve = () => {
+        this.wasReady = true;
+        resolve();
+      };
     });
   }
   reset(): void {
     this.removeAllListeners();
     this.ready = this.makeReady();
+    this.wasReady = false;
     this.isPackaged = false;
     this.dir = null;
   }

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { channelNames } from '../../../preload/contract';
 import type { FakeUtilityProcess } from './fake-electron';
 import { removeTempDirs } from '../../support/temp-dirs';
-import { bootMain as boot, ipcListener as listenerFor, mainReady as ready, type FakeElectron as Electron } from './boot-main';
+import { bootMain as boot, ipcListener as listenerFor, mainReady as ready, quitMains, type FakeElectron as Electron } from './boot-main';
 
 /**
  * Boots main/index.ts against a fake Electron and a fake simulator to check
@@ -34,14 +34,14 @@ afterEach(() => {
   delete process.env.ELECTRON_RENDERER_URL;
 });
 
-afterAll(removeTempDirs);
+afterAll(async () => {
+  await quitMains();
+  removeTempDirs();
+});
 
 describe('main/index.ts', () => {
   it('quits at once when another instance holds the lock', async () => {
-    const electron = (await import('electron')) as unknown as Electron;
-    electron.__reset();
-    electron.app.requestSingleInstanceLock.mockReturnValueOnce(false);
-    await import('../../../main/index');
+    const electron = await boot((e) => e.app.requestSingleInstanceLock.mockReturnValueOnce(false));
     await ready(electron);
     expect(electron.app.quit).toHaveBeenCalled();
     expect(electron.BrowserWindow.instances).toHaveLength(0);
@@ -81,10 +81,7 @@ describe('main/index.ts', () => {
 
   it('ignores ELECTRON_RENDERER_URL in a packaged app', async () => {
     process.env.ELECTRON_RENDERER_URL = 'http://attacker.example:5173';
-    const electron = (await import('electron')) as unknown as Electron;
-    electron.__reset();
-    electron.app.isPackaged = true;
-    await import('../../../main/index');
+    const electron = await boot((e) => { e.app.isPackaged = true; });
     await ready(electron);
     const [window] = electron.BrowserWindow.instances;
     expect(window!.loadURL).toHaveBeenCalledExactlyOnceWith('app://swath/index.html');

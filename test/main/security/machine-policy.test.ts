@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildUpdateFeed, loadPolicy, policyPath, userDataOverride } from '../../../main/policy';
 import { resolveUpdateConfig } from '../../../main/updates';
-import { bootMain, invokeMain, mainReady } from '../hosts/boot-main';
+import { bootMain, invokeMain, mainReady, quitMains } from '../hosts/boot-main';
 import { removeTempDirs } from '../../support/temp-dirs';
 import { startTestApp } from './helpers.js';
 
@@ -16,7 +16,8 @@ let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'swath-machine-policy-'));
 });
-afterAll(() => {
+afterAll(async () => {
+  await quitMains();
   rmSync(dir, { recursive: true, force: true });
   removeTempDirs();
 });
