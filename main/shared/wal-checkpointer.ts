@@ -7,9 +7,12 @@ import { Worker } from 'node:worker_threads';
  * line: with the library's indexes that was one commit in thirty taking 20–40 ms instead of 3
  * (the fsyncs of the copy). Here main's connection turns auto-checkpoints off and a worker thread
  * with its own connection to the same file runs a PASSIVE checkpoint (it never waits for, nor
- * blocks, main's reads and writes) a second after main commits (a burst of commits, one
- * checkpoint). Should the worker fail, main's connection gets its auto-checkpoint back: the log
- * never grows without bound.
+ * blocks, main's reads and writes) once main's commits pause for a second: a burst of commits (a
+ * watch run, an import) makes one checkpoint after it, instead of one in its middle whose copy and
+ * fsyncs compete with the burst's own commits for the machine's cores and disk. A steady stream of
+ * commits gets its checkpoint at most ten seconds after the first of them, so the log stays
+ * bounded. Should the worker fail, main's connection gets its auto-checkpoint back: the log never
+ * grows without bound.
  */
 
 /** What one checkpoint did (SQLite's `PRAGMA wal_checkpoint` row). */
@@ -25,9 +28,9 @@ export interface CheckpointResult {
 /** SQLite's default auto-checkpoint, pages: what main's connection goes back to without the worker. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 
-// The worker, as plain CommonJS: the same text from source and in the bundle. Checkpoints
-// `delayMs` after a nudge (a burst of commits makes one checkpoint), again a second later while
-// a reader kept frames in the log, and answers each checkpoint with its result.
+// The worker, as plain CommonJS: the same text from source and in the bundle. Checkpoints when
+// main says so (main waits for its commits to pause), again a second later while a reader kept
+// frames in the log, and answers each checkpoint with its result.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
@@ -51,14 +54,16 @@ parentPort.on('message', (m) => {
     clearTimeout(timer);
     db.close();
     parentPort.close();
-  } else if (!timer) timer = setTimeout(run, workerData.delayMs);
+  } else if (!timer) run();
 });
 `;
 
 /** Options of {@link WalCheckpointer.start}. */
 export interface CheckpointerOptions {
-  /** How long after a nudge the checkpoint runs, ms (commits in between share it); 1,000 by default. */
+  /** How long main's commits must pause before the checkpoint runs, ms; 1,000 by default. */
   delayMs?: number;
+  /** The longest a commit waits for its checkpoint while commits go on without a pause, ms; 10,000 by default. */
+  maxDelayMs?: number;
   /** Told when the worker failed and main's connection took its checkpoints back. */
   onWarning?: (message: string) => void;
 }
@@ -78,6 +83,10 @@ export class WalCheckpointer {
   private pending = false;
   /** Main committed since the nudge in flight. */
   private dirty = false;
+  /** The checkpoint due once the commits pause (see {@link nudge}). */
+  private timer: NodeJS.Timeout | null = null;
+  /** When the first commit the due checkpoint covers came (Date.now()). */
+  private firstCommitAt: number | null = null;
   /** The last checkpoint's result (diagnostics, tests). */
   last: CheckpointResult | null = null;
 
@@ -86,7 +95,7 @@ export class WalCheckpointer {
     file: string,
     private readonly opts: CheckpointerOptions,
   ) {
-    this.worker = new Worker(WORKER, { eval: true, workerData: { file, delayMs: opts.delayMs ?? 1000 } });
+    this.worker = new Worker(WORKER, { eval: true, workerData: { file } });
     // Idle, it must not keep a process alive (main's close stops it anyway).
     this.worker.unref();
     this.worker.on('message', (m: CheckpointResult | { error: string }) => {
@@ -121,16 +130,38 @@ export class WalCheckpointer {
     return c;
   }
 
-  /** Main committed: a checkpoint follows shortly (one for many commits). */
+  /**
+   * Main committed: the checkpoint runs once the commits pause for `delayMs`, or `maxDelayMs` after
+   * the first commit it covers when they do not (one checkpoint for many commits).
+   */
   nudge(): void {
     if (!this.worker) return;
     if (this.pending) {
       this.dirty = true;
       return;
     }
+    const now = Date.now();
+    this.firstCommitAt ??= now;
+    if (this.timer) clearTimeout(this.timer);
+    const wait = Math.min(this.opts.delayMs ?? 1000, Math.max(0, this.firstCommitAt + (this.opts.maxDelayMs ?? 10_000) - now));
+    this.timer = setTimeout(() => this.send(), wait);
+    // Idle, it must not keep a process alive (close() checkpoints what is left anyway).
+    this.timer.unref();
+  }
+
+  private send(): void {
+    this.timer = null;
+    this.firstCommitAt = null;
+    if (!this.worker) return;
     this.pending = true;
     this.dirty = false;
     this.worker.postMessage('go');
+  }
+
+  private cancelDue(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.firstCommitAt = null;
   }
 
   /** True while the worker does the checkpoints (false after a failure or {@link close}). */
@@ -142,6 +173,7 @@ export class WalCheckpointer {
     const w = this.worker;
     if (!w) return;
     this.worker = null;
+    this.cancelDue();
     byConnection.delete(this.db);
     void w.terminate();
     try {
@@ -157,6 +189,7 @@ export class WalCheckpointer {
     const w = this.worker;
     if (!w) return;
     this.worker = null;
+    this.cancelDue();
     byConnection.delete(this.db);
     const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
     // Awaited now: it keeps the process up until the worker has closed its connection.

@@ -135,6 +135,39 @@ describe('checkpoints in a worker (checkpointInWorker)', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('checkpoints once the commits pause, or at the cap while they go on without one', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const opened = await openDatabase({ dir, checkpointInWorker: true });
+    try {
+      const c = opened.checkpointer!;
+      const post = vi.spyOn((c as unknown as { worker: { postMessage(m: unknown): void } }).worker, 'postMessage');
+      // A burst: a commit every 500 ms for 5 s. Each puts the checkpoint off (1 s of quiet wanted).
+      for (let i = 0; i < 10; i++) {
+        writeMany(opened.db, 1);
+        vi.advanceTimersByTime(500);
+      }
+      expect(post).not.toHaveBeenCalled();
+      // The burst pauses: one checkpoint, a second after its last commit.
+      vi.advanceTimersByTime(499);
+      expect(post).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(1);
+      expect(post).toHaveBeenCalledExactlyOnceWith('go');
+      await vi.waitFor(() => expect(c.last).not.toBeNull(), { timeout: 20_000, interval: 20 });
+      expect(c.last!.checkpointed).toBe(c.last!.log);
+
+      // Commits without a pause: the checkpoint still runs 10 s after the first of them.
+      post.mockClear();
+      for (let i = 0; i < 40; i++) {
+        writeMany(opened.db, 1);
+        vi.advanceTimersByTime(250);
+      }
+      expect(post).toHaveBeenCalledExactlyOnceWith('go');
+    } finally {
+      vi.useRealTimers();
+      await opened.close();
+    }
+  });
+
   it("gives main's connection its auto-checkpoint back, with a notice, when the worker dies", async () => {
     const warnings: string[] = [];
     const opened = await openDatabase({ dir, checkpointInWorker: true, onWarning: (m) => warnings.push(m) });
