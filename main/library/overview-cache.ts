@@ -20,6 +20,11 @@ import type { RasterFileLookup, RemoteRasterFile } from './raster-protocol.js';
  * the next request. Quick looks live for the session; {@link prune} removes them at start.
  */
 
+/** A full copy's file name: its key (see {@link OverviewCache}) and .tif. */
+const COPY_NAME = /^[0-9a-f]{40}\.tif$/;
+/** Library files stat'ed at once by {@link OverviewCache.prune}. */
+const PRUNE_STATS_AT_ONCE = 16;
+
 /** Prefix of the raster id under which an entry's overview copy is served. */
 export const OVERVIEW_PREFIX = 'ovr-';
 /** Prefix of the raster ids under which an entry's quick looks are served (`qlk-<f>-<id>`). */
@@ -306,7 +311,12 @@ export class OverviewCache {
     };
   }
 
-  /** Removes copies whose source is no longer in the library, or has changed (left over from a crash or an older file), and quick looks of earlier sessions. */
+  /**
+   * Removes copies whose source is no longer in the library, or has changed (left over from a crash or an older file), and quick looks of earlier sessions.
+   * A copy is named by its source's path, size and time, so finding a copy's source takes a stat of library files: they are
+   * looked at {@link PRUNE_STATS_AT_ONCE} at a time (the thread pool keeps room for the app's own reads; at 100,000 rasters
+   * one stat each at once held every other file read of the start behind them), and no more once every copy has its source.
+   */
   async prune(): Promise<number> {
     let names: string[];
     try {
@@ -314,11 +324,18 @@ export class OverviewCache {
     } catch {
       return 0;
     }
-    const keys = await Promise.all(this.opts.catalog.paths().map((p) => this.keyOf(p)));
-    const keep = new Set(keys.filter((k): k is string => !!k).map((k) => `${k}.tif`));
+    // The copies no library file has been found to be the source of yet.
+    const orphans = new Set(names.filter((n) => COPY_NAME.test(n)));
+    if (orphans.size > 0) {
+      const sources = this.opts.catalog.paths();
+      for (let i = 0; i < sources.length && orphans.size > 0; i += PRUNE_STATS_AT_ONCE) {
+        const keys = await Promise.all(sources.slice(i, i + PRUNE_STATS_AT_ONCE).map((p) => this.keyOf(p)));
+        for (const key of keys) if (key) orphans.delete(`${key}.tif`);
+      }
+    }
     let removed = 0;
     for (const name of names) {
-      if (keep.has(name) || [...this.quickBuilds.values()].some((q) => path.join(this.opts.dir, name).startsWith(q.file))) continue;
+      if ((COPY_NAME.test(name) && !orphans.has(name)) || [...this.quickBuilds.values()].some((q) => path.join(this.opts.dir, name).startsWith(q.file))) continue;
       if ([...this.builds.keys()].some((k) => name.startsWith(k))) continue;
       await unlink(path.join(this.opts.dir, name)).then(() => removed++, () => undefined);
     }

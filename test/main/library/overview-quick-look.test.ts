@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/keychain';
 import { LibraryCatalog, serveLibraryFile } from '../../../main/library';
@@ -181,6 +181,43 @@ describe('overview cache quick looks', () => {
 
     await catalog.remove(entry.id, { deleteFile: false }, signal);
     await catalog.remove(other.id, { deleteFile: false }, signal);
+  });
+
+  it('prune looks at library files only while a copy has no source found: none for a folder of quick looks, and none after the last copy\'s source', async () => {
+    const { entry } = await importCopy('utm33n-striped');
+    // A cache folder of its own: what other tests built is not this test's to prune.
+    const own = path.join(dir, 'overviews-prune');
+    const files = () => readdirSync(own).sort();
+    const session1 = new OverviewCache({ dir: own, catalog });
+    await session1.prepare(entry.id, signal);
+    const copyName = path.basename(session1.rasterLookup().get(OVERVIEW_PREFIX + entry.id)!.path);
+    // A library of 101 files as the cache sees it: the copy's source first, then 100 others.
+    const sources = [entry.path, ...Array.from({ length: 100 }, (_, i) => path.join(dir, `other-${i}.tif`))];
+    const slices = vi.spyOn(sources, 'slice');
+    const paths = vi.fn(() => sources);
+    const seen = Object.assign(Object.create(catalog) as LibraryCatalog, { paths });
+
+    // The copy's source is in the first batch of files: the other 100 are not looked at.
+    expect(await new OverviewCache({ dir: own, catalog: seen }).prune()).toBe(0);
+    expect(slices).toHaveBeenCalledOnce();
+    expect(files()).toContain(copyName);
+
+    // A copy whose source is gone: every file is looked at (in batches), then it is removed.
+    const orphan = `${'e'.repeat(40)}.tif`;
+    writeFileSync(path.join(own, orphan), 'old');
+    slices.mockClear();
+    expect(await new OverviewCache({ dir: own, catalog: seen }).prune()).toBe(1);
+    expect(slices).toHaveBeenCalledTimes(Math.ceil(sources.length / 16));
+    expect(files()).toEqual([copyName]);
+
+    // Only quick looks of an earlier session: the library is not read at all.
+    rmSync(path.join(own, copyName));
+    writeFileSync(path.join(own, `${'f'.repeat(40)}.quick2.tif`), 'old');
+    paths.mockClear();
+    expect(await new OverviewCache({ dir: own, catalog: seen }).prune()).toBe(1);
+    expect(paths).not.toHaveBeenCalled();
+    expect(files()).toEqual([]);
+    await catalog.remove(entry.id, { deleteFile: false }, signal);
   });
 
   it('an entry removed while its quick look is built gets no quick look, and the file goes when the build ends', async () => {
