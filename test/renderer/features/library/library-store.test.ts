@@ -3,7 +3,6 @@ import { flushPromises } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RequestOf, Result } from '../../../../preload/contract';
-import { LIBRARY_FIRST_PAGE } from '../../../../common/library-first-page';
 import { item } from './entries';
 import { queryEntries } from './fake-library';
 
@@ -105,29 +104,6 @@ describe('library store', () => {
     expect(await lib.importPaths([' /x/new.TIF ', ''])).toBe(true);
     expect(fake.api.libraryImport).toHaveBeenCalledWith({ paths: ['/x/new.TIF'] });
     expect(lib.notice).toBe('Imported 1 raster.');
-  });
-
-  it('asks a screen of rows from the first row (the page main has ready), then windows around what is seen as the list scrolls', async () => {
-    const many = Array.from({ length: 1000 }, (_, i) => item({ id: `r${i}`, path: `/d/r${i}.tif`, date: `2026-01-01`, createdAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString() }));
-    bridge(many);
-    const lib = useLibraryStore();
-    await lib.start();
-    // The panel opening asks exactly the first page main answers ahead at start (its kept answer).
-    const [first] = fake.api.libraryQuery.mock.calls[0]!;
-    expect(Object.fromEntries(Object.entries(first).filter(([, v]) => v !== undefined))).toEqual({ ...LIBRARY_FIRST_PAGE });
-    expect(lib.rows).toBe(1000);
-    expect(lib.rowAt(LIBRARY_FIRST_PAGE.limit - 1)).toBeDefined();
-    expect(lib.rowAt(LIBRARY_FIRST_PAGE.limit)).toBeUndefined();
-    // Scrolled past it: a larger window around the rows seen.
-    lib.view(200, 215);
-    await flushPromises();
-    const [around] = fake.api.libraryQuery.mock.calls[1]!;
-    expect(around).toMatchObject({ limit: 100, offset: 158 });
-    expect(lib.rowAt(215)).toBeDefined();
-    // A new order starts over at the first row with a screen of rows.
-    lib.sort = 'date-asc';
-    await flushPromises();
-    expect(fake.api.libraryQuery.mock.calls.at(-1)![0]).toMatchObject({ sort: 'date-asc', offset: 0, limit: LIBRARY_FIRST_PAGE.limit });
   });
 
   it('asks for the window once per answer while changes keep coming (a watch run), and shows the last of them', async () => {

@@ -14,15 +14,8 @@ function thumbKey(e: LibraryItem): string {
   return e.sha256 ?? e.id;
 }
 
-/** Rows asked of main around what is seen as the list scrolls (main answers at most 500). */
-const WINDOW = 100;
-/**
- * Rows asked from the first row (the panel opening, a new filter or order): a screen's worth, which main
- * has ready for the unfiltered list; the window follows once the list scrolls. A series row carries its
- * dates: at 100,000 rasters a first page of WINDOW rows was 283 KB, which main took ~15 ms to check, seal
- * and write out (~4 ms for this one's 113 KB), and the page as long to read.
- */
-const FIRST = LIBRARY_FIRST_PAGE.limit;
+/** Rows asked of main around what is seen (main answers at most 500): the first page's, which main has ready. */
+const WINDOW = LIBRARY_FIRST_PAGE.limit;
 /** A window is fetched again when what is seen comes this close to its edge. */
 const MARGIN = 30;
 
@@ -92,7 +85,7 @@ export const useLibraryStore = defineStore('library', () => {
     return e ? byId.value.get(e.id) : undefined;
   }
 
-  function request(offset: number, limit = WINDOW): RequestOf<'library:query'> {
+  function request(offset: number): RequestOf<'library:query'> {
     return {
       text: filter.query.trim().slice(0, 500) || undefined,
       source: filter.source,
@@ -101,7 +94,7 @@ export const useLibraryStore = defineStore('library', () => {
       bbox: filter.area ? clampBox(filter.area) : undefined,
       sort: sort.value,
       offset,
-      limit,
+      limit: WINDOW,
       series: true,
     };
   }
@@ -115,11 +108,11 @@ export const useLibraryStore = defineStore('library', () => {
   }
 
   /** Asks main for the window around what is seen (the latest answer wins). */
-  async function load(offset = Math.max(0, seen[0] - MARGIN), limit = WINDOW): Promise<void> {
+  async function load(offset = Math.max(0, seen[0] - MARGIN)): Promise<void> {
     const mine = ++generation;
     loading.value = true;
     try {
-      const r = await getBridge().libraryQuery(request(offset, limit));
+      const r = await getBridge().libraryQuery(request(offset));
       if (mine !== generation) return;
       if (r.ok) {
         apply(offset, r.data);
@@ -147,7 +140,7 @@ export const useLibraryStore = defineStore('library', () => {
   /** Reloads the window from the first row (a new filter or order). */
   async function refresh(): Promise<void> {
     seen = [0, seen[1] - seen[0]];
-    await load(0, FIRST);
+    await load(0);
   }
 
   /** Applies `library:changed`: entries known here are replaced by id; adds and removals reload the window once. */
@@ -202,7 +195,7 @@ export const useLibraryStore = defineStore('library', () => {
   /** Subscribes to library events and loads the window; safe to call more than once. */
   async function start(): Promise<void> {
     if (unsubscribers.length === 0) unsubscribers = [getBridge().on('library:changed', onChanged)];
-    await load(0, FIRST);
+    await load(0);
   }
 
   function stop(): void {
