@@ -333,6 +333,8 @@ export class OverviewCache {
         for (const key of keys) if (key) orphans.delete(`${key}.tif`);
       }
     }
+    // Copies this session serves stay whatever the listing said (a file imported while the stats ran).
+    for (const key of this.ready.values()) orphans.delete(`${key}.tif`);
     let removed = 0;
     for (const name of names) {
       if ((COPY_NAME.test(name) && !orphans.has(name)) || [...this.quickBuilds.values()].some((q) => path.join(this.opts.dir, name).startsWith(q.file))) continue;

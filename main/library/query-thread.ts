@@ -36,6 +36,8 @@ export class LibraryQueryThread {
   private closed = false;
   /** Recent answers by query (oldest first), each with the version it was asked at. */
   private readonly answers = new Map<string, { version: string; page: LibraryPage }>();
+  /** Queries being answered, by query and the version they were asked at: the same one asked meanwhile waits for it. */
+  private readonly asking = new Map<string, Promise<LibraryPage>>();
 
   /**
    * `version`: changes whenever the library may have changed (LibraryCatalog.changeVersion);
@@ -67,11 +69,18 @@ export class LibraryQueryThread {
     const version = this.opts.version();
     const known = this.answers.get(key);
     if (known?.version === version) return known.page;
-    const page = await this.ask(query);
-    this.answers.delete(key);
-    this.answers.set(key, { version, page });
-    if (this.answers.size > KEPT_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
-    return page;
+    // The panel opened while the start's first page is still being answered: one walk for both.
+    const inFlight = `${version}\n${key}`;
+    const running = this.asking.get(inFlight);
+    if (running) return running;
+    const asked = this.ask(query).then((page) => {
+      this.answers.delete(key);
+      this.answers.set(key, { version, page });
+      if (this.answers.size > KEPT_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
+      return page;
+    }).finally(() => this.asking.delete(inFlight));
+    this.asking.set(inFlight, asked);
+    return asked;
   }
 
   private async ask(query: LibraryQuery): Promise<LibraryPage> {

@@ -23,19 +23,25 @@ const running: FakeElectron[] = [];
  * update state) after the test, or after the file's afterAll removed the folder.
  */
 export async function quitMains(): Promise<void> {
-  for (const electron of running.splice(0)) {
-    const { app } = electron;
-    // Before ready no app core exists; main only holds its quit until the core it made closed.
-    if (!app.wasReady) continue;
-    const quits = app.quit.mock.calls.length;
-    const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
-    app.emit('will-quit', event);
-    // Not held: main had quit already (or never mounted its quit handler).
-    if (!event.defaultPrevented) continue;
-    await vi.waitFor(() => {
-      if (app.quit.mock.calls.length === quits) throw new Error('main has not closed its app core yet');
-    }, { timeout: 10_000, interval: 10 });
-  }
+  const failures: unknown[] = [];
+  for (const electron of running.splice(0)) await quitMain(electron).catch((e: unknown) => failures.push(e));
+  // Every main was asked to quit before one that did not is reported.
+  if (failures.length) throw failures[0];
+}
+
+/** Quits one booted main and waits for it (see {@link quitMains}). */
+async function quitMain(electron: FakeElectron): Promise<void> {
+  const { app } = electron;
+  // Before ready no app core exists; main only holds its quit until the core it made closed.
+  if (!app.wasReady) return;
+  const quits = app.quit.mock.calls.length;
+  const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+  app.emit('will-quit', event);
+  // Not held: main had quit already (or never mounted its quit handler).
+  if (!event.defaultPrevented) return;
+  await vi.waitFor(() => {
+    if (app.quit.mock.calls.length === quits) throw new Error('main has not closed its app core yet');
+  }, { timeout: 10_000, interval: 10 });
 }
 
 /**

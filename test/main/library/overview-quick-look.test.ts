@@ -210,6 +210,14 @@ describe('overview cache quick looks', () => {
     expect(slices).toHaveBeenCalledTimes(Math.ceil(sources.length / 16));
     expect(files()).toEqual([copyName]);
 
+    // A copy this session serves stays, even when the library's listing had no source for it (a file
+    // imported while prune looked at the others).
+    const without = Object.assign(Object.create(catalog) as LibraryCatalog, { paths: () => sources.slice(1) });
+    const serving = new OverviewCache({ dir: own, catalog: without });
+    expect(await serving.prepare(entry.id, signal)).toMatchObject({ state: 'ready', reused: true });
+    expect(await serving.prune()).toBe(0);
+    expect(files()).toEqual([copyName]);
+
     // Only quick looks of an earlier session: the library is not read at all.
     rmSync(path.join(own, copyName));
     writeFileSync(path.join(own, `${'f'.repeat(40)}.quick2.tif`), 'old');
