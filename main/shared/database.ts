@@ -208,10 +208,16 @@ function opened(db: DatabaseSync, file: string, created: boolean, opts: Database
   };
 }
 
+/** The write-ahead log's size on disk once checkpointed, bytes. */
+export const WAL_SIZE_LIMIT = 16 * 1024 * 1024;
+
 function connect(file: string, migrations: readonly Migration[]): DatabaseSync {
   const db = new DatabaseSync(file);
   try {
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 2000; PRAGMA cache_size = -32000; PRAGMA temp_store = MEMORY;');
+    // The log keeps its largest size on disk once a burst of commits grew it (checkpoints wait for the
+    // commits to pause, wal-checkpointer.ts): the next write after a whole checkpoint cuts it back to this.
+    db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
     // Reads the header and the schema: a file that is not a database, or one torn there, fails here.
     // (Not an integrity check of every page: that reads the whole file, seconds at 100,000 rasters.)
     db.prepare('SELECT COUNT(*) AS n FROM sqlite_master').get();

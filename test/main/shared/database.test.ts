@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { DATABASE_FILE, MIGRATIONS, inTransaction, migrate, openDatabase, type Migration } from '../../../main/shared/database.js';
+import { DATABASE_FILE, MIGRATIONS, WAL_SIZE_LIMIT, inTransaction, migrate, openDatabase, type Migration } from '../../../main/shared/database.js';
 
 let dir: string;
 beforeEach(() => {
@@ -164,6 +164,27 @@ describe('checkpoints in a worker (checkpointInWorker)', () => {
       expect(post).toHaveBeenCalledExactlyOnceWith('go');
     } finally {
       vi.useRealTimers();
+      await opened.close();
+    }
+  });
+
+  it('cuts the log back on disk after a burst once it is checkpointed', async () => {
+    const opened = await openDatabase({ dir, checkpointInWorker: true });
+    try {
+      const c = opened.checkpointer!;
+      const wal = () => statSync(path.join(dir, `${DATABASE_FILE}-wal`)).size;
+      // A burst larger than the limit (200 commits of 128 KB), then the checkpoint after it.
+      const put = opened.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+      for (let i = 0; i < 200; i++) inTransaction(opened.db, () => put.run(`big${i}`, 'y'.repeat(128 * 1024)));
+      expect(wal()).toBeGreaterThan(WAL_SIZE_LIMIT);
+      await vi.waitFor(() => {
+        expect(c.last?.log).toBeGreaterThan(0);
+        expect(c.last!.checkpointed).toBe(c.last!.log);
+      }, { timeout: 20_000, interval: 20 });
+      // The next commit starts the log over and cuts the file back to the limit.
+      inTransaction(opened.db, () => put.run('after', 'z'));
+      expect(wal()).toBeLessThanOrEqual(WAL_SIZE_LIMIT);
+    } finally {
       await opened.close();
     }
   });
