@@ -34,10 +34,12 @@ export class LibraryQueryThread {
   private readonly pool: WorkerPool<QueryTask, LibraryPage>;
   private failed = false;
   private closed = false;
-  /** Recent answers by query (oldest first), each with the version it was asked at. */
-  private readonly answers = new Map<string, { version: string; page: LibraryPage }>();
-  /** Queries being answered, by query and the version they were asked at: the same one asked meanwhile waits for it. */
-  private readonly asking = new Map<string, Promise<LibraryPage>>();
+  /**
+   * Recent answers by query (oldest first), each with the version it was asked at; an answer still
+   * coming is kept too, so the same query asked meanwhile (the panel opened during the start's first
+   * page) waits for that one walk.
+   */
+  private readonly answers = new Map<string, { version: string; page: Promise<LibraryPage> }>();
 
   /**
    * `version`: changes whenever the library may have changed (LibraryCatalog.changeVersion);
@@ -69,18 +71,15 @@ export class LibraryQueryThread {
     const version = this.opts.version();
     const known = this.answers.get(key);
     if (known?.version === version) return known.page;
-    // The panel opened while the start's first page is still being answered: one walk for both.
-    const inFlight = `${version}\n${key}`;
-    const running = this.asking.get(inFlight);
-    if (running) return running;
-    const asked = this.ask(query).then((page) => {
-      this.answers.delete(key);
-      this.answers.set(key, { version, page });
-      if (this.answers.size > KEPT_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
-      return page;
-    }).finally(() => this.asking.delete(inFlight));
-    this.asking.set(inFlight, asked);
-    return asked;
+    const page = this.ask(query);
+    this.answers.delete(key);
+    this.answers.set(key, { version, page });
+    if (this.answers.size > KEPT_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
+    // A failed query (the thread closing) is not an answer to keep.
+    page.catch(() => {
+      if (this.answers.get(key)?.page === page) this.answers.delete(key);
+    });
+    return page;
   }
 
   private async ask(query: LibraryQuery): Promise<LibraryPage> {

@@ -25,6 +25,11 @@ export interface CheckpointResult {
   checkpointed: number;
 }
 
+/** How long main's commits must pause before the checkpoint runs, ms. */
+const PAUSE_MS = 1000;
+/** The longest a commit waits for its checkpoint while commits go on without a pause, ms. */
+const MAX_WAIT_MS = 10_000;
+
 /** SQLite's default auto-checkpoint, pages: what main's connection goes back to without the worker. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 
@@ -60,10 +65,6 @@ parentPort.on('message', (m) => {
 
 /** Options of {@link WalCheckpointer.start}. */
 export interface CheckpointerOptions {
-  /** How long main's commits must pause before the checkpoint runs, ms; 1,000 by default. */
-  delayMs?: number;
-  /** The longest a commit waits for its checkpoint while commits go on without a pause, ms; 10,000 by default. */
-  maxDelayMs?: number;
   /** Told when the worker failed and main's connection took its checkpoints back. */
   onWarning?: (message: string) => void;
 }
@@ -131,8 +132,8 @@ export class WalCheckpointer {
   }
 
   /**
-   * Main committed: the checkpoint runs once the commits pause for `delayMs`, or `maxDelayMs` after
-   * the first commit it covers when they do not (one checkpoint for many commits).
+   * Main committed: the checkpoint runs once the commits pause for {@link PAUSE_MS}, or {@link MAX_WAIT_MS}
+   * after the first commit it covers when they do not (one checkpoint for many commits).
    */
   nudge(): void {
     if (!this.worker) return;
@@ -143,15 +144,14 @@ export class WalCheckpointer {
     const now = Date.now();
     this.firstCommitAt ??= now;
     if (this.timer) clearTimeout(this.timer);
-    const wait = Math.min(this.opts.delayMs ?? 1000, Math.max(0, this.firstCommitAt + (this.opts.maxDelayMs ?? 10_000) - now));
+    const wait = Math.min(PAUSE_MS, Math.max(0, this.firstCommitAt + MAX_WAIT_MS - now));
     this.timer = setTimeout(() => this.send(), wait);
     // Idle, it must not keep a process alive (close() checkpoints what is left anyway).
     this.timer.unref();
   }
 
   private send(): void {
-    this.timer = null;
-    this.firstCommitAt = null;
+    this.cancelDue();
     if (!this.worker) return;
     this.pending = true;
     this.dirty = false;

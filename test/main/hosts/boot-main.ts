@@ -35,10 +35,8 @@ async function quitMain(electron: FakeElectron): Promise<void> {
   // Before ready no app core exists; main only holds its quit until the core it made closed.
   if (!app.wasReady) return;
   const quits = app.quit.mock.calls.length;
-  const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
-  app.emit('will-quit', event);
   // Not held: main had quit already (or never mounted its quit handler).
-  if (!event.defaultPrevented) return;
+  if (!app.emitWillQuit()) return;
   await vi.waitFor(() => {
     if (app.quit.mock.calls.length === quits) throw new Error('main has not closed its app core yet');
   }, { timeout: 10_000, interval: 10 });

@@ -75,9 +75,14 @@ class FakeApp extends EventEmitter {
   getVersion = vi.fn(() => '0.1.0');
   quit = vi.fn(() => {
     // Electron emits will-quit from quit(); listeners may prevent it.
+    this.emitWillQuit();
+  });
+  /** Emits will-quit as Electron does; true when a listener held the quit (preventDefault). */
+  emitWillQuit(): boolean {
     const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
     this.emit('will-quit', event);
-  });
+    return event.defaultPrevented;
+  }
   whenReady = vi.fn(() => this.ready);
   private makeReady(): Promise<void> {
     return new Promise<void>((resolve) => {

@@ -144,18 +144,15 @@ describe('main/index.ts', () => {
   it('holds the quit until the simulator is closed, then quits for real', async () => {
     const electron = await boot();
     await ready(electron);
-    const first = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
     electron.app.quit.mockImplementation(() => undefined);
-    electron.app.emit('will-quit', first);
-    expect(first.defaultPrevented).toBe(true);
+    // Held (the event's default prevented) until the core has closed.
+    expect(electron.app.emitWillQuit()).toBe(true);
     // The queue and library are flushed first, then the simulator closes, then the app quits.
     await vi.waitFor(() => expect(electron.app.quit).toHaveBeenCalledOnce(), { timeout: 5_000, interval: 10 });
     const closes = (): unknown[] => demoProcess(electron).messages.filter((m) => (m as { type: string }).type === 'close');
     expect(closes()).toHaveLength(1);
 
-    const second = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
-    electron.app.emit('will-quit', second);
-    expect(second.defaultPrevented).toBe(false);
+    expect(electron.app.emitWillQuit()).toBe(false);
     expect(closes()).toHaveLength(1);
   });
 
