@@ -1,4 +1,5 @@
 import { defineAsyncComponent, defineComponent, h, onBeforeUnmount, reactive, ref, type AsyncComponentLoader, type Component } from 'vue';
+import { askFirstPageAhead } from './features/library/stores/first-page-ahead';
 import type { ShortcutId } from './platform/lib/shortcuts';
 import type { PanelId } from './platform/stores/ui';
 
@@ -15,6 +16,8 @@ export interface PanelDef {
   shortcut: ShortcutId;
   summary: string;
   component: Component;
+  /** What the panel shows first, asked of main as its code is asked for (once, before its first mount). */
+  warm?: () => void;
 }
 
 /** A load shorter than this shows no spinner (no flash). */
@@ -37,13 +40,33 @@ function lazy(loader: AsyncComponentLoader): Component {
  */
 export const loadedPanels: ReadonlySet<PanelId> = reactive(new Set<PanelId>());
 
-/** Loads a panel's code (what showing it waits for; the module loader keeps it, so showing it then loads nothing again). */
-export async function loadPanel(panel: PanelDef): Promise<void> {
-  try {
-    await loaders.get(panel.component)?.();
-  } finally {
-    (loadedPanels as Set<PanelId>).add(panel.id);
+/** Each panel's load under way or done. */
+const loading = new Map<PanelId, Promise<void>>();
+
+/**
+ * Loads a panel's code (what showing it waits for), once: the first call also asks main for what the
+ * panel shows first ({@link PanelDef.warm}), so both come together. Called as the rail's button is
+ * pressed, before the click, and when a panel is opened.
+ */
+export function loadPanel(panel: PanelDef): Promise<void> {
+  let load = loading.get(panel.id);
+  if (!load) {
+    try {
+      panel.warm?.();
+    } catch {
+      // Nothing asked ahead (no bridge yet): the panel asks for itself once mounted.
+    }
+    load = Promise.resolve(loaders.get(panel.component)?.()).then(
+      () => undefined,
+      (e: unknown) => {
+        // A failed load may be tried again (its component says it failed meanwhile).
+        loading.delete(panel.id);
+        throw e;
+      },
+    ).finally(() => (loadedPanels as Set<PanelId>).add(panel.id));
+    loading.set(panel.id, load);
   }
+  return load;
 }
 
 /** What the panel's place shows while its code loads: nothing at first, the spinner once it takes a while. */
@@ -92,6 +115,7 @@ export const panels: readonly PanelDef[] = [
     shortcut: 'panel-3',
     summary: 'Local rasters, previewed on the map without a network.',
     component: lazy(libraryPanel),
+    warm: askFirstPageAhead,
   },
   {
     id: 'products',

@@ -7,6 +7,7 @@ import { bridgeStandIn, fail, makeBridge, ok } from './fake-bridge';
 import App from '../../renderer/src/App.vue';
 import { loadPanel, loadedPanels, panelById } from '../../renderer/src/panel-registry';
 import { mapState } from '../../renderer/src/platform/map/map-state';
+import { LIBRARY_FIRST_PAGE } from '../../common/library-first-page';
 
 const fake = bridgeStandIn();
 
@@ -25,6 +26,9 @@ await Promise.all([
   import('../../renderer/src/features/imagery/views/ImageryPanel.vue'),
   import('../../renderer/src/features/billing/views/BillingPanel.vue'),
   import('../../renderer/src/features/account/views/AccountPanel.vue'),
+  import('../../renderer/src/features/library/views/LibraryPanel.vue'),
+  import('../../renderer/src/features/analysis/views/AnalysisBlock.vue'),
+  import('../../renderer/src/features/watches/views/WatchesPanel.vue'),
   import('../../renderer/src/features/notifications/stores/notifications'),
   import('../../renderer/src/features/watches/stores/watches'),
 ]);
@@ -140,6 +144,30 @@ describe('App shell', () => {
     await flushPromises();
     expect(w.get('h1').text()).toBe('Account');
     expect(w.findAll('nav[aria-label="Panels"] [data-panel]')[5]!.attributes('aria-current')).toBe('page');
+  });
+
+  it('asks for a panel\'s code and first page as its rail button is pressed, before the click, and once', async () => {
+    const bridge = makeBridge();
+    const w = await mountApp(bridge);
+    const query = vi.spyOn(bridge.api, 'libraryQuery');
+    const button = w.get('nav[aria-label="Panels"] [data-panel="library"]');
+    expect(loadedPanels.has('library')).toBe(false);
+    // Not by another button than the primary one.
+    await button.trigger('pointerdown', { button: 2 });
+    expect(query).not.toHaveBeenCalled();
+    await button.trigger('pointerdown', { button: 0 });
+    expect(query).toHaveBeenCalledExactlyOnceWith({ ...LIBRARY_FIRST_PAGE });
+    await vi.waitFor(() => expect(loadedPanels.has('library')).toBe(true));
+    expect(w.get('h1').text()).toBe('Imagery');
+    // The click shows the panel; its store takes the page asked ahead instead of asking again.
+    await button.trigger('pointerdown', { button: 0 });
+    await button.trigger('click');
+    await vi.waitFor(() => expect(w.find('[data-testid="library-panel"]').exists()).toBe(true));
+    await flushPromises();
+    expect(query).toHaveBeenCalledOnce();
+    // A panel with nothing to ask ahead loads its code only.
+    await w.get('nav[aria-label="Panels"] [data-panel="watches"]').trigger('pointerdown', { button: 0 });
+    expect(query).toHaveBeenCalledOnce();
   });
 
   it('never mounts a panel the analyst left before its code came; shows it once asked for again', async () => {

@@ -12,9 +12,11 @@ export interface VirtualRowsOptions {
   minHeight?: number;
   /** Rows drawn beyond each edge of the view. */
   overscan?: number;
+  /** The view's height before it is measured (px), e.g. from the scroller's CSS; by default the window's height, at most 800. */
+  viewEstimate?: () => number;
 }
 
-/** jsdom and a hidden panel measure 0: lay out as if this tall. */
+/** Before the view is measured (and in jsdom, or a hidden panel, which measure 0): lay out as if this tall, or the window's height if less. */
 const FALLBACK_VIEW = 800;
 
 /**
@@ -45,7 +47,7 @@ export function useVirtualRows(o: VirtualRowsOptions) {
     void measured.value;
     const total = o.count();
     const top = scrollTop.value;
-    const bottom = top + (viewHeight.value || FALLBACK_VIEW);
+    const bottom = top + (viewHeight.value || o.viewEstimate?.() || Math.min(FALLBACK_VIEW, globalThis.innerHeight || FALLBACK_VIEW));
     const avg = average.value;
     // Start where the average puts the top, then walk by the known heights to the row at the top.
     let i = Math.min(total, Math.floor(top / avg));
@@ -125,8 +127,11 @@ export function useVirtualRows(o: VirtualRowsOptions) {
       measure();
     });
   }
+  // The view's height is read in the frame after the mount, not here: a read right after the mount
+  // forces a layout of the page in the mount's task (15 ms of the Library's first rows); until then
+  // the rows drawn fill the estimated view.
   onMounted(() => {
-    viewHeight.value = scroller.value?.clientHeight ?? 0;
+    measureSoon();
     if (typeof ResizeObserver !== 'undefined') {
       resize = new ResizeObserver(measureSoon);
       if (scroller.value) resize.observe(scroller.value);

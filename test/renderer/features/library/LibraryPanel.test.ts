@@ -99,13 +99,31 @@ describe('Library panel', () => {
   it('draws only the rows in view of a long library, and asks main for a window of them', async () => {
     const many = Array.from({ length: 3000 }, (_, i) => item({ id: `r${i}`, path: `/d/r${i}.tif`, bounds4326: [i * 0.01, 0, i * 0.01 + 0.005, 0.005] }));
     bridge(many);
-    const w = mount(LibraryPanel);
-    await flushPromises();
-    expect(w.text()).toContain('3000 of 3000 rasters');
-    // jsdom lays out nothing: the list takes an 800 px view at its row estimate, plus a few rows either side.
-    const drawn = w.findAll('article').length;
-    expect(drawn).toBeGreaterThan(0);
-    expect(drawn).toBeLessThan(20);
+    // The scroller's height is read in a frame after the mount, never in the mount's task (a forced
+    // layout of the page): frames are held here, and each read of the scroller's height counted.
+    const frames: FrameRequestCallback[] = [];
+    const raf = vi.spyOn(window, 'requestAnimationFrame').mockImplementation((cb) => frames.push(cb));
+    let reads = 0;
+    let panel: Element | null = null;
+    // This panel's scroller only (other tests' panels stay mounted, their frames still coming).
+    const height = vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockImplementation(function (this: HTMLElement) {
+      if (this.dataset.testid === 'library-scroller' && panel?.contains(this)) reads++;
+      return 0;
+    });
+    try {
+      const w = mount(LibraryPanel);
+      panel = w.element;
+      await flushPromises();
+      expect(w.text()).toContain('3000 of 3000 rasters');
+      // Until then the rows drawn fill the scroller's CSS height (70% of the window) at the row estimate, plus 3 either side.
+      expect(reads).toBe(0);
+      expect(w.findAll('article')).toHaveLength(Math.ceil(Math.round(window.innerHeight * 0.7) / 118) + 3);
+ for (const cb of frames.splice(0)) cb(0);
+      expect(reads).toBeGreaterThan(0);
+    } finally {
+      raf.mockRestore();
+      height.mockRestore();
+    }
     // One window of rows was asked for, never the whole library.
     for (const [q] of fake.api.libraryQuery.mock.calls) expect(q.limit).toBeLessThanOrEqual(500);
     expect(fake.api.libraryQuery).toHaveBeenCalledTimes(1);

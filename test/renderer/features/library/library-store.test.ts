@@ -35,6 +35,8 @@ vi.mock('../../../../renderer/src/platform/raster/render-sample', async (orig) =
 await import('../../../../renderer/src/platform/preview/engine');
 const { useLibraryStore } = await import('../../../../renderer/src/features/library/stores/library');
 const { usePreviewStore } = await import('../../../../renderer/src/features/library/stores/preview');
+const { askFirstPageAhead, KEEP_MS } = await import('../../../../renderer/src/features/library/stores/first-page-ahead');
+const { LIBRARY_FIRST_PAGE } = await import('../../../../common/library-first-page');
 
 const ok = <T>(data: T): Result<T> => ({ ok: true, data });
 
@@ -104,6 +106,72 @@ describe('library store', () => {
     expect(await lib.importPaths([' /x/new.TIF ', ''])).toBe(true);
     expect(fake.api.libraryImport).toHaveBeenCalledWith({ paths: ['/x/new.TIF'] });
     expect(lib.notice).toBe('Imported 1 raster.');
+  });
+
+  it('takes the first page asked ahead (the rail button pressed) once, and asks itself when it is stale, expired or not the first page', async () => {
+    const entries = [item({ id: 'a', date: '2026-06-02' })];
+    bridge(entries);
+    // Every subscriber of an event hears it (the ahead answer's and the store's), as with the preload.
+    const subscribers = new Set<[string, (p: any) => void]>();
+    fake.api.on = vi.fn((event: string, cb: (p: any) => void) => {
+      const s: [string, (p: any) => void] = [event, cb];
+      subscribers.add(s);
+      return () => subscribers.delete(s);
+    });
+    const listening = () => [...subscribers].filter(([e]) => e === 'library:changed');
+    const changed = (p: unknown) => { for (const [, cb] of listening()) cb(p); };
+
+    // Asked ahead and taken: the store asks nothing more, and shows it.
+    askFirstPageAhead();
+    askFirstPageAhead();
+    expect(fake.api.libraryQuery).toHaveBeenCalledExactlyOnceWith({ ...LIBRARY_FIRST_PAGE });
+    let lib = useLibraryStore();
+    await lib.start();
+    expect(fake.api.libraryQuery).toHaveBeenCalledOnce();
+    expect(lib.rowAt(0)?.id).toBe('a');
+    // Taken once: the next first page is asked of main.
+    await lib.refresh();
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(2);
+    lib.stop();
+    expect(listening()).toHaveLength(0);
+
+    // A change after it was asked: dropped (and its listener with it); the store asks and shows the change.
+    setActivePinia(createPinia());
+    askFirstPageAhead();
+    entries.unshift(item({ id: 'b', date: '2026-06-03' }));
+    changed({ upserted: [entries[0]], removed: [] });
+    expect(listening()).toHaveLength(0);
+    lib = useLibraryStore();
+    await lib.start();
+    expect(fake.api.libraryQuery).toHaveBeenCalledTimes(4);
+    expect(lib.rowAt(0)?.id).toBe('b');
+    lib.stop();
+
+    // Not the first page (a filter set before the panel asked): not taken; kept until KEEP_MS (a press
+    // that did not become a click), then dropped with its listener.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      setActivePinia(createPinia());
+      askFirstPageAhead();
+      lib = useLibraryStore();
+      lib.filter.query = 'B4';
+      await lib.start();
+      expect(fake.api.libraryQuery).toHaveBeenCalledTimes(6);
+      expect(fake.api.libraryQuery).toHaveBeenLastCalledWith(expect.objectContaining({ text: 'B4' }));
+      lib.stop();
+      expect(listening()).toHaveLength(1);
+      vi.advanceTimersByTime(KEEP_MS - 1);
+      expect(listening()).toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      expect(listening()).toHaveLength(0);
+      setActivePinia(createPinia());
+      lib = useLibraryStore();
+      await lib.start();
+      expect(fake.api.libraryQuery).toHaveBeenCalledTimes(7);
+      lib.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('asks for the window once per answer while changes keep coming (a watch run), and shows the last of them', async () => {

@@ -3,6 +3,7 @@ import { computed, reactive, ref, shallowRef, watch } from 'vue';
 import type { IpcError, RequestOf, ResponseOf } from '../../../../../preload/contract';
 import { LIBRARY_FIRST_PAGE } from '../../../../../common/library-first-page';
 import { getBridge } from '../../../platform/bridge';
+import { takeFirstPageAhead } from './first-page-ahead';
 import type { LibraryItem } from '../../../platform/lib/library-item';
 import { NO_FILTER, type LibraryFilter, type LibrarySort, type SeriesGroup } from '../model/library-model';
 import { loadPreviewEngine } from '../../../platform/preview/load-engine';
@@ -112,7 +113,8 @@ export const useLibraryStore = defineStore('library', () => {
     const mine = ++generation;
     loading.value = true;
     try {
-      const r = await getBridge().libraryQuery(request(offset));
+      const asked = request(offset);
+      const r = await (takeFirstPageAhead(asked) ?? getBridge().libraryQuery(asked));
       if (mine !== generation) return;
       if (r.ok) {
         apply(offset, r.data);
