@@ -56,14 +56,10 @@ export function loadPanel(panel: PanelDef): Promise<void> {
     } catch {
       // Nothing asked ahead (no bridge yet): the panel asks for itself once mounted.
     }
-    load = Promise.resolve(loaders.get(panel.component)?.()).then(
-      () => undefined,
-      (e: unknown) => {
-        // A failed load may be tried again (its component says it failed meanwhile).
-        loading.delete(panel.id);
-        throw e;
-      },
-    ).finally(() => (loadedPanels as Set<PanelId>).add(panel.id));
+    // A load that failed stays failed: the async component keeps its failed request and says so (reload the window).
+    load = Promise.resolve(loaders.get(panel.component)?.())
+      .then(() => undefined)
+      .finally(() => (loadedPanels as Set<PanelId>).add(panel.id));
     loading.set(panel.id, load);
   }
   return load;

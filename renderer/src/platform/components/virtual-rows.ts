@@ -114,10 +114,10 @@ export function useVirtualRows(o: VirtualRowsOptions) {
   let resize: ResizeObserver | null = null;
   let frame = 0;
   /**
-   * Measures in the next frame, before its style and layout: the page was laid out for the frame
-   * before, so reading heights there costs no layout of its own (read right after a render, each
-   * read forced one, and a measurement that moved the drawn range rendered and forced another, all
-   * in one task). Not inside a ResizeObserver's delivery either: a layout change made there would
+   * Measures in the next frame, before its style and layout: reading heights there lays the page out
+   * at most once, in place of the frame's own layout (nothing is left for it), and not at all when
+   * nothing changed since the frame before (read right after a render, each read forced a layout,
+   * and a measurement that moved the drawn range rendered and forced another, all in one task). Not inside a ResizeObserver's delivery either: a layout change made there would
    * be a "ResizeObserver loop" error (which the window reports as a crash).
    */
   function measureSoon(): void {

@@ -118,7 +118,7 @@ describe('Library panel', () => {
       // Until then the rows drawn fill the scroller's CSS height (70% of the window) at the row estimate, plus 3 either side.
       expect(reads).toBe(0);
       expect(w.findAll('article')).toHaveLength(Math.ceil(Math.round(window.innerHeight * 0.7) / 118) + 3);
- for (const cb of frames.splice(0)) cb(0);
+      for (const cb of frames.splice(0)) cb(0);
       expect(reads).toBeGreaterThan(0);
     } finally {
       raf.mockRestore();

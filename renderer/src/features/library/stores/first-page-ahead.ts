@@ -41,10 +41,13 @@ function isFirstPage(request: RequestOf<'library:query'>): boolean {
   return asked.length === first.length && first.every(([k, v]) => (request as Record<string, unknown>)[k] === v);
 }
 
-/** The answer asked ahead, once, when `request` is the first page and it is still good; null otherwise. */
+/**
+ * The answer asked ahead, once, when `request` is the first page and it is still good; null otherwise.
+ * An error answered ahead is not passed on: main is asked again.
+ */
 export function takeFirstPageAhead(request: RequestOf<'library:query'>): Promise<Answer> | null {
   if (!ahead || !isFirstPage(request)) return null;
   const { answer } = ahead;
   drop();
-  return answer;
+  return answer.then((r) => (r.ok ? r : getBridge().libraryQuery(request)));
 }
