@@ -117,8 +117,9 @@ export function useVirtualRows(o: VirtualRowsOptions) {
    * Measures in the next frame, before its style and layout: reading heights there lays the page out
    * at most once, in place of the frame's own layout (nothing is left for it), and not at all when
    * nothing changed since the frame before (read right after a render, each read forced a layout,
-   * and a measurement that moved the drawn range rendered and forced another, all in one task). Not inside a ResizeObserver's delivery either: a layout change made there would
-   * be a "ResizeObserver loop" error (which the window reports as a crash).
+   * and a measurement that moved the drawn range rendered and forced another, all in one task). Not
+   * inside a ResizeObserver's delivery either: a layout change made there would be a "ResizeObserver
+   * loop" error (which the window reports as a crash).
    */
   function measureSoon(): void {
     cancelAnimationFrame(frame);
