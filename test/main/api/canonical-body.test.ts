@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, PAID_BODY_FIELDS, canonicalBody, canonicalPayload, requireCanonical } from '../../../main/api';
 import { watchRequest } from '../../../main/watches';
+import { startTestSim } from '../simulator/helpers.js';
+import { makeClient } from './helpers.js';
 
 // The one spelling of a paid request: what main prices, checks and sends.
 
@@ -115,5 +117,34 @@ describe('requireCanonical and canonicalPayload: what main holds and sends', () 
     expect(canonicalPayload('{"Wkt":"a","Wkt":"b"}')).toBe('{"Wkt":"b"}');
     expect(refusal(() => canonicalPayload(JSON.stringify({ ...record, SimulatedEuroUsage: 1e6 }))).fields).toHaveProperty('SimulatedEuroUsage');
     expect(refusal(() => canonicalPayload('{"Wkt":')).fields.Body![0]).toMatch(/not valid JSON/);
+  });
+});
+
+describe('the client sends only canonical paid bodies', () => {
+  it('refuses a composite, tile, mini-tile, estimate or order body in another spelling before any request leaves', async () => {
+    const t = await startTestSim();
+    const c = makeClient(t.url);
+    try {
+      await c.client.connect();
+      const sent = c.attempts.length;
+      const date = { Date: '2026-11-03', Model: 'Stratus2', SatelliteConstellations: ['Sentinel1', 'Sentinel2'] };
+      const calls: [string, () => Promise<unknown>][] = [
+        ['automaticOrderCreation', () => c.client.processComposite({ Wkt: WKT, ...date, automaticOrderCreation: true } as never)],
+        ['tileGuid', () => c.client.processTile({ tileGuid: GUID, ...date } as never)],
+        ['miniTileGuid', () => c.client.processMiniTile({ miniTileGuid: GUID, ...date } as never)],
+        ['tileguid', () => c.client.compositeEstimate({ tileguid: GUID } as never)],
+        ['SimulatedEuroUsage', () => c.client.estimateOrder(JSON.stringify({ Wkt: WKT, SimulatedEuroUsage: 1e6 }))],
+        ['wkt', () => c.client.createOrder(JSON.stringify({ wkt: WKT }))],
+      ];
+      for (const [field, call] of calls) {
+        const e = await call().then(() => null, (error: unknown) => error as ApiError);
+        expect(e, field).toBeInstanceOf(ApiError);
+        expect(e!.fields, field).toHaveProperty(field);
+      }
+      expect(c.attempts.length).toBe(sent);
+    } finally {
+      await c.close();
+      await t.close();
+    }
   });
 });
