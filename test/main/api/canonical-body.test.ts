@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, PAID_BODY_FIELDS, canonicalBody, canonicalPayload, requireCanonical } from '../../../main/api';
+import { ApiError, PAID_BODY_FIELDS, canonicalBody, canonicalPayload, findOperation, parseSpec, requireCanonical } from '../../../main/api';
 import { watchRequest } from '../../../main/watches';
 import { startTestSim } from '../simulator/helpers.js';
 import { makeClient } from './helpers.js';
@@ -144,6 +144,31 @@ describe('the client sends only canonical paid bodies', () => {
       expect(c.attempts.length).toBe(sent);
     } finally {
       await c.close();
+      await t.close();
+    }
+  });
+});
+
+describe('the canonical spelling is the specification\'s', () => {
+  it('every known field the simulator\'s specification names for a paid operation is spelled there as main spells it', async () => {
+    const t = await startTestSim();
+    try {
+      const doc = await (await fetch(`${t.url}/api/specification.json`)).json();
+      const spec = await parseSpec(doc, { baseUrl: t.url, source: 'network', fetchedAt: new Date().toISOString() });
+      const paths: [Parameters<typeof canonicalBody>[0], string][] = [
+        ['composite', '/api/satelliteimages/process/composite'], ['tile', '/api/satelliteimages/process/tile'],
+        ['minitile', '/api/satelliteimages/process/minitile'], ['estimate', '/api/satelliteimages/process/composite/estimate'],
+        ['order', '/api/tasking/orders/estimate'], ['order', '/api/tasking/orders'],
+      ];
+      for (const [kind, p] of paths) {
+        const names = Object.keys((findOperation(spec, 'POST', p)!.body as { properties: Record<string, unknown> }).properties);
+        const bySpec = new Map(names.map((n) => [n.toLowerCase(), n]));
+        const named = PAID_BODY_FIELDS[kind].filter((f) => bySpec.has(f.toLowerCase()));
+        expect(named.map((f) => bySpec.get(f.toLowerCase())), p).toEqual(named);
+        // The process bodies: the specification names each of the contract's fields.
+        if (kind !== 'estimate' && kind !== 'order') expect(named, p).toEqual(PAID_BODY_FIELDS[kind]);
+      }
+    } finally {
       await t.close();
     }
   });
