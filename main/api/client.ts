@@ -6,6 +6,7 @@ import { DEFAULT_CONCURRENCY, Limiter } from './limiter.js';
 import type { RetryPolicy } from './retry.js';
 import type { Clock } from '../platform/clock.js';
 import type { SecretRegistry } from '../platform/secrets.js';
+import { requireCanonical } from './canonical-body.js';
 import { SchemaValidator } from './schema-validation.js';
 import {
   contractNoticeFor, discoverSpec, findOperation,
@@ -413,12 +414,14 @@ export class ServiceClient {
 
   /** POST /api/satelliteimages/process/composite/estimate: download credit estimate of a polygon, tile or mini-tile. */
   async compositeEstimate(body: CompositeEstimateRequest, signal?: AbortSignal, options: ClientCallOptions = {}): Promise<ServiceRecord> {
+    requireCanonical('estimate', body);
     await this.validated('compositeEstimate', body, (ctx) => validateCompositeEstimate(body, ctx), signal, options);
     return this.transport.json<ServiceRecord>(this.request('compositeEstimate', JSON.stringify(body)), signal, options);
   }
 
   /** POST /api/satelliteimages/process/composite: the file as a stream (200), or 'uploaded' (201) when UploadUrl is set. Not retried by default. */
   async processComposite(body: CompositeRequest, signal?: AbortSignal, options: ClientCallOptions = {}): Promise<BinaryResult> {
+    requireCanonical('composite', body);
     await this.validated('processComposite', body, (ctx) => validateComposite(body, ctx), signal, options);
     return this.transport.binary(this.request('processComposite', JSON.stringify(body)), signal, options);
   }
@@ -431,12 +434,14 @@ export class ServiceClient {
 
   /** POST /api/satelliteimages/process/tile: a tile as a stream (200), or 'uploaded' (201). Not retried by default. */
   async processTile(body: TileRequest, signal?: AbortSignal, options: ClientCallOptions = {}): Promise<BinaryResult> {
+    requireCanonical('tile', body);
     await this.validated('processTile', body, (ctx) => validateTile(body, ctx, false), signal, options);
     return this.transport.binary(this.request('processTile', JSON.stringify(body)), signal, options);
   }
 
   /** POST /api/satelliteimages/process/minitile: a mini-tile as a stream (200), or 'uploaded' (201). Not retried by default. */
   async processMiniTile(body: MiniTileRequest, signal?: AbortSignal, options: ClientCallOptions = {}): Promise<BinaryResult> {
+    requireCanonical('minitile', body);
     await this.validated('processMiniTile', body, (ctx) => validateTile(body, ctx, true), signal, options);
     return this.transport.binary(this.request('processMiniTile', JSON.stringify(body)), signal, options);
   }
@@ -466,6 +471,7 @@ export class ServiceClient {
   async estimateOrder(request: OrderRequest | string, signal?: AbortSignal, options: ClientCallOptions = {}): Promise<OrderEstimate> {
     const payload = typeof request === 'string' ? request : JSON.stringify(request);
     const parsed = parseObject(payload, 'POST /api/tasking/orders/estimate');
+    requireCanonical('order', parsed);
     await this.validated('estimateOrder', parsed, (ctx) => validateOrder(parsed, ctx, { create: false }), signal, options);
     const estimate = await this.transport.json<ServiceRecord>(this.request('estimateOrder', payload), signal, options);
     return { estimate, payload };
@@ -480,10 +486,8 @@ export class ServiceClient {
     const operation = 'POST /api/tasking/orders';
     let text = typeof payload === 'string' ? payload : JSON.stringify(payload);
     const parsed = parseObject(text, operation);
+    requireCanonical('order', parsed);
     if (options.tileDeduplication !== undefined) {
-      if (Object.keys(parsed).some((k) => k.toLowerCase() === 'tilededuplication')) {
-        throw validationFailure({ TileDeduplication: ['The payload already sets TileDeduplication; pass it in one place only.'] }, operation);
-      }
       text = appendMember(text, Object.keys(parsed).length === 0, 'TileDeduplication', options.tileDeduplication);
       parsed.TileDeduplication = options.tileDeduplication;
     }

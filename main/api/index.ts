@@ -4,6 +4,7 @@ export type {
   ClientCallOptions, ClientConnectionState, ConnectResult, OpenCallInput, OpenOperation, OpenOperationKey, OperationInfo,
   ServiceClientOptions, SpecSummary,
 } from './client.js';
+export { PAID_BODY_FIELDS, canonicalBody, canonicalPayload, requireCanonical, type PaidBodyKind } from './canonical-body.js';
 export { accountLimits, type AccountLimits } from './account-limits.js';
 export { ApiError, ServiceCodes, classifyFailure, validationFailure } from './errors.js';
 export type { ApiErrorKind, FieldErrors } from './errors.js';

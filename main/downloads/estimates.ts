@@ -1,6 +1,6 @@
 import { isAbortError } from '../../common/abort.js';
 import { downloadCost, orderCost, sumCosts, type Cost } from '../../common/money.js';
-import type { ServiceClient } from '../api';
+import { requireCanonical, type ServiceClient } from '../api';
 import {
   estimateBatch, limitsFromAccountInfo, planComposite, withDate,
   type AreaCreditEstimate, type BatchEstimate, type BatchLimits, type BatchPlan, type CompositeBody,
@@ -84,6 +84,8 @@ export class Estimator {
 
   /** What a download costs: a tile's or mini-tile's price, or the sum over a composite's parts (and a series' dates). */
   async downloadCost(c: EstimateClient, profileId: string, d: DownloadToEstimate, signal: AbortSignal): Promise<Cost> {
+    // Fields are read by their exact names below: a body in another spelling is never priced.
+    requireCanonical(d.kind, d.request);
     if (d.kind !== 'composite') {
       const body = Object.fromEntries(TILE_ESTIMATE_FIELDS.filter((k) => d.request[k] != null).map((k) => [k, d.request[k]]));
       return downloadCost(await this.composite(c, profileId, body, signal));

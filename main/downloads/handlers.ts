@@ -1,5 +1,5 @@
 import { AppError } from '../../common/errors.js';
-import type { ServiceClient } from '../api';
+import { canonicalBody, requireCanonical, type ServiceClient } from '../api';
 import type { HandlerTable } from '../ipc';
 import type { SettingsPort } from '../platform/settings';
 import type { SpendGuard } from '../spend';
@@ -104,7 +104,9 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const page = queue.page({ after, limit: limit ?? MAX_PAGE, state });
       return { total: page.total, jobs: page.jobs.map(publicJob), next: page.next, counts: queue.counts() };
     },
-    'downloads:enqueue': async ({ kind, request, targetDir, buyAnyway }, { signal }) => {
+    'downloads:enqueue': async ({ kind, request: given, targetDir, buyAnyway }, { signal }) => {
+      // The one spelling main checks, prices, matches and sends (an unknown or twice-given field is refused).
+      const request = canonicalBody(kind, given);
       const dir = settings.downloadDir(targetDir);
       // Checked before queueing, so a bad field shows next to the form instead of as a failed job.
       await (await client(signal)).checkBinaryRequest(kind, request, signal);
@@ -119,7 +121,8 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       }
       return guardedDownload({ kind, request }, what, signal, () => queue.add({ kind, request, targetDir: dir }, signal), buyAnyway);
     },
-    'downloads:plan': async ({ request, series }, { signal }) => {
+    'downloads:plan': async ({ request: given, series }, { signal }) => {
+      const request = canonicalBody('composite', given);
       const c = await client(signal);
       await c.checkBinaryRequest('composite', request, signal);
       const { plan, limits } = await planFor(request, signal);
@@ -139,7 +142,8 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
         verdict: await guard.verdict(total.cost, signal),
       };
     },
-    'downloads:enqueue-series': async ({ request, from, until, targetDir }, { signal }) => {
+    'downloads:enqueue-series': async ({ request: given, from, until, targetDir }, { signal }) => {
+      const request = canonicalBody('composite', given);
       const dir = settings.downloadDir(targetDir);
       await (await client(signal)).checkBinaryRequest('composite', { ...request, Date: request.Date ?? from }, signal);
       const { plan, limits } = await planFor({ ...request, Date: request.Date ?? from }, signal);
@@ -153,6 +157,8 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const job = queue.get(id);
       if (!job) throw new AppError('not-found', `No download ${id}.`);
       if (job.state !== 'failed' && job.state !== 'cancelled') return publicJob(await queue.retry(id, signal));
+      // The stored request is sent as it is: only one already in the canonical spelling is priced and sent again.
+      requireCanonical(job.kind, job.request);
       // Downloading again spends again: the guard decides on main's estimate of the whole job.
       // The analyst already chose to buy it; the team's claim still keeps a teammate from buying it at the same moment.
       return guardedDownload({ kind: job.kind, request: job.request, batch: job.batch }, 'This retried download', signal, () => queue.retry(id, signal), true);

@@ -1,5 +1,5 @@
 import { CONTRACT_VERSION } from '../../preload/contract';
-import type { CompositeAvailableRequest, GeographyCompositeRequest, OpenOperationKey, SearchAvailableRequest } from '../api';
+import { canonicalBody, canonicalPayload, type CompositeAvailableRequest, type GeographyCompositeRequest, type OpenOperationKey, type SearchAvailableRequest } from '../api';
 import { downloadCost, orderCost } from '../../common/money.js';
 import { AppError } from '../../common/errors.js';
 import type { Estimator } from '../downloads';
@@ -94,7 +94,7 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
     'imagery:available': async ({ request }, { signal }) => ({ data: await (await client(signal)).compositeAvailable(request as unknown as CompositeAvailableRequest, signal) }),
     'imagery:estimate': async ({ request }, { signal }) => {
       // Kept briefly as main's own estimate of this exact request: a download of it right after is decided on this answer.
-      const data = await estimator.composite(await client(signal), await profileId(), request, signal, true);
+      const data = await estimator.composite(await client(signal), await profileId(), canonicalBody('estimate', request), signal, true);
       return { data, verdict: await guard.verdict(downloadCost(data), signal) };
     },
     'imagery:legacy-composite': async ({ request }, { signal }) => ({
@@ -104,10 +104,12 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
 
     'tasking:models': async (_r, { signal }) => ({ models: await (await client(signal)).taskingModels(signal) }),
     'tasking:estimate': async ({ request }, { signal }) => {
-      const { estimate, payload } = await estimator.order(await client(signal), await profileId(), JSON.stringify(request), signal, true);
+      const { estimate, payload } = await estimator.order(await client(signal), await profileId(), JSON.stringify(canonicalBody('order', request)), signal, true);
       return { estimate, payload, verdict: await guard.verdict(orderCost(estimate), signal) };
     },
-    'tasking:create': async ({ payload, tileDeduplication }, { signal }) => {
+    'tasking:create': async ({ payload: given, tileDeduplication }, { signal }) => {
+      // The text estimated and created: the payload rebuilt in the one spelling (the estimate's own text is unchanged by it).
+      const payload = canonicalPayload(given);
       const c = await client(signal);
       // Main's own estimate of this exact payload (the one just made, else a new one): never a cost the page names.
       const cost = orderCost((await estimator.order(c, await profileId(), payload, signal)).estimate);

@@ -403,7 +403,12 @@ export const channels = {
     /** Every job by state (all pages, whatever the filter). */
     counts: downloadCountsSchema,
   })),
-  /** Queues a composite, tile or mini-tile download (main's spend guard decides first, as for an order). */
+  /**
+   * Queues a composite, tile or mini-tile download (main's spend guard decides first, as for an order).
+   * The request of this and every paid channel (plan, series, estimates, orders) is rebuilt by main in
+   * the contract's spelling of each field (the service reads names in any case); a field the contract
+   * does not list for it, or one given twice in two cases, is refused naming the field.
+   */
   /** `buyAnyway`: the analyst saw that the team owns this (`team:check`) and buys it again; without it main refuses a purchase the team owns. */
   'downloads:enqueue': channel(z.strictObject({ kind: downloadKindSchema, request: recordSchema, targetDir: z.string().optional(), buyAnyway: z.boolean().optional() }), downloadJobSchema),
   /** Cancels a queued or running download. */
