@@ -2,8 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../main/shared/database';
-import { LEDGER_KEEP_DAYS, SpendStore } from '../../../main/spend';
+import { MIGRATIONS, openDatabase } from '../../../main/shared/database';
+import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/keychain';
+import { SecretRegistry } from '../../../main/platform/secrets';
+import { LEDGER_KEEP_DAYS, SpendGuard, SpendStore, profileAccounts } from '../../../main/spend';
 
 // The spend guard's budgets and ledger in swath.db (issue 25): the old spend.json imported once,
 // a month's total as a query, the 400-day pruning.
@@ -120,3 +122,42 @@ describe('spend ledger in swath.db', () => {
     db.close();
   });
 });
+
+describe('spend per account', () => {
+  it('moves the entries and budgets a profile-keyed swath.db holds to each profile\'s account: one key, one month and the lower budget', async () => {
+    const profiles = await ProfileStore.open({ dir, demoKey: 'demo-test', secrets: new SecretRegistry(), keychain: new Keychain({ backend: new MemoryKeychainBackend() }) });
+    const shared = 'sk-shared-0123456789abcdef';
+    const p1 = (await profiles.create({ name: 'One', baseUrl: 'https://imagery.example.org/', key: shared })).id;
+    const p2 = (await profiles.create({ name: 'Two', baseUrl: 'https://imagery.example.org', key: shared })).id;
+    const p3 = (await profiles.create({ name: 'Other key', baseUrl: 'https://imagery.example.org', key: 'sk-other-0123456789abcdef' })).id;
+    // The database as the profile-keyed schema left it.
+    const before = MIGRATIONS.findIndex((m) => m.name === 'spend per account');
+    const old = (await openDatabase({ dir, migrations: MIGRATIONS.slice(0, before) })).db;
+    const add = old.prepare('INSERT INTO spend_ledger (profile_id, at, cost_eur, what) VALUES (?, ?, ?, ?)');
+    add.run(p1, '2026-11-02T08:00:00.000Z', 30, 'order');
+    add.run(p2, '2026-11-03T08:00:00.000Z', 20, 'download');
+    add.run(p3, '2026-11-04T08:00:00.000Z', 7, 'another account');
+    old.prepare('INSERT INTO spend_budgets (profile_id, eur) VALUES (?, ?)').run(p1, 40);
+    old.prepare('INSERT INTO spend_budgets (profile_id, eur) VALUES (?, ?)').run(p2, 60);
+    old.close();
+
+    const { db } = await openDatabase({ dir });
+    const store = await SpendStore.open(dir, { db, now: () => T0 });
+    let active = p2;
+    const guard = new SpendGuard({ store, activeProfile: async () => active, account: profileAccounts(profiles), billing: async () => ({}) });
+    const signal = AbortSignal.timeout(10_000);
+    // The second profile's month holds the first's spend, and the lower of their budgets binds both.
+    expect(await guard.verdict({ state: 'known', eur: 0 }, signal)).toMatchObject({ profileId: p2, spentEur: 50, budgetEur: 40, source: 'ledger' });
+    active = p1;
+    expect(await guard.verdict({ state: 'known', eur: 0 }, signal)).toMatchObject({ profileId: p1, spentEur: 50, budgetEur: 40 });
+    active = p3;
+    expect(await guard.verdict({ state: 'known', eur: 0 }, signal)).toMatchObject({ spentEur: 7, budgetEur: null });
+    expect(store.legacyProfiles()).toEqual([]);
+    // No row names the key.
+    const text = JSON.stringify(db.prepare('SELECT * FROM spend_ledger').all()) + JSON.stringify(db.prepare('SELECT * FROM spend_account_budgets').all());
+    expect(text).not.toContain(shared);
+    expect(text).toContain('https://imagery.example.org key:');
+    db.close();
+  });
+});
+
