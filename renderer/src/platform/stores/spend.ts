@@ -2,6 +2,7 @@ import { defineStore } from 'pinia';
 import { ref, watch } from 'vue';
 import type { ResponseOf } from '../../../../preload/contract';
 import { getBridge } from '../bridge';
+import { rerunning } from '../lib/rerun';
 import { useSessionStore } from './session';
 
 /**
@@ -13,25 +14,13 @@ export const useSpendStore = defineStore('spend', () => {
   /** This month's spend against the budget (no cost), as main last said; null until it did. */
   const month = ref<ResponseOf<'spend:get'> | null>(null);
   let unsubscribe: (() => void) | null = null;
-  let asking: Promise<void> | null = null;
-  let again = false;
   const session = useSessionStore();
 
   /** Asks main again; a change while asking asks once more after, never in parallel. */
-  function refresh(): Promise<void> {
-    if (asking) {
-      again = true;
-      return asking;
-    }
-    asking = (async () => {
-      do {
-        again = false;
-        const r = await getBridge().spendGet({ costEur: 0 });
-        if (r.ok) month.value = r.data;
-      } while (again);
-    })().finally(() => (asking = null));
-    return asking;
-  }
+  const refresh = rerunning(async () => {
+    const r = await getBridge().spendGet({ costEur: 0 });
+    if (r.ok) month.value = r.data;
+  });
 
   /** Follows main's figure from now on (once), and asks for it now. */
   function start(): Promise<void> {
