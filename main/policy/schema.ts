@@ -142,7 +142,7 @@ export const policySchema = z
       .optional(),
     /**
      * With no monthly budget (and no ceiling), a known cost above this many EUR still needs the
-     * analyst's confirmation in main's own dialog (main/spend: 50 when absent; 0: every spend asks).
+     * analyst's confirmation in main's own dialog (main/spend: 50 when absent; 0: every spend that costs anything asks).
      */
     confirmSpendAboveEur: z.number().nonnegative('confirmSpendAboveEur must be 0 or more (EUR).').optional(),
     /**

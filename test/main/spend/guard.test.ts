@@ -440,7 +440,7 @@ describe('a policy ceiling and a cost main cannot read', () => {
     expect(asked).toEqual(['Spend past the limit?']);
     const w2 = await settled(t, w1.id, w1.lastRunAt);
     expect(w2.state).toBe('paused');
-    expect(w2.notice).toMatch(/unknown cost \(The estimate names no amount of money\.\)/);
+    expect(w2.notice).toMatch(/unknown cost \(The estimate names no amount of money\.\).*Download that date yourself to confirm its cost\.$/);
     expect(w2.dates.filter((d) => d.state === 'downloaded')).toEqual([]);
     expect(asked).toHaveLength(1);
     expect(billed(t)).toEqual(before);
