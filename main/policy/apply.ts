@@ -30,6 +30,11 @@ export function budgetProblem(state: PolicyState): string | null {
   return `monthlyBudget: ${b.amount} ${b.currency} cannot be enforced: the service bills in ${SERVICE_CURRENCY} and Swath does not convert currencies. Until the policy names the budget in ${SERVICE_CURRENCY}, every spend needs your confirmation.`;
 }
 
+/** The policy's threshold above which a spend without a budget asks (EUR), or null (the spend guard's own default). */
+export function confirmSpendAboveEur(state: PolicyState): number | null {
+  return state.policy.confirmSpendAboveEur ?? null;
+}
+
 /** The policy as the renderer sees it (response of `policy:get`). */
 export interface PolicyView {
   status: PolicyState['status'];

@@ -141,6 +141,11 @@ export const policySchema = z
       })
       .optional(),
     /**
+     * With no monthly budget (and no ceiling), a known cost above this many EUR still needs the
+     * analyst's confirmation in main's own dialog (main/spend: 50 when absent; 0: every spend that costs anything asks).
+     */
+    confirmSpendAboveEur: z.number().nonnegative('confirmSpendAboveEur must be 0 or more (EUR).').optional(),
+    /**
      * The team library's catalog: a postgres:// (or postgresql://) URL of the organisation's
      * PostgreSQL/PostGIS server and database, without a user name or password (each analyst's
      * role and password live in their OS keychain). `?sslmode=verify-full` checks the server's

@@ -18,8 +18,8 @@ import { ServiceSession, clientBinarySource, sessionHandlers } from '../session'
 import type { HostConfirm } from '../platform/confirm';
 import { SettingsStore, settingsHandlers } from '../settings';
 import { Notifier, type ShowNativeNotification } from '../notifications/notifier';
-import { budgetCeilingEur, budgetProblem, policySettings, type PolicyState } from '../policy';
-import { SpendGuard, SpendStore, spendHandlers } from '../spend';
+import { budgetCeilingEur, budgetProblem, confirmSpendAboveEur, policySettings, type PolicyState } from '../policy';
+import { SpendGuard, SpendStore, profileAccounts, spendHandlers } from '../spend';
 import { openWatches } from '../watches';
 import { openTeamLibrary, teamHandlers } from '../team';
 
@@ -173,9 +173,13 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const guard = new SpendGuard({
     store: await SpendStore.open(dir, { db: database.db, onWarning: log, ceilingEur: budgetCeilingEur(policyState), now }),
     activeProfile: profileId,
+    // Counted per account (service and key fingerprint): profiles holding one key share a month.
+    account: profileAccounts(profiles),
     billing: async (signal) => (await session.client(signal)).billingSummary(signal, { retry: false }),
     confirm,
     policyProblem: budgetProblem(policyState),
+    confirmAboveEur: confirmSpendAboveEur(policyState),
+    changed: () => emit('spend:changed', {}),
   });
   const estimator = new Estimator(now);
   queue.on('job', (job) => guard.jobEnded(job));

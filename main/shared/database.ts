@@ -35,6 +35,9 @@ export interface Migration {
  * 4: watches (`watches`, `watch_dates`: one row per date of a watch; main/watches/store.ts). 5: the
  * spend guard's budgets and ledger (`spend_budgets`, `spend_ledger`; main/spend/store.ts). 6: the library's
  * list pages from indexes alone (a search's counts, the date order's walk, a series' dates; main/library/catalog.ts).
+ * 7: the spend guard counts per account (service and key fingerprint; main/spend/account.ts): the
+ * ledger's `account` and `spend_account_budgets`; rows of step 5 stay keyed by profile until the
+ * guard learns that profile's account and moves them (main/spend/store.ts `adopt`).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -165,6 +168,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX library_date_asc ON library ((date IS NULL), date ASC, created_at DESC, group_key);
       DROP INDEX library_group;
       CREATE INDEX library_group ON library (group_key, date, created_at, id);
+    `,
+  },
+  {
+    name: 'spend per account',
+    // A month's total is a range of (account, at); the rows of the profile-keyed schema (account
+    // NULL, and the budgets in spend_budgets) wait in their own index until they are adopted.
+    sql: `
+      ALTER TABLE spend_ledger ADD COLUMN account TEXT;
+      DROP INDEX spend_ledger_profile;
+      CREATE INDEX spend_ledger_account ON spend_ledger (account, at, cost_eur);
+      CREATE INDEX spend_ledger_unadopted ON spend_ledger (profile_id) WHERE account IS NULL;
+      CREATE TABLE spend_account_budgets (account TEXT PRIMARY KEY, eur REAL NOT NULL);
     `,
   },
 ];

@@ -8,35 +8,46 @@ import type { SpendStore, SpendView } from './store';
 /**
  * The one spend guard. Every path in main that spends (an order, a composite, tile or mini-tile
  * download, a split batch or a time series, a retry, a watch's download) asks it first, with main's
- * own estimate of that exact request. Past the budget, at a cost it cannot read, or while the
+ * own estimate of that exact request. Past the budget, at a cost it cannot read, above
+ * {@link DEFAULT_CONFIRM_ABOVE_EUR} (or the policy's threshold) with no budget, or while the
  * policy's budget cannot be honoured, it goes ahead only with the analyst's consent in main's own
  * native dialog; a host without one (the browser host) is refused with an error naming the budget,
- * the month's spend and the cost. The policy's ceiling is never passed. What it allows counts as
- * spent at once (so two calls at the same time cannot both pass), and is written to the ledger
- * when it was spent.
+ * the month's spend and the cost. The policy's ceiling is never passed: under it a cost main cannot
+ * read is refused, since no confirmation may pass the ceiling. What it allows counts as spent at
+ * once (so two calls at the same time cannot both pass), and is written to the ledger when it was
+ * spent. Everything is counted per account (./account.ts), not per profile.
  */
 
 /** Main's verdict on a spend (contract `spendVerdictSchema`). */
 export type SpendVerdict = z.infer<typeof spendVerdictSchema>;
+
+/** With no budget (and no ceiling), a known cost above this many EUR still needs the analyst's consent. */
+export const DEFAULT_CONFIRM_ABOVE_EUR = 50;
 
 /** What the guard needs from the app. */
 export interface SpendGuardDeps {
   store: SpendStore;
   /** The active profile's id. */
   activeProfile(): Promise<string>;
+  /** The account a profile spends on (./account.ts `profileAccounts`); rejects when it cannot be read. */
+  account(profileId: string): Promise<string>;
   /** This month's billing summary of the active profile's service. */
   billing(signal: AbortSignal): Promise<unknown>;
   /** Main's native question; absent in the browser host, where what needs it is refused. */
   confirm?: HostConfirm;
   /** Why the policy's budget cannot be honoured (a currency other than EUR): every spend then needs consent. */
   policyProblem?: string | null;
+  /** With no budget, a known cost above this (EUR) needs consent; {@link DEFAULT_CONFIRM_ABOVE_EUR} when absent. */
+  confirmAboveEur?: number | null;
+  /** The month's spend may have changed (a pass given, ended or recorded, a budget set): the window reads it again. */
+  changed?: () => void;
 }
 
 /** How a caller wants a "confirm" verdict handled. */
 export interface ClearOptions {
   /** Ask the analyst now (main's dialog); false: refuse, the caller asks later (a watch pauses). */
   ask: boolean;
-  /** The analyst already agreed for this month (a watch resumed past its cap): only the policy ceiling applies. */
+  /** The analyst already agreed for this month (a watch resumed past its cap): a known cost past the budget goes ahead; an unknown one never, and the policy ceiling always applies. */
   agreed?: boolean;
 }
 
@@ -69,26 +80,58 @@ function figures(v: SpendView, cost: Cost): string {
 
 /** The spend guard (see the module comment). */
 export class SpendGuard {
+  /** What passes allow and have not ended, per account. */
   private readonly reserved = new Map<string, number>();
   private readonly jobs = new Map<string, SpendPass>();
   private chain: Promise<unknown> = Promise.resolve();
+  /** The profile-keyed entries of earlier versions, moved to their accounts once per start. */
+  private legacy: Promise<void> | null = null;
 
   constructor(private readonly deps: SpendGuardDeps) {}
 
-  /** The month's spend of the active profile plus a cost (0: none), and what main would do about spending it. */
+  /**
+   * The account of a profile, with its entries of the profile-keyed schema moved to it (the first
+   * call moves every profile's that can be read, so an account's month is whole before it is used).
+   */
+  private async accountOf(profileId: string): Promise<string> {
+    const { store } = this.deps;
+    this.legacy ??= (async () => {
+      for (const id of store.legacyProfiles()) {
+        const account = await this.deps.account(id).catch(() => null);
+        if (account !== null) store.adopt(id, account);
+      }
+    })();
+    await this.legacy;
+    const account = await this.deps.account(profileId);
+    store.adopt(profileId, account);
+    return account;
+  }
+
+  /** The month's spend of the active profile's account plus a cost (0: none), and what main would do about spending it. */
   async verdict(cost: Cost, signal: AbortSignal, profileId?: string): Promise<SpendVerdict> {
     const id = profileId ?? (await this.deps.activeProfile());
+    return this.judge(cost, signal, id, await this.accountOf(id));
+  }
+
+  private async judge(cost: Cost, signal: AbortSignal, profileId: string, account: string): Promise<SpendVerdict> {
     const known = cost.state === 'known' ? cost.eur : 0;
-    const view = await this.deps.store.view(id, known, () => this.deps.billing(signal), this.reserved.get(id) ?? 0);
+    const view = await this.deps.store.view(account, known, () => this.deps.billing(signal), this.reserved.get(account) ?? 0, profileId);
     const ceiling = view.ceilingEur;
     const base = { ...view, costKnown: cost.state === 'known', costNote: cost.state === 'known' ? null : cost.reason };
     const f = figures(view, cost);
-    if (ceiling !== null && (cost.state === 'known' ? view.afterEur > ceiling + 1e-9 : view.spentEur >= ceiling - 1e-9)) {
+    if (ceiling !== null && cost.state !== 'known') {
+      return { ...base, decision: 'refused', reason: `This ${f}: under your organisation's monthly ceiling of ${eur(ceiling)} a cost Swath cannot read is refused, since no confirmation may pass the ceiling.` };
+    }
+    if (ceiling !== null && view.afterEur > ceiling + 1e-9) {
       return { ...base, decision: 'refused', reason: `This ${f}: it would go past your organisation's monthly ceiling of ${eur(ceiling)}, which cannot be passed.` };
     }
     if (this.deps.policyProblem) return { ...base, decision: 'confirm', reason: `This ${f}. ${this.deps.policyProblem}` };
-    if (cost.state !== 'known') return { ...base, decision: 'confirm', reason: `This ${f}: spending an unknown amount needs your confirmation.` };
+    if (cost.state !== 'known') return { ...base, decision: 'confirm', reason: `This ${f}: spending an unknown amount needs your confirmation of this spend itself (consent to go past a limit for the month does not cover it).` };
     if (view.overBudget) return { ...base, decision: 'confirm', reason: `This ${f}: it would take the month to ${eur(view.afterEur)}, past the budget.` };
+    const above = this.deps.confirmAboveEur ?? DEFAULT_CONFIRM_ABOVE_EUR;
+    if (view.budgetEur === null && cost.eur > above + 1e-9) {
+      return { ...base, decision: 'confirm', reason: `This ${f}: with no monthly budget, a spend above ${eur(above)} needs your confirmation.` };
+    }
     return { ...base, decision: 'ok', reason: `This ${f}${view.budgetEur === null ? '' : `: within the budget (${eur(view.afterEur)} after it)`}.` };
   }
 
@@ -105,33 +148,36 @@ export class SpendGuard {
 
   private async decide(cost: Cost, what: string, signal: AbortSignal, options: ClearOptions): Promise<SpendPass> {
     const profileId = await this.deps.activeProfile();
-    const v = await this.verdict(cost, signal, profileId);
+    const account = await this.accountOf(profileId);
+    const v = await this.judge(cost, signal, profileId, account);
     const refuse = (why: string): never => {
       throw new SpendRefusedError(v, `${what} was not done: ${v.reason}${why}`);
     };
     if (v.decision === 'refused') refuse('');
-    if (v.decision === 'confirm' && !options.agreed) {
-      if (!options.ask) refuse(' Resume it and confirm to go on.');
+    // A month's consent covers going past a known limit by a known amount, never an amount nobody knows.
+    if (v.decision === 'confirm' && !(options.agreed && v.costKnown)) {
+      if (!options.ask) refuse(v.costKnown ? ' Resume it and confirm to go on.' : ' Download it yourself to confirm its cost.');
       if (!this.deps.confirm) refuse(" Going on needs your confirmation in Swath's own dialog, which this window does not have; raise the budget in the desktop app instead.");
       const agreed = await this.deps.confirm!({
-        title: 'Spend past the budget?',
+        title: v.overBudget ? 'Spend past the budget?' : 'Confirm this spend?',
         message: `${what}: ${v.costKnown ? `it costs ${eur(v.costEur)}` : 'its cost is not known'}. Go ahead?`,
         detail: v.reason,
         confirmLabel: 'Spend',
       });
-      if (!agreed) throw new AppError('cancelled', `${what} was not done: you chose not to spend past the budget.`);
+      if (!agreed) throw new AppError('cancelled', `${what} was not done: you chose not to spend ${v.overBudget ? 'past the budget' : 'it'}.`);
     }
-    return this.reserve(profileId, cost, what, v);
+    return this.reserve(account, profileId, cost, what, v);
   }
 
-  private reserve(profileId: string, cost: Cost, what: string, verdict: SpendVerdict): SpendPass {
+  private reserve(account: string, profileId: string, cost: Cost, what: string, verdict: SpendVerdict): SpendPass {
     const amount = cost.state === 'known' ? cost.eur : 0;
-    this.reserved.set(profileId, (this.reserved.get(profileId) ?? 0) + amount);
+    this.reserved.set(account, (this.reserved.get(account) ?? 0) + amount);
+    this.deps.changed?.();
     let open = true;
     const end = (): boolean => {
       if (!open) return false;
       open = false;
-      this.reserved.set(profileId, Math.max(0, (this.reserved.get(profileId) ?? 0) - amount));
+      this.reserved.set(account, Math.max(0, (this.reserved.get(account) ?? 0) - amount));
       return true;
     };
     return {
@@ -139,20 +185,29 @@ export class SpendGuard {
       spent: async () => {
         if (!end()) return;
         // The service's own figure may differ from the estimate: read its billing again next time.
-        this.deps.store.forgetSummary(profileId);
-        if (amount > 0) await this.deps.store.record(profileId, amount, what);
+        this.deps.store.forgetSummary(account);
+        if (amount > 0) await this.deps.store.record(account, amount, what, profileId);
+        this.deps.changed?.();
       },
       release: () => {
         // Whether the service charged anything (a lost answer), its billing says: read it again next time.
-        if (end()) this.deps.store.forgetSummary(profileId);
+        if (!end()) return;
+        this.deps.store.forgetSummary(account);
+        this.deps.changed?.();
       },
     };
   }
 
   /** Records what Swath spent outside a pass (a watch's download queued by an earlier run). */
   async record(profileId: string, costEur: number, what: string): Promise<void> {
-    this.deps.store.forgetSummary(profileId);
-    await this.deps.store.record(profileId, costEur, what);
+    const account = await this.accountOf(profileId).catch(() => null);
+    // Spent is spent: a profile whose account cannot be read now keeps the entry until it can.
+    if (account === null) await this.deps.store.recordForProfile(profileId, costEur, what);
+    else {
+      this.deps.store.forgetSummary(account);
+      await this.deps.store.record(account, costEur, what, profileId);
+    }
+    this.deps.changed?.();
   }
 
   /** Keeps a download's pass until the job ends ({@link jobEnded}). */
@@ -176,7 +231,8 @@ export class SpendGuard {
    */
   async setBudget(budgetEur: number | null, signal: AbortSignal): Promise<SpendView> {
     const id = await this.deps.activeProfile();
-    const before = this.deps.store.ownBudget(id);
+    const account = await this.accountOf(id);
+    const before = this.deps.store.ownBudget(account);
     const loosens = before !== null && (budgetEur === null || budgetEur > before);
     if (loosens) {
       const change = budgetEur === null ? `clear the monthly budget of ${eur(before)}` : `raise the monthly budget from ${eur(before)} to ${eur(budgetEur)}`;
@@ -186,8 +242,9 @@ export class SpendGuard {
       const agreed = await this.deps.confirm({ title: 'Change the monthly budget?', message: `${change.charAt(0).toUpperCase()}${change.slice(1)}?`, detail: 'More can then be spent this month without asking.', confirmLabel: budgetEur === null ? 'Clear budget' : 'Raise budget' });
       if (!agreed) throw new AppError('cancelled', `The monthly budget stays at ${eur(before)}.`);
     }
-    await this.deps.store.setBudget(id, budgetEur);
-    return this.deps.store.view(id, 0, () => this.deps.billing(signal), this.reserved.get(id) ?? 0);
+    await this.deps.store.setBudget(account, budgetEur);
+    this.deps.changed?.();
+    return this.deps.store.view(account, 0, () => this.deps.billing(signal), this.reserved.get(account) ?? 0, id);
   }
 
   /** Asks the analyst to loosen a limit (a watch's cap, a watch past its cap): resolves when agreed, else rejects. */

@@ -369,7 +369,9 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
         const reason = v.reason.replace(/^This /, `${date} `);
         notice = v.decision === 'refused'
           ? `Paused at the policy's ceiling: ${reason}`
-          : `Paused at the monthly budget: ${reason} (Spend from ${where}.) Raise the budget, or resume and confirm to go past it.`;
+          : !v.costKnown
+            ? `Paused: ${reason} Download that date yourself to confirm its cost.`
+            : `Paused at the monthly budget: ${reason} (Spend from ${where}.) Raise the budget, or resume and confirm to go past it.`;
       }
     }
     const paused = notice;

@@ -259,7 +259,7 @@ export class WatchService {
           await guard.consent({
             title: 'Spend past the limit?',
             message: `Let "${before.name}" download past its cap or the monthly budget for ${month()}?`,
-            detail: `${before.notice ?? ''}\n\nUntil the end of the month, this watch downloads every new date whatever it costs (never past your organisation's ceiling).`,
+            detail: `${before.notice ?? ''}\n\nUntil the end of the month, this watch downloads every new date of a known cost past its cap and the budget (never past your organisation's ceiling; a date whose cost is not known still pauses it).`,
             confirmLabel: 'Spend past the limit',
           }, 'The watch stays paused; raise the cap or the budget instead.');
           allowOverMonth = month();

@@ -247,6 +247,8 @@ export const watchChannels = {
 export const watchEvents = {
   /** A watch changed (created, ran, paused: `watch` is its new summary; deleted: then `deleted` is true). */
   'watch:changed': z.object({ id: z.string(), deleted: z.boolean().optional(), watch: watchSummarySchema.optional() }),
+  /** The month's spend may have changed (a spend allowed, ended or recorded, a budget set): a view showing it asks `spend:get` again. */
+  'spend:changed': z.object({}),
   /** A notification to show (in-app, and natively where the host could not). */
   notification: notificationSchema,
 } as const;

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -230,18 +230,29 @@ describe('the policy\'s budget', () => {
 });
 
 /**
- * A service in front of the simulator whose composite/estimate answers carry `money` instead of
- * their own money fields (everything else, the charges included, is the simulator's).
+ * A service in front of the simulator. With `money`, its composite/estimate answers carry `money`
+ * instead of their own money fields; with `lagBilling`, its billing summary keeps answering what it
+ * answered first (per key), as a service that has not counted the month's new charges yet.
+ * Everything else, the charges included, is the simulator's.
  */
-function hostileEstimates(money: Record<string, unknown>) {
+function serviceFront(opts: { money?: Record<string, unknown>; lagBilling?: boolean }) {
   return async (simUrl: string) => {
     const target = new URL(simUrl);
+    const firstBilling = new Map<string, { headers: Record<string, unknown>; body: Buffer }>();
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        const key = String(req.headers['x-api-key'] ?? '');
+        const billing = opts.lagBilling && req.url?.startsWith('/api/billing/summary');
+        const held = billing ? firstBilling.get(key) : undefined;
+        if (held) {
+          res.writeHead(200, held.headers as never).end(held.body);
+          return;
+        }
         const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer: IncomingMessage) => {
-          if (!req.url?.startsWith('/api/satelliteimages/process/composite/estimate') || answer.statusCode !== 200) {
+          const estimate = opts.money && req.url?.startsWith('/api/satelliteimages/process/composite/estimate');
+          if ((!estimate && !billing) || answer.statusCode !== 200) {
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             answer.pipe(res);
             return;
@@ -249,11 +260,16 @@ function hostileEstimates(money: Record<string, unknown>) {
           const body: Buffer[] = [];
           answer.on('data', (c: Buffer) => body.push(c));
           answer.on('end', () => {
-            const json = JSON.parse(Buffer.concat(body).toString('utf8'));
-            const { CreditEstimate: _c, ...rest } = json.Data;
-            json.Data = { ...rest, ...money };
-            const text = JSON.stringify(json);
-            res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+            let out = Buffer.concat(body);
+            if (estimate) {
+              const json = JSON.parse(out.toString('utf8'));
+              const { CreditEstimate: _c, ...rest } = json.Data;
+              json.Data = { ...rest, ...opts.money };
+              out = Buffer.from(JSON.stringify(json));
+            }
+            const headers = { 'content-type': 'application/json', 'content-length': out.length };
+            if (billing) firstBilling.set(key, { headers, body: out });
+            res.writeHead(200, headers).end(out);
           });
         });
         up.on('error', () => res.destroy());
@@ -274,7 +290,7 @@ describe('a service whose estimates carry no, a negative or several money fields
     ['a negative amount', { CreditEstimate: -5 }, /unknown cost \(The estimate's CreditEstimate is negative \(-5\)\.\)/],
     ['several amounts', { VoucherCredit: 0, CreditEstimate: 900 }, /several different amounts \(VoucherCredit 0, CreditEstimate 900\)/],
   ])('with %s: a watch pauses without spending, under a budget or a cap; a download is refused', async (_name, money, why) => {
-    t = await startTestApp({ front: hostileEstimates(money) });
+    t = await startTestApp({ front: serviceFront({ money }) });
     t.demoOrder(false).downloadsUsed = 1000;
     const before = billed(t);
     // No budget at all: an unknown cost still needs the analyst's word.
@@ -394,3 +410,127 @@ describe('a policy-fixed download folder', () => {
     expect((await store.setKey(ids[0]!, 'sk-org-0123456789abcdef')).keySet).toBe(true);
   });
 });
+
+describe('a policy ceiling and a cost main cannot read', () => {
+  it.each([
+    ['AutomaticOrderCreation', null, true],
+    ['a negative estimate', { CreditEstimate: -5 }, false],
+  ] as const)('refuses a download whose cost is unknown or invalid (%s), though the analyst would confirm it; nothing is charged', async (_name, money, automatic) => {
+    const asked: string[] = [];
+    t = await startTestApp({ confirm: async (r) => (asked.push(r.message), true), distribution: policy({ monthlyBudget: { amount: 1000, currency: 'EUR' } }), ...(money ? { front: serviceFront({ money }) } : {}) });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const date = (await imageDates(t)).at(-1)!;
+    const before = billed(t);
+    const jobs = (await t.call('downloads:list')).jobs.length;
+    await expect(t.call('downloads:enqueue', { kind: 'composite', request: { ...composite(t, date), ...(automatic ? { AutomaticOrderCreation: true } : {}) } }))
+      .rejects.toThrow(/under your organisation's monthly ceiling of 1000\.00 EUR a cost Swath cannot read is refused, since no confirmation may pass the ceiling/);
+    expect(asked).toEqual([]);
+    expect((await t.call('downloads:list')).jobs.length).toBe(jobs);
+    expect(billed(t)).toEqual(before);
+  });
+
+  it("a watch resumed past its limit (the month's consent) still pauses at a cost main cannot read, and spends nothing", async () => {
+    const asked: string[] = [];
+    t = await startTestApp({ front: serviceFront({ money: {} }), confirm: async (r) => (asked.push(r.title), true) });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const before = billed(t);
+    const w1 = await settled(t, (await t.call<Watch>('watches:create', watchInput(t))).id);
+    expect(w1.state).toBe('paused');
+    await t.call('watches:resume', { id: w1.id, pastCap: true });
+    expect(asked).toEqual(['Spend past the limit?']);
+    const w2 = await settled(t, w1.id, w1.lastRunAt);
+    expect(w2.state).toBe('paused');
+    expect(w2.notice).toMatch(/unknown cost \(The estimate names no amount of money\.\).*Download that date yourself to confirm its cost\.$/);
+    expect(w2.dates.filter((d) => d.state === 'downloaded')).toEqual([]);
+    expect(asked).toHaveLength(1);
+    expect(billed(t)).toEqual(before);
+  });
+});
+
+/** A composite download to its end, through the bridge. */
+async function downloaded(t: TestApp, date: string): Promise<void> {
+  const job = await t.call('downloads:enqueue', { kind: 'composite', request: composite(t, date) });
+  expect((await jobState(t, job.id, ['done', 'failed'])).state).toBe('done');
+}
+
+describe("spend the service's billing does not show yet", () => {
+  it('still counts: of two downloads that each fit under the ceiling but not together, the second is refused while billing lags', async () => {
+    const money = { CreditEstimate: 0 };
+    t = await startTestApp({ front: serviceFront({ money, lagBilling: true }), distribution: policy({ monthlyBudget: { amount: 100, currency: 'EUR' } }) });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const dates = await imageDates(t);
+    const start = await t.call('spend:get', {});
+    expect(start.source).toBe('billing');
+    // Two spends of 90% of what the ceiling leaves (90 EUR each from an empty month).
+    money.CreditEstimate = Math.round((100 - start.spentEur) * 0.9 * 100) / 100;
+    await downloaded(t, dates.at(-1)!);
+    const after = await t.call('spend:get', {});
+    expect(after.spentEur).toBeCloseTo(start.spentEur + money.CreditEstimate, 2);
+    await expect(t.call('downloads:enqueue', { kind: 'composite', request: composite(t, dates.at(-2)!) })).rejects.toThrow(/monthly ceiling of 100\.00 EUR, which cannot be passed/);
+    expect(t.events.some((e) => e.event === 'spend:changed')).toBe(true);
+  });
+});
+
+describe('the month is the account\'s, not the profile\'s', () => {
+  it('two profiles holding one key for one service share the spend, the budget and the ceiling; the key is stored nowhere', async () => {
+    const KEY = 'sk-shared-0123456789abcdef';
+    const money = { CreditEstimate: 0 };
+    t = await startTestApp({ extraKeys: { [KEY]: 'demo-key' }, front: serviceFront({ money, lagBilling: true }), distribution: policy({ monthlyBudget: { amount: 100, currency: 'EUR' } }) });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const base = (await t.call('profiles:list')).profiles.find((p: any) => p.builtIn).baseUrl as string;
+    const a = await t.call('profiles:create', { name: 'Analyst A', baseUrl: base, key: KEY });
+    const b = await t.call('profiles:create', { name: 'Analyst B', baseUrl: `${base}/`, key: KEY });
+    await t.call('profiles:activate', { id: a.id });
+    const dates = await imageDates(t);
+    const start = await t.call('spend:get', {});
+    money.CreditEstimate = Math.round((100 - start.spentEur) * 0.6 * 100) / 100;
+    await t.call('spend:set-budget', { budgetEur: 99 });
+    await downloaded(t, dates.at(-1)!);
+
+    await t.call('profiles:activate', { id: b.id });
+    const seen = await t.call('spend:get', {});
+    expect(seen).toMatchObject({ profileId: b.id, budgetEur: 99 });
+    expect(seen.spentEur).toBeCloseTo(start.spentEur + money.CreditEstimate, 2);
+    const before = billed(t);
+    await expect(t.call('downloads:enqueue', { kind: 'composite', request: composite(t, dates.at(-2)!) })).rejects.toThrow(/monthly ceiling of 100\.00 EUR/);
+    expect(billed(t)).toEqual(before);
+
+    // The spend tables name the account by the service and a fingerprint of the key, never the key.
+    const db = ['swath.db', 'swath.db-wal'].map((f) => path.join(t!.dir, f)).filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('');
+    expect(db).toContain(`${base} key:`);
+    expect(db).not.toContain(KEY);
+  });
+});
+
+describe('with no budget and no ceiling', () => {
+  it('a known cost above 50 EUR still asks in main, and the browser host (no dialog) refuses it', async () => {
+    t = await startTestApp({ front: serviceFront({ money: { CreditEstimate: 60 } }) });
+    t.demoOrder(false).downloadsUsed = 1000;
+    expect((await t.call('spend:get', { costEur: 49.99 })).decision).toBe('ok');
+    const big = await t.call('spend:get', { costEur: 50.01 });
+    expect(big).toMatchObject({ decision: 'confirm', budgetEur: null, ceilingEur: null });
+    expect(big.reason).toMatch(/with no monthly budget, a spend above 50\.00 EUR needs your confirmation/);
+    const before = billed(t);
+    const date = (await imageDates(t)).at(-1)!;
+    await expect(t.call('downloads:enqueue', { kind: 'composite', request: composite(t, date) }))
+      .rejects.toThrow(/costs 60\.00 EUR; .*with no monthly budget, a spend above 50\.00 EUR needs your confirmation\. Going on needs your confirmation in Swath's own dialog/);
+    expect(billed(t)).toEqual(before);
+  });
+
+  it('the policy sets that threshold: a download above it asks in main, and without a dialog is refused', async () => {
+    const asked: string[] = [];
+    let answer = false;
+    t = await startTestApp({ confirm: async (r) => (asked.push(r.detail ?? ''), answer), distribution: policy({ confirmSpendAboveEur: 0.01 }) });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const date = (await imageDates(t)).at(-1)!;
+    const before = billed(t);
+    await expect(t.call('downloads:enqueue', { kind: 'composite', request: composite(t, date) })).rejects.toMatchObject({ kind: 'cancelled' });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/with no monthly budget, a spend above 0\.01 EUR needs your confirmation/);
+    expect(billed(t)).toEqual(before);
+    answer = true;
+    await downloaded(t, date);
+    expect(asked).toHaveLength(2);
+  });
+});
+

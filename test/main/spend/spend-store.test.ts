@@ -2,8 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../main/shared/database';
-import { LEDGER_KEEP_DAYS, SpendStore } from '../../../main/spend';
+import { MIGRATIONS, openDatabase } from '../../../main/shared/database';
+import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/keychain';
+import { SecretRegistry } from '../../../main/platform/secrets';
+import { LEDGER_KEEP_DAYS, SpendGuard, SpendStore, profileAccounts } from '../../../main/spend';
 
 // The spend guard's budgets and ledger in swath.db (issue 25): the old spend.json imported once,
 // a month's total as a query, the 400-day pruning.
@@ -30,8 +32,13 @@ describe('spend ledger in swath.db', () => {
     });
     writeFileSync(path.join(dir, 'spend.json'), text);
     const s = await SpendStore.open(dir, { now: () => T0 });
-    expect([s.ownBudget('p1'), s.ownBudget('p2'), s.ownBudget('p3')]).toEqual([50, 7.5, null]);
-    expect([s.ledgerSpend('p1', '2026-11'), s.ledgerSpend('p1', '2026-10'), s.ledgerSpend('p2', '2026-11')]).toEqual([12.25, 3, 1]);
+    // Its entries are the profiles' until the guard learns each profile's account.
+    expect(s.legacyProfiles().sort()).toEqual(['p1', 'p2']);
+    s.adopt('p1', 'a1');
+    s.adopt('p2', 'a2');
+    expect(s.legacyProfiles()).toEqual([]);
+    expect([s.ownBudget('a1'), s.ownBudget('a2'), s.ownBudget('a3')]).toEqual([50, 7.5, null]);
+    expect([s.ledgerSpend('a1', '2026-11'), s.ledgerSpend('a1', '2026-10'), s.ledgerSpend('a2', '2026-11')]).toEqual([12.25, 3, 1]);
     expect(existsSync(path.join(dir, 'spend.json'))).toBe(false);
     expect(readFileSync(path.join(dir, `spend.json.imported-${T0}`), 'utf8')).toBe(text);
     s.close();
@@ -39,8 +46,9 @@ describe('spend ledger in swath.db', () => {
     // The backup copied back (or a crash between the commit and the rename): the ledger is not counted twice.
     writeFileSync(path.join(dir, 'spend.json'), text);
     const again = await SpendStore.open(dir, { now: () => T0 + 1 });
-    expect(again.ledgerSpend('p1', '2026-11')).toBe(12.25);
-    expect((await again.view('p1', 0, null)).spentEur).toBe(12.25);
+    expect(again.legacyProfiles()).toEqual([]);
+    expect(again.ledgerSpend('a1', '2026-11')).toBe(12.25);
+    expect((await again.view('a1', 0, null)).spentEur).toBe(12.25);
     expect(existsSync(path.join(dir, `spend.json.imported-${T0 + 1}`))).toBe(true);
     again.close();
   });
@@ -66,12 +74,12 @@ describe('spend ledger in swath.db', () => {
     expect(other.ownBudget('p1')).toBe(20);
   });
 
-  it('totals a month from the first to the last millisecond, per profile, and after a time when asked', async () => {
+  it('totals a month from the first to the last millisecond, per account', async () => {
     let now = 0;
     const s = await SpendStore.open(dir, { now: () => now });
-    const at = (iso: string, eur: number, profile = 'p1') => {
+    const at = (iso: string, eur: number, account = 'p1') => {
       now = Date.parse(iso);
-      return s.record(profile, eur, iso);
+      return s.record(account, eur, iso);
     };
     await at('2026-10-31T23:59:59.999Z', 1);
     await at('2026-11-01T00:00:00.000Z', 2);
@@ -86,7 +94,6 @@ describe('spend ledger in swath.db', () => {
     expect(s.ledgerSpend('p1', '2026-12')).toBe(48);
     expect(s.ledgerSpend('p1', '2027-01')).toBe(64);
     expect(s.ledgerSpend('p1', '2026-09')).toBe(0);
-    expect(s.ledgerSpend('p1', '2026-11', '2026-11-01T00:00:00.000Z')).toBe(8);
     // What `view` calls this month's spend, on either side of New Year.
     now = Date.parse('2026-12-31T23:59:59.999Z');
     expect((await s.view('p1', 0, null)).spentEur).toBe(48);
@@ -115,3 +122,42 @@ describe('spend ledger in swath.db', () => {
     db.close();
   });
 });
+
+describe('spend per account', () => {
+  it('moves the entries and budgets a profile-keyed swath.db holds to each profile\'s account: one key, one month and the lower budget', async () => {
+    const profiles = await ProfileStore.open({ dir, demoKey: 'demo-test', secrets: new SecretRegistry(), keychain: new Keychain({ backend: new MemoryKeychainBackend() }) });
+    const shared = 'sk-shared-0123456789abcdef';
+    const p1 = (await profiles.create({ name: 'One', baseUrl: 'https://imagery.example.org/', key: shared })).id;
+    const p2 = (await profiles.create({ name: 'Two', baseUrl: 'https://imagery.example.org', key: shared })).id;
+    const p3 = (await profiles.create({ name: 'Other key', baseUrl: 'https://imagery.example.org', key: 'sk-other-0123456789abcdef' })).id;
+    // The database as the profile-keyed schema left it.
+    const before = MIGRATIONS.findIndex((m) => m.name === 'spend per account');
+    const old = (await openDatabase({ dir, migrations: MIGRATIONS.slice(0, before) })).db;
+    const add = old.prepare('INSERT INTO spend_ledger (profile_id, at, cost_eur, what) VALUES (?, ?, ?, ?)');
+    add.run(p1, '2026-11-02T08:00:00.000Z', 30, 'order');
+    add.run(p2, '2026-11-03T08:00:00.000Z', 20, 'download');
+    add.run(p3, '2026-11-04T08:00:00.000Z', 7, 'another account');
+    old.prepare('INSERT INTO spend_budgets (profile_id, eur) VALUES (?, ?)').run(p1, 40);
+    old.prepare('INSERT INTO spend_budgets (profile_id, eur) VALUES (?, ?)').run(p2, 60);
+    old.close();
+
+    const { db } = await openDatabase({ dir });
+    const store = await SpendStore.open(dir, { db, now: () => T0 });
+    let active = p2;
+    const guard = new SpendGuard({ store, activeProfile: async () => active, account: profileAccounts(profiles), billing: async () => ({}) });
+    const signal = AbortSignal.timeout(10_000);
+    // The second profile's month holds the first's spend, and the lower of their budgets binds both.
+    expect(await guard.verdict({ state: 'known', eur: 0 }, signal)).toMatchObject({ profileId: p2, spentEur: 50, budgetEur: 40, source: 'ledger' });
+    active = p1;
+    expect(await guard.verdict({ state: 'known', eur: 0 }, signal)).toMatchObject({ profileId: p1, spentEur: 50, budgetEur: 40 });
+    active = p3;
+    expect(await guard.verdict({ state: 'known', eur: 0 }, signal)).toMatchObject({ spentEur: 7, budgetEur: null });
+    expect(store.legacyProfiles()).toEqual([]);
+    // No row names the key.
+    const text = JSON.stringify(db.prepare('SELECT * FROM spend_ledger').all()) + JSON.stringify(db.prepare('SELECT * FROM spend_account_budgets').all());
+    expect(text).not.toContain(shared);
+    expect(text).toContain('https://imagery.example.org key:');
+    db.close();
+  });
+});
+

@@ -38,6 +38,8 @@ export async function startTestApp(opts: {
   downloadsDir?: string;
   /** The simulator's answer style ('production' or 'variant'; default its own). */
   shapes?: string;
+  /** More keys the embedded service accepts, each for the account it names (a profile the test creates uses one). */
+  extraKeys?: Record<string, string>;
 } = {}): Promise<TestApp> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-watch-'));
   const clock = { now: Date.now() };
@@ -50,7 +52,7 @@ export async function startTestApp(opts: {
     version: '0.0.0-test',
     platform: process.platform,
     startSimulator: async (o) => {
-      const s = await startSimulator({ ...o, ...(opts.shapes ? { shapes: opts.shapes } : {}), now: () => clock.now, faults: opts.faults, lifecycle: { review: 1000, preparing: 1000, awaiting: 1000, processing: 1000 } });
+      const s = await startSimulator({ ...o, ...(opts.extraKeys ? { apiKeys: { ...o.apiKeys, ...opts.extraKeys } } : {}), ...(opts.shapes ? { shapes: opts.shapes } : {}), now: () => clock.now, faults: opts.faults, lifecycle: { review: 1000, preparing: 1000, awaiting: 1000, processing: 1000 } });
       sim = s;
       if (!opts.front) return s;
       const front = await opts.front(s.url);

@@ -74,16 +74,26 @@ describe('spend guard', () => {
       asked++;
       return { OrdersTotal: 10, DownloadsTotal: 0 };
     };
+    // Billing below Swath's own ledger (the service has not counted the order yet): the ledger counts.
     const billing = await s.view('p1', 25, summary);
-    expect(billing).toMatchObject({ spentEur: 10, source: 'billing', sourceNote: null, overBudget: false });
+    expect(billing).toMatchObject({ spentEur: 30, source: 'ledger', overBudget: true });
+    expect(billing.sourceNote).toContain("billing summary (10.00 EUR) does not show all Swath spent");
+    // Billing above it (spend elsewhere on the account): billing is the spend.
+    now += BILLING_FRESH_MS + 1;
+    let billed = 40;
+    const grown = async () => (asked++, { OrdersTotal: billed });
+    expect(await s.view('p1', 0, grown)).toMatchObject({ spentEur: 40, source: 'billing', sourceNote: null });
     // One summary serves the checks of the next minute; what Swath records meanwhile is added to it.
     now += 1_000;
     await s.record('p1', 4.5, 'order after the summary');
-    expect(await s.view('p1', 25, summary)).toMatchObject({ spentEur: 14.5, source: 'billing', afterEur: 39.5 });
-    expect(asked).toBe(1);
-    // Past that, the service is asked again, and its answer is the spend (it counts the order by now).
-    now += BILLING_FRESH_MS;
-    expect(await s.view('p1', 0, async () => ({ OrdersTotal: 14.5 }))).toMatchObject({ spentEur: 14.5, source: 'billing' });
+    expect(await s.view('p1', 25, grown)).toMatchObject({ spentEur: 44.5, source: 'billing', afterEur: 69.5 });
+    expect(asked).toBe(2);
+    // A summary that has not grown by it yet still has it added; one that has is the spend.
+    now += BILLING_FRESH_MS + 1;
+    expect(await s.view('p1', 0, grown)).toMatchObject({ spentEur: 44.5, source: 'billing' });
+    now += BILLING_FRESH_MS + 1;
+    billed = 44.5;
+    expect(await s.view('p1', 0, grown)).toMatchObject({ spentEur: 44.5, source: 'billing' });
     // A summary that fails is not kept: the ledger answers, and the next check asks again.
     now += BILLING_FRESH_MS + 1;
     const failed = await s.view('p1', 0, async () => Promise.reject(new Error('HTTP 503')));

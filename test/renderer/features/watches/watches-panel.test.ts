@@ -91,4 +91,26 @@ describe('the Watches panel at scale', () => {
     expect((fake.api as { watchesList: ReturnType<typeof vi.fn> }).watchesList).toHaveBeenCalledTimes(1);
     w.unmount();
   });
+
+  it("shows main's one figure of the month's spend, asked again whenever main says it changed", async () => {
+    const listeners = new Map<string, ((e: unknown) => void)[]>();
+    let spent = 67.73;
+    const spendGet = vi.fn(async () => ({ ok: true, data: { profileId: 'demo', month: '2026-11', budgetEur: 70, spentEur: spent, source: 'billing', sourceNote: null, costEur: 0, afterEur: spent, overBudget: false, ceilingEur: null, decision: 'ok', reason: '', costKnown: true, costNote: null } }));
+    fake.api = {
+      watchesList: vi.fn(async () => ({ ok: true, data: { watches: [watchOf(0, 5)] } })),
+      spendGet,
+      on: vi.fn((event: string, fn: (e: unknown) => void) => (listeners.set(event, [...(listeners.get(event) ?? []), fn]), () => undefined)),
+    };
+    const w = mount(WatchesPanel, { attachTo: document.body });
+    await flushPromises();
+    const line = () => w.get('[data-testid="watches-spend"]').text();
+    expect(line()).toContain('67.73');
+    // A watch bought five more dates: main says the month changed, and the line shows main's new figure.
+    spent = 69.63;
+    for (const fn of listeners.get('spend:changed') ?? []) fn({});
+    await flushPromises();
+    expect(line()).toContain('69.63');
+    expect(line()).not.toContain('67.73');
+    w.unmount();
+  });
 });

@@ -2,6 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { EventPayload, IpcError, ResponseOf } from '../../../../../preload/contract';
 import { getBridge } from '../../../platform/bridge';
+import { rerunning } from '../../../platform/lib/rerun';
 import { useUiStore } from '../../../platform/stores/ui';
 
 /** One download job as main reports it. */
@@ -49,9 +50,6 @@ export const useDownloadsStore = defineStore('downloads', () => {
   /** Where the next page starts (main's position), or null when every page is read. */
   let next: string | null = null;
   let paging: Promise<void> | null = null;
-  /** One counts request at a time; a change during it asks once more after it. */
-  let counting: Promise<void> | null = null;
-  let countAgain = false;
   /** Per-job failure of the last action (cancel, retry, reveal...). */
   const actionErrors = ref<Record<string, string>>({});
   let unsubscribe: (() => void)[] = [];
@@ -114,26 +112,14 @@ export const useDownloadsStore = defineStore('downloads', () => {
     void recount();
   }
 
-  /** Re-reads main's counts (the summary and "Clear finished" count every page, not the rows read). */
-  function recount(): Promise<void> {
-    if (counting) {
-      countAgain = true;
-      return counting;
+  /** Re-reads main's counts (the summary and "Clear finished" count every page, not the rows read); one request at a time, a change during it asks once more after it. */
+  const recount = rerunning(async () => {
+    const r = await getBridge().downloadsList({ limit: 1 });
+    if (r.ok) {
+      counts.value = r.data.counts;
+      total.value = r.data.total;
     }
-    counting = (async () => {
-      do {
-        countAgain = false;
-        const r = await getBridge().downloadsList({ limit: 1 });
-        if (r.ok) {
-          counts.value = r.data.counts;
-          total.value = r.data.total;
-        }
-      } while (countAgain);
-    })().finally(() => {
-      counting = null;
-    });
-    return counting;
-  }
+  });
 
   function takePage(data: ResponseOf<'downloads:list'>): void {
     total.value = data.total;

@@ -3,6 +3,7 @@ import { computed, ref, watch } from 'vue';
 import type { EventPayload, IpcError, RequestOf, ResponseOf, WATCH_DATES_PAGE } from '../../../../../preload/contract';
 import { getBridge } from '../../../platform/bridge';
 import { useSessionStore } from '../../../platform/stores/session';
+import { useSpendStore } from '../../../platform/stores/spend';
 
 /** A watch as main summarises it: its dates counted by state and only the latest ones. */
 export type WatchItem = ResponseOf<'watches:list'>['watches'][number];
@@ -44,7 +45,9 @@ export const useWatchesStore = defineStore('watches', () => {
   const draft = ref<WatchDraft | null>(null);
   /** The watch to scroll to and highlight (a notification was clicked). */
   const focusId = ref<string | null>(null);
-  const spend = ref<SpendInfo | null>(null);
+  const spendStore = useSpendStore();
+  /** The month's spend against the budget: main's one figure, followed through the spend store. */
+  const spend = computed<SpendInfo | null>(() => spendStore.month);
   let unsubscribe: (() => void) | null = null;
 
   async function load(): Promise<void> {
@@ -101,10 +104,10 @@ export const useWatchesStore = defineStore('watches', () => {
   const resume = (id: string, pastCap = false) => act(getBridge().watchesResume({ id, pastCap }));
   const runNow = (id: string) => act(getBridge().watchesRun({ id }));
 
-  /** Month-to-date spend plus a cost (0: just the month so far). */
+  /** Month-to-date spend plus a cost (0: just the month so far, which the store then follows). */
   async function loadSpend(costEur = 0): Promise<SpendInfo | null> {
+    if (costEur === 0) return spendStore.monthSoFar();
     const r = await getBridge().spendGet({ costEur });
-    if (r.ok && costEur === 0) spend.value = r.data;
     return r.ok ? r.data : null;
   }
 
@@ -123,7 +126,6 @@ export const useWatchesStore = defineStore('watches', () => {
 
   watch(() => session.generation, () => {
     list.value = [];
-    spend.value = null;
     if (unsubscribe) void load();
   });
 
