@@ -81,6 +81,7 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
       if (!c.openOperations().some((op) => op.key === key)) {
         throw new AppError('not-found', `The service's specification has no operation "${key}".`);
       }
+      if (key === 'tasking.orders.cancel') await consentToCancel(guard, params);
       return { data: await c.callOpen(key as OpenOperationKey, { params, body }, signal) };
     },
 
@@ -121,4 +122,17 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
       }
     },
   };
+}
+
+/**
+ * Cancelling an order cannot be undone (one in Review is gone, a recurring one stops renewing), so
+ * main asks the analyst itself; a host without its dialog (the browser host) refuses.
+ */
+async function consentToCancel(guard: SpendGuard, params: Record<string, unknown> | undefined): Promise<void> {
+  const named = Object.values(params ?? {}).filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
+  const order = named.length ? `order ${named.join(', ').slice(0, 200)}` : 'this order';
+  await guard.consent(
+    { title: 'Cancel the order?', message: `Cancel tasking ${order}?`, detail: 'An order in Review is cancelled; a recurring order stops renewing. This cannot be undone.', confirmLabel: 'Cancel order' },
+    `The ${order.replace(/^this /, '')} stays as it is.`,
+  );
 }
