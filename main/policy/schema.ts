@@ -49,11 +49,11 @@ const xyzTemplateSchema = z.string().superRefine((template, ctx) => {
 });
 
 /**
- * Why an update feed URL must not be used, or null when it may: the feed serves
- * the installers and the sha512 they are checked against, so it must be https;
- * plain http is allowed only on loopback (a test server on this machine).
+ * Why a URL Swath takes trusted files from must not be used, or null when it may: https, and plain
+ * http only on loopback when `loopbackHttp` (a test server on this machine). Worded for the update
+ * feed; other callers name their URL in its place.
  */
-export function updateFeedProblem(url: string): string | null {
+function trustedUrlProblem(url: string, loopbackHttp: boolean): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -61,14 +61,24 @@ export function updateFeedProblem(url: string): string | null {
     return `the update URL ${url} is not an absolute URL.`;
   }
   if (parsed.protocol === 'https:') return null;
-  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return null;
+  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) {
+    return loopbackHttp ? null : `the update URL ${url} uses plain http: any program on this machine could listen on that port and serve another installer and the checksum it is verified against, so the feed must use https://, even on this machine.`;
+  }
   if (parsed.protocol === 'http:') {
-    return `the update URL ${url} uses plain http: anyone on the network path could replace the installer and the checksum it is verified against, so the feed must use https:// (http is allowed only for localhost / 127.0.0.1).`;
+    return `the update URL ${url} uses plain http: anyone on the network path could replace the installer and the checksum it is verified against, so the feed must use https://${loopbackHttp ? ' (http is allowed only for localhost / 127.0.0.1)' : ''}.`;
   }
   return `the update URL ${url} must use https://.`;
 }
 
-/** The update feed given at build time (SWATH_UPDATE_URL), trimmed; throws, failing the build, unless it is https (or loopback http). */
+/**
+ * Why an update feed URL must not be used, or null when it may: the feed serves the installers and
+ * the sha512 they are checked against, so it must be https, on loopback too.
+ */
+export function updateFeedProblem(url: string): string | null {
+  return trustedUrlProblem(url, false);
+}
+
+/** The update feed given at build time (SWATH_UPDATE_URL), trimmed; throws, failing the build, unless it is https. */
 export function buildUpdateFeed(value: string | undefined): string {
   const url = value?.trim() ?? '';
   const problem = url ? updateFeedProblem(url) : null;
@@ -158,7 +168,7 @@ export const policySchema = z
       .optional(),
     /** An https base URL serving the share's folder (Range requests), so a teammate previews a raster without copying it. */
     teamReadUrl: z.string().superRefine((value, ctx) => {
-      const problem = updateFeedProblem(value);
+      const problem = trustedUrlProblem(value, true);
       if (problem) ctx.addIssue({ code: 'custom', message: problem.replace('the update URL', 'the team read URL').replace('the installer and the checksum it is verified against', 'the rasters teammates preview') });
     }).optional(),
     /** Desktop notifications; false turns them off (stored and shown now; notifications come later). */
