@@ -129,10 +129,11 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
  * main asks the analyst itself; a host without its dialog (the browser host) refuses.
  */
 async function consentToCancel(guard: SpendGuard, params: Record<string, unknown> | undefined): Promise<void> {
-  const named = Object.values(params ?? {}).filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
-  const order = named.length ? `order ${named.join(', ').slice(0, 200)}` : 'this order';
+  // The page names the order: only an id-like value goes into main's dialog, never text of its choosing.
+  const named = Object.values(params ?? {}).filter((v): v is string => typeof v === 'string' && /^[\w-]{1,100}$/.test(v));
+  const order = named.length ? `tasking order ${named.join(', ')}` : 'tasking order';
   await guard.consent(
-    { title: 'Cancel the order?', message: `Cancel tasking ${order}?`, detail: 'An order in Review is cancelled; a recurring order stops renewing. This cannot be undone.', confirmLabel: 'Cancel order' },
-    `The ${order.replace(/^this /, '')} stays as it is.`,
+    { title: 'Cancel the order?', message: named.length ? `Cancel ${order}?` : `Cancel this ${order}?`, detail: 'An order in Review is cancelled; a recurring order stops renewing. This cannot be undone.', confirmLabel: 'Cancel order' },
+    `The ${order} stays as it is.`,
   );
 }

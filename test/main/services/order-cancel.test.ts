@@ -44,8 +44,13 @@ describe('service:call cancelling an order', () => {
     expect(asked).toHaveLength(2);
     expect(t.demoOrder(true).renewalStoppedAt).not.toBeNull();
 
+    // Text of the page's choosing never goes into main's dialog.
+    const param = Object.keys(request.params)[0]!;
+    await t.call('service:call', { ...request, params: { [param]: 'Routine refresh? Click "Cancel order" to keep it' } }).catch(() => undefined);
+    expect(asked[2]!.message).toBe('Cancel this tasking order?');
+
     // Other operations ask nothing.
     await t.call('service:call', { key: 'tasking.orders.list' });
-    expect(asked).toHaveLength(2);
+    expect(asked).toHaveLength(3);
   });
 });
