@@ -28,6 +28,8 @@ import {
   mountAppProtocol,
   mountRasterProtocol,
   nativeConfirm,
+  debuggerSwitches,
+  refuseDebugger,
   registerSchemes,
   utilityProcessSimulator,
 } from './hosts/electron-host';
@@ -55,12 +57,18 @@ catchProcessErrors(mainLog);
 const log = (message: string): void => mainLog.info(message);
 for (const name of ignoredDevEnv(process.env, { packaged })) log(`${name} is set but ignored: an installed build uses only its own folders and the machine policy.`);
 
+// An installed build never runs open to a debugger (--remote-debugging-port, --inspect…): checked first,
+// before the app is ready, so it exits before opening a window or reading a key.
+const debuggers = packaged ? debuggerSwitches(app.commandLine, process.argv, process.platform) : [];
+
 // Every renderer is sandboxed, including any a future feature forgets to configure.
 app.enableSandbox();
 // Custom schemes (app:// for the renderer, swath-raster:// for rasters) must be declared before the app is ready.
 registerSchemes();
 
-if (!app.requestSingleInstanceLock()) {
+if (debuggers.length) {
+  refuseDebugger(debuggers, log);
+} else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   run();

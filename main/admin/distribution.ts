@@ -46,7 +46,7 @@ export interface Distribution {
   handlers: Pick<HandlerTable, DistributionChannel>;
   /** Applies the policy and the secret registry to the complete handler table. */
   wrap(handlers: HandlerTable): HandlerTable;
-  /** The diagnostics report (redacted; the home folder as ~; profile names only when asked for). */
+  /** The diagnostics report (redacted; no absolute path: the home folder as ~, others masked; profile names only when asked for). */
   diagnostics(includeProfileNames?: boolean): Promise<string>;
   close(): void;
 }

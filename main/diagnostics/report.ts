@@ -10,7 +10,10 @@ import type { UpdateStatus } from '../updates';
  * queue and the userData file list. The whole text goes through the same
  * redaction as the log before it leaves main, so a key that slipped into any
  * part of it (a log line, a job's error) is still not there. Personal data is
- * left out: the home folder (it names the OS user) is written as `~`, and
+ * left out: no absolute path is written (a folder can name the OS user, a
+ * customer or a project): the home folder is `~`, the userData folder
+ * `<userData>`, the policy file `<policy file>`, and any other absolute path
+ * (`/tmp/…`, `/mnt/share/…`, `D:\…`, `\\server\share\…`, `file://…`) `<path>`;
  * profile names (they can name customers) only when the analyst ticks them in.
  */
 
@@ -114,13 +117,41 @@ export async function buildDiagnostics(input: DiagnosticsInput, redactor: LogRed
   lines.push(...(await listFiles(input.userDataDir)));
   section(`Log, last ${input.logTail.length} lines (${input.logFile ?? 'no log file in this host'})`);
   lines.push(...input.logTail);
-  return `${homeAsTilde(redactor.redact(lines.join('\n')), input.homeDir)}\n`;
+  const folders = [
+    { folder: input.userDataDir, label: '<userData>' },
+    { folder: input.policy.file, label: '<policy file>' },
+    { folder: input.homeDir, label: '~' },
+  ];
+  return `${maskPaths(redactor.redact(lines.join('\n')), folders)}\n`;
 }
 
-/** Every occurrence of the home folder (it names the OS user) written as `~`, with either slash on Windows. */
-export function homeAsTilde(text: string, homeDir: string): string {
-  const home = homeDir.replace(/[\\/]+$/, '');
-  // "/" or a drive root is not a home folder worth hiding (and would garble every path).
+/** What the report writes for an absolute path outside the folders it names. */
+export const MASKED_PATH = '<path>';
+
+// An absolute path where one starts (the start, a space, a quote, a bracket, `=`, `,` or `;`):
+// `file://…`; a UNC path `\\server\share\…` or `//server/share/…`; a drive path `C:\…` or `C:/…`;
+// a POSIX path `/…` (not the service's `/api/…` operations in the log). Quoted, it runs to the
+// closing quote (a folder name may hold spaces); otherwise to the next space or delimiter.
+const PATH_START = String.raw`(?<=^|[\s"'\`(\[{<=,;])`;
+const PATH_HEAD = String.raw`(?:file:\/\/|\\\\[^\s\\/"'\`<>|]+[\\/]|\/\/[^\s\/"'\`<>|]+\/|[A-Za-z]:[\\/]|\/(?!\/|api\/)(?=[^\s\/]))`;
+const QUOTED_PATH = new RegExp(String.raw`(["'\`])${PATH_HEAD}[^"'\`\n]*(?=\1)`, 'g');
+// A colon or full stop that ends a sentence ("open /tmp/a.tif: ENOENT") is not part of the path.
+const BARE_PATH = new RegExp(String.raw`${PATH_START}${PATH_HEAD}[^\s"'\`<>|,;)\]}]*?(?=$|[\s"'\`<>|,;)\]}]|[:.](?:\s|$))`, 'g');
+
+/**
+ * Masks every absolute path in a text: first the named folders (their label, then the path inside
+ * them as it was), longest first, then any other absolute path as {@link MASKED_PATH} whole.
+ */
+export function maskPaths(text: string, folders: readonly { folder: string; label: string }[]): string {
+  let out = text;
+  for (const { folder, label } of [...folders].sort((a, b) => b.folder.length - a.folder.length)) out = maskFolder(out, folder, label);
+  return out.replace(QUOTED_PATH, (_m, quote: string) => `${quote}${MASKED_PATH}`).replace(BARE_PATH, MASKED_PATH);
+}
+
+/** Every occurrence of a folder (or file) written as `label`, with either slash on Windows. */
+export function maskFolder(text: string, folder: string, label: string): string {
+  const home = folder.replace(/[\\/]+$/, '');
+  // "/" or a drive root names no one (and would garble every path); other paths are masked whole.
   if (home.length < 3) return text;
   const forms = new Set([home, home.replaceAll('\\', '/'), home.replaceAll('/', '\\')]);
   // Windows paths compare without case (C:\Users\Ann is c:\users\ann).
@@ -129,7 +160,7 @@ export function homeAsTilde(text: string, homeDir: string): string {
   for (const form of [...forms].sort((a, b) => b.length - a.length)) {
     const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     // Only as a whole path prefix: /home/ann, not /home/anna.
-    out = out.replace(new RegExp(`${escaped}(?=$|[\\\\/\\s"'):,;])`, flags), '~');
+    out = out.replace(new RegExp(`${escaped}(?=$|[\\\\/\\s"'):,;])`, flags), label);
   }
   return out;
 }

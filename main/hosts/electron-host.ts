@@ -1,4 +1,4 @@
-import { BrowserWindow, Menu, dialog, ipcMain, nativeTheme, protocol, shell, utilityProcess, type Session, type WebContents, type WebPreferences } from 'electron';
+import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, protocol, shell, utilityProcess, type Session, type WebContents, type WebPreferences } from 'electron';
 import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import type { EventName, EventPayload } from '../../preload/contract';
 import { emit, handle, type Dispatcher } from '../ipc';
@@ -135,6 +135,41 @@ export function nativeConfirm(window: () => BrowserWindow | null): HostConfirm {
     const { response } = parent && !parent.isDestroyed() ? await dialog.showMessageBox(parent, options) : await dialog.showMessageBox(options);
     return response === 1;
   };
+}
+
+/**
+ * Command-line switches that open the app to a debugger (Chromium's DevTools protocol, Node's
+ * inspector): whoever attaches reads the API key in main's memory and drives the window past every
+ * check. An installed build does not start with one (see {@link refuseDebugger}).
+ */
+export const DEBUGGER_SWITCHES = [
+  'remote-debugging-port', 'remote-debugging-pipe', 'remote-debugging-address', 'remote-allow-origins',
+  'inspect', 'inspect-brk', 'inspect-port', 'inspect-brk-node', 'inspect-publish-uid',
+] as const;
+
+/**
+ * The {@link DEBUGGER_SWITCHES} on this command line: as Chromium parsed it, and as given in `argv`
+ * (`--name`, `-name`, `--name=value`; on Windows also `/name` and any case), up to a `--`.
+ */
+export function debuggerSwitches(commandLine: { hasSwitch(name: string): boolean }, argv: readonly string[], platform: string): string[] {
+  const found = new Set<string>(DEBUGGER_SWITCHES.filter((name) => commandLine.hasSwitch(name)));
+  const prefix = platform === 'win32' ? /^(?:--?|\/)([^=]+)(?:=|$)/ : /^--?([^=]+)(?:=|$)/;
+  for (const arg of argv) {
+    if (arg === '--') break;
+    const name = prefix.exec(arg)?.[1];
+    const known = name && DEBUGGER_SWITCHES.find((s) => (platform === 'win32' ? s === name.toLowerCase() : s === name));
+    if (known) found.add(known);
+  }
+  return [...found];
+}
+
+/** An installed build started with a debugger switch: drops them, says why (log and an error box) and exits. */
+export function refuseDebugger(found: readonly string[], log: (message: string) => void): void {
+  for (const name of found) app.commandLine.removeSwitch(name);
+  const message = `Swath does not start with ${found.map((s) => `--${s}`).join(', ')}: an installed build cannot be opened to a debugger, which could read your API key and spend from your account. Start Swath without it.`;
+  log(message);
+  dialog.showErrorBox('Swath cannot start', message);
+  app.exit(1);
 }
 
 /** Brings an existing window to the front (used when a second instance starts). */

@@ -21,10 +21,14 @@ export function budgetCeilingEur(state: PolicyState): number | null {
 }
 
 /**
- * Why the policy's monthly budget cannot be honoured (a currency other than the service's), or
- * null. Never ignored: Settings and diagnostics show it, and every spend then needs confirmation.
+ * Why the policy's monthly budget cannot be honoured (the file's ceiling cannot be read, or it is in
+ * a currency other than the service's), or null. Never ignored: Settings and diagnostics show it,
+ * and every spend then needs confirmation.
  */
 export function budgetProblem(state: PolicyState): string | null {
+  if (state.ceilingUnreadable) {
+    return `monthlyBudget: the policy's ceiling cannot be read (${state.ceilingUnreadable}). Until the policy file is fixed, every spend needs your confirmation.`;
+  }
   const b = state.policy.monthlyBudget;
   if (!b || b.currency === SERVICE_CURRENCY) return null;
   return `monthlyBudget: ${b.amount} ${b.currency} cannot be enforced: the service bills in ${SERVICE_CURRENCY} and Swath does not convert currencies. Until the policy names the budget in ${SERVICE_CURRENCY}, every spend needs your confirmation.`;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { policyProblems, policySchema, updateFeedProblem, type Policy } from './schema';
+import { parsePolicy, updateFeedProblem, type Policy } from './schema';
 
 /**
  * Environment variable that points Swath at another policy file: development and tests only. An
@@ -52,21 +52,33 @@ export function ignoredDevEnv(env: NodeJS.ProcessEnv, options: PolicyPathOptions
   return options.packaged ? DEV_ONLY_ENV.filter((name) => env[name]?.trim()) : [];
 }
 
-/** The policy as loaded: none, applied, or invalid (then nothing of it applies and the problems say why). */
+/**
+ * The policy as loaded: none, applied (its valid keys), or invalid (no key of it applies: the file
+ * cannot be read, or every key in it is wrong; the problems say why).
+ */
 export interface PolicyState {
   status: 'none' | 'applied' | 'invalid';
   /** The file that was looked at. */
   file: string;
   /**
-   * What is wrong with the file, one line per problem. Invalid: why nothing applies. Applied: a
-   * setting that applies but cannot be used (an http update feed: updates stay off).
+   * What is wrong with the file, one line per problem. Invalid: why nothing applies. Applied: a key
+   * that was ignored, or one that applies but cannot be used (an http update feed: updates stay off).
    */
   problems: string[];
-  /** The policy in force: the file's when applied, empty (the app's own defaults) otherwise. */
+  /** The policy in force: the file's valid keys, empty (the app's own defaults) when none. */
   policy: Policy;
+  /**
+   * Why the file's monthly ceiling cannot be read (its key is wrong, or the file itself is), or
+   * absent when it can: then every spend needs the analyst's consent (main/policy/apply.ts `budgetProblem`).
+   */
+  ceilingUnreadable?: string;
 }
 
-/** Reads and validates the policy file; never throws: a broken policy is reported and Swath starts with its own defaults. */
+/**
+ * Reads and validates the policy file, key by key; never throws. A wrong key is reported and ignored
+ * while the valid ones apply; a file that cannot be read is reported and Swath starts with its own
+ * defaults. Either way a ceiling that cannot be read is not taken as none (`ceilingUnreadable`).
+ */
 export async function loadPolicy(file: string, log: (line: string) => void = () => undefined): Promise<PolicyState> {
   let text: string;
   try {
@@ -84,17 +96,20 @@ export async function loadPolicy(file: string, log: (line: string) => void = () 
   } catch (error) {
     return invalid(file, [`The file is not valid JSON: ${(error as Error).message}`], log);
   }
-  const parsed = policySchema.safeParse(raw);
-  if (!parsed.success) return invalid(file, policyProblems(parsed.error), log);
+  const { policy, problems, ceilingUnreadable } = parsePolicy(raw);
+  const ceiling = ceilingUnreadable === null ? {} : { ceilingUnreadable };
+  if (problems.length && !Object.keys(policy).length) return invalid(file, problems, log, ceiling);
+  const ignored = problems.map((p) => `${p} That key is ignored.`);
   // An http update feed is refused (updates stay off) while the rest of the policy applies.
-  const feed = parsed.data.updates?.url;
+  const feed = policy.updates?.url;
   const feedProblem = feed ? updateFeedProblem(feed) : null;
-  const problems = feedProblem ? [`updates.url: ${feedProblem} Updates are off until it is fixed.`] : [];
-  log(`policy: applied ${file}${problems.length ? `, with problems: ${problems.join(' | ')}` : ''}`);
-  return { status: 'applied', file, problems, policy: parsed.data };
+  if (feedProblem) ignored.push(`updates.url: ${feedProblem} Updates are off until it is fixed.`);
+  log(`policy: applied ${file}${ignored.length ? `, with problems: ${ignored.join(' | ')}` : ''}`);
+  return { status: 'applied', file, problems: ignored, policy, ...ceiling };
 }
 
-function invalid(file: string, problems: string[], log: (line: string) => void): PolicyState {
+/** Nothing of the file applies; its ceiling cannot be read unless the file was read and names none. */
+function invalid(file: string, problems: string[], log: (line: string) => void, ceiling: Pick<PolicyState, 'ceilingUnreadable'> = { ceilingUnreadable: problems.join(' ') }): PolicyState {
   log(`policy: ${file} is invalid and was ignored (Swath uses its own defaults): ${problems.join(' | ')}`);
-  return { status: 'invalid', file, problems, policy: {} };
+  return { status: 'invalid', file, problems, policy: {}, ...ceiling };
 }

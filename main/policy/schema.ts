@@ -49,11 +49,11 @@ const xyzTemplateSchema = z.string().superRefine((template, ctx) => {
 });
 
 /**
- * Why an update feed URL must not be used, or null when it may: the feed serves
- * the installers and the sha512 they are checked against, so it must be https;
- * plain http is allowed only on loopback (a test server on this machine).
+ * Why a URL Swath takes trusted files from must not be used, or null when it may: https, and plain
+ * http only on loopback when `loopbackHttp` (a test server on this machine). Worded for the update
+ * feed; other callers name their URL in its place.
  */
-export function updateFeedProblem(url: string): string | null {
+function trustedUrlProblem(url: string, loopbackHttp: boolean): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -61,14 +61,24 @@ export function updateFeedProblem(url: string): string | null {
     return `the update URL ${url} is not an absolute URL.`;
   }
   if (parsed.protocol === 'https:') return null;
-  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return null;
+  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) {
+    return loopbackHttp ? null : `the update URL ${url} uses plain http: any program on this machine could listen on that port and serve another installer and the checksum it is verified against, so the feed must use https://, even on this machine.`;
+  }
   if (parsed.protocol === 'http:') {
-    return `the update URL ${url} uses plain http: anyone on the network path could replace the installer and the checksum it is verified against, so the feed must use https:// (http is allowed only for localhost / 127.0.0.1).`;
+    return `the update URL ${url} uses plain http: anyone on the network path could replace the installer and the checksum it is verified against, so the feed must use https://${loopbackHttp ? ' (http is allowed only for localhost / 127.0.0.1)' : ''}.`;
   }
   return `the update URL ${url} must use https://.`;
 }
 
-/** The update feed given at build time (SWATH_UPDATE_URL), trimmed; throws, failing the build, unless it is https (or loopback http). */
+/**
+ * Why an update feed URL must not be used, or null when it may: the feed serves the installers and
+ * the sha512 they are checked against, so it must be https, on loopback too.
+ */
+export function updateFeedProblem(url: string): string | null {
+  return trustedUrlProblem(url, false);
+}
+
+/** The update feed given at build time (SWATH_UPDATE_URL), trimmed; throws, failing the build, unless it is https. */
 export function buildUpdateFeed(value: string | undefined): string {
   const url = value?.trim() ?? '';
   const problem = url ? updateFeedProblem(url) : null;
@@ -163,7 +173,7 @@ export const policySchema = z
       .optional(),
     /** An https base URL serving the share's folder (Range requests), so a teammate previews a raster without copying it. */
     teamReadUrl: z.string().superRefine((value, ctx) => {
-      const problem = updateFeedProblem(value);
+      const problem = trustedUrlProblem(value, true);
       if (problem) ctx.addIssue({ code: 'custom', message: problem.replace('the update URL', 'the team read URL').replace('the installer and the checksum it is verified against', 'the rasters teammates preview') });
     }).optional(),
     /** Desktop notifications; false turns them off (stored and shown now; notifications come later). */
@@ -173,16 +183,66 @@ export const policySchema = z
 /** A validated policy. */
 export type Policy = z.output<typeof policySchema>;
 
-/** Turns zod issues into lines an administrator can act on ("basemap.xyzUrl: ..."). */
-export function policyProblems(error: z.ZodError): string[] {
+/** Turns zod issues into lines an administrator can act on ("basemap.xyzUrl: ..."), their paths under `under` (a key of the file). */
+export function policyProblems(error: z.ZodError, under: readonly PropertyKey[] = []): string[] {
   return error.issues.map((issue) => {
-    const where = issue.path.length ? issue.path.join('.') : '(top level)';
-    if (issue.code === 'unrecognized_keys') {
-      const keys = issue.keys.join(', ');
-      // A key in a profile is the one mistake that must be explained, not just refused.
-      const hint = issue.keys.some((k) => /key|secret|token|password/i.test(k)) ? ' A policy never carries API keys; users enter their key in Settings.' : '';
-      return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}.${hint}`;
-    }
-    return `${where}: ${issue.message}`;
+    const where = [...under, ...issue.path];
+    const at = where.length ? where.join('.') : '(top level)';
+    return issue.code === 'unrecognized_keys' ? unknownKeys(at, issue.keys) : `${at}: ${issue.message}`;
   });
+}
+
+function unknownKeys(where: string, keys: readonly string[]): string {
+  // A key in a profile is the one mistake that must be explained, not just refused.
+  const hint = keys.some((k) => /key|secret|token|password/i.test(k)) ? ' A policy never carries API keys; users enter their key in Settings.' : '';
+  return `${where}: unknown key${keys.length > 1 ? 's' : ''} ${keys.join(', ')}.${hint}`;
+}
+
+/** The policy's keys that set the monthly ceiling, and unknown keys that look like one (a misspelling of it). */
+const CEILING_KEY = 'monthlyBudget';
+const LOOKS_LIKE_CEILING = /budget|ceiling|spend|limit|cap/i;
+
+/** A policy file read key by key (see {@link parsePolicy}). */
+export interface ParsedPolicy {
+  /** The valid keys. */
+  policy: Policy;
+  /** One line per bad or unknown key: that key is ignored. */
+  problems: string[];
+  /** Why the monthly ceiling cannot be read (its key is invalid, or an unknown key may be a misspelling of it); null when it can. */
+  ceilingUnreadable: string | null;
+}
+
+/**
+ * Reads a policy key by key: a valid key applies even when another is wrong (that one is ignored
+ * and reported), so one mistake does not drop every rule IT set. A wrong ceiling never means no
+ * ceiling: `ceilingUnreadable` says why it cannot be read.
+ */
+export function parsePolicy(raw: unknown): ParsedPolicy {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    const problem = '(top level): a policy is a JSON object of keys.';
+    return { policy: {}, problems: [problem], ceilingUnreadable: problem };
+  }
+  const file = raw as Record<string, unknown>;
+  const shape = policySchema.shape;
+  const policy: Record<string, unknown> = {};
+  const problems: string[] = [];
+  const unknown = Object.keys(file).filter((key) => !Object.hasOwn(shape, key));
+  if (unknown.length) problems.push(unknownKeys('(top level)', unknown));
+  let ceilingUnreadable: string | null = null;
+  for (const [key, schema] of Object.entries(shape) as [keyof typeof shape, z.ZodType][]) {
+    if (!Object.hasOwn(file, key)) continue;
+    const parsed = schema.safeParse(file[key]);
+    if (parsed.success) {
+      if (parsed.data !== undefined) policy[key] = parsed.data;
+      continue;
+    }
+    const lines = policyProblems(parsed.error, [key]);
+    problems.push(...lines);
+    if (key === CEILING_KEY) ceilingUnreadable = lines.join(' ');
+  }
+  const lookalikes = unknown.filter((key) => LOOKS_LIKE_CEILING.test(key));
+  if (!ceilingUnreadable && lookalikes.length && !Object.hasOwn(policy, CEILING_KEY)) {
+    ceilingUnreadable = `${lookalikes.join(', ')} is not a policy key, and may be meant as ${CEILING_KEY}.`;
+  }
+  return { policy: policy as Policy, problems, ceilingUnreadable };
 }

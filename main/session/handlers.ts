@@ -81,6 +81,7 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
       if (!c.openOperations().some((op) => op.key === key)) {
         throw new AppError('not-found', `The service's specification has no operation "${key}".`);
       }
+      if (key === 'tasking.orders.cancel') await consentToCancel(guard, params);
       return { data: await c.callOpen(key as OpenOperationKey, { params, body }, signal) };
     },
 
@@ -123,4 +124,18 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
       }
     },
   };
+}
+
+/**
+ * Cancelling an order cannot be undone (one in Review is gone, a recurring one stops renewing), so
+ * main asks the analyst itself; a host without its dialog (the browser host) refuses.
+ */
+async function consentToCancel(guard: SpendGuard, params: Record<string, unknown> | undefined): Promise<void> {
+  // The page names the order: only an id-like value goes into main's dialog, never text of its choosing.
+  const named = Object.values(params ?? {}).filter((v): v is string => typeof v === 'string' && /^[\w-]{1,100}$/.test(v));
+  const order = named.length ? `tasking order ${named.join(', ')}` : 'tasking order';
+  await guard.consent(
+    { title: 'Cancel the order?', message: named.length ? `Cancel ${order}?` : `Cancel this ${order}?`, detail: 'An order in Review is cancelled; a recurring order stops renewing. This cannot be undone.', confirmLabel: 'Cancel order' },
+    `The ${order} stays as it is.`,
+  );
 }

@@ -3,7 +3,7 @@ import { updateFeedProblem, type PolicyState, type UpdateChannel } from '../poli
 /**
  * Where updates come from: the admin policy's URL wins over the one baked in at
  * build time (SWATH_UPDATE_URL); with neither, updates are off and the UI says
- * why. A feed must be https (http only on loopback, for tests), or updates stay off. The channel is the policy's when it fixes one, else the user's choice.
+ * why. A feed must be https (plain http is refused, on loopback too), or updates stay off. The channel is the policy's when it fixes one, else the user's choice.
  */
 
 /** The feed URL given at build time (electron.vite.config.ts defines it from SWATH_UPDATE_URL; tests and tsx read the environment). */
@@ -46,7 +46,7 @@ export function resolveUpdateConfig(inputs: UpdateInputs): UpdateConfig {
     return { ...base, enabled: false, url: null, source: null, reason: 'Updates are off: this build has no update server (SWATH_UPDATE_URL) and no policy sets one (updates.url).' };
   }
   const source = fromPolicy ? 'policy' : 'build';
-  // https only (http on loopback, for tests): the feed also serves the sha512 the download is checked against.
+  // https only, on loopback too: the feed also serves the sha512 the download is checked against.
   const problem = /^https?:\/\/[^/]/i.test(url) ? updateFeedProblem(url) : `the update URL ${url} is not an https URL.`;
   if (problem) return { ...base, enabled: false, url, source, reason: `Updates are off: ${problem}` };
   if (!inputs.packaged) return { ...base, enabled: false, url, source, reason: 'Updates are checked only in installed builds, not in development.' };

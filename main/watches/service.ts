@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { abortable } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
 import type { ServiceClient } from '../api';
@@ -44,6 +45,10 @@ export interface WatchServiceDeps {
 }
 
 const FINAL = new Set(['done', 'failed', 'cancelled']);
+
+/** What a watch buys: its source, area, model, constellations, period and composite settings. */
+const PURCHASE = ['source', 'area', 'model', 'constellations', 'from', 'to', 'settings'] as const;
+const purchaseOf = (w: Watch): Pick<Watch, (typeof PURCHASE)[number]> => Object.fromEntries(PURCHASE.map((k) => [k, w[k]])) as Pick<Watch, (typeof PURCHASE)[number]>;
 
 /** A folder name from a watch name: letters, digits, dashes; never empty, never a path. */
 export function watchFolder(w: Pick<Watch, 'name' | 'id'>): string {
@@ -217,7 +222,10 @@ export class WatchService {
           );
         }
         const w = await store.update(id, (x) => {
+          const bought = purchaseOf(x);
           Object.assign(x, patch);
+          // Spending past the limit was agreed for what the watch bought then: other purchases ask again.
+          if (!isDeepStrictEqual(bought, purchaseOf(x))) x.allowOverMonth = null;
           // New settings deserve another try at what was set aside or failed.
           x.dates = x.dates.filter((d) => d.state === 'downloaded' || d.state === 'queued');
           if (x.state === 'attention') x.state = 'active';
@@ -259,7 +267,7 @@ export class WatchService {
           await guard.consent({
             title: 'Spend past the limit?',
             message: `Let "${before.name}" download past its cap or the monthly budget for ${month()}?`,
-            detail: `${before.notice ?? ''}\n\nUntil the end of the month, this watch downloads every new date of a known cost past its cap and the budget (never past your organisation's ceiling; a date whose cost is not known still pauses it).`,
+            detail: `${before.notice ?? ''}\n\nUntil the end of the month, this watch downloads every new date of a known cost past its cap and the budget, as long as its area, period and settings stay as they are (never past your organisation's ceiling; a date whose cost is not known still pauses it).`,
             confirmLabel: 'Spend past the limit',
           }, 'The watch stays paused; raise the cap or the budget instead.');
           allowOverMonth = month();

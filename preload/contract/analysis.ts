@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { MAX_AREA_TEXT, MAX_ID, MAX_SELECTION, jsonRecord, boundedText, tooMany } from './bounds';
 
 /** Schemas of the analysis channels: time series at a point or over an area, and change between two dates. */
 
 /** An area as the AOI tools give it: WKT or a GeoJSON Polygon/MultiPolygon (EPSG:4326); a watch's area works the same. */
 export const analysisAoiSchema = z.union([
-  z.strictObject({ wkt: z.string().min(1).max(2_000_000) }),
-  z.strictObject({ geojson: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ wkt: boundedText(MAX_AREA_TEXT).min(1) }),
+  z.strictObject({ geojson: jsonRecord() }),
 ]);
 
 const expression = z.string().min(1, 'Give a band (B4) or an index (ndvi, [B8_B4]).').max(40);
@@ -19,7 +20,7 @@ export const seriesRequestSchema = z.strictObject({
     z.strictObject({ kind: z.literal('point'), lon: z.number().min(-180).max(180), lat: z.number().min(-90).max(90) }),
   ]),
   /** Only these library rasters (default: every raster that covers the target). */
-  ids: z.array(z.string().min(1)).optional(),
+  ids: z.array(boundedText(MAX_ID).min(1)).max(MAX_SELECTION, tooMany(MAX_SELECTION)).optional(),
 });
 
 /** One date of a series. Area: statistics of the valid pixels; point: the pixel's value. */
@@ -55,8 +56,8 @@ export const seriesSchema = z.object({
 /** Request of `analysis:change`: the index at `toId` minus the index at `fromId`. */
 export const changeRequestSchema = z.strictObject({
   expression,
-  fromId: z.string().min(1),
-  toId: z.string().min(1),
+  fromId: boundedText(MAX_ID).min(1),
+  toId: boundedText(MAX_ID).min(1),
   /** Restricts the layer to the pixels intersecting this area (default: all of the first raster). */
   aoi: analysisAoiSchema.optional(),
 });
@@ -95,5 +96,5 @@ export const analysisChannels = {
   /** The change between two library rasters (B minus A) on A's grid, as a derived layer. */
   'analysis:change': { request: changeRequestSchema, response: changeSchema },
   /** Saves a computed change layer as a FLOAT32 GeoTIFF into the library. */
-  'analysis:change-save': { request: z.strictObject({ id: z.string().min(1) }), response: changeSaveSchema },
+  'analysis:change-save': { request: z.strictObject({ id: boundedText(MAX_ID).min(1) }), response: changeSaveSchema },
 } as const;

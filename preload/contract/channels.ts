@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { analysisChannels } from './analysis';
+import { MAX_DATE, MAX_ID, MAX_NAME, MAX_PATH, MAX_PAYLOAD_TEXT, MAX_SECRET, MAX_SELECTION, MAX_URL, jsonRecord, jsonValue, boundedText, tooMany } from './bounds';
 import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
 import { geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
 import { teamChannels } from './team';
@@ -57,8 +58,11 @@ export const pingSchema = z.object({
 export const recordSchema = z.record(z.string(), z.unknown());
 
 /** A request carrying one service body; main validates it against the contract and the discovered specification. */
-const serviceBody = z.strictObject({ request: recordSchema });
-const byId = z.strictObject({ id: z.string().min(1, 'id is required.') });
+const serviceBody = z.strictObject({ request: jsonRecord() });
+const id = () => boundedText(MAX_ID).min(1, 'id is required.');
+const byId = z.strictObject({ id: id() });
+const folder = () => boundedText(MAX_PATH);
+const dateText = () => boundedText(MAX_DATE);
 const yearMonth = z.strictObject({
   year: z.number().int('year must be a whole number.'),
   month: z.number().int('month must be a whole number.'),
@@ -251,7 +255,7 @@ export const LIBRARY_PAGE_MAX = 500;
 
 const lonLatBox = z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90), z.number().min(-180).max(180), z.number().min(-90).max(90)])
   .refine(([w, s, e, n]) => w <= e && s <= n, 'The box must be [west, south, east, north] with west ≤ east and south ≤ north.');
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use YYYY-MM-DD.');
+const isoDay = boundedText(10).regex(/^\d{4}-\d{2}-\d{2}$/, 'Use YYYY-MM-DD.');
 
 /** Request of `library:query`: one page of the list, filtered and sorted in main. */
 export const libraryQuerySchema = z.strictObject({
@@ -263,7 +267,7 @@ export const libraryQuerySchema = z.strictObject({
   /** Only rasters whose footprint meets this lon/lat box. */
   bbox: lonLatBox.nullable().optional(),
   /** Only these rasters. */
-  ids: z.array(z.string().min(1)).max(LIBRARY_PAGE_MAX).optional(),
+  ids: z.array(id()).max(LIBRARY_PAGE_MAX).optional(),
   sort: z.enum(['date-desc', 'date-asc', 'added-desc', 'name', 'size-desc']).optional(),
   offset: z.number().int().min(0).max(10_000_000).optional(),
   limit: z.number().int().min(1).max(LIBRARY_PAGE_MAX, `At most ${LIBRARY_PAGE_MAX} rows per page.`),
@@ -292,7 +296,7 @@ export const libraryCoverSchema = z.strictObject({
 
 /** User settings kept by main. */
 export const settingsSchema = z.object({
-  downloadDir: z.string(),
+  downloadDir: folder(),
   theme: z.enum(['system', 'light', 'dark']),
   osmLayer: z.boolean(),
   /** The last map view (lon/lat centre and zoom), restored at start; absent before the first move. */
@@ -304,7 +308,7 @@ export const settingsSchema = z.object({
 
 /** Request of `library:preview`. */
 export const previewRequestSchema = z.strictObject({
-  id: z.string().min(1, 'id is required.'),
+  id: id(),
   /**
    * When the file needs an overview copy that does not exist yet, answer at once with a quick look
    * (state 'quick-look') whose longer side is at least this many px, instead of building the copy;
@@ -338,20 +342,20 @@ export const channels = {
   /** Operations built from the discovered specification (orders, tiles, products, plans, vouchers), with their schemas. */
   'service:operations': channel(noRequest, z.object({ operations: z.array(openOperationSchema) })),
   /** Calls one spec-built operation with parameters and body validated against the specification. */
-  'service:call': channel(z.strictObject({ key: z.string().min(1), params: recordSchema.optional(), body: z.unknown().optional() }), data),
+  'service:call': channel(z.strictObject({ key: boundedText(MAX_ID).min(1), params: jsonRecord().optional(), body: jsonValue().optional() }), data),
 
   /** Profiles with key presence and last 4 characters only. */
   'profiles:list': channel(noRequest, profileListingSchema),
   /** Creates a profile; the optional key goes straight to the OS keychain. */
-  'profiles:create': channel(z.strictObject({ name: z.string(), baseUrl: z.string(), key: z.string().optional() }), profileSummarySchema),
+  'profiles:create': channel(z.strictObject({ name: boundedText(MAX_NAME), baseUrl: boundedText(MAX_URL), key: boundedText(MAX_SECRET).optional() }), profileSummarySchema),
   /** Renames a profile or changes its base URL. */
-  'profiles:update': channel(z.strictObject({ id: z.string().min(1), name: z.string().optional(), baseUrl: z.string().optional() }), profileSummarySchema),
+  'profiles:update': channel(z.strictObject({ id: id(), name: boundedText(MAX_NAME).optional(), baseUrl: boundedText(MAX_URL).optional() }), profileSummarySchema),
   /** Deletes a profile and its key. */
   'profiles:delete': channel(byId, z.object({ deleted: z.literal(true) })),
   /** Makes a profile the active service. */
   'profiles:activate': channel(byId, profileSummarySchema),
   /** Sets or replaces a profile's key (write-only: it never comes back). */
-  'profiles:set-key': channel(z.strictObject({ id: z.string().min(1), key: z.string() }), profileSummarySchema),
+  'profiles:set-key': channel(z.strictObject({ id: id(), key: boundedText(MAX_SECRET) }), profileSummarySchema),
   /** Deletes a profile's key from the keychain. */
   'profiles:delete-key': channel(byId, profileSummarySchema),
   /** Tests a profile's stored key against account info. */
@@ -391,7 +395,7 @@ export const channels = {
    * spend guard decides first, from its own estimate of that payload: past the budget or at an
    * unknown cost only with the analyst's consent in main's native dialog; never past the policy's ceiling.
    */
-  'tasking:create': channel(z.strictObject({ payload: z.string().min(2), tileDeduplication: z.boolean().optional() }), data),
+  'tasking:create': channel(z.strictObject({ payload: boundedText(MAX_PAYLOAD_TEXT).min(2), tileDeduplication: z.boolean().optional() }), data),
 
   /** The download queue. */
   /** One page of the jobs: the active ones first (oldest first), then the history (newest first); `total` counts every page. */
@@ -410,7 +414,7 @@ export const channels = {
    * does not list for it, or one given twice in two cases, is refused naming the field.
    */
   /** `buyAnyway`: the analyst saw that the team owns this (`team:check`) and buys it again; without it main refuses a purchase the team owns. */
-  'downloads:enqueue': channel(z.strictObject({ kind: downloadKindSchema, request: recordSchema, targetDir: z.string().optional(), buyAnyway: z.boolean().optional() }), downloadJobSchema),
+  'downloads:enqueue': channel(z.strictObject({ kind: downloadKindSchema, request: jsonRecord(), targetDir: folder().optional(), buyAnyway: z.boolean().optional() }), downloadJobSchema),
   /** Cancels a queued or running download. */
   'downloads:cancel': channel(byId, downloadJobSchema),
   /** Puts a failed or cancelled download back in the queue (main's spend guard decides first). */
@@ -436,9 +440,9 @@ export const channels = {
    * it over the policy's read URL; the entry's id is the raster id the map opens, its path the URL.
    */
   'team:preview': channel(z.strictObject({ id: z.string().min(1, 'id is required.').max(100, 'id is at most 100 characters.') }), libraryEntrySchema),
-  'library:import': channel(z.strictObject({ paths: z.array(z.string().min(1)).min(1) }), z.object({ entries: z.array(libraryEntrySchema) })),
+  'library:import': channel(z.strictObject({ paths: z.array(folder().min(1)).min(1).max(MAX_SELECTION, tooMany(MAX_SELECTION)) }), z.object({ entries: z.array(libraryEntrySchema) })),
   /** Removes a raster from the library, optionally deleting its file. */
-  'library:remove': channel(z.strictObject({ id: z.string().min(1), deleteFile: z.boolean() }), z.object({ removed: z.literal(true) })),
+  'library:remove': channel(z.strictObject({ id: id(), deleteFile: z.boolean() }), z.object({ removed: z.literal(true) })),
 
   /** Writes the library (or the given rasters) as a static STAC catalog into a folder the analyst chooses (the browser host: under the download folder). */
   'export:stac': channel(stacExportRequestSchema, stacExportSchema),
@@ -457,12 +461,12 @@ export const channels = {
 
   /** Plans a composite against the account's limits (and, for a series, the dates with imagery) and sums the per-request estimates. */
   'downloads:plan': channel(
-    z.strictObject({ request: recordSchema, series: z.strictObject({ from: z.string(), until: z.string().nullable() }).optional() }),
+    z.strictObject({ request: jsonRecord(), series: z.strictObject({ from: dateText(), until: dateText().nullable() }).optional() }),
     downloadPlanSchema,
   ),
   /** Queues one job that downloads the same AOI and settings for every date with imagery in the period. */
   'downloads:enqueue-series': channel(
-    z.strictObject({ request: recordSchema, from: z.string(), until: z.string().nullable(), targetDir: z.string().optional() }),
+    z.strictObject({ request: jsonRecord(), from: dateText(), until: dateText().nullable(), targetDir: folder().optional() }),
     downloadJobSchema,
   ),
   /** Opens the system file dialog (where the host has one) and imports the chosen GeoTIFFs. */

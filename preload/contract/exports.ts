@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { MAX_FEATURES, MAX_ID, MAX_SELECTION, jsonBounded, boundedText, tooMany } from './bounds';
 
 /** Schemas of the export channels (STAC catalog, GeoJSON); kept apart so later exporters add here. */
 
 /** Request of `export:stac`: the library rasters to export (all of them when `ids` is absent). */
 export const stacExportRequestSchema = z.strictObject({
-  ids: z.array(z.string().min(1)).min(1, 'Select at least one raster, or leave ids out to export all.').optional(),
+  ids: z.array(boundedText(MAX_ID).min(1)).min(1, 'Select at least one raster, or leave ids out to export all.').max(MAX_SELECTION, tooMany(MAX_SELECTION)).optional(),
   title: z.string().min(1).max(200).optional(),
   /** `team`: every raster of the team catalog (its files on the share) instead of this library's. */
   source: z.enum(['library', 'team']).optional(),
@@ -38,8 +39,9 @@ export const exportFeatureSchema = z.strictObject({
 /** Request of `export:geojson`. */
 export const geojsonExportRequestSchema = z.strictObject({
   /** File name stem, e.g. "aoi" or "orders". */
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$/, 'Use letters, digits, spaces, dots, dashes or underscores (at most 80).'),
-  features: z.array(exportFeatureSchema).min(1, 'There is nothing to export.'),
+  name: boundedText(80).regex(/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$/, 'Use letters, digits, spaces, dots, dashes or underscores (at most 80).'),
+  /** Within the JSON bounds as a whole (their geometries and properties are open JSON). */
+  features: jsonBounded(z.array(exportFeatureSchema).min(1, 'There is nothing to export.').max(MAX_FEATURES, tooMany(MAX_FEATURES))),
 });
 
 /** Response of `export:geojson`. */

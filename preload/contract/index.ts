@@ -10,3 +10,4 @@ export * from './calls';
 export * from './redaction';
 export * from './distribution';
 export * from './team';
+export * from './bounds';

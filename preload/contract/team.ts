@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonRecord } from './bounds';
 
 /**
  * Schemas of the team library's channels: where the team catalog stands, the analyst's catalog
@@ -74,9 +75,9 @@ export const teamChannels = {
     response: teamStatusSchema,
   },
   /** Does the team already own this purchase (a composite, tile or mini-tile request), or is a teammate buying it now? */
-  'team:check': { request: z.strictObject({ kind: kindSchema, request: z.record(z.string(), z.unknown()) }), response: teamCheckSchema },
+  'team:check': { request: z.strictObject({ kind: kindSchema, request: jsonRecord() }), response: teamCheckSchema },
   /** Waits (cancellable) for the teammate buying this now to register their copy, then answers as `team:check`. */
-  'team:wait': { request: z.strictObject({ kind: kindSchema, request: z.record(z.string(), z.unknown()) }), response: teamCheckSchema },
+  'team:wait': { request: z.strictObject({ kind: kindSchema, request: jsonRecord() }), response: teamCheckSchema },
   /**
    * Uses a teammate's copy instead of buying: `link` adds the file on the share to the library as it
    * is; `copy` copies it into the download folder first (sha256 checked). Costs nothing.

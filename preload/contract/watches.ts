@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_AREA_TEXT, MAX_ID, MAX_LIST, MAX_NAME, jsonRecord, boundedText, tooMany } from './bounds';
 import { RESOLUTIONS } from './resolutions';
 
 /**
@@ -8,12 +9,12 @@ import { RESOLUTIONS } from './resolutions';
 
 export { RESOLUTIONS };
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use a date as YYYY-MM-DD.');
+const day = boundedText(10).regex(/^\d{4}-\d{2}-\d{2}$/, 'Use a date as YYYY-MM-DD.');
 
 /** Composite settings attached to a watch once; every date is downloaded with them. */
 export const watchSettingsSchema = z.strictObject({
   EpsgProjection: z.number().int('EpsgProjection must be a whole number.').positive('EpsgProjection must be an EPSG code.'),
-  Bandnames: z.string().trim().min(1, 'Bandnames is required (rgb, all, B4,B8 or ndvi…).'),
+  Bandnames: boundedText(MAX_NAME).trim().min(1, 'Bandnames is required (rgb, all, B4,B8 or ndvi…).'),
   DataType: z.enum(['INT16', 'UINT8']),
   Resolution: z.number().refine((n) => RESOLUTIONS.includes(n), `Resolution must be one of ${RESOLUTIONS.join(', ')} m.`),
   PixelSelectionMode: z.enum(['intersect', 'contained']),
@@ -22,8 +23,8 @@ export const watchSettingsSchema = z.strictObject({
 
 /** The area of a watch: WKT or a GeoJSON geometry (EPSG:4326), one of them. */
 export const watchAreaSchema = z.union([
-  z.strictObject({ Wkt: z.string().trim().min(1, 'The area is empty.') }),
-  z.strictObject({ GeoJson: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ Wkt: boundedText(MAX_AREA_TEXT).trim().min(1, 'The area is empty.') }),
+  z.strictObject({ GeoJson: jsonRecord() }),
 ]);
 
 /** What the analyst gives when creating or editing a watch. */
@@ -37,8 +38,8 @@ export const watchInputSchema = z.strictObject({
     recurring: z.boolean().nullable(),
   }),
   area: watchAreaSchema,
-  model: z.string().trim().min(1, 'Choose a model.'),
-  constellations: z.array(z.string().min(1)).min(1, 'Choose at least one constellation.'),
+  model: boundedText(MAX_NAME).trim().min(1, 'Choose a model.'),
+  constellations: z.array(boundedText(MAX_NAME).min(1)).min(1, 'Choose at least one constellation.').max(MAX_LIST, tooMany(MAX_LIST)),
   /** First image date to keep; `to` null: up to today and on. */
   from: day,
   to: day.nullable(),
@@ -194,7 +195,8 @@ export const notifyRequestSchema = z.strictObject({
   target: z.strictObject({ panel: z.string().max(40), orderId: z.string().max(200).optional() }),
 });
 
-const byId = z.strictObject({ id: z.string().min(1, 'id is required.') });
+const id = () => boundedText(MAX_ID).min(1, 'id is required.');
+const byId = z.strictObject({ id: id() });
 const noRequest = z.strictObject({});
 const watchResponse = watchSummarySchema;
 
@@ -205,7 +207,7 @@ export const watchChannels = {
   /** A page of a watch's dates in the order it keeps them (oldest first): `limit` from `offset`, and how many it holds. */
   'watches:dates': {
     request: z.strictObject({
-      id: z.string().min(1, 'id is required.'),
+      id: id(),
       offset: z.number().int('offset must be a whole number.').nonnegative('offset must be 0 or more.'),
       limit: z.number().int('limit must be a whole number.').min(1, 'limit must be at least 1.').max(WATCH_DATES_PAGE, `limit is at most ${WATCH_DATES_PAGE}.`),
     }),
@@ -214,9 +216,9 @@ export const watchChannels = {
   /** Creates a watch; it runs at once (catching up every date with imagery so far). */
   'watches:create': { request: watchInputSchema, response: watchResponse },
   /** Changes a watch's settings; a watch that needed attention becomes active again. */
-  'watches:update': { request: z.strictObject({ id: z.string().min(1), patch: watchInputSchema.partial() }), response: watchResponse },
+  'watches:update': { request: z.strictObject({ id: id(), patch: watchInputSchema.partial() }), response: watchResponse },
   /** Deletes a watch; its downloaded files stay unless `deleteFiles` (then only the files the watch downloaded go). */
-  'watches:delete': { request: z.strictObject({ id: z.string().min(1), deleteFiles: z.boolean() }), response: z.object({ deleted: z.literal(true), filesDeleted: z.number().int() }) },
+  'watches:delete': { request: z.strictObject({ id: id(), deleteFiles: z.boolean() }), response: z.object({ deleted: z.literal(true), filesDeleted: z.number().int() }) },
   /** Stops a watch from running until resumed. */
   'watches:pause': { request: byId, response: watchResponse },
   /**
@@ -224,7 +226,7 @@ export const watchChannels = {
    * downloads to go past the watch's cap or the budget; main asks with its own native dialog
    * (refused where there is none, the browser host: raise the cap or budget instead).
    */
-  'watches:resume': { request: z.strictObject({ id: z.string().min(1), pastCap: z.boolean().optional() }), response: watchResponse },
+  'watches:resume': { request: z.strictObject({ id: id(), pastCap: z.boolean().optional() }), response: watchResponse },
   /** Runs a watch now (looks for new dates). */
   'watches:run': { request: byId, response: watchResponse },
   /** This month's spend against the budget, plus a cost about to be incurred, and main's verdict on spending it. */

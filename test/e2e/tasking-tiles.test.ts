@@ -22,9 +22,11 @@ const wktOf = (r: Record<string, unknown>) => Object.values(r).find((v): v is st
 
 describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('tasking in Chromium: a tile-mode recurring order with TileDeduplication (%s answers)', (shapes) => {
   let h: TaskingHarness;
+  /** What main asked in its own dialog (the desktop app's; here a stand-in that agrees). */
+  const asked: string[] = [];
   beforeAll(async () => {
     // Orders stay in Review long enough to be cancelled in full.
-    h = await startTaskingHarness({ shapes, lifecycle: { review: 120_000 } });
+    h = await startTaskingHarness({ shapes, lifecycle: { review: 120_000 }, confirm: async (r) => (asked.push(r.message), true) });
   }, 90_000);
   afterAll(async () => {
     await h?.close();
@@ -135,6 +137,8 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('tasking in Chromium: a tile-
     await h.shot('tasking-14-tiles-confirm-cancel');
     await confirm.locator('[data-testid="confirm-cancel"]').click();
     await page.locator('[data-testid="cancel-result"]').waitFor();
+    // The page's dialog is not the consent: main asked in its own, naming the order.
+    expect(asked).toEqual([`Cancel tasking order ${id}?`]);
     await expect.poll(() => page.locator('[data-testid="cancel-result"]').innerText()).toMatch(/Canceled/);
     expect(h.sim.state.accounts['demo-key']!.orders.find((o) => o.guid === id)!.canceledAt).not.toBeNull();
     // A cancelled order is listed again once expired orders are included.

@@ -62,6 +62,13 @@ class FakeApp extends EventEmitter {
   wasReady = false;
   ready: Promise<void> = this.makeReady();
   requestSingleInstanceLock = vi.fn(() => true);
+  /** Chromium's command line: the switches a test started the app with. */
+  readonly switches = new Set<string>();
+  commandLine = {
+    hasSwitch: vi.fn((name: string) => this.switches.has(name)),
+    removeSwitch: vi.fn((name: string) => void this.switches.delete(name)),
+  };
+  exit = vi.fn();
   enableSandbox = vi.fn();
   setPath = vi.fn();
   /** A fresh folder per reset, so booted app cores never share state files; made when first asked for. */
@@ -97,6 +104,7 @@ class FakeApp extends EventEmitter {
     this.ready = this.makeReady();
     this.wasReady = false;
     this.isPackaged = false;
+    this.switches.clear();
     this.dir = null;
   }
 }
@@ -183,6 +191,7 @@ export const fakeElectron = {
     showOpenDialog: vi.fn(async () => ({ canceled: true, filePaths: [] as string[] })),
     // The analyst cancels unless a test says otherwise.
     showMessageBox: vi.fn(async () => ({ response: 0, checkboxChecked: false })),
+    showErrorBox: vi.fn(),
   },
   net: { fetch: vi.fn(async () => { throw new Error('no network in the fake Electron'); }) },
   Menu: { setApplicationMenu: vi.fn(), buildFromTemplate: vi.fn((template: unknown) => ({ template })) },

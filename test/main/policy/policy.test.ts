@@ -2,10 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { basemapOrigins, loadPolicy, policyPath, policyView } from '../../../main/policy';
+import { basemapOrigins, budgetProblem, loadPolicy, policyPath, policyView } from '../../../main/policy';
+import { startTestApp } from '../watches/app-helpers';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-policy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** A composite of a small area on a date the demo service has imagery (it costs credit: no order covers it). */
+const SMALL_COMPOSITE = {
+  Wkt: 'POLYGON((12.33 51.31, 12.36 51.31, 12.36 51.33, 12.33 51.33, 12.33 51.31))', Date: '2026-08-01', Model: 'Stratus2', SatelliteConstellations: ['Sentinel1', 'Sentinel2'],
+  EpsgProjection: 32633, Bandnames: 'B4,B8', DataType: 'INT16', Resolution: 80, PixelSelectionMode: 'intersect',
+};
 const write = (name: string, content: unknown) => {
   const file = path.join(dir, name);
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
@@ -92,6 +98,54 @@ describe('loading the policy', () => {
     // A policy never echoes a key it refused into the log.
     expect(logs.join('\n')).not.toContain('sk-123');
   });
+
+  it('one bad key: that key is ignored and reported, the valid ones apply, the ceiling stays', async () => {
+    const logs: string[] = [];
+    const state = await loadPolicy(write('one-bad.json', {
+      hideDemo: true, downloadDir: '/srv/imagery', basemap: { online: 'xyz' }, monthlyBudget: { amount: 500, currency: 'EUR' }, notifications: false,
+    }), (l) => logs.push(l));
+    expect(state.status).toBe('applied');
+    expect(state.policy).toEqual({ downloadDir: '/srv/imagery', monthlyBudget: { amount: 500, currency: 'EUR' }, notifications: false });
+    expect(state.problems).toEqual([
+      '(top level): unknown key hideDemo. That key is ignored.',
+      'basemap.xyzUrl: xyzUrl is required when online is "xyz". That key is ignored.',
+    ]);
+    expect(state.ceilingUnreadable).toBeUndefined();
+    expect(budgetProblem(state)).toBeNull();
+    expect(policyView(state, [])).toMatchObject({ status: 'applied', downloadDir: '/srv/imagery', monthlyBudget: { amount: 500, currency: 'EUR' }, basemap: null });
+    expect(logs.join('\n')).toMatch(/policy: applied .*unknown key hideDemo/);
+  });
+
+  it.each([
+    ['a negative ceiling', { monthlyBudget: { amount: -1, currency: 'EUR' }, downloadDir: '/srv/imagery' }, /monthlyBudget\.amount: monthlyBudget\.amount must be greater than 0/],
+    ['a ceiling as text', { monthlyBudget: '500 EUR', downloadDir: '/srv/imagery' }, /monthlyBudget: /],
+    ['a misspelt ceiling', { monthlybudget: { amount: 500, currency: 'EUR' }, downloadDir: '/srv/imagery' }, /monthlybudget is not a policy key, and may be meant as monthlyBudget/],
+    ['a file that is not JSON', '{ "monthlyBudget": { "amount": 500, ', /not valid JSON/],
+    ['a file that is not an object', '[{ "monthlyBudget": { "amount": 500, "currency": "EUR" } }]', /a policy is a JSON object/],
+  ])('%s: the ceiling cannot be read, so every spend needs consent (refused without main\'s dialog)', async (_name, content, why) => {
+    const state = await loadPolicy(write(`ceiling-${Math.random()}.json`, content));
+    if (typeof content !== 'string') expect(state).toMatchObject({ status: 'applied', policy: { downloadDir: '/srv/imagery' } });
+    expect(state.policy.monthlyBudget).toBeUndefined();
+    expect(state.ceilingUnreadable).toMatch(why);
+    const problem = budgetProblem(state)!;
+    expect(problem).toMatch(/^monthlyBudget: the policy's ceiling cannot be read \(.+\)\. Until the policy file is fixed, every spend needs your confirmation\.$/);
+    expect(policyView(state, []).problems).toContain(problem);
+
+    // The spend guard of an app under this policy: even a small known cost within no budget asks, and the
+    // browser host (no dialog) refuses it, saying why.
+    const t = await startTestApp({ distribution: { policy: state } });
+    try {
+      const verdict = await t.call('spend:get', { costEur: 0.5 });
+      expect(verdict).toMatchObject({ decision: 'confirm', budgetEur: null, ceilingEur: null });
+      expect(verdict.reason).toContain("the policy's ceiling cannot be read");
+      const plan = await t.call('downloads:plan', { request: SMALL_COMPOSITE });
+      expect(plan.verdict.decision).toBe('confirm');
+      await expect(t.call('downloads:enqueue', { kind: 'composite', request: SMALL_COMPOSITE })).rejects.toMatchObject({ kind: 'validation', message: expect.stringContaining("the policy's ceiling cannot be read") });
+      expect((await t.call('downloads:list')).jobs).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 
   it('applies the team library keys and shows them to the analyst', async () => {
     const state = await loadPolicy(write('team.json', {

@@ -117,13 +117,17 @@ describe('an update feed over plain http', () => {
     expect(resolveUpdateConfig({ buildUrl: 'ftp://updates.corp.example/', policy: none, userChannel: null, packaged: true }).enabled).toBe(false);
   });
 
-  it('https feeds, and http only on loopback (test servers), are used', () => {
+  it('only https feeds are used: plain http is refused on loopback too (any local program can listen there)', async () => {
     const none = { status: 'none' as const, file: '', problems: [], policy: {} };
-    for (const url of ['https://updates.corp.example/swath/', 'http://127.0.0.1:8080/feed/', 'http://localhost:9/', 'http://[::1]:9/']) {
+    for (const url of ['https://updates.corp.example/swath/', 'https://127.0.0.1:8443/feed/']) {
       expect(resolveUpdateConfig({ buildUrl: url, policy: none, userChannel: null, packaged: true }), url).toMatchObject({ enabled: true, url });
     }
-    // A name that only starts like a loopback one is not loopback.
-    expect(resolveUpdateConfig({ buildUrl: 'http://127.0.0.1.evil.example/', policy: none, userChannel: null, packaged: true }).enabled).toBe(false);
-    expect(resolveUpdateConfig({ buildUrl: 'http://localhost.evil.example/', policy: none, userChannel: null, packaged: true }).enabled).toBe(false);
+    for (const url of ['http://127.0.0.1:8080/feed/', 'http://localhost:9/', 'http://[::1]:9/', 'http://127.0.0.1.evil.example/', 'http://localhost.evil.example/']) {
+      expect(resolveUpdateConfig({ buildUrl: url, policy: none, userChannel: null, packaged: true }), url).toMatchObject({ enabled: false, reason: expect.stringMatching(/plain http/) });
+    }
+    expect(() => buildUpdateFeed('http://127.0.0.1:8080/feed/')).toThrow(/^SWATH_UPDATE_URL: .*plain http.*even on this machine/);
+    const state = await loadPolicy(writePolicy('loopback-feed.json', { updates: { url: 'http://localhost:8080/' }, hideDemoService: true }));
+    expect(state).toMatchObject({ status: 'applied', policy: { hideDemoService: true } });
+    expect(state.problems).toEqual([expect.stringMatching(/^updates\.url: .*plain http.*Updates are off/)]);
   });
 });

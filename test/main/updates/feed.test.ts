@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http, { type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,14 +12,20 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PolicyState } from '../../../main/policy';
 import { UpdateService, resolveUpdateConfig, type UpdateStatus } from '../../../main/updates';
 
-// electron-updater's real DebUpdater and generic provider against a local feed over loopback HTTP.
-// Electron is not loaded: the updater gets a Node app adapter and Node's http for its requests
+// electron-updater's real DebUpdater and generic provider against a local feed over loopback HTTPS
+// (a feed must be https, on loopback too; the certificate is the loopback fixture's, trusted here).
+// Electron is not loaded: the updater gets a Node app adapter and Node's https for its requests
 // (in the app they are Electron's app and net; the download and its sha512 check are
 // builder-util-runtime's, shared by both). Nothing is ever installed.
 
+const TLS = {
+  key: readFileSync(new URL('../../fixtures/tls/loopback.key.pem', import.meta.url)),
+  cert: readFileSync(new URL('../../fixtures/tls/loopback.cert.pem', import.meta.url)),
+};
+
 class NodeHttpExecutor extends HttpExecutor<ClientRequest> {
   createRequest(options: RequestOptions, callback: (response: IncomingMessage) => void): ClientRequest {
-    return http.request(options, callback);
+    return https.request({ ...options, ca: TLS.cert }, callback);
   }
 
   /** As electron-updater's ElectronHttpExecutor.download: the shared doDownload, which checks the sha512. */
@@ -49,11 +56,11 @@ describe('update feed over HTTP', () => {
   const feeds = new Map<string, Release>(); // channel file -> release
   const requests: string[] = [];
   const logs: string[] = [];
-  let server: http.Server;
+  let server: https.Server;
   let base = '';
 
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
+    server = https.createServer(TLS, (req, res) => {
       requests.push(req.url ?? '');
       const url = new URL(req.url ?? '/', 'http://x');
       const yml = url.pathname.slice(1);
@@ -80,7 +87,7 @@ describe('update feed over HTTP', () => {
       res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -190,7 +197,7 @@ describe('update feed over HTTP', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const { service, settled } = await open(`http://127.0.0.1:${port}/`);
+    const { service, settled } = await open(`https://127.0.0.1:${port}/`);
     // electron-updater's generic provider waits 0, 1 and 2 s (its own setTimeout) before each retry of a refused
     // connection. Those waits run on fake timers, each as soon as it is set; the connections and the states are real.
     vi.useFakeTimers({ toFake: ['setTimeout'] });
@@ -248,6 +255,13 @@ describe('update configuration', () => {
     expect(resolveUpdateConfig({ ...inputs, buildUrl: 'https://b.example', policy: withPolicy({ updates: { enabled: false } }) })).toMatchObject({ enabled: false, reason: expect.stringMatching(/policy/) });
     expect(resolveUpdateConfig({ ...inputs, userChannel: 'beta' })).toMatchObject({ channel: 'beta', channelFixed: false });
     expect(resolveUpdateConfig({ ...inputs, userChannel: 'beta', policy: withPolicy({ updates: { channel: 'stable' } }) })).toMatchObject({ channel: 'stable', channelFixed: true });
+  });
+
+  it('is off for a plain-http feed, on loopback too', () => {
+    for (const url of ['http://127.0.0.1:8080/feed/', 'http://localhost:9/', 'http://[::1]:9/', 'http://updates.corp.example/']) {
+      expect(resolveUpdateConfig({ ...inputs, buildUrl: url }), url).toMatchObject({ enabled: false, url, reason: expect.stringMatching(/^Updates are off: .*plain http.*must use https:\/\//) });
+    }
+    expect(resolveUpdateConfig({ ...inputs, buildUrl: 'http://127.0.0.1:8080/feed/' }).reason).toMatch(/even on this machine/);
   });
 
   it('is off in development and for a non-http URL', () => {

@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../../../main/hosts/browser-host';
 import type { StartSimulator } from '../../../../main/services/embedded-service';
 import { MemoryKeychainBackend } from '../../../../main/keychain';
+import type { HostConfirm } from '../../../../main/platform/confirm';
 import { createApp, type SwathApp } from '../../../../main/services/app';
 import type { RunningSimulator } from '../../../../main/simulator';
 import type { FaultConfig } from '../../../../main/simulator/faults';
@@ -41,6 +42,8 @@ export async function startTaskingHarness(opts: {
   viewport?: { width: number; height: number };
   /** The simulator's answer style ('production' or 'variant'; default SWATH_SIM_SHAPES's). */
   shapes?: string;
+  /** Stands in for the desktop app's native dialog (the browser host has none, so main refuses what needs it). */
+  confirm?: HostConfirm;
 } = {}): Promise<TaskingHarness> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-tasking-e2e-'));
   let sim: RunningSimulator | null = null;
@@ -53,7 +56,7 @@ export async function startTaskingHarness(opts: {
   let host: BrowserHost | null = null;
   const app = await createApp({
     userDataDir: dir, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(), version: '0.0.0-test',
-    platform: process.platform, startSimulator: start, emit: (e, p) => host?.emit(e, p),
+    platform: process.platform, startSimulator: start, emit: (e, p) => host?.emit(e, p), confirm: opts.confirm,
   });
   host = await startBrowserHost({
     rendererDir: path.join(process.env.SWATH_E2E_BUILD!, 'renderer'), handlers: app.handlers, secrets: app.secrets, rasters: app.rasters,
