@@ -186,6 +186,12 @@ export class RegistrationOutbox {
     return (this.stmts.countReady.get() as { n: number }).n;
   }
 
+  /** Where the registration of `input` stands: waiting to be sent, parked (refused as invalid), or sent (confirmed, or never queued). */
+  stateOf(input: Pick<TeamRasterInput, 'sha256' | 'storagePath'>): 'waiting' | 'parked' | 'sent' {
+    const row = this.stmts.existing.get(`${input.sha256}\n${input.storagePath}`) as { parked_at: string | null } | undefined;
+    return !row ? 'sent' : row.parked_at === null ? 'waiting' : 'parked';
+  }
+
   /** Since when sending fails and why, and how much waits. */
   get status(): OutboxStatus {
     return {

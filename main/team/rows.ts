@@ -7,6 +7,7 @@
  * (`parseInput`), so it never writes a row it would refuse to read.
  */
 import { z } from 'zod';
+import { oneLine } from '../shared/untrusted-text.js';
 import type { TeamFootprint, TeamRaster, TeamRasterInput } from './types.js';
 
 /** The largest STAC item or request document, in bytes of its JSON text (checked on the server before it is sent). */
@@ -206,5 +207,23 @@ export function parseRow(row: Record<string, unknown>): { raster: TeamRaster } |
   }
   const parsed = rowSchema.safeParse(candidate);
   if (!parsed.success) return { refused: refusal(id, firstIssue(parsed.error)) };
-  return { raster: parsed.data as TeamRaster };
+  const raster = parsed.data as TeamRaster;
+  // What the app shows or logs of a teammate's row, without control characters (the storage path is refused with them).
+  const shown = (t: string | null) => (t === null ? null : teammateText(t));
+  return {
+    raster: {
+      ...raster,
+      acquiredBy: teammateText(raster.acquiredBy),
+      model: shown(raster.model),
+      dataType: shown(raster.dataType),
+      tileGuid: shown(raster.tileGuid),
+      constellations: raster.constellations.map(teammateText),
+      bands: raster.bands.map(teammateText),
+    },
+  };
+}
+
+/** A teammate's text (a name, a note, a field of their row) for display or a log line: one line, control characters escaped, bounded. */
+export function teammateText(text: string, max = 200): string {
+  return oneLine(text, max);
 }
