@@ -211,6 +211,27 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('purchases by two analy
     expect(log.join('\n')).toMatch(/no-such-entry could not be shared with the team: the library has no sha256 of it/);
   });
 
+  it('a finished purchase is filed in the share by the documented layout, registered in alice\'s name, and only then its claim ends', async () => {
+    const { request: req, key, date } = request();
+    const purchase = await team.beforePurchase('composite', req, false, never());
+    const file = path.join(work, 'alice', `composite_${date.replace(/-/g, '')}_Stratus2_32633_10m.tif`);
+    await mkdir(path.dirname(file), { recursive: true });
+    const bytes = tinyGeoTiff({ seed: 5000 + n });
+    await writeFile(file, bytes);
+    // The test file carries no acquisition date: `<kind>/undated/<name>`, as the layout files a dateless raster.
+    const downloaded = await library.addDownload({ path: file, size: bytes.length, sha256: null, kind: 'composite', request: req }, never());
+    const released = alice.nextRelease();
+    purchase.done(downloaded.id, 0.38);
+    await released;
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const found = (await bob.list({ limit: 500 })).rasters.find((r) => r.sha256 === sha256);
+    expect(found).toMatchObject({
+      storagePath: `composite/undated/${path.basename(file)}`, acquiredBy: cluster.analyst.role, costEur: 0.38,
+    });
+    expect(await readFile(path.join(share, 'composite', 'undated', path.basename(file)))).toEqual(bytes);
+    expect(alice.released).toEqual([key]);
+  });
+
   it('a copy on the share that is not its row\'s bytes never enters the library', async () => {
     const { request: req, date } = request();
     const copy = await bobsCopy(date, req);

@@ -1,7 +1,7 @@
 /** The team catalog's row rules that need no server: the shared store's paths and what a registration may carry. */
 import { describe, expect, it } from 'vitest';
 import { connectionConfig } from '../../../main/team/connection.js';
-import { MAX_JSON_BYTES, parseInput, storagePathProblem } from '../../../main/team/rows.js';
+import { MAX_JSON_BYTES, parseInput, parseRow, storagePathProblem } from '../../../main/team/rows.js';
 import type { TeamRasterInput } from '../../../main/team/types.js';
 
 const good: TeamRasterInput = {
@@ -63,5 +63,23 @@ describe('the connection', () => {
     expect(() => connectionConfig('https://h/db', {})).toThrow('must start with postgres:// or postgresql://');
     expect(() => connectionConfig('postgres://u@h/db?sslmode=disable', {}, { tls: true })).toThrow('The policy asks for TLS but the team catalog URL says sslmode=disable.');
     expect(() => connectionConfig('postgres://h/db', {})).toThrow('No catalog role');
+  });
+});
+
+describe('a teammate\'s row as the app shows it', () => {
+  it('carries no control characters in its names, whatever the teammate wrote', () => {
+    const hostile = 'mallory\u001b[2J\r\nteam: alice bought everything\u0085\u2028';
+    const read = parseRow({
+      ...good, id: '7', registeredAt: '2026-10-03T09:00:01.000Z', too_big: null, footprint: JSON.stringify(good.footprint),
+      acquiredBy: hostile, model: `m${hostile}`, dataType: 'UInt16\u0007', bands: [`B04${hostile}`], constellations: [hostile],
+    });
+    expect('raster' in read).toBe(true);
+    if (!('raster' in read)) return;
+    const r = read.raster;
+    for (const text of [r.acquiredBy, r.model!, r.dataType!, ...r.bands, ...r.constellations]) {
+      // eslint-disable-next-line no-control-regex
+      expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    }
+    expect(r.acquiredBy).toBe('mallory\\u001b[2J\\r\\nteam: alice bought everything\\u0085\\u2028');
   });
 });
