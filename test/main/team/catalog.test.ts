@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TeamCatalog, TeamCatalogError } from '../../../main/team/catalog.js';
+import { connectionConfig } from '../../../main/team/connection.js';
 import { SCHEMA_VERSION } from '../../../main/team/migrations.js';
 import type { OwnershipQuery, TeamRasterInput, TeamStatus } from '../../../main/team/types.js';
 import { postgresAvailable, startPostgres, type TestCluster } from '../../support/postgres.js';
@@ -435,6 +436,22 @@ describeReal('the team catalog over TLS', () => {
     } finally {
       await client.end();
     }
+  });
+
+  it('binds the SCRAM exchange to the TLS channel (SCRAM-SHA-256-PLUS), the server offering it', async () => {
+    const { config } = connectionConfig(cluster.url(cluster.admin.role, 'sslmode=verify-full'), { password: cluster.admin.password }, { caPem: cluster.caPem });
+    const client = new pg.Client(config);
+    // Observed on its way to the server: the mechanism the client chose.
+    const connection = (client as unknown as { connection: { sendSASLInitialResponseMessage(m: string, r: string): void } }).connection;
+    const send = connection.sendSASLInitialResponseMessage.bind(connection);
+    const mechanisms: string[] = [];
+    connection.sendSASLInitialResponseMessage = (m, r) => {
+      mechanisms.push(m);
+      send(m, r);
+    };
+    await client.connect();
+    await client.end();
+    expect(mechanisms).toEqual(['SCRAM-SHA-256-PLUS']);
   });
 
   it('refuses sslmode=prefer (it may fall back to plain text)', () => {
