@@ -435,6 +435,8 @@ export class TeamCatalog {
     const unreachable = NETWORK_CODES.has(code) || TLS_CODE.test(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '53300', '3D000'].includes(code)
       || /Connection terminated|connection timeout|timeout exceeded when trying to connect|does not support SSL|Query read timeout/i.test(message);
     if (unreachable) return new TeamCatalogError('transient', `The team catalog is unreachable: ${reason}.`, true);
+    // A row in another analyst's name (row-level security): that row is refused, not the role.
+    if (code === '42501' && /row-level security/i.test(message)) return new TeamCatalogError('validation', `The team catalog refused the row: ${reason} (an analyst adds rasters and claims only in their own role's name).`, false);
     if (code === '42501') return new TeamCatalogError('auth', `The team catalog role may not do this: ${reason} (IT grants analysts their rights: README).`, false);
     if (code === '57014') return new TeamCatalogError('transient', `The team catalog took too long to answer: ${reason}.`, false);
     if (code.startsWith('22') || code === 'XX000') return new TeamCatalogError('validation', `The team catalog refused the request: ${reason}.`, false);

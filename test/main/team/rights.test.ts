@@ -8,7 +8,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TeamCatalog } from '../../../main/team/catalog.js';
+import { teamRasterInputFor } from '../../../main/team/match.js';
 import { postgresAvailable, startPostgres, type TestCluster } from '../../support/postgres.js';
+import { entry } from './fixtures.js';
 
 const sha = () => randomBytes(32).toString('hex');
 
@@ -48,6 +50,10 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('analysts\' rights on t
     // SET ROLE does not change who is signed in.
     await expect(asBob.query(`SET ROLE ${cluster.analyst.role}`)).rejects.toMatchObject({ code: '42501' });
     await expect(insertRaster('bob')).resolves.toMatchObject({ rowCount: 1 });
+    // Through the app's catalog: refused as invalid (the registration queue parks it), not as a role without rights.
+    const input = teamRasterInputFor(entry({ sha256: sha() }), 'composite/2026/x.tif', cluster.analyst.role, 1);
+    await expect(bob.register(input)).rejects.toMatchObject({ kind: 'validation', message: expect.stringMatching(/^The team catalog refused the row: new row violates row-level security policy/) });
+    await expect(bob.register({ ...input, acquiredBy: 'bob' })).resolves.toMatchObject({ created: true });
   });
 
   it('refuses a claim in another\'s name, and any change to or end of another\'s live claim', async () => {
