@@ -217,8 +217,8 @@ export function parseRow(row: Record<string, unknown>): { raster: TeamRaster } |
       model: shown(raster.model),
       dataType: shown(raster.dataType),
       tileGuid: shown(raster.tileGuid),
-      constellations: raster.constellations.map(teammateText),
-      bands: raster.bands.map(teammateText),
+      constellations: raster.constellations.map((c) => teammateText(c)),
+      bands: raster.bands.map((b) => teammateText(b)),
     },
   };
 }

@@ -104,7 +104,7 @@ describe('a teammate\'s row as the app shows it', () => {
     const hostile = 'mallory\u001b[2J\r\nteam: alice bought everything\u0085\u2028';
     const read = parseRow({
       ...good, id: '7', registeredAt: '2026-10-03T09:00:01.000Z', too_big: null, footprint: JSON.stringify(good.footprint),
-      acquiredBy: hostile, model: `m${hostile}`, dataType: 'UInt16\u0007', bands: [`B04${hostile}`], constellations: [hostile],
+      acquiredBy: hostile, model: `m${hostile}`, dataType: 'UInt16\u0007', bands: ['B04', `B08${hostile}`], constellations: ['Sentinel2', hostile],
     });
     expect('raster' in read).toBe(true);
     if (!('raster' in read)) return;
@@ -113,6 +113,11 @@ describe('a teammate\'s row as the app shows it', () => {
       // eslint-disable-next-line no-control-regex
       expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
     }
-    expect(r.acquiredBy).toBe('mallory\\u001b[2J\\r\\nteam: alice bought everything\\u0085\\u2028');
+    const escaped = 'mallory\\u001b[2J\\r\\nteam: alice bought everything\\u0085\\u2028';
+    expect(r.acquiredBy).toBe(escaped);
+    // Plain text stays as it is.
+    expect(r.bands).toEqual(['B04', `B08${escaped}`]);
+    expect(r.constellations).toEqual(['Sentinel2', escaped]);
+    expect(r.dataType).toBe('UInt16\\u0007');
   });
 });
