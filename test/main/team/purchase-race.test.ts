@@ -22,7 +22,8 @@ import { TeamLibrary, TeamRefusal, type TeamCatalogPort } from '../../../main/te
 import { SharedStore } from '../../../main/team/share.js';
 import type { OwnershipQuery, TeamRasterInput } from '../../../main/team/types.js';
 import { tinyGeoTiff } from '../downloads/fixtures.js';
-import { postgresAvailable, startPostgres, type TestCluster } from '../../support/postgres.js';
+import { postgresAvailable, type TestCluster } from '../../support/postgres.js';
+import { startTeam, type TestTeam } from '../../support/team.js';
 import { entry } from './fixtures.js';
 
 const never = () => new AbortController().signal;
@@ -74,6 +75,7 @@ class SteppedCatalog implements TeamCatalogPort {
 }
 
 describe.skipIf(!postgresAvailable() && !process.env.CI)('purchases by two analysts on one team catalog, step by step', () => {
+  let testTeam: TestTeam;
   let cluster: TestCluster;
   let bob: TeamCatalog;
   let work: string;
@@ -88,16 +90,11 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('purchases by two analy
   let n = 0;
 
   beforeAll(async () => {
-    cluster = await startPostgres();
-    await cluster.sql(["CREATE ROLE bob LOGIN PASSWORD 'bob-password' IN ROLE swath_analyst"], 'postgres');
-    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
-    await admin.migrate();
-    await admin.close();
+    testTeam = await startTeam(['bob']);
+    cluster = testTeam.cluster;
+    share = testTeam.share;
     bob = new TeamCatalog(cluster.url('bob'), { password: 'bob-password' });
-
     work = mkdtempSync(path.join(os.tmpdir(), 'swath-team-race-'));
-    share = path.join(work, 'share');
-    await mkdir(share);
     db = (await openDatabase({ dir: path.join(work, 'userData') })).db;
     library = await LibraryCatalog.open({ dir: path.join(work, 'userData'), db });
     let target: TeamCatalog | null = null;
@@ -130,7 +127,7 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('purchases by two analy
     await library?.close();
     if (db?.isOpen) db.close();
     await bob?.close();
-    await cluster?.close();
+    await testTeam?.close();
     if (work) await rm(work, { recursive: true, force: true });
   });
   beforeEach(() => {

@@ -9,12 +9,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TeamCatalog } from '../../../main/team/catalog.js';
 import { teamRasterInputFor } from '../../../main/team/match.js';
-import { postgresAvailable, startPostgres, type TestCluster } from '../../support/postgres.js';
+import { postgresAvailable, type TestCluster } from '../../support/postgres.js';
+import { startTeam, type TestTeam } from '../../support/team.js';
 import { entry } from './fixtures.js';
 
 const sha = () => randomBytes(32).toString('hex');
 
 describe.skipIf(!postgresAvailable() && !process.env.CI)('analysts\' rights on the team catalog', () => {
+  let team: TestTeam;
   let cluster: TestCluster;
   let alice: TeamCatalog;
   let bob: TeamCatalog;
@@ -22,11 +24,8 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('analysts\' rights on t
   let asBob: pg.Client;
 
   beforeAll(async () => {
-    cluster = await startPostgres();
-    await cluster.sql(["CREATE ROLE bob LOGIN PASSWORD 'bob-password' IN ROLE swath_analyst"], 'postgres');
-    const admin = new TeamCatalog(cluster.url(cluster.admin.role), { password: cluster.admin.password });
-    await admin.migrate();
-    await admin.close();
+    team = await startTeam(['bob']);
+    cluster = team.cluster;
     alice = new TeamCatalog(cluster.url(cluster.analyst.role), { password: cluster.analyst.password });
     bob = new TeamCatalog(cluster.url('bob'), { password: 'bob-password' });
     asBob = new pg.Client({ host: cluster.host, port: cluster.port, user: 'bob', password: 'bob-password', database: cluster.database });
@@ -36,7 +35,7 @@ describe.skipIf(!postgresAvailable() && !process.env.CI)('analysts\' rights on t
     await asBob?.end().catch(() => undefined);
     await alice?.close();
     await bob?.close();
-    await cluster?.close();
+    await team?.close();
   });
 
   const insertRaster = (acquiredBy: string) => asBob.query(
