@@ -27,7 +27,9 @@ export interface RowRefusal {
 }
 
 export function refusal(id: string, reason: string): RowRefusal {
-  return { id, reason, message: `Team catalog row ${id} refused: ${reason}.` };
+  // The reason may quote the row (a path's segment): shown and logged without its control characters.
+  const shown = teammateText(reason, 500);
+  return { id, reason: shown, message: `Team catalog row ${id} refused: ${shown}.` };
 }
 
 /** Why `p` is not a safe path inside the shared store, or null when it is (relative, forward slashes, no `..`). */

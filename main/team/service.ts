@@ -430,7 +430,7 @@ export class TeamLibrary {
         return { kind: 'owned', ...used, note: `The team’s copy (team catalog row ${exact.raster.id}, bought by ${by}); 0 EUR.` };
       } catch (e) {
         if (signal.aborted) throw e;
-        return { kind: 'wait', note: `The team owns ${q.date} (team catalog row ${exact.raster.id}, bought by ${by}), but its copy cannot be used from this machine: ${(e as Error).message}` };
+        return { kind: 'wait', note: `The team owns ${q.date} (team catalog row ${exact.raster.id}, bought by ${by}), but its copy cannot be used from this machine: ${teammateText((e as Error).message, 500)}` };
       }
     } catch (e) {
       if (signal.aborted) throw e;
