@@ -16,7 +16,14 @@ export async function migrateCommand(args: string[], env: NodeJS.ProcessEnv, pri
     return 2;
   }
   const caPem = caAt >= 0 && args[caAt + 1] ? readFileSync(args[caAt + 1]!, 'utf8') : null;
-  const catalog = new TeamCatalog(url, { password: env.PGPASSWORD ?? null }, { caPem, statementTimeoutMs: 120_000 });
+  let catalog: TeamCatalog;
+  try {
+    // Refused before any connection: a server on another machine without TLS (the admin password would cross in plain text), verify-ca without --ca.
+    catalog = new TeamCatalog(url, { password: env.PGPASSWORD ?? null }, { caPem, statementTimeoutMs: 120_000 });
+  } catch (e) {
+    print((e as Error).message);
+    return 1;
+  }
   try {
     const r = await catalog.migrate();
     if (r.applied.length === 0) print(`${catalog.where}: the schema is at version ${r.to}, nothing to do.`);

@@ -76,7 +76,7 @@ export async function setupCheck(args: string[], env: NodeJS.ProcessEnv, print: 
       const { raster } = await catalog.register({
         sha256, size: 1, kind: 'composite', date: '2000-01-01', model: 'setup-check', constellations: [], bands: ['B04'], epsg: 4326,
         resolution: 10, dataType: 'UInt16', footprint: { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]] },
-        tileGuid: null, storagePath: `setup-check/${sha256}.tif`, acquiredBy: 'setup check', acquiredAt: new Date().toISOString(),
+        tileGuid: null, storagePath: `setup-check/${sha256}.tif`, acquiredBy: analystRole, acquiredAt: new Date().toISOString(),
         costEur: 0, request: null, stac: null,
       });
       const found = await catalog.findOwned({ kind: 'composite', date: '2000-01-01', model: 'setup-check', aoiWkt: 'POLYGON((0.1 0.1, 0.9 0.1, 0.9 0.9, 0.1 0.9, 0.1 0.1))', tileGuid: null, bands: ['B04'], resolution: 10, epsg: 4326 });
@@ -88,11 +88,12 @@ export async function setupCheck(args: string[], env: NodeJS.ProcessEnv, print: 
     }
     ok(`${step}: registers, finds, claims`);
 
-    step = `5. the analyst ${analystRole} may not change the schema or delete rasters; QGIS sees the layer`;
+    step = `5. the analyst ${analystRole} may not change the schema, delete rasters or add one in another's name; QGIS sees the layer`;
     const client = new pg.Client({ ...connectionConfig(urlOf(analystRole), { password: analystPassword }, { caPem }).config });
     await client.connect();
     try {
-      for (const sql of ['ALTER TABLE swath.rasters ADD COLUMN setup_check int', 'DELETE FROM swath.rasters', 'DROP TABLE swath.purchase_claims']) {
+      const otherBuyer = `INSERT INTO swath.rasters (sha256, size, storage_path, acquired_by, acquired_at) VALUES ('${'0'.repeat(64)}', 1, 'setup-check/other.tif', 'someone else', now())`;
+      for (const sql of ['ALTER TABLE swath.rasters ADD COLUMN setup_check int', 'DELETE FROM swath.rasters', 'DROP TABLE swath.purchase_claims', otherBuyer]) {
         const refused = await client.query(sql).then(() => false, (e: { code?: string }) => e.code === '42501');
         if (!refused) throw new Error(`the analyst could run: ${sql}`);
       }

@@ -107,6 +107,20 @@ export function teamCatalogUrlProblems(value: string): string[] {
   return problems;
 }
 
+/** Why the team catalog's TLS keys do not go together: `verify-ca` checks no host name, so it needs the organisation's own CA. */
+export function teamCatalogTlsProblem(policy: { teamCatalogUrl?: string; teamCatalogCa?: string }): string | null {
+  if (!policy.teamCatalogUrl || policy.teamCatalogCa) return null;
+  let sslmode: string | null;
+  try {
+    sslmode = new URL(policy.teamCatalogUrl).searchParams.get('sslmode');
+  } catch {
+    return null;
+  }
+  return sslmode === 'verify-ca'
+    ? 'teamCatalogUrl with sslmode=verify-ca needs teamCatalogCa: verify-ca checks no host name, so any publicly trusted certificate of any host would pass. Name your own CA in teamCatalogCa, or use sslmode=verify-full.'
+    : null;
+}
+
 /** The policy file's schema. */
 export const policySchema = z
   .strictObject({
@@ -178,6 +192,10 @@ export const policySchema = z
     }).optional(),
     /** Desktop notifications; false turns them off (stored and shown now; notifications come later). */
     notifications: z.boolean().optional(),
+  })
+  .superRefine((policy, ctx) => {
+    const problem = teamCatalogTlsProblem(policy);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['teamCatalogUrl'], message: problem });
   });
 
 /** A validated policy. */

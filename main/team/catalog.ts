@@ -222,25 +222,34 @@ export class TeamCatalog {
   }
 
   /**
-   * Claims the purchase `key` for `holder` for `ttlMs`, atomically: granted when nobody holds it, its claim expired, or
-   * `holder` already holds it (then extended). Otherwise the holder's claim with `mine: false`.
+   * Claims the purchase `key` for `holder` for `ttlMs`: granted when nobody holds it, its claim expired, or `holder`
+   * already holds it (then extended). Otherwise the holder's claim with `mine: false`. `holder` is the signed-in role:
+   * the catalog lets an analyst write claims only in their own name and change or end only their own (a lapsed claim
+   * is nobody's), so a claim is taken by an INSERT that exactly one caller wins, never by writing over another's row.
    */
   async claim(key: string, holder: string, ttlMs: number, signal?: AbortSignal): Promise<PurchaseClaim> {
     checkClaim(key, holder);
     if (!Number.isInteger(ttlMs) || ttlMs < 1 || ttlMs > 86_400_000) throw new AppError('validation', 'ttlMs: must be a whole number of milliseconds between 1 and 86400000.');
     return this.run(signal, async () => {
       await this.ensureSchema();
-      // Released between our INSERT and our SELECT: try again (a few times at most).
+      // Released or lapsed between our statements: try again (a few times at most).
       for (let attempt = 0; attempt < 5; attempt++) {
+        await this.pool.query('DELETE FROM swath.purchase_claims WHERE key = $1 AND expires_at <= now()', [key]);
         const granted = await this.pool.query(
-          `INSERT INTO swath.purchase_claims AS c (key, holder, claimed_at, expires_at)
+          `INSERT INTO swath.purchase_claims (key, holder, claimed_at, expires_at)
            VALUES ($1, $2, now(), now() + $3::int * interval '1 millisecond')
-           ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder, claimed_at = EXCLUDED.claimed_at, expires_at = EXCLUDED.expires_at
-             WHERE c.expires_at <= now() OR c.holder = EXCLUDED.holder
+           ON CONFLICT (key) DO NOTHING
            RETURNING holder, ${iso('expires_at')} AS expires_at`,
           [key, holder, ttlMs],
         );
         if (granted.rows.length) return claimOf(key, granted.rows[0], true);
+        const renewed = await this.pool.query(
+          `UPDATE swath.purchase_claims SET claimed_at = now(), expires_at = now() + $3::int * interval '1 millisecond'
+           WHERE key = $1 AND holder = $2 AND expires_at > now()
+           RETURNING holder, ${iso('expires_at')} AS expires_at`,
+          [key, holder, ttlMs],
+        );
+        if (renewed.rows.length) return claimOf(key, renewed.rows[0], true);
         const held = await this.pool.query(
           `SELECT holder, ${iso('expires_at')} AS expires_at FROM swath.purchase_claims WHERE key = $1 AND expires_at > now()`,
           [key],
@@ -426,6 +435,8 @@ export class TeamCatalog {
     const unreachable = NETWORK_CODES.has(code) || TLS_CODE.test(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '53300', '3D000'].includes(code)
       || /Connection terminated|connection timeout|timeout exceeded when trying to connect|does not support SSL|Query read timeout/i.test(message);
     if (unreachable) return new TeamCatalogError('transient', `The team catalog is unreachable: ${reason}.`, true);
+    // A row in another analyst's name (row-level security): that row is refused, not the role.
+    if (code === '42501' && /row-level security/i.test(message)) return new TeamCatalogError('validation', `The team catalog refused the row: ${reason} (an analyst adds rasters and claims only in their own role's name).`, false);
     if (code === '42501') return new TeamCatalogError('auth', `The team catalog role may not do this: ${reason} (IT grants analysts their rights: README).`, false);
     if (code === '57014') return new TeamCatalogError('transient', `The team catalog took too long to answer: ${reason}.`, false);
     if (code.startsWith('22') || code === 'XX000') return new TeamCatalogError('validation', `The team catalog refused the request: ${reason}.`, false);

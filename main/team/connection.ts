@@ -2,10 +2,14 @@
  * How main connects to the team catalog: a `postgres://` URL from the admin policy plus the analyst's role and password
  * from the OS keychain, supplied apart so that the password is never part of a URL, a log line or an error. TLS when the
  * URL asks for it (`sslmode=require`, `verify-ca` or `verify-full`) or an option says so, always with the server's
- * certificate checked (`require` is treated as `verify-full`: stricter than libpq, on purpose).
+ * certificate checked (`require` is treated as `verify-full`: stricter than libpq, on purpose). A server that is not on
+ * this machine is reached only over TLS; `verify-ca` (the chain checked, not the host name) only with the
+ * organisation's own CA, since any publicly trusted certificate of any host would pass it; over TLS, SCRAM is bound
+ * to the channel (SCRAM-SHA-256-PLUS) wherever the server offers it, so a relay cannot replay the exchange.
  */
 import type { PoolConfig } from 'pg';
 import { AppError } from '../../common/errors.js';
+import { isLoopbackHost } from '../keychain/validation.js';
 
 export interface CatalogCredentials {
   /** The catalog role; when absent, the URL's user. */
@@ -17,7 +21,7 @@ export interface CatalogCredentials {
 export interface CatalogConnectOptions {
   /** TLS even when the URL does not ask for it. */
   tls?: boolean;
-  /** A CA certificate (PEM) the server's certificate must chain to, besides the system's. */
+  /** The organisation's CA certificate (PEM): the server's certificate must chain to it (instead of the system's CAs). */
   caPem?: string | null;
   /** Per statement, on the server (`statement_timeout`); the default 10 s. */
   statementTimeoutMs?: number;
@@ -60,6 +64,12 @@ export function connectionConfig(url: string, credentials: CatalogCredentials, o
   if (options.tls && sslmode === 'disable') {
     throw new AppError('validation', 'The policy asks for TLS but the team catalog URL says sslmode=disable.');
   }
+  if (!tls && !isLoopbackHost(host)) {
+    throw new AppError('validation', `The team catalog at ${host.slice(0, 200)} is not on this machine: reach it over TLS with the certificate checked (sslmode=verify-full), never in plain text.`);
+  }
+  if (sslmode === 'verify-ca' && !options.caPem) {
+    throw new AppError('validation', 'sslmode=verify-ca checks the certificate\'s chain but not the host name, so any publicly trusted certificate of any host would pass: Swath allows it only with the organisation\'s own CA (the policy\'s teamCatalogCa, or --ca). Use sslmode=verify-full.');
+  }
   const ssl: PoolConfig['ssl'] = tls
     ? {
       rejectUnauthorized: true,
@@ -77,6 +87,8 @@ export function connectionConfig(url: string, credentials: CatalogCredentials, o
       user,
       password,
       ssl,
+      // SCRAM-SHA-256-PLUS (tls-server-end-point) when the server offers it over TLS.
+      enableChannelBinding: tls,
       application_name: 'swath',
       max: options.maxConnections ?? 3,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,

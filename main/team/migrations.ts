@@ -13,7 +13,10 @@
  *
  * Rights: the tables belong to the admin role that runs the migrations; each step grants the analysts' group role
  * (`swath_analyst`, created by IT before the first migration: README) what analysts may do: read and add rasters,
- * manage purchase claims, read the schema version. Never UPDATE/DELETE of rasters, never DDL.
+ * manage purchase claims, read the schema version. Never UPDATE/DELETE of rasters, never DDL. Teammates are not
+ * trusted with one another's rows (step 2, row-level security): a raster an analyst adds names their own login role
+ * (`session_user`, which `SET ROLE` does not change) as its buyer, a claim names them as its holder, a live claim is
+ * changed or ended only by its holder (a lapsed one is nobody's: anyone may clear it), and the server caps a claim at one day.
  */
 
 export interface Migration {
@@ -89,6 +92,36 @@ GRANT USAGE ON SCHEMA swath TO ${ANALYST_GROUP_ROLE};
 GRANT SELECT ON swath.swath_schema TO ${ANALYST_GROUP_ROLE};
 GRANT SELECT, INSERT ON swath.rasters TO ${ANALYST_GROUP_ROLE};
 GRANT SELECT, INSERT, UPDATE, DELETE ON swath.purchase_claims TO ${ANALYST_GROUP_ROLE};
+`,
+  },
+  {
+    version: 2,
+    description: 'analysts add rows and claims only in their own name; a claim lasts at most a day',
+    sql: `
+ALTER TABLE swath.rasters ENABLE ROW LEVEL SECURITY;
+CREATE POLICY rasters_read ON swath.rasters FOR SELECT TO ${ANALYST_GROUP_ROLE} USING (true);
+CREATE POLICY rasters_add_own ON swath.rasters FOR INSERT TO ${ANALYST_GROUP_ROLE} WITH CHECK (acquired_by = session_user);
+
+ALTER TABLE swath.purchase_claims ENABLE ROW LEVEL SECURITY;
+CREATE POLICY claims_read ON swath.purchase_claims FOR SELECT TO ${ANALYST_GROUP_ROLE} USING (true);
+CREATE POLICY claims_add_own ON swath.purchase_claims FOR INSERT TO ${ANALYST_GROUP_ROLE} WITH CHECK (holder = session_user);
+CREATE POLICY claims_renew_own ON swath.purchase_claims FOR UPDATE TO ${ANALYST_GROUP_ROLE}
+  USING (holder = session_user) WITH CHECK (holder = session_user);
+CREATE POLICY claims_end_own_or_lapsed ON swath.purchase_claims FOR DELETE TO ${ANALYST_GROUP_ROLE}
+  USING (holder = session_user OR expires_at <= now());
+
+CREATE FUNCTION swath.claim_lifetime() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog AS $fn$
+BEGIN
+  NEW.claimed_at := now();
+  IF NEW.expires_at > now() + interval '1 day' THEN
+    RAISE EXCEPTION 'a purchase claim lasts at most one day (expires_at % is later)', NEW.expires_at USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER claims_lifetime BEFORE INSERT OR UPDATE ON swath.purchase_claims FOR EACH ROW EXECUTE FUNCTION swath.claim_lifetime();
+COMMENT ON COLUMN swath.rasters.acquired_by IS 'The analyst''s catalog role (an analyst adds rows only in their own name).';
+COMMENT ON COLUMN swath.purchase_claims.holder IS 'The analyst''s catalog role; only the holder changes or ends a claim before it lapses.';
 `,
   },
 ];

@@ -8,7 +8,7 @@ import type { Keychain } from '../keychain';
 import type { LibraryCatalog } from '../library';
 import { AppError } from '../../common/errors.js';
 import { TeamCatalog, TeamCatalogError } from './catalog';
-import { ownershipQueryFor, purchaseKey, teamRasterInputFor } from './match';
+import { ownershipQueryFor, purchaseKey, suggestedStoragePath, teamRasterInputFor } from './match';
 import { RegistrationOutbox } from './outbox';
 import { TeamLibrary, type TeamCatalogPort } from './service';
 import { SharedStore } from './share';
@@ -98,7 +98,7 @@ export async function openTeamLibrary(o: OpenTeamOptions): Promise<TeamLibrary> 
     share: config.sharePath ? new SharedStore({ root: config.sharePath, now: () => o.clock.now() }) : null,
     reader: readerOf(config.readUrl, caPem, o.log),
     outbox,
-    rules: { ownershipQueryFor, purchaseKey, teamRasterInputFor },
+    rules: { ownershipQueryFor, purchaseKey, teamRasterInputFor, storagePathFor: suggestedStoragePath },
     library: o.library,
     downloadDir: o.downloadDir,
     onStatus: (s) => o.emit('team:status', s),

@@ -5,7 +5,8 @@
  *
  * One drain loop sends them to the catalog in the order they were queued, one at a time (an item is
  * never in flight twice), and deletes an item only after the catalog confirmed it. While the
- * catalog fails, the head of the queue waits and is retried after a growing pause; {@link status}
+ * catalog fails, the head of the queue waits and is retried after a growing pause (a few seconds at most
+ * while the catalog does not answer at all, so it is sent soon after the catalog is back); {@link status}
  * says since when and why (no secrets). A registration the catalog refuses as invalid (an error
  * whose `kind` is `validation`) is parked with its reason instead of being retried for ever, and the
  * queue moves on. The catalog treats a registration (sha256 and storage path) idempotently, so an
@@ -53,6 +54,15 @@ export interface OutboxOptions {
   port: RegistrationPort;
   /** Pause before retry `failures` (1, 2, …), in ms; default 1 s doubling up to 5 min. */
   backoff?: (failures: number) => number;
+  /**
+   * Whether a failure is the catalog not answering (a refused or lost connection, the server down). Those pauses
+   * are at most {@link OutboxOptions.probeMs}, so a registration queued during an outage reaches the catalog within
+   * seconds of its return, whether or not anything else asks the catalog meanwhile. Default: the error's
+   * `unreachable` is true (TeamCatalogError).
+   */
+  isUnreachable?: (e: unknown) => boolean;
+  /** The longest pause after an unreachable catalog, in ms; default {@link PROBE_MS}. */
+  probeMs?: number;
   /** How the loop pauses; default a timer. Rejects with an AbortError when the signal fires. */
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
   now?: () => number;
@@ -68,6 +78,9 @@ export interface OutboxOptions {
 export const MAX_REGISTRATION_JSON_BYTES = 1024 * 1024;
 /** Longest failure reason kept. */
 const MAX_REASON_CHARS = 300;
+
+/** The longest pause while the catalog does not answer: one connection attempt every few seconds is cheap. */
+export const PROBE_MS = 5_000;
 
 /** Default pause: 1 s, 2 s, 4 s … up to 5 minutes. */
 export function defaultBackoff(failures: number): number {
@@ -100,6 +113,8 @@ export class RegistrationOutbox {
   private readonly wait: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly now: () => number;
   private readonly isRefusal: (e: unknown) => boolean;
+  private readonly isUnreachable: (e: unknown) => boolean;
+  private readonly probeMs: number;
   private readonly redact: (text: string) => string;
   private readonly onStatus: ((s: OutboxStatus) => void) | undefined;
   private readonly stmts: {
@@ -131,6 +146,8 @@ export class RegistrationOutbox {
     this.wait = options.wait ?? sleep;
     this.now = options.now ?? Date.now;
     this.isRefusal = options.isRefusal ?? ((e) => kindOf(e) === 'validation');
+    this.isUnreachable = options.isUnreachable ?? ((e) => !!e && typeof e === 'object' && (e as { unreachable?: unknown }).unreachable === true);
+    this.probeMs = options.probeMs ?? PROBE_MS;
     this.redact = options.redact ?? ((t) => t);
     this.onStatus = options.onStatus;
     const db = this.db;
@@ -184,6 +201,12 @@ export class RegistrationOutbox {
   /** Registrations waiting to be sent (parked ones not counted). */
   pending(): number {
     return (this.stmts.countReady.get() as { n: number }).n;
+  }
+
+  /** Where the registration of `input` stands: waiting to be sent, parked (refused as invalid), or sent (confirmed, or never queued). */
+  stateOf(input: Pick<TeamRasterInput, 'sha256' | 'storagePath'>): 'waiting' | 'parked' | 'sent' {
+    const row = this.stmts.existing.get(`${input.sha256}\n${input.storagePath}`) as { parked_at: string | null } | undefined;
+    return !row ? 'sent' : row.parked_at === null ? 'waiting' : 'parked';
   }
 
   /** Since when sending fails and why, and how much waits. */
@@ -307,7 +330,8 @@ export class RegistrationOutbox {
         const onClose = () => pause.abort();
         closing.addEventListener('abort', onClose, { once: true });
         try {
-          await this.wait(this.backoff(this.failures), pause.signal);
+          const ms = this.backoff(this.failures);
+          await this.wait(this.isUnreachable(e) ? Math.min(ms, this.probeMs) : ms, pause.signal);
         } catch (w) {
           if (!isAbortError(w)) throw w;
         } finally {

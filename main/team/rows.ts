@@ -7,6 +7,7 @@
  * (`parseInput`), so it never writes a row it would refuse to read.
  */
 import { z } from 'zod';
+import { oneLine } from '../shared/untrusted-text.js';
 import type { TeamFootprint, TeamRaster, TeamRasterInput } from './types.js';
 
 /** The largest STAC item or request document, in bytes of its JSON text (checked on the server before it is sent). */
@@ -26,7 +27,9 @@ export interface RowRefusal {
 }
 
 export function refusal(id: string, reason: string): RowRefusal {
-  return { id, reason, message: `Team catalog row ${id} refused: ${reason}.` };
+  // The reason may quote the row (a path's segment): shown and logged without its control characters.
+  const shown = teammateText(reason, 500);
+  return { id, reason: shown, message: `Team catalog row ${id} refused: ${shown}.` };
 }
 
 /** Why `p` is not a safe path inside the shared store, or null when it is (relative, forward slashes, no `..`). */
@@ -206,5 +209,23 @@ export function parseRow(row: Record<string, unknown>): { raster: TeamRaster } |
   }
   const parsed = rowSchema.safeParse(candidate);
   if (!parsed.success) return { refused: refusal(id, firstIssue(parsed.error)) };
-  return { raster: parsed.data as TeamRaster };
+  const raster = parsed.data as TeamRaster;
+  // What the app shows or logs of a teammate's row, without control characters (the storage path is refused with them).
+  const shown = (t: string | null) => (t === null ? null : teammateText(t));
+  return {
+    raster: {
+      ...raster,
+      acquiredBy: teammateText(raster.acquiredBy),
+      model: shown(raster.model),
+      dataType: shown(raster.dataType),
+      tileGuid: shown(raster.tileGuid),
+      constellations: raster.constellations.map((c) => teammateText(c)),
+      bands: raster.bands.map((b) => teammateText(b)),
+    },
+  };
+}
+
+/** A teammate's text (a name, a note, a field of their row) for display or a log line: one line, control characters escaped, bounded. */
+export function teammateText(text: string, max = 200): string {
+  return oneLine(text, max);
 }

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import type { teamCheckSchema, teamMatchSchema, teamStatusSchema } from '../../preload/contract';
@@ -8,6 +8,8 @@ import type { SecretRegistry } from '../platform/secrets';
 import { Readable as NodeReadable, type Readable } from 'node:stream';
 import { sha256File, type LibraryCatalog, type LibraryEntry, type RemoteRasterFile } from '../library';
 import type { Keychain } from '../keychain';
+import { teammateText } from './rows';
+import { copyExclusive, partBeside, publishWithoutReplacing } from './share';
 import type { OwnedMatch, OwnershipQuery, PurchaseClaim, TeamFootprint, TeamRaster, TeamRasterInput, TeamRasterKind, TeamStatus } from './types';
 
 /**
@@ -60,6 +62,8 @@ export interface TeamOutboxPort {
   pending(): number;
   /** Resolves when nothing is waiting to be sent. */
   idle(): Promise<void>;
+  /** Where a queued registration stands: waiting, parked (the catalog refused it), or sent (the catalog confirmed it). */
+  stateOf(input: TeamRasterInput): 'waiting' | 'parked' | 'sent';
   close(): Promise<void>;
 }
 
@@ -80,6 +84,8 @@ export interface TeamRules {
   ownershipQueryFor(kind: TeamRasterKind, request: Record<string, unknown>): { query: OwnershipQuery | null; reason?: string };
   purchaseKey(q: OwnershipQuery): string;
   teamRasterInputFor(entry: LibraryEntry, storagePath: string, acquiredBy: string, costEur: number | null): TeamRasterInput;
+  /** Where a library raster is filed in the share (`<kind>/<year>/<file name>`). */
+  storagePathFor(entry: LibraryEntry): string;
 }
 
 /** What the team library needs from the app. */
@@ -95,7 +101,7 @@ export interface TeamLibraryDeps {
   /** The durable registration queue; `deliverTo` names the catalog it sends to (null: keep queueing). */
   outbox: TeamOutboxPort & { deliverTo(catalog: TeamCatalogPort | null): void };
   rules: TeamRules;
-  library: Pick<LibraryCatalog, 'importFile' | 'get' | 'flush'>;
+  library: Pick<LibraryCatalog, 'importFile' | 'get' | 'flush' | 'remove'>;
   /** The folder a copied raster goes to. */
   downloadDir(): string;
   onStatus(status: TeamStatusView): void;
@@ -176,6 +182,8 @@ function bboxOf(f: TeamFootprint): [number, number, number, number] | null {
   return Number.isFinite(w) ? [w, s, e, n] : null;
 }
 
+/** The most `name (n)` variants tried for a copy in the download folder. */
+const MAX_NAME_TRIES = 1000;
 /** Rasters seen in recent checks, so "use the team's copy" names one by id without asking again. */
 const SEEN_MAX = 500;
 /** Teammates' rasters the map may read over the read URL at once (the most recently previewed). */
@@ -186,9 +194,15 @@ const PREVIEW_PREFIX = 'team-';
 function matchView(m: OwnedMatch, available: boolean, readable: boolean): TeamMatchView {
   const r = m.raster;
   return {
-    id: r.id, acquiredBy: r.acquiredBy, acquiredAt: r.acquiredAt, date: r.date, model: r.model, bands: r.bands,
-    resolution: r.resolution, epsg: r.epsg, costEur: r.costEur, exact: m.exact, differences: m.differences, available, readable,
+    id: r.id, acquiredBy: teammateText(r.acquiredBy), acquiredAt: r.acquiredAt, date: r.date, model: r.model === null ? null : teammateText(r.model),
+    bands: r.bands.map((b) => teammateText(b)), resolution: r.resolution, epsg: r.epsg, costEur: r.costEur, exact: m.exact,
+    differences: m.differences.map((d) => teammateText(d)), available, readable,
   };
+}
+
+/** "alice on 2026-10-03": who bought a team raster and when, as shown. */
+function boughtBy(r: TeamRaster): string {
+  return `${teammateText(r.acquiredBy)} on ${r.acquiredAt.slice(0, 10)}`;
 }
 
 /** The team library (see the module comment). */
@@ -297,7 +311,7 @@ export class TeamLibrary {
     if (matches.length === 0) {
       // Not owned yet: a teammate may be buying it right now.
       const claim = await this.catalog.standingClaim(this.deps.rules.purchaseKey(q), signal).catch(() => null);
-      if (claim && claim.holder !== this.role) return { ...empty, state: 'claimed', claim: { holder: claim.holder, expiresAt: claim.expiresAt } };
+      if (claim && claim.holder !== this.role) return { ...empty, state: 'claimed', claim: { holder: teammateText(claim.holder), expiresAt: claim.expiresAt } };
       return { ...empty, state: 'none' };
     }
     return this.owned(matches);
@@ -333,27 +347,47 @@ export class TeamLibrary {
     if (!catalog || !role) return NOTHING;
     const q = this.deps.rules.ownershipQueryFor(kind, request).query;
     if (!q) return NOTHING;
+    let key: string | null = null;
     try {
-      if (!buyAnyway) {
-        const exact = (await catalog.findOwned(q, signal)).find((m) => m.exact);
-        if (exact) {
-          this.remember(exact.raster);
-          throw new TeamRefusal(`The team already owns this: bought by ${exact.raster.acquiredBy} on ${exact.raster.acquiredAt.slice(0, 10)}. Use the team’s copy (0 EUR), or choose “Buy anyway”.`, true);
-        }
-      }
-      const key = this.deps.rules.purchaseKey(q);
-      const claim = await catalog.claim(key, role, CLAIM_TTL_MS);
+      if (!buyAnyway) this.refuseOwned(await this.exactCopy(catalog, q, signal));
+      const claim = await catalog.claim(this.deps.rules.purchaseKey(q), role, CLAIM_TTL_MS);
       if (!claim.mine) {
-        throw new TeamRefusal(`${claim.holder} is buying this now (claimed until ${claim.expiresAt.replace(/\.\d+Z$/, 'Z')}). Wait for their copy: it shows here when it is registered.`);
+        throw new TeamRefusal(`${teammateText(claim.holder)} is buying this now (claimed until ${claim.expiresAt.replace(/\.\d+Z$/, 'Z')}). Wait for their copy: it shows here when it is registered.`);
+      }
+      key = claim.key;
+      if (!buyAnyway) {
+        // Asked again under the claim: a teammate may have registered it and released their claim since the look above.
+        const exact = await this.exactCopy(catalog, q, signal);
+        if (exact) {
+          await this.release(catalog, key, role);
+          this.refuseOwned(exact);
+        }
       }
       return this.purchase(catalog, key, role);
     } catch (e) {
       if (e instanceof TeamRefusal || signal.aborted) throw e;
       this.deps.log(`team: the ownership check before a purchase could not be made: ${(e as Error).message}`);
       this.deps.onStatus(this.status());
-      // Bought without a claim; still shared with the team once it is downloaded (registered when the catalog is back).
-      return this.purchase(catalog, null, role);
+      // Bought under the claim when it was granted, else without one; still shared with the team once it is downloaded (registered when the catalog is back).
+      return this.purchase(catalog, key, role);
     }
+  }
+
+  /** The team's exact copy of `q`, if any (remembered for "use the team's copy"). */
+  private async exactCopy(catalog: TeamCatalogPort, q: OwnershipQuery, signal: AbortSignal): Promise<OwnedMatch | null> {
+    const exact = (await catalog.findOwned(q, signal)).find((m) => m.exact) ?? null;
+    if (exact) this.remember(exact.raster);
+    return exact;
+  }
+
+  private refuseOwned(exact: OwnedMatch | null): void {
+    if (!exact) return;
+    throw new TeamRefusal(`The team already owns this: bought by ${boughtBy(exact.raster)}. Use the team’s copy (0 EUR), or choose “Buy anyway”.`, true);
+  }
+
+  /** Ends `role`'s claim on `key` (a failure is logged: the claim lapses by itself). */
+  private async release(catalog: TeamCatalogPort, key: string, role: string): Promise<void> {
+    await catalog.release(key, role).catch((e: unknown) => this.deps.log(`team: a purchase claim could not be released (it lapses by itself): ${(e as Error).message}`));
   }
 
   /**
@@ -372,26 +406,32 @@ export class TeamLibrary {
     const q = this.deps.rules.ownershipQueryFor('composite', request).query;
     if (!q) return { kind: 'buy', purchase: null };
     try {
-      const exact = (await catalog.findOwned(q, signal)).find((m) => m.exact);
-      if (exact) {
-        this.remember(exact.raster);
-        const by = `${exact.raster.acquiredBy} on ${exact.raster.acquiredAt.slice(0, 10)}`;
+      let exact = await this.exactCopy(catalog, q, signal);
+      if (!exact) {
+        const claim = await catalog.claim(this.deps.rules.purchaseKey(q), role, CLAIM_TTL_MS);
+        if (!claim.mine) return { kind: 'wait', note: `${teammateText(claim.holder)} is buying ${q.date} now.` };
+        // Asked again under the claim: a teammate may have registered it and released their claim since the look above.
         try {
-          // Linked from the share; a machine without it copies over the read URL (0 EUR either way).
-          const used = await this.useCopy(exact.raster.id, 'link', signal).catch((e: unknown) => {
-            if (signal.aborted || !(e instanceof LinkNeedsShare)) throw e;
-            return this.useCopy(exact.raster.id, 'copy', signal);
-          });
-          return { kind: 'owned', ...used, note: `The team’s copy (bought by ${by}); 0 EUR.` };
+          exact = await this.exactCopy(catalog, q, signal);
         } catch (e) {
-          if (signal.aborted) throw e;
-          return { kind: 'wait', note: `The team owns ${q.date} (bought by ${by}), but its copy cannot be opened from this machine: ${(e as Error).message}` };
+          await this.release(catalog, claim.key, role);
+          throw e;
         }
+        if (!exact) return { kind: 'buy', purchase: this.purchase(catalog, claim.key, role) };
+        await this.release(catalog, claim.key, role);
       }
-      const key = this.deps.rules.purchaseKey(q);
-      const claim = await catalog.claim(key, role, CLAIM_TTL_MS);
-      if (!claim.mine) return { kind: 'wait', note: `${claim.holder} is buying ${q.date} now.` };
-      return { kind: 'buy', purchase: this.purchase(catalog, key, role) };
+      const by = boughtBy(exact.raster);
+      try {
+        // Linked from the share; a machine without it copies over the read URL (0 EUR either way).
+        const used = await this.useCopy(exact.raster.id, 'link', signal).catch((e: unknown) => {
+          if (signal.aborted || !(e instanceof LinkNeedsShare)) throw e;
+          return this.useCopy(exact.raster.id, 'copy', signal);
+        });
+        return { kind: 'owned', ...used, note: `The team’s copy (team catalog row ${exact.raster.id}, bought by ${by}); 0 EUR.` };
+      } catch (e) {
+        if (signal.aborted) throw e;
+        return { kind: 'wait', note: `The team owns ${q.date} (team catalog row ${exact.raster.id}, bought by ${by}), but its copy cannot be used from this machine: ${teammateText((e as Error).message, 500)}` };
+      }
     } catch (e) {
       if (signal.aborted) throw e;
       // A watch is never urgent: rather than risk paying twice, the date waits for the next run.
@@ -406,15 +446,18 @@ export class TeamLibrary {
   private purchase(catalog: TeamCatalogPort, key: string | null, role: string): TeamPurchase {
     let ended = false;
     const release = (): void => {
-      if (key === null) return;
-      void catalog.release(key, role).catch((e: unknown) => this.deps.log(`team: a purchase claim could not be released (it lapses by itself): ${(e as Error).message}`));
+      if (key !== null) void this.release(catalog, key, role);
     };
     return {
       done: (libraryId, costEur) => {
         if (ended) return;
         ended = true;
         // The claim ends once the registration is in the catalog: a teammate waiting for it then finds the copy, never a gap.
-        void this.share(libraryId, role, costEur).finally(release);
+        // A copy that could not be shared or registered keeps the claim until it lapses: released, a teammate would buy it again at once.
+        void this.share(libraryId, role, costEur).then((shared) => {
+          if (shared) release();
+          else if (key !== null) this.deps.log(`team: the purchase claim on ${libraryId} is kept until it lapses (${CLAIM_TTL_MS / 60_000} min), so teammates wait rather than buy it again.`);
+        });
       },
       abandoned: () => {
         if (ended) return;
@@ -424,21 +467,32 @@ export class TeamLibrary {
     };
   }
 
-  /** Copies a finished download to the share and queues its registration (the outbox sends it when the catalog answers). */
-  private async share(libraryId: string, role: string, costEur: number | null): Promise<void> {
+  /**
+   * Copies a finished download to the share, filed by the documented layout, and queues its registration; true once
+   * the registration is in the catalog, or when there is no share to copy to (nothing for a teammate to wait for);
+   * false when the copy or its registration failed, or the app closed first.
+   */
+  private async share(libraryId: string, role: string, costEur: number | null): Promise<boolean> {
     const share = this.deps.share;
-    if (!share || this.closed) return;
+    if (!share) return true;
+    if (this.closed) return false;
     try {
       // The library hashes a download in the background: its sha256 is what the share checks the copy against.
       await this.deps.library.flush();
       const entry = this.deps.library.get(libraryId);
-      if (!entry?.sha256) return;
-      const storagePath = await share.put(entry.path, entry.sha256, path.basename(entry.path), new AbortController().signal);
-      this.deps.outbox.enqueue(this.deps.rules.teamRasterInputFor(entry, storagePath, role, costEur));
+      if (!entry?.sha256) throw new AppError('io', 'the library has no sha256 of it');
+      const storagePath = await share.put(entry.path, entry.sha256, this.deps.rules.storagePathFor(entry), new AbortController().signal);
+      const input = this.deps.rules.teamRasterInputFor(entry, storagePath, role, costEur);
+      this.deps.outbox.enqueue(input);
       this.deps.onStatus(this.status());
       await this.deps.outbox.idle();
+      const state = this.deps.outbox.stateOf(input);
+      if (state === 'sent') return true;
+      this.deps.log(`team: ${libraryId} was copied to the team share but not registered: ${state === 'parked' ? 'the catalog refused the registration' : 'it is still queued'}.`);
+      return false;
     } catch (e) {
       this.deps.log(`team: ${libraryId} could not be shared with the team: ${(e as Error).message}`);
+      return false;
     }
   }
 
@@ -463,7 +517,8 @@ export class TeamLibrary {
 
   /**
    * Uses a teammate's copy: links the file on the share into the library, or copies it into the
-   * download folder first (sha256 checked). A machine that does not reach the share copies it over
+   * download folder first; either way its size and sha256 are checked against the catalog row
+   * before it enters the library (a teammate may have left any file at that path). A machine that does not reach the share copies it over
    * the policy's read URL instead; a link needs the share (a library entry is a file), so without
    * it `link` is refused, naming the way that works: preview over the read URL, or copy.
    */
@@ -483,31 +538,59 @@ export class TeamLibrary {
         unreachable = e.message;
       }
     }
-    let file = onShare;
     if (mode === 'link' && !onShare) {
       throw new LinkNeedsShare(`The team’s copy cannot be linked: ${unreachable.replace(/\.$/, '')}. Preview it on the map (read over the team’s read URL), or copy it to your download folder.`);
     }
-    if (mode === 'copy') {
-      const dir = this.deps.downloadDir();
-      await mkdir(dir, { recursive: true });
-      file = await uniqueName(path.join(dir, path.basename(onShare ?? raster.storagePath)));
-      if (onShare) {
-        const part = `${file}.part`;
-        try {
-          await copyFile(onShare, part);
-          const digest = await sha256File(part, signal);
-          if (digest !== raster.sha256) throw new AppError('io', `The team’s copy of ${path.basename(onShare)} does not match its registered sha256; it was not used.`);
-          await rename(part, file);
-        } catch (e) {
-          await rm(part, { force: true });
-          throw e;
-        }
-      } else {
-        await reader!.download(raster.storagePath, raster.size, raster.sha256, file, signal);
+    if (mode === 'link') {
+      // The file on the share is what a teammate left there: it enters the library only if it is the row's bytes.
+      await this.checkAgainstRow(onShare!, raster, signal);
+      const entry = await this.deps.library.importFile(onShare!, signal);
+      if (entry.sha256 !== raster.sha256 || entry.size !== raster.size) {
+        // Changed between the check and the import.
+        await this.deps.library.remove(entry.id, {}, new AbortController().signal).catch(() => undefined);
+        throw mismatch(raster, onShare!);
       }
+      return { libraryId: entry.id, path: entry.path };
     }
-    const entry = await this.deps.library.importFile(file!, signal);
+    const file = await this.copyIn(raster, onShare, signal);
+    const entry = await this.deps.library.importFile(file, signal);
     return { libraryId: entry.id, path: entry.path };
+  }
+
+  /** Refuses a file on the share whose size or sha256 is not its catalog row's. */
+  private async checkAgainstRow(file: string, raster: TeamRaster, signal: AbortSignal): Promise<void> {
+    const st = await stat(file);
+    if (!st.isFile() || st.size !== raster.size || (await sha256File(file, signal)) !== raster.sha256) throw mismatch(raster, file);
+  }
+
+  /**
+   * A teammate's raster copied into the download folder (from the share, or over the read URL): written to an
+   * exclusive hidden `.part`, its sha256 checked against the row, then published under its name or a free
+   * `name (n)` by a link that never replaces a file. Resolves to the published file.
+   */
+  private async copyIn(raster: TeamRaster, onShare: string | null, signal: AbortSignal): Promise<string> {
+    const dir = this.deps.downloadDir();
+    await mkdir(dir, { recursive: true });
+    const name = path.basename(onShare ?? raster.storagePath);
+    const part = partBeside(dir, name);
+    try {
+      if (onShare) {
+        await copyExclusive(onShare, part, signal);
+        if ((await sha256File(part, signal)) !== raster.sha256) throw mismatch(raster, onShare);
+      } else {
+        // The reader writes its own exclusive `.part` beside `part`, checks the sha256, then gives it this unique name.
+        await this.deps.reader!.download(raster.storagePath, raster.size, raster.sha256, part, signal);
+      }
+      const ext = path.extname(name);
+      const stem = name.slice(0, name.length - ext.length);
+      for (let i = 0; i < MAX_NAME_TRIES; i++) {
+        const candidate = path.join(dir, i === 0 ? name : `${stem} (${i})${ext}`);
+        if (await publishWithoutReplacing(part, candidate)) return candidate;
+      }
+      throw new AppError('io', `No free name for ${teammateText(name)} in ${dir}: ${MAX_NAME_TRIES} variants are taken.`);
+    } finally {
+      await rm(part, { force: true }).catch(() => undefined);
+    }
   }
 
   /**
@@ -604,13 +687,7 @@ function parseCredentials(stored: string | null): TeamCredentials | null {
   }
 }
 
-/** `name.tif`, else `name (1).tif`, … in its folder. */
-async function uniqueName(file: string): Promise<string> {
-  const ext = path.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
-  for (let i = 0; ; i++) {
-    const candidate = i === 0 ? file : `${stem} (${i})${ext}`;
-    const exists = await stat(candidate).then(() => true, () => false);
-    if (!exists) return candidate;
-  }
+/** A teammate's file refused for not being its catalog row's bytes. */
+function mismatch(raster: TeamRaster, file: string): AppError {
+  return new AppError('io', `The team’s copy of ${teammateText(path.basename(file))} does not match its team catalog row ${raster.id} (size and sha256); it was not used.`);
 }

@@ -37,6 +37,43 @@ export interface SharedStoreOptions {
   now?: () => number;
 }
 
+/** A hidden temporary name in `dir` for a copy to `name`: `.<name>.<random>.part` (at most 100 characters of the name, so it stays within the 255 a file system allows). */
+export function partBeside(dir: string, name: string): string {
+  return path.join(dir, `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.part`);
+}
+
+/** Streams `from` into a new file `to` (never an existing one: opened with O_EXCL), fsynced before it is closed. */
+export async function copyExclusive(from: string, to: string, signal: AbortSignal): Promise<void> {
+  await pipeline(
+    createReadStream(from, { highWaterMark: CHUNK, signal }),
+    createWriteStream(to, { flags: 'wx', mode: 0o644, highWaterMark: CHUNK, flush: true }),
+    { signal },
+  );
+}
+
+/**
+ * Publishes `part` as `target` unless something is there: true when published, false when the name is taken. A hard
+ * link fails atomically on a taken name (the caller removes `part` afterwards); where the file system has no links,
+ * a check and a rename (a file landing in between is the only window).
+ */
+export async function publishWithoutReplacing(part: string, target: string): Promise<boolean> {
+  try {
+    await link(part, target);
+    return true;
+  } catch (e) {
+    if (code(e) === 'EEXIST') return false;
+    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EINVAL', 'EMLINK'].includes(code(e) ?? '')) throw e;
+  }
+  try {
+    await lstat(target);
+    return false;
+  } catch (e) {
+    if (code(e) !== 'ENOENT') throw e;
+  }
+  await rename(part, target);
+  return true;
+}
+
 function code(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
 }
@@ -225,10 +262,9 @@ export class SharedStore {
 
     let slot = await free(0);
     if ('reuse' in slot) return slot.reuse;
-    // At most 100 characters of the name, so the temporary name stays within the 255 a file system allows.
-    const part = path.join(dir, `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.part`);
+    const part = partBeside(dir, name);
     try {
-      await this.copy(localFile, part, signal);
+      await copyExclusive(localFile, part, signal);
       throwIfAborted(signal);
       const copied = await hashFile(part, signal);
       if (copied !== sha256) {
@@ -236,7 +272,7 @@ export class SharedStore {
       }
       for (;;) {
         const target = path.join(dir, candidate(name, slot.at));
-        if (await this.publish(part, target)) {
+        if (await publishWithoutReplacing(part, target)) {
           await syncDirectory(dir).catch(() => undefined); // Some shares cannot fsync a folder; the file itself is synced.
           return relativeOf(real, target);
         }
@@ -251,35 +287,6 @@ export class SharedStore {
     } finally {
       await rm(part, { force: true }).catch(() => undefined);
     }
-  }
-
-  /** Streams `from` into a new file `to` (never an existing one), fsynced before it is closed. */
-  private async copy(from: string, to: string, signal: AbortSignal): Promise<void> {
-    await pipeline(
-      createReadStream(from, { highWaterMark: CHUNK, signal }),
-      createWriteStream(to, { flags: 'wx', mode: 0o644, highWaterMark: CHUNK, flush: true }),
-      { signal },
-    );
-  }
-
-  /** Publishes `part` as `target` unless something is there: true when published, false when the name is taken. */
-  private async publish(part: string, target: string): Promise<boolean> {
-    try {
-      await link(part, target);
-      return true;
-    } catch (e) {
-      if (code(e) === 'EEXIST') return false;
-      if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EINVAL', 'EMLINK'].includes(code(e) ?? '')) throw e;
-    }
-    // A share without hard links: check, then rename (a teammate's copy landing in between is the only window).
-    try {
-      await lstat(target);
-      return false;
-    } catch (e) {
-      if (code(e) !== 'ENOENT') throw e;
-    }
-    await rename(part, target);
-    return true;
   }
 
   /** Removes the `.part` files of crashed copies (older than {@link STALE_PART_MS}) in `dir`; a teammate's copy in flight is younger and kept. */

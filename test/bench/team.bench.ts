@@ -72,7 +72,7 @@ export async function benchTeam(): Promise<Figure[]> {
       return {
         sha256, size: 123456, kind: 'composite', date: '2026-10-03', model: MODELS[0]!, constellations: ['sentinel-2'], bands: ['B02', 'B03', 'B04', 'B08'],
         epsg: 32633, resolution: 10, dataType: 'UInt16', footprint: { type: 'Polygon', coordinates: [[[13.4, 52.5], [13.6, 52.5], [13.6, 52.6], [13.4, 52.6], [13.4, 52.5]]] },
-        tileGuid: null, storagePath: `team/2026/10/03/${sha256}.tif`, acquiredBy: 'A. Analyst', acquiredAt: new Date().toISOString(), costEur: 12.5,
+        tileGuid: null, storagePath: `team/2026/10/03/${sha256}.tif`, acquiredBy: cluster.analyst.role, acquiredAt: new Date().toISOString(), costEur: 12.5,
         request: { model: MODELS[0], date: '2026-10-03' }, stac: { type: 'Feature', stac_version: '1.0.0', id: sha256.slice(0, 12), properties: {} },
       };
     };

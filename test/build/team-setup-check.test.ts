@@ -52,15 +52,15 @@ describeReal('npm run team:setup-check on a fresh server', () => {
       PGPASSWORD: cluster.superuser.password, SWATH_ADMIN_PASSWORD: 'admin-pw-1', SWATH_ANALYST_PASSWORD: 'analyst-pw-1',
     });
     expect(run.out).toMatch(/^ok {3}1\. admin role/m);
-    expect(run.out).toMatch(/schema version 0 -> 1; applied:\n\s+1: rasters/);
+    expect(run.out).toMatch(/schema version 0 -> 2; applied:\n\s+1: rasters.*\n\s+2: analysts add rows and claims only in their own name/);
     expect(run.out).toMatch(/^ok {3}4\. the analyst swath_check uses the catalog: registers, finds, claims$/m);
-    expect(run.out).toMatch(/^ok {3}5\. the analyst swath_check may not change the schema or delete rasters; QGIS sees the layer$/m);
+    expect(run.out).toMatch(/^ok {3}5\. the analyst swath_check may not change the schema, delete rasters or add one in another's name; QGIS sees the layer$/m);
     expect(run.out).toContain('is set up as the README says');
     expect(run.code).toBe(0);
     expect(run.out).not.toContain(cluster.superuser.password);
 
     const again = await script('scripts/team-migrate.ts', [`postgres://swath_admin@${cluster.host}:${cluster.port}/swath_team`], { PGPASSWORD: 'admin-pw-1' });
-    expect(again.out.trim()).toBe(`swath_admin@${cluster.host}:${cluster.port}/swath_team: the schema is at version 1, nothing to do.`);
+    expect(again.out.trim()).toBe(`swath_admin@${cluster.host}:${cluster.port}/swath_team: the schema is at version 2, nothing to do.`);
     expect(again.code).toBe(0);
 
     const wrong = await script('scripts/team-migrate.ts', [`postgres://swath_admin@${cluster.host}:${cluster.port}/swath_team`], { PGPASSWORD: 'not-the-password' });

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TeamCatalog, TeamCatalogError } from '../../../main/team/catalog.js';
+import { connectionConfig } from '../../../main/team/connection.js';
 import { SCHEMA_VERSION } from '../../../main/team/migrations.js';
 import type { OwnershipQuery, TeamRasterInput, TeamStatus } from '../../../main/team/types.js';
 import { postgresAvailable, startPostgres, type TestCluster } from '../../support/postgres.js';
@@ -33,7 +34,7 @@ function composite(over: Partial<TeamRasterInput> = {}): TeamRasterInput {
     footprint: { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]] },
     tileGuid: null,
     storagePath: `2026/10/03/${sha256.slice(0, 8)}.tif`,
-    acquiredBy: 'A. Analyst',
+    acquiredBy: 'alice',
     acquiredAt: '2026-10-03T09:00:00.000Z',
     costEur: 12.5,
     request: { model: 'sentinel2-l2a', date: '2026-10-03' },
@@ -80,7 +81,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
 
   it('migrates once; a second migrate is a no-op; the rasters table is a PostGIS layer', async () => {
     const first = await admin.migrate();
-    expect(first).toEqual({ from: 0, to: SCHEMA_VERSION, applied: [expect.stringMatching(/^1: rasters/)] });
+    expect(first).toEqual({ from: 0, to: SCHEMA_VERSION, applied: [expect.stringMatching(/^1: rasters/), expect.stringMatching(/^2: analysts add rows and claims only in their own name/)] });
     const again = await admin.migrate();
     expect(again).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION, applied: [] });
     const client = new pg.Client({ host: cluster.host, port: cluster.port, user: cluster.analyst.role, password: cluster.analyst.password, database: cluster.database });
@@ -89,8 +90,8 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
       // What QGIS lists: one geometry column, MultiPolygon in EPSG:4326.
       const layers = await client.query("SELECT f_table_schema, f_table_name, f_geometry_column, type, srid FROM geometry_columns WHERE f_table_schema = 'swath'");
       expect(layers.rows).toEqual([{ f_table_schema: 'swath', f_table_name: 'rasters', f_geometry_column: 'footprint', type: 'MULTIPOLYGON', srid: 4326 }]);
-      const versions = await client.query('SELECT version FROM swath.swath_schema');
-      expect(versions.rows).toEqual([{ version: 1 }]);
+      const versions = await client.query('SELECT version FROM swath.swath_schema ORDER BY version');
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
       // Analysts read and add, never change the schema or delete what the team bought.
       await expect(client.query('ALTER TABLE swath.rasters ADD COLUMN x int')).rejects.toMatchObject({ code: '42501' });
       await expect(client.query('DELETE FROM swath.rasters')).rejects.toMatchObject({ code: '42501' });
@@ -123,7 +124,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     expect(again).toEqual({ raster: first.raster, created: false });
     // Two analysts registering the same new file at the same moment: one row.
     const twin = composite();
-    const both = await Promise.all([alice.register(twin), bob.register(twin)]);
+    const both = await Promise.all([alice.register(twin), bob.register({ ...twin, acquiredBy: 'bob' })]);
     expect(both.map((b) => b.created).sort()).toEqual([false, true]);
     expect(both[0].raster.id).toBe(both[1].raster.id);
     // Validated before it is sent, naming the field.
@@ -144,15 +145,15 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     beforeAll(async () => {
       await admin.migrate();
       tenMetre = (await alice.register(composite(base))).raster.id;
-      tenMetreOlder = (await bob.register(composite({ ...base, acquiredAt: '2027-01-15T08:00:00.000Z' }))).raster.id;
-      fiveMetre = (await bob.register(composite({ ...base, resolution: 5, acquiredAt: '2027-01-16T08:00:00.000Z' }))).raster.id;
+      tenMetreOlder = (await bob.register(composite({ ...base, acquiredBy: 'bob', acquiredAt: '2027-01-15T08:00:00.000Z' }))).raster.id;
+      fiveMetre = (await bob.register(composite({ ...base, acquiredBy: 'bob', resolution: 5, acquiredAt: '2027-01-16T08:00:00.000Z' }))).raster.id;
     });
 
     it('finds what covers the area on the same date and model, best first: finest, then oldest', async () => {
       const found = await alice.findOwned(ask());
       expect(found.map((m) => m.raster.id)).toEqual([fiveMetre, tenMetreOlder, tenMetre]);
       expect(found.every((m) => m.exact && m.differences.length === 0)).toBe(true);
-      expect(found[2]!.raster.acquiredBy).toBe('A. Analyst');
+      expect(found[2]!.raster.acquiredBy).toBe('alice');
     });
 
     it('matches nothing on another date or model', async () => {
@@ -227,7 +228,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     it('grants a claim to exactly one of two analysts asking at the same moment', async () => {
       for (let i = 0; i < 10; i++) {
         const key = `composite:2026-10-03:${i}:${sha()}`;
-        const [a, b] = await Promise.all([alice.claim(key, 'A. Analyst', 60_000), bob.claim(key, 'B. Analyst', 60_000)]);
+        const [a, b] = await Promise.all([alice.claim(key, 'alice', 60_000), bob.claim(key, 'bob', 60_000)]);
         expect([a.mine, b.mine].filter(Boolean)).toHaveLength(1);
         const winner = a.mine ? a : b;
         const loser = a.mine ? b : a;
@@ -238,15 +239,15 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
 
     it('lets its holder renew and release it, and a teammate take it once released or expired', async () => {
       const key = `tile:${sha()}`;
-      expect((await alice.claim(key, 'A. Analyst', 60_000)).mine).toBe(true);
-      expect((await alice.claim(key, 'A. Analyst', 60_000)).mine).toBe(true);
-      expect(await bob.claim(key, 'B. Analyst', 60_000)).toMatchObject({ holder: 'A. Analyst', mine: false });
-      expect(await bob.release(key, 'B. Analyst')).toBe(false);
-      expect(await alice.release(key, 'A. Analyst')).toBe(true);
-      expect(await bob.claim(key, 'B. Analyst', 60_000)).toMatchObject({ holder: 'B. Analyst', mine: true });
+      expect((await alice.claim(key, 'alice', 60_000)).mine).toBe(true);
+      expect((await alice.claim(key, 'alice', 60_000)).mine).toBe(true);
+      expect(await bob.claim(key, 'bob', 60_000)).toMatchObject({ holder: 'alice', mine: false });
+      expect(await bob.release(key, 'bob')).toBe(false);
+      expect(await alice.release(key, 'alice')).toBe(true);
+      expect(await bob.claim(key, 'bob', 60_000)).toMatchObject({ holder: 'bob', mine: true });
       // Bob's app disappears; his claim lapses.
       await cluster.sql([`UPDATE swath.purchase_claims SET expires_at = now() - interval '1 second' WHERE key = '${key}'`]);
-      expect(await alice.claim(key, 'A. Analyst', 60_000)).toMatchObject({ holder: 'A. Analyst', mine: true });
+      expect(await alice.claim(key, 'alice', 60_000)).toMatchObject({ holder: 'alice', mine: true });
     });
   });
 
@@ -256,22 +257,22 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
 
     it('ends with the teammate\'s copy once it is registered', async () => {
       const key = `wait:${sha()}`;
-      expect((await alice.claim(key, 'A. Analyst', 60_000)).mine).toBe(true);
-      const held = await bob.claim(key, 'B. Analyst', 60_000);
-      expect(held).toMatchObject({ holder: 'A. Analyst', mine: false });
+      expect((await alice.claim(key, 'alice', 60_000)).mine).toBe(true);
+      const held = await bob.claim(key, 'bob', 60_000);
+      expect(held).toMatchObject({ holder: 'alice', mine: false });
       let sawClaim!: () => void;
       const seen = new Promise<void>((resolve) => { sawClaim = resolve; });
-      const waiting = bob.waitForPurchase(key, ask('2027-05-01'), { intervalMs: 20, onWaiting: (c) => { expect(c.holder).toBe('A. Analyst'); sawClaim(); } });
+      const waiting = bob.waitForPurchase(key, ask('2027-05-01'), { intervalMs: 20, onWaiting: (c) => { expect(c.holder).toBe('alice'); sawClaim(); } });
       await seen;
       const bought = (await alice.register(composite({ date: '2027-05-01', model: 'm-wait' }))).raster;
-      await alice.release(key, 'A. Analyst');
+      await alice.release(key, 'alice');
       const done = await waiting;
       expect(done.matches.map((m) => m.raster.id)).toEqual([bought.id]);
     });
 
     it('ends without a copy when the claim lapses, and stops when aborted', async () => {
       const key = `wait:${sha()}`;
-      await alice.claim(key, 'A. Analyst', 60_000);
+      await alice.claim(key, 'alice', 60_000);
       const controller = new AbortController();
       const aborted = bob.waitForPurchase(key, ask('2027-05-02'), { intervalMs: 20, signal: controller.signal });
       controller.abort();
@@ -435,6 +436,22 @@ describeReal('the team catalog over TLS', () => {
     } finally {
       await client.end();
     }
+  });
+
+  it('binds the SCRAM exchange to the TLS channel (SCRAM-SHA-256-PLUS), the server offering it', async () => {
+    const { config } = connectionConfig(cluster.url(cluster.admin.role, 'sslmode=verify-full'), { password: cluster.admin.password }, { caPem: cluster.caPem });
+    const client = new pg.Client(config);
+    // Observed on its way to the server: the mechanism the client chose.
+    const connection = (client as unknown as { connection: { sendSASLInitialResponseMessage(m: string, r: string): void } }).connection;
+    const send = connection.sendSASLInitialResponseMessage.bind(connection);
+    const mechanisms: string[] = [];
+    connection.sendSASLInitialResponseMessage = (m, r) => {
+      mechanisms.push(m);
+      send(m, r);
+    };
+    await client.connect();
+    await client.end();
+    expect(mechanisms).toEqual(['SCRAM-SHA-256-PLUS']);
   });
 
   it('refuses sslmode=prefer (it may fall back to plain text)', () => {

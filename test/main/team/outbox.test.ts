@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { abortError } from '../../../common/abort.js';
 import { AppError } from '../../../common/errors.js';
 import { openDatabase } from '../../../main/shared/database.js';
-import { RegistrationOutbox, defaultBackoff, scrubReason, type OutboxOptions, type RegistrationPort } from '../../../main/team/outbox.js';
+import { TeamCatalogError } from '../../../main/team/catalog.js';
+import { PROBE_MS, RegistrationOutbox, defaultBackoff, scrubReason, type OutboxOptions, type RegistrationPort } from '../../../main/team/outbox.js';
 import type { TeamRasterInput } from '../../../main/team/types.js';
 import { registration } from './fixtures.js';
 
@@ -20,6 +21,8 @@ const input = registration;
  */
 class StandInCatalog implements RegistrationPort {
   down = false;
+  /** Down as the real catalog says it when the server does not answer (`unreachable`). */
+  downUnreachable = false;
   readonly refused = new Set<string>();
   readonly stored: string[] = [];
   readonly attempts: string[] = [];
@@ -47,6 +50,7 @@ class StandInCatalog implements RegistrationPort {
         });
       }
       await Promise.resolve();
+      if (this.down && this.downUnreachable) throw new TeamCatalogError('transient', 'The team catalog is unreachable: cannot reach alice@db.example.org:5432/team (ECONNREFUSED).', true);
       if (this.down) throw new Error('connect ECONNREFUSED 10.0.0.5:5432 (postgres://alice:hunter2@db.example.org/team, password=hunter2)');
       if (this.refused.has(input.storagePath)) throw new AppError('validation', `footprint of ${input.storagePath} has 2000000 vertices (at most 100000)`);
       this.stored.push(input.storagePath);
@@ -172,6 +176,23 @@ describe('RegistrationOutbox', () => {
     for (const n of ['a', 'b', 'c', 'd']) expect(catalog.count(`alice/${n}.tif`)).toBe(1);
     expect(catalog.maxInFlight).toBe(1);
     expect(o.status).toEqual({ pending: 0, parked: 0, failingSince: null, lastReason: null });
+  });
+
+  it('while the catalog does not answer at all, tries again every few seconds at most, so what waited goes soon after it is back', async () => {
+    catalog.down = true;
+    catalog.downUnreachable = true;
+    const o = outbox({ backoff: defaultBackoff });
+    o.enqueue(input('a'));
+    for (let n = 1; n <= 12; n++) {
+      await pauses.reached(n);
+      if (n < 12) pauses.release();
+    }
+    expect(pauses.asked).toEqual([1000, 2000, 4000, ...Array(9).fill(PROBE_MS)]);
+    expect(PROBE_MS).toBeLessThanOrEqual(5000);
+    catalog.down = false;
+    pauses.release();
+    await o.idle();
+    expect(catalog.stored).toEqual(['alice/a.tif']);
   });
 
   it('retryNow ends the pause at once (the catalog is known to be back)', async () => {
