@@ -35,6 +35,8 @@ export interface Migration {
  * 4: watches (`watches`, `watch_dates`: one row per date of a watch; main/watches/store.ts). 5: the
  * spend guard's budgets and ledger (`spend_budgets`, `spend_ledger`; main/spend/store.ts). 6: the library's
  * list pages from indexes alone (a search's counts, the date order's walk, a series' dates; main/library/catalog.ts).
+ * 7: the key of the request that produced each library raster (`request_key`, indexed), so a request
+ * already in the library is found without a scan (main/library/request-identity.ts).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -165,6 +167,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX library_date_asc ON library ((date IS NULL), date ASC, created_at DESC, group_key);
       DROP INDEX library_group;
       CREATE INDEX library_group ON library (group_key, date, created_at, id);
+    `,
+  },
+  {
+    name: 'library request keys',
+    // NULL: not keyed yet (rows of earlier versions, keyed in the background); '': nothing to key (an import, an unreadable request).
+    // A series' dates still come from the group index alone, which now carries the key that collapses identical rasters.
+    sql: `
+      ALTER TABLE library ADD COLUMN request_key TEXT;
+      CREATE INDEX library_request ON library (request_key);
+      DROP INDEX library_group;
+      CREATE INDEX library_group ON library (group_key, date, created_at, id, request_key);
     `,
   },
 ];

@@ -182,6 +182,10 @@ export class WatchService {
       },
       notify: (n) => notifier.notify(n),
       now: this.now,
+      library: async (request) => {
+        const e = await library.findIdentical('composite', request);
+        return e ? { libraryId: e.id, path: e.path } : null;
+      },
       ...(this.deps.team ? { team: this.deps.team } : {}),
     };
   }
@@ -234,8 +238,9 @@ export class WatchService {
         const w = await mine(id);
         let filesDeleted = 0;
         if (deleteFiles) {
-          // Only the files this watch downloaded, through the library (which deletes only its own downloads).
-          for (const d of w.dates) {
+          // Only the files this watch downloaded (a date with a job), through the library (which deletes
+          // only its own downloads); a date linked to the library's or the team's copy keeps that file.
+          for (const d of w.dates.filter((x) => x.jobId !== null)) {
             for (const libId of d.libraryIds) {
               if (!library.get(libId)) continue;
               await library.remove(libId, { deleteFile: true }, signal);
