@@ -126,8 +126,8 @@ describe('the analyst\'s own library before any purchase', () => {
     await expect(t.call('downloads:enqueue-series', { request: seriesRequest, from: dates[0], until: dates[1] })).rejects.toMatchObject({ kind: 'validation' });
     expect(downloadCharges(t)).toBe(2);
 
-    // The analyst's explicit choice buys it again.
-    const dup = await buy(t, again, true);
+    // The analyst's explicit choice buys it again (as first spelled, so it joins the same library series).
+    const dup = await buy(t, manualRequest(t, dates[0]!), true);
     expect(downloadCharges(t)).toBe(3);
     expect(dup.file).not.toBe(first.file);
     const all = await libraryEntries(t);
