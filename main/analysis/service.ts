@@ -90,7 +90,7 @@ export class AnalysisService {
       }
       const first = identical.firstOf(e);
       if (first === null) return true;
-      skipped.push({ id: e.id, name: nameOf(e), reason: `is identical to ${path.basename(first)} (the same request of the same date)` });
+      skipped.push({ id: e.id, name: nameOf(e), reason: `is identical to ${first} (the same request of the same date, or the same content)` });
       return false;
     });
     const outcomes = await Promise.allSettled(dated.map((e) =>

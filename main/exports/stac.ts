@@ -128,7 +128,7 @@ export async function* stacFiles(entries: Iterable<LibraryEntry> | AsyncIterable
     }
     const first = identical.firstOf(entry);
     if (first !== null) {
-      counts.skipped.push({ id: entry.id, reason: `Identical to ${path.basename(first)} (the same request of the same date), which is in the catalog.` });
+      counts.skipped.push({ id: entry.id, reason: `Identical to ${first} (the same request of the same date, or the same content), which is in the catalog.` });
       continue;
     }
     seen.add(id);

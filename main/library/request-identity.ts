@@ -4,10 +4,11 @@
  * ({@link ownershipQueryFor}), the key two identical purchases share ({@link purchaseKey}), and the
  * key of an identical request down to its constellations and pixel selection
  * ({@link identicalRequestKey}), which the library indexes so a request already in it is never
- * bought again. The team library's ownership rules (main/team/match.ts) build on the same
- * functions. No I/O.
+ * bought again, and {@link IdenticalRasters}, which collapses such rasters in a series or an export.
+ * The team library's ownership rules (main/team/match.ts) build on the same functions. No I/O.
  */
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import type { Position } from 'geojson';
 import { parseBandnames } from '../../common/bandnames.js';
 import { utmEpsgFor } from '../../common/geodesy.js';
@@ -319,14 +320,15 @@ export function identicalRequestKey(kind: DownloadKind, request: Record<string, 
 export class IdenticalRasters {
   private readonly firsts = new Map<string, string>();
 
-  /** The path of the first raster seen that is identical to `e`; null when `e` is the first (then it is remembered). */
+  /** The file name of the first raster seen that is identical to `e`; null when `e` is the first (then it is remembered). */
   firstOf(e: { path: string; kind: DownloadKind | null; request: Record<string, unknown> | null; sha256: string | null }): string | null {
     const keys = [e.kind ? identicalRequestKey(e.kind, e.request) : null, e.sha256 ? `sha256:${e.sha256}` : null].filter((k): k is string => k !== null);
     for (const k of keys) {
       const first = this.firsts.get(k);
       if (first !== undefined) return first;
     }
-    for (const k of keys) this.firsts.set(k, e.path);
+    const name = path.basename(e.path);
+    for (const k of keys) this.firsts.set(k, name);
     return null;
   }
 }
