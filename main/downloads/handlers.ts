@@ -1,7 +1,7 @@
 import { AppError } from '../../common/errors.js';
 import type { ServiceClient } from '../api';
 import type { HandlerTable } from '../ipc';
-import type { LibraryCatalog } from '../library';
+import { identicalRequestKey, type LibraryCatalog } from '../library';
 import type { SettingsPort } from '../platform/settings';
 import type { SpendGuard } from '../spend';
 import type { TeamLibrary } from '../team';
@@ -78,6 +78,18 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
 
   const inLibrary = (kind: DownloadToEstimate['kind'], request: Record<string, unknown>) => identicalInLibrary(library, kind, request);
 
+  /** A queued or running job that buys a request identical to `request` (a series: on one of its dates), or null. */
+  function identicalActiveJob(kind: DownloadToEstimate['kind'], request: Record<string, unknown>): DownloadJob | null {
+    const key = identicalRequestKey(kind, request);
+    if (key === null) return null;
+    for (const job of queue.list()) {
+      if (job.kind !== kind || (job.state !== 'queued' && job.state !== 'running')) continue;
+      const dates = job.batch?.type === 'series' ? job.batch.dates ?? [] : [null];
+      if (dates.some((date) => identicalRequestKey(job.kind, date ? { ...job.request, Date: date } : job.request) === key)) return job;
+    }
+    return null;
+  }
+
   /** A series' dates split into those the library holds identically and those left to buy. */
   async function seriesInLibrary(request: Record<string, unknown>, dates: readonly string[]): Promise<{ held: LibraryCopy[]; toBuy: string[] }> {
     const held: LibraryCopy[] = [];
@@ -110,6 +122,12 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
     if (!buyAnyway && d.batch?.type !== 'series') {
       const held = await inLibrary(d.kind, d.request);
       if (held) throw new LibraryRefusal(held);
+      // Not in the library yet, but on its way there: a job of the queue buys it now.
+      const active = identicalActiveJob(d.kind, d.request);
+      if (active) {
+        const message = `This is being downloaded now (download ${active.id}, ${active.state}), from an identical request; it goes into your library when done. Wait for it, or choose “Buy anyway” to download it twice.`;
+        throw new AppError('validation', message, { fields: { buyAnyway: [message] } });
+      }
     }
     const purchase = d.batch?.type === 'series' || !team ? null : await team.beforePurchase(d.kind, d.request, buyAnyway, signal);
     let pass;

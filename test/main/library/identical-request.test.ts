@@ -1,4 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Watch } from '../../../main/watches';
@@ -54,6 +56,41 @@ async function ended(app: TestApp, id: string): Promise<any> {
 async function buy(app: TestApp, request: Record<string, unknown>, buyAnyway = false): Promise<any> {
   const job = await app.call('downloads:enqueue', { kind: 'composite', request, ...(buyAnyway ? { buyAnyway } : {}) });
   return ended(app, job.id);
+}
+
+/** A front for the simulator that holds every composite download (not its estimate or check) until released. */
+function heldDownloads() {
+  const waiting: (() => void)[] = [];
+  let open = false;
+  const gate = {
+    held: () => waiting.length,
+    release() {
+      open = true;
+      for (const go of waiting.splice(0)) go();
+    },
+    front: async (simUrl: string) => {
+      const target = new URL(simUrl);
+      const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const forward = () => {
+            const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer: IncomingMessage) => {
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(res);
+            });
+            up.on('error', () => res.destroy());
+            up.end(Buffer.concat(chunks));
+          };
+          if (!open && req.method === 'POST' && req.url?.split('?')[0] === '/api/satelliteimages/process/composite') waiting.push(forward);
+          else forward();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    },
+  };
+  return gate;
 }
 
 const libraryEntries = async (app: TestApp) => (await app.call('library:query', { limit: 500 })).entries as { id: string; path: string; date: string | null }[];
@@ -151,5 +188,25 @@ describe('the analyst\'s own library before any purchase', () => {
     const catalog = JSON.parse(readFileSync(stac.catalogFile, 'utf8'));
     const items = catalog.links.filter((l: { rel: string }) => l.rel === 'item').map((l: { href: string }) => JSON.parse(readFileSync(path.join(stac.dir, l.href), 'utf8')));
     expect(items.map((i: { properties: { datetime: string } }) => i.properties.datetime.slice(0, 10)).sort()).toEqual(dates);
+  });
+
+  it('refuses an identical request while a download of it is still on its way, unless bought anyway', async () => {
+    const gate = heldDownloads();
+    t = await startTestApp({ front: gate.front });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const [date] = await lastTwoDates(t);
+    const first = await t.call('downloads:enqueue', { kind: 'composite', request: manualRequest(t, date!) });
+    // The first download has reached the service and waits there for its bytes.
+    await expect.poll(() => gate.held(), { timeout: 30_000, interval: 20 }).toBe(1);
+    const refusal = await t.call('downloads:enqueue', { kind: 'composite', request: watchRequest({ area: { Wkt: SMALL_HISTORICAL }, model: t.demoOrder(false).model, constellations: t.demoOrder(false).constellations, settings: SETTINGS }, date!) }).then(() => null, (e: unknown) => e);
+    expect(refusal).toMatchObject({ kind: 'validation', fields: { buyAnyway: [expect.stringContaining(first.id)] } });
+    expect(gate.held()).toBe(1);
+    // The analyst's explicit choice buys it twice.
+    const second = await t.call('downloads:enqueue', { kind: 'composite', request: manualRequest(t, date!), buyAnyway: true });
+    await expect.poll(() => gate.held(), { timeout: 30_000, interval: 20 }).toBe(2);
+    gate.release();
+    await ended(t, first.id);
+    await ended(t, second.id);
+    expect(downloadCharges(t)).toBe(2);
   });
 });
