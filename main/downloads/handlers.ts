@@ -57,6 +57,18 @@ export async function identicalInLibrary(library: LibraryLookup | undefined, kin
   return e ? { id: e.id, path: e.path, date: e.date } : null;
 }
 
+/** A queued or running job of the queue that buys a request identical to `request` (a series: on one of its dates), or null. */
+export function identicalActiveJob(queue: Pick<DownloadQueue, 'list'>, kind: DownloadToEstimate['kind'], request: Record<string, unknown>): DownloadJob | null {
+  const key = identicalRequestKey(kind, request);
+  if (key === null) return null;
+  for (const job of queue.list()) {
+    if (job.kind !== kind || (job.state !== 'queued' && job.state !== 'running')) continue;
+    const dates = job.batch?.type === 'series' ? job.batch.dates ?? [] : [null];
+    if (dates.some((date) => identicalRequestKey(job.kind, date ? { ...job.request, Date: date } : job.request) === key)) return job;
+  }
+  return null;
+}
+
 /** Main's refusal of a purchase whose identical file is in the analyst's library (a validation error naming `buyAnyway`). */
 export class LibraryRefusal extends AppError<'validation'> {
   constructor(readonly copy: LibraryCopy) {
@@ -77,18 +89,6 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
   const { client, profileId, queue, settings, guard, estimator, team, library } = deps;
 
   const inLibrary = (kind: DownloadToEstimate['kind'], request: Record<string, unknown>) => identicalInLibrary(library, kind, request);
-
-  /** A queued or running job that buys a request identical to `request` (a series: on one of its dates), or null. */
-  function identicalActiveJob(kind: DownloadToEstimate['kind'], request: Record<string, unknown>): DownloadJob | null {
-    const key = identicalRequestKey(kind, request);
-    if (key === null) return null;
-    for (const job of queue.list()) {
-      if (job.kind !== kind || (job.state !== 'queued' && job.state !== 'running')) continue;
-      const dates = job.batch?.type === 'series' ? job.batch.dates ?? [] : [null];
-      if (dates.some((date) => identicalRequestKey(job.kind, date ? { ...job.request, Date: date } : job.request) === key)) return job;
-    }
-    return null;
-  }
 
   /** A series' dates split into those the library holds identically and those left to buy. */
   async function seriesInLibrary(request: Record<string, unknown>, dates: readonly string[]): Promise<{ held: LibraryCopy[]; toBuy: string[] }> {
@@ -123,7 +123,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const held = await inLibrary(d.kind, d.request);
       if (held) throw new LibraryRefusal(held);
       // Not in the library yet, but on its way there: a job of the queue buys it now.
-      const active = identicalActiveJob(d.kind, d.request);
+      const active = identicalActiveJob(queue, d.kind, d.request);
       if (active) {
         const message = `This is being downloaded now (download ${active.id}, ${active.state}), from an identical request; it goes into your library when done. Wait for it, or choose “Buy anyway” to download it twice.`;
         throw new AppError('validation', message, { fields: { buyAnyway: [message] } });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { abortable } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
 import type { ServiceClient } from '../api';
-import type { DownloadJob, DownloadQueue, Estimator } from '../downloads';
+import { identicalActiveJob, type DownloadJob, type DownloadQueue, type Estimator } from '../downloads';
 import type { HandlerTable } from '../ipc';
 import type { ProfileStore } from '../keychain';
 import type { LibraryCatalog } from '../library';
@@ -184,7 +184,9 @@ export class WatchService {
       now: this.now,
       library: async (request) => {
         const e = await library.findIdentical('composite', request);
-        return e ? { libraryId: e.id, path: e.path } : null;
+        if (e) return { libraryId: e.id, path: e.path };
+        const job = identicalActiveJob(queue, 'composite', request);
+        return job ? { pendingJob: job.id } : null;
       },
       ...(this.deps.team ? { team: this.deps.team } : {}),
     };

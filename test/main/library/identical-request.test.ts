@@ -190,7 +190,7 @@ describe('the analyst\'s own library before any purchase', () => {
     expect(items.map((i: { properties: { datetime: string } }) => i.properties.datetime.slice(0, 10)).sort()).toEqual(dates);
   });
 
-  it('refuses an identical request while a download of it is still on its way, unless bought anyway', async () => {
+  it('refuses an identical request while a download of it is still on its way, unless bought anyway; a watch waits for it', async () => {
     const gate = heldDownloads();
     t = await startTestApp({ front: gate.front });
     t.demoOrder(false).downloadsUsed = 1000;
@@ -201,12 +201,27 @@ describe('the analyst\'s own library before any purchase', () => {
     const refusal = await t.call('downloads:enqueue', { kind: 'composite', request: watchRequest({ area: { Wkt: SMALL_HISTORICAL }, model: t.demoOrder(false).model, constellations: t.demoOrder(false).constellations, settings: SETTINGS }, date!) }).then(() => null, (e: unknown) => e);
     expect(refusal).toMatchObject({ kind: 'validation', fields: { buyAnyway: [expect.stringContaining(first.id)] } });
     expect(gate.held()).toBe(1);
+    // A watch of that date leaves it to the next run: the queue is buying it now.
+    const o = t.demoOrder(false);
+    const w0 = await t.call<Watch>('watches:create', {
+      name: 'Same date', source: { kind: 'order', orderId: o.guid, recurring: false }, area: { Wkt: SMALL_HISTORICAL },
+      model: o.model, constellations: o.constellations, from: date, to: date, settings: SETTINGS, capEur: null, everyHours: 6,
+    });
+    const w1 = await settled(t, w0.id);
+    expect(w1.dates).toEqual([]);
+    expect(w1.lastResult).toContain(`Being downloaded now by an identical download (${date})`);
+    expect(gate.held()).toBe(1);
     // The analyst's explicit choice buys it twice.
     const second = await t.call('downloads:enqueue', { kind: 'composite', request: manualRequest(t, date!), buyAnyway: true });
     await expect.poll(() => gate.held(), { timeout: 30_000, interval: 20 }).toBe(2);
     gate.release();
-    await ended(t, first.id);
-    await ended(t, second.id);
+    const files = [(await ended(t, first.id)).file, (await ended(t, second.id)).file];
+    expect(downloadCharges(t)).toBe(2);
+    // The watch's next run finds the file in the library (the one recorded first) and links it at 0 EUR.
+    await t.call('watches:run', { id: w0.id });
+    const w2 = await settled(t, w0.id, w1.lastRunAt);
+    expect(w2.dates.map((d) => [d.date, d.state, d.costEur])).toEqual([[date, 'downloaded', 0]]);
+    expect(files).toContain(w2.dates[0]!.files[0]);
     expect(downloadCharges(t)).toBe(2);
   });
 });
