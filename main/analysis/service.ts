@@ -14,7 +14,7 @@ import { isAbortError, throwIfAborted } from '../../common/abort.js';
 import { readGeoJson, readWkt } from '../../common/aoi-text.js';
 import { AppError } from '../../common/errors.js';
 import { gdalMetadataXml, writePyramid } from '../geotiff/index.js';
-import type { LibraryCatalog, LibraryEntry } from '../library/index.js';
+import { IdenticalRasters, type LibraryCatalog, type LibraryEntry } from '../library/index.js';
 import { SkipError, type AreaItem, type ChangeGrid, type ChangeResult, type ChangeSummary, type PointItem } from './compute.js';
 import { parseIndexExpression, unitOf, type IndexSpec } from './expression.js';
 import type { AnalysisWorkers } from './pool.js';
@@ -81,9 +81,16 @@ export class AnalysisService {
     // Without ids: the footprint index answers which rasters cover the target.
     const entries = req.ids ? req.ids.map((id) => this.entry(id)).filter((e) => e.bounds4326 && overlaps(e.bounds4326, bounds)) : this.deps.library.covering(bounds);
     const skipped: { id: string; name: string; reason: string }[] = [];
-    const dated = entries.filter((e) => {
-      if (e.date) return true;
-      skipped.push({ id: e.id, name: nameOf(e), reason: 'has no image date' });
+    // Oldest record first, so of identical rasters of a date (one request bought twice) the first is read and the rest named.
+    const identical = new IdenticalRasters();
+    const dated = [...entries].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).filter((e) => {
+      if (!e.date) {
+        skipped.push({ id: e.id, name: nameOf(e), reason: 'has no image date' });
+        return false;
+      }
+      const first = identical.firstOf(e);
+      if (first === null) return true;
+      skipped.push({ id: e.id, name: nameOf(e), reason: `is identical to ${first} (the same request of the same date, or the same content)` });
       return false;
     });
     const outcomes = await Promise.allSettled(dated.map((e) =>

@@ -56,8 +56,9 @@ export function createBatchRunner(source: BinarySource, options: BatchRunnerOpti
     const deps: RunBatchDeps = { downloadPart, parallelism: Math.max(1, options.parallelism()) };
     const report = (p: { bytes: number; totalBytes: number | null }) => onProgress(p.bytes, p.totalBytes);
     let results: BatchResult[];
+    let dates: string[] = [];
     if (spec.type === 'series') {
-      const dates = spec.dates ?? [];
+      dates = spec.dates ?? [];
       if (dates.length === 0) throw new DownloadError('validation', 'The time series has no dates.');
       results = await runBatches(dates.map((date) => withDate(plan, date)).map((p) => ({ plan: p, name: nameOf(p) })), deps, job.targetDir, signal, report);
     } else {
@@ -65,8 +66,9 @@ export function createBatchRunner(source: BinarySource, options: BatchRunnerOpti
     }
     const outputs: BatchOutput[] = [];
     const notes: string[] = [];
-    for (const r of results) {
-      outputs.push(await output(r.file));
+    for (const [i, r] of results.entries()) {
+      // A series' file answers its own date: the library keys it by that request.
+      outputs.push({ ...(await output(r.file)), ...(dates[i] ? { request: { ...job.request, Date: dates[i] } } : {}) });
       if (r.kind === 'vrt') notes.push(`Parts kept with a VRT: ${r.reason ?? 'they differ in CRS or resolution'}.`);
     }
     return notes.length ? { outputs, note: notes.join(' ') } : { outputs };

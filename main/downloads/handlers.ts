@@ -1,6 +1,7 @@
 import { AppError } from '../../common/errors.js';
 import { canonicalBody, requireCanonical, type ServiceClient } from '../api';
 import type { HandlerTable } from '../ipc';
+import { identicalRequestKey, type LibraryCatalog } from '../library';
 import type { SettingsPort } from '../platform/settings';
 import type { SpendGuard } from '../spend';
 import type { TeamLibrary } from '../team';
@@ -34,8 +35,47 @@ export interface DownloadHandlerDeps {
   estimator: Estimator;
   /** The team library: asked before every purchase, told when a download ended. */
   team?: Pick<TeamLibrary, 'beforePurchase' | 'holdForJob' | 'jobEnded'>;
+  /** The analyst's own library: an identical request already in it is not bought again (unless the analyst chose to). */
+  library?: LibraryLookup;
   /** Shows a file in the system file manager; absent where the host cannot (browser host). */
   revealFile?: (file: string) => boolean;
+}
+
+/** A library raster an identical request would buy again, as the estimate and plan answers name it. */
+export interface LibraryCopy {
+  id: string;
+  path: string;
+  date: string | null;
+}
+
+/** The analyst's library as the purchase path asks it. */
+export type LibraryLookup = Pick<LibraryCatalog, 'findIdentical'>;
+
+/** The library's file of a request identical to `request` (one date), as the answers name it; null when none (or no library). */
+export async function identicalInLibrary(library: LibraryLookup | undefined, kind: DownloadToEstimate['kind'], request: Record<string, unknown>): Promise<LibraryCopy | null> {
+  const e = library ? await library.findIdentical(kind, request) : null;
+  return e ? { id: e.id, path: e.path, date: e.date } : null;
+}
+
+/** A queued or running job of the queue that buys a request identical to `request` (a series: on one of its dates), or null. */
+export function identicalActiveJob(queue: Pick<DownloadQueue, 'list'>, kind: DownloadToEstimate['kind'], request: Record<string, unknown>): DownloadJob | null {
+  const key = identicalRequestKey(kind, request);
+  if (key === null) return null;
+  for (const job of queue.list()) {
+    if (job.kind !== kind || (job.state !== 'queued' && job.state !== 'running')) continue;
+    const dates = job.batch?.type === 'series' ? job.batch.dates ?? [] : [null];
+    if (dates.some((date) => identicalRequestKey(job.kind, date ? { ...job.request, Date: date } : job.request) === key)) return job;
+  }
+  return null;
+}
+
+/** Main's refusal of a purchase whose identical file is in the analyst's library (a validation error naming `buyAnyway`). */
+export class LibraryRefusal extends AppError<'validation'> {
+  constructor(readonly copy: LibraryCopy) {
+    const message = `Already in your library: ${copy.path}${copy.date ? ` (${copy.date})` : ''}, from an identical request (same date, area, model, constellations and output settings). Use that file (0 EUR), or choose “Buy anyway” to download it again.`;
+    super('validation', message, { fields: { buyAnyway: [message] } });
+    this.name = 'LibraryRefusal';
+  }
 }
 
 /** A job without main-internal fields (the .part path). */
@@ -46,7 +86,21 @@ export function publicJob(job: DownloadJob): Omit<DownloadJob, 'partPath'> {
 
 /** The download queue's slice of the channel table. */
 export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, DownloadChannel> {
-  const { client, profileId, queue, settings, guard, estimator, team } = deps;
+  const { client, profileId, queue, settings, guard, estimator, team, library } = deps;
+
+  const inLibrary = (kind: DownloadToEstimate['kind'], request: Record<string, unknown>) => identicalInLibrary(library, kind, request);
+
+  /** A series' dates split into those the library holds identically and those left to buy. */
+  async function seriesInLibrary(request: Record<string, unknown>, dates: readonly string[]): Promise<{ held: LibraryCopy[]; toBuy: string[] }> {
+    const held: LibraryCopy[] = [];
+    const toBuy: string[] = [];
+    for (const date of dates) {
+      const copy = await inLibrary('composite', { ...request, Date: date });
+      if (copy) held.push({ ...copy, date });
+      else toBuy.push(date);
+    }
+    return { held, toBuy };
+  }
 
   /** The request planned against the account's limits; a plan problem names the field at fault. */
   async function planFor(request: Record<string, unknown>, signal: AbortSignal) {
@@ -63,7 +117,18 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
    * spent until the job ends, and is written to the ledger when it finished.
    */
   async function guardedDownload(d: DownloadToEstimate, what: string, signal: AbortSignal, queueIt: () => Promise<DownloadJob>, buyAnyway = false) {
-    // The team first: what a teammate owns or is buying now is not bought again (unless the analyst chose to).
+    // The analyst's own library first, then the team: what is already owned is not bought again (unless the analyst chose to).
+    // A series' dates were looked up one by one before (the ones held are not in its batch).
+    if (!buyAnyway && d.batch?.type !== 'series') {
+      const held = await inLibrary(d.kind, d.request);
+      if (held) throw new LibraryRefusal(held);
+      // Not in the library yet, but on its way there: a job of the queue buys it now.
+      const active = identicalActiveJob(queue, d.kind, d.request);
+      if (active) {
+        const message = `This is being downloaded now (download ${active.id}, ${active.state}), from an identical request; it goes into your library when done. Wait for it, or choose “Buy anyway” to download it twice.`;
+        throw new AppError('validation', message, { fields: { buyAnyway: [message] } });
+      }
+    }
     const purchase = d.batch?.type === 'series' || !team ? null : await team.beforePurchase(d.kind, d.request, buyAnyway, signal);
     let pass;
     let job: DownloadJob;
@@ -127,7 +192,10 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       await c.checkBinaryRequest('composite', request, signal);
       const { plan, limits } = await planFor(request, signal);
       const dates = series ? await seriesDates(request, series.from, series.until, signal) : null;
-      const plans = dates ? dates.map((d) => withDate(plan, d)) : [plan];
+      // A series estimates only the dates it would buy: the ones the library holds identically are not downloaded again.
+      const split = dates ? await seriesInLibrary(request, dates) : { held: [], toBuy: [] };
+      const held = dates ? split.held : [await inLibrary('composite', request)].filter((c): c is LibraryCopy => c !== null);
+      const plans = dates ? split.toBuy.map((d) => withDate(plan, d)) : [plan];
       const pid = await profileId();
       const estimates = [];
       // Asked now (the analyst asked for this estimate), and kept for the download that follows.
@@ -140,6 +208,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
           CurrencyCode: total.CurrencyCode, requests: plans.length * plan.parts.length,
         },
         verdict: await guard.verdict(total.cost, signal),
+        inLibrary: held,
       };
     },
     'downloads:enqueue-series': async ({ request: given, from, until, targetDir }, { signal }) => {
@@ -147,8 +216,14 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const dir = settings.downloadDir(targetDir);
       await (await client(signal)).checkBinaryRequest('composite', { ...request, Date: request.Date ?? from }, signal);
       const { plan, limits } = await planFor({ ...request, Date: request.Date ?? from }, signal);
-      const dates = await seriesDates(request, from, until, signal);
-      if (dates.length === 0) throw new AppError('validation', 'No dates with imagery in this period.', { fields: { From: ['No dates with imagery between From and Until for this area.'] } });
+      const listed = await seriesDates(request, from, until, signal);
+      if (listed.length === 0) throw new AppError('validation', 'No dates with imagery in this period.', { fields: { From: ['No dates with imagery between From and Until for this area.'] } });
+      // Dates whose identical composite is in the library are not bought again.
+      const { held, toBuy: dates } = await seriesInLibrary(request, listed);
+      if (dates.length === 0) {
+        const message = `Every date of this series (${held.length}) is already in your library from an identical request: nothing to buy.`;
+        throw new AppError('validation', message, { fields: { From: [message] } });
+      }
       const batch = { type: 'series' as const, limits, dates, parts: plan.parts.length };
       return guardedDownload({ kind: 'composite', request, batch }, `This time series (${dates.length} dates)`, signal, () => queue.add({ kind: 'composite', request, targetDir: dir, batch }, signal));
     },

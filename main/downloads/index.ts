@@ -8,4 +8,4 @@ export { MAX_FILE_NAME_BYTES, collisionName, fallbackFileName, parseContentDispo
 export * from './types.js';
 export { createBatchRunner, type BatchRunnerOptions } from './batch-job.js';
 export { ESTIMATE_FRESH_MS, Estimator, type DownloadToEstimate, type EstimateClient } from './estimates.js';
-export { downloadHandlers, publicJob, type DownloadChannel, type DownloadHandlerDeps } from './handlers.js';
+export { downloadHandlers, identicalActiveJob, identicalInLibrary, publicJob, type DownloadChannel, type DownloadHandlerDeps, type LibraryCopy, type LibraryLookup } from './handlers.js';

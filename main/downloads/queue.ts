@@ -685,13 +685,13 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   }
 
   /** Adds finished files to the library; returns a note when that failed (the files themselves are fine). */
-  private async record(job: DownloadJob, outputs: { path: string; bytes: number; sha256: string | null; content?: Uint8Array | null }[]): Promise<string | undefined> {
+  private async record(job: DownloadJob, outputs: { path: string; bytes: number; sha256: string | null; content?: Uint8Array | null; request?: Record<string, unknown> }[]): Promise<string | undefined> {
     if (!this.library) return undefined;
     // The files are published and verified: a library problem must not turn the download into a failure.
     try {
       for (const out of outputs) {
         const entry = await this.library.addDownload(
-          { path: out.path, size: out.bytes, sha256: out.sha256, kind: job.kind, request: job.request, ...(out.content ? { content: out.content } : {}) },
+          { path: out.path, size: out.bytes, sha256: out.sha256, kind: job.kind, request: out.request ?? job.request, ...(out.content ? { content: out.content } : {}) },
           new AbortController().signal,
         );
         job.libraryId ??= entry.id;

@@ -140,6 +140,8 @@ export interface BatchOutput {
   bytes: number;
   /** Null: the library hashes it in the background. */
   sha256: string | null;
+  /** The request this file answers (a time series' date); absent: the job's own. */
+  request?: Record<string, unknown>;
 }
 
 /** Runs a batch job (plan, download parts, mosaic or VRT); injected so the queue knows nothing about planning. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { LibraryEntry } from '../library/catalog.js';
+import { IdenticalRasters } from '../library/request-identity.js';
 import { systemClock, type Clock } from '../platform/clock.js';
 import { writeTreeAtomic, type TreeFile } from './atomic-tree.js';
 
@@ -117,10 +118,17 @@ export async function* stacFiles(entries: Iterable<LibraryEntry> | AsyncIterable
   const now = () => new Date(clock.now());
   const links: Json[] = [{ rel: 'root', href: './catalog.json', type: 'application/json', title: options.title ?? 'Swath library' }];
   const seen = new Set<string>();
+  // One item per raster: a second file of an identical request (bought twice) or with the same content is left out, named.
+  const identical = new IdenticalRasters();
   for await (const entry of entries) {
     const id = itemId(entry);
     if (seen.has(id)) {
       counts.skipped.push({ id: entry.id, reason: 'Another raster has the same id.' });
+      continue;
+    }
+    const first = identical.firstOf(entry);
+    if (first !== null) {
+      counts.skipped.push({ id: entry.id, reason: `Identical to ${first} (the same request of the same date, or the same content), which is in the catalog.` });
       continue;
     }
     seen.add(id);

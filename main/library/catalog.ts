@@ -16,6 +16,7 @@ import { throwIfAborted } from '../../common/abort.js';
 import { readRasterMetadata, type RasterMetadata } from './metadata.js';
 import type { Box, LibraryEntry, LibraryPage, LibraryQuery } from './entry.js';
 import { LibraryReader, rowEntry, type Row } from './reader.js';
+import { identicalRequestKey } from './request-identity.js';
 
 export type { Box, LibraryEntry, LibraryPage, LibraryQuery, LibrarySort } from './entry.js';
 
@@ -91,6 +92,16 @@ function bandText(bands: readonly string[]): string {
   return bands.map((b) => `|${b.toUpperCase().replace(/\s+/g, '')}|`).join(' ');
 }
 
+/** Most identical rows {@link LibraryCatalog.findIdentical} looks at (the oldest; each is checked on disk). */
+const MAX_IDENTICAL = 20;
+/** Rows of earlier versions keyed per transaction. */
+const KEY_PAGE = 500;
+
+/** The request key a row is stored under: '' when it has nothing to key (an import, a request that cannot be matched). */
+function requestKeyOf(e: Pick<LibraryEntry, 'kind' | 'request'>): string {
+  return (e.kind ? identicalRequestKey(e.kind, e.request) : null) ?? '';
+}
+
 /** Whether two lon/lat boxes meet. */
 function boxesMeet(a: readonly number[], b: readonly number[]): boolean {
   return a[0]! <= b[2]! && b[0]! <= a[2]! && a[1]! <= b[3]! && b[1]! <= a[3]!;
@@ -107,6 +118,8 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   private readonly warn: (message: string) => void;
   /** Background hashing, one file at a time so it never competes with itself for the disk. */
   private hashing: Promise<void> = Promise.resolve();
+  /** Keying the rows of earlier versions (see {@link keyRequests}). */
+  private keying: Promise<void> = Promise.resolve();
   private readonly sql;
   /** The list's queries on this connection (tests, exports, sync callers). */
   private readonly reader: LibraryReader;
@@ -128,10 +141,14 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
       paths: p('SELECT path FROM library'),
       after: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.rid > ? ORDER BY l.rid LIMIT ?'),
       count: p('SELECT COUNT(*) AS n FROM library'),
-      insert: p(`INSERT INTO library (id, path, name_key, date, model, created_at, size, source, hashed, series_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING rid`),
-      update: p(`UPDATE library SET path = ?, name_key = ?, date = ?, model = ?, created_at = ?, size = ?, source = ?, hashed = ?, series_key = ?
+      insert: p(`INSERT INTO library (id, path, name_key, date, model, created_at, size, source, hashed, series_key, request_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING rid`),
+      update: p(`UPDATE library SET path = ?, name_key = ?, date = ?, model = ?, created_at = ?, size = ?, source = ?, hashed = ?, series_key = ?, request_key = ?
         WHERE rid = ?`),
+      identical: p(`SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid
+        WHERE l.request_key = ? ORDER BY l.created_at, l.rid LIMIT ${MAX_IDENTICAL}`),
+      unkeyed: p(`SELECT l.rid, e.entry FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.request_key IS NULL LIMIT ${KEY_PAGE}`),
+      setKey: p('UPDATE library SET request_key = ? WHERE rid = ? AND request_key IS NULL'),
       entrySet: p('INSERT OR REPLACE INTO library_entry (rid, entry) VALUES (?, ?)'),
       entryDelete: p('DELETE FROM library_entry WHERE rid = ?'),
       seriesOf: p('SELECT series_key FROM library WHERE rid = ?'),
@@ -163,7 +180,45 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     await cat.importJson(path.join(opts.dir, LIBRARY_FILE), signal);
     // Entries recorded just before a crash may still lack their hash.
     for (const r of cat.sql.unhashed.all() as { id: string; path: string }[]) cat.hashLater(r.id, r.path);
+    cat.keying = cat.keyRequests();
     return cat;
+  }
+
+  /**
+   * Keys the rows recorded before request keys existed, a page per turn of the event loop (at
+   * 100,000 rasters main never waits for all of them at once); {@link findIdentical} waits for it.
+   */
+  private async keyRequests(): Promise<void> {
+    try {
+      for (;;) {
+        if (!this.db.isOpen) return;
+        const rows = this.sql.unkeyed.all() as { rid: number; entry: string }[];
+        if (rows.length === 0) return;
+        inTransaction(this.db, () => {
+          for (const r of rows) this.sql.setKey.run(requestKeyOf(JSON.parse(r.entry) as LibraryEntry), r.rid);
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (e) {
+      this.warn(`Could not key the library's earlier downloads by their requests: ${(e as Error).message}`);
+    }
+  }
+
+  /**
+   * The library's file of a request identical to `request` (see identicalRequestKey: the same date,
+   * area, model, constellations and output settings), the oldest whose file is still on disk; null
+   * when there is none, or the request cannot be matched. Read from the request-key index.
+   */
+  async findIdentical(kind: DownloadKind, request: Record<string, unknown>): Promise<LibraryEntry | null> {
+    const key = identicalRequestKey(kind, request);
+    if (key === null) return null;
+    await this.keying;
+    if (!this.db.isOpen) return null;
+    for (const r of this.sql.identical.all(key) as unknown as Row[]) {
+      const e = rowEntry(r);
+      if (await stat(e.path).then((st) => st.isFile(), () => false)) return e;
+    }
+    return null;
   }
 
   private async importJson(file: string, signal?: AbortSignal): Promise<void> {
@@ -195,7 +250,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     const stored: LibraryEntry = { ...e };
     delete stored.series;
     const key = e.date ? seriesKey(e) : null;
-    const cols = [e.path, path.basename(e.path).toLowerCase(), e.date, e.model, e.createdAt, e.size, e.source, e.sha256 === null ? 0 : 1, key] as const;
+    const cols = [e.path, path.basename(e.path).toLowerCase(), e.date, e.model, e.createdAt, e.size, e.source, e.sha256 === null ? 0 : 1, key, requestKeyOf(e)] as const;
     let at: number;
     const keys: (string | null)[] = [key];
     if (rid === null) {
@@ -427,6 +482,7 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
   async close(): Promise<void> {
     this.textMerger.stop();
     await this.hashing;
+    await this.keying;
     if (this.ownsDb && this.db.isOpen) this.db.close();
   }
 }

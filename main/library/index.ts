@@ -4,3 +4,4 @@ export { METRES_PER_DEGREE, boundsTo4326, readRasterMetadata, type RasterMetadat
 export { RASTER_SCHEME, libraryIdFromUrl, parseRange, serveLibraryFile, type ParsedRange, type RasterFileLookup, type RasterResponse, type RemoteRasterFile } from './raster-protocol.js';
 export { libraryHandlers, type LibraryChannel, type LibraryHandlerDeps } from './handlers.js';
 export { LibraryQueryThread } from './query-thread.js';
+export { IdenticalRasters, identicalRequestKey } from './request-identity.js';

@@ -82,7 +82,7 @@ export class LibraryReader {
     this.sql = {
       byRid: p('SELECT l.rid, e.entry, l.group_key FROM library l JOIN library_entry e ON e.rid = l.rid WHERE l.rid = ?'),
       count: p('SELECT COUNT(*) AS n FROM library'),
-      membersOf: p(`SELECT group_key, id, date FROM library INDEXED BY library_group
+      membersOf: p(`SELECT group_key, id, date, request_key FROM library INDEXED BY library_group
         WHERE group_key IN (SELECT value FROM json_each(?)) ORDER BY group_key, date, created_at`),
       // Commits of other connections (data_version) and this connection's own changes (total_changes).
       version: p('SELECT (SELECT data_version FROM pragma_data_version) AS d, total_changes() AS c'),
@@ -154,11 +154,18 @@ export class LibraryReader {
       if (heads.length >= q.limit) break;
     }
     const entries = heads.map((rid) => rowEntry(this.sql.byRid.get(rid) as unknown as Row));
-    // The page's series with their dates, read in one walk of the group index.
+    // The page's series with their dates, read in one walk of the group index; a raster of an
+    // identical request as an earlier one of its date (bought twice) is that date already.
     const keys = entries.flatMap((e) => (e.series ? [e.series] : []));
     const members = new Map<string, { id: string; date: string | null }[]>(keys.map((k) => [k, []]));
     if (keys.length) {
-      for (const m of this.sql.membersOf.iterate(JSON.stringify(keys)) as IterableIterator<{ group_key: string; id: string; date: string | null }>) {
+      const identical = new Set<string>();
+      for (const m of this.sql.membersOf.iterate(JSON.stringify(keys)) as IterableIterator<{ group_key: string; id: string; date: string | null; request_key: string | null }>) {
+        if (m.request_key) {
+          const key = `${m.group_key}\n${m.request_key}`;
+          if (identical.has(key)) continue;
+          identical.add(key);
+        }
         members.get(m.group_key)!.push({ id: m.id, date: m.date });
       }
     }

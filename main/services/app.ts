@@ -197,9 +197,9 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
 
   // Each feature serves its own channels; a channel two features claim stops the start.
   const handlers: HandlerTable = joinSlices(
-    sessionHandlers({ version: options.version, platform: options.platform, session, profileId, guard, estimator }),
+    sessionHandlers({ version: options.version, platform: options.platform, session, profileId, guard, estimator, library }),
     profileHandlers({ profiles, probe: httpKeyProbe(options.fetch), onChange: () => session.invalidate(), confirm }),
-    downloadHandlers({ client: (signal) => session.client(signal), profileId, queue, settings, guard, estimator, team, revealFile }),
+    downloadHandlers({ client: (signal) => session.client(signal), profileId, queue, settings, guard, estimator, team, library, revealFile }),
     libraryHandlers({ library, queries: libraryQueries, overviews, chooseFiles: options.chooseFiles, revealFile, confirm }),
     exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal), clock }),
     analysisHandlers(analysis),

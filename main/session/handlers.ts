@@ -2,7 +2,7 @@ import { CONTRACT_VERSION } from '../../preload/contract';
 import { canonicalBody, canonicalPayload, type CompositeAvailableRequest, type GeographyCompositeRequest, type OpenOperationKey, type SearchAvailableRequest } from '../api';
 import { downloadCost, orderCost } from '../../common/money.js';
 import { AppError } from '../../common/errors.js';
-import type { Estimator } from '../downloads';
+import { identicalInLibrary, type Estimator, type LibraryLookup } from '../downloads';
 import type { HandlerTable } from '../ipc';
 import type { SpendGuard } from '../spend';
 import type { ServiceSession } from './session';
@@ -30,6 +30,8 @@ export interface SessionHandlerDeps {
   /** The one spend guard, and main's own estimates it decides on. */
   guard: SpendGuard;
   estimator: Estimator;
+  /** The analyst's library: an estimate names the identical file already in it. */
+  library?: LibraryLookup;
   now?: () => number;
 }
 
@@ -95,8 +97,10 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
     'imagery:available': async ({ request }, { signal }) => ({ data: await (await client(signal)).compositeAvailable(request as unknown as CompositeAvailableRequest, signal) }),
     'imagery:estimate': async ({ request }, { signal }) => {
       // Kept briefly as main's own estimate of this exact request: a download of it right after is decided on this answer.
-      const data = await estimator.composite(await client(signal), await profileId(), canonicalBody('estimate', request), signal, true);
-      return { data, verdict: await guard.verdict(downloadCost(data), signal) };
+      const body = canonicalBody('estimate', request);
+      const data = await estimator.composite(await client(signal), await profileId(), body, signal, true);
+      const kind = body.TileGuid != null ? 'tile' : body.MiniTileGuid != null ? 'minitile' : 'composite';
+      return { data, verdict: await guard.verdict(downloadCost(data), signal), inLibrary: await identicalInLibrary(deps.library, kind, body) };
     },
     'imagery:legacy-composite': async ({ request }, { signal }) => ({
       // Deprecated by the service; reachable on purpose, under "legacy", with a notice in the UI.

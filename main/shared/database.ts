@@ -38,6 +38,8 @@ export interface Migration {
  * 7: the spend guard counts per account (service and key fingerprint; main/spend/account.ts): the
  * ledger's `account` and `spend_account_budgets`; rows of step 5 stay keyed by profile until the
  * guard learns that profile's account and moves them (main/spend/store.ts `adopt`).
+ * 8: the key of the request that produced each library raster (`request_key`, indexed), so a request
+ * already in the library is found without a scan (main/library/request-identity.ts).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -180,6 +182,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX spend_ledger_account ON spend_ledger (account, at, cost_eur);
       CREATE INDEX spend_ledger_unadopted ON spend_ledger (profile_id) WHERE account IS NULL;
       CREATE TABLE spend_account_budgets (account TEXT PRIMARY KEY, eur REAL NOT NULL);
+    `,
+  },
+  {
+    name: 'library request keys',
+    // NULL: not keyed yet (rows of earlier versions, keyed in the background); '': nothing to key (an import, an unreadable request).
+    // A series' dates still come from the group index alone, which now carries the key that collapses identical rasters.
+    sql: `
+      ALTER TABLE library ADD COLUMN request_key TEXT;
+      CREATE INDEX library_request ON library (request_key);
+      DROP INDEX library_group;
+      CREATE INDEX library_group ON library (group_key, date, created_at, id, request_key);
     `,
   },
 ];

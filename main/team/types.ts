@@ -7,6 +7,10 @@
  * (`outbox.ts`) and the ownership rules (`match.ts`) all speak these types; the composition root
  * wires them to the spend path, the watches and the channels.
  */
+import type { OwnershipQuery } from '../library/request-identity.js';
+
+/** "Does the team already own this?": the purchase about to be made, in canonical terms (shared with the library). */
+export type { OwnershipQuery };
 
 /** The operation that produced a raster (the same names as the download queue's kinds). */
 export type TeamRasterKind = 'composite' | 'tile' | 'minitile';
@@ -56,29 +60,6 @@ export interface TeamRaster extends TeamRasterInput {
   id: string;
   /** ISO 8601 UTC: when it was registered. */
   registeredAt: string;
-}
-
-/** "Does the team already own this?": the purchase about to be made, in the catalog's terms. */
-export interface OwnershipQuery {
-  kind: TeamRasterKind;
-  date: string;
-  model: string | null;
-  /** Composites: the request's area as WKT in EPSG:4326 (the footprint must cover it). */
-  aoiWkt: string | null;
-  /** Tiles and mini-tiles: matched by GUID and date. */
-  tileGuid: string | null;
-  /** The bands asked for (the team's copy must have them, or more). */
-  bands: string[];
-  /** Metres per pixel asked for (the team's copy must be at least as fine); null: any. */
-  resolution: number | null;
-  /** The projection asked for; a copy in another one is offered with the difference named. */
-  epsg: number | null;
-  /**
-   * The GDAL data type asked for ("Int16" for the service's INT16, "Byte" for UINT8); a copy of
-   * another type is offered with the difference named. Absent or null: any (added after the first
-   * version of these types, hence optional).
-   */
-  dataType?: string | null;
 }
 
 /** A raster the team owns that answers a query. */

@@ -14,7 +14,8 @@ import { SERVICE_TEXT_MAX, oneLine, serviceSaid } from '../shared/untrusted-text
 
 /**
  * One run of a watch: search/available over the watch's area and period, then for every date not
- * in the library yet composite/available, main's estimate (the watch's cap, then the app's one spend
+ * in the watch yet: the library's file of the identical request when it holds one (linked at 0 EUR),
+ * else composite/available, main's estimate (the watch's cap, then the app's one spend
  * guard decide: past the cap or the budget, or at a cost the estimate does not make clear, the
  * watch pauses until the analyst confirms in main's dialog), and a
  * download through the app's queue into the library. The client bounds requests by the account's
@@ -50,6 +51,13 @@ export interface WatchRunDeps {
    * `buy` (with the purchase to tell how it ended). Absent: no team library.
    */
   team?(request: CompositeBody, signal: AbortSignal): Promise<WatchTeamAnswer>;
+  /**
+   * The analyst's own library on a date about to be bought: the file of an identical request
+   * already in it (the date is linked to it at 0 EUR, never bought again), the download queue's job
+   * buying it now (the date waits for the next run, which finds it in the library), or null.
+   * Absent: no library.
+   */
+  library?(request: CompositeBody, signal: AbortSignal): Promise<{ libraryId: string; path: string } | { pendingJob: string } | null>;
   /** Records a cost Swath spent in its ledger (a download a run before this one queued). */
   record(costEur: number, what: string): Promise<void>;
   /** Applies a change to the stored watch and returns it. */
@@ -169,6 +177,10 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
   const downloaded: string[] = [];
   const notYet: string[] = [];
   const skipped: string[] = [];
+  /** Dates linked to the identical file already in the library (0 EUR). */
+  const linked: string[] = [];
+  /** Dates an identical download of the queue is buying now (linked next run). */
+  const coming: string[] = [];
   const newLibraryIds: string[] = [];
   /** One notification for the run's new dates (however the run ends), never one per date. */
   const announce = () => {
@@ -218,7 +230,9 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
       }
 
       const parts = [
-        downloaded.length ? `Downloaded ${downloaded.join(', ')}.` : 'No new dates.',
+        downloaded.length ? `Downloaded ${downloaded.join(', ')}.` : linked.length || coming.length ? '' : 'No new dates.',
+        linked.length ? `Already in your library (0 EUR): ${linked.join(', ')}.` : '',
+        coming.length ? `Being downloaded now by an identical download (${coming.join(', ')}); linked next run.` : '',
         notYet.length ? `${notYet.length === 1 ? '1 date is' : `${notYet.length} dates are`} not fully available yet (${notYet.join(', ')}); checked again next run.` : '',
         skipped.length ? `Set aside (not served): ${skipped.join(', ')}.` : '',
       ].filter(Boolean);
@@ -296,6 +310,17 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
   async function oneDate(c: WatchClient, date: string): Promise<void> {
     const request = watchRequest(current, date);
     try {
+      // The analyst's own library first: the identical request's file there is the date, at 0 EUR.
+      const own = deps.library ? await deps.library(request, signal) : null;
+      if (own && 'pendingJob' in own) {
+        coming.push(date);
+        return;
+      }
+      if (own) {
+        await setDate({ date, state: 'downloaded', note: `Already in your library: ${own.path} (0 EUR).`, libraryIds: [own.libraryId], files: [own.path], jobId: null, costEur: 0, at: iso() });
+        linked.push(date);
+        return;
+      }
       const available = fullyAvailable(await c.compositeAvailable(request as never, signal));
       if (available === false) {
         notYet.push(date);

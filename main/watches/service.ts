@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { abortable } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
 import type { ServiceClient } from '../api';
-import type { DownloadJob, DownloadQueue, Estimator } from '../downloads';
+import { identicalActiveJob, type DownloadJob, type DownloadQueue, type Estimator } from '../downloads';
 import type { HandlerTable } from '../ipc';
 import type { ProfileStore } from '../keychain';
 import type { LibraryCatalog } from '../library';
@@ -187,6 +187,12 @@ export class WatchService {
       },
       notify: (n) => notifier.notify(n),
       now: this.now,
+      library: async (request) => {
+        const e = await library.findIdentical('composite', request);
+        if (e) return { libraryId: e.id, path: e.path };
+        const job = identicalActiveJob(queue, 'composite', request);
+        return job ? { pendingJob: job.id } : null;
+      },
       ...(this.deps.team ? { team: this.deps.team } : {}),
     };
   }
@@ -242,8 +248,9 @@ export class WatchService {
         const w = await mine(id);
         let filesDeleted = 0;
         if (deleteFiles) {
-          // Only the files this watch downloaded, through the library (which deletes only its own downloads).
-          for (const d of w.dates) {
+          // Only the files this watch downloaded (a date with a job), through the library (which deletes
+          // only its own downloads); a date linked to the library's or the team's copy keeps that file.
+          for (const d of w.dates.filter((x) => x.jobId !== null)) {
             for (const libId of d.libraryIds) {
               if (!library.get(libId)) continue;
               await library.remove(libId, { deleteFile: true }, signal);

@@ -202,6 +202,9 @@ export const downloadsListRequestSchema = z.strictObject({
 });
 
 /** How a composite will be fetched: one request, or parts cut on the output pixel grid (and per date for a series), with the summed estimate. */
+/** A file of the analyst's library that an identical request would buy again (the same date, area, model, constellations and output settings). */
+export const libraryCopySchema = z.object({ id: z.string(), path: z.string(), date: z.string().nullable() });
+
 export const downloadPlanSchema = z.object({
   split: z.boolean(),
   splitBy: z.object({ area: z.boolean(), bands: z.boolean() }),
@@ -219,6 +222,8 @@ export const downloadPlanSchema = z.object({
   }),
   /** Main's verdict on downloading it against the budget. */
   verdict: spendVerdictSchema,
+  /** Identical files already in the library (a series: its dates held, which it does not buy again nor estimate). */
+  inLibrary: z.array(libraryCopySchema),
 });
 
 /** One local raster of the library. */
@@ -382,7 +387,8 @@ export const channels = {
   /** composite/available: whether one exact composite request can be fulfilled. */
   'imagery:available': channel(serviceBody, data),
   /** composite/estimate: download credit, and main's verdict on downloading it against the budget. */
-  'imagery:estimate': channel(serviceBody, z.object({ data: z.unknown(), verdict: spendVerdictSchema })),
+  /** `inLibrary`: the identical file already in the analyst's library (then downloads:enqueue refuses without `buyAnyway`), or null. */
+  'imagery:estimate': channel(serviceBody, z.object({ data: z.unknown(), verdict: spendVerdictSchema, inLibrary: libraryCopySchema.nullable() })),
   /** The deprecated geography/composite operation. */
   'imagery:legacy-composite': channel(serviceBody, data),
 

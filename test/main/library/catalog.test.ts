@@ -153,6 +153,32 @@ describe('LibraryCatalog', () => {
     expect(readdirSync(dir)).toContain('swath.db');
   });
 
+  it('finds the file of an identical request from its index, rows of an earlier version too, and never a file gone from disk', async () => {
+    const dir = path.join(work, 'userData');
+    const f = await saveComposite('same.tif', {});
+    const request = { Wkt: SMALL_AOI, Date: date, Model: 'Stratus2', Resolution: 40, EpsgProjection: 32633, Bandnames: 'rgb', PixelSelectionMode: 'intersect', SatelliteConstellations: ['Sentinel2', 'Sentinel1'] };
+    const cat = await LibraryCatalog.open({ dir });
+    const e = await cat.addDownload({ path: f, size: readFileSync(f).length, sha256: sha(f), kind: 'composite', request }, never());
+    // The same request in other words: rgb is B4,B3,B2, a date-time of the day, constellations in any order and case.
+    const same = { ...request, Bandnames: 'B4,B3,B2', Date: `${date}T00:00:00Z`, SatelliteConstellations: ['sentinel1', 'Sentinel2'] };
+    expect((await cat.findIdentical('composite', same))?.id).toBe(e.id);
+    for (const other of [{ PixelSelectionMode: 'contained' }, { SatelliteConstellations: ['Sentinel2'] }, { Resolution: 80 }, { DataType: 'UINT8' }, { Bandnames: 'ndvi' }, { Date: '2020-01-01' }, { AllowPartialImage: true }]) {
+      expect(await cat.findIdentical('composite', { ...request, ...other })).toBeNull();
+    }
+    expect(await cat.findIdentical('tile', request)).toBeNull();
+    // Answered from an index of swath.db, not a scan of the entries.
+    const plan = cat.db.prepare('EXPLAIN QUERY PLAN SELECT rid FROM library WHERE request_key = ?').all('r1-x');
+    expect(JSON.stringify(plan)).toContain('library_request');
+    // A row recorded before request keys existed is keyed at the next start.
+    cat.db.exec('UPDATE library SET request_key = NULL');
+    await cat.close();
+    const again = await LibraryCatalog.open({ dir });
+    expect((await again.findIdentical('composite', request))?.id).toBe(e.id);
+    rmSync(f);
+    expect(await again.findIdentical('composite', request)).toBeNull();
+    await again.close();
+  });
+
   it('reads the same metadata from the bytes a download kept as from the file', async () => {
     const f = await saveComposite('kept.tif', {});
     const g = path.join(work, 'copy.tif');

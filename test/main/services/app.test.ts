@@ -216,8 +216,11 @@ describe('app core over the dispatcher', () => {
     const done = (await call('downloads:list')).data.jobs.find((j: any) => j.id === job.data.id);
     expect(done.files).toHaveLength(plan.data.dates.length);
     expect(done.files.map((f: string) => path.basename(f))).toEqual(plan.data.dates.map((d: string) => `composite_${d.replaceAll('-', '')}_ndvi_Stratus2_32633_160m.tif`));
-    // The same series again: every name stays unique in the library (the library's names are checked, not only the folder's).
-    const again = await call('downloads:enqueue-series', { request, from, until: null });
+    // The identical series again has nothing to buy: every date is in the library already.
+    const identical = await call('downloads:enqueue-series', { request, from, until: null });
+    expect(identical).toMatchObject({ ok: false, error: { kind: 'validation', message: expect.stringContaining('already in your library') } });
+    // The series with other pixels (the same file names): every name stays unique in the library (the library's names are checked, not only the folder's).
+    const again = await call('downloads:enqueue-series', { request: { ...request, PixelSelectionMode: 'contained' }, from, until: null });
     await expect.poll(async () => (await call('downloads:list')).data.jobs.find((j: any) => j.id === again.data.id).state, { timeout: 30_000 }).toBe('done');
     const second = (await call('downloads:list')).data.jobs.find((j: any) => j.id === again.data.id);
     expect(second.files.map((f: string) => path.basename(f))).toEqual(plan.data.dates.map((d: string) => `composite_${d.replaceAll('-', '')}_ndvi_Stratus2_32633_160m_1.tif`));

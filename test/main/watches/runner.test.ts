@@ -208,9 +208,10 @@ describe('watch runner against the simulator', () => {
   it('deletes a watch without touching its files unless asked', async () => {
     t = await startTestApp();
     const only = await lastDateOnly(t);
-    const mk = () => t!.call<Watch>('watches:create', input(t!, false, only));
-    const a = await settled(t, (await mk()).id);
-    const b = await settled(t, (await mk()).id);
+    // Two watches of one date at different resolutions: each downloads its own file (an identical request would link the first's).
+    const mk = (Resolution: number) => t!.call<Watch>('watches:create', input(t!, false, { ...only, settings: { ...input(t!, false).settings, Resolution } }));
+    const a = await settled(t, (await mk(80)).id);
+    const b = await settled(t, (await mk(40)).id);
     const fileA = a.dates[0]!.files[0]!;
     const fileB = b.dates[0]!.files[0]!;
     expect(await t.call('watches:delete', { id: a.id, deleteFiles: false })).toEqual({ deleted: true, filesDeleted: 0 });
