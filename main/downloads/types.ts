@@ -5,9 +5,11 @@
 import { AppError } from '../../common/errors.js';
 
 import type { DownloadKind } from '../library/download-sink.js';
+import type { JobPass } from '../spend/guard.js';
 
 // The kinds and the secret stripping are the library's, so the dependency runs downloads -> library only.
 export { DOWNLOAD_KINDS, withoutSecrets, type DownloadKind } from '../library/download-sink.js';
+export type { JobPass } from '../spend/guard.js';
 
 /** A 200 answer whose body is the file; fileName is the unsanitised name from Content-Disposition, if any. */
 export interface BinaryResult {
@@ -146,20 +148,6 @@ export interface DownloadJob {
   /** ISO 8601 timestamps. */
   createdAt: string;
   updatedAt: string;
-}
-
-/** The spend guard's pass for a job, as stored with it (see main/spend/guard.ts). */
-export interface JobPass {
-  /** The live pass of the run that cleared it; a job brought back at start carries one of an earlier run. */
-  id: string;
-  /** The profile the job was cleared under: charged to it, sent with its client and key. */
-  profileId: string;
-  /** Main's estimate of the whole job, EUR; null when its cost was not known. */
-  costEur: number | null;
-  /** When it was cleared (ISO 8601). */
-  at: string;
-  /** What was cleared ("This composite download"), for the ledger. */
-  what: string;
 }
 
 /** What the queue asks of the spend guard around each paid POST of a job (main/spend/guard.ts implements it). */

@@ -3,7 +3,6 @@ import type { z } from 'zod';
 import type { spendVerdictSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
 import { SERVICE_CURRENCY, type Cost } from '../../common/money.js';
-import type { DownloadJob, JobPass, JobSpend } from '../downloads/types.js';
 import type { HostConfirm } from '../platform/confirm';
 import type { SpendStore, SpendView } from './store';
 
@@ -43,6 +42,26 @@ export interface ClearOptions {
   agreed?: boolean;
 }
 
+/** A pass as a download job stores it (the queue's `DownloadJob.pass`). */
+export interface JobPass {
+  /** The live pass of the run that cleared it; a job brought back at start carries one of an earlier run. */
+  id: string;
+  /** The profile the job was cleared under: charged to it, sent with its client and key. */
+  profileId: string;
+  /** Main's estimate of the whole job, EUR; null when its cost was not known. */
+  costEur: number | null;
+  /** When it was cleared (ISO 8601). */
+  at: string;
+  /** What was cleared ("This composite download"), for the ledger. */
+  what: string;
+}
+
+/** What the guard reads of a download job: its id and the pass stored with it. */
+export interface PassedJob {
+  id: string;
+  pass?: JobPass;
+}
+
 /** An allowed spend: counts as spent until it is recorded (it was spent) or released (it was not). */
 export interface SpendPass {
   readonly verdict: SpendVerdict;
@@ -73,7 +92,7 @@ function figures(v: SpendView, cost: Cost): string {
 }
 
 /** The spend guard (see the module comment). */
-export class SpendGuard implements JobSpend {
+export class SpendGuard {
   private readonly reserved = new Map<string, number>();
   private readonly jobs = new Map<string, SpendPass>();
   /** Passes of this run not yet ended, by their stored id: a job queued with one is sent under it. */
@@ -185,7 +204,7 @@ export class SpendGuard implements JobSpend {
    * policy it was cleared against may have changed since. A job whose profile is no longer the active
    * one is refused with that reason (it is never charged to another profile).
    */
-  async clearJob(job: DownloadJob, signal: AbortSignal): Promise<JobPass> {
+  async clearJob(job: PassedJob, signal: AbortSignal): Promise<JobPass> {
     const stored = job.pass;
     const what = stored?.what ?? 'This download';
     const active = await this.deps.activeProfile();
@@ -217,7 +236,7 @@ export class SpendGuard implements JobSpend {
    * main's estimate of the whole job: its first charged part records all of it (counted whole, never
    * less than was charged); the parts after it are in that line.
    */
-  async jobCharged(job: DownloadJob): Promise<void> {
+  async jobCharged(job: PassedJob): Promise<void> {
     const pass = this.jobs.get(job.id);
     if (pass) {
       await pass.spent();
