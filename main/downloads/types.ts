@@ -104,11 +104,6 @@ export function serviceDidNothing(e: unknown): boolean {
   return false;
 }
 
-/** The queue's rule for sending a failed paid request again on its own: only when the service surely did nothing ({@link serviceDidNothing}). */
-export function isRetryableError(e: unknown): boolean {
-  return serviceDidNothing(e);
-}
-
 /** Lifecycle of a job; done, failed and cancelled are final until retried. */
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 

@@ -7,6 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   DownloadError, DownloadQueue, KEEP_CONTENT_BYTES, QUEUE_FILE, type BinarySource, type DownloadJob, type ProgressEvent,
 } from '../../../main/downloads/index.js';
+import { createBatchRunner } from '../../../main/downloads/batch-job.js';
+import { planComposite } from '../../../main/downloads/batch/index.js';
 import { LibraryCatalog } from '../../../main/library/index.js';
 import type { DownloadedRaster, DownloadSink } from '../../../main/library/download-sink.js';
 import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
@@ -189,6 +191,31 @@ describe('DownloadQueue against the simulator', () => {
       } finally {
         await faulty.close();
       }
+    }
+  });
+
+  it('never sends a split batch\'s parts again after the service answered one and its body was cut off', async () => {
+    const faulty = await startTestSim({ faults: 'truncate=1', cacheDir: path.join(clean.dir, 'cache') });
+    try {
+      const { stateDir, targetDir } = dirs();
+      const source = fetchSource(faulty.url);
+      const request = composite({ Resolution: 10, Bandnames: 'B4' });
+      const limits = { maxCompositeAreaKm2: 2, maxTotalBands: 12 };
+      const plan = planComposite(request as never, limits);
+      expect(plan.parts.length).toBeGreaterThan(1);
+      const runBatch = createBatchRunner(source, { parallelism: () => 1 });
+      const q = await DownloadQueue.open({ stateDir, source, runBatch, concurrency: 1, ...fast });
+      const before = billedDownloads(faulty.sim);
+      const job = await q.add({ kind: 'composite', request, targetDir, batch: { type: 'split', limits, parts: plan.parts.length } });
+      await q.onIdle();
+      const failed = q.get(job.id)!;
+      expect(failed).toMatchObject({ state: 'failed', attempts: 1, charged: 1 });
+      expect(failed.reason).toMatch(/^Part 1 of \d+ failed: .*Swath did not send it again: the service may have acted on it/);
+      expect(source.requests).toBe(1);
+      expect(billedDownloads(faulty.sim) - before).toBe(1);
+      await q.close();
+    } finally {
+      await faulty.close();
     }
   });
 

@@ -33,13 +33,23 @@ async function bodies(t: TestApp, date: string, extra: number): Promise<{ n: num
   return { n, requests };
 }
 
-let t: TestApp | null = null;
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
-  await t?.close();
-  t = null;
-  for (const c of cleanups.splice(0)) await c();
+  for (const c of cleanups.splice(0).reverse()) await c();
 });
+
+/** An app core closed after the test (once, whether or not the test closed it). */
+async function app(opts: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
+  const t = await startTestApp(opts);
+  let open = true;
+  const close = async (): Promise<void> => {
+    if (!open) return;
+    open = false;
+    await t.close();
+  };
+  cleanups.push(close);
+  return { ...t, close };
+}
 
 /** A composite of the demo order's area and model on `date`, with these bands. */
 function composite(t: TestApp, date: string, bands: string): Record<string, unknown> {
@@ -129,7 +139,7 @@ describe('a download job\'s spend pass', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-pass-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const front = holdingFront();
-    t = await startTestApp({ dir, front: front.start });
+    let t = await app({ dir, front: front.start });
     t.demoOrder(false).downloadsUsed = 1000;
     const date = await lastImageDate(t);
     const cost = (await t.call('imagery:estimate', { request: composite(t, date, 'B4') })).verdict.costEur as number;
@@ -149,9 +159,8 @@ describe('a download job\'s spend pass', () => {
     const billed = billedDownloads(t.sim);
     expect(ledger(dir)).toEqual([]);
     await t.close();
-    t = null;
 
-    t = await startTestApp({ dir });
+    t = await app({ dir });
     const after = await settledJobs(t, ids);
     for (const id of ids.slice(0, n)) {
       expect(after.get(id)).toMatchObject({ state: 'failed', attempts: 1 });
@@ -171,7 +180,7 @@ describe('a download job\'s spend pass', () => {
   });
 
   it('a 200 whose body is cut off is charged once: one ledger line, not sent again; the analyst\'s retry goes through the guard', async () => {
-    t = await startTestApp({ faults: 'truncate=1' });
+    const t = await app({ faults: 'truncate=1' });
     t.demoOrder(false).downloadsUsed = 1000;
     const date = await lastImageDate(t);
     const billed = billedDownloads(t.sim);
@@ -194,7 +203,7 @@ describe('a download job\'s spend pass', () => {
     const other = await startTestSim();
     cleanups.push(() => other.close());
     const front = holdingFront();
-    t = await startTestApp({ front: front.start });
+    const t = await app({ front: front.start });
     t.demoOrder(false).downloadsUsed = 1000;
     const date = await lastImageDate(t);
     const { n, requests } = await bodies(t, date, 1);
