@@ -97,8 +97,8 @@ export function serviceDidNothing(e: unknown): boolean {
     const o = c as { kind?: unknown; status?: unknown; code?: unknown };
     if (o.status === 429 || o.status === 503 || o.kind === 'rate-limited') return true;
     if (o.code === 'ECONNREFUSED') return true;
-    // The API client's "could not reach" error keeps the socket's code only in its message.
-    if (typeof o.status !== 'number' && o.kind === 'transient' && c instanceof Error && /^Could not reach the service\b.*\bECONNREFUSED\b/.test(c.message)) return true;
+    // The API client's "could not reach" error keeps the socket's code only in its message (Node's, or Chromium's under Electron).
+    if (typeof o.status !== 'number' && o.kind === 'transient' && c instanceof Error && /^Could not reach the service\b.*\b(ECONNREFUSED|ERR_CONNECTION_REFUSED)\b/.test(c.message)) return true;
     if (typeof o.status === 'number') return false;
   }
   return false;
