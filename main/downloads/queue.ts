@@ -160,6 +160,7 @@ const jobSchema = z.object({
   pass: passSchema.optional(),
   sending: z.boolean().optional(),
   charged: z.number().int().nonnegative().optional(),
+  mayHaveCharged: z.boolean().optional(),
   files: z.array(z.string()).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -271,6 +272,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
         job.reason = `Interrupted: Swath stopped while this paid request was with the service. It was not sent again, since the service may have charged it already${job.charged ? ' (it answered, so it charged)' : ''}. Retry sends it again, through the spend guard.`;
         job.errorKind = 'transient';
         job.sending = false;
+        job.mayHaveCharged = true;
         job.updatedAt = new Date(q.now()).toISOString();
         changed = true;
       } else if (job.state === 'running') {
@@ -476,6 +478,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     job.total = null;
     delete job.reason;
     delete job.errorKind;
+    delete job.mayHaveCharged;
     this.touch(job);
     this.jobs.set(job.id, job);
     this.changed(job);
@@ -649,6 +652,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
           const note = run.answered
             ? ' The service answered, so it charged this download; Swath did not send it again. Retry downloads it again, and pays again.'
             : unsure ? ' Swath did not send it again: the service may have acted on it (and charged). Retry sends it again.' : '';
+          if (run.answered || unsure) job.mayHaveCharged = true;
           this.finish(job, 'failed', { reason: `${errorMessage(e)}${tries}${note}`, errorKind: errorKind(e) ?? 'io' });
           return;
         }
@@ -669,6 +673,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   private stopped(job: DownloadJob, run: Running, wasOut: boolean): void {
     if (run.stop === 'close' && wasOut) {
       const charged = run.answered ? ' The service answered, so it charged this download.' : ' The service may have charged it.';
+      job.mayHaveCharged = true;
       this.finish(job, 'failed', { reason: `Interrupted: Swath was closing while this paid request was with the service; it is not sent again on its own.${charged} Retry sends it again.`, errorKind: 'transient' });
     } else if (run.stop === 'close') {
       job.bytes = 0;

@@ -138,6 +138,11 @@ export interface DownloadJob {
   sending?: boolean;
   /** Attempts the service answered with the file, i.e. charged (each one a ledger line). */
   charged?: number;
+  /**
+   * Failed after the service answered it or may have acted on it: sending it again may pay twice,
+   * so only the analyst does (Retry); a watch stops for the analyst instead of buying the date again.
+   */
+  mayHaveCharged?: boolean;
   /** Every file a batch produced (the first is `file`). */
   files?: string[];
   /** ISO 8601 timestamps. */

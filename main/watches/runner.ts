@@ -284,7 +284,10 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
     }
     const failure = job.state === 'cancelled'
       ? { handling: 'attention' as const, notice: `The download of ${date} was cancelled in the download list. Resume the watch to download it again.` }
-      : classify(job.errorKind ?? null, job.reason ?? 'The download failed.');
+      // Bought again only by the analyst: the service may have charged it already.
+      : job.mayHaveCharged
+        ? { handling: 'attention' as const, notice: `The download of ${date} failed after the service answered or may have acted on it, so it may be charged already; the watch does not buy it again on its own. Resume the watch to buy it again. The error was: “${oneLine((job.reason ?? '').trim(), SERVICE_TEXT_MAX)}”` }
+        : classify(job.errorKind ?? null, job.reason ?? 'The download failed.');
     if (failure.handling === 'skip-date') {
       await setDate({ date, state: 'skipped', note: failure.note, libraryIds: [], files: [], jobId: job.id, costEur: null, at: iso() });
       skipped.push(date);

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../../main/shared/database';
-import { watchRequest } from '../../../main/watches';
+import { watchRequest, type Watch } from '../../../main/watches';
 import { billedDownloads } from '../downloads/helpers';
 import { startTestSim } from '../simulator/helpers';
-import { startTestApp, type TestApp } from '../watches/app-helpers';
+import { settled, startTestApp, type TestApp } from '../watches/app-helpers';
 
 // A download job's spend pass, against the app's embedded simulator over loopback HTTP: stored with
 // the job, decided again for a job brought back at start, one ledger line per attempt the service
@@ -195,6 +195,24 @@ describe('a download job\'s spend pass', () => {
     // Sending it again spends again: the guard decides (past this budget, refused in a host without main's dialog).
     await t.call('spend:set-budget', { budgetEur: 0.01 });
     await expect(t.call('downloads:retry', { id: job.id })).rejects.toMatchObject({ kind: 'validation', message: expect.stringMatching(/^This retried download was not done: .*monthly budget is 0\.01 EUR/) });
+    expect(billedDownloads(t.sim) - billed).toBe(1);
+    expect(ledger(t.dir)).toHaveLength(1);
+  });
+
+  it('a watch whose download the service charged but cut off stops for the analyst instead of buying the date again', async () => {
+    const t = await app({ faults: 'truncate=1' });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const o = t.demoOrder(false);
+    const billed = billedDownloads(t.sim);
+    const w0 = await t.call<Watch>('watches:create', {
+      name: 'Cut off', source: { kind: 'aoi', orderId: null, recurring: null }, area: { Wkt: SMALL },
+      model: o.model, constellations: o.constellations, from: o.from, to: o.to,
+      settings: { EpsgProjection: 32633, Bandnames: 'B4,B8', DataType: 'INT16', Resolution: 80, PixelSelectionMode: 'intersect' },
+      capEur: null, everyHours: 6,
+    });
+    const w1 = await settled(t, w0.id);
+    expect(w1.state).toBe('attention');
+    expect(w1.notice).toMatch(/^The download of \d{4}-\d\d-\d\d failed after the service answered or may have acted on it, so it may be charged already; the watch does not buy it again on its own\. Resume the watch to buy it again\./);
     expect(billedDownloads(t.sim) - billed).toBe(1);
     expect(ledger(t.dir)).toHaveLength(1);
   });
