@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultBatchName, planComposite, runBatch, runBatches, withDate, type BatchPlan, type BatchResult, type CompositeBody, type RunBatchDeps } from './batch/index.js';
 import { downloadToFile } from './stream-to-file.js';
-import { DownloadError, type BatchJobRunner, type BatchOutput, type BinarySource } from './types.js';
+import { DownloadError, errorKind, errorMessage, serviceDidNothing, type BatchJobRunner, type BatchOutput, type BinarySource } from './types.js';
 
 /**
  * Runs the queue's batch jobs: re-plans the request against the limits stored
@@ -22,21 +22,42 @@ export interface BatchRunnerOptions {
 
 /** Builds the runner the download queue calls for jobs that carry a batch spec. */
 export function createBatchRunner(source: BinarySource, options: BatchRunnerOptions): BatchJobRunner {
-  const downloadPart: RunBatchDeps['downloadPart'] = async (body, targetFile, signal, onProgress) => {
-    const res = await source.fetchBinary('composite', body, signal);
-    if (res.kind !== 'stream') {
-      throw new DownloadError('validation', 'A part of a large job was uploaded to UploadUrl; split jobs must be downloaded.');
-    }
-    await downloadToFile({
-      body: res.body,
-      dir: path.dirname(targetFile),
-      fileName: path.basename(targetFile),
-      contentLength: res.contentLength,
-      signal,
-      onProgress: (bytes) => onProgress(bytes, res.contentLength),
-      stallTimeoutMs: options.stallTimeoutMs,
-      hash: false,
-    });
+  /**
+   * One attempt's part downloads, sent under the job's profile. `acted` counts the parts the service
+   * may have acted on without their file being kept (answered then cut off, or out when the attempt
+   * stopped): the attempt's failure then must not be sent again on its own, whatever its own cause.
+   */
+  const partDownloader = (profileId: string | undefined, onCharged: (() => Promise<void>) | undefined) => {
+    const tally = { out: 0, acted: 0 };
+    const downloadPart: RunBatchDeps['downloadPart'] = async (body, targetFile, signal, onProgress) => {
+      tally.out++;
+      let settled = false;
+      try {
+        const res = await source.fetchBinary('composite', body, signal, profileId);
+        await onCharged?.();
+        if (res.kind !== 'stream') {
+          throw new DownloadError('validation', 'A part of a large job was uploaded to UploadUrl; split jobs must be downloaded.');
+        }
+        await downloadToFile({
+          body: res.body,
+          dir: path.dirname(targetFile),
+          fileName: path.basename(targetFile),
+          contentLength: res.contentLength,
+          signal,
+          onProgress: (bytes) => onProgress(bytes, res.contentLength),
+          stallTimeoutMs: options.stallTimeoutMs,
+          hash: false,
+        });
+        settled = true;
+      } catch (e) {
+        if (!signal.aborted && serviceDidNothing(e)) settled = true;
+        throw e;
+      } finally {
+        tally.out--;
+        if (!settled) tally.acted++;
+      }
+    };
+    return { downloadPart, tally };
   };
 
   /** The plan's name, unique in the library (the folder's own collisions are settled when writing). */
@@ -49,20 +70,27 @@ export function createBatchRunner(source: BinarySource, options: BatchRunnerOpti
     return name;
   };
 
-  return async (job, signal, onProgress) => {
+  return async (job, signal, onProgress, onCharged) => {
     const spec = job.batch;
     if (!spec) throw new DownloadError('validation', 'Not a batch job.');
     const plan = planComposite(job.request as CompositeBody, spec.limits);
+    const { downloadPart, tally } = partDownloader(job.pass?.profileId, onCharged);
     const deps: RunBatchDeps = { downloadPart, parallelism: Math.max(1, options.parallelism()) };
     const report = (p: { bytes: number; totalBytes: number | null }) => onProgress(p.bytes, p.totalBytes);
     let results: BatchResult[];
     let dates: string[] = [];
-    if (spec.type === 'series') {
-      dates = spec.dates ?? [];
-      if (dates.length === 0) throw new DownloadError('validation', 'The time series has no dates.');
-      results = await runBatches(dates.map((date) => withDate(plan, date)).map((p) => ({ plan: p, name: nameOf(p) })), deps, job.targetDir, signal, report);
-    } else {
-      results = [await runBatch(plan, deps, job.targetDir, signal, report, { name: nameOf(plan) })];
+    try {
+      if (spec.type === 'series') {
+        dates = spec.dates ?? [];
+        if (dates.length === 0) throw new DownloadError('validation', 'The time series has no dates.');
+        results = await runBatches(dates.map((date) => withDate(plan, date)).map((p) => ({ plan: p, name: nameOf(p) })), deps, job.targetDir, signal, report);
+      } else {
+        results = [await runBatch(plan, deps, job.targetDir, signal, report, { name: nameOf(plan) })];
+      }
+    } catch (e) {
+      if (signal.aborted || (tally.out === 0 && tally.acted === 0)) throw e;
+      // Parts kept on disk are reused by a retry; these were not, and the service may have charged them.
+      throw new DownloadError(errorKind(e) ?? 'transient', `${errorMessage(e)} (${tally.out + tally.acted} other part request(s) may have been charged without their file)`, { cause: e, mayHaveCharged: true });
     }
     const outputs: BatchOutput[] = [];
     const notes: string[] = [];

@@ -8,7 +8,7 @@ import type { TeamLibrary } from '../team';
 import { datesFromSearchAvailable, limitsFromAccountInfo, planComposite, sumEstimates, withDate, type CompositeBody } from './batch/index.js';
 import type { DownloadToEstimate, Estimator } from './estimates.js';
 import { MAX_PAGE, type DownloadQueue } from './queue.js';
-import type { DownloadJob } from './types.js';
+import type { DownloadJob, JobPass } from './types.js';
 
 /**
  * The downloads:* channels. Every download that spends (composite, tile, mini-tile, split batch,
@@ -116,7 +116,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
    * decides (asking in main's dialog where it must), then `queue` queues it; the cost counts as
    * spent until the job ends, and is written to the ledger when it finished.
    */
-  async function guardedDownload(d: DownloadToEstimate, what: string, signal: AbortSignal, queueIt: () => Promise<DownloadJob>, buyAnyway = false) {
+  async function guardedDownload(d: DownloadToEstimate, what: string, signal: AbortSignal, queueIt: (pass: JobPass) => Promise<DownloadJob>, buyAnyway = false) {
     // The analyst's own library first, then the team: what is already owned is not bought again (unless the analyst chose to).
     // A series' dates were looked up one by one before (the ones held are not in its batch).
     if (!buyAnyway && d.batch?.type !== 'series') {
@@ -136,7 +136,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const cost = await estimator.downloadCost(await client(signal), await profileId(), d, signal);
       pass = await guard.clear(cost, what, signal, { ask: true });
       try {
-        job = await queueIt();
+        job = await queueIt(pass.stored);
       } catch (error) {
         pass.release();
         throw error;
@@ -181,10 +181,10 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
         const { plan, limits } = await planFor(request, signal);
         if (plan.kind === 'split') {
           const batch = { type: 'split' as const, limits, parts: plan.parts.length };
-          return guardedDownload({ kind, request, batch }, what, signal, () => queue.add({ kind, request, targetDir: dir, batch }, signal), buyAnyway);
+          return guardedDownload({ kind, request, batch }, what, signal, (pass) => queue.add({ kind, request, targetDir: dir, batch, pass }, signal), buyAnyway);
         }
       }
-      return guardedDownload({ kind, request }, what, signal, () => queue.add({ kind, request, targetDir: dir }, signal), buyAnyway);
+      return guardedDownload({ kind, request }, what, signal, (pass) => queue.add({ kind, request, targetDir: dir, pass }, signal), buyAnyway);
     },
     'downloads:plan': async ({ request: given, series }, { signal }) => {
       const request = canonicalBody('composite', given);
@@ -225,7 +225,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
         throw new AppError('validation', message, { fields: { From: [message] } });
       }
       const batch = { type: 'series' as const, limits, dates, parts: plan.parts.length };
-      return guardedDownload({ kind: 'composite', request, batch }, `This time series (${dates.length} dates)`, signal, () => queue.add({ kind: 'composite', request, targetDir: dir, batch }, signal));
+      return guardedDownload({ kind: 'composite', request, batch }, `This time series (${dates.length} dates)`, signal, (pass) => queue.add({ kind: 'composite', request, targetDir: dir, batch, pass }, signal));
     },
     'downloads:cancel': async ({ id }, { signal }) => publicJob(await queue.cancel(id, signal)),
     'downloads:retry': async ({ id }, { signal }) => {
@@ -236,7 +236,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       requireCanonical(job.kind, job.request);
       // Downloading again spends again: the guard decides on main's estimate of the whole job.
       // The analyst already chose to buy it; the team's claim still keeps a teammate from buying it at the same moment.
-      return guardedDownload({ kind: job.kind, request: job.request, batch: job.batch }, 'This retried download', signal, () => queue.retry(id, signal), true);
+      return guardedDownload({ kind: job.kind, request: job.request, batch: job.batch }, 'This retried download', signal, (pass) => queue.retry(id, signal, pass), true);
     },
     'downloads:remove': async ({ id }, { signal }) => {
       await queue.remove(id, signal);

@@ -9,8 +9,8 @@ import type { DownloadSink } from '../library/download-sink.js';
 import { collisionName, describedFileName } from './file-name.js';
 import { PART_SUFFIX, downloadToFile, removeIfExists } from './stream-to-file.js';
 import {
-  DOWNLOAD_KINDS, DownloadError, errorKind, errorMessage, isRetryableError, withoutSecrets,
-  type BatchJobRunner, type BatchSpec, type BinarySource, type DownloadJob, type DownloadKind, type ProgressEvent,
+  DOWNLOAD_KINDS, DownloadError, errorKind, errorMessage, serviceDidNothing, withoutSecrets,
+  type BatchJobRunner, type BatchSpec, type BinarySource, type DownloadJob, type DownloadKind, type JobPass, type JobSpend, type ProgressEvent,
 } from './types.js';
 
 /** Name of the queue file of earlier versions inside the userData directory: imported once into swath.db, then kept as `downloads.json.imported-<ms>`. */
@@ -86,15 +86,19 @@ export interface DownloadQueueOptions {
   runBatch?: BatchJobRunner;
   /** Parallel transfers: the account's MaxConcurrentConnections (see {@link DownloadQueue.setConcurrency}). */
   concurrency: number;
-  /** Attempts per job before it fails (default 8). */
+  /**
+   * The spend guard: every job is cleared by it before its first POST of a run (a job brought back at
+   * start included), and told of every attempt the service charged. Absent (tests of the transfer
+   * alone): jobs are sent as they are.
+   */
+  spend?: JobSpend;
+  /** Attempts per job before it fails (default 8); only attempts the service surely did nothing with are made again. */
   maxAttempts?: number;
   /** Exponential backoff with full jitter: delay = random(0, min(maxMs, baseMs · 2^(attempt-1))). */
   backoff?: { baseMs?: number; maxMs?: number };
-  /** Which errors deserve another attempt (default: kind transient or rate-limited). */
-  isRetryable?: (e: unknown) => boolean;
   /** Minimum time between progress events of one job (default 250 ms). */
   progressIntervalMs?: number;
-  /** Abandon (and retry) a transfer that receives nothing for this long (default 60 s). */
+  /** Abandon (and fail) a transfer that receives nothing for this long (default 60 s). */
   stallTimeoutMs?: number;
   /** Start transfers right after open() resolves (default true); otherwise call {@link DownloadQueue.start}. */
   autoStart?: boolean;
@@ -111,6 +115,8 @@ export interface NewDownload {
   targetDir: string;
   /** Present for a large job run by the batch runner. */
   batch?: BatchSpec;
+  /** The spend guard's pass it was cleared with, stored with the job. */
+  pass?: JobPass;
 }
 
 const batchSchema = z.object({
@@ -120,10 +126,19 @@ const batchSchema = z.object({
   parts: z.number().int().positive(),
 });
 
+const passSchema = z.object({
+  id: z.string().min(1).max(128),
+  profileId: z.string().min(1).max(256),
+  costEur: z.number().nonnegative().nullable(),
+  at: z.string().max(64),
+  what: z.string().max(500),
+});
+
 const newDownloadSchema = z.object({
   kind: z.enum(DOWNLOAD_KINDS as [DownloadKind, ...DownloadKind[]]),
   request: z.record(z.string(), z.unknown()),
   batch: batchSchema.optional(),
+  pass: passSchema.optional(),
   targetDir: z.string().min(1).refine((p) => path.isAbsolute(p), 'must be an absolute path'),
 });
 
@@ -142,6 +157,10 @@ const jobSchema = z.object({
   libraryId: z.string().optional(),
   partPath: z.string().optional(),
   batch: batchSchema.optional(),
+  pass: passSchema.optional(),
+  sending: z.boolean().optional(),
+  charged: z.number().int().nonnegative().optional(),
+  mayHaveCharged: z.boolean().optional(),
   files: z.array(z.string()).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -152,6 +171,8 @@ interface Running {
   controller: AbortController;
   /** Why the transfer is being stopped: the user cancelled it, or the queue is closing (the job resumes next start). */
   stop: 'cancel' | 'close' | null;
+  /** The current attempt's POST was answered with the file: the service charged it, so it is never sent again on its own. */
+  answered: boolean;
   done: Promise<void>;
   progress: { lastEmit: number; samples: { t: number; bytes: number }[] };
 }
@@ -164,8 +185,9 @@ function isOwnPart(job: DownloadJob): boolean {
 
 /**
  * The persistent download queue: jobs survive crashes and restarts (table `download_jobs` of
- * swath.db, each change one small transaction), run with bounded concurrency, retry transient
- * failures with backoff, and hand finished, verified files to the library. Only active jobs
+ * swath.db, each change one small transaction), run with bounded concurrency, send a paid request
+ * again (with backoff) only when the service surely did nothing with it, and hand finished, verified
+ * files to the library. Only active jobs
  * (queued, running) are held in memory; finished ones are history, read a page at a time.
  */
 export class DownloadQueue extends EventEmitter<QueueEvents> {
@@ -175,10 +197,10 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   private readonly source: BinarySource;
   private readonly library: DownloadSink | null;
   private readonly batchRunner: BatchJobRunner | null;
+  private readonly spend: JobSpend | null;
   private readonly maxAttempts: number;
   private readonly baseMs: number;
   private readonly maxMs: number;
-  private readonly retryable: (e: unknown) => boolean;
   private readonly progressMs: number;
   private readonly stallMs: number | undefined;
   private readonly now: () => number;
@@ -193,10 +215,10 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     this.source = opts.source;
     this.library = opts.library ?? null;
     this.batchRunner = opts.runBatch ?? null;
+    this.spend = opts.spend ?? null;
     this.maxAttempts = opts.maxAttempts ?? 8;
     this.baseMs = opts.backoff?.baseMs ?? 500;
     this.maxMs = opts.backoff?.maxMs ?? 30_000;
-    this.retryable = opts.isRetryable ?? isRetryableError;
     this.progressMs = opts.progressIntervalMs ?? 250;
     this.stallMs = opts.stallTimeoutMs;
     this.now = opts.now ?? Date.now;
@@ -223,8 +245,11 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   }
 
   /**
-   * Loads the queue from `opts.stateDir` and recovers from a crash: jobs that were running go back
-   * to queued and their stale `.part` files are deleted, before anything new starts.
+   * Loads the queue from `opts.stateDir` and recovers from a crash, before anything new starts:
+   * stale `.part` files are deleted; a job whose paid POST was out when the app stopped fails, and is
+   * not sent again (the service may have rendered and charged it; an answer it gave was charged and
+   * written to the ledger when it came); a job that had sent nothing goes back to queued, and the
+   * spend guard clears it again before it is sent ({@link JobSpend.clearJob}).
    */
   static async open(opts: DownloadQueueOptions, signal?: AbortSignal): Promise<DownloadQueue> {
     const db = opts.db ?? (await openDatabase({ dir: opts.stateDir, onWarning: opts.onWarning, now: opts.now })).db;
@@ -241,7 +266,16 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
         delete job.partPath;
         changed = true;
       }
-      if (job.state === 'running') {
+      // Written by every version that stores passes; an older job that was running may have been sending.
+      if (job.state === 'running' && job.sending !== false) {
+        job.state = 'failed';
+        job.reason = `Interrupted: Swath stopped while this paid request was with the service. It was not sent again, since the service may have charged it already${job.charged ? ' (it answered, so it charged)' : ''}. Retry sends it again, through the spend guard.`;
+        job.errorKind = 'transient';
+        job.sending = false;
+        job.mayHaveCharged = true;
+        job.updatedAt = new Date(q.now()).toISOString();
+        changed = true;
+      } else if (job.state === 'running') {
         job.state = 'queued';
         job.reason = 'Interrupted (the app stopped during the transfer); re-queued.';
         delete job.errorKind;
@@ -370,7 +404,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     return r ? (JSON.parse(r.job) as DownloadJob) : undefined;
   }
 
-  /** Enqueues a download and returns it as queued; the request is stored without any key, and the job is on disk before this resolves. */
+  /** Enqueues a download and returns it as queued; the request is stored without any key, and the job (with its pass) is on disk before this resolves. */
   async add(input: NewDownload, signal?: AbortSignal): Promise<DownloadJob> {
     throwIfAborted(signal);
     if (this.closed) throw new DownloadError('validation', 'The download queue is closed.');
@@ -390,6 +424,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       total: null,
       attempts: 0,
       ...(parsed.data.batch ? { batch: parsed.data.batch } : {}),
+      ...(parsed.data.pass ? { pass: parsed.data.pass } : {}),
       createdAt: at,
       updatedAt: at,
     };
@@ -425,12 +460,17 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     return structuredClone(job);
   }
 
-  /** Puts a failed or cancelled job back in the queue with a fresh attempt budget. */
-  async retry(id: string, signal?: AbortSignal): Promise<DownloadJob> {
+  /** Puts a failed or cancelled job back in the queue with a fresh attempt budget, under `pass` (the spend guard's clearance of the retry) when given. */
+  async retry(id: string, signal?: AbortSignal, pass?: JobPass): Promise<DownloadJob> {
     throwIfAborted(signal);
     const job = this.need(id);
     if (job.state !== 'failed' && job.state !== 'cancelled') {
       throw new DownloadError('validation', `Download ${id} is ${job.state}; only failed or cancelled downloads can be retried.`);
+    }
+    if (pass) {
+      const p = passSchema.safeParse(pass);
+      if (!p.success) throw new DownloadError('validation', `Invalid pass: ${p.error.issues[0]!.path.join('.') || 'pass'} ${p.error.issues[0]!.message}.`);
+      job.pass = p.data;
     }
     job.state = 'queued';
     job.attempts = 0;
@@ -438,6 +478,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     job.total = null;
     delete job.reason;
     delete job.errorKind;
+    delete job.mayHaveCharged;
     this.touch(job);
     this.jobs.set(job.id, job);
     this.changed(job);
@@ -534,6 +575,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     if (extra.errorKind) job.errorKind = extra.errorKind;
     else delete job.errorKind;
     delete job.partPath;
+    job.sending = false;
     this.touch(job);
     this.changed(job);
   }
@@ -550,11 +592,13 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     const run: Running = {
       controller: new AbortController(),
       stop: null,
+      answered: false,
       done: Promise.resolve(),
       progress: { lastEmit: 0, samples: [] },
     };
     this.running.set(job.id, run);
     job.state = 'running';
+    job.sending = false;
     delete job.reason;
     delete job.errorKind;
     this.touch(job);
@@ -575,10 +619,20 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
 
   private async execute(job: DownloadJob, run: Running): Promise<void> {
     const signal = run.controller.signal;
+    if (this.spend) {
+      try {
+        job.pass = await this.spend.clearJob(job, signal);
+      } catch (e) {
+        if (signal.aborted) return this.stopped(job, run, false);
+        this.finish(job, 'failed', { reason: errorMessage(e), errorKind: errorKind(e) ?? 'validation' });
+        return;
+      }
+    }
     for (;;) {
       job.attempts++;
       job.bytes = 0;
       job.total = null;
+      run.answered = false;
       this.touch(job);
       this.changed(job);
       try {
@@ -586,10 +640,20 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
         return;
       } catch (e) {
         delete job.partPath;
-        if (signal.aborted) return this.stopped(job, run);
-        if (!this.retryable(e) || job.attempts >= this.maxAttempts) {
+        const wasOut = job.sending === true;
+        job.sending = false;
+        if (signal.aborted) return this.stopped(job, run, wasOut);
+        // Sent again on its own only when the service surely did nothing with it: never after it answered (and charged).
+        const again = !run.answered && serviceDidNothing(e);
+        if (!again || job.attempts >= this.maxAttempts) {
           const tries = job.attempts > 1 ? ` (after ${job.attempts} attempts)` : '';
-          this.finish(job, 'failed', { reason: `${errorMessage(e)}${tries}`, errorKind: errorKind(e) ?? 'io' });
+          // A refusal (4xx, a check before sending) charged nothing; a lost or broken answer may have.
+          const unsure = !again && (errorKind(e) === 'transient' || (e as { mayHaveCharged?: unknown }).mayHaveCharged === true);
+          const note = run.answered
+            ? ' The service answered, so it charged this download; Swath did not send it again. Retry downloads it again, and pays again.'
+            : unsure ? ' Swath did not send it again: the service may have acted on it (and charged). Retry sends it again.' : '';
+          if (run.answered || unsure) job.mayHaveCharged = true;
+          this.finish(job, 'failed', { reason: `${errorMessage(e)}${tries}${note}`, errorKind: errorKind(e) ?? 'io' });
           return;
         }
         job.reason = `Attempt ${job.attempts} failed, retrying: ${errorMessage(e)}`;
@@ -599,14 +663,19 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
         try {
           await sleep(this.backoffMs(job.attempts, e), signal);
         } catch {
-          return this.stopped(job, run);
+          return this.stopped(job, run, false);
         }
       }
     }
   }
 
-  private stopped(job: DownloadJob, run: Running): void {
-    if (run.stop === 'close') {
+  /** The run was stopped; `wasOut`: a paid POST of it was with the service, which may have acted on it. */
+  private stopped(job: DownloadJob, run: Running, wasOut: boolean): void {
+    if (run.stop === 'close' && wasOut) {
+      const charged = run.answered ? ' The service answered, so it charged this download.' : ' The service may have charged it.';
+      job.mayHaveCharged = true;
+      this.finish(job, 'failed', { reason: `Interrupted: Swath was closing while this paid request was with the service; it is not sent again on its own.${charged} Retry sends it again.`, errorKind: 'transient' });
+    } else if (run.stop === 'close') {
       job.bytes = 0;
       this.finish(job, 'queued', { reason: 'Interrupted (the app was closing); will resume.' });
     } else {
@@ -621,9 +690,25 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     return typeof after === 'number' && after > jittered ? Math.min(after, this.maxMs) : jittered;
   }
 
+  /** The service answered an attempt with the file: counted on the job and written to the ledger before anything else happens. */
+  private async charge(job: DownloadJob): Promise<void> {
+    job.charged = (job.charged ?? 0) + 1;
+    this.save(job);
+    try {
+      await this.spend?.jobCharged(job);
+    } catch (e) {
+      this.emit('warning', `Could not write the spend ledger for download ${job.id}: ${errorMessage(e)}`);
+    }
+  }
+
   private async attempt(job: DownloadJob, run: Running, signal: AbortSignal): Promise<void> {
+    // On disk before the POST: a crash from here on must not send it again at the next start.
+    job.sending = true;
+    this.save(job);
     if (job.batch) return this.attemptBatch(job, run, signal);
-    const res = await this.source.fetchBinary(job.kind, job.request, signal);
+    const res = await this.source.fetchBinary(job.kind, job.request, signal, job.pass?.profileId);
+    run.answered = true;
+    await this.charge(job);
     if (signal.aborted) {
       if (res.kind === 'stream') await res.body.cancel().catch(() => undefined);
       throw abortError(signal);
@@ -674,7 +759,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     const { outputs, note } = await this.batchRunner(job, signal, (bytes, total) => {
       job.total = total;
       this.progress(job, run, bytes, false);
-    });
+    }, () => this.charge(job));
     job.files = outputs.map((o) => o.path);
     job.file = outputs[0]?.path;
     job.bytes = outputs.reduce((n, o) => n + o.bytes, 0);

@@ -21,7 +21,7 @@ const WRITE_BATCH_BYTES = 1 * 1024 * 1024;
  */
 const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
 
-/** A transfer that delivers no byte for this long is abandoned as transient (and retried by the queue). */
+/** A transfer that delivers no byte for this long is abandoned as transient (the queue fails the job: the service answered, so it charged). */
 export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 
 /** How many " (n)" alternatives are tried before giving up on a name. */
@@ -109,8 +109,8 @@ export interface WrittenBody {
  * Streams a response body into an open file, hashing as it goes. Writes are batched (1 MB writev)
  * and overlapped with reading (one batch in flight), with a background fdatasync every 32 MB, so
  * throughput stays near the disk's while memory stays bounded. A stream error, a stall, an early
- * end (fewer bytes than `contentLength`) or too many bytes is a transient {@link DownloadError}:
- * the caller retries.
+ * end (fewer bytes than `contentLength`) or too many bytes is a transient {@link DownloadError}; the
+ * service answered, so it charged: the queue does not send the request again on its own.
  */
 export async function writeBody(
   body: ReadableStream<Uint8Array>,
@@ -127,7 +127,7 @@ export async function writeBody(
   };
   signal.addEventListener('abort', onAbort, { once: true });
   // A connection that stays open but sends nothing would hang the job forever; a coarse watchdog
-  // (rather than a timer reset per chunk) turns it into a transient failure that is retried.
+  // (rather than a timer reset per chunk) turns it into a transient failure.
   let lastData = performance.now();
   let stalled = false;
   const watchdog = setInterval(() => {

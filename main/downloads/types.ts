@@ -5,9 +5,11 @@
 import { AppError } from '../../common/errors.js';
 
 import type { DownloadKind } from '../library/download-sink.js';
+import type { JobPass } from '../spend/guard.js';
 
 // The kinds and the secret stripping are the library's, so the dependency runs downloads -> library only.
 export { DOWNLOAD_KINDS, withoutSecrets, type DownloadKind } from '../library/download-sink.js';
+export type { JobPass } from '../spend/guard.js';
 
 /** A 200 answer whose body is the file; fileName is the unsanitised name from Content-Disposition, if any. */
 export interface BinaryResult {
@@ -24,8 +26,12 @@ export interface UploadedResult {
 
 /** What the API client offers the queue: one POST of a process operation, body streamed back. */
 export interface BinarySource {
-  /** Starts the request; rejects with an error carrying `kind` (see {@link DownloadErrorKind}) when the service refuses it. */
-  fetchBinary(kind: DownloadKind, body: Record<string, unknown>, signal: AbortSignal): Promise<BinaryResult | UploadedResult>;
+  /**
+   * Starts the request; rejects with an error carrying `kind` (see {@link DownloadErrorKind}) when the
+   * service refuses it. `profileId`: the profile the job was cleared under, whose client and key send
+   * it; a source that cannot send under that profile (it is not the active one) rejects before sending.
+   */
+  fetchBinary(kind: DownloadKind, body: Record<string, unknown>, signal: AbortSignal, profileId?: string): Promise<BinaryResult | UploadedResult>;
 }
 
 /** Failure kinds, aligned with the IPC contract's error kinds plus what the client may add. */
@@ -48,11 +54,18 @@ export class DownloadError extends AppError<DownloadErrorKind> {
   constructor(
     kind: DownloadErrorKind,
     message: string,
-    options?: { cause?: unknown; retryAfterMs?: number },
+    options?: { cause?: unknown; retryAfterMs?: number; status?: number; mayHaveCharged?: boolean },
   ) {
     super(kind, message, { cause: options?.cause, retryAfterMs: options?.retryAfterMs });
     this.name = 'DownloadError';
+    if (options?.status !== undefined) this.status = options.status;
+    if (options?.mayHaveCharged) this.mayHaveCharged = true;
   }
+
+  /** The HTTP status the service answered with, when it answered. */
+  declare readonly status: number | undefined;
+  /** Set where the failing error alone would look harmless but the service may have acted (another part of a batch was out). */
+  declare readonly mayHaveCharged: boolean | undefined;
 }
 
 /** The kind carried by any thrown value, or null when it has none. */
@@ -72,10 +85,23 @@ export function errorMessage(e: unknown): string {
   return String(e);
 }
 
-/** The default retry rule: only transient failures (5xx, network, truncation) and rate limiting are worth another attempt. */
-export function isRetryableError(e: unknown): boolean {
-  const kind = errorKind(e);
-  return kind === 'transient' || kind === 'rate-limited';
+/**
+ * Whether the service surely did nothing with a paid request that failed, so sending it again cannot
+ * pay twice: it refused the connection, or answered 429 (too many requests) or 503 (unavailable)
+ * before any body: the contract's refusals to start. Anything else (a reset, a timeout, another 5xx,
+ * a 200 whose body broke off) may come after the service rendered and charged.
+ */
+export function serviceDidNothing(e: unknown): boolean {
+  if ((e as { mayHaveCharged?: unknown } | null)?.mayHaveCharged === true) return false;
+  for (let c: unknown = e, depth = 0; c && typeof c === 'object' && depth < 8; c = (c as { cause?: unknown }).cause, depth++) {
+    const o = c as { kind?: unknown; status?: unknown; code?: unknown };
+    if (o.status === 429 || o.status === 503 || o.kind === 'rate-limited') return true;
+    if (o.code === 'ECONNREFUSED') return true;
+    // The API client's "could not reach" error keeps the socket's code only in its message (Node's, or Chromium's under Electron).
+    if (typeof o.status !== 'number' && o.kind === 'transient' && c instanceof Error && /^Could not reach the service\b.*\b(ECONNREFUSED|ERR_CONNECTION_REFUSED)\b/.test(c.message)) return true;
+    if (typeof o.status === 'number') return false;
+  }
+  return false;
 }
 
 /** Lifecycle of a job; done, failed and cancelled are final until retried. */
@@ -106,11 +132,33 @@ export interface DownloadJob {
   partPath?: string;
   /** A large job run as parts (split by the account's limits) or as one download per date; absent for a single download. */
   batch?: BatchSpec;
+  /** The spend guard's clearance, stored with the job: the profile it is charged to and sent under, main's estimate, when. */
+  pass?: JobPass;
+  /** Set while a paid POST of the job is out (the service may act on it); cleared when it surely did nothing. */
+  sending?: boolean;
+  /** Attempts the service answered with the file, i.e. charged (each one a ledger line). */
+  charged?: number;
+  /**
+   * Failed after the service answered it or may have acted on it: sending it again may pay twice,
+   * so only the analyst does (Retry); a watch stops for the analyst instead of buying the date again.
+   */
+  mayHaveCharged?: boolean;
   /** Every file a batch produced (the first is `file`). */
   files?: string[];
   /** ISO 8601 timestamps. */
   createdAt: string;
   updatedAt: string;
+}
+
+/** What the queue asks of the spend guard around each paid POST of a job (main/spend/guard.ts implements it). */
+export interface JobSpend {
+  /**
+   * Before a job's first POST of a run: resolves with the pass it is sent under (its own of this run,
+   * or one decided again for a job brought back at start); rejects with the reason, and nothing is sent.
+   */
+  clearJob(job: DownloadJob, signal: AbortSignal): Promise<JobPass>;
+  /** The service answered an attempt with the file (or uploaded it): it charged; written to the ledger. */
+  jobCharged(job: DownloadJob): Promise<void>;
 }
 
 /** Throttled progress of a running job. */
@@ -149,4 +197,6 @@ export type BatchJobRunner = (
   job: DownloadJob,
   signal: AbortSignal,
   onProgress: (bytes: number, total: number | null) => void,
+  /** A part's POST was answered with its file: the service charged it. */
+  onCharged?: () => Promise<void>,
 ) => Promise<{ outputs: BatchOutput[]; note?: string }>;

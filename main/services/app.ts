@@ -156,20 +156,10 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     log,
     onConcurrency: (n) => queue.setConcurrency(n),
   });
-  const source = clientBinarySource((signal) => session.client(signal));
-  const queue: DownloadQueue = await DownloadQueue.open({
-    stateDir: dir, db: database.db, source, library, concurrency: 2, onWarning: log, now,
-    runBatch: createBatchRunner(source, { parallelism: () => queue.concurrency, nameTaken: (name) => library.hasFileName(name) }),
-  });
-  queue.on('progress', (p) => emit('download:progress', p));
-  queue.on('job', (job) => emit('job:state', publicJob(job)));
-  queue.on('warning', log);
-  library.on('added', (e) => emit('library:changed', { upserted: [e], removed: [] }));
-  library.on('removed', (e) => emit('library:changed', { upserted: [], removed: [e.id] }));
-  library.on('updated', (e) => emit('library:changed', { upserted: [e], removed: [] }));
   const { confirm, revealFile } = options;
   const profileId = async (): Promise<string> => (await profiles.getActive()).id;
-  // The one spend guard every path that spends asks, bound by the admin policy's ceiling (EUR).
+  // The one spend guard every path that spends asks, bound by the admin policy's ceiling (EUR). Made
+  // before the queue: the queue's jobs, those brought back at start too, are cleared by it before they are sent.
   const guard = new SpendGuard({
     store: await SpendStore.open(dir, { db: database.db, onWarning: log, ceilingEur: budgetCeilingEur(policyState), now }),
     activeProfile: profileId,
@@ -180,7 +170,20 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     policyProblem: budgetProblem(policyState),
     confirmAboveEur: confirmSpendAboveEur(policyState),
     changed: () => emit('spend:changed', {}),
+    now,
   });
+  // Each job is sent with the client of the profile it was cleared under, and only while it is the active one.
+  const source = clientBinarySource((signal) => session.client(signal), profileId);
+  const queue: DownloadQueue = await DownloadQueue.open({
+    stateDir: dir, db: database.db, source, library, concurrency: 2, onWarning: log, now, spend: guard,
+    runBatch: createBatchRunner(source, { parallelism: () => queue.concurrency, nameTaken: (name) => library.hasFileName(name) }),
+  });
+  queue.on('progress', (p) => emit('download:progress', p));
+  queue.on('job', (job) => emit('job:state', publicJob(job)));
+  queue.on('warning', log);
+  library.on('added', (e) => emit('library:changed', { upserted: [e], removed: [] }));
+  library.on('removed', (e) => emit('library:changed', { upserted: [], removed: [e.id] }));
+  library.on('updated', (e) => emit('library:changed', { upserted: [e], removed: [] }));
   const estimator = new Estimator(now);
   queue.on('job', (job) => guard.jobEnded(job));
   const team = await openTeamLibrary({

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { spendVerdictSchema } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
@@ -41,6 +42,7 @@ export interface SpendGuardDeps {
   confirmAboveEur?: number | null;
   /** The month's spend may have changed (a pass given, ended or recorded, a budget set): the window reads it again. */
   changed?: () => void;
+  now?: () => number;
 }
 
 /** How a caller wants a "confirm" verdict handled. */
@@ -51,9 +53,31 @@ export interface ClearOptions {
   agreed?: boolean;
 }
 
+/** A pass as a download job stores it (the queue's `DownloadJob.pass`). */
+export interface JobPass {
+  /** The live pass of the run that cleared it; a job brought back at start carries one of an earlier run. */
+  id: string;
+  /** The profile the job was cleared under: charged to it, sent with its client and key. */
+  profileId: string;
+  /** Main's estimate of the whole job, EUR; null when its cost was not known. */
+  costEur: number | null;
+  /** When it was cleared (ISO 8601). */
+  at: string;
+  /** What was cleared ("This composite download"), for the ledger. */
+  what: string;
+}
+
+/** What the guard reads of a download job: its id and the pass stored with it. */
+export interface PassedJob {
+  id: string;
+  pass?: JobPass;
+}
+
 /** An allowed spend: counts as spent until it is recorded (it was spent) or released (it was not). */
 export interface SpendPass {
   readonly verdict: SpendVerdict;
+  /** What a download job stores with itself: the profile it is charged to, the amount, when it was cleared. */
+  readonly stored: JobPass;
   /** Writes the cost to the ledger (the service charged it) and ends the reservation. */
   spent(): Promise<void>;
   /** Ends the reservation without recording (nothing was charged). */
@@ -83,6 +107,8 @@ export class SpendGuard {
   /** What passes allow and have not ended, per account. */
   private readonly reserved = new Map<string, number>();
   private readonly jobs = new Map<string, SpendPass>();
+  /** Passes of this run not yet ended, by their stored id: a job queued with one is sent under it. */
+  private readonly open = new Map<string, SpendPass>();
   private chain: Promise<unknown> = Promise.resolve();
   /** The profile-keyed entries of earlier versions, moved to their accounts once per start. */
   private legacy: Promise<void> | null = null;
@@ -173,15 +199,18 @@ export class SpendGuard {
     const amount = cost.state === 'known' ? cost.eur : 0;
     this.reserved.set(account, (this.reserved.get(account) ?? 0) + amount);
     this.deps.changed?.();
+    const stored: JobPass = { id: randomUUID(), profileId, costEur: cost.state === 'known' ? cost.eur : null, at: new Date((this.deps.now ?? Date.now)()).toISOString(), what };
     let open = true;
     const end = (): boolean => {
       if (!open) return false;
       open = false;
+      this.open.delete(stored.id);
       this.reserved.set(account, Math.max(0, (this.reserved.get(account) ?? 0) - amount));
       return true;
     };
-    return {
+    const pass: SpendPass = {
       verdict,
+      stored,
       spent: async () => {
         if (!end()) return;
         // The service's own figure may differ from the estimate: read its billing again next time.
@@ -196,6 +225,8 @@ export class SpendGuard {
         this.deps.changed?.();
       },
     };
+    this.open.set(stored.id, pass);
+    return pass;
   }
 
   /** Records what Swath spent outside a pass (a watch's download queued by an earlier run). */
@@ -212,11 +243,66 @@ export class SpendGuard {
 
   /** Keeps a download's pass until the job ends ({@link jobEnded}). */
   holdForJob(jobId: string, pass: SpendPass): void {
-    this.jobs.get(jobId)?.release();
+    const held = this.jobs.get(jobId);
+    if (held === pass) return;
+    held?.release();
     this.jobs.set(jobId, pass);
   }
 
-  /** A job changed state: a finished download is recorded, a failed or cancelled one releases its pass. */
+  /**
+   * Before a job's first POST of this run (the queue asks): the pass it was queued with, while that
+   * pass is open. A job brought back at start carries a pass of an earlier run: it is decided again,
+   * here, under the profile stored with it and for the amount stored with it, without a dialog (none
+   * can be shown at start); what needs consent or is refused fails the job with the reason, and the
+   * analyst's Retry asks. Decided again rather than recorded: nothing was charged for it yet (a job
+   * whose POST was out fails at start instead, see the queue), and the month, the budget and the
+   * policy it was cleared against may have changed since. A job whose profile is no longer the active
+   * one is refused with that reason (it is never charged to another profile).
+   */
+  async clearJob(job: PassedJob, signal: AbortSignal): Promise<JobPass> {
+    const stored = job.pass;
+    const what = stored?.what ?? 'This download';
+    const active = await this.deps.activeProfile();
+    if (stored && stored.profileId !== active) {
+      throw new AppError('validation', `${what} was not sent, and nothing was charged: it was cleared under the profile "${stored.profileId}", and "${active}" is the active profile now. Switch back to it and Retry, or Retry under this profile (decided again for it).`);
+    }
+    const held = this.jobs.get(job.id) ?? (stored ? this.open.get(stored.id) : undefined);
+    if (held && this.open.has(held.stored.id)) {
+      this.jobs.set(job.id, held);
+      return held.stored;
+    }
+    const cost: Cost = stored && stored.costEur !== null ? { state: 'known', eur: stored.costEur } : { state: 'unknown', reason: stored ? 'its cost was not known when it was queued' : 'it was queued by an earlier version, without a stored estimate' };
+    const again = `${what} (queued in an earlier run)`;
+    const pass = await this.clear(cost, again, signal, { ask: false }).catch((e: unknown) => {
+      if (!(e instanceof SpendRefusedError)) throw e;
+      throw new SpendRefusedError(e.verdict, `${again} was not sent: ${e.verdict.reason} Retry it to decide again (Swath asks where it must).`);
+    });
+    if (pass.stored.profileId !== active) {
+      pass.release();
+      throw new AppError('validation', `${what} was not sent: the active profile changed while it was being cleared. Retry it.`);
+    }
+    this.jobs.set(job.id, pass);
+    return pass.stored;
+  }
+
+  /**
+   * The service charged an attempt of a job (it answered with the file): the job's pass is written to
+   * the ledger then, whether or not the file then arrives whole. A split batch's or series' pass holds
+   * main's estimate of the whole job: its first charged part records all of it (counted whole, never
+   * less than was charged); the parts after it are in that line.
+   */
+  async jobCharged(job: PassedJob): Promise<void> {
+    const pass = this.jobs.get(job.id);
+    if (pass) {
+      await pass.spent();
+      return;
+    }
+    // Not cleared in this run (cannot happen through the queue): recorded against the stored pass.
+    const stored = job.pass;
+    if (stored && stored.costEur !== null && stored.costEur > 0) await this.record(stored.profileId, stored.costEur, stored.what);
+  }
+
+  /** A job changed state: a finished download is recorded (unless its charge was already), a failed or cancelled one releases its pass. */
   jobEnded(job: { id: string; state: string }): void {
     const pass = this.jobs.get(job.id);
     if (!pass || !['done', 'failed', 'cancelled'].includes(job.state)) return;

@@ -2,7 +2,7 @@ import { isUtmEpsg } from '../../common/geodesy.js';
 import { isAbortError, throwIfAborted } from '../../common/abort.js';
 import { describeCost, type Cost } from '../../common/money.js';
 import type { ServiceClient } from '../api';
-import type { DownloadJob } from '../downloads';
+import type { DownloadJob, JobPass } from '../downloads';
 import {
   datesFromSearchAvailable, limitsFromAccountInfo, planComposite,
   type BatchEstimate, type BatchLimits, type BatchPlan, type CompositeBody,
@@ -33,7 +33,7 @@ export type WatchClient = Pick<ServiceClient, 'searchAvailable' | 'compositeAvai
 export interface WatchRunDeps {
   client(signal: AbortSignal): Promise<WatchClient>;
   /** Queues a download (a single composite or a split batch) and resolves with the job once it is done, failed or cancelled. */
-  download(input: { request: CompositeBody; batch?: { limits: BatchLimits; parts: number } }, watch: Watch, signal: AbortSignal): Promise<DownloadJob>;
+  download(input: { request: CompositeBody; batch?: { limits: BatchLimits; parts: number }; pass: JobPass }, watch: Watch, signal: AbortSignal): Promise<DownloadJob>;
   /** A job queued by an earlier run, awaited to its end; null when the queue no longer has it. */
   awaitJob(jobId: string, signal: AbortSignal): Promise<DownloadJob | null>;
   /** Library ids of a finished job's files. */
@@ -290,14 +290,18 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
       const libraryIds = deps.libraryIdsFor(job);
       await setDate({ date, state: 'downloaded', libraryIds, files, jobId: job.id, costEur, at: iso() });
       if (pass) await pass.spent();
-      else if (costEur !== null && costEur > 0) await deps.record(costEur, `Watch "${current.name}" ${date}`);
+      // A job with a stored pass was recorded by the spend guard when the service charged it.
+      else if (!job.pass && costEur !== null && costEur > 0) await deps.record(costEur, `Watch "${current.name}" ${date}`);
       downloaded.push(date);
       newLibraryIds.push(...libraryIds);
       return;
     }
     const failure = job.state === 'cancelled'
       ? { handling: 'attention' as const, notice: `The download of ${date} was cancelled in the download list. Resume the watch to download it again.` }
-      : classify(job.errorKind ?? null, job.reason ?? 'The download failed.');
+      // Bought again only by the analyst: the service may have charged it already.
+      : job.mayHaveCharged
+        ? { handling: 'attention' as const, notice: `The download of ${date} failed after the service answered or may have acted on it, so it may be charged already; the watch does not buy it again on its own. Resume the watch to buy it again. The error was: “${oneLine((job.reason ?? '').trim(), SERVICE_TEXT_MAX)}”` }
+        : classify(job.errorKind ?? null, job.reason ?? 'The download failed.');
     if (failure.handling === 'skip-date') {
       await setDate({ date, state: 'skipped', note: failure.note, libraryIds: [], files: [], jobId: job.id, costEur: null, at: iso() });
       skipped.push(date);
@@ -348,7 +352,7 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
         const pass = await guardSpend(date, cost);
         const costEur = cost.state === 'known' ? cost.eur : null;
         try {
-          const job = await deps.download({ request, ...(plan.kind === 'split' ? { batch: { limits, parts: plan.parts.length } } : {}) }, current, signal);
+          const job = await deps.download({ request, ...(plan.kind === 'split' ? { batch: { limits, parts: plan.parts.length } } : {}), pass: pass.stored }, current, signal);
           // On disk as queued first: a run interrupted now picks the job up again instead of queueing twice.
           await setDate({ date, state: 'queued', libraryIds: [], files: [], jobId: job.id, costEur, at: iso() });
           const final = FINAL.has(job.state) ? job : await deps.awaitJob(job.id, signal);

@@ -166,10 +166,10 @@ export class WatchService {
     const { store, queue, library, settings, guard, estimator, notifier, session } = this.deps;
     return {
       client: (signal) => session.client(signal) as Promise<WatchClient>,
-      download: async ({ request, batch }, watch, signal) => {
+      download: async ({ request, batch, pass }, watch, signal) => {
         await (await session.client(signal)).checkBinaryRequest('composite', request, signal);
         const targetDir = path.join(settings.get().downloadDir, 'watches', watchFolder(watch));
-        return queue.add({ kind: 'composite', request, targetDir, ...(batch ? { batch: { type: 'split', ...batch } } : {}) }, signal);
+        return queue.add({ kind: 'composite', request, targetDir, pass, ...(batch ? { batch: { type: 'split', ...batch } } : {}) }, signal);
       },
       awaitJob: (jobId, signal) => this.awaitJob(jobId, signal),
       // The job knows its first file's entry; a batch's other files are found by path (indexed).

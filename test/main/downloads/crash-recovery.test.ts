@@ -26,7 +26,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-it('a SIGKILL mid-download leaves only a .part; the next start re-queues the job, cleans the .part and finishes it', async () => {
+it('a SIGKILL mid-download leaves only a .part; the next start cleans it and fails the job without sending it again (it was charged); Retry finishes it', async () => {
   const stateDir = path.join(work, 'userData');
   const targetDir = path.join(work, 'Downloads');
   mkdirSync(targetDir, { recursive: true });
@@ -77,15 +77,23 @@ it('a SIGKILL mid-download leaves only a .part; the next start re-queues the job
 
   // Restart in this process: recovery happens in open(), before anything runs.
   const library = await LibraryCatalog.open({ dir: stateDir });
-  const q = await DownloadQueue.open({ stateDir, source: fetchSource(sim.url), library, concurrency: 2, autoStart: false });
+  const source = fetchSource(sim.url);
+  const q = await DownloadQueue.open({ stateDir, source, library, concurrency: 2, autoStart: false });
+  // The child's POST was answered (its .part has bytes): the service charged it, and the next start does not buy it again.
+  expect(crashed).toMatchObject({ sending: true, charged: 1 });
   const recovered = q.get(crashed.id)!;
-  expect(recovered).toMatchObject({ state: 'queued', reason: expect.stringMatching(/Interrupted.*re-queued/) });
+  expect(recovered).toMatchObject({ state: 'failed', errorKind: 'transient', reason: expect.stringMatching(/^Interrupted: Swath stopped while this paid request was with the service\. It was not sent again.*\(it answered, so it charged\)/) });
   expect(recovered.partPath).toBeUndefined();
   expect(existsSync(crashed.partPath!)).toBe(false);
   expect(readdirSync(targetDir)).toEqual([]);
 
   q.start();
   await q.onIdle();
+  expect(source.requests).toBe(0);
+  // The analyst's retry sends it again.
+  await q.retry(crashed.id);
+  await q.onIdle();
+  expect(source.requests).toBe(1);
   const done = q.get(crashed.id)!;
   expect(done.state).toBe('done');
   expect(done.file).toBe(crashed.partPath!.slice(0, -'.part'.length));

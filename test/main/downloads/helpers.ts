@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync } from 'node:fs';
 import { DownloadError, parseContentDisposition, type BinarySource, type DownloadKind } from '../../../main/downloads/index.js';
+import type { RunningSimulator } from '../../../main/simulator/index.js';
 
 /** Process endpoints per download kind. */
 export const PROCESS_PATHS: Record<DownloadKind, string> = {
@@ -67,7 +68,7 @@ export function fetchSource(baseUrl: string, opts: FetchSourceOptions = {}): Bin
           // not an envelope
         }
         const retryAfter = Number(res.headers.get('retry-after'));
-        throw new DownloadError(kindForStatus(res.status), message, { retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined });
+        throw new DownloadError(kindForStatus(res.status), message, { status: res.status, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined });
       }
       const length = res.headers.get('content-length');
       // Piped at once: an unlocked body is cancelled (it reads as empty) when its Response is garbage collected,
@@ -113,6 +114,16 @@ export async function referenceSha(baseUrl: string, kind: DownloadKind, body: Re
   if (res.status !== 200) throw new Error(`reference download failed: HTTP ${res.status} ${await res.text()}`);
   const buf = Buffer.from(await res.arrayBuffer());
   return { sha256: createHash('sha256').update(buf).digest('hex'), bytes: buf.length, fileName: parseContentDisposition(res.headers.get('content-disposition')) };
+}
+
+/** How many downloads the simulator billed: charged to an account's balance, or counted against an order's included downloads. */
+export function billedDownloads(sim: RunningSimulator): number {
+  let n = 0;
+  for (const acc of Object.values(sim.state.accounts)) {
+    n += acc.ledger.filter((e) => e.kind === 'Download').length;
+    for (const o of acc.orders) n += o.downloadsUsed;
+  }
+  return n;
 }
 
 /** Names in a directory ending with .part. */

@@ -7,11 +7,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   DownloadError, DownloadQueue, KEEP_CONTENT_BYTES, QUEUE_FILE, type BinarySource, type DownloadJob, type ProgressEvent,
 } from '../../../main/downloads/index.js';
+import { createBatchRunner } from '../../../main/downloads/batch-job.js';
+import { planComposite } from '../../../main/downloads/batch/index.js';
 import { LibraryCatalog } from '../../../main/library/index.js';
 import type { DownloadedRaster, DownloadSink } from '../../../main/library/download-sink.js';
 import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
 import { chunked, streamOf, tinyGeoTiff } from './fixtures.js';
-import { fetchSource, partFiles, referenceSha, sha256Of, waitFor } from './helpers.js';
+import { billedDownloads, fetchSource, partFiles, referenceSha, sha256Of, waitFor } from './helpers.js';
 
 const BANDS = ['B2', 'B3', 'B4', 'B5', 'B6', 'B7', 'B8', 'B8A', 'B11', 'B12'];
 /** 55 distinct Bandnames values: every single band, then every pair. */
@@ -113,9 +115,9 @@ describe('DownloadQueue against the simulator', () => {
     expect(partFiles(targetDir)).toEqual([]);
   });
 
-  it('finishes 50 downloads through 5xx, resets and truncation with the sha256 of a clean download', async () => {
+  it('finishes 50 downloads through 503s with the sha256 of a clean download, each billed once', async () => {
     // The faulty service serves the clean one's generated files (one raster cache): the faults are in the transfers.
-    const faulty = await startTestSim({ faults: '5xx=0.2,reset=0.05,truncate=0.1', seed: 7, cacheDir: path.join(clean.dir, 'cache') });
+    const faulty = await startTestSim({ faults: '5xx=0.3', seed: 7, cacheDir: path.join(clean.dir, 'cache') });
     try {
       const { stateDir, targetDir } = dirs();
       const requests = BAND_SETS.slice(0, 50).map((b) => composite({ Bandnames: b }));
@@ -137,6 +139,7 @@ describe('DownloadQueue against the simulator', () => {
         if (j.reason) reasons.push(j.reason);
         maxRunning = Math.max(maxRunning, q.list().filter((x) => x.state === 'running').length);
       });
+      const billedBefore = billedDownloads(faulty.sim);
       const jobs = await Promise.all(requests.map((request) => q.add({ kind: 'composite', request, targetDir })));
       await q.onIdle();
 
@@ -149,12 +152,11 @@ describe('DownloadQueue against the simulator', () => {
         expect(await sha256Of(got.file!)).toBe(refs.get(j.request.Bandnames as string));
         expect(library.get(got.libraryId!)!.sha256).toBe(refs.get(j.request.Bandnames as string));
       }
-      // Every fault kind actually happened and was retried: 5xx, reset before the response, truncated body.
-      expect(reasons.some((r) => /temporarily unavailable/.test(r))).toBe(true);
-      expect(reasons.some((r) => /failed: fetch failed/.test(r))).toBe(true);
-      expect(reasons.some((r) => /ended after \d+ of \d+ bytes|interrupted after \d+ bytes/.test(r))).toBe(true);
+      // 503s (answered before the service did anything) were sent again; every download was billed exactly once.
+      expect(reasons.some((r) => /^Attempt \d+ failed, retrying: .*temporarily unavailable/.test(r))).toBe(true);
       expect(source.requests).toBeGreaterThan(60);
-      expect(final.some((j) => j.attempts > 1)).toBe(true);
+      expect(billedDownloads(faulty.sim) - billedBefore).toBe(50);
+      expect(final.every((j) => j.charged === 1)).toBe(true);
       expect(maxRunning).toBeLessThanOrEqual(8);
       const names = readdirSync(targetDir);
       expect(names.filter((n) => !n.endsWith('.tif'))).toEqual([]);
@@ -164,6 +166,77 @@ describe('DownloadQueue against the simulator', () => {
     } finally {
       await faulty.close();
     }
+  });
+
+  it('never sends a paid request again after the service may have acted: a body cut off after the 200, a reset', async () => {
+    for (const [fault, billed, reason] of [
+      ['truncate=1', 1, /ended after \d+ of \d+ bytes|interrupted after \d+ bytes.*The service answered, so it charged this download; Swath did not send it again/],
+      ['reset=1', 0, /failed: fetch failed.*Swath did not send it again: the service may have acted on it/],
+    ] as const) {
+      const faulty = await startTestSim({ faults: fault, cacheDir: path.join(clean.dir, 'cache') });
+      try {
+        const { stateDir, targetDir } = dirs();
+        const source = fetchSource(faulty.url);
+        const q = await DownloadQueue.open({ stateDir: path.join(stateDir, fault), source, concurrency: 1, ...fast });
+        const before = billedDownloads(faulty.sim);
+        const job = await q.add({ kind: 'composite', request: composite({ Bandnames: 'B4' }), targetDir });
+        await q.onIdle();
+        const failed = q.get(job.id)!;
+        expect(failed, fault).toMatchObject({ state: 'failed', attempts: 1 });
+        expect(failed.charged ?? 0, fault).toBe(billed);
+        expect(failed.reason, fault).toMatch(reason);
+        expect(source.requests, fault).toBe(1);
+        expect(billedDownloads(faulty.sim) - before, fault).toBe(billed);
+        await q.close();
+      } finally {
+        await faulty.close();
+      }
+    }
+  });
+
+  it('never sends a split batch\'s parts again after the service answered one and its body was cut off', async () => {
+    const faulty = await startTestSim({ faults: 'truncate=1', cacheDir: path.join(clean.dir, 'cache') });
+    try {
+      const { stateDir, targetDir } = dirs();
+      const source = fetchSource(faulty.url);
+      const request = composite({ Resolution: 10, Bandnames: 'B4' });
+      const limits = { maxCompositeAreaKm2: 2, maxTotalBands: 12 };
+      const plan = planComposite(request as never, limits);
+      expect(plan.parts.length).toBeGreaterThan(1);
+      const runBatch = createBatchRunner(source, { parallelism: () => 1 });
+      const q = await DownloadQueue.open({ stateDir, source, runBatch, concurrency: 1, ...fast });
+      const before = billedDownloads(faulty.sim);
+      const job = await q.add({ kind: 'composite', request, targetDir, batch: { type: 'split', limits, parts: plan.parts.length } });
+      await q.onIdle();
+      const failed = q.get(job.id)!;
+      expect(failed).toMatchObject({ state: 'failed', attempts: 1, charged: 1 });
+      expect(failed.reason).toMatch(/^Part 1 of \d+ failed: .*Swath did not send it again: the service may have acted on it/);
+      expect(source.requests).toBe(1);
+      expect(billedDownloads(faulty.sim) - before).toBe(1);
+      await q.close();
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('sends a request again when the connection was refused, which the service never saw', async () => {
+    const { stateDir, targetDir } = dirs();
+    // A port nobody listens on: the first attempt is refused.
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const dead = fetchSource(deadUrl);
+    const live = fetchSource(clean.url);
+    const source: BinarySource = { fetchBinary: (...a) => (dead.requests === 0 ? dead : live).fetchBinary(...a) };
+    const q = await DownloadQueue.open({ stateDir, source, concurrency: 1, ...fast });
+    const before = billedDownloads(clean.sim);
+    const job = await q.add({ kind: 'composite', request: composite({ Bandnames: 'B5' }), targetDir });
+    await q.onIdle();
+    expect(q.get(job.id)).toMatchObject({ state: 'done', attempts: 2, charged: 1 });
+    expect([dead.requests, live.requests]).toEqual([1, 1]);
+    expect(billedDownloads(clean.sim) - before).toBe(1);
+    await q.close();
   });
 
   // The composite is DEFLATE-compressed (a few hundred kB): in 4 KiB pieces 40 ms apart it takes seconds,
@@ -256,13 +329,13 @@ describe('DownloadQueue against the simulator', () => {
     await q.close();
   });
 
-  it('gives up after maxAttempts of transient failures and says how often it tried', async () => {
+  it('gives up after maxAttempts of 503s and says how often it tried', async () => {
     const { stateDir, targetDir } = dirs();
     let calls = 0;
     const source: BinarySource = {
       fetchBinary: () => {
         calls++;
-        return Promise.reject(new DownloadError('transient', 'Service temporarily unavailable.'));
+        return Promise.reject(new DownloadError('transient', 'Service temporarily unavailable.', { status: 503 }));
       },
     };
     const q = await DownloadQueue.open({ stateDir, source, concurrency: 1, maxAttempts: 3, ...fast });
@@ -328,18 +401,31 @@ describe('DownloadQueue against the simulator', () => {
     await q4.close();
   });
 
-  it('close() interrupts running transfers, which resume on the next open', async () => {
+  it('close() fails a transfer the service was answering, which the next open does not send again; a queued one resumes', async () => {
     const { stateDir, targetDir } = dirs();
     const request = composite({ Resolution: 10, Bandnames: 'all' });
     const q1 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url, SLOW_LINK), concurrency: 1, ...fast });
     const job = await q1.add({ kind: 'composite', request, targetDir });
+    const waiting = await q1.add({ kind: 'composite', request: composite({ Bandnames: 'B6' }), targetDir });
+    const last = new Map<string, DownloadJob>();
+    q1.on('job', (j) => last.set(j.id, j));
     await waitFor(() => q1.get(job.id)!.bytes > 0, 20_000, 'first bytes');
     await q1.close();
-    expect(q1.get(job.id)).toMatchObject({ state: 'queued' });
+    expect(last.get(job.id)).toMatchObject({ state: 'failed', charged: 1 });
+    expect(last.get(job.id)!.reason).toMatch(/^Interrupted: Swath was closing while this paid request was with the service; it is not sent again on its own\. The service answered, so it charged this download\./);
+    expect(q1.get(waiting.id)).toMatchObject({ state: 'queued', attempts: 0 });
+    expect(last.has(waiting.id)).toBe(false);
     expect(readdirSync(targetDir)).toEqual([]);
-    const q2 = await DownloadQueue.open({ stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast });
+    const source = fetchSource(clean.url);
+    const q2 = await DownloadQueue.open({ stateDir, source, concurrency: 1, ...fast });
     await q2.onIdle();
-    expect(q2.get(job.id)!.state).toBe('done');
+    expect(q2.get(job.id)!.state).toBe('failed');
+    expect(q2.get(waiting.id)!.state).toBe('done');
+    expect(source.requests).toBe(1);
+    // The analyst's retry sends it again.
+    await q2.retry(job.id);
+    await q2.onIdle();
+    expect(q2.get(job.id)).toMatchObject({ state: 'done', charged: 2 });
     await q2.close();
   });
 

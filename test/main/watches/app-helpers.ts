@@ -40,8 +40,10 @@ export async function startTestApp(opts: {
   shapes?: string;
   /** More keys the embedded service accepts, each for the account it names (a profile the test creates uses one). */
   extraKeys?: Record<string, string>;
+  /** The user-data folder of an earlier core to start again on (kept when this one closes); default a fresh one, removed on close. */
+  dir?: string;
 } = {}): Promise<TestApp> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-watch-'));
+  const dir = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), 'swath-watch-'));
   const clock = { now: Date.now() };
   let sim: RunningSimulator | null = null;
   const events: TestApp['events'] = [];
@@ -73,7 +75,7 @@ export async function startTestApp(opts: {
     demoOrder: (recurring) => account().orders.find((o) => (o.to == null) === recurring)!,
     async close() {
       await app.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
