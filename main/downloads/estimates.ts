@@ -90,10 +90,8 @@ export class Estimator {
       const body = Object.fromEntries(TILE_ESTIMATE_FIELDS.filter((k) => d.request[k] != null).map((k) => [k, d.request[k]]));
       return downloadCost(await this.composite(c, profileId, body, signal));
     }
-    if (d.request.AutomaticOrderCreation === true) {
-      // The service may create (and charge) an order for what no order covers yet: no estimate prices that.
-      return { state: 'unknown', reason: 'AutomaticOrderCreation is on: the service may create and charge an order, which no estimate prices.' };
-    }
+    const unpriced = automaticOrderCost(d.request);
+    if (unpriced) return unpriced;
     const dates = d.batch?.type === 'series' ? d.batch.dates ?? [] : [];
     const request = { ...d.request, ...(dates.length && d.request.Date == null ? { Date: dates[0] } : {}) } as unknown as CompositeBody;
     const limits = d.batch?.limits ?? limitsFromAccountInfo((c.account ?? (await c.accountInfo(signal))) as Record<string, unknown>);
@@ -103,4 +101,13 @@ export class Estimator {
     for (const p of plans) costs.push((await this.batch(c, profileId, p, signal)).cost);
     return sumCosts(costs);
   }
+}
+
+/**
+ * The cost of a composite request with AutomaticOrderCreation on: unknown, since the service may
+ * create (and charge) an order for what no order covers yet, which no estimate prices. Null when it is off.
+ */
+export function automaticOrderCost(request: Record<string, unknown>): Cost | null {
+  if (request.AutomaticOrderCreation !== true) return null;
+  return { state: 'unknown', reason: 'AutomaticOrderCreation is on: the service may create and charge an order, which no estimate prices.' };
 }

@@ -6,7 +6,7 @@ import type { SettingsPort } from '../platform/settings';
 import type { SpendGuard } from '../spend';
 import type { TeamLibrary } from '../team';
 import { datesFromSearchAvailable, limitsFromAccountInfo, planComposite, sumEstimates, withDate, type CompositeBody } from './batch/index.js';
-import type { DownloadToEstimate, Estimator } from './estimates.js';
+import { automaticOrderCost, type DownloadToEstimate, type Estimator } from './estimates.js';
 import { MAX_PAGE, type DownloadQueue } from './queue.js';
 import type { DownloadJob, JobPass } from './types.js';
 
@@ -207,7 +207,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
           AreaEstimateKm2: total.AreaEstimateKm2, BilledAreaKm2: total.BilledAreaKm2, CreditEstimate: total.CreditEstimate,
           CurrencyCode: total.CurrencyCode, requests: plans.length * plan.parts.length,
         },
-        verdict: await guard.verdict(total.cost, signal),
+        verdict: await guard.verdict(automaticOrderCost(request) ?? total.cost, signal),
         inLibrary: held,
       };
     },

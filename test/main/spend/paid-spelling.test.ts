@@ -90,6 +90,10 @@ describe('one canonical paid request: other spellings are priced as what they ar
     }
     const plan = await refusal(t.call('downloads:plan', { request: { ...ordering('automaticOrderCreation'), AutomaticOrderCreation: false } }));
     expect(plan.fields).toHaveProperty('AutomaticOrderCreation');
+    // The plan of a request that may create an order says so: its cost is unknown, never "ok" on the parts' sum.
+    const planned = await t.call('downloads:plan', { request: ordering('automaticOrderCreation') });
+    expect(planned.verdict).toMatchObject({ costKnown: false });
+    expect(planned.verdict.decision).not.toBe('ok');
 
     // The same field twice, in two cases: refused by name, whichever the service would have read.
     const twice: [string, Record<string, unknown>, string][] = [
