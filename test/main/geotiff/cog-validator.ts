@@ -29,7 +29,7 @@ export function gdalSamples(file: string, type: 'Float32' | 'Int16' | 'Byte', ba
   const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-gdal-raw-'));
   try {
     const out = path.join(dir, 'band.bin');
-    execFileSync('gdal_translate', ['-q', '-of', 'ENVI', ...(band === undefined ? [] : ['-b', String(band)]), ...(ovr === undefined ? [] : ['-ovr', String(ovr)]), file, out]);
+    execFileSync('gdal_translate', ['-q', '-of', 'ENVI', '-co', 'INTERLEAVE=BSQ', ...(band === undefined ? [] : ['-b', String(band)]), ...(ovr === undefined ? [] : ['-ovr', String(ovr)]), file, out]);
     const buf = readFileSync(out);
     const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
     return type === 'Float32' ? new Float32Array(ab) : type === 'Int16' ? new Int16Array(ab) : new Uint8Array(ab);
