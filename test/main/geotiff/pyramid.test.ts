@@ -41,6 +41,15 @@ function pattern(bands: number, gx = 0, gy = 0, nodata = -32768, asked: { width:
   };
 }
 
+/** Index of the first sample of `data` (pixel-interleaved, `width` pixels a row) that is not the pattern's, or -1. */
+function firstPatternDifference(data: ArrayLike<number>, width: number, bands: number, nodata = -32768): number {
+  for (let i = 0; i < data.length; i++) {
+    const px = Math.floor(i / bands);
+    if (data[i] !== value(px % width, Math.floor(px / width), i % bands, nodata)) return i;
+  }
+  return -1;
+}
+
 describe('writePyramid', () => {
   it('writes a tiled COG with overviews that GDAL reads like the service files', async () => {
     const dir = await tempDir();
@@ -54,12 +63,7 @@ describe('writePyramid', () => {
     expect(readdirSync(dir)).toEqual(['a.tif']);
 
     const data = await pixels(file);
-    let bad = -1;
-    for (let i = 0; i < data.length && bad < 0; i++) {
-      const px = Math.floor(i / 3);
-      if (data[i] !== value(px % 1300, Math.floor(px / 1300), i % 3, -32768)) bad = i;
-    }
-    expect(bad).toBe(-1);
+    expect(firstPatternDifference(data, 1300, 3)).toBe(-1);
 
     // Overview pixels are the mean of the valid pixels of their 2x2 block.
     const tiff = await fromFile(file);
@@ -188,13 +192,7 @@ describe('writePyramid', () => {
       expect(seen.at(-1)!.bytes).toBeLessThan(res.bytes);
       expect(readdirSync(dir)).toEqual(['z.tif']);
       // And the file holds the source's pixels.
-      const data = await pixels(file);
-      let bad = -1;
-      for (let i = 0; i < data.length && bad < 0; i++) {
-        const px = Math.floor(i / 2);
-        if (data[i] !== value(px % 1800, Math.floor(px / 1800), i % 2, -32768)) bad = i;
-      }
-      expect(bad).toBe(-1);
+      expect(firstPatternDifference(await pixels(file), 1800, 2)).toBe(-1);
     }
   });
 
