@@ -185,7 +185,8 @@ export class AnalysisService {
           }
         }
       },
-      { signal },
+      // Every pixel is written above (nodata where the change is not finite), so `out` is not pre-filled.
+      { signal, fullSources: true },
     );
     const entry = await this.deps.library.importFile(file, signal);
     return { file, entryId: entry.id };

@@ -10,16 +10,15 @@
  * above: computed in memory as the rows above are written when one tile row of every overview fits
  * {@link CASCADE_BYTES}, read back from the file otherwise. Memory stays bounded whatever the image size. The file is
  * written to `<file>.part`, fsynced and renamed, and the `.part` is removed on any failure or abort.
- * Compressed, that pyramid goes to `<file>.raw.part` and is then compressed into `<file>.part`
- * (see {@link writePyramid}).
+ * Compressed, each block is DEFLATEd as it is produced and the header is written last with the
+ * blocks' offsets and byte counts (see {@link writePyramid}).
  */
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { deflate as deflateCb } from 'node:zlib';
 import { throwIfAborted } from '../../common/abort.js';
 import { syncDirectory } from '../shared/atomic-file.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
+import { BlockDeflater, encodePredictor, type BlockTable } from './deflate-blocks.js';
 import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout, type TiffSpec } from './layout.js';
 import { bytesPerSample, newSamples, nodataOf, type PixelArray, type SampleType } from './samples.js';
 
@@ -85,6 +84,8 @@ export interface WritePyramidOptions {
   fullSources?: boolean;
   /** Memory the mean overviews may take to be built in memory (default {@link CASCADE_BYTES}); beyond it they are read back from the file. */
   overviewMemoryBytes?: number;
+  /** zlib level of compressed files (default `DEFAULT_DEFLATE_LEVEL` of deflate-blocks.ts, GDAL's; the sizes and speeds of the levels are given there). */
+  deflateLevel?: number;
 }
 
 /** Sizes of full resolution and each 2x overview, down to one that fits a tile (the service's level rule). */
@@ -123,9 +124,14 @@ export function pyramidLayout(image: PyramidImage, deflate?: TiffSpec['deflate']
 
 /**
  * Writes `image` to `file` (via `<file>.part`, fsync, rename) from `source`'s full-resolution
- * pixels. Compressed (the default), the uncompressed pyramid is written to `<file>.raw.part`
- * first (fixed offsets, as above) and then compressed block by block into `<file>.part`, the
- * smallest overview first; the raw file is removed. `bytes` is the size of the file written.
+ * pixels. `bytes` is the size of the file written. Compressed (the default), each block is
+ * DEFLATEd as it is produced ({@link BlockDeflater}: the predictor on this thread, zlib on the
+ * thread pool, several blocks at once). Where every level has its own pixel source, the levels are
+ * produced in the file's order (smallest overview first) and the compressed blocks go straight to
+ * `<file>.part` after the header; mean overviews come out with full resolution, so the compressed
+ * blocks go to `<file>.blocks.part` as they come and are then copied into `<file>.part` level by
+ * level in the file's order. Mean overviews too large to build in memory are built from an
+ * uncompressed copy of the levels above them in `<file>.raw.part`. Those files are removed.
  */
 export async function writePyramid(
   file: string,
@@ -146,36 +152,82 @@ export async function writePyramid(
   const chunkBytes = Math.max(asked !== undefined && asked > 0 && Number.isFinite(asked) ? asked : 8 * 1024 * 1024, maxBlock);
   const durable = opts.durable ?? true;
   const compress = image.compress ?? true;
+  const levels = layout.levels;
+  const own = levels.map((_, k) => (k === 0 ? source : opts.overviewSource?.(k)));
+  const allOwn = own.every((s) => s !== undefined);
+  const inMemory = !opts.overviewSource && !opts.blockWise && MeanCascade.bytes(levels, nb, image.dataType) <= (opts.overviewMemoryBytes ?? CASCADE_BYTES);
   const partPath = `${file}.part`;
-  const rawPath = compress ? `${file}.raw.part` : partPath;
-  const fh = await open(rawPath, 'w+', 0o644); // read back too: large mean overviews are built from the written level above
-  let ok = false;
+  // Uncompressed pixels are kept where the file is uncompressed, or mean overviews are read back from it.
+  const rawPath = !compress ? partPath : allOwn || inMemory ? null : `${file}.raw.part`;
+  const spoolPath = compress && !allOwn ? `${file}.blocks.part` : null;
+  const temps = [rawPath, spoolPath].filter((p): p is string => p !== null && p !== partPath);
   let written = 0;
-  let bytes = layout.totalBytes;
-  // Compressed: writing the raw pyramid is the first half of the work, compressing it the second.
-  const work = compress ? 2 * layout.totalBytes : layout.totalBytes;
+  const work = layout.totalBytes;
   const progress = (n: number): void => {
     written += n;
     opts.onProgress?.(Math.min(1, written / work));
   };
-  const level: LevelWrite = { fh, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress, blockWise: opts.blockWise ?? false, fullSources: opts.fullSources ?? false };
+  const predictor = predictorOf(image.dataType);
+  const sampleBytes = bytesPerSample(image.dataType);
+  const compressedHeader = (blocks?: BlockTable[]): Buffer => pyramidLayout({ ...image, compress: false, bigTiff: layout.bigTiff }, { predictor, blocks }).header;
+  const headerBytes = compress ? compressedHeader().length : layout.header.length;
+  const handles: FileHandle[] = [];
+  const openFile = async (p: string, flags: string): Promise<FileHandle> => {
+    const h = await open(p, flags, 0o644);
+    handles.push(h);
+    return h;
+  };
+  let ok = false;
+  let bytes = layout.totalBytes;
+  let deflater: BlockDeflater | null = null;
+  let spool: FileHandle | null = null;
   try {
-    await writeExactly(fh, layout.header, 0);
-    progress(layout.header.length);
-    const inMemory = !opts.overviewSource && !opts.blockWise && MeanCascade.bytes(layout.levels, nb, image.dataType) <= (opts.overviewMemoryBytes ?? CASCADE_BYTES);
-    const cascade = inMemory ? new MeanCascade(level, layout.levels) : null;
-    await writeFromSource(level, layout.levels[0]!, source, cascade ? (rect, rows) => cascade.push(0, rect, rows) : undefined);
-    for (let k = 1; k < layout.levels.length && !cascade; k++) {
-      const own = opts.overviewSource?.(k);
-      if (own) await writeFromSource(level, layout.levels[k]!, own);
-      else await writeMean(level, layout.levels[k - 1]!, layout.levels[k]!);
+    const part = await openFile(partPath, rawPath === partPath && !allOwn ? 'w+' : 'w');
+    const raw = rawPath === partPath ? part : rawPath ? await openFile(rawPath, 'w+') : null;
+    if (compress) {
+      spool = spoolPath ? await openFile(spoolPath, 'w+') : null;
+      const sink = spool ?? part;
+      const encode = (li: number, src: Uint8Array, dst: Uint8Array): void => {
+        const L = levels[li]!;
+        encodePredictor(src, dst, predictor, L.blockWidth * nb, L.blockHeight, sampleBytes, nb);
+      };
+      deflater = new BlockDeflater(sink, spoolPath ? 0 : headerBytes, levels.map((L) => L.blocksAcross * L.blocksDown), encode, progress, opts.deflateLevel);
     }
-    if (compress) bytes = await deflateFile(fh, layout, image, partPath, { signal, durable, progress, chunkBytes });
-    else if (durable) await fh.sync();
+    const level: LevelWrite = {
+      fh: raw, deflater, levels, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress,
+      blockWise: opts.blockWise ?? false, fullSources: opts.fullSources ?? false,
+    };
+    if (!compress) {
+      await writeExactly(part, layout.header, 0);
+      progress(layout.header.length);
+    }
+    if (compress && allOwn) {
+      // Every level from its own source: produced in the file's order, each block appended as it is compressed.
+      for (const k of layout.dataOrder) await writeFromSource(level, levels[k]!, own[k]!);
+    } else {
+      const cascade = inMemory ? new MeanCascade(level, levels) : null;
+      await writeFromSource(level, levels[0]!, source, cascade ? (rect, rows) => cascade.push(0, rect, rows) : undefined);
+      for (let k = 1; k < levels.length && !cascade; k++) {
+        if (own[k]) await writeFromSource(level, levels[k]!, own[k]!);
+        else await writeMean(level, levels[k - 1]!, levels[k]!);
+      }
+    }
+    if (deflater) {
+      let tables = await deflater.finish();
+      let end = deflater.end;
+      if (spool) ({ tables, end } = await copyLevels(spool, part, tables, layout.dataOrder, headerBytes, chunkBytes, signal));
+      const header = compressedHeader(tables);
+      if (header.length !== headerBytes) throw new Error('internal header size mismatch');
+      await writeExactly(part, header, 0);
+      progress(layout.header.length);
+      bytes = end;
+    }
+    if (durable) await part.sync();
     ok = true;
   } finally {
-    await fh.close().catch(() => undefined);
-    if (compress) await unlink(rawPath).catch(() => undefined);
+    await deflater?.drain();
+    for (const h of handles) await h.close().catch(() => undefined);
+    for (const p of temps) await unlink(p).catch(() => undefined);
     if (!ok) await unlink(partPath).catch(() => undefined);
   }
   try {
@@ -185,11 +237,50 @@ export async function writePyramid(
     throw e;
   }
   if (durable) await syncDirectory(path.dirname(file));
-  return { path: file, bytes, levels: layout.levels.map((l) => ({ width: l.width, height: l.height })), tile };
+  return { path: file, bytes, levels: levels.map((l) => ({ width: l.width, height: l.height })), tile };
+}
+
+/**
+ * Copies the compressed blocks of `tables` (offsets in `from`) into `to` from `start`, level by
+ * level in `order`, each level's blocks in row-major order; runs of blocks that lie together in
+ * `from` are copied with one read and one write per chunk. Returns the blocks' offsets in `to`.
+ */
+async function copyLevels(
+  from: FileHandle, to: FileHandle, tables: BlockTable[], order: number[], start: number, chunkBytes: number, signal: AbortSignal,
+): Promise<{ tables: BlockTable[]; end: number }> {
+  const out = tables.map((t) => ({ offsets: t.offsets.slice(), counts: t.counts.slice() }));
+  const runs: { src: number; dst: number; len: number }[] = [];
+  let at = start;
+  for (const li of order) {
+    const t = tables[li]!;
+    for (let i = 0; i < t.offsets.length; i++) {
+      const src = t.offsets[i]!;
+      const len = t.counts[i]!;
+      const last = runs.at(-1);
+      if (last && last.src + last.len === src && last.dst + last.len === at) last.len += len;
+      else runs.push({ src, dst: at, len });
+      out[li]!.offsets[i] = at;
+      at += len;
+    }
+  }
+  const buf = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(1, ...runs.map((r) => r.len))));
+  for (const r of runs) {
+    for (let done = 0; done < r.len; done += buf.length) {
+      throwIfAborted(signal);
+      const piece = buf.subarray(0, Math.min(buf.length, r.len - done));
+      await readExactly(from, piece, r.src + done);
+      await writeExactly(to, piece, r.dst + done);
+    }
+  }
+  return { tables: out, end: at };
 }
 
 interface LevelWrite {
-  fh: FileHandle;
+  /** The uncompressed pyramid at its fixed offsets, where one is kept. */
+  fh: FileHandle | null;
+  /** Compresses each block as it is written, when the file is compressed. */
+  deflater: BlockDeflater | null;
+  levels: TiffLevelLayout[];
   dataType: SampleType;
   nb: number;
   nodata: number;
@@ -222,11 +313,22 @@ function cutBlocks(
   }
 }
 
-/** Writes the first `n` cut blocks of `out` at block (bx0, by) of level L, and counts them as progress. */
+/**
+ * Writes the first `n` cut blocks of `out` at block (bx0, by) of level L: uncompressed at their
+ * fixed offsets, and handed to the compressor, which counts them as progress once written (or
+ * counted here when the file is uncompressed).
+ */
 async function writeBlocks(w: LevelWrite, L: TiffLevelLayout, by: number, bx0: number, n: number, out: PixelArray): Promise<void> {
   const data = bytesOf(out, n * (L.blockBytes / bytesPerSample(w.dataType)));
-  await writeExactly(w.fh, data, L.dataOffset + (by * L.blocksAcross + bx0) * L.blockBytes);
-  w.progress(data.length);
+  const first = by * L.blocksAcross + bx0;
+  const rawWrite = w.fh ? writeExactly(w.fh, data, L.dataOffset + first * L.blockBytes) : null;
+  rawWrite?.catch(() => undefined); // awaited below, after the blocks are handed over
+  if (w.deflater) {
+    const li = w.levels.indexOf(L);
+    for (let t = 0; t < n; t++) await w.deflater.submit(li, first + t, data.subarray(t * L.blockBytes, (t + 1) * L.blockBytes));
+  }
+  await rawWrite;
+  if (!w.deflater) w.progress(data.length);
 }
 
 /** Memory the in-memory mean overviews may use; larger images build them from the file instead ({@link writeMean}). */
@@ -356,7 +458,7 @@ async function writeMean(w: LevelWrite, P: TiffLevelLayout, C: TiffLevelLayout):
       const ph = Math.min(P.height - 2 * cy * t, 2 * t);
       for (let k = 0; k < 2 && 2 * cy + k < P.blocksDown; k++) {
         const pr = 2 * cy + k;
-        await readExactly(w.fh, bytesOf(parents[k]!, pcn * tileSamples), P.dataOffset + (pr * P.blocksAcross + pc0) * P.blockBytes);
+        await readExactly(w.fh!, bytesOf(parents[k]!, pcn * tileSamples), P.dataOffset + (pr * P.blocksAcross + pc0) * P.blockBytes);
         const rows = Math.min(t, ph - k * t);
         for (let tc = 0; tc < pcn; tc++) {
           const cw = Math.min(t, pw - tc * t);
@@ -373,89 +475,6 @@ async function writeMean(w: LevelWrite, P: TiffLevelLayout, C: TiffLevelLayout):
     }
   }
   throwIfAborted(signal);
-}
-
-const deflateAsync = promisify(deflateCb);
-
-/**
- * Applies TIFF Predictor 2 (horizontal differencing, integers) or 3 (floating point, TIFF Technical
- * Note 3 as libtiff and GDAL write it) to one block in place: `rows` rows of `rowSamples` samples
- * of `bytes` bytes each, pixel-interleaved with `spp` samples per pixel (little-endian).
- */
-export function applyPredictorEncode(block: Uint8Array, predictor: 2 | 3, rowSamples: number, rows: number, bytes: number, spp: number): void {
-  const rowBytes = rowSamples * bytes;
-  if (predictor === 2) {
-    for (let r = 0; r < rows; r++) {
-      const row = bytes === 1 ? block.subarray(r * rowBytes, (r + 1) * rowBytes)
-        : bytes === 2 ? new Uint16Array(block.buffer, block.byteOffset + r * rowBytes, rowSamples)
-          : new Uint32Array(block.buffer, block.byteOffset + r * rowBytes, rowSamples);
-      for (let i = rowSamples - 1; i >= spp; i--) row[i] = row[i]! - row[i - spp]!; // wraps in the unsigned view
-    }
-    return;
-  }
-  const tmp = new Uint8Array(rowBytes);
-  for (let r = 0; r < rows; r++) {
-    const row = block.subarray(r * rowBytes, (r + 1) * rowBytes);
-    // Bytes of each sample, most significant first, in `bytes` planes of the row...
-    for (let i = 0; i < rowSamples; i++) for (let b = 0; b < bytes; b++) tmp[(bytes - b - 1) * rowSamples + i] = row[bytes * i + b]!;
-    // ...then differences of the bytes one pixel apart.
-    for (let j = rowBytes - 1; j >= spp; j--) row[j] = (tmp[j]! - tmp[j - spp]!) & 0xff;
-    for (let j = 0; j < Math.min(spp, rowBytes); j++) row[j] = tmp[j]!;
-  }
-}
-
-/**
- * Compresses the uncompressed pyramid open in `raw` (laid out as `layout`) into `partPath`: the
- * same IFDs with Compression 8 and the predictor, then every level's blocks DEFLATEd in the
- * layout's data order (smallest overview first, full resolution last: the COG order), and the
- * header rewritten with their offsets and byte counts. Returns the file's size.
- */
-async function deflateFile(
-  raw: FileHandle, layout: TiffLayout, image: PyramidImage, partPath: string,
-  o: { signal: AbortSignal; durable: boolean; progress: (bytes: number) => void; chunkBytes: number },
-): Promise<number> {
-  const predictor = predictorOf(image.dataType);
-  const spec = (blocks?: { offsets: number[]; counts: number[] }[]): TiffLayout => pyramidLayout({ ...image, compress: false, bigTiff: layout.bigTiff }, { predictor, blocks });
-  const headerBytes = spec().header.length;
-  const bytes = bytesPerSample(image.dataType);
-  const out = await open(partPath, 'w', 0o644);
-  try {
-    let at = headerBytes;
-    const blocks = layout.levels.map((L) => ({ offsets: new Array<number>(L.blocksAcross * L.blocksDown).fill(0), counts: new Array<number>(L.blocksAcross * L.blocksDown).fill(0) }));
-    for (const li of layout.dataOrder) {
-      const L = layout.levels[li]!;
-      const n = L.blocksAcross * L.blocksDown;
-      const perChunk = Math.max(1, Math.floor(o.chunkBytes / L.blockBytes));
-      const buf = Buffer.alloc(Math.min(perChunk, n) * L.blockBytes);
-      for (let k0 = 0; k0 < n; k0 += perChunk) {
-        throwIfAborted(o.signal);
-        const m = Math.min(perChunk, n - k0);
-        const chunk = buf.subarray(0, m * L.blockBytes);
-        await readExactly(raw, chunk, L.dataOffset + k0 * L.blockBytes);
-        const packed: Buffer[] = [];
-        for (let k = 0; k < m; k++) {
-          const block = chunk.subarray(k * L.blockBytes, (k + 1) * L.blockBytes);
-          applyPredictorEncode(block, predictor, L.blockWidth * image.bands, L.blockHeight, bytes, image.bands);
-          const z = await deflateAsync(block);
-          blocks[li]!.offsets[k0 + k] = at;
-          blocks[li]!.counts[k0 + k] = z.length;
-          at += z.length;
-          packed.push(z);
-        }
-        const joined = Buffer.concat(packed);
-        await writeExactly(out, joined, at - joined.length);
-        o.progress(chunk.length);
-      }
-    }
-    const header = spec(blocks).header;
-    if (header.length !== headerBytes) throw new Error('internal header size mismatch');
-    await writeExactly(out, header, 0);
-    o.progress(layout.header.length); // the second half of the work is complete (the raw header counted once more)
-    if (o.durable) await out.sync();
-    return at;
-  } finally {
-    await out.close();
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { benchDownloads } from './downloads.bench.js';
 import { benchDownloadsHistory } from './downloads-history.bench.js';
+import { benchGeotiff } from './geotiff.bench.js';
 import { benchHostile } from './hostile.bench.js';
 import { benchLibrary } from './library.bench.js';
 import { benchOrders } from './orders.bench.js';
@@ -16,6 +17,7 @@ import { benchWatches } from './watches.bench.js';
 // `npm run bench -- --repeat 2 preview` runs them twice in a row (each run's figures in turn).
 const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['simulator', benchSimulator],
+  ['geotiff', benchGeotiff],
   ['downloads', benchDownloads],
   ['downloads-history', benchDownloadsHistory],
   ['renderer', benchRenderer],

@@ -1,5 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 /** GDAL's own COG validator (gdal-bin's Python bindings, Debian's python3). */
 export const COG_VALIDATOR = '/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_cloud_optimized_geotiff.py';
@@ -17,4 +19,21 @@ export function cogReport(file: string): { valid: boolean; output: string } {
 /** Whether GDAL's validator passes `file`. */
 export function cogValid(file: string): boolean {
   return cogReport(file).valid;
+}
+
+/**
+ * Band `band` of `file` (every band, one after the other, when `band` is omitted; of its overview `ovr`, 0-based) as
+ * GDAL decodes it: raw samples via gdal_translate -of ENVI.
+ */
+export function gdalSamples(file: string, type: 'Float32' | 'Int16' | 'Byte', band?: number, ovr?: number): ArrayLike<number> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-gdal-raw-'));
+  try {
+    const out = path.join(dir, 'band.bin');
+    execFileSync('gdal_translate', ['-q', '-of', 'ENVI', '-co', 'INTERLEAVE=BSQ', ...(band === undefined ? [] : ['-b', String(band)]), ...(ovr === undefined ? [] : ['-ovr', String(ovr)]), file, out]);
+    const buf = readFileSync(out);
+    const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+    return type === 'Float32' ? new Float32Array(ab) : type === 'Int16' ? new Int16Array(ab) : new Uint8Array(ab);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

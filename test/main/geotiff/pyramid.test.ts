@@ -1,13 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fromFile } from 'geotiff';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cogLevels, gdalMetadataXml, parseGdalMetadata, writePyramid, type PyramidImage, type PixelSource } from '../../../main/geotiff/index.js';
 import { mosaicBlocker, mosaicParts } from '../../../main/downloads/batch/mosaic.js';
 import { readPartRaster } from '../../../main/downloads/batch/raster-info.js';
-import { cogReport } from './cog-validator.js';
+import { cogReport, gdalSamples } from './cog-validator.js';
 import { HAS_GDAL, firstDifference, gdalPixel, gdalinfo, pixels, removeTempDirs, tempDir } from '../downloads/batch/helpers.js';
 
 afterAll(removeTempDirs);
@@ -43,6 +41,15 @@ function pattern(bands: number, gx = 0, gy = 0, nodata = -32768, asked: { width:
   };
 }
 
+/** Index of the first sample of `data` (pixel-interleaved, `width` pixels a row) that is not the pattern's, or -1. */
+function firstPatternDifference(data: ArrayLike<number>, width: number, bands: number, nodata = -32768): number {
+  for (let i = 0; i < data.length; i++) {
+    const px = Math.floor(i / bands);
+    if (data[i] !== value(px % width, Math.floor(px / width), i % bands, nodata)) return i;
+  }
+  return -1;
+}
+
 describe('writePyramid', () => {
   it('writes a tiled COG with overviews that GDAL reads like the service files', async () => {
     const dir = await tempDir();
@@ -56,12 +63,7 @@ describe('writePyramid', () => {
     expect(readdirSync(dir)).toEqual(['a.tif']);
 
     const data = await pixels(file);
-    let bad = -1;
-    for (let i = 0; i < data.length && bad < 0; i++) {
-      const px = Math.floor(i / 3);
-      if (data[i] !== value(px % 1300, Math.floor(px / 1300), i % 3, -32768)) bad = i;
-    }
-    expect(bad).toBe(-1);
+    expect(firstPatternDifference(data, 1300, 3)).toBe(-1);
 
     // Overview pixels are the mean of the valid pixels of their 2x2 block.
     const tiff = await fromFile(file);
@@ -166,6 +168,34 @@ describe('writePyramid', () => {
     }
   });
 
+  it('compresses each block as it is produced: compressed blocks are on disk while the source is still asked, and no uncompressed copy is made', async () => {
+    for (const ownOverviews of [true, false]) {
+      const dir = await tempDir();
+      const file = path.join(dir, 'z.tif');
+      const seen: { files: string[]; bytes: number }[] = [];
+      const src = pattern(2);
+      // What is on disk each time a chunk (one tile: chunkBytes 1) is asked for.
+      const watch: PixelSource = async (rect, out, signal, rowStride) => {
+        const files = readdirSync(dir);
+        seen.push({ files, bytes: files.reduce((n, f) => n + statSync(path.join(dir, f)).size, 0) });
+        await src(rect, out, signal, rowStride);
+      };
+      // 4 x 4 tiles at full resolution and two overviews: each from its own source, or means built in memory.
+      const res = await writePyramid(file, image(1800, 1800, 2), watch, {
+        signal: AbortSignal.timeout(30_000), chunkBytes: 1, durable: false, overviewSource: ownOverviews ? () => watch : undefined,
+      });
+      expect(res.levels).toHaveLength(3);
+      expect(seen.length).toBeGreaterThanOrEqual(16);
+      expect(seen.flatMap((s) => s.files).filter((f) => f.endsWith('.raw.part'))).toEqual([]);
+      // By the last tile asked for, most blocks before it are compressed and written.
+      expect(seen.at(-1)!.bytes, `own overviews: ${ownOverviews}`).toBeGreaterThan(seen[0]!.bytes);
+      expect(seen.at(-1)!.bytes).toBeLessThan(res.bytes);
+      expect(readdirSync(dir)).toEqual(['z.tif']);
+      // And the file holds the source's pixels.
+      expect(firstPatternDifference(await pixels(file), 1800, 2)).toBe(-1);
+    }
+  });
+
   it('removes the .part and leaves no file when aborted', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'x.tif');
@@ -259,23 +289,6 @@ describe('mosaicParts', () => {
     await expect(mosaicParts([src(a), src(geo)], path.join(dir, 'no.tif'), { signal: AbortSignal.timeout(1000) })).rejects.toThrow(/cannot mosaic/);
   });
 });
-
-/**
- * Band `band` of `file` (every band, one after the other, when `band` is omitted; of its overview `ovr`, 0-based) as
- * GDAL decodes it: raw samples via gdal_translate -of ENVI.
- */
-function gdalSamples(file: string, type: 'Float32' | 'Int16' | 'Byte', band?: number, ovr?: number): ArrayLike<number> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-gdal-raw-'));
-  try {
-    const out = path.join(dir, 'band.bin');
-    execFileSync('gdal_translate', ['-q', '-of', 'ENVI', ...(band === undefined ? [] : ['-b', String(band)]), ...(ovr === undefined ? [] : ['-ovr', String(ovr)]), file, out]);
-    const buf = readFileSync(out);
-    const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
-    return type === 'Float32' ? new Float32Array(ab) : type === 'Int16' ? new Int16Array(ab) : new Uint8Array(ab);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe.skipIf(!HAS_GDAL)('DEFLATE compression (writePyramid\'s default)', () => {
   // A change-layer-like FLOAT32 field at the issue's size (623 x 510, one overview), with nodata.

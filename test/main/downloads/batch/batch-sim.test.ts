@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { fromFile } from 'geotiff';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +12,7 @@ import {
   type CompositeBody,
 } from '../../../../main/downloads/batch/index.js';
 import { demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
+import { cogReport, gdalSamples } from '../../geotiff/cog-validator.js';
 import {
   CONCAVE_AOI,
   HAS_GDAL,
@@ -71,6 +74,33 @@ async function expectSameRaster(mosaic: string, reference: string): Promise<void
   expect(m.bands.map((x) => x.overviews?.map((o) => o.size))).toEqual(r.bands.map((x) => x.overviews?.map((o) => o.size)));
   for (const key of ['IMAGE_DATE', 'MODEL_VERSION', 'CONSTELLATIONS', 'IMAGE_VERSION']) {
     expect(m.metadata['']?.[key]).toBe(r.metadata['']?.[key]);
+  }
+  await expectGdalReadsMosaic(mosaic, m);
+}
+
+/**
+ * The mosaic as written (DEFLATE with predictor 2) is a COG by GDAL's validator, and GDAL decodes
+ * every band of every level to the samples geotiff.js decodes, sample by sample.
+ */
+async function expectGdalReadsMosaic(mosaic: string, info: ReturnType<typeof gdalinfo>): Promise<void> {
+  const report = cogReport(mosaic);
+  expect(report.valid, report.output).toBe(true);
+  expect(execFileSync('gdalinfo', [mosaic], { encoding: 'utf8' })).toMatch(/COMPRESSION=DEFLATE[\s\S]*PREDICTOR=2/);
+  const type = info.bands[0]!.type as 'Int16' | 'Byte';
+  const tiff = await fromFile(mosaic);
+  try {
+    const levels = await tiff.getImageCount();
+    expect(levels).toBe(1 + (info.bands[0]!.overviews?.length ?? 0));
+    for (let k = 0; k < levels; k++) {
+      const img = await tiff.getImage(k);
+      const bands = (await img.readRasters({ interleave: false })) as unknown as ArrayLike<number>[];
+      const ours = bands.flatMap((b) => Array.from(b));
+      const gdal = gdalSamples(mosaic, type, undefined, k === 0 ? undefined : k - 1);
+      expect(gdal.length).toBe(img.getWidth() * img.getHeight() * bands.length);
+      expect(firstDifference(gdal, ours), `level ${k}`).toBe(-1);
+    }
+  } finally {
+    await tiff.close();
   }
 }
 

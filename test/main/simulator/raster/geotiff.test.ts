@@ -6,7 +6,8 @@ import { fromFile } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planRaster, writeGeoTiff, type RasterRequest } from '../../../../main/simulator/raster/index.js';
 import { getProjection } from '../../../../common/grid/projection.js';
-import { cogReport } from '../../geotiff/cog-validator.js';
+import { cogReport, gdalSamples } from '../../geotiff/cog-validator.js';
+import { firstDifference } from '../../downloads/batch/helpers.js';
 import { HAS_GDAL, bands, gdalPixel, gdalPixels, gdalinfo, readStructure, readWindow, rect, request, tempDir } from './helpers.js';
 
 const HOLE = rect(15.07, 50.045, 15.08, 50.055);
@@ -374,6 +375,14 @@ describe.skipIf(!HAS_GDAL)('compressed demo composites (DEFLATE, predictor 2)', 
       const zc = checksums(zipped);
       expect(zc.length).toBeGreaterThanOrEqual(CASES[name]!.req.bands.length);
       expect(zc).toEqual(checksums(raw));
+      // And sample by sample, every band of every level as GDAL decodes it.
+      const type = name === 'uint8' ? 'Byte' : 'Int16';
+      const overviews = (gdalinfo(zipped).bands[0]!.overviews ?? []).length;
+      for (let ovr = -1; ovr < overviews; ovr++) {
+        const a = gdalSamples(zipped, type, undefined, ovr < 0 ? undefined : ovr);
+        expect(a.length).toBeGreaterThan(0);
+        expect(firstDifference(a, gdalSamples(raw, type, undefined, ovr < 0 ? undefined : ovr)), `${name} overview ${ovr}`).toBe(-1);
+      }
       const [zs, rs] = [(await stat(zipped)).size, (await stat(raw)).size];
       expect(rs).toBe(rawWritten.bytes);
       expect(zs).toBe(written[name]!.bytes);
