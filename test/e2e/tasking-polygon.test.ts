@@ -9,8 +9,10 @@ const MUNICH = 'POLYGON((11.50 48.10, 11.60 48.10, 11.60 48.17, 11.50 48.17, 11.
 
 describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('tasking in Chromium: a polygon historical order (%s answers)', (shapes) => {
   let h: TaskingHarness;
+  /** What main asked in its own dialog (the desktop app's; here a stand-in that agrees). */
+  const asked: string[] = [];
   beforeAll(async () => {
-    h = await startTaskingHarness({ shapes, lifecycle: { review: 2000, preparing: 500, awaiting: 500, processing: 500 } });
+    h = await startTaskingHarness({ shapes, lifecycle: { review: 2000, preparing: 500, awaiting: 500, processing: 500 }, confirm: async (q) => (asked.push(q.title), true) });
   }, 90_000);
   afterAll(async () => {
     await h?.close();
@@ -76,6 +78,8 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('tasking in Chromium: a polyg
     await expect(page.locator('[data-testid="place-button"]').isDisabled()).resolves.toBe(true);
     const acc = h.sim.state.accounts['demo-key']!;
     expect(acc.orders.filter((o) => o.from === from && o.to === to)).toHaveLength(1);
+    // With no budget, an order above the confirmation threshold is asked in main's own dialog too, once.
+    expect(asked).toEqual(['Confirm this spend?']);
     await page.locator('[data-testid="create-done"]').scrollIntoViewIfNeeded();
     await h.shot('tasking-05-polygon-created');
 

@@ -52,7 +52,7 @@ export interface WorkspaceOptions {
   /** Starts the demo service instead of the styled simulator (e.g. on a clock the test moves). */
   startSimulator?: Parameters<typeof createApp>[0]['startSimulator'];
   /** More of the app core's options (an admin policy, the real keychain under a service name of its own). */
-  app?: Partial<Pick<Parameters<typeof createApp>[0], 'distribution' | 'keychainBackend' | 'keychainService'>>;
+  app?: Partial<Pick<Parameters<typeof createApp>[0], 'distribution' | 'keychainBackend' | 'keychainService' | 'confirm'>>;
 }
 
 /** Starts the app core, the browser host and Chromium, and opens the workspace. */

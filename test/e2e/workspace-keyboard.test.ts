@@ -28,8 +28,10 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the main flow by keyboard only (n
     await page.keyboard.press(key);
   }
 
+  /** What main asked in its own dialog (the desktop app's; here a stand-in that agrees). */
+  const asked: string[] = [];
   beforeAll(async () => {
-    ws = await openWorkspace();
+    ws = await openWorkspace({ app: { confirm: async (q) => (asked.push(q.title), true) } });
     page = ws.page;
     await waitForMap(page);
     await page.getByTestId('connection-state').filter({ hasText: 'Connected' }).waitFor({ timeout: 20_000 });
@@ -159,6 +161,8 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the main flow by keyboard only (n
     await press('Enter');
     await page.getByTestId('create-done').waitFor({ timeout: 20_000 });
     expect((await page.getByTestId('created-id').innerText()).trim()).toMatch(/^[0-9a-f-]{36}$/);
+    // With no budget, an order above the confirmation threshold is asked in main's own dialog too.
+    expect(asked).toEqual(['Confirm this spend?']);
     // Place order is disabled now: focus went to its section's heading, not to the body.
     await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[data-testid="section-estimate"]') !== null)).toBe(true);
     for (const s of ['tasking estimate', 'place order']) expect(presses.get(s), s).toBeLessThanOrEqual(MAX_PRESSES);
