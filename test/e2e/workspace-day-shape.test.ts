@@ -6,7 +6,7 @@ import { writeTestRaster } from '../main/analysis/rasters';
 import { axeSerious, formatFindings } from './axe';
 import { chromiumAvailable } from './chromium';
 import { decodePng } from './preview-pixels';
-import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, waitForMapStill, type Workspace } from './workspace-harness';
+import { BERLIN_WKT, downloadComposite, importAoi, openPanel, openWorkspace, waitForMap, waitForMapStill, type Workspace } from './workspace-harness';
 
 // An analyst's day walked again in the real shell: what they drew stays above the rasters they open,
 // the panels hold their shape, a cancelled dialog leaves nothing, the toolbar's icons say what they
@@ -154,16 +154,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: the analyst\'s day, round 2', () 
   it('counts sizes one way in Downloads and the Library (SI, the exact bytes on hover)', async () => {
     const page = ws.page;
     await openPanel(page, 'imagery');
-    await page.getByTestId('search-dates').click();
-    await page.getByTestId('date-calendar').waitFor({ timeout: 20_000 });
-    await page.getByTestId('check').click();
-    await expect.poll(() => page.getByTestId('availability-checks').innerText(), { timeout: 20_000 }).toContain('can be fulfilled');
-    await page.getByTestId('estimate').click();
-    await page.getByTestId('estimate-result').waitFor({ timeout: 20_000 });
-    await page.getByTestId('download').click();
-    if (!(await page.getByTestId('downloads-tray').getAttribute('class'))?.includes('open')) await page.getByTestId('tray-toggle').click();
-    const job = page.getByTestId('download-job').first();
-    await expect.poll(() => job.getByTestId('job-state').innerText(), { timeout: 60_000 }).toBe('done');
+    const job = await downloadComposite(page);
     const fileName = await job.getByTestId('job-file').innerText();
     const bytes = statSync(path.join(ws.downloadsDir, fileName)).size;
     const inTray = await job.getByTestId('job-size').innerText();
