@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import type { HandlerTable } from '../ipc';
 import { AppError } from '../../common/errors.js';
 import type { LibraryCatalog, LibraryEntry } from '../library';
 import { systemClock, type Clock } from '../platform/clock';
 import type { SettingsPort } from '../platform/settings';
+import { writeFileAtomic } from '../shared/atomic-file.js';
 import { writeFeatureCollection } from './geojson.js';
 import { writeStacCatalog } from './stac.js';
 
@@ -35,24 +37,48 @@ export function stamp(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\.\d+Z$/, '');
 }
 
+/** `file` numbered `n` before its extension: `file-2.csv`. */
+function unusedAfter(file: string, n: number): string {
+  const ext = path.extname(file);
+  return `${file.slice(0, file.length - ext.length)}-${n}${ext}`;
+}
+
 /** `file`, or `file-2`, `file-3`… (before the extension) when it exists. */
 function unused(file: string): string {
-  const ext = path.extname(file);
-  const stem = file.slice(0, file.length - ext.length);
   let candidate = file;
-  for (let n = 2; existsSync(candidate); n++) candidate = `${stem}-${n}${ext}`;
+  for (let n = 2; existsSync(candidate); n++) candidate = unusedAfter(file, n);
   return candidate;
 }
 
-/** The export channels, as main services: `export:stac` and `export:geojson`. */
-export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:stac' | 'export:geojson'> {
+/**
+ * Writes `data` as a new file: the exclusive create fails when `file` is there (EEXIST), so no
+ * earlier file is ever written over, even by a file made between a check and the write.
+ */
+async function writeNewFile(file: string, data: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const handle = await open(file, 'wx', 0o644);
+  try {
+    await handle.writeFile(data, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+const exists = (e: unknown) => (e as NodeJS.ErrnoException).code === 'EEXIST';
+
+/** The export channels, as main services: `export:stac`, `export:geojson` and `export:csv`. */
+export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:stac' | 'export:geojson' | 'export:csv'> {
   const clock = deps.clock ?? systemClock;
   const now = () => new Date(clock.now());
 
-  /** Where to write: the host's dialog, else `<download folder>/exports/<name>` (a new name, never an earlier export's). */
-  async function target(kind: 'folder' | 'file', title: string, name: string, extensions?: string[]): Promise<string | null> {
+  /**
+   * Where to write: the host's dialog, else `<download folder>/exports/<name>` (a new name, never an
+   * earlier export's, unless `keepName`: the caller decides what an existing file means).
+   */
+  async function target(kind: 'folder' | 'file', title: string, name: string, extensions?: string[], keepName = false): Promise<string | null> {
     const fallback = path.join(deps.settings.get().downloadDir, 'exports', name);
-    if (!deps.chooseExportPath) return unused(fallback);
+    if (!deps.chooseExportPath) return keepName ? fallback : unused(fallback);
     const chosen = await deps.chooseExportPath({ kind, title, defaultPath: fallback, extensions });
     if (chosen !== null && !path.isAbsolute(chosen)) throw new AppError('validation', 'The export path must be absolute.');
     return chosen;
@@ -83,6 +109,25 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
       const file = await target('file', 'Export GeoJSON', `${name}-${stamp(now())}.geojson`, ['geojson', 'json']);
       if (file === null) return { cancelled: true, file: null, features: 0 };
       return { cancelled: false, ...(await writeFeatureCollection(file, features, name, signal)) };
+    },
+    'export:csv': async ({ name, csv, onExisting = 'refuse' }) => {
+      const file = await target('file', 'Export CSV', `${name}.csv`, ['csv'], true);
+      if (file === null) return { cancelled: true, file: null, exists: false };
+      if (onExisting === 'replace') {
+        await writeFileAtomic(file, csv);
+        return { cancelled: false, file, exists: false };
+      }
+      // Refuse or rename: never over a file that is there, whoever made it and when.
+      for (let candidate = file, n = 2; ; candidate = unusedAfter(file, n++)) {
+        try {
+          await writeNewFile(candidate, csv);
+          return { cancelled: false, file: candidate, exists: false };
+        } catch (e) {
+          if (!exists(e)) throw e;
+          if (onExisting === 'refuse') return { cancelled: false, file: candidate, exists: true };
+          if (n > 10_000) throw new AppError('validation', `Too many files named ${path.basename(file)} in ${path.dirname(file)}.`);
+        }
+      }
     },
   };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { analysisChannels } from './analysis';
 import { MAX_DATE, MAX_ID, MAX_NAME, MAX_PATH, MAX_PAYLOAD_TEXT, MAX_SECRET, MAX_SELECTION, MAX_URL, jsonRecord, jsonValue, boundedText, tooMany } from './bounds';
 import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
-import { geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
+import { csvExportRequestSchema, csvExportSchema, geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
 import { teamChannels } from './team';
 import { spendVerdictSchema, watchChannels } from './watches';
 
@@ -454,6 +454,8 @@ export const channels = {
   'export:stac': channel(stacExportRequestSchema, stacExportSchema),
   /** Writes features (AOI, orders, watches) as a GeoJSON FeatureCollection file. */
   'export:geojson': channel(geojsonExportRequestSchema, geojsonExportSchema),
+  /** Writes a CSV (a time series) as a file; never over an existing one unless asked to (`onExisting`). */
+  'export:csv': channel(csvExportRequestSchema, csvExportSchema),
 
   /** User settings. */
   'settings:get': channel(noRequest, settingsSchema),

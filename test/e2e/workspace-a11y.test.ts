@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { axeSerious, formatFindings, type AxeFinding } from './axe';
 import { chromiumAvailable } from './chromium';
-import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { BERLIN_WKT, downloadComposite, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
 const PANELS = ['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings', 'watches'];
@@ -60,16 +60,7 @@ async function scanAll(page: Page, state: string): Promise<AxeFinding[]> {
 async function walk(page: Page, state: string): Promise<AxeFinding[]> {
   await showPanel(page, 'imagery');
   await importAoi(page, BERLIN_WKT);
-  await page.getByTestId('search-dates').click();
-  await page.getByTestId('date-calendar').waitFor({ timeout: 20_000 });
-  await page.getByTestId('check').click();
-  await expect.poll(() => page.getByTestId('availability-checks').innerText(), { timeout: 20_000 }).toContain('can be fulfilled');
-  await page.getByTestId('estimate').click();
-  await page.getByTestId('estimate-result').waitFor({ timeout: 20_000 });
-  await page.getByTestId('download').click();
-  await page.getByTestId('tray-toggle').click();
-  const job = page.getByTestId('download-job').first();
-  await expect.poll(() => job.getByTestId('job-state').innerText(), { timeout: 60_000 }).toBe('done');
+  const job = await downloadComposite(page);
   await job.getByTestId('job-open').click();
   const layer = page.locator('[data-testid="layers-list"] li[data-status]').first();
   await expect.poll(() => layer.getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');

@@ -182,6 +182,24 @@ export async function importAoi(page: Page, text: string): Promise<void> {
   await page.getByTestId('import-submit').click();
 }
 
+/**
+ * The Imagery steps to a downloaded composite over the AOI already set (the Imagery panel open):
+ * search dates, check, estimate, download; the tray opened. Returns the job's row once done.
+ */
+export async function downloadComposite(page: Page): Promise<Locator> {
+  await page.getByTestId('search-dates').click();
+  await page.getByTestId('date-calendar').waitFor({ timeout: 20_000 });
+  await page.getByTestId('check').click();
+  await page.getByTestId('availability-checks').getByText('can be fulfilled').first().waitFor({ timeout: 20_000 });
+  await page.getByTestId('estimate').click();
+  await page.getByTestId('estimate-result').waitFor({ timeout: 20_000 });
+  await page.getByTestId('download').click();
+  if ((await page.getByTestId('tray-toggle').getAttribute('aria-expanded')) !== 'true') await page.getByTestId('tray-toggle').click();
+  const job = page.getByTestId('download-job').first();
+  await job.getByTestId('job-state').getByText('done', { exact: true }).waitFor({ timeout: 60_000 });
+  return job;
+}
+
 /** Opens a rail panel by id. */
 export async function openPanel(page: Page, id: string): Promise<void> {
   const button = page.locator(`nav[aria-label="Panels"] [data-panel="${id}"]`);

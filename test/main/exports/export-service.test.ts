@@ -228,3 +228,36 @@ describe('export services: default names', () => {
     });
   });
 });
+
+describe('export services: a CSV never written over unasked', () => {
+  it('refuses an existing file (it stays as it was), writes a numbered one on rename, and replaces only when asked', async () => {
+    await withBrowserApp(async (dir, call) => {
+      const name = 'swath-series-ndvi-aoi-13.415E52.507N-0.753km2-2026-04-10_2026-08-20';
+      const file = path.join(dir, 'Downloads', 'exports', `${name}.csv`);
+      const first = await call('export:csv', { name, csv: 'date_utc,mean\n2026-04-10,0.5\n' });
+      expect(first.data).toEqual({ cancelled: false, file, exists: false });
+      expect(readFileSync(file, 'utf8')).toBe('date_utc,mean\n2026-04-10,0.5\n');
+
+      writeFileSync(file, 'the analyst edited this\n');
+      const again = await call('export:csv', { name, csv: 'date_utc,mean\n' });
+      expect(again.data).toEqual({ cancelled: false, file, exists: true });
+      expect(readFileSync(file, 'utf8')).toBe('the analyst edited this\n');
+
+      const renamed = await call('export:csv', { name, csv: 'date_utc,mean\n', onExisting: 'rename' });
+      expect(renamed.data.file).toBe(file.replace(/\.csv$/, '-2.csv'));
+      const third = await call('export:csv', { name, csv: 'date_utc,mean\n', onExisting: 'rename' });
+      expect(third.data.file).toBe(file.replace(/\.csv$/, '-3.csv'));
+      expect(readFileSync(file, 'utf8')).toBe('the analyst edited this\n');
+
+      const replaced = await call('export:csv', { name, csv: 'date_utc,mean\n2026-08-20,0.7\n', onExisting: 'replace' });
+      expect(replaced.data).toEqual({ cancelled: false, file, exists: false });
+      expect(readFileSync(file, 'utf8')).toBe('date_utc,mean\n2026-08-20,0.7\n');
+
+      // A name is a stem: no folders, no way out of the exports folder.
+      for (const bad of ['../up', 'a/b', '', '.hidden']) {
+        const r = await call('export:csv', { name: bad, csv: 'x\n' });
+        expect(r.error.kind, bad).toBe('validation');
+      }
+    });
+  });
+});

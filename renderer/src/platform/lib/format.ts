@@ -36,7 +36,10 @@ export function formatMoney(value: number, currency = 'EUR'): string {
   return `${numberFormat(2, 2).format(value)} ${currency}`;
 }
 
-/** A byte count in decimal units, e.g. "12.4 MB". */
+/**
+ * A byte count in decimal (SI) units, e.g. "12.4 MB": the one size format of the app (Downloads,
+ * the Library and every other size), so the same file reads the same everywhere.
+ */
 export function formatBytes(value: number | null | undefined): string {
   if (value == null || !Number.isFinite(value)) return '– B';
   const units = ['B', 'kB', 'MB', 'GB', 'TB'];
@@ -47,6 +50,12 @@ export function formatBytes(value: number | null | undefined): string {
     u++;
   }
   return `${formatNumber(v, u === 0 ? 0 : v >= 100 ? 0 : 1)} ${units[u]}`;
+}
+
+/** The exact byte count and the convention, for a size's tooltip: "110,667 bytes (SI: 1 kB = 1,000 bytes)". */
+export function bytesTitle(value: number | null | undefined): string | undefined {
+  if (value == null || !Number.isFinite(value)) return undefined;
+  return `${String(Math.round(value)).replace(/\B(?=(\d{3})+$)/g, ',')} bytes (SI: 1 kB = 1,000 bytes)`;
 }
 
 /** A transfer rate, e.g. "3.2 MB/s". */

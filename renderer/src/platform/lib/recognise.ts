@@ -4,6 +4,8 @@
  * by value and by property name, never by a hard-coded field list.
  */
 
+import { isPolygonal, parseAoiText, vertexCount, type AnyGeometry } from './geometry';
+
 /** A GUID in its canonical 8-4-4-4-12 form. */
 export const GUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
@@ -53,18 +55,28 @@ export function isGeometry(v: unknown): boolean {
   return isWkt(v) || isGeoJsonGeometry(v);
 }
 
-/** Geometry type and vertex count of a WKT or GeoJSON value, for a short label such as "Polygon · 5 vertices". */
+/**
+ * Geometry type and vertex count of a WKT or GeoJSON value, for a short label such as "Polygon · 3
+ * vertices". Vertices are counted as the map and the AOI count them (geometry.ts `vertexCount`): a
+ * ring's closing position repeats its first and is not another vertex, so a triangle has 3.
+ */
 export function describeGeometry(v: unknown): string {
+  let type: string;
+  let positions: number;
   if (isWkt(v)) {
     const word = /(MULTIPOLYGON|MULTILINESTRING|MULTIPOINT|GEOMETRYCOLLECTION|POLYGON|LINESTRING|POINT)/i.exec(v)![1]!.toUpperCase();
-    const coords = v.match(/-?\d+(\.\d+)?(e[-+]?\d+)?\s+-?\d+(\.\d+)?/gi)?.length ?? 0;
-    return `${WKT_NAMES[word] ?? word} · ${coords} positions`;
-  }
-  if (isGeoJsonGeometry(v)) {
-    const count = JSON.stringify(v.coordinates).match(/\[\s*-?[\d.eE+-]+\s*,/g)?.length ?? 0;
-    return `${v.type} · ${count} positions`;
-  }
-  return '';
+    type = WKT_NAMES[word] ?? word;
+    positions = v.match(/-?\d+(\.\d+)?(e[-+]?\d+)?\s+-?\d+(\.\d+)?/gi)?.length ?? 0;
+    if (type === 'Polygon' || type === 'MultiPolygon') {
+      const parsed = parseAoiText(v);
+      if (parsed.ok && isPolygonal(parsed.geometry)) positions = vertexCount(parsed.geometry);
+    }
+  } else if (isGeoJsonGeometry(v)) {
+    type = v.type;
+    positions = JSON.stringify(v.coordinates).match(/\[\s*-?[\d.eE+-]+\s*,/g)?.length ?? 0;
+    if (isPolygonal(v as unknown as AnyGeometry)) positions = vertexCount(v as unknown as AnyGeometry);
+  } else return '';
+  return `${type} · ${positions} ${positions === 1 ? 'vertex' : 'vertices'}`;
 }
 
 const MONEY_KEY = /euro|amount|cost|price|balance|credit|fee|charge|total/i;

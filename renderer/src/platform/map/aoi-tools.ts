@@ -14,6 +14,7 @@ import type { AnyGeometry } from '../lib/geometry';
 import { useAoiStore } from '../stores/aoi';
 import { aoiTools, setAoiTools, type AoiTools } from './aoi-tools-handle';
 import { mapState } from './map-state';
+import { overlayZ } from './z-order';
 
 /**
  * The AOI on the map: its layer, drawing (polygon, rectangle) and vertex
@@ -73,7 +74,7 @@ export function installAoiTools(map: OlMap): AoiTools {
   const aoi = useAoiStore();
   const source = new VectorSource<Feature<Geometry>>();
   // One feature: cheap to redraw on every frame, so it never lags behind a zoom animation.
-  const layer = new VectorLayer({ source, zIndex: 50, updateWhileAnimating: true, updateWhileInteracting: true, properties: { swathAoi: true }, style: () => aoiStyles(!aoi.valid && !!aoi.geometry) });
+  const layer = new VectorLayer({ source, zIndex: overlayZ(50), updateWhileAnimating: true, updateWhileInteracting: true, properties: { swathAoi: true }, style: () => aoiStyles(!aoi.valid && !!aoi.geometry) });
   map.addLayer(layer);
   let syncing = false;
   let lastFromMap = -1;

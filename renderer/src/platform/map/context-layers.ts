@@ -12,6 +12,7 @@ import type { Extent } from 'ol/extent';
 import { Circle as CircleStyle, Fill, Stroke, Style, Text } from 'ol/style';
 import { checkBasemapVersion, unpackCountry, type PackedBasemap, type PackedPlaces } from '../../../../common/basemap-pack';
 import { mapInSlices } from '../lib/idle';
+import { overlayZ } from './z-order';
 
 /**
  * Offline context at working zooms, over the countries: Natural Earth 1:50m lakes and rivers from
@@ -145,7 +146,7 @@ export function installContextLayers(map: OlMap): () => void {
     declutter: PLACE_LABELS,
     renderOrder: (a, b) => (Number(b.get('population')) || 0) - (Number(a.get('population')) || 0),
     minZoom,
-    zIndex: 45,
+    zIndex: overlayZ(45),
     properties: { swathContext: key },
   });
   // Water loads whole the first time the view nears its zoom; places through their sources' loaders, per view.

@@ -12,6 +12,7 @@ import ImageSource from 'ol/source/Image';
 import type { RasterStyle } from '../raster/layer-style';
 import { RANGE_OPTIONS, type RasterFile } from '../raster/raster-data';
 import { canWarpTo, createWarpSource } from './raster-warp-source';
+import { PREVIEW_Z_BASE } from './z-order';
 
 /**
  * The raster preview layers on the one map: OpenLayers GeoTIFF sources (Range requests over the
@@ -61,8 +62,6 @@ export interface SwipeState {
   position: number;
 }
 
-/** zIndex of the lowest preview layer: above basemaps, below vector overlays (AOI, results). */
-export const PREVIEW_Z_BASE = 100;
 
 /** Manages the preview layers of one map. */
 export class RasterLayers {

@@ -11,6 +11,7 @@ import VectorSource from 'ol/source/Vector';
 import { Fill, Stroke, Style } from 'ol/style';
 import type { FeatureLike } from 'ol/Feature';
 import { currentMap, whenMap } from './map-context';
+import { overlayZ } from './z-order';
 
 /**
  * Vector overlays by layer key: any panel draws service geometries (search
@@ -172,8 +173,9 @@ function ensure(key: string, options: LayerOptions = {}): Entry {
   if (options.color !== undefined) entry.options.color = options.color;
   if (options.zIndex !== undefined) entry.options.zIndex = options.zIndex;
   if (options.interactive !== undefined) entry.options.interactive = options.interactive;
-  entry.layer.setZIndex(entry.options.zIndex);
-  entry.overlay.setZIndex(entry.options.zIndex + 0.5);
+  // Above every raster preview (z-order.ts): a footprint is never hidden by a raster opened over it.
+  entry.layer.setZIndex(overlayZ(entry.options.zIndex));
+  entry.overlay.setZIndex(overlayZ(entry.options.zIndex + 0.5));
   return entry;
 }
 

@@ -9,6 +9,9 @@ import { useSessionStore } from './session';
 /** How the AOI is sent to the service: as WKT text or as a GeoJSON geometry, never both. */
 export type AoiMode = 'Wkt' | 'GeoJson';
 
+/** How each mode is written for the analyst (the formats' own names). */
+export const AOI_MODE_LABELS: Readonly<Record<AoiMode, string>> = { Wkt: 'WKT', GeoJson: 'GeoJSON' };
+
 /** Where the current AOI came from. */
 export type AoiSource = 'polygon' | 'rectangle' | 'edit' | 'paste' | 'file' | 'api';
 
@@ -16,6 +19,54 @@ export type AoiSource = 'polygon' | 'rectangle' | 'edit' | 'paste' | 'file' | 'a
 export type AoiRequest = { Wkt: string } | { GeoJson: PolygonalGeometry };
 
 export type { AoiProblem, PolygonalGeometry, AnyGeometry };
+
+/** Where the window keeps the AOI between sessions, as it keeps the map view (MapView's `swath.view`). */
+const AOI_KEY = 'swath.aoi';
+/** A kept AOI larger than this is not kept (and not read back): localStorage is small and read at start. */
+const AOI_KEEP_MAX_CHARS = 1_000_000;
+
+interface KeptAoi {
+  geometry: string;
+  source: AoiSource | null;
+  label: string | null;
+  mode: AoiMode;
+}
+
+const SOURCES: readonly AoiSource[] = ['polygon', 'rectangle', 'edit', 'paste', 'file', 'api'];
+
+/** The AOI kept by an earlier session, read as any pasted text is (a broken or foreign value is ignored). */
+function keptAoi(): { geometry: AnyGeometry; source: AoiSource | null; label: string | null; mode: AoiMode } | null {
+  try {
+    const raw = localStorage.getItem(AOI_KEY);
+    if (!raw || raw.length > AOI_KEEP_MAX_CHARS) return null;
+    const kept = JSON.parse(raw) as Partial<KeptAoi> | null;
+    if (!kept || typeof kept.geometry !== 'string') return null;
+    const parsed = parseAoiText(kept.geometry);
+    if (!parsed.ok) return null;
+    return {
+      geometry: parsed.geometry,
+      source: SOURCES.includes(kept.source as AoiSource) ? kept.source! : null,
+      label: typeof kept.label === 'string' ? kept.label.slice(0, 200) : null,
+      mode: kept.mode === 'GeoJson' ? 'GeoJson' : 'Wkt',
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps the AOI for the next session (or forgets it); a full or refused storage only means it is not kept. */
+function keepAoi(value: KeptAoi | null): void {
+  try {
+    if (!value) localStorage.removeItem(AOI_KEY);
+    else {
+      const text = JSON.stringify(value);
+      if (text.length <= AOI_KEEP_MAX_CHARS) localStorage.setItem(AOI_KEY, text);
+      else localStorage.removeItem(AOI_KEY);
+    }
+  } catch {
+    // Not kept: the AOI stays for this session.
+  }
+}
 
 /**
  * THE area of interest, shared by every panel (imagery, products, tasking).
@@ -28,6 +79,8 @@ export type { AoiProblem, PolygonalGeometry, AnyGeometry };
  * - `mode`: 'Wkt' | 'GeoJson', chosen by the analyst; `toRequest()` returns
  *   exactly `{ Wkt }` or `{ GeoJson }` accordingly.
  * - `revision` increases on every change, so dependants can mark results stale.
+ * - The AOI (with its label, source and mode) is kept in the window's storage and comes back on a
+ *   reload, as the map view does.
  */
 export const useAoiStore = defineStore('aoi', () => {
   const session = useSessionStore();
@@ -58,34 +111,48 @@ export const useAoiStore = defineStore('aoi', () => {
     label.value = name;
     importError.value = null;
     revision.value++;
+    keep();
   }
 
-  /** Imports pasted or opened text (WKT or GeoJSON; Feature/FeatureCollection unwrapped). */
-  function importText(text: string, from: AoiSource = 'paste', name: string | null = null): { ok: true } | { ok: false; message: string } {
+  function keep(): void {
+    keepAoi(geometry.value ? { geometry: JSON.stringify(geometry.value), source: source.value, label: label.value, mode: mode.value } : null);
+  }
+
+  const kept = keptAoi();
+  if (kept) {
+    geometry.value = kept.geometry;
+    source.value = kept.source;
+    label.value = kept.label;
+    mode.value = kept.mode;
+    revision.value++;
+  }
+
+  /**
+   * Imports pasted or opened text (WKT or GeoJSON; Feature/FeatureCollection unwrapped). A refusal is
+   * kept in `importError` (shown under the AOI) unless `report` is false: the import dialog shows its
+   * own, and cancelling it leaves nothing behind.
+   */
+  function importText(text: string, from: AoiSource = 'paste', name: string | null = null, report = true): { ok: true } | { ok: false; message: string } {
     const parsed = parseAoiText(text);
     if (!parsed.ok) {
-      importError.value = parsed.message;
+      if (report) importError.value = parsed.message;
       return parsed;
     }
-    setGeometry(parsed.geometry, from, name);
     // The analyst's own encoding is the natural default for sending it back.
     mode.value = parsed.format;
+    setGeometry(parsed.geometry, from, name);
     return { ok: true };
   }
 
-  /** Imports a .geojson, .json or .wkt file. */
-  async function importFile(file: File): Promise<{ ok: true } | { ok: false; message: string }> {
-    if (!/\.(geo)?json$|\.wkt$|\.txt$/i.test(file.name)) {
-      const message = `"${file.name}" is not a .geojson, .json or .wkt file.`;
-      importError.value = message;
-      return { ok: false, message };
-    }
-    if (file.size > 20 * 1024 * 1024) {
-      const message = `"${file.name}" is ${Math.round(file.size / 1e6)} MB; an AOI file should be far smaller.`;
-      importError.value = message;
-      return { ok: false, message };
-    }
-    return importText(await file.text(), 'file', file.name);
+  /** Imports a .geojson, .json or .wkt file (`report` as for importText). */
+  async function importFile(file: File, report = true): Promise<{ ok: true } | { ok: false; message: string }> {
+    const refuse = (message: string) => {
+      if (report) importError.value = message;
+      return { ok: false as const, message };
+    };
+    if (!/\.(geo)?json$|\.wkt$|\.txt$/i.test(file.name)) return refuse(`"${file.name}" is not a .geojson, .json or .wkt file.`);
+    if (file.size > 20 * 1024 * 1024) return refuse(`"${file.name}" is ${Math.round(file.size / 1e6)} MB; an AOI file should be far smaller.`);
+    return importText(await file.text(), 'file', file.name, report);
   }
 
   /** Closes every unclosed ring (the fix offered for "unclosed ring"). */
@@ -99,6 +166,7 @@ export const useAoiStore = defineStore('aoi', () => {
 
   function setMode(m: AoiMode): void {
     mode.value = m;
+    keep();
   }
 
   /** The AOI as the request's area: `{ Wkt }` or `{ GeoJson }` per `mode`, never both; throws when there is no valid AOI. */

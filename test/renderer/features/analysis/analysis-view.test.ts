@@ -35,11 +35,15 @@ describe('series CSV', () => {
 
 describe('change layer colours', () => {
   it('ramps red (down) to white (0) to blue (up) over a symmetric limit; no data is transparent', () => {
-    const px = paintChange(Float32Array.from([-1, 0, 1, NaN]), 1);
+    const px = paintChange(Float32Array.from([-1, 0, 1, NaN, 0.5, -2]), 1);
     expect([...px.slice(0, 4)]).toEqual([103, 0, 31, 255]);
-    expect([...px.slice(4, 8)]).toEqual([247, 247, 247, 255]);
+    // No change is transparent: what lies beneath shows through.
+    expect(px[7]).toBe(0);
     expect([...px.slice(8, 12)]).toEqual([5, 48, 97, 255]);
     expect(px[15]).toBe(0);
+    // Opacity grows with the change, opaque from the limit on.
+    expect(px[19]).toBe(128);
+    expect(px[23]).toBe(255);
   });
 
   it('limits the ramp at the 98th percentile of |change|', () => {

@@ -51,7 +51,7 @@ describe('Library panel', () => {
     const w = mount(LibraryPanel);
     await flushPromises();
     const row = w.get('[data-testid=entry-one]').text();
-    for (const text of ['berlin.tif', '2026-06-14 UTC', 'Stratus2', 'EPSG:32633', '10 m', '10.5 MB', '4 bands: B4 B3 B2 B8', '13.400°E – 13.500°E, 52.500°N – 52.600°N', 'km²']) expect(row).toContain(text);
+    for (const text of ['berlin.tif', '2026-06-14 UTC', 'Stratus2', 'EPSG:32633', '10 m', '11 MB', '4 bands: B4 B3 B2 B8', '13.400°E – 13.500°E, 52.500°N – 52.600°N', 'km²']) expect(row).toContain(text);
     expect(w.get('[data-testid=entry-two]').text()).toContain('unknown footprint');
     await w.get('[data-testid=library-search]').setValue('2154');
     await flushPromises();

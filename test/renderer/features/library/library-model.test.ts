@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formatBox, formatBytes, formatResolution } from '../../../../renderer/src/features/library/model/library-model';
+import { formatBox, formatResolution } from '../../../../renderer/src/features/library/model/library-model';
 
 // Search, filters, orders and time series are main's (library:query): test/main/library/catalog-query.test.ts.
 
 describe('library list model', () => {
-  it('formats sizes, resolutions and footprints with units', () => {
-    expect(formatBytes(512)).toBe('512 B');
-    expect(formatBytes(10.5 * 1024 * 1024)).toBe('10.5 MB');
-    expect(formatBytes(1.2 * 1024 ** 3)).toBe('1.2 GB');
+  it('formats resolutions and footprints with units', () => {
     expect(formatResolution(10)).toBe('10 m');
     expect(formatResolution(2500)).toBe('2.5 km');
     expect(formatResolution(null)).toBe('—');

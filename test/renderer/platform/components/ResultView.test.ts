@@ -45,7 +45,7 @@ describe('ResultView', () => {
     expect(field('TaskOrderAreaKm2')).toBe('526.89 km²');
     expect(field('TotalCost')).toBe('2,529.05 EUR');
     expect(field('Expired')).toContain('no');
-    expect(field('Wkt')).toContain('Polygon · 5 positions');
+    expect(field('Wkt')).toContain('Polygon · 4 vertices');
     // No "use" button unless someone listens for use-guid.
     expect(w.find('[data-testid="use-guid"]').exists()).toBe(false);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addDaysUtc, addMonths, formatBytes, formatDate, formatDateTime, formatEta, formatKm2, formatLonLat, formatMoney, formatRate, formatScale, humanize,
+  addDaysUtc, addMonths, bytesTitle, formatBytes, formatDate, formatDateTime, formatEta, formatKm2, formatLonLat, formatMoney, formatRate, formatScale, humanize,
 } from '../../../../renderer/src/platform/lib/format';
 
 describe('formatting with units', () => {
@@ -11,6 +11,9 @@ describe('formatting with units', () => {
     expect(formatMoney(-2529.05, 'EUR')).toBe('-2,529.05 EUR');
     expect(formatBytes(22_400_000)).toBe('22.4 MB');
     expect(formatBytes(999)).toBe('999 B');
+    // The one size format of the app: SI units, the exact bytes in the tooltip.
+    expect(formatBytes(110_667)).toBe('111 kB');
+    expect(bytesTitle(110_667)).toBe('110,667 bytes (SI: 1 kB = 1,000 bytes)');
     expect(formatRate(3_200_000)).toBe('3.2 MB/s');
     expect(formatEta(65)).toBe('1 min 05 s');
     expect(formatEta(null)).toBe('–');

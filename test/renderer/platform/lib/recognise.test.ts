@@ -11,7 +11,8 @@ describe('recognising values of "not shown" fields', () => {
     expect(isDateTime('2026-07-24T07:21:50.125Z')).toBe(true);
     expect(isWkt('POLYGON ((13.3 52.45, 13.5 52.45, 13.3 52.45))')).toBe(true);
     expect(isWkt('Polygon order')).toBe(false);
-    expect(describeGeometry('POLYGON ((1 2, 3 4, 5 6, 1 2))')).toBe('Polygon · 4 positions');
+    expect(describeGeometry('POLYGON ((1 2, 3 4, 5 6, 1 2))')).toBe('Polygon · 3 vertices');
+    expect(describeGeometry({ type: 'Polygon', coordinates: [[[1, 2], [3, 4], [5, 6], [1, 2]]] })).toBe('Polygon · 3 vertices');
     expect(isMoneyKey('EuroBalance')).toBe(true);
     expect(isMoneyKey('CreditEstimate')).toBe(true);
     expect(isMoneyKey('MaxTotalBands')).toBe(false);

@@ -46,3 +46,27 @@ export function seriesCsv(s: SeriesResult): string {
 export function utcSeconds(date: string): number {
   return Date.parse(`${date}T00:00:00Z`) / 1000;
 }
+
+/** A lon/lat as a file-name tag: `13.400E52.503N`. */
+export function placeTag(lon: number, lat: number): string {
+  return `${Math.abs(lon).toFixed(3)}${lon < 0 ? 'W' : 'E'}${Math.abs(lat).toFixed(3)}${lat < 0 ? 'S' : 'N'}`;
+}
+
+/** Where a series was computed, for its file name: the AOI (its name, else its centre, and its area) or the point. */
+export function seriesPlace(target: { kind: 'area'; label: string | null; centre: [number, number]; areaKm2: number | null } | { kind: 'point'; lon: number; lat: number }): string {
+  if (target.kind === 'point') return `point-${placeTag(target.lon, target.lat)}`;
+  const name = (target.label ?? '').replace(/\.[A-Za-z0-9]{1,8}$/, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  const area = target.areaKm2 !== null ? `-${Number(target.areaKm2.toPrecision(3))}km2` : '';
+  return `aoi-${name || placeTag(...target.centre)}${area}`;
+}
+
+/**
+ * The series' CSV file name stem: the expression, where it was computed and its first and last
+ * dates, so two series of other areas or dates never get the same name:
+ * `swath-series-ndvi-aoi-13.400E52.503N-18.8km2-2026-04-10_2026-08-20`.
+ */
+export function seriesFileName(s: Pick<SeriesResult, 'expression' | 'points'>, place: string): string {
+  const dates = s.points.map((p) => p.date).filter((d): d is string => !!d).sort();
+  const span = dates.length ? `-${dates[0]}${dates.length > 1 ? `_${dates.at(-1)}` : ''}` : '';
+  return `swath-series-${csvName(s.expression)}-${place}${span}`.replace(/[^A-Za-z0-9_.-]+/g, '-').slice(0, 160);
+}

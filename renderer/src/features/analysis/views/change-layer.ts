@@ -1,7 +1,8 @@
 /**
  * The derived change layer on the map: main's display copy of B - A painted with the diverging
- * red-blue ramp (red: the value went down, blue: up, white: no change), symmetric around 0 up to a
- * limit, as an OpenLayers static image in the raster's own CRS (OpenLayers reprojects it).
+ * red-blue ramp (red: the value went down, blue: up), symmetric around 0 up to a limit, its
+ * opacity growing with the size of the change (no change is transparent, so the map and what is
+ * drawn on it show through; a change of the limit or more is opaque), as an OpenLayers static image in the raster's own CRS (OpenLayers reprojects it).
  */
 import ImageLayer from 'ol/layer/Image';
 import ImageStatic from 'ol/source/ImageStatic';
@@ -9,6 +10,7 @@ import type { ResponseOf } from '../../../../../preload/contract';
 import { whenMap } from '../../../platform/map/map-context';
 import { rampColor } from '../../../platform/raster/color-ramps';
 import { ensureProjection } from '../../../platform/raster/projection';
+import { CHANGE_Z } from '../../../platform/map/z-order';
 
 /** A change layer as main answers `analysis:change`. */
 export type ChangeResult = ResponseOf<'analysis:change'>;
@@ -31,7 +33,7 @@ export function changeLimit(values: Float32Array): number {
   return l > 0 ? Number(l.toPrecision(2)) : abs.at(-1)! || 1;
 }
 
-/** RGBA pixels of the values with the ramp over [-limit, limit]; no data is transparent. */
+/** RGBA pixels of the values with the ramp over [-limit, limit], alpha |v| / limit (no change and no data: transparent). */
 export function paintChange(values: Float32Array, limit: number): Uint8ClampedArray<ArrayBuffer> {
   const out = new Uint8ClampedArray(values.length * 4);
   for (let i = 0; i < values.length; i++) {
@@ -41,7 +43,7 @@ export function paintChange(values: Float32Array, limit: number): Uint8ClampedAr
     out[4 * i] = r;
     out[4 * i + 1] = g;
     out[4 * i + 2] = b;
-    out[4 * i + 3] = 255;
+    out[4 * i + 3] = Math.round(255 * Math.min(1, Math.abs(v) / limit));
   }
   return out;
 }
@@ -62,8 +64,8 @@ export async function showChangeLayer(c: ChangeResult, limit: number): Promise<v
   const extent = [g.originX, g.originY - height * span, g.originX + width * span, g.originY];
   const layer = new ImageLayer({
     source: new ImageStatic({ url: canvas.toDataURL('image/png'), imageExtent: extent, projection: proj.code, interpolate: false }),
-    // Above the raster previews (PREVIEW_Z_BASE and up): the derived layer is what the analyst just asked for.
-    zIndex: 900,
+    // Above the raster previews, below the overlays (z-order.ts): the derived layer is what the analyst just asked for.
+    zIndex: CHANGE_Z,
     properties: { name: 'change', title: c.label },
   });
   hideChangeLayer();

@@ -37,16 +37,6 @@ export interface SeriesGroup {
   entries: SeriesMember[];
 }
 
-/** "12.3 MB" style sizes (binary multiples, one decimal). */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
-  return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
-}
-
 /** "10 m" or "0.5 m" or "1.2 km" pixel sizes. */
 export function formatResolution(m: number | null): string {
   if (m == null) return '—';

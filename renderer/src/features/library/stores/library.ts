@@ -8,6 +8,9 @@ import type { LibraryItem } from '../../../platform/lib/library-item';
 import { NO_FILTER, type LibraryFilter, type LibrarySort, type SeriesGroup } from '../model/library-model';
 import { loadPreviewEngine } from '../../../platform/preview/load-engine';
 
+/** Ids per `library:query` (the contract's LIBRARY_PAGE_MAX; its module carries the schemas, which the window's bundle does not). */
+const IDS_PER_QUERY = 500;
+
 export type { LibraryItem } from '../../../platform/lib/library-item';
 
 /** Thumbnails are cached by content (or by id until main has hashed the file). */
@@ -269,6 +272,24 @@ export const useLibraryStore = defineStore('library', () => {
     return r.ok && r.data.revealed;
   }
 
+  /** True while a search or filter narrows the list (a time series' row then shows all its dates, not only the matching ones). */
+  const filtering = computed(() => !!filter.query.trim() || !!filter.dateFrom || !!filter.dateTo || !!filter.area || filter.source !== 'all');
+
+  /**
+   * How many of a time series' dates the filters match (main's count, as the list's "N of M
+   * rasters" counts them), its dates asked IDS_PER_QUERY at a time; null when it cannot be told.
+   */
+  async function seriesMatched(group: SeriesGroup): Promise<number | null> {
+    let n = 0;
+    for (let i = 0; i < group.entries.length; i += IDS_PER_QUERY) {
+      const ids = group.entries.slice(i, i + IDS_PER_QUERY).map((e) => e.id);
+      const r = await getBridge().libraryQuery({ ...request(0), ids, limit: 1, series: false });
+      if (!r.ok) return null;
+      n += r.data.total;
+    }
+    return n;
+  }
+
   /** The ids of every raster the filters match, page by page (for exporting what is shown). */
   async function matchedIds(): Promise<string[]> {
     const out: string[] = [];
@@ -338,7 +359,7 @@ export const useLibraryStore = defineStore('library', () => {
 
   return {
     entries, rows, matched, all, loaded, loading, error, importing, importError, notice, filter, sort, thumbnails, footprints,
-    groups, groupOf, entry, rowAt, view, ensure, adopt, wantThumbnail, dropThumbnail, start, stop, refresh, importPaths, importDialog, remove, reveal, exportStac, matchedIds,
+    groups, groupOf, entry, filtering, seriesMatched, rowAt, view, ensure, adopt, wantThumbnail, dropThumbnail, start, stop, refresh, importPaths, importDialog, remove, reveal, exportStac, matchedIds,
     canResolvePaths, pathsOf,
   };
 });

@@ -92,10 +92,15 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
    * long task); a reset list (another connection) has none at once.
    */
   const rows = shallowRef<OrderRow[]>([]);
+  /** When the rows were last read from the service (ms), or null before the first list: how old a status shown is. */
+  const listedAt = ref<number | null>(null);
   /** Merges started (see {@link refresh}): only the latest one's rows are kept. */
   let merges = 0;
   watch(() => list.data, (data) => {
-    if (data == null) rows.value = [];
+    if (data == null) {
+      rows.value = [];
+      listedAt.value = null;
+    }
   }, { flush: 'sync' });
   const selected = computed<OrderRow | null>(() => rows.value.find((r) => r.key === selectedKey.value) ?? null);
 
@@ -154,6 +159,7 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
       const next = await mergeOrderRows(rows.value, records);
       if (mine !== merges || list.data == null) return r;
       rows.value = next;
+      listedAt.value = Date.now();
       noteStatuses();
     }
     return r;
@@ -275,7 +281,7 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
 
   return {
     list, details, cancelReq, listOp, detailsOp, cancelOp, listFields, detailsFields, cancelFields,
-    listParams, detailsParams, cancelParams, rows, selected, selectedKey, statusChanges, now,
+    listParams, detailsParams, cancelParams, rows, listedAt, selected, selectedKey, statusChanges, now,
     renewals, urgentRenewals, cancelResult, pendingCancel,
     select, prefill, useGuid, refresh, loadDetails, requestCancel, dismissCancel, confirmCancel, startPolling, stopPolling, ensureOperations,
   };

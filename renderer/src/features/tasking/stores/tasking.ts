@@ -240,6 +240,13 @@ export const useTaskingStore = defineStore('tasking', () => {
     dispatch({ type: 'cancel' });
   }
 
+  /** Puts the created order's outcome away (the order itself is in the orders list, its status live there). */
+  function dismissCreated(): void {
+    if (phase.value !== 'created') return;
+    created.value = null;
+    dispatch({ type: 'reset' });
+  }
+
   /**
    * Sends the frozen payload (plus TileDeduplication in tile mode). At most one
    * create is in flight, and one per estimate unless a check found that the
@@ -443,7 +450,7 @@ export const useTaskingStore = defineStore('tasking', () => {
     area, formErrors, draftRequest, cadence, backfill,
     estimateReq, estimated, canEstimate, staleReasons, stale, estimate,
     phase, createError, created, checkNote, retryAllowed, canPlace, placeBlockedReason, dedupForCreate,
-    openConfirm, cancelConfirm, confirmPlace, checkCreated,
+    openConfirm, cancelConfirm, dismissCreated, confirmPlace, checkCreated,
     dedup, adoptSettingsOf,
     datesSearch, datesSearchFor, foundDates, imageryHandoff, searchDatesInOrder, openInImagery, takeImageryHandoff,
     fieldErrors,

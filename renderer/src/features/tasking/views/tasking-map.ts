@@ -15,6 +15,7 @@ import { whenMap } from '../../../platform/map/map-context';
 import { PLACE_LABELS } from '../../../platform/map/context-layers';
 import { clearLayer, fitTo, highlight, onClick, onHover, readGeometry, select, setFeatures, updateFeatures } from '../../../platform/map/vector-layers';
 import type { OrderRow } from '../stores/tasking-orders';
+import { overlayZ } from '../../../platform/map/z-order';
 
 /**
  * The tasking panel's map overlays: tiles and mini-tiles (two layers with
@@ -56,7 +57,7 @@ async function labels(key: string, zIndex: number, group: boolean | string = tru
   let layer = labelLayers.get(key);
   if (!layer) {
     layer = new VectorLayer({
-      source: new VectorSource(), declutter: group, zIndex, properties: { swathKey: key }, ...(minZoom !== undefined ? { minZoom } : {}),
+      source: new VectorSource(), declutter: group, zIndex: overlayZ(zIndex), properties: { swathKey: key }, ...(minZoom !== undefined ? { minZoom } : {}),
       // A feature's own style wins; order labels carry theirs as a property, replaced without an event.
       style: (f) => f.get(LABEL_STYLE) as Style | undefined,
     });
