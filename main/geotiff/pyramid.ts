@@ -18,7 +18,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { deflate as deflateCb } from 'node:zlib';
 import { throwIfAborted } from '../../common/abort.js';
-import { syncDirectory } from '../shared/atomic-file.js';
+import { syncDirectory } from '../shared/files.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
 import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout, type TiffSpec } from './layout.js';
 import { bytesPerSample, newSamples, nodataOf, type PixelArray, type SampleType } from './samples.js';

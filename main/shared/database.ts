@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { ZodType } from 'zod';
 import { throwIfAborted } from '../../common/abort.js';
-import { readJsonFile } from './atomic-json.js';
+import { readJsonFile } from './files.js';
 import { afterCommit, WalCheckpointer } from './wal-checkpointer.js';
 
 export { afterCommit };
