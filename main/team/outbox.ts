@@ -16,7 +16,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { abortError, isAbortError, sleep } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
 import { oneLine } from '../shared/untrusted-text.js';
-import { storagePathProblem } from './match.js';
+import { storagePathProblem } from './storage-path.js';
 import type { TeamRasterInput } from './types.js';
 
 /** Where registrations go: the team catalog (the real one, or a stand-in). */

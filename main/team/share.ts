@@ -18,7 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
 import { publishWithoutReplacing } from '../shared/files.js';
-import { storagePathProblem } from './match.js';
+import { storagePathProblem } from './storage-path.js';
 
 /** Chunk size of the streamed copy and hash: what the store holds in memory per transfer. */
 const CHUNK = 1 << 20;
