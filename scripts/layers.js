@@ -37,7 +37,17 @@ export const LAYERS = [
   // ---- main, lowest first. The ports and plumbing (platform, shared) at the bottom; each feature
   // serves its own slice of the channel table; `main/services` (the composition root) only wires
   // them; the hosts and the entry mount it. No feature imports the root or a host.
-  { name: 'main/shared', may: ['common'] },
+  // The features' schema steps of swath.db: SQL text in the feature's folder, imported only by the
+  // database module, which orders them (main/shared/database.ts `MIGRATIONS`).
+  {
+    name: 'main schema steps',
+    paths: [
+      'main/library/schema/library-catalog.ts', 'main/team/schema/team-outbox.ts', 'main/downloads/schema/download-jobs.ts', 'main/watches/schema/watches.ts',
+      'main/spend/schema/spend-ledger.ts', 'main/library/schema/library-list-indexes.ts', 'main/spend/schema/spend-per-account.ts', 'main/library/schema/library-request-keys.ts',
+    ],
+    may: [],
+  },
+  { name: 'main/shared', may: ['common', 'main schema steps'] },
   { name: 'main/platform', may: ['preload/contract'] },
   { name: 'main/geotiff', may: ['common', 'main/shared'] },
   { name: 'main/api', may: ['common', 'preload/contract', 'main/platform', 'main/shared'] },
