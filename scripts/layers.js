@@ -37,10 +37,20 @@ export const LAYERS = [
   // ---- main, lowest first. The ports and plumbing (platform, shared) at the bottom; each feature
   // serves its own slice of the channel table; `main/services` (the composition root) only wires
   // them; the hosts and the entry mount it. No feature imports the root or a host.
-  { name: 'main/shared', may: ['common'] },
+  // The features' schema steps of swath.db: SQL text in the feature's folder, imported only by the
+  // database module, which orders them (main/shared/database.ts `MIGRATIONS`).
+  {
+    name: 'main schema steps',
+    paths: [
+      'main/library/schema/library-catalog.ts', 'main/team/schema/team-outbox.ts', 'main/downloads/schema/download-jobs.ts', 'main/watches/schema/watches.ts',
+      'main/spend/schema/spend-ledger.ts', 'main/library/schema/library-list-indexes.ts', 'main/spend/schema/spend-per-account.ts', 'main/library/schema/library-request-keys.ts',
+    ],
+    may: [],
+  },
+  { name: 'main/shared', may: ['common', 'main schema steps'] },
   { name: 'main/platform', may: ['preload/contract'] },
   { name: 'main/geotiff', may: ['common', 'main/shared'] },
-  { name: 'main/api', may: ['common', 'preload/contract', 'main/platform'] },
+  { name: 'main/api', may: ['common', 'preload/contract', 'main/platform', 'main/shared'] },
   { name: 'main/ipc', may: ['common', 'preload/contract', 'main/platform', 'main/api'] },
   { name: 'main/logging', may: ['main/platform'] },
   { name: 'main/keychain', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc'] },
@@ -48,7 +58,7 @@ export const LAYERS = [
   { name: 'main/library', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc'] },
   { name: 'main/notifications', may: ['preload/contract', 'main/platform', 'main/shared'] },
   { name: 'main/policy', may: ['common', 'main/platform', 'main/ipc', 'main/keychain'] },
-  { name: 'main/updates', may: ['common', 'main/platform', 'main/policy'] },
+  { name: 'main/updates', may: ['common', 'main/platform', 'main/shared', 'main/policy'] },
   { name: 'main/diagnostics', may: ['main/logging', 'main/policy', 'main/updates'] },
   { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/exports', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },

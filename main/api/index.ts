@@ -11,7 +11,7 @@ export type { ApiErrorKind, FieldErrors } from './errors.js';
 export { RedirectRefusedError, createNodeFetch, refuseRedirects } from './http.js';
 export type { HttpFetch, NodeFetchOptions, NodeHttpFetch } from './http.js';
 export { DEFAULT_CONCURRENCY, Limiter } from './limiter.js';
-export { DEFAULT_RETRY, abortableSleep, backoffDelay, parseRetryAfter, withRetry } from './retry.js';
+export { DEFAULT_RETRY, abortableSleep, parseRetryAfter, withRetry } from './retry.js';
 export type { RetryPolicy } from './retry.js';
 export { contractNoticeFor, findOperation, parseSpec, specCacheFile, toJsonSchema } from './spec.js';
 export type { ContractNotice, DiscoveredSpec, JsonSchema, ParameterLocation, SpecDrift, SpecOperation } from './spec.js';

@@ -1,4 +1,5 @@
 import { isAbortError, sleep } from '../../common/abort.js';
+import { backoffDelay } from '../../common/backoff.js';
 import { ApiError } from './errors.js';
 
 /** A signal that never fires, for sleeps nobody can cancel. */
@@ -6,8 +7,9 @@ const NEVER = new AbortController().signal;
 
 /**
  * Retry of transient failures (429, 5xx, network errors, timeouts). Hand-written
- * rather than p-retry because it must honour Retry-After, use full jitter, and
- * take an injectable sleep and random source so tests need no real time.
+ * rather than p-retry because it must honour Retry-After, use full jitter (both by
+ * common/backoff.ts, the app's one backoff), and take an injectable sleep and random
+ * source so tests need no real time.
  */
 
 /** How a failed call is retried. */
@@ -60,17 +62,6 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   return Math.max(0, at - now);
 }
 
-/**
- * The wait before attempt `attempt + 1`: full jitter, uniform in [0, min(maxDelay, base * 2^(attempt-1))).
- * A Retry-After is a floor: the wait is the server's value plus a jitter of up to one base delay,
- * so many clients told the same instant do not all return at once.
- */
-export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'random'>, retryAfterMs: number | null): number {
-  if (retryAfterMs != null) return retryAfterMs + Math.floor(policy.random() * policy.baseDelayMs);
-  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(policy.random() * cap);
-}
-
 /** Called before each wait; for logs and tests. */
 export type RetryListener = (info: { attempt: number; delayMs: number; error: ApiError }) => void;
 
@@ -91,7 +82,7 @@ export async function withRetry<T>(
     } catch (e) {
       if (!policy || !(e instanceof ApiError) || !e.retryable || attempt >= policy.maxAttempts) throw e;
       if (signal?.aborted) throw new ApiError('cancelled', 'The request was cancelled.', { operation: e.operation });
-      const delayMs = backoffDelay(attempt, policy, e.retryAfterMs);
+      const delayMs = backoffDelay(attempt, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, policy.random, e.retryAfterMs);
       if (policy.now() - started + delayMs > policy.maxTotalMs) throw e;
       onRetry?.({ attempt, delayMs, error: e });
       await policy.sleep(delayMs, signal);

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError } from './errors.js';
 import { keyFieldsOfSchema } from './redact.js';
@@ -7,6 +7,7 @@ import { diffSpecs, pathShape, type SpecDiff } from './spec-diff.js';
 import type { JsonSchema, ParameterLocation, SpecOperation } from './spec-operation.js';
 import type { Transport } from './transport.js';
 import { isoNow, systemClock, type Clock } from '../platform/clock.js';
+import { writeFileAtomic } from '../shared/files.js';
 
 export type { JsonSchema, ParameterLocation, SpecOperation } from './spec-operation.js';
 
@@ -82,25 +83,6 @@ async function readCache(file: string): Promise<CacheRecord | null> {
   } catch {
     // Missing or corrupt: as good as no cache; the next successful fetch rewrites it.
     return null;
-  }
-}
-
-/** Writes a file atomically: temp file, fsync, rename; a crash leaves the old file or the new one. */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const fh = await open(tmp, 'w');
-  try {
-    await fh.writeFile(text, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await rename(tmp, file);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
   }
 }
 

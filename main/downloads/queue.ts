@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { afterCommit, importJsonOnce, inTransaction, openDatabase } from '../shared/database.js';
 import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
+import { backoffDelay } from '../../common/backoff.js';
 import type { DownloadSink } from '../library/download-sink.js';
 import { collisionName, describedFileName } from './file-name.js';
 import { PART_SUFFIX, downloadToFile, removeIfExists } from './stream-to-file.js';
@@ -94,7 +95,7 @@ export interface DownloadQueueOptions {
   spend?: JobSpend;
   /** Attempts per job before it fails (default 8); only attempts the service surely did nothing with are made again. */
   maxAttempts?: number;
-  /** Exponential backoff with full jitter: delay = random(0, min(maxMs, baseMs · 2^(attempt-1))). */
+  /** Exponential backoff with full jitter (common/backoff.ts): delay = random(0, min(maxMs, baseMs · 2^(attempt-1))); a Retry-After waited for up to maxMs. */
   backoff?: { baseMs?: number; maxMs?: number };
   /** Minimum time between progress events of one job (default 250 ms). */
   progressIntervalMs?: number;
@@ -684,10 +685,10 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   }
 
   private backoffMs(attempt: number, e: unknown): number {
-    const ceiling = Math.min(this.maxMs, this.baseMs * 2 ** (attempt - 1));
-    const jittered = this.random() * ceiling;
     const after = (e as { retryAfterMs?: unknown } | null)?.retryAfterMs;
-    return typeof after === 'number' && after > jittered ? Math.min(after, this.maxMs) : jittered;
+    // A Retry-After is waited for up to maxMs: a job never sleeps longer than the queue's own longest wait.
+    const policy = { baseMs: this.baseMs, maxMs: this.maxMs, maxRetryAfterMs: this.maxMs };
+    return backoffDelay(attempt, policy, this.random, typeof after === 'number' ? after : null);
   }
 
   /** The service answered an attempt with the file: counted on the job and written to the ledger before anything else happens. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { link, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { countImages, geoTiffOf, READ_WHOLE_BYTES, TiffFile } from '../geotiff/index.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
-import { syncDirectory } from '../shared/atomic-file.js';
+import { publishWithoutReplacing } from '../shared/files.js';
 import { pathExists } from '../shared/file-io.js';
 import { collisionName } from './file-name.js';
 import { DownloadError, errorMessage } from './types.js';
@@ -262,12 +262,9 @@ export async function verifyGeoTiff(file: string, expectedBytes: number | null, 
   }
 }
 
-const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
-
 /**
- * Gives a verified `.part` its final name without ever replacing an existing file: a hard link
- * fails atomically if the name is taken (then " (n)" is tried), and the `.part` is unlinked after.
- * On file systems without hard links (FAT, some shares) the name is claimed with O_EXCL and renamed over.
+ * Gives a verified `.part` its final name without ever replacing an existing file
+ * ({@link publishWithoutReplacing}): when the name is taken, " (n)" is tried.
  */
 export async function publishPartFile(partPath: string, finalPath: string, signal: AbortSignal): Promise<string> {
   throwIfAborted(signal);
@@ -276,42 +273,15 @@ export async function publishPartFile(partPath: string, finalPath: string, signa
   const base = parseCollision(name);
   for (let n = base.n; n < base.n + MAX_COLLISIONS; n++) {
     const candidate = path.join(dir, collisionName(base.name, n));
+    let published: boolean;
     try {
-      await link(partPath, candidate);
+      published = await publishWithoutReplacing(partPath, candidate);
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? '';
-      if (code === 'EEXIST') continue;
-      if (!NO_HARD_LINKS.has(code)) throw ioError('publish', candidate, e);
-      if (!(await claimAndRename(partPath, candidate))) continue;
-      await syncDirectory(dir);
-      return candidate;
+      throw ioError('publish', candidate, e);
     }
-    await syncDirectory(dir);
-    try {
-      await unlink(partPath);
-    } catch (e) {
-      throw ioError('remove', partPath, e);
-    }
-    return candidate;
+    if (published) return candidate;
   }
   throw new DownloadError('io', `Could not find a free file name for ${name} in ${dir} after ${MAX_COLLISIONS} tries.`);
-}
-
-async function claimAndRename(partPath: string, candidate: string): Promise<boolean> {
-  try {
-    const fh = await open(candidate, 'wx');
-    await fh.close();
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw ioError('create', candidate, e);
-  }
-  try {
-    await rename(partPath, candidate);
-  } catch (e) {
-    await unlink(candidate).catch(() => undefined);
-    throw ioError('rename', partPath, e);
-  }
-  return true;
 }
 
 /** Undoes {@link collisionName}, so publishing "x (2).tif" continues at 2 rather than producing "x (2) (1).tif". */

@@ -1,4 +1,4 @@
-import { writeFileAtomic } from '../shared/atomic-file.js';
+import { writeFileAtomic } from '../shared/files.js';
 import { throwIfAborted } from '../../common/abort.js';
 
 /**

@@ -16,7 +16,7 @@
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { throwIfAborted } from '../../common/abort.js';
-import { syncDirectory } from '../shared/atomic-file.js';
+import { syncDirectory } from '../shared/files.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
 import { BlockDeflater, encodePredictor, type BlockTable } from './deflate-blocks.js';
 import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout, type TiffSpec } from './layout.js';

@@ -6,7 +6,7 @@ import { lastFour } from '../../preload/contract/redaction.js';
 import { AppError } from '../../common/errors.js';
 import { systemClock, type Clock } from '../platform/clock.js';
 import type { SecretRegistry } from '../platform/secrets.js';
-import { removeStaleTempFiles, writeFileAtomic } from '../shared/atomic-file.js';
+import { removeStaleTempFiles, writeFileAtomic } from '../shared/files.js';
 import { KeychainError, scrub, type KeychainProblem } from './errors.js';
 import { Keychain } from './keychain.js';
 import { checkBaseUrl, keyReasons, nameReasons } from './validation.js';

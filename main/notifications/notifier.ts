@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { z } from 'zod';
 import { notificationPrefsSchema, type notificationSchema } from '../../preload/contract';
-import { JsonStore, readJsonFile } from '../shared/atomic-json';
+import { JsonStore, readJsonFile } from '../shared/files.js';
 import type { Emit } from '../platform/emit';
 
 /** Which notifications are shown. */

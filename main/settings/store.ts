@@ -2,7 +2,7 @@ import path from 'node:path';
 import { settingsSchema } from '../../preload/contract';
 import type { Settings, SettingsPort } from '../platform/settings';
 import { AppError } from '../../common/errors.js';
-import { JsonStore, readJsonFile } from '../shared/atomic-json';
+import { JsonStore, readJsonFile } from '../shared/files.js';
 
 /** The settings file in userData, written atomically. */
 export class SettingsStore implements SettingsPort {

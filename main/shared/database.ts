@@ -4,8 +4,16 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { ZodType } from 'zod';
 import { throwIfAborted } from '../../common/abort.js';
-import { readJsonFile } from './atomic-json.js';
+import { readJsonFile } from './files.js';
 import { afterCommit, WalCheckpointer } from './wal-checkpointer.js';
+import { libraryCatalog } from '../library/schema/library-catalog.js';
+import { teamOutbox } from '../team/schema/team-outbox.js';
+import { downloadJobs } from '../downloads/schema/download-jobs.js';
+import { watches } from '../watches/schema/watches.js';
+import { spendLedger } from '../spend/schema/spend-ledger.js';
+import { libraryListIndexes } from '../library/schema/library-list-indexes.js';
+import { spendPerAccount } from '../spend/schema/spend-per-account.js';
+import { libraryRequestKeys } from '../library/schema/library-request-keys.js';
 
 export { afterCommit };
 
@@ -27,174 +35,21 @@ export interface Migration {
 }
 
 /**
- * The schema, in order. 1: the library catalog (entries (their JSON in a table of its own) with indexes on date, model, created time,
- * name and path, and their time-series keys; an R*Tree of lon/lat footprints; a trigram FTS5 index
- * of the searchable text and the band list) and `meta` (one-time imports done). 2: the team
- * library's registration outbox (`team_outbox`). 3: the download queue's jobs (`download_jobs`: every
- * job as JSON, indexed by state and updated time; finished jobs live only here, see main/downloads/queue.ts).
- * 4: watches (`watches`, `watch_dates`: one row per date of a watch; main/watches/store.ts). 5: the
- * spend guard's budgets and ledger (`spend_budgets`, `spend_ledger`; main/spend/store.ts). 6: the library's
- * list pages from indexes alone (a search's counts, the date order's walk, a series' dates; main/library/catalog.ts).
- * 7: the spend guard counts per account (service and key fingerprint; main/spend/account.ts): the
- * ledger's `account` and `spend_account_budgets`; rows of step 5 stay keyed by profile until the
- * guard learns that profile's account and moves them (main/spend/store.ts `adopt`).
- * 8: the key of the request that produced each library raster (`request_key`, indexed), so a request
- * already in the library is found without a scan (main/library/request-identity.ts).
+ * The schema, in order: `user_version` N means the first N steps are applied. Each step is owned by
+ * its feature, one file per step named by its purpose (`main/<feature>/schema/<purpose>.ts`: pure
+ * SQL text, importing nothing; the layer table's "main schema steps"); this list alone gives their
+ * order, so a step's number never changes. A released step is never edited and never moved: a
+ * change is a new step appended here (test/main/shared/database.test.ts pins each released one).
  */
 export const MIGRATIONS: readonly Migration[] = [
-  {
-    name: 'library catalog',
-    sql: `
-      CREATE TABLE library (
-        rid INTEGER PRIMARY KEY,
-        id TEXT NOT NULL UNIQUE,
-        path TEXT NOT NULL UNIQUE,
-        name_key TEXT NOT NULL,
-        date TEXT,
-        model TEXT,
-        created_at TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        source TEXT NOT NULL,
-        hashed INTEGER NOT NULL,
-        series_key TEXT,
-        group_key TEXT
-      );
-      -- The entry as JSON, apart: the list's table stays narrow, so filters, counts and orders read few pages.
-      CREATE TABLE library_entry (rid INTEGER PRIMARY KEY, entry TEXT NOT NULL);
-      CREATE INDEX library_date_desc ON library ((date IS NULL), date DESC, created_at DESC);
-      CREATE INDEX library_date_asc ON library ((date IS NULL), date ASC, created_at DESC);
-      CREATE INDEX library_model ON library (model);
-      CREATE INDEX library_created ON library (created_at);
-      CREATE INDEX library_name ON library (name_key);
-      CREATE INDEX library_series ON library (series_key, date);
-      CREATE INDEX library_group ON library (group_key, date, created_at);
-      CREATE INDEX library_size ON library (size);
-      CREATE INDEX library_unhashed ON library (hashed) WHERE hashed = 0;
-      CREATE VIRTUAL TABLE library_box USING rtree (rid, west, east, south, north);
-      CREATE VIRTUAL TABLE library_text USING fts5 (text, bands, tokenize = 'trigram');
-      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    `,
-  },
-  {
-    name: 'team registration outbox',
-    // Registrations waiting for the team catalog, in the order they were queued (main/team/outbox.ts).
-    // `idem` (sha256 and storage path) makes queueing the same registration twice one item; a row the
-    // catalog refused as invalid is parked (parked_at, parked_reason) instead of being retried.
-    sql: `
-      CREATE TABLE team_outbox (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        idem TEXT NOT NULL UNIQUE,
-        input TEXT NOT NULL,
-        queued_at TEXT NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        last_error TEXT,
-        parked_at TEXT,
-        parked_reason TEXT
-      );
-      CREATE INDEX team_outbox_ready ON team_outbox (seq) WHERE parked_at IS NULL;
-    `,
-  },
-  {
-    name: 'download jobs',
-    // One row per job; `finished` (done, failed, cancelled) orders the history newest first.
-    sql: `
-      CREATE TABLE download_jobs (
-        id TEXT PRIMARY KEY,
-        state TEXT NOT NULL,
-        finished INTEGER NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        job TEXT NOT NULL
-      );
-      CREATE INDEX download_jobs_state ON download_jobs (state, updated_at, id);
-      CREATE INDEX download_jobs_finished ON download_jobs (finished, updated_at, id);
-    `,
-  },
-  {
-    name: 'watches',
-    // A watch as JSON without its dates (`rid` keeps the order they were created in); each date is a
-    // row of its own keyed by watch and day, with what the summaries count (state, when, cost) in a
-    // covering index and what a chip shows (note, first library id) as columns, so a card's counts,
-    // month's spend and latest dates are read without parsing the JSON.
-    sql: `
-      CREATE TABLE watches (
-        rid INTEGER PRIMARY KEY,
-        id TEXT NOT NULL UNIQUE,
-        profile_id TEXT NOT NULL,
-        state TEXT NOT NULL,
-        next_run_at TEXT,
-        watch TEXT NOT NULL
-      );
-      CREATE INDEX watches_profile ON watches (profile_id, rid);
-      CREATE INDEX watches_due ON watches (state, next_run_at);
-      CREATE TABLE watch_dates (
-        watch_id TEXT NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
-        date TEXT NOT NULL,
-        state TEXT NOT NULL,
-        at TEXT NOT NULL,
-        cost_eur REAL,
-        note TEXT,
-        library_id TEXT,
-        item TEXT NOT NULL,
-        PRIMARY KEY (watch_id, date)
-      ) WITHOUT ROWID;
-      CREATE INDEX watch_dates_state ON watch_dates (watch_id, state, at, cost_eur);
-    `,
-  },
-  {
-    name: 'spend ledger',
-    // Budgets per profile; the ledger's entries indexed by profile and time (a month's total is a
-    // range of that index) and by time alone (pruning).
-    sql: `
-      CREATE TABLE spend_budgets (profile_id TEXT PRIMARY KEY, eur REAL NOT NULL);
-      CREATE TABLE spend_ledger (
-        seq INTEGER PRIMARY KEY,
-        profile_id TEXT NOT NULL,
-        at TEXT NOT NULL,
-        cost_eur REAL NOT NULL,
-        what TEXT NOT NULL
-      );
-      CREATE INDEX spend_ledger_profile ON spend_ledger (profile_id, at, cost_eur);
-      CREATE INDEX spend_ledger_at ON spend_ledger (at);
-    `,
-  },
-  {
-    name: 'library list indexes',
-    // A list page reads only indexes: a search's counts read each match's series group by row, the
-    // walk down the date order reads the group beside the date, a series' dates come with their ids.
-    sql: `
-      CREATE INDEX library_rid_group ON library (rid, group_key);
-      DROP INDEX library_date_desc;
-      CREATE INDEX library_date_desc ON library ((date IS NULL), date DESC, created_at DESC, group_key);
-      DROP INDEX library_date_asc;
-      CREATE INDEX library_date_asc ON library ((date IS NULL), date ASC, created_at DESC, group_key);
-      DROP INDEX library_group;
-      CREATE INDEX library_group ON library (group_key, date, created_at, id);
-    `,
-  },
-  {
-    name: 'spend per account',
-    // A month's total is a range of (account, at); the rows of the profile-keyed schema (account
-    // NULL, and the budgets in spend_budgets) wait in their own index until they are adopted.
-    sql: `
-      ALTER TABLE spend_ledger ADD COLUMN account TEXT;
-      DROP INDEX spend_ledger_profile;
-      CREATE INDEX spend_ledger_account ON spend_ledger (account, at, cost_eur);
-      CREATE INDEX spend_ledger_unadopted ON spend_ledger (profile_id) WHERE account IS NULL;
-      CREATE TABLE spend_account_budgets (account TEXT PRIMARY KEY, eur REAL NOT NULL);
-    `,
-  },
-  {
-    name: 'library request keys',
-    // NULL: not keyed yet (rows of earlier versions, keyed in the background); '': nothing to key (an import, an unreadable request).
-    // A series' dates still come from the group index alone, which now carries the key that collapses identical rasters.
-    sql: `
-      ALTER TABLE library ADD COLUMN request_key TEXT;
-      CREATE INDEX library_request ON library (request_key);
-      DROP INDEX library_group;
-      CREATE INDEX library_group ON library (group_key, date, created_at, id, request_key);
-    `,
-  },
+  libraryCatalog,
+  teamOutbox,
+  downloadJobs,
+  watches,
+  spendLedger,
+  libraryListIndexes,
+  spendPerAccount,
+  libraryRequestKeys,
 ];
 
 /** Options of {@link openDatabase}. */

@@ -1,5 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { entryPoint, startWorkerEntry, type EntryPoint } from './entry-point.js';
+import type { CheckpointWorkerData } from './wal-checkpoint-worker.js';
 
 /**
  * WAL checkpoints off main's event loop. SQLite copies the write-ahead log back into the database
@@ -33,35 +35,10 @@ const MAX_WAIT_MS = 10_000;
 /** SQLite's default auto-checkpoint, pages: what main's connection goes back to without the worker. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 
-// The worker, as plain CommonJS: the same text from source and in the bundle. Checkpoints when
-// main says so (main waits for its commits to pause), again a second later while a reader kept
-// frames in the log, and answers each checkpoint with its result.
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { DatabaseSync } = require('node:sqlite');
-const db = new DatabaseSync(workerData.file);
-const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-let timer = null;
-function run() {
-  timer = null;
-  let r;
-  try {
-    r = checkpoint.get();
-  } catch (e) {
-    parentPort.postMessage({ error: String((e && e.message) || e) });
-    return;
-  }
-  parentPort.postMessage({ busy: r.busy, log: r.log, checkpointed: r.checkpointed });
-  if (r.busy || r.checkpointed < r.log) timer = setTimeout(run, 1000);
+/** The worker's entry (wal-checkpoint-worker.ts; bundled, out/main/wal-checkpoint-worker.js). */
+export function checkpointWorkerEntry(): EntryPoint {
+  return entryPoint(import.meta.url, './wal-checkpoint-worker.ts', 'wal-checkpoint-worker');
 }
-parentPort.on('message', (m) => {
-  if (m === 'close') {
-    clearTimeout(timer);
-    db.close();
-    parentPort.close();
-  } else if (!timer) run();
-});
-`;
 
 /** Options of {@link WalCheckpointer.start}. */
 export interface CheckpointerOptions {
@@ -96,7 +73,7 @@ export class WalCheckpointer {
     file: string,
     private readonly opts: CheckpointerOptions,
   ) {
-    this.worker = new Worker(WORKER, { eval: true, workerData: { file } });
+    this.worker = startWorkerEntry(checkpointWorkerEntry(), { workerData: { file } satisfies CheckpointWorkerData });
     // Idle, it must not keep a process alive (main's close stops it anyway).
     this.worker.unref();
     this.worker.on('message', (m: CheckpointResult | { error: string }) => {

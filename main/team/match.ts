@@ -14,6 +14,7 @@ import {
   COMPOSITE_DEFAULTS, GDAL_DATA_TYPE, GUID, canonicalAoi, field, fieldOr, knownAoi, lonLatBounds, requestAoi, vertexCount,
 } from '../library/request-identity.js';
 import { stacItem } from '../exports/stac.js';
+import { storagePathProblem } from './storage-path.js';
 import type { OwnershipQuery, TeamFootprint, TeamRaster, TeamRasterInput } from './types.js';
 
 // The request's canonical terms are the library's (main/library/request-identity.ts): one matcher for both.
@@ -27,8 +28,6 @@ export const MAX_REQUEST_JSON_BYTES = 64 * 1024;
 export const MAX_STAC_JSON_BYTES = 64 * 1024;
 /** Longest display name of an acquirer. */
 export const MAX_ACQUIRED_BY_CHARS = 200;
-/** Longest storage path inside the shared store. */
-export const MAX_STORAGE_PATH_CHARS = 1024;
 
 /** Resolution the metadata rounds to (mm): two resolutions closer than this are the same. */
 const RESOLUTION_TOLERANCE_M = 1e-3;
@@ -73,30 +72,6 @@ export function differencesInWords(q: OwnershipQuery, raster: TeamRasterInput | 
     }
   }
   return out;
-}
-
-/**
- * Why `p` cannot be a storage path inside the shared store, or null when it can: relative, forward
- * slashes, no empty, `.` or `..` segment, no drive letter or backslash, no NUL or control character,
- * no trailing dot or space in a segment (Windows would silently strip it), no Windows device name
- * (CON, NUL, COM1, …), at most
- * {@link MAX_STORAGE_PATH_CHARS} characters.
- */
-export function storagePathProblem(p: unknown): string | null {
-  if (typeof p !== 'string' || p === '') return 'it is empty';
-  if (p.length > MAX_STORAGE_PATH_CHARS) return `it is longer than ${MAX_STORAGE_PATH_CHARS} characters`;
-  if (/[\u0000-\u001f\u007f]/.test(p)) return 'it contains a NUL or control character'; // eslint-disable-line no-control-regex
-  if (p.includes('\\')) return 'it contains a backslash (storage paths use forward slashes)';
-  if (p.startsWith('/')) return 'it is absolute';
-  if (/^[A-Za-z]:/.test(p)) return 'it starts with a drive letter';
-  for (const seg of p.split('/')) {
-    if (seg === '' || seg === '.') return 'it has an empty or "." segment';
-    if (seg === '..') return 'it climbs out with ".."';
-    if (/[. ]$/.test(seg)) return `its segment "${seg}" ends with a dot or a space`;
-    if (/[:*?"<>|]/.test(seg)) return `its segment "${seg}" has a character Windows refuses in names (: * ? " < > |)`;
-    if (/^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i.test(seg)) return `its segment "${seg}" is a device name on Windows`;
-  }
-  return null;
 }
 
 /** A file name made safe for {@link storagePathProblem}: refused characters as `_`, no trailing dot or space, no device name, at most 150 characters (extension kept). */

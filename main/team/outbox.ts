@@ -14,9 +14,10 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { abortError, isAbortError, sleep } from '../../common/abort.js';
+import { backoffDelay, type BackoffPolicy } from '../../common/backoff.js';
 import { AppError } from '../../common/errors.js';
 import { oneLine } from '../shared/untrusted-text.js';
-import { storagePathProblem } from './match.js';
+import { storagePathProblem } from './storage-path.js';
 import type { TeamRasterInput } from './types.js';
 
 /** Where registrations go: the team catalog (the real one, or a stand-in). */
@@ -82,9 +83,12 @@ const MAX_REASON_CHARS = 300;
 /** The longest pause while the catalog does not answer: one connection attempt every few seconds is cheap. */
 export const PROBE_MS = 5_000;
 
-/** Default pause: 1 s, 2 s, 4 s … up to 5 minutes. */
+/** The default pauses: 1 s, 2 s, 4 s … up to 5 minutes, without jitter (one queue per app). */
+const OUTBOX_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 5 * 60_000, jitter: 'none' };
+
+/** Default pause after `failures` failures in a row (common/backoff.ts with {@link OUTBOX_BACKOFF}). */
 export function defaultBackoff(failures: number): number {
-  return Math.min(5 * 60_000, 1000 * 2 ** Math.min(20, Math.max(0, failures - 1)));
+  return backoffDelay(failures, OUTBOX_BACKOFF, Math.random);
 }
 
 function kindOf(e: unknown): unknown {

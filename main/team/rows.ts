@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { oneLine } from '../shared/untrusted-text.js';
+import { storagePathProblem } from './storage-path.js';
 import type { TeamFootprint, TeamRaster, TeamRasterInput } from './types.js';
 
 /** The largest STAC item or request document, in bytes of its JSON text (checked on the server before it is sent). */
@@ -30,22 +31,6 @@ export function refusal(id: string, reason: string): RowRefusal {
   // The reason may quote the row (a path's segment): shown and logged without its control characters.
   const shown = teammateText(reason, 500);
   return { id, reason: shown, message: `Team catalog row ${id} refused: ${shown}.` };
-}
-
-/** Why `p` is not a safe path inside the shared store, or null when it is (relative, forward slashes, no `..`). */
-export function storagePathProblem(p: string): string | null {
-  if (p.length === 0) return 'the storage path is empty';
-  if (p.length > 1024) return `the storage path is ${p.length} characters long (limit 1024)`;
-  if (p.includes('\0')) return 'the storage path contains a NUL character';
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(p)) return 'the storage path contains a control character';
-  if (p.includes('\\')) return 'the storage path contains a backslash (only forward slashes are allowed)';
-  if (p.startsWith('/')) return 'the storage path is absolute';
-  if (/^[A-Za-z]:/.test(p)) return 'the storage path names a drive';
-  const parts = p.split('/');
-  if (parts.some((s) => s === '..')) return 'the storage path leaves the share (..)';
-  if (parts.some((s) => s === '' || s === '.')) return 'the storage path has an empty or "." segment';
-  return null;
 }
 
 /** Why `value` (parsed JSON) nests deeper than `MAX_JSON_DEPTH`, or null; iterative, so depth itself cannot overflow the stack. */

@@ -9,7 +9,8 @@ import { Readable as NodeReadable, type Readable } from 'node:stream';
 import { sha256File, type LibraryCatalog, type LibraryEntry, type RemoteRasterFile } from '../library';
 import type { Keychain } from '../keychain';
 import { teammateText } from './rows';
-import { copyExclusive, partBeside, publishWithoutReplacing } from './share';
+import { publishWithoutReplacing } from '../shared/files.js';
+import { copyExclusive, partBeside } from './share';
 import type { OwnedMatch, OwnershipQuery, PurchaseClaim, TeamFootprint, TeamRaster, TeamRasterInput, TeamRasterKind, TeamStatus } from './types';
 
 /**

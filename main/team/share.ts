@@ -4,7 +4,7 @@
  *
  * Copies are atomic and checked: the file is streamed to a hidden `.part` beside its final name,
  * fsynced, read back from the share and hashed, and only a copy whose sha256 is the one given is
- * published, by a link that never replaces an existing file (a rename where the share cannot link).
+ * published, by a link that never replaces an existing file (where the share cannot link, an exclusive claim of the name and a rename).
  * A file with the same sha256 already at the name is reused; another file there gets the copy a
  * unique name. Every path the store hands out or accepts is relative, with forward slashes, and
  * resolves inside the share (symbolic links included). All I/O is streamed and asynchronous:
@@ -12,13 +12,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, lstat, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
-import { syncDirectory } from '../shared/atomic-file.js';
-import { storagePathProblem } from './match.js';
+import { publishWithoutReplacing } from '../shared/files.js';
+import { storagePathProblem } from './storage-path.js';
 
 /** Chunk size of the streamed copy and hash: what the store holds in memory per transfer. */
 const CHUNK = 1 << 20;
@@ -49,29 +49,6 @@ export async function copyExclusive(from: string, to: string, signal: AbortSigna
     createWriteStream(to, { flags: 'wx', mode: 0o644, highWaterMark: CHUNK, flush: true }),
     { signal },
   );
-}
-
-/**
- * Publishes `part` as `target` unless something is there: true when published, false when the name is taken. A hard
- * link fails atomically on a taken name (the caller removes `part` afterwards); where the file system has no links,
- * a check and a rename (a file landing in between is the only window).
- */
-export async function publishWithoutReplacing(part: string, target: string): Promise<boolean> {
-  try {
-    await link(part, target);
-    return true;
-  } catch (e) {
-    if (code(e) === 'EEXIST') return false;
-    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EINVAL', 'EMLINK'].includes(code(e) ?? '')) throw e;
-  }
-  try {
-    await lstat(target);
-    return false;
-  } catch (e) {
-    if (code(e) !== 'ENOENT') throw e;
-  }
-  await rename(part, target);
-  return true;
 }
 
 function code(e: unknown): string | undefined {
@@ -272,8 +249,8 @@ export class SharedStore {
       }
       for (;;) {
         const target = path.join(dir, candidate(name, slot.at));
-        if (await publishWithoutReplacing(part, target)) {
-          await syncDirectory(dir).catch(() => undefined); // Some shares cannot fsync a folder; the file itself is synced.
+        // Some shares cannot fsync a folder; the file itself is synced.
+        if (await publishWithoutReplacing(part, target, { folderSyncBestEffort: true })) {
           return relativeOf(real, target);
         }
         // Taken meanwhile (a teammate's copy): the same bytes are reused, others make us move on.

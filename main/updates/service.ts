@@ -1,9 +1,10 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppUpdater, ProgressInfo, UpdateInfo } from 'electron-updater';
 import { AppError } from '../../common/errors.js';
 import { isoNow, systemClock, type Clock } from '../platform/clock.js';
 import { FIXED_BY_POLICY, updateChannels, type UpdateChannel } from '../policy';
+import { writeFileAtomic } from '../shared/files.js';
 import { feedChannelName, resolveUpdateConfig, type UpdateConfig, type UpdateInputs } from './config';
 
 /**
@@ -144,7 +145,7 @@ export class UpdateService {
   async setChannel(channel: UpdateChannel): Promise<UpdateStatus> {
     if (this.config.channelFixed && channel !== this.config.channel) throw new AppError('validation', `The update channel is fixed. ${FIXED_BY_POLICY}`, { fields: { channel: [FIXED_BY_POLICY] } });
     this.userChannel = channel;
-    await writeFile(path.join(this.options.stateDir, 'channel.json'), JSON.stringify({ channel }));
+    await writeFileAtomic(path.join(this.options.stateDir, 'channel.json'), JSON.stringify({ channel }));
     await this.configure();
     if (this.config.enabled) void this.check();
     return this.state();
@@ -168,7 +169,7 @@ export class UpdateService {
       'updaterCacheDirName: swath-updater',
       ...(this.options.publisherNames?.length ? ['publisherName:', ...this.options.publisherNames.map((n) => `  - ${JSON.stringify(n)}`)] : []),
     ];
-    await writeFile(file, `${lines.join('\n')}\n`);
+    await writeFileAtomic(file, `${lines.join('\n')}\n`);
     if (!this.updater) this.attach(await this.options.updater());
     const u = this.updater!;
     u.updateConfigPath = file;

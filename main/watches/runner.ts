@@ -1,5 +1,6 @@
 import { isUtmEpsg } from '../../common/geodesy.js';
 import { isAbortError, throwIfAborted } from '../../common/abort.js';
+import { backoffDelay } from '../../common/backoff.js';
 import { describeCost, type Cost } from '../../common/money.js';
 import type { ServiceClient } from '../api';
 import type { DownloadJob, JobPass } from '../downloads';
@@ -271,8 +272,7 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
         deps.notify({ kind: 'watchAttention', title: `Watch "${w.name}" needs attention`, body: notice, target: { panel: 'watches', watchId: w.id } });
         return w;
       }
-      const ceiling = Math.min(current.everyHours * 3_600_000, RETRY_BASE_MS * 4 ** (failures - 1));
-      const delay = Math.round(ceiling * (0.5 + 0.5 * (deps.random ?? Math.random)()));
+      const delay = backoffDelay(failures, { baseMs: RETRY_BASE_MS, factor: 4, maxMs: current.everyHours * 3_600_000, jitter: 'half' }, deps.random ?? Math.random);
       return save((x) => Object.assign(x, {
         running: false, failures, lastRunAt: iso(), nextRunAt: new Date(now() + delay).toISOString(),
         lastResult: `Attempt ${failures} failed (${failure.message}); retrying at ${new Date(now() + delay).toISOString().slice(11, 16)} UTC.${doneNote}`,

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { channelNames } from '../../preload/contract';
 import { fixturePath, gdalRecord } from '../fixtures/rasters';
 import { LIBRARY_FILE, LibraryCatalog } from '../../main/library';
-import { DATABASE_FILE } from '../../main/shared/database';
+import { DATABASE_FILE, openDatabase } from '../../main/shared/database';
 
 /**
  * Builds the app with electron-vite and boots the built main bundle in plain
@@ -143,6 +143,32 @@ describe('electron-vite build output', () => {
     } finally {
       await worker.terminate();
       await cat.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("builds the database's WAL checkpoint worker as its own entry, which checkpoints swath.db's whole log in a worker thread of the bundle", async () => {
+    const entry = join(outDir, 'main/wal-checkpoint-worker.js');
+    expect(existsSync(entry)).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'swath-checkpoint-bundle-'));
+    const opened = await openDatabase({ dir });
+    opened.db.exec('PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (x); INSERT INTO t VALUES (1), (2), (3)');
+    const worker = new Worker(entry, { workerData: { file: join(dir, DATABASE_FILE) }, execArgv: [] });
+    try {
+      const reply = await new Promise<{ busy: number; log: number; checkpointed: number }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.postMessage('go');
+      });
+      expect(reply.busy).toBe(0);
+      expect(reply.log).toBeGreaterThan(0);
+      expect(reply.checkpointed).toBe(reply.log);
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.postMessage('close');
+      await exited;
+    } finally {
+      await worker.terminate();
+      opened.db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

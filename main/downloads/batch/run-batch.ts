@@ -8,10 +8,10 @@
  * missing ones are fetched again.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isAbortError, throwIfAborted } from '../../../common/abort.js';
-import { syncDirectory } from '../../shared/atomic-file.js';
+import { removeStaleTempFiles, syncDirectory, writeJsonAtomic } from '../../shared/files.js';
 import { pathExists } from '../../shared/file-io.js';
 import { AppError } from '../../../common/errors.js';
 import { publishPartFile } from '../stream-to-file.js';
@@ -141,6 +141,7 @@ async function prepareUnit(unit: Unit, signal: AbortSignal): Promise<void> {
   // A crash mid-transfer or mid-mosaic leaves `.part` files; nothing else in this folder carries that suffix.
   for (const f of await readdir(unit.partsDir)) if (f.endsWith('.part')) await unlink(path.join(unit.partsDir, f));
   const manifestPath = path.join(unit.partsDir, MANIFEST);
+  await removeStaleTempFiles(manifestPath);
   const fp = fingerprint(unit.plan);
   let previous: unknown = null;
   try {
@@ -152,8 +153,7 @@ async function prepareUnit(unit: Unit, signal: AbortSignal): Promise<void> {
     // The folder name carries a short fingerprint; the full one guards against the rare clash.
     for (const f of await readdir(unit.partsDir)) if (PART_FILE.test(f)) await unlink(path.join(unit.partsDir, f));
     const manifest = { version: 1, fingerprint: fp, parts: unit.files.map((f) => path.basename(f)) };
-    await writeFile(`${manifestPath}.tmp`, `${JSON.stringify(manifest, null, 2)}\n`);
-    await rename(`${manifestPath}.tmp`, manifestPath);
+    await writeJsonAtomic(manifestPath, manifest);
     return;
   }
   // Same plan as before: a part file that exists was published atomically, but check it still reads.

@@ -7,10 +7,9 @@
  * Sources are ComplexSources with NODATA, so a warped part's empty corners never hide a neighbour.
  * All paths are relative, so the folder can be moved as a whole.
  */
-import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { throwIfAborted } from '../../../common/abort.js';
-import { syncDirectory } from '../../shared/atomic-file.js';
+import { writeFileAtomic } from '../../shared/files.js';
 import { projectionFor } from './geo.js';
 import { mergeDatasetItems, type PartRaster } from './raster-info.js';
 
@@ -55,22 +54,6 @@ function relative(fromFile: string, to: string): string {
 
 function gdalType(r: PartRaster): string {
   return r.dataType === 'INT16' ? 'Int16' : 'Byte';
-}
-
-async function writeTextAtomic(file: string, text: string): Promise<void> {
-  const part = `${file}.part`;
-  const fh = await open(part, 'w', 0o644);
-  try {
-    await fh.writeFile(text, 'utf8');
-    await fh.sync();
-  } catch (e) {
-    await fh.close().catch(() => undefined);
-    await unlink(part).catch(() => undefined);
-    throw e;
-  }
-  await fh.close();
-  await rename(part, file);
-  await syncDirectory(path.dirname(file));
 }
 
 interface Footprint {
@@ -178,7 +161,7 @@ export async function writeVrt(sources: readonly VrtSource[], vrtFile: string, o
     const r1 = Math.ceil((ay - b.minY) / ps);
     const gt = [ax + c0 * ps, ps, 0, ay - r0 * ps, 0, -ps];
     const helper = r.file.replace(/\.tiff?$/i, '') + '.warped.vrt';
-    await writeTextAtomic(helper, warpedVrtXml(r, relative(helper, r.file), epsg, gt, c1 - c0, r1 - r0));
+    await writeFileAtomic(helper, warpedVrtXml(r, relative(helper, r.file), epsg, gt, c1 - c0, r1 - r0), { mode: 0o644 });
     warped.push(helper);
     prints.push({ file: helper, raster: r, indices, srcWidth: c1 - c0, srcHeight: r1 - r0, x: c0, y: r0, w: c1 - c0, h: r1 - r0 });
   }
@@ -228,6 +211,6 @@ export async function writeVrt(sources: readonly VrtSource[], vrtFile: string, o
     lines.push('  </VRTRasterBand>');
   }
   lines.push('</VRTDataset>', '');
-  await writeTextAtomic(vrtFile, lines.join('\n'));
+  await writeFileAtomic(vrtFile, lines.join('\n'), { mode: 0o644 });
   return { path: vrtFile, width, height, bands: bandCount, epsg, pixelSize: ps, warped };
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api/errors.js';
-import { backoffDelay, parseRetryAfter, withRetry } from '../../../main/api/retry.js';
+import { parseRetryAfter, withRetry } from '../../../main/api/retry.js';
 import { UNCOVERED_AOI } from '../simulator/helpers.js';
 import { makeClient, sendEnvelope, startScriptServer, type ScriptServer, type TestClient } from './helpers.js';
 
@@ -17,18 +17,6 @@ describe('Retry-After and backoff', () => {
     expect(parseRetryAfter('Sun, 22 Nov 2026 11:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeNull();
     expect(parseRetryAfter(null, now)).toBeNull();
-  });
-
-  it('uses full jitter: uniform in [0, min(cap, base * 2^(n-1)))', () => {
-    const p = { baseDelayMs: 100, maxDelayMs: 1000 };
-    expect(backoffDelay(1, { ...p, random: () => 0 }, null)).toBe(0);
-    expect(backoffDelay(1, { ...p, random: () => 0.999 }, null)).toBe(99);
-    expect(backoffDelay(3, { ...p, random: () => 0.999 }, null)).toBe(399);
-    // Capped at maxDelayMs however many attempts.
-    expect(backoffDelay(12, { ...p, random: () => 0.999 }, null)).toBe(999);
-    // Retry-After is a floor, plus at most one base delay of jitter.
-    expect(backoffDelay(1, { ...p, random: () => 0 }, 2000)).toBe(2000);
-    expect(backoffDelay(1, { ...p, random: () => 0.999 }, 2000)).toBe(2099);
   });
 
   it('stops at maxAttempts and at the total time budget, and never retries other kinds', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,34 @@ beforeEach(() => {
 });
 
 const version = (db: DatabaseSync) => (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+
+describe('the schema steps', () => {
+  // Each released step as it shipped: its number (its place here), its name and a sha256 of its name and SQL.
+  // A database of any earlier version upgrades by the same SQL only while these hold; a change is a new step.
+  const RELEASED = [
+    ['library catalog', 'f8c32330da67d408eb576c0ae27e964e8b4a71155343315a83ae9a31afdf24fb'],
+    ['team registration outbox', '3dd07b727b687e1c64c74c8d2f187783c032132d6b5ebe3ddc1e8a2273e4d5b5'],
+    ['download jobs', '9c0c80064e11f50754f29edb5b368328e2f98e6a2624b4264d3eca7246cd181c'],
+    ['watches', 'dff44975daa9d88dcbac1e50fd31936ceb828ea651656341b84ff37db46f95dc'],
+    ['spend ledger', '854921537bf4cb22f519c268a1eee4a5e19295056976612388bf81da3f9d5631'],
+    ['library list indexes', 'ec2a1996590ce522a2271dab82aa953cb354d81b7262f99838e8e52c2a75cb19'],
+    ['spend per account', 'f1ba61cdd218eaa22ce0ed4514f4df32aaf625cf58cca1298ffe8164d0b4a4a8'],
+    ['library request keys', 'cbce534aa049dc0e6c2312edc45a72e806b7ebcb38daf0df19b4f376076e5a5a'],
+  ];
+  const fingerprint = (m: Migration) => createHash('sha256').update(m.name).update('\0').update(m.sql).digest('hex');
+
+  it('keeps every released step, in its place, with the SQL it shipped with', () => {
+    expect(MIGRATIONS.slice(0, RELEASED.length).map((m) => [m.name, fingerprint(m)])).toEqual(RELEASED);
+  });
+
+  it("comes from the features' own files, one step per file", async () => {
+    const library = await import('../../../main/library/schema/library-request-keys.js');
+    const spend = await import('../../../main/spend/schema/spend-per-account.js');
+    expect(MIGRATIONS[7]).toBe(library.libraryRequestKeys);
+    expect(MIGRATIONS[6]).toBe(spend.spendPerAccount);
+    expect(new Set(MIGRATIONS).size).toBe(MIGRATIONS.length);
+  });
+});
 
 describe('openDatabase', () => {
   it('creates swath.db in WAL mode with every schema step, and opens it again as it is', async () => {

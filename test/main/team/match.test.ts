@@ -6,11 +6,11 @@ import {
   differencesInWords,
   ownershipQueryFor,
   purchaseKey,
-  storagePathProblem,
   suggestedStoragePath,
   teamRasterInputFor,
   utcDayOf,
 } from '../../../main/team/match.js';
+import { storagePathProblem } from '../../../main/team/storage-path.js';
 import type { OwnershipQuery, TeamRasterInput } from '../../../main/team/types.js';
 import { BERLIN, GUID, composite, entry } from './fixtures.js';
 

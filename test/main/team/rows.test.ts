@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { policyProblems, policySchema } from '../../../main/policy/schema.js';
 import { connectionConfig } from '../../../main/team/connection.js';
 import { migrateCommand } from '../../../scripts/team-migrate.js';
-import { MAX_JSON_BYTES, parseInput, parseRow, storagePathProblem } from '../../../main/team/rows.js';
+import { MAX_JSON_BYTES, parseInput, parseRow } from '../../../main/team/rows.js';
 import type { TeamRasterInput } from '../../../main/team/types.js';
 
 const good: TeamRasterInput = {
@@ -12,28 +12,32 @@ const good: TeamRasterInput = {
   storagePath: '2026/10/03/a.tif', acquiredBy: 'A. Analyst', acquiredAt: '2026-10-03T09:00:00.000Z', costEur: 1, request: null, stac: null,
 };
 
-describe('paths inside the shared store', () => {
+describe('paths inside the shared store, as a registration and a row read them', () => {
+  const row = (storagePath: string) => parseRow({ ...good, storagePath, id: '7', registeredAt: '2026-10-03T09:00:01.000Z', too_big: null, footprint: JSON.stringify(good.footprint) });
+
   it('takes relative paths with forward slashes', () => {
-    expect(storagePathProblem('a.tif')).toBeNull();
-    expect(storagePathProblem('2026/10/03/composite..v2.tif')).toBeNull();
+    for (const p of ['a.tif', '2026/10/03/composite..v2.tif']) {
+      expect(parseInput({ ...good, storagePath: p }).storagePath).toBe(p);
+      expect('raster' in row(p)).toBe(true);
+    }
   });
 
+  // The store's own rule (storage-path.ts), so a row the store would refuse to open is refused when read.
   it.each([
-    ['', 'the storage path is empty'],
-    ['../x.tif', 'the storage path leaves the share (..)'],
-    ['a/../../x.tif', 'the storage path leaves the share (..)'],
-    ['/etc/passwd', 'the storage path is absolute'],
-    ['C:/Windows/x.tif', 'the storage path names a drive'],
-    ['c:x.tif', 'the storage path names a drive'],
-    ['a\\b.tif', 'the storage path contains a backslash (only forward slashes are allowed)'],
-    ['a\0b.tif', 'the storage path contains a NUL character'],
-    ['a\nb.tif', 'the storage path contains a control character'],
-    ['a//b.tif', 'the storage path has an empty or "." segment'],
-    ['./a.tif', 'the storage path has an empty or "." segment'],
-    ['a/', 'the storage path has an empty or "." segment'],
-    ['x'.repeat(1025), 'the storage path is 1025 characters long (limit 1024)'],
+    ['', 'it is empty'],
+    ['../x.tif', 'it climbs out with ".."'],
+    ['/etc/passwd', 'it is absolute'],
+    ['C:/Windows/x.tif', 'it starts with a drive letter'],
+    ['a\\b.tif', 'it contains a backslash (storage paths use forward slashes)'],
+    ['a\nb.tif', 'it contains a NUL or control character'],
+    ['a//b.tif', 'it has an empty or "." segment'],
+    ['x'.repeat(1025), 'it is longer than 1024 characters'],
+    ['a/b?.tif', 'its segment "b?.tif" has a character Windows refuses in names (: * ? " < > |)'],
+    ['a/NUL.tif', 'its segment "NUL.tif" is a device name on Windows'],
+    ['a./b.tif', 'its segment "a." ends with a dot or a space'],
   ])('refuses %j: %s', (p, reason) => {
-    expect(storagePathProblem(p)).toBe(reason);
+    expect(() => parseInput({ ...good, storagePath: p })).toThrow(`storagePath: ${reason}`);
+    expect(row(p)).toEqual({ refused: expect.objectContaining({ id: '7', reason: expect.stringContaining(`storagePath: ${reason}`) }) });
   });
 });
 
@@ -50,7 +54,7 @@ describe('what a registration may carry', () => {
     const ring = Array.from({ length: 10_001 }, (_, i) => [i / 1e4, 0]);
     expect(() => parseInput({ ...good, footprint: { type: 'Polygon', coordinates: [ring] } })).toThrow('footprint: has 10001 vertices (limit 10000)');
     expect(() => parseInput({ ...good, date: '2026-02-30' })).toThrow('date: is not a calendar date');
-    expect(() => parseInput({ ...good, storagePath: 'a\0b' })).toThrow('storagePath: the storage path contains a NUL character');
+    expect(() => parseInput({ ...good, storagePath: 'a\0b' })).toThrow('storagePath: it contains a NUL or control character');
   });
 });
 
