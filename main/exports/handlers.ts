@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { HandlerTable } from '../ipc';
 import { AppError } from '../../common/errors.js';
 import type { LibraryCatalog, LibraryEntry } from '../library';
 import { systemClock, type Clock } from '../platform/clock';
 import type { SettingsPort } from '../platform/settings';
-import { writeFileAtomic } from '../shared/atomic-file.js';
+import { publishWithoutReplacing, writeFileAtomic } from '../shared/files.js';
 import { writeFeatureCollection } from './geojson.js';
 import { writeStacCatalog } from './stac.js';
 
@@ -49,23 +50,6 @@ function unused(file: string): string {
   for (let n = 2; existsSync(candidate); n++) candidate = unusedAfter(file, n);
   return candidate;
 }
-
-/**
- * Writes `data` as a new file: the exclusive create fails when `file` is there (EEXIST), so no
- * earlier file is ever written over, even by a file made between a check and the write.
- */
-async function writeNewFile(file: string, data: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const handle = await open(file, 'wx', 0o644);
-  try {
-    await handle.writeFile(data, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-const exists = (e: unknown) => (e as NodeJS.ErrnoException).code === 'EEXIST';
 
 /** The export channels, as main services: `export:stac`, `export:geojson` and `export:csv`. */
 export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:stac' | 'export:geojson' | 'export:csv'> {
@@ -117,16 +101,18 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
         await writeFileAtomic(file, csv);
         return { cancelled: false, file, exists: false };
       }
-      // Refuse or rename: never over a file that is there, whoever made it and when.
-      for (let candidate = file, n = 2; ; candidate = unusedAfter(file, n++)) {
-        try {
-          await writeNewFile(candidate, csv);
-          return { cancelled: false, file: candidate, exists: false };
-        } catch (e) {
-          if (!exists(e)) throw e;
+      // Refuse or rename: never over a file that is there, whoever made it and when (published by a link, which fails on a taken name).
+      await mkdir(path.dirname(file), { recursive: true });
+      const part = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.part`);
+      await writeFileAtomic(part, csv, { mode: 0o644 });
+      try {
+        for (let candidate = file, n = 2; ; candidate = unusedAfter(file, n++)) {
+          if (await publishWithoutReplacing(part, candidate)) return { cancelled: false, file: candidate, exists: false };
           if (onExisting === 'refuse') return { cancelled: false, file: candidate, exists: true };
           if (n > 10_000) throw new AppError('validation', `Too many files named ${path.basename(file)} in ${path.dirname(file)}.`);
         }
+      } finally {
+        await rm(part, { force: true });
       }
     },
   };
