@@ -49,7 +49,7 @@ export interface SpendGuardDeps {
 export interface ClearOptions {
   /** Ask the analyst now (main's dialog); false: refuse, the caller asks later (a watch pauses). */
   ask: boolean;
-  /** The analyst already agreed for this month (a watch resumed past its cap): a known cost past the budget goes ahead; an unknown one never, and the policy ceiling always applies. */
+  /** The analyst already agreed for this month (a watch resumed past its cap): a known cost past the budget goes ahead; an unknown one never, nor any while the policy's budget cannot be honoured, and the policy ceiling always applies. */
   agreed?: boolean;
 }
 
@@ -180,8 +180,9 @@ export class SpendGuard {
       throw new SpendRefusedError(v, `${what} was not done: ${v.reason}${why}`);
     };
     if (v.decision === 'refused') refuse('');
-    // A month's consent covers going past a known limit by a known amount, never an amount nobody knows.
-    if (v.decision === 'confirm' && !(options.agreed && v.costKnown)) {
+    // A month's consent covers going past a known limit by a known amount, never an amount nobody
+    // knows, nor a policy Swath cannot honour (the consent never reached past the organisation's ceiling).
+    if (v.decision === 'confirm' && !(options.agreed && v.costKnown && !this.deps.policyProblem)) {
       if (!options.ask) refuse(v.costKnown ? ' Resume it and confirm to go on.' : ' Download it yourself to confirm its cost.');
       if (!this.deps.confirm) refuse(" Going on needs your confirmation in Swath's own dialog, which this window does not have; raise the budget in the desktop app instead.");
       const agreed = await this.deps.confirm!({
