@@ -102,6 +102,20 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
     return { held, toBuy };
   }
 
+  /**
+   * Refuses a purchase a queued or running job of the queue is making already (a series: on any of
+   * its dates). Synchronous: called right before the job is queued, nothing can be queued between.
+   */
+  function refuseIdenticalActive(d: DownloadToEstimate): void {
+    const requests = d.batch?.type === 'series' ? (d.batch.dates ?? []).map((date) => ({ ...d.request, Date: date })) : [d.request];
+    for (const request of requests) {
+      const active = identicalActiveJob(queue, d.kind, request);
+      if (!active) continue;
+      const message = `This is being downloaded now (download ${active.id}, ${active.state}), from an identical request; it goes into your library when done. Wait for it, or choose “Buy anyway” to download it twice.`;
+      throw new AppError('validation', message, { fields: { buyAnyway: [message] } });
+    }
+  }
+
   /** The request planned against the account's limits; a plan problem names the field at fault. */
   async function planFor(request: Record<string, unknown>, signal: AbortSignal) {
     const c = await client(signal);
@@ -123,11 +137,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const held = await inLibrary(d.kind, d.request);
       if (held) throw new LibraryRefusal(held);
       // Not in the library yet, but on its way there: a job of the queue buys it now.
-      const active = identicalActiveJob(queue, d.kind, d.request);
-      if (active) {
-        const message = `This is being downloaded now (download ${active.id}, ${active.state}), from an identical request; it goes into your library when done. Wait for it, or choose “Buy anyway” to download it twice.`;
-        throw new AppError('validation', message, { fields: { buyAnyway: [message] } });
-      }
+      refuseIdenticalActive(d);
     }
     const purchase = d.batch?.type === 'series' || !team ? null : await team.beforePurchase(d.kind, d.request, buyAnyway, signal);
     let pass;
@@ -136,6 +146,9 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const cost = await estimator.downloadCost(await client(signal), await profileId(), d, signal);
       pass = await guard.clear(cost, what, signal, { ask: true });
       try {
+        // Looked at again with nothing awaited before the job is in the queue: an identical purchase
+        // queued while this one was estimated or confirmed is not bought a second time.
+        if (!buyAnyway) refuseIdenticalActive(d);
         job = await queueIt(pass.stored);
       } catch (error) {
         pass.release();

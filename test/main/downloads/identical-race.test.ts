@@ -1,0 +1,121 @@
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { watchRequest } from '../../../main/watches';
+import { billedDownloads } from './helpers';
+import { startTestApp, type TestApp } from '../watches/app-helpers';
+
+// Never twice for one date from this machine's own queue: a download identical to one on its way
+// (queued, running, or between its check and the queue) is not bought again, against the app's
+// embedded simulator over loopback HTTP behind a front that can hold chosen POSTs.
+
+const SMALL = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';
+const ESTIMATE = '/api/satelliteimages/process/composite/estimate';
+
+let t: TestApp | null = null;
+afterEach(async () => {
+  await t?.close();
+  t = null;
+});
+
+/** A front that forwards everything, except that POSTs to a path in `hold` wait until {@link release} (forwarded then) or {@link drop} (cut off). */
+function holdingFront() {
+  const held: { forward(): void; res: ServerResponse }[] = [];
+  const front = {
+    hold: new Set<string>(),
+    get held() {
+      return held.length;
+    },
+    release() {
+      front.hold.clear();
+      for (const h of held.splice(0)) h.forward();
+    },
+    drop() {
+      front.hold.clear();
+      for (const h of held.splice(0)) h.res.destroy();
+    },
+    start: async (simUrl: string) => {
+      const target = new URL(simUrl);
+      const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const forward = () => {
+            const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer: IncomingMessage) => {
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(res);
+            });
+            up.on('error', () => res.destroy());
+            up.end(Buffer.concat(chunks));
+          };
+          if (req.method === 'POST' && front.hold.has(req.url ?? '')) held.push({ forward, res });
+          else forward();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+      };
+    },
+  };
+  return front;
+}
+
+function composite(t: TestApp, date: string): Record<string, unknown> {
+  const o = t.demoOrder(false);
+  return {
+    ...watchRequest({
+      area: { Wkt: SMALL }, model: o.model, constellations: o.constellations,
+      settings: { EpsgProjection: 32633, Bandnames: 'B4,B8', DataType: 'INT16', Resolution: 80, PixelSelectionMode: 'intersect' },
+    } as never, date),
+  };
+}
+
+async function imageDates(t: TestApp): Promise<string[]> {
+  const o = t.demoOrder(false);
+  const r = await t.call('imagery:search', { request: { Wkt: SMALL, From: o.from, Until: o.to, Model: o.model, SatelliteConstellations: o.constellations } });
+  return [...new Set<string>(r.data.ModelImageDates.flatMap((g: any) => g.DatesByGeog.flatMap((d: any) => d.Dates)))].map((d) => d.slice(0, 10)).sort();
+}
+
+async function settledJobs(t: TestApp, ids: string[]): Promise<Map<string, any>> {
+  let all = new Map<string, any>();
+  await expect.poll(async () => {
+    all = new Map((await t.call('downloads:list')).jobs.map((j: any) => [j.id, j]));
+    return ids.every((id) => ['done', 'failed', 'cancelled'].includes(all.get(id)?.state));
+  }, { timeout: 90_000, interval: 100 }).toBe(true);
+  return all;
+}
+
+describe('an identical download on its way is not bought again', () => {
+  it('two identical downloads asked at once: one is bought, the other refused naming it (both passed the first look before either was queued)', async () => {
+    const front = holdingFront();
+    t = await startTestApp({ front: front.start });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const date = (await imageDates(t)).at(-1)!;
+    await t.call('spend:get', {});
+    const billed = billedDownloads(t.sim);
+    // One date, written two ways (a day and its midnight): one identical request, two estimates.
+    const a = composite(t, date);
+    const b = { ...composite(t, date), Date: `${date}T00:00:00Z` };
+    front.hold.add(ESTIMATE);
+    const first = t.call('downloads:enqueue', { kind: 'composite', request: a }).then((j) => ({ ok: j }), (e) => ({ error: e }));
+    const second = t.call('downloads:enqueue', { kind: 'composite', request: b }).then((j) => ({ ok: j }), (e) => ({ error: e }));
+    // Both are past their look at the library and the queue, estimating.
+    await expect.poll(() => front.held, { timeout: 30_000, interval: 20 }).toBe(2);
+    front.release();
+    const answers = await Promise.all([first, second]);
+    const queued = answers.filter((x): x is { ok: any } => 'ok' in x).map((x) => x.ok);
+    const refused = answers.filter((x): x is { error: any } => 'error' in x).map((x) => x.error);
+    expect(queued).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ kind: 'validation', message: expect.stringContaining(`download ${queued[0].id}`) });
+    expect(refused[0].fields?.buyAnyway).toBeDefined();
+    const jobs = await settledJobs(t, [queued[0].id]);
+    expect(jobs.get(queued[0].id).state).toBe('done');
+    expect(billedDownloads(t.sim) - billed).toBe(1);
+  }, 120_000);
+});
