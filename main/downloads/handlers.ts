@@ -90,16 +90,18 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
 
   const inLibrary = (kind: DownloadToEstimate['kind'], request: Record<string, unknown>) => identicalInLibrary(library, kind, request);
 
-  /** A series' dates split into those the library holds identically and those left to buy. */
-  async function seriesInLibrary(request: Record<string, unknown>, dates: readonly string[]): Promise<{ held: LibraryCopy[]; toBuy: string[] }> {
+  /** A series' dates split into those the library holds identically, those a job of the queue is buying now, and those left to buy. */
+  async function seriesInLibrary(request: Record<string, unknown>, dates: readonly string[]): Promise<{ held: LibraryCopy[]; coming: string[]; toBuy: string[] }> {
     const held: LibraryCopy[] = [];
+    const coming: string[] = [];
     const toBuy: string[] = [];
     for (const date of dates) {
       const copy = await inLibrary('composite', { ...request, Date: date });
       if (copy) held.push({ ...copy, date });
+      else if (identicalActiveJob(queue, 'composite', { ...request, Date: date })) coming.push(date);
       else toBuy.push(date);
     }
-    return { held, toBuy };
+    return { held, coming, toBuy };
   }
 
   /**
@@ -206,7 +208,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const { plan, limits } = await planFor(request, signal);
       const dates = series ? await seriesDates(request, series.from, series.until, signal) : null;
       // A series estimates only the dates it would buy: the ones the library holds identically are not downloaded again.
-      const split = dates ? await seriesInLibrary(request, dates) : { held: [], toBuy: [] };
+      const split = dates ? await seriesInLibrary(request, dates) : { held: [], coming: [], toBuy: [] };
       const held = dates ? split.held : [await inLibrary('composite', request)].filter((c): c is LibraryCopy => c !== null);
       const plans = dates ? split.toBuy.map((d) => withDate(plan, d)) : [plan];
       const pid = await profileId();
@@ -232,9 +234,11 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const listed = await seriesDates(request, from, until, signal);
       if (listed.length === 0) throw new AppError('validation', 'No dates with imagery in this period.', { fields: { From: ['No dates with imagery between From and Until for this area.'] } });
       // Dates whose identical composite is in the library are not bought again.
-      const { held, toBuy: dates } = await seriesInLibrary(request, listed);
+      // Dates whose identical composite a job of the queue is buying now are not bought twice either.
+      const { held, coming, toBuy: dates } = await seriesInLibrary(request, listed);
       if (dates.length === 0) {
-        const message = `Every date of this series (${held.length}) is already in your library from an identical request: nothing to buy.`;
+        const where = [held.length ? `${held.length} already in your library` : '', coming.length ? `${coming.length} being downloaded now` : ''].filter(Boolean).join(', ');
+        const message = `Every date of this series (${where}) is from an identical request: nothing to buy.`;
         throw new AppError('validation', message, { fields: { From: [message] } });
       }
       const batch = { type: 'series' as const, limits, dates, parts: plan.parts.length };

@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../watches/app-helpers';
 // embedded simulator over loopback HTTP behind a front that can hold chosen POSTs.
 
 const SMALL = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';
+const COMPOSITE = '/api/satelliteimages/process/composite';
 const ESTIMATE = '/api/satelliteimages/process/composite/estimate';
 
 let t: TestApp | null = null;
@@ -117,5 +118,30 @@ describe('an identical download on its way is not bought again', () => {
     const jobs = await settledJobs(t, [queued[0].id]);
     expect(jobs.get(queued[0].id).state).toBe('done');
     expect(billedDownloads(t.sim) - billed).toBe(1);
+  }, 120_000);
+
+  it('a time series leaves out a date that a queued or running download of the identical request is buying', async () => {
+    const front = holdingFront();
+    t = await startTestApp({ front: front.start });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const dates = await imageDates(t);
+    expect(dates.length).toBeGreaterThan(2);
+    const [before, last] = dates.slice(-2) as [string, string];
+    // The last date's download is with the service (held by the front, never forwarded: never charged).
+    front.hold.add(COMPOSITE);
+    const single = await t.call('downloads:enqueue', { kind: 'composite', request: composite(t, last) });
+    await expect.poll(() => front.held, { timeout: 30_000, interval: 20 }).toBe(1);
+    const { Date: _date, ...series } = composite(t, last);
+    const plan = await t.call('downloads:plan', { request: { ...series, Date: before }, series: { from: before, until: last } });
+    expect(plan.dates).toEqual([before, last]);
+    expect(plan.estimate.requests).toBe(1);
+    const job = await t.call('downloads:enqueue-series', { request: series, from: before, until: last });
+    expect(job.batch.dates).toEqual([before]);
+    // Only that date left to buy, and it is on its way: nothing to buy.
+    await expect(t.call('downloads:enqueue-series', { request: series, from: last, until: last })).rejects.toMatchObject({
+      kind: 'validation', message: expect.stringContaining('being downloaded now'),
+    });
+    front.drop();
+    await settledJobs(t, [single.id, job.id]);
   }, 120_000);
 });
