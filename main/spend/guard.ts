@@ -80,7 +80,7 @@ export interface SpendPass {
   readonly stored: JobPass;
   /** Writes the cost to the ledger (the service charged it) and ends the reservation. */
   spent(): Promise<void>;
-  /** Ends the reservation without recording (nothing was charged). */
+  /** Ends the reservation without recording (nothing was charged); nothing while a download job is sent under it (the job's end ends it). */
   release(): void;
 }
 
@@ -107,6 +107,8 @@ export class SpendGuard {
   /** What passes allow and have not ended, per account. */
   private readonly reserved = new Map<string, number>();
   private readonly jobs = new Map<string, SpendPass>();
+  /** Passes a job is being sent under: only the job's charge or end ends them, not the caller's release (a watch run that stopped while the job was with the service). */
+  private readonly sending = new WeakSet<SpendPass>();
   /** Passes of this run not yet ended, by their stored id: a job queued with one is sent under it. */
   private readonly open = new Map<string, SpendPass>();
   private chain: Promise<unknown> = Promise.resolve();
@@ -220,6 +222,7 @@ export class SpendGuard {
         this.deps.changed?.();
       },
       release: () => {
+        if (this.sending.has(pass)) return;
         // Whether the service charged anything (a lost answer), its billing says: read it again next time.
         if (!end()) return;
         this.deps.store.forgetSummary(account);
@@ -246,7 +249,10 @@ export class SpendGuard {
   holdForJob(jobId: string, pass: SpendPass): void {
     const held = this.jobs.get(jobId);
     if (held === pass) return;
-    held?.release();
+    if (held) {
+      this.sending.delete(held);
+      held.release();
+    }
     this.jobs.set(jobId, pass);
   }
 
@@ -270,6 +276,7 @@ export class SpendGuard {
     const held = this.jobs.get(job.id) ?? (stored ? this.open.get(stored.id) : undefined);
     if (held && this.open.has(held.stored.id)) {
       this.jobs.set(job.id, held);
+      this.sending.add(held);
       return held.stored;
     }
     const cost: Cost = stored && stored.costEur !== null ? { state: 'known', eur: stored.costEur } : { state: 'unknown', reason: stored ? 'its cost was not known when it was queued' : 'it was queued by an earlier version, without a stored estimate' };
@@ -283,6 +290,7 @@ export class SpendGuard {
       throw new AppError('validation', `${what} was not sent: the active profile changed while it was being cleared. Retry it.`);
     }
     this.jobs.set(job.id, pass);
+    this.sending.add(pass);
     return pass.stored;
   }
 
@@ -308,6 +316,7 @@ export class SpendGuard {
     const pass = this.jobs.get(job.id);
     if (!pass || !['done', 'failed', 'cancelled'].includes(job.state)) return;
     this.jobs.delete(job.id);
+    this.sending.delete(pass);
     if (job.state === 'done') void pass.spent().catch(() => undefined);
     else pass.release();
   }
