@@ -71,6 +71,8 @@ export interface JobPass {
 export interface PassedJob {
   id: string;
   pass?: JobPass;
+  /** Attempts (or batch parts) the service charged under that pass. */
+  charged?: number;
 }
 
 /** An allowed spend: counts as spent until it is recorded (it was spent) or released (it was not). */
@@ -263,7 +265,9 @@ export class SpendGuard {
    * can be shown at start); what needs consent or is refused fails the job with the reason, and the
    * analyst's Retry asks. Decided again rather than recorded: nothing was charged for it yet (a job
    * whose POST was out fails at start instead, see the queue), and the month, the budget and the
-   * policy it was cleared against may have changed since. A job whose profile is no longer the active
+   * policy it was cleared against may have changed since; a batch one of whose parts was charged
+   * then had its whole estimate recorded with that part, so it is decided at 0 EUR (nothing is
+   * written again). A job whose profile is no longer the active
    * one is refused with that reason (it is never charged to another profile).
    */
   async clearJob(job: PassedJob, signal: AbortSignal): Promise<JobPass> {
@@ -279,7 +283,9 @@ export class SpendGuard {
       this.sending.add(held);
       return held.stored;
     }
-    const cost: Cost = stored && stored.costEur !== null ? { state: 'known', eur: stored.costEur } : { state: 'unknown', reason: stored ? 'its cost was not known when it was queued' : 'it was queued by an earlier version, without a stored estimate' };
+    // A batch whose first charged part wrote the whole job's estimate to the ledger then: the rest is in that line.
+    const recorded = stored && stored.costEur !== null && (job.charged ?? 0) > 0;
+    const cost: Cost = recorded ? { state: 'known', eur: 0 } : stored && stored.costEur !== null ? { state: 'known', eur: stored.costEur } : { state: 'unknown', reason: stored ? 'its cost was not known when it was queued' : 'it was queued by an earlier version, without a stored estimate' };
     const again = `${what} (queued in an earlier run)`;
     const pass = await this.clear(cost, again, signal, { ask: false }).catch((e: unknown) => {
       if (!(e instanceof SpendRefusedError)) throw e;
