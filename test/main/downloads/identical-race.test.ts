@@ -1,9 +1,9 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { watchRequest } from '../../../main/watches';
+import { watchRequest, type Watch } from '../../../main/watches';
 import { billedDownloads } from './helpers';
-import { startTestApp, type TestApp } from '../watches/app-helpers';
+import { settled, startTestApp, type TestApp } from '../watches/app-helpers';
 
 // Never twice for one date from this machine's own queue: a download identical to one on its way
 // (queued, running, or between its check and the queue) is not bought again, against the app's
@@ -21,7 +21,7 @@ afterEach(async () => {
 
 /** A front that forwards everything, except that POSTs to a path in `hold` wait until {@link release} (forwarded then) or {@link drop} (cut off). */
 function holdingFront() {
-  const held: { forward(): void; res: ServerResponse }[] = [];
+  const held: { forward(): void; res: ServerResponse; body: string }[] = [];
   const front = {
     hold: new Set<string>(),
     get held() {
@@ -30,6 +30,13 @@ function holdingFront() {
     release() {
       front.hold.clear();
       for (const h of held.splice(0)) h.forward();
+    },
+    /** Forwards the held POSTs whose body contains `text` (the rest stay held). */
+    releaseWith(text: string) {
+      for (const h of held.filter((x) => x.body.includes(text))) {
+        held.splice(held.indexOf(h), 1);
+        h.forward();
+      }
     },
     drop() {
       front.hold.clear();
@@ -49,7 +56,7 @@ function holdingFront() {
             up.on('error', () => res.destroy());
             up.end(Buffer.concat(chunks));
           };
-          if (req.method === 'POST' && front.hold.has(req.url ?? '')) held.push({ forward, res });
+          if (req.method === 'POST' && front.hold.has(req.url ?? '')) held.push({ forward, res, body: Buffer.concat(chunks).toString() });
           else forward();
         });
       });
@@ -143,5 +150,37 @@ describe('an identical download on its way is not bought again', () => {
     });
     front.drop();
     await settledJobs(t, [single.id, job.id]);
+  }, 120_000);
+
+  it('a watch leaves a date to its next run when the analyst queued an identical download while the watch was estimating it', async () => {
+    const front = holdingFront();
+    t = await startTestApp({ front: front.start });
+    t.demoOrder(false).downloadsUsed = 1000;
+    const o = t.demoOrder(false);
+    const last = (await imageDates(t)).at(-1)!;
+    await t.call('spend:get', {});
+    const billed = billedDownloads(t.sim);
+    front.hold.add(ESTIMATE);
+    const w0 = await t.call<Watch>('watches:create', {
+      name: 'Race', source: { kind: 'aoi' as const, orderId: null, recurring: null }, area: { Wkt: SMALL },
+      model: o.model, constellations: o.constellations, from: last, to: last,
+      settings: { EpsgProjection: 32633, Bandnames: 'B4,B8', DataType: 'INT16' as const, Resolution: 80, PixelSelectionMode: 'intersect' as const },
+      capEur: null, everyHours: 6,
+    });
+    // The watch looked at the library and the queue and is estimating the date.
+    await expect.poll(() => front.held, { timeout: 30_000, interval: 20 }).toBe(1);
+    // The analyst downloads the same date (written as its midnight: an estimate of its own) and it is queued first.
+    const mine = t.call('downloads:enqueue', { kind: 'composite', request: { ...composite(t, last), Date: `${last}T00:00:00Z` } });
+    await expect.poll(() => front.held, { timeout: 30_000, interval: 20 }).toBe(2);
+    front.releaseWith('T00:00:00Z');
+    const job = await mine;
+    front.release();
+    const w1 = await settled(t, w0.id);
+    expect(w1.dates).toEqual([]);
+    expect(w1.lastResult).toContain(`Being downloaded now by an identical download (${last})`);
+    const jobs = await settledJobs(t, [job.id]);
+    expect(jobs.get(job.id).state).toBe('done');
+    expect((await t.call('downloads:list')).jobs).toHaveLength(1);
+    expect(billedDownloads(t.sim) - billed).toBe(1);
   }, 120_000);
 });
