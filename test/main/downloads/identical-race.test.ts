@@ -1,8 +1,7 @@
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchRequest, type Watch } from '../../../main/watches';
-import { billedDownloads } from './helpers';
+import { billedDownloads, startFront } from './helpers';
 import { settled, startTestApp, type TestApp } from '../watches/app-helpers';
 
 // Never twice for one date from this machine's own queue: a download identical to one on its way
@@ -42,33 +41,10 @@ function holdingFront() {
       front.hold.clear();
       for (const h of held.splice(0)) h.res.destroy();
     },
-    start: async (simUrl: string) => {
-      const target = new URL(simUrl);
-      const server = createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          const forward = () => {
-            const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer: IncomingMessage) => {
-              res.writeHead(answer.statusCode ?? 502, answer.headers);
-              answer.pipe(res);
-            });
-            up.on('error', () => res.destroy());
-            up.end(Buffer.concat(chunks));
-          };
-          if (req.method === 'POST' && front.hold.has(req.url ?? '')) held.push({ forward, res, body: Buffer.concat(chunks).toString() });
-          else forward();
-        });
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        close: () => new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-      };
-    },
+    start: (simUrl: string) => startFront(simUrl, (req, body, res, forward) => {
+      if (req.method === 'POST' && front.hold.has(req.url ?? '')) held.push({ forward, res, body: body.toString() });
+      else forward();
+    }),
   };
   return front;
 }
