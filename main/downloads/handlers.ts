@@ -90,16 +90,32 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
 
   const inLibrary = (kind: DownloadToEstimate['kind'], request: Record<string, unknown>) => identicalInLibrary(library, kind, request);
 
-  /** A series' dates split into those the library holds identically and those left to buy. */
-  async function seriesInLibrary(request: Record<string, unknown>, dates: readonly string[]): Promise<{ held: LibraryCopy[]; toBuy: string[] }> {
+  /** A series' dates split into those the library holds identically, those a job of the queue is buying now, and those left to buy. */
+  async function seriesInLibrary(request: Record<string, unknown>, dates: readonly string[]): Promise<{ held: LibraryCopy[]; coming: string[]; toBuy: string[] }> {
     const held: LibraryCopy[] = [];
+    const coming: string[] = [];
     const toBuy: string[] = [];
     for (const date of dates) {
       const copy = await inLibrary('composite', { ...request, Date: date });
       if (copy) held.push({ ...copy, date });
+      else if (identicalActiveJob(queue, 'composite', { ...request, Date: date })) coming.push(date);
       else toBuy.push(date);
     }
-    return { held, toBuy };
+    return { held, coming, toBuy };
+  }
+
+  /**
+   * Refuses a purchase a queued or running job of the queue is making already (a series: on any of
+   * its dates). Synchronous: called right before the job is queued, nothing can be queued between.
+   */
+  function refuseIdenticalActive(d: DownloadToEstimate): void {
+    const requests = d.batch?.type === 'series' ? (d.batch.dates ?? []).map((date) => ({ ...d.request, Date: date })) : [d.request];
+    for (const request of requests) {
+      const active = identicalActiveJob(queue, d.kind, request);
+      if (!active) continue;
+      const message = `This is being downloaded now (download ${active.id}, ${active.state}), from an identical request; it goes into your library when done. Wait for it, or choose “Buy anyway” to download it twice.`;
+      throw new AppError('validation', message, { fields: { buyAnyway: [message] } });
+    }
   }
 
   /** The request planned against the account's limits; a plan problem names the field at fault. */
@@ -123,11 +139,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const held = await inLibrary(d.kind, d.request);
       if (held) throw new LibraryRefusal(held);
       // Not in the library yet, but on its way there: a job of the queue buys it now.
-      const active = identicalActiveJob(queue, d.kind, d.request);
-      if (active) {
-        const message = `This is being downloaded now (download ${active.id}, ${active.state}), from an identical request; it goes into your library when done. Wait for it, or choose “Buy anyway” to download it twice.`;
-        throw new AppError('validation', message, { fields: { buyAnyway: [message] } });
-      }
+      refuseIdenticalActive(d);
     }
     const purchase = d.batch?.type === 'series' || !team ? null : await team.beforePurchase(d.kind, d.request, buyAnyway, signal);
     let pass;
@@ -136,6 +148,9 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const cost = await estimator.downloadCost(await client(signal), await profileId(), d, signal);
       pass = await guard.clear(cost, what, signal, { ask: true });
       try {
+        // Looked at again with nothing awaited before the job is in the queue: an identical purchase
+        // queued while this one was estimated or confirmed is not bought a second time.
+        if (!buyAnyway) refuseIdenticalActive(d);
         job = await queueIt(pass.stored);
       } catch (error) {
         pass.release();
@@ -193,7 +208,7 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const { plan, limits } = await planFor(request, signal);
       const dates = series ? await seriesDates(request, series.from, series.until, signal) : null;
       // A series estimates only the dates it would buy: the ones the library holds identically are not downloaded again.
-      const split = dates ? await seriesInLibrary(request, dates) : { held: [], toBuy: [] };
+      const split = dates ? await seriesInLibrary(request, dates) : { held: [], coming: [], toBuy: [] };
       const held = dates ? split.held : [await inLibrary('composite', request)].filter((c): c is LibraryCopy => c !== null);
       const plans = dates ? split.toBuy.map((d) => withDate(plan, d)) : [plan];
       const pid = await profileId();
@@ -219,9 +234,11 @@ export function downloadHandlers(deps: DownloadHandlerDeps): Pick<HandlerTable, 
       const listed = await seriesDates(request, from, until, signal);
       if (listed.length === 0) throw new AppError('validation', 'No dates with imagery in this period.', { fields: { From: ['No dates with imagery between From and Until for this area.'] } });
       // Dates whose identical composite is in the library are not bought again.
-      const { held, toBuy: dates } = await seriesInLibrary(request, listed);
+      // Dates whose identical composite a job of the queue is buying now are not bought twice either.
+      const { held, coming, toBuy: dates } = await seriesInLibrary(request, listed);
       if (dates.length === 0) {
-        const message = `Every date of this series (${held.length}) is already in your library from an identical request: nothing to buy.`;
+        const where = [held.length ? `${held.length} already in your library` : '', coming.length ? `${coming.length} being downloaded now` : ''].filter(Boolean).join(', ');
+        const message = `Every date of this series (${where}) is from an identical request: nothing to buy.`;
         throw new AppError('validation', message, { fields: { From: [message] } });
       }
       const batch = { type: 'series' as const, limits, dates, parts: plan.parts.length };

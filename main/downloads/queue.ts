@@ -472,6 +472,8 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       const p = passSchema.safeParse(pass);
       if (!p.success) throw new DownloadError('validation', `Invalid pass: ${p.error.issues[0]!.path.join('.') || 'pass'} ${p.error.issues[0]!.message}.`);
       job.pass = p.data;
+      // Charges are counted per pass: the retry's own are its ledger lines.
+      delete job.charged;
     }
     job.state = 'queued';
     job.attempts = 0;

@@ -2,7 +2,7 @@ import { CONTRACT_VERSION } from '../../preload/contract';
 import { canonicalBody, canonicalPayload, type CompositeAvailableRequest, type GeographyCompositeRequest, type OpenOperationKey, type SearchAvailableRequest } from '../api';
 import { downloadCost, orderCost } from '../../common/money.js';
 import { AppError } from '../../common/errors.js';
-import { identicalInLibrary, type Estimator, type LibraryLookup } from '../downloads';
+import { automaticOrderCost, identicalInLibrary, type Estimator, type LibraryLookup } from '../downloads';
 import type { HandlerTable } from '../ipc';
 import type { SpendGuard } from '../spend';
 import type { ServiceSession } from './session';
@@ -100,7 +100,9 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
       const body = canonicalBody('estimate', request);
       const data = await estimator.composite(await client(signal), await profileId(), body, signal, true);
       const kind = body.TileGuid != null ? 'tile' : body.MiniTileGuid != null ? 'minitile' : 'composite';
-      return { data, verdict: await guard.verdict(downloadCost(data), signal), inLibrary: await identicalInLibrary(deps.library, kind, body) };
+      // The download's own cost: with AutomaticOrderCreation on, an order no estimate prices may come with it.
+      const cost = (kind === 'composite' ? automaticOrderCost(body) : null) ?? downloadCost(data);
+      return { data, verdict: await guard.verdict(cost, signal), inLibrary: await identicalInLibrary(deps.library, kind, body) };
     },
     'imagery:legacy-composite': async ({ request }, { signal }) => ({
       // Deprecated by the service; reachable on purpose, under "legacy", with a notice in the UI.

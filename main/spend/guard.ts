@@ -49,7 +49,7 @@ export interface SpendGuardDeps {
 export interface ClearOptions {
   /** Ask the analyst now (main's dialog); false: refuse, the caller asks later (a watch pauses). */
   ask: boolean;
-  /** The analyst already agreed for this month (a watch resumed past its cap): a known cost past the budget goes ahead; an unknown one never, and the policy ceiling always applies. */
+  /** The analyst already agreed for this month (a watch resumed past its cap): a known cost past the budget goes ahead; an unknown one never, nor any while the policy's budget cannot be honoured, and the policy ceiling always applies. */
   agreed?: boolean;
 }
 
@@ -71,6 +71,8 @@ export interface JobPass {
 export interface PassedJob {
   id: string;
   pass?: JobPass;
+  /** Attempts (or batch parts) the service charged under that pass. */
+  charged?: number;
 }
 
 /** An allowed spend: counts as spent until it is recorded (it was spent) or released (it was not). */
@@ -80,7 +82,7 @@ export interface SpendPass {
   readonly stored: JobPass;
   /** Writes the cost to the ledger (the service charged it) and ends the reservation. */
   spent(): Promise<void>;
-  /** Ends the reservation without recording (nothing was charged). */
+  /** Ends the reservation without recording (nothing was charged); nothing while a download job is sent under it (the job's end ends it). */
   release(): void;
 }
 
@@ -107,6 +109,8 @@ export class SpendGuard {
   /** What passes allow and have not ended, per account. */
   private readonly reserved = new Map<string, number>();
   private readonly jobs = new Map<string, SpendPass>();
+  /** Passes a job is being sent under: only the job's charge or end ends them, not the caller's release (a watch run that stopped while the job was with the service). */
+  private readonly sending = new WeakSet<SpendPass>();
   /** Passes of this run not yet ended, by their stored id: a job queued with one is sent under it. */
   private readonly open = new Map<string, SpendPass>();
   private chain: Promise<unknown> = Promise.resolve();
@@ -180,8 +184,9 @@ export class SpendGuard {
       throw new SpendRefusedError(v, `${what} was not done: ${v.reason}${why}`);
     };
     if (v.decision === 'refused') refuse('');
-    // A month's consent covers going past a known limit by a known amount, never an amount nobody knows.
-    if (v.decision === 'confirm' && !(options.agreed && v.costKnown)) {
+    // A month's consent covers going past a known limit by a known amount, never an amount nobody
+    // knows, nor a policy Swath cannot honour (the consent never reached past the organisation's ceiling).
+    if (v.decision === 'confirm' && !(options.agreed && v.costKnown && !this.deps.policyProblem)) {
       if (!options.ask) refuse(v.costKnown ? ' Resume it and confirm to go on.' : ' Download it yourself to confirm its cost.');
       if (!this.deps.confirm) refuse(" Going on needs your confirmation in Swath's own dialog, which this window does not have; raise the budget in the desktop app instead.");
       const agreed = await this.deps.confirm!({
@@ -219,6 +224,7 @@ export class SpendGuard {
         this.deps.changed?.();
       },
       release: () => {
+        if (this.sending.has(pass)) return;
         // Whether the service charged anything (a lost answer), its billing says: read it again next time.
         if (!end()) return;
         this.deps.store.forgetSummary(account);
@@ -245,7 +251,10 @@ export class SpendGuard {
   holdForJob(jobId: string, pass: SpendPass): void {
     const held = this.jobs.get(jobId);
     if (held === pass) return;
-    held?.release();
+    if (held) {
+      this.sending.delete(held);
+      held.release();
+    }
     this.jobs.set(jobId, pass);
   }
 
@@ -256,7 +265,9 @@ export class SpendGuard {
    * can be shown at start); what needs consent or is refused fails the job with the reason, and the
    * analyst's Retry asks. Decided again rather than recorded: nothing was charged for it yet (a job
    * whose POST was out fails at start instead, see the queue), and the month, the budget and the
-   * policy it was cleared against may have changed since. A job whose profile is no longer the active
+   * policy it was cleared against may have changed since; a batch one of whose parts was charged
+   * then had its whole estimate recorded with that part, so it is decided at 0 EUR (nothing is
+   * written again). A job whose profile is no longer the active
    * one is refused with that reason (it is never charged to another profile).
    */
   async clearJob(job: PassedJob, signal: AbortSignal): Promise<JobPass> {
@@ -269,9 +280,12 @@ export class SpendGuard {
     const held = this.jobs.get(job.id) ?? (stored ? this.open.get(stored.id) : undefined);
     if (held && this.open.has(held.stored.id)) {
       this.jobs.set(job.id, held);
+      this.sending.add(held);
       return held.stored;
     }
-    const cost: Cost = stored && stored.costEur !== null ? { state: 'known', eur: stored.costEur } : { state: 'unknown', reason: stored ? 'its cost was not known when it was queued' : 'it was queued by an earlier version, without a stored estimate' };
+    // A batch whose first charged part wrote the whole job's estimate to the ledger then: the rest is in that line.
+    const recorded = stored && stored.costEur !== null && (job.charged ?? 0) > 0;
+    const cost: Cost = recorded ? { state: 'known', eur: 0 } : stored && stored.costEur !== null ? { state: 'known', eur: stored.costEur } : { state: 'unknown', reason: stored ? 'its cost was not known when it was queued' : 'it was queued by an earlier version, without a stored estimate' };
     const again = `${what} (queued in an earlier run)`;
     const pass = await this.clear(cost, again, signal, { ask: false }).catch((e: unknown) => {
       if (!(e instanceof SpendRefusedError)) throw e;
@@ -282,6 +296,7 @@ export class SpendGuard {
       throw new AppError('validation', `${what} was not sent: the active profile changed while it was being cleared. Retry it.`);
     }
     this.jobs.set(job.id, pass);
+    this.sending.add(pass);
     return pass.stored;
   }
 
@@ -307,6 +322,7 @@ export class SpendGuard {
     const pass = this.jobs.get(job.id);
     if (!pass || !['done', 'failed', 'cancelled'].includes(job.state)) return;
     this.jobs.delete(job.id);
+    this.sending.delete(pass);
     if (job.state === 'done') void pass.spent().catch(() => undefined);
     else pass.release();
   }

@@ -33,8 +33,11 @@ export type WatchClient = Pick<ServiceClient, 'searchAvailable' | 'compositeAvai
 /** What a run needs from the app. */
 export interface WatchRunDeps {
   client(signal: AbortSignal): Promise<WatchClient>;
-  /** Queues a download (a single composite or a split batch) and resolves with the job once it is done, failed or cancelled. */
-  download(input: { request: CompositeBody; batch?: { limits: BatchLimits; parts: number }; pass: JobPass }, watch: Watch, signal: AbortSignal): Promise<DownloadJob>;
+  /**
+   * Queues a download (a single composite or a split batch) and resolves with the job; with the
+   * queue's job of an identical request instead when one is on its way (nothing is queued then).
+   */
+  download(input: { request: CompositeBody; batch?: { limits: BatchLimits; parts: number }; pass: JobPass }, watch: Watch, signal: AbortSignal): Promise<DownloadJob | { pendingJob: string }>;
   /** A job queued by an earlier run, awaited to its end; null when the queue no longer has it. */
   awaitJob(jobId: string, signal: AbortSignal): Promise<DownloadJob | null>;
   /** Library ids of a finished job's files. */
@@ -353,6 +356,11 @@ export async function runWatch(watch: Watch, deps: WatchRunDeps, signal: AbortSi
         const costEur = cost.state === 'known' ? cost.eur : null;
         try {
           const job = await deps.download({ request, ...(plan.kind === 'split' ? { batch: { limits, parts: plan.parts.length } } : {}), pass: pass.stored }, current, signal);
+          // Queued by the analyst while this run estimated it: linked from the library next run.
+          if ('pendingJob' in job) {
+            coming.push(date);
+            return;
+          }
           // On disk as queued first: a run interrupted now picks the job up again instead of queueing twice.
           await setDate({ date, state: 'queued', libraryIds: [], files: [], jobId: job.id, costEur, at: iso() });
           const final = FINAL.has(job.state) ? job : await deps.awaitJob(job.id, signal);

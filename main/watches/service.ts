@@ -169,6 +169,9 @@ export class WatchService {
       download: async ({ request, batch, pass }, watch, signal) => {
         await (await session.client(signal)).checkBinaryRequest('composite', request, signal);
         const targetDir = path.join(settings.get().downloadDir, 'watches', watchFolder(watch));
+        // Looked at again with nothing awaited before queueing: the analyst may have queued this date meanwhile.
+        const active = identicalActiveJob(queue, 'composite', request);
+        if (active) return { pendingJob: active.id };
         return queue.add({ kind: 'composite', request, targetDir, pass, ...(batch ? { batch: { type: 'split', ...batch } } : {}) }, signal);
       },
       awaitJob: (jobId, signal) => this.awaitJob(jobId, signal),

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DownloadError, parseContentDisposition, type BinarySource, type DownloadKind } from '../../../main/downloads/index.js';
 import type { RunningSimulator } from '../../../main/simulator/index.js';
 
@@ -138,4 +140,35 @@ export async function waitFor(predicate: () => boolean, ms = 10_000, what = 'con
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * A front on loopback before the simulator at `simUrl`: each request's body is read whole, then
+ * `route` decides: call `forward()` to pass it on (now or later), or answer `res` itself.
+ */
+export async function startFront(simUrl: string, route: (req: IncomingMessage, body: Buffer, res: ServerResponse, forward: () => void) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const target = new URL(simUrl);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      route(req, body, res, () => {
+        const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer: IncomingMessage) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        up.on('error', () => res.destroy());
+        up.end(body);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
 }

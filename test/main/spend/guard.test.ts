@@ -425,6 +425,9 @@ describe('a policy ceiling and a cost main cannot read', () => {
     await expect(t.call('downloads:enqueue', { kind: 'composite', request: { ...composite(t, date), ...(automatic ? { AutomaticOrderCreation: true } : {}) } }))
       .rejects.toThrow(/under your organisation's monthly ceiling of 1000\.00 EUR a cost Swath cannot read is refused, since no confirmation may pass the ceiling/);
     expect(asked).toEqual([]);
+    // The verdict the imagery estimate shows before is the download's own: refused, not "goes ahead".
+    const estimate = await t.call('imagery:estimate', { request: { ...composite(t, date), ...(automatic ? { AutomaticOrderCreation: true } : {}) } });
+    expect(estimate.verdict).toMatchObject({ decision: 'refused', costKnown: false });
     expect((await t.call('downloads:list')).jobs.length).toBe(jobs);
     expect(billed(t)).toEqual(before);
   });

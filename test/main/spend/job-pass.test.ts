@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../../main/shared/database';
 import { watchRequest, type Watch } from '../../../main/watches';
-import { billedDownloads } from '../downloads/helpers';
+import { billedDownloads, startFront } from '../downloads/helpers';
 import { startTestSim } from '../simulator/helpers';
 import { settled, startTestApp, type TestApp } from '../watches/app-helpers';
 
@@ -107,29 +106,10 @@ function holdingFront() {
       front.holding = false;
       for (const res of held.splice(0)) res.destroy();
     },
-    start: async (simUrl: string) => {
-      const target = new URL(simUrl);
-      const server = createServer((req, res) => {
-        if (front.holding && req.method === 'POST' && req.url === COMPOSITE) {
-          held.push(res);
-          return;
-        }
-        const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer: IncomingMessage) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
-        up.on('error', () => res.destroy());
-        req.pipe(up);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        close: () => new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-      };
-    },
+    start: (simUrl: string) => startFront(simUrl, (req, _body, res, forward) => {
+      if (front.holding && req.method === 'POST' && req.url === COMPOSITE) held.push(res);
+      else forward();
+    }),
   };
   return front;
 }
@@ -244,4 +224,49 @@ describe('a download job\'s spend pass', () => {
     expect(billedDownloads(t.sim)).toBe(billed);
     expect(ledger(t.dir)).toEqual([]);
   });
+});
+
+describe('a split batch brought back at start after one of its parts was charged', () => {
+  it('is not written to the ledger a second time: its first charged part recorded the whole job', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'swath-pass-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    // A front that passes the first part through and answers the others 503 with a long Retry-After while `refusing`.
+    const front = { refusing: true, first: null as string | null };
+    const start = (simUrl: string) => startFront(simUrl, (req, body, res, forward) => {
+      if (req.method === 'POST' && req.url === COMPOSITE && front.refusing) {
+        front.first ??= body.toString();
+        if (body.toString() !== front.first) {
+          res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '30' });
+          res.end(JSON.stringify({ Succeeded: false, Data: null, Error: { Message: 'Busy.', Code: 503 } }));
+          return;
+        }
+      }
+      forward();
+    });
+    let t = await app({ dir, front: start });
+    for (const o of t.account().orders) o.downloadsUsed = 1000;
+    // The small area over the account's area per request (a split batch), one part at a time: the first is on disk before the second is refused.
+    t.account().profile.maxCompositeAreaKm2 = 3;
+    t.account().profile.maxConcurrentConnections = 1;
+    await t.call('service:reconnect', {});
+    const date = await lastImageDate(t);
+    const request = composite(t, date, 'B4');
+    const billed = billedDownloads(t.sim);
+    const job = await t.call('downloads:enqueue', { kind: 'composite', request });
+    expect(job.batch).toMatchObject({ type: 'split' });
+    // The first part was charged (the whole job's line), the second refused: the job waits out the Retry-After.
+    await expect.poll(async () => (await jobs(t)).get(job.id)?.reason ?? '', { timeout: 60_000, interval: 50 }).toMatch(/^Attempt 1 failed, retrying/);
+    expect(billedDownloads(t.sim) - billed).toBe(1);
+    const whole = ledger(dir);
+    expect(whole).toHaveLength(1);
+    await t.close();
+
+    front.refusing = false;
+    t = await app({ dir, front: start });
+    const after = (await settledJobs(t, [job.id])).get(job.id);
+    expect(after.state).toBe('done');
+    // The service charged the parts once each; Swath's ledger holds the job once.
+    expect(billedDownloads(t.sim) - billed).toBe(job.batch.parts);
+    expect(ledger(dir)).toEqual(whole);
+  }, 180_000);
 });

@@ -85,3 +85,36 @@ describe('a watch allowed past its limit', () => {
     await settled(t, w0.id, w7.lastRunAt);
   }, 180_000);
 });
+
+describe('a watch allowed past its limit while the policy\'s ceiling cannot be read', () => {
+  it('still pauses at every spend: its month consent was never past the organisation\'s ceiling, which Swath cannot read', async () => {
+    const asked: string[] = [];
+    t = await startTestApp({
+      confirm: async (r) => (asked.push(r.title), true),
+      distribution: { policy: { status: 'applied', file: '/etc/swath/policy.json', problems: ['monthlyBudget: must be an object'], policy: {}, ceilingUnreadable: 'monthlyBudget: must be an object' } },
+    });
+    const order = t.demoOrder(false);
+    order.downloadsUsed = 1000;
+    const last = (await imageDates(t, order.from, order.model, order.constellations)).at(-1)!;
+    const billed = () => t!.account().ledger.filter((e) => e.kind === 'Download').length;
+    const before = billed();
+    const w0 = await t.call<Watch>('watches:create', {
+      name: 'Unreadable ceiling', source: { kind: 'order' as const, orderId: order.guid, recurring: false }, area: { Wkt: AREA },
+      model: order.model, constellations: order.constellations, from: last, to: last,
+      settings: { EpsgProjection: 32633, Bandnames: 'B4,B8', DataType: 'INT16' as const, Resolution: 80, PixelSelectionMode: 'intersect' as const },
+      capEur: null, everyHours: 6,
+    });
+    const w1 = await settled(t, w0.id);
+    expect(w1.state).toBe('paused');
+    expect(w1.notice).toContain("the policy's ceiling cannot be read");
+
+    // "Spend past the limit" agreed: it covers the cap and the budget, never a ceiling nobody can read.
+    await t.call('watches:resume', { id: w0.id, pastCap: true });
+    const w2 = await settled(t, w0.id, w1.lastRunAt);
+    expect(asked).toEqual(['Spend past the limit?']);
+    expect(w2.state).toBe('paused');
+    expect(w2.notice).toContain("the policy's ceiling cannot be read");
+    expect(w2.dates).toEqual([]);
+    expect(billed()).toBe(before);
+  }, 120_000);
+});
