@@ -14,16 +14,15 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 export class SchemaValidator {
   // The schemas come from a remote specification: its `pattern`s run only when they cannot backtrack for long.
   private readonly patterns: PatternEngine;
-  // Bodies are checked as given; parameters travel as strings, so they are coerced first.
-  private readonly bodies: Ajv;
-  private readonly params: Ajv;
+  // Bodies are checked as given; parameters travel as strings, so they are coerced first. Each is
+  // built on its first use: a client that never validates one kind does not pay for its instance.
+  private bodies: Ajv | null = null;
+  private params: Ajv | null = null;
   private readonly cache = new WeakMap<JsonSchema, ValidateFunction>();
 
   /** `notice` hears about each pattern of the specification that is not applied, and why. */
   constructor(notice?: (message: string) => void) {
     this.patterns = safePatternEngine(notice);
-    this.bodies = this.makeAjv(false);
-    this.params = this.makeAjv(true);
   }
 
   private makeAjv(coerce: boolean): Ajv {
@@ -37,12 +36,12 @@ export class SchemaValidator {
 
   /** Validates a JSON body; returns the reasons keyed by top-level property, or null when valid. */
   body(schema: JsonSchema, value: unknown): FieldErrors | null {
-    return this.run(this.bodies, schema, value, 'Body');
+    return this.run((this.bodies ??= this.makeAjv(false)), schema, value, 'Body');
   }
 
   /** Validates (and coerces in place) a parameters object; returns reasons keyed by parameter name, or null. */
   parameters(schema: JsonSchema, value: Record<string, unknown>): FieldErrors | null {
-    return this.run(this.params, schema, value, 'Query');
+    return this.run((this.params ??= this.makeAjv(true)), schema, value, 'Query');
   }
 
   private run(ajv: Ajv, schema: JsonSchema, value: unknown, rootKey: string): FieldErrors | null {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ApiError } from './errors.js';
 import { keyFieldsOfSchema } from './redact.js';
 import { diffSpecs, pathShape, type SpecDiff } from './spec-diff.js';
@@ -162,15 +163,25 @@ function describeDrift(d: SpecDiff): string {
   ].join(', ');
 }
 
-/** Dereferences an OpenAPI 3 document and extracts its operations. */
+/** Operations converted between two turns of the event loop while a specification is parsed. */
+const OPERATIONS_PER_TURN = 8;
+
+/**
+ * Dereferences an OpenAPI 3 document and extracts its operations. The work is cut into slices
+ * (the expansion check, the dereferencing, a few operations at a time, the key fields) with a turn
+ * of main's event loop between them: the service's specification takes tens of milliseconds of
+ * CPU on a connection's first parse, which IPC and downloads should not wait for in one piece.
+ */
 export async function parseSpec(document: unknown, meta: { baseUrl: string; source: DiscoveredSpec['source']; fetchedAt: string }): Promise<DiscoveredSpec> {
   let doc: Record<string, unknown>;
   checkSpecExpansion(document);
+  await nextTurn();
   try {
     doc = dereferenceLocal(document) as Record<string, unknown>;
   } catch (e) {
     throw new ApiError('invalid', `The service's specification could not be read: ${(e as Error).message}`);
   }
+  await nextTurn();
   const info = (doc.info ?? {}) as Record<string, unknown>;
   const operations: SpecOperation[] = [];
   for (const [p, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, unknown>>)) {
@@ -180,8 +191,10 @@ export async function parseSpec(document: unknown, meta: { baseUrl: string; sour
       const op = item[method] as Record<string, unknown> | undefined;
       if (!op || typeof op !== 'object') continue;
       operations.push(buildOperation(method.toUpperCase(), p, op, shared));
+      if (operations.length % OPERATIONS_PER_TURN === 0) await nextTurn();
     }
   }
+  await nextTurn();
   const keyFields = new Set<string>();
   for (const op of operations) keyFieldsOfSchema(op.response, keyFields);
   return {

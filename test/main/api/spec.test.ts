@@ -190,6 +190,34 @@ describe('OpenAPI 3.0 to JSON Schema', () => {
   });
 });
 
+describe('parsing a specification on main', () => {
+  it('gives the event loop turns while it works, a few operations at a time', async () => {
+    // 40 operations sharing one body definition, as a service's specification does.
+    const paths: Record<string, unknown> = {};
+    for (let i = 0; i < 40; i++) {
+      paths[`/op${i}`] = { post: { operationId: `Op${i}`, requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Body' } } } } } };
+    }
+    const doc = {
+      openapi: '3.0.3', info: { title: 't', version: '1' }, paths,
+      components: { schemas: { Body: { type: 'object', properties: { Wkt: { type: 'string' }, Date: { type: 'string', format: 'date' } } } } },
+    };
+    let turns = 0;
+    let parsing = true;
+    const tick = (): void => {
+      if (!parsing) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const spec = await parseSpec(doc, { baseUrl: 'http://x', source: 'network', fetchedAt: 'now' });
+    parsing = false;
+    expect(spec.operations).toHaveLength(40);
+    expect(spec.operations[39]!.body).toEqual({ type: 'object', properties: { Wkt: { type: 'string' }, Date: { type: 'string', format: 'date' } } });
+    // The expansion check, the dereferencing, every 8 operations and the key fields each end with a turn.
+    expect(turns).toBeGreaterThanOrEqual(2 + 40 / 8 + 1);
+  });
+});
+
 describe('a specification that changed since the cached copy (contract drift)', () => {
   it('reports operations and fields added, removed, renamed and retyped, keeps the report, and works from the new specification', async () => {
     const t = await startTestSim();
