@@ -13,7 +13,4 @@ export {
   BatchPartError, batchWorkDir, defaultBatchName, discardBatch, runBatch, runBatches,
   type BatchProgress, type BatchResult, type DownloadPart, type RunBatchDeps, type RunBatchOptions,
 } from './run-batch.js';
-export {
-  datesFromSearchAvailable, planTimeSeries, runTimeSeries, withDate,
-  type AvailabilityQuery, type ListAvailableDates, type Period, type TimeSeriesPlan,
-} from './time-series.js';
+export { datesFromSearchAvailable, withDate } from './time-series.js';
