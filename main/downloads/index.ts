@@ -1,5 +1,5 @@
 /** Downloads: the persistent job queue, streaming to `.part` with verification, and safe file names. */
-export { DownloadQueue, MAX_PAGE, QUEUE_FILE, type DownloadQueueOptions, type JobPage, type NewDownload, type PageQuery, type QueueEvents } from './queue.js';
+export { DownloadQueue, MAX_PAGE, QUEUE_FILE, type DownloadQueueOptions, type JobPage, type JobReactions, type NewDownload, type PageQuery, type QueueEvents } from './queue.js';
 export {
   DEFAULT_STALL_TIMEOUT_MS, KEEP_CONTENT_BYTES, PART_SUFFIX, downloadToFile, publishPartFile, removeIfExists, reservePartFile, verifyGeoTiff, writeBody,
   type DownloadToFileOptions, type DownloadedFile, type ReservedPart, type WrittenBody,
