@@ -141,13 +141,6 @@ function clean(raw: string): string {
   return stem ? stem + ext : '';
 }
 
-/** The name used when the server suggests none: `<kind>_<YYYYMMDD>.tif`, date from the request or today. */
-export function fallbackFileName(kind: string, date: unknown, now: number = Date.now()): string {
-  const m = typeof date === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(date) : null;
-  const day = m ? `${m[1]}${m[2]}${m[3]}` : new Date(now).toISOString().slice(0, 10).replaceAll('-', '');
-  return `${kind.replace(/[^a-z0-9-]/gi, '') || 'download'}_${day}.tif`;
-}
-
 /**
  * What a download holds, as one name part: "rgb", "all" or "ndvi" when the request says so, else
  * its bands in order joined by "-", an index [A_B] written A_B ("B8_B4", "B4-B3-B2",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_FILE_NAME_BYTES, collisionName, describedFileName, describedStem, fallbackFileName, parseContentDisposition, productLabel, sanitizeFileName,
+  MAX_FILE_NAME_BYTES, collisionName, describedFileName, describedStem, parseContentDisposition, productLabel, sanitizeFileName,
 } from '../../../main/downloads/file-name.js';
 
 const FB = 'composite_20261117.tif';
@@ -99,14 +99,7 @@ describe('sanitizeFileName', () => {
   });
 });
 
-describe('fallbackFileName and collisionName', () => {
-  it('builds <kind>_<date>.tif', () => {
-    expect(fallbackFileName('tile', '2026-11-17')).toBe('tile_20261117.tif');
-    expect(fallbackFileName('composite', '2026-11-17T10:00:00Z')).toBe('composite_20261117.tif');
-    expect(fallbackFileName('minitile', undefined, Date.parse('2026-01-02T00:00:00Z'))).toBe('minitile_20260102.tif');
-    expect(fallbackFileName('../x', '2026-01-01')).toBe('x_20260101.tif');
-  });
-
+describe('collisionName', () => {
   it('numbers collisions before the extension', () => {
     expect(collisionName('a.tif', 0)).toBe('a.tif');
     expect(collisionName('a.tif', 1)).toBe('a (1).tif');
