@@ -20,7 +20,8 @@ export type { FieldChange, OperationRef, SpecDiff } from './spec-diff.js';
 export {
   isKeyFieldName, isKeySchema, keyFieldsOfSchema, redactSecretsDeep, redactServiceData,
 } from './redact.js';
-export { Transport, contentDispositionFileName } from './transport.js';
+export { Transport } from './transport.js';
+export { contentDispositionFileName } from './content-disposition.js';
 export type { AttemptEvent, BinaryResult, CallOptions, RequestSpec, TransportOptions } from './transport.js';
 export * from './types.js';
 export {

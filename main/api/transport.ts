@@ -1,5 +1,6 @@
 import { ApiError, asEnvelope, errorFromResponse, type ApiErrorKind } from './errors.js';
 import { RedirectRefusedError, refuseRedirects, type HttpFetch } from './http.js';
+import { contentDispositionFileName } from './content-disposition.js';
 import { Limiter } from './limiter.js';
 import type { SecretRegistry } from '../platform/secrets.js';
 import { MAX_REDACTION_DEPTH, TooDeepError, redactSecretsDeep, redactServiceData } from './redact.js';
@@ -372,27 +373,6 @@ function guardedStream(body: ReadableStream<Uint8Array> | null, finish: () => vo
     // Read ahead a few MB so the socket keeps flowing while the consumer writes to disk; bounded, so memory stays flat.
     new ByteLengthQueuingStrategy({ highWaterMark: 4 * 1024 * 1024 }),
   );
-}
-
-/** The file name of a Content-Disposition header, raw (filename* wins over filename); null when absent. */
-export function contentDispositionFileName(header: string | null): string | null {
-  if (!header) return null;
-  const star = /(?:^|;)\s*filename\*\s*=\s*([^;]+)/i.exec(header);
-  if (star) {
-    const value = star[1]!.trim().replace(/^"(.*)"$/, '$1');
-    const m = /^([\w!#$%&+^`{}~-]*)'[^']*'(.*)$/.exec(value);
-    if (m) {
-      try {
-        return decodeURIComponent(m[2]!);
-      } catch {
-        return m[2]!;
-      }
-    }
-  }
-  const plain = /(?:^|;)\s*filename\s*=\s*("((?:[^"\\]|\\.)*)"|[^;]*)/i.exec(header);
-  if (!plain) return null;
-  const value = plain[2] !== undefined ? plain[2].replace(/\\(.)/g, '$1') : plain[1]!.trim();
-  return value === '' ? null : value;
 }
 
 function contentLength(header: string | null): number | null {

@@ -1,5 +1,5 @@
 /**
- * File names for downloads: what the server suggests (Content-Disposition) is untrusted input,
+ * File names for downloads: what the server suggests (Content-Disposition, read by main/api) is untrusted input,
  * so it is reduced to one harmless name component before it touches the file system; and the
  * name says what the file is (date, product or bands, model, EPSG, resolution).
  */
@@ -15,74 +15,6 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 // Characters Windows refuses in names; replaced rather than dropped so names stay readable.
 const WINDOWS_FORBIDDEN = /[<>:"|?*]/g;
-
-/**
- * Extracts the file name from a Content-Disposition header, preferring RFC 5987 `filename*=`
- * over `filename=`; the result is NOT sanitised (see {@link sanitizeFileName}).
- */
-export function parseContentDisposition(header: string | null | undefined): string | null {
-  if (!header) return null;
-  const params = parseParams(header);
-  const extended = params.get('filename*');
-  if (extended !== undefined) {
-    const decoded = decodeExtValue(extended);
-    if (decoded) return decoded;
-  }
-  const plain = params.get('filename');
-  return plain ? plain : null;
-}
-
-function parseParams(header: string): Map<string, string> {
-  const out = new Map<string, string>();
-  let i = header.indexOf(';');
-  if (i < 0) return out;
-  i++;
-  const n = header.length;
-  while (i < n) {
-    while (i < n && (header[i] === ' ' || header[i] === '\t' || header[i] === ';')) i++;
-    const nameStart = i;
-    while (i < n && header[i] !== '=' && header[i] !== ';') i++;
-    const name = header.slice(nameStart, i).trim().toLowerCase();
-    if (header[i] !== '=') continue;
-    i++;
-    while (i < n && (header[i] === ' ' || header[i] === '\t')) i++;
-    let value = '';
-    if (header[i] === '"') {
-      i++;
-      while (i < n && header[i] !== '"') {
-        if (header[i] === '\\' && i + 1 < n) i++;
-        value += header[i];
-        i++;
-      }
-      i++;
-      while (i < n && header[i] !== ';') i++;
-    } else {
-      const start = i;
-      while (i < n && header[i] !== ';') i++;
-      value = header.slice(start, i).trim();
-    }
-    // The first occurrence wins: a second filename= is a classic header-smuggling trick.
-    if (name && !out.has(name)) out.set(name, value);
-  }
-  return out;
-}
-
-/** Decodes `charset'lang'percent-encoded` (RFC 5987); null when malformed or in an unknown charset. */
-function decodeExtValue(v: string): string | null {
-  const m = /^([!#$%&+^_`{}~\w-]*)'[^']*'(.*)$/.exec(v.trim());
-  if (!m) return null;
-  const charset = m[1]!.toLowerCase();
-  const encoded = m[2]!;
-  try {
-    if (charset === 'utf-8' || charset === 'utf8' || charset === '') return decodeURIComponent(encoded);
-    if (charset === 'iso-8859-1' || charset === 'latin1') {
-      return encoded.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-    }
-  } catch {
-    return null;
-  }
-  return null;
-}
 
 function utf8Length(s: string): number {
   return Buffer.byteLength(s, 'utf8');
@@ -139,13 +71,6 @@ function clean(raw: string): string {
   if (!stem) return '';
   stem = truncateUtf8(stem, MAX_FILE_NAME_BYTES - utf8Length(ext)).replace(/[\s.]+$/, '');
   return stem ? stem + ext : '';
-}
-
-/** The name used when the server suggests none: `<kind>_<YYYYMMDD>.tif`, date from the request or today. */
-export function fallbackFileName(kind: string, date: unknown, now: number = Date.now()): string {
-  const m = typeof date === 'string' ? /^(\d{4})-(\d{2})-(\d{2})/.exec(date) : null;
-  const day = m ? `${m[1]}${m[2]}${m[3]}` : new Date(now).toISOString().slice(0, 10).replaceAll('-', '');
-  return `${kind.replace(/[^a-z0-9-]/gi, '') || 'download'}_${day}.tif`;
 }
 
 /**

@@ -1,10 +1,10 @@
 /** Downloads: the persistent job queue, streaming to `.part` with verification, and safe file names. */
-export { DownloadQueue, MAX_PAGE, QUEUE_FILE, type DownloadQueueOptions, type JobPage, type NewDownload, type PageQuery, type QueueEvents } from './queue.js';
+export { DownloadQueue, MAX_PAGE, QUEUE_FILE, type DownloadQueueOptions, type JobPage, type JobReactions, type NewDownload, type PageQuery, type QueueEvents } from './queue.js';
 export {
   DEFAULT_STALL_TIMEOUT_MS, KEEP_CONTENT_BYTES, PART_SUFFIX, downloadToFile, publishPartFile, removeIfExists, reservePartFile, verifyGeoTiff, writeBody,
   type DownloadToFileOptions, type DownloadedFile, type ReservedPart, type WrittenBody,
 } from './stream-to-file.js';
-export { MAX_FILE_NAME_BYTES, collisionName, fallbackFileName, parseContentDisposition, sanitizeFileName, splitExtension } from './file-name.js';
+export { MAX_FILE_NAME_BYTES, collisionName, sanitizeFileName, splitExtension } from './file-name.js';
 export * from './types.js';
 export { createBatchRunner, type BatchRunnerOptions } from './batch-job.js';
 export { ESTIMATE_FRESH_MS, Estimator, automaticOrderCost, type DownloadToEstimate, type EstimateClient } from './estimates.js';

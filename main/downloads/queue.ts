@@ -93,6 +93,13 @@ export interface DownloadQueueOptions {
    * alone): jobs are sent as they are.
    */
   spend?: JobSpend;
+  /**
+   * What reacts to every change of a job (its end above all), told in this order before the 'job'
+   * event: the window (`emit`), the spend guard (`spend`: a finished job's held pass is recorded, a
+   * failed or cancelled one's released) and the team library (`team`: a finished job is shared with
+   * the team, a failed or cancelled one ends its claim). They share one copy of the job: read it, never change it.
+   */
+  onJob?: JobReactions;
   /** Attempts per job before it fails (default 8); only attempts the service surely did nothing with are made again. */
   maxAttempts?: number;
   /** Exponential backoff with full jitter (common/backoff.ts): delay = random(0, min(maxMs, baseMs · 2^(attempt-1))); a Retry-After waited for up to maxMs. */
@@ -107,6 +114,13 @@ export interface DownloadQueueOptions {
   random?: () => number;
   /** Told when the old queue file was unreadable and set aside (before listeners can be attached). */
   onWarning?: (message: string) => void;
+}
+
+/** The reactions to a job's changes (see {@link DownloadQueueOptions.onJob}). */
+export interface JobReactions {
+  emit?(job: DownloadJob): void;
+  spend?(job: DownloadJob): void;
+  team?(job: DownloadJob): void;
 }
 
 /** What a caller gives to enqueue a download. */
@@ -199,6 +213,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   private readonly library: DownloadSink | null;
   private readonly batchRunner: BatchJobRunner | null;
   private readonly spend: JobSpend | null;
+  private readonly reactions: JobReactions;
   private readonly maxAttempts: number;
   private readonly baseMs: number;
   private readonly maxMs: number;
@@ -217,6 +232,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
     this.library = opts.library ?? null;
     this.batchRunner = opts.runBatch ?? null;
     this.spend = opts.spend ?? null;
+    this.reactions = opts.onJob ?? {};
     this.maxAttempts = opts.maxAttempts ?? 8;
     this.baseMs = opts.backoff?.baseMs ?? 500;
     this.maxMs = opts.backoff?.maxMs ?? 30_000;
@@ -436,7 +452,7 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
       throw new DownloadError('io', `Could not save the download queue: ${errorMessage(e)}`, { cause: e });
     }
     this.jobs.set(job.id, job);
-    this.emit('job', structuredClone(job));
+    this.tell(job);
     const queued = structuredClone(job);
     this.pump();
     return queued;
@@ -559,7 +575,15 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   /** Persists the change (one small transaction) and tells listeners; a failing disk is reported, the queue keeps working in memory. */
   private changed(job: DownloadJob): void {
     this.save(job);
-    this.emit('job', structuredClone(job));
+    this.tell(job);
+  }
+
+  /** Tells the job's reactions of its change, then the 'job' event's listeners. */
+  private tell(job: DownloadJob): void {
+    const { emit, spend, team } = this.reactions;
+    const copy = structuredClone(job);
+    for (const react of [emit, spend, team]) react?.(copy);
+    this.emit('job', copy);
   }
 
   private save(job: DownloadJob): void {

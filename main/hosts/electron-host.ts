@@ -1,19 +1,198 @@
-import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, protocol, shell, utilityProcess, type Session, type WebContents, type WebPreferences } from 'electron';
+import { join } from 'node:path';
+import { BrowserWindow, Menu, app, clipboard, dialog, ipcMain, nativeTheme, protocol, session, shell, utilityProcess, type Session, type WebContents, type WebPreferences } from 'electron';
 import { RASTER_SCHEME, serveLibraryFile, type RasterFileLookup } from '../library/raster-protocol';
 import type { EventName, EventPayload } from '../../preload/contract';
-import { emit, handle, type Dispatcher } from '../ipc';
+import { createDispatcher, createSenderPolicy, emit, handle, type Dispatcher } from '../ipc';
 import type { HostConfirm } from '../platform/confirm';
+import { basemapOrigins, type PolicyState } from '../policy';
 import { APP_RENDERER_URL, APP_SCHEME, serveRendererFile } from './app-protocol';
+import { createElectronFetch } from './electron-fetch';
 import { buildMenuTemplate, type MenuOptions } from './menu';
-import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
+import { buildContentSecurityPolicy, isAllowedExternalUrl, withContentSecurityPolicy } from './security';
 import { simulatorInChild } from './simulator-process';
+import { createTray } from './tray';
+import type { AppOptions, SwathApp } from '../services/app';
 import type { StartSimulator } from '../services/embedded-service';
 import type { FromSimulatorChild } from '../simulator/child-protocol';
 
 /**
- * The Electron host: windows, session hardening and the IPC transport. It
- * mounts the same dispatcher the browser host serves over a WebSocket.
+ * The Electron host: the app's life from the single-instance lock to the quit (windows, tray, menu,
+ * session hardening, the IPC transport, the protocols), and Electron's parts of the app core
+ * (dialogs, shell, network stack, the demo service's process). It mounts the same dispatcher the
+ * browser host serves over a WebSocket. main/index.ts, the entry, gives it where the built files
+ * are and makes the app core with what only the entry wires (log file, updates, notifications).
  */
+
+// Links the renderer may open in the system browser; empty until the app links to documentation.
+const EXTERNAL_LINK_HOSTS: readonly string[] = [];
+// Quitting must never hang on a stuck simulator.
+const SHUTDOWN_TIMEOUT_MS = 3_000;
+
+/** Electron's parts of the app core's options (see {@link ElectronAppOptions.createCore}). */
+export type ElectronCoreParts = Required<Pick<AppOptions, 'startSimulator' | 'emit' | 'launchCommand' | 'fetch' | 'revealFile' | 'chooseFiles' | 'confirm' | 'focus' | 'chooseExportPath'>>;
+
+/** What the entry gives {@link startElectronApp}. */
+export interface ElectronAppOptions {
+  packaged: boolean;
+  /** The built files, resolved by the entry next to itself. */
+  files: { preload: string; renderer: string; simulatorChild: string; icon: string; trayIcon: string };
+  /** Reads the admin policy (read-only, machine-wide; a broken file is reported and ignored), once the app runs. */
+  loadPolicy(): Promise<PolicyState>;
+  /**
+   * Makes the app core once the app is ready (userData is final by then), from Electron's parts, the
+   * policy, and the save dialog for text reports (the path written, or null when cancelled).
+   */
+  createCore(parts: ElectronCoreParts, context: { policy: PolicyState; saveText: (defaultName: string, text: string) => Promise<string | null> }): Promise<SwathApp>;
+  /** The diagnostics report's file name now. */
+  reportName(): string;
+  /** Writes a report the analyst chose to save; returns the path written. */
+  writeReport(file: string, text: string): Promise<string>;
+  log(message: string): void;
+  logError(message: string, error: unknown): void;
+}
+
+/**
+ * Starts the app: an installed build never runs open to a debugger (checked before the app is ready,
+ * so it exits before opening a window or reading a key); every renderer is sandboxed; the schemes are
+ * declared; a second instance hands over to the first and quits.
+ */
+export function startElectronApp(options: ElectronAppOptions): void {
+  const debuggers = options.packaged ? debuggerSwitches(app.commandLine, process.argv, process.platform) : [];
+  // Every renderer is sandboxed, including any a future feature forgets to configure.
+  app.enableSandbox();
+  // Custom schemes (app:// for the renderer, swath-raster:// for rasters) must be declared before the app is ready.
+  registerSchemes();
+  if (debuggers.length) refuseDebugger(debuggers, options.log);
+  else if (!app.requestSingleInstanceLock()) app.quit();
+  else runElectronApp(options);
+}
+
+/** The app's life once it holds the lock: the core, the window, the tray, and a quit that waits for the core to close. */
+function runElectronApp(options: ElectronAppOptions): void {
+  const { packaged, files, log } = options;
+  const isDev = !packaged;
+  const devServerUrl = (isDev && process.env.ELECTRON_RENDERER_URL) || undefined;
+  const rendererUrl = devServerUrl ?? APP_RENDERER_URL;
+  let mainWindow: BrowserWindow | null = null;
+
+  const policy = options.loadPolicy();
+  const contentSecurityPolicy = policy.then((p) => buildContentSecurityPolicy(basemapOrigins(p)));
+  const saveReport = async (defaultName: string, text: string): Promise<string | null> => {
+    const result = await dialog.showSaveDialog({ title: 'Save diagnostics', defaultPath: join(app.getPath('documents'), defaultName), filters: [{ name: 'Text', extensions: ['txt'] }] });
+    return result.canceled || !result.filePath ? null : options.writeReport(result.filePath, text);
+  };
+
+  // Created once the app is ready (userData is final by then); handlers wait for the embedded service.
+  const core = app.whenReady().then(async () => options.createCore(electronCoreParts(() => mainWindow, files.simulatorChild), { policy: await policy, saveText: saveReport }));
+
+  app.on('second-instance', () => focusWindow(mainWindow));
+  app.on('web-contents-created', (_event, contents) => {
+    hardenWebContents(contents, { externalHosts: EXTERNAL_LINK_HOSTS, log });
+  });
+
+  let tray: ReturnType<typeof createTray> | null = null;
+  const openWindow = (): void => {
+    mainWindow = createMainWindow({ preloadPath: files.preload, rendererUrl: devServerUrl, externalHosts: EXTERNAL_LINK_HOSTS, icon: files.icon, log });
+    mainWindow.on('closed', () => {
+      mainWindow = null;
+    });
+  };
+
+  core.then(
+    async (c) => {
+      hardenSession(session.defaultSession, await contentSecurityPolicy);
+      installMenu({
+        appName: app.name, isMac: process.platform === 'darwin', isDev,
+        help: {
+          about: () => broadcast('app:command', { command: 'about' }),
+          copyDiagnostics: () => void c.diagnostics().then((text) => clipboard.writeText(text), (e: unknown) => options.logError('Copy diagnostics failed', e)),
+          saveDiagnostics: () => void c.diagnostics().then((text) => saveReport(options.reportName(), text)).catch((e: unknown) => options.logError('Save diagnostics failed', e)),
+        },
+      });
+      // Mounted before the window exists, so the renderer's first call always finds its handler.
+      mountDispatcher(createDispatcher(c.handlers, { isAllowedSender: createSenderPolicy(rendererUrl), secrets: c.secrets }));
+      mountAppProtocol(files.renderer, await contentSecurityPolicy);
+      mountRasterProtocol(c.rasters);
+      openWindow();
+      app.on('activate', () => {
+        if (BrowserWindow.getAllWindows().length === 0) openWindow();
+      });
+      // Kept in a variable that lives as long as the app, or the tray icon is garbage-collected.
+      tray = createTray(files.trayIcon, {
+        show: () => {
+          if (!mainWindow) openWindow();
+          else focusWindow(mainWindow);
+        },
+        downloads: () => {
+          if (!mainWindow) openWindow();
+          mainWindow?.focus();
+          broadcast('app:command', { command: 'downloads' });
+        },
+        quit: () => app.quit(),
+      });
+    },
+    (error: unknown) => options.logError('Startup failed', error),
+  );
+
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+
+  let shutdown: 'running' | 'closing' | 'done' = 'running';
+  app.on('will-quit', (event) => {
+    tray?.destroy();
+    tray = null;
+    if (shutdown === 'done') return;
+    // Hold the quit until the simulator has flushed its state and released its port.
+    event.preventDefault();
+    if (shutdown === 'closing') return;
+    shutdown = 'closing';
+    const close = core.then((c) => c.close()).catch((error: unknown) => log(`Demo service shutdown: ${String(error)}`));
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref());
+    void Promise.race([close, timeout]).then(() => {
+      shutdown = 'done';
+      app.quit();
+    });
+  });
+}
+
+/** Electron's parts of the app core: its dialogs, shell, windows, network stack and the demo service's utility process. */
+export function electronCoreParts(window: () => BrowserWindow | null, simulatorChild: string): ElectronCoreParts {
+  return {
+    // The demo service runs in a utility process, never on main's thread.
+    startSimulator: utilityProcessSimulator(simulatorChild),
+    emit: broadcast,
+    // Named in keychain advice: the installed executable, or a checkout's `npm start`.
+    launchCommand: app.isPackaged ? JSON.stringify(process.env.APPIMAGE ?? process.execPath) : 'npm start',
+    // Electron's network stack: the system proxy settings and the OS certificate store.
+    fetch: createElectronFetch(),
+    revealFile: (file) => {
+      shell.showItemInFolder(file);
+      return true;
+    },
+    chooseFiles: async () => {
+      const result = await dialog.showOpenDialog({
+        title: 'Import GeoTIFF',
+        properties: ['openFile', 'multiSelections'],
+        filters: [{ name: 'GeoTIFF', extensions: ['tif', 'tiff'] }],
+      });
+      return result.canceled ? null : result.filePaths;
+    },
+    confirm: nativeConfirm(window),
+    focus: () => focusWindow(window()),
+    chooseExportPath: async ({ kind, title, defaultPath, extensions }) => {
+      // A save dialog for both: a folder export names the new catalog folder.
+      const result = await dialog.showSaveDialog({
+        title,
+        defaultPath,
+        buttonLabel: 'Export',
+        properties: ['createDirectory', 'showOverwriteConfirmation'],
+        filters: kind === 'file' && extensions ? [{ name: 'GeoJSON', extensions }] : [],
+      });
+      return result.canceled || !result.filePath ? null : result.filePath;
+    },
+  };
+}
 
 /** Where the window loads its preload and renderer from. */
 export interface WindowOptions {

@@ -27,14 +27,6 @@ export function buildContentSecurityPolicy(tileOrigins: readonly string[] = [OSM
 /** The renderer's Content-Security-Policy, sent as a response header for every document. */
 export const CONTENT_SECURITY_POLICY = buildContentSecurityPolicy();
 
-/**
- * The same policy for the `<meta>` tag in renderer/index.html, for hosts that serve it without the
- * header (the app:// handler and the browser host send the header too); browsers ignore
- * frame-ancestors in meta and warn about it. On app://swath, 'self' is that one origin, where
- * under file:// it matched every local file.
- */
-export const META_CONTENT_SECURITY_POLICY = metaContentSecurityPolicy(CONTENT_SECURITY_POLICY);
-
 /** Returns response headers with our CSP replacing any the server sent (header names are case-insensitive). */
 export function withContentSecurityPolicy(headers: Record<string, string[]> | undefined, policy: string = CONTENT_SECURITY_POLICY): Record<string, string[]> {
   const result: Record<string, string[]> = {};
@@ -45,7 +37,11 @@ export function withContentSecurityPolicy(headers: Record<string, string[]> | un
   return result;
 }
 
-/** The meta-tag form of a CSP (no frame-ancestors). */
+/**
+ * The meta-tag form of a CSP, for the `<meta>` tag in renderer/index.html (hosts that serve it
+ * without the header; the app:// handler and the browser host send the header too): without
+ * frame-ancestors, which browsers ignore in meta and warn about.
+ */
 export function metaContentSecurityPolicy(policy: string): string {
   return policy.split('; ').filter((directive) => !directive.startsWith('frame-ancestors')).join('; ');
 }

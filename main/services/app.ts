@@ -174,23 +174,22 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   });
   // Each job is sent with the client of the profile it was cleared under, and only while it is the active one.
   const source = clientBinarySource((signal) => session.client(signal), profileId);
+  const team = await openTeamLibrary({
+    policy: policyState.policy, db: database.db, keychain: keychain(), library, emit, log, secrets, clock,
+    downloadDir: () => settings.get().downloadDir,
+  });
   const queue: DownloadQueue = await DownloadQueue.open({
     stateDir: dir, db: database.db, source, library, concurrency: 2, onWarning: log, now, spend: guard,
+    // A job's change is told to the window, then the spend guard (its ledger line) and the team library (its copy).
+    onJob: { emit: (job) => emit('job:state', publicJob(job)), spend: (job) => guard.jobEnded(job), team: (job) => team.jobEnded(job) },
     runBatch: createBatchRunner(source, { parallelism: () => queue.concurrency, nameTaken: (name) => library.hasFileName(name) }),
   });
   queue.on('progress', (p) => emit('download:progress', p));
-  queue.on('job', (job) => emit('job:state', publicJob(job)));
   queue.on('warning', log);
   library.on('added', (e) => emit('library:changed', { upserted: [e], removed: [] }));
   library.on('removed', (e) => emit('library:changed', { upserted: [], removed: [e.id] }));
   library.on('updated', (e) => emit('library:changed', { upserted: [e], removed: [] }));
   const estimator = new Estimator(now);
-  queue.on('job', (job) => guard.jobEnded(job));
-  const team = await openTeamLibrary({
-    policy: policyState.policy, db: database.db, keychain: keychain(), library, emit, log, secrets, clock,
-    downloadDir: () => settings.get().downloadDir,
-  });
-  queue.on('job', (job) => team.jobEnded(job));
   const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policyState.policy.notifications === false });
   const watches = await openWatches({ dir, db: database.db, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, now, team: (request, signal) => team.forWatch(request, signal) });
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, remote: team.remoteRasters(), onProgress: (p) => emit('library:overview-progress', p), log });

@@ -10,10 +10,7 @@ export { readPartRaster, type PartRaster, type ServiceDataType } from './raster-
 export { mosaicBlocker, mosaicParts, type MosaicOptions, type MosaicResult, type MosaicSource } from './mosaic.js';
 export { writeVrt, type VrtResult, type VrtSource } from './vrt.js';
 export {
-  BatchPartError, batchWorkDir, defaultBatchName, discardBatch, runBatch, runBatches,
+  BatchPartError, batchWorkDir, defaultBatchName, runBatch, runBatches,
   type BatchProgress, type BatchResult, type DownloadPart, type RunBatchDeps, type RunBatchOptions,
 } from './run-batch.js';
-export {
-  datesFromSearchAvailable, planTimeSeries, runTimeSeries, withDate,
-  type AvailabilityQuery, type ListAvailableDates, type Period, type TimeSeriesPlan,
-} from './time-series.js';
+export { datesFromSearchAvailable, withDate } from './time-series.js';

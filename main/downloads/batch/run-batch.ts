@@ -217,12 +217,6 @@ export function batchWorkDir(plan: BatchPlan, targetDir: string, name?: string):
   return path.join(targetDir, `${safeName(name ?? defaultBatchName(plan))}_parts_${fingerprint(plan).slice(0, 8)}`);
 }
 
-/** Removes what an unfinished run of a plan left behind (its working folder), for a job that is cancelled for good. */
-export async function discardBatch(plan: BatchPlan, targetDir: string, signal: AbortSignal, name?: string): Promise<void> {
-  throwIfAborted(signal);
-  await rm(batchWorkDir(plan, targetDir, name), { recursive: true, force: true });
-}
-
 // Each batch is assembled as soon as its last part arrives, so one batch's mosaic overlaps the next one's
 // downloads; on abort, in-flight downloads are cancelled and finished parts stay for a later resume.
 /** Runs several planned batches as one job sharing one pool of downloads and one progress, results in input order. */

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../common/errors.js';
 import { ApiError, classifyFailure } from '../../../main/api/errors.js';
 import { toIpcError } from '../../../main/ipc/errors.js';
-import { contentDispositionFileName } from '../../../main/api/transport.js';
+import { contentDispositionFileName } from '../../../main/api/content-disposition.js';
 import { SMALL_AOI, startTestSim } from '../simulator/helpers.js';
 import { makeClient, sendEnvelope, startScriptServer, type ScriptServer, type TestClient } from './helpers.js';
 
@@ -50,6 +50,27 @@ describe('envelope classification', () => {
     expect(contentDispositionFileName('attachment; filename="../../etc/passwd"')).toBe('../../etc/passwd');
     expect(contentDispositionFileName('inline')).toBeNull();
     expect(contentDispositionFileName(null)).toBeNull();
+  });
+
+  it('reads quoted, unquoted and RFC 5987 names, preferring filename*', () => {
+    expect(contentDispositionFileName('attachment; filename="composite_1.tif"')).toBe('composite_1.tif');
+    expect(contentDispositionFileName('attachment; filename=plain.tif')).toBe('plain.tif');
+    expect(contentDispositionFileName('attachment; filename="a \\"q\\".tif"')).toBe('a "q".tif');
+    expect(contentDispositionFileName("attachment; filename=\"fallback.tif\"; filename*=UTF-8''S%C3%A3o%20Paulo.tif")).toBe('São Paulo.tif');
+    expect(contentDispositionFileName("attachment; filename*=iso-8859-1'en'M%FCnchen.tif")).toBe('München.tif');
+    expect(contentDispositionFileName('ATTACHMENT; FILENAME="upper.tif"')).toBe('upper.tif');
+  });
+
+  it('falls back to filename when filename* is malformed, and returns null without a name', () => {
+    expect(contentDispositionFileName("attachment; filename*=UTF-8''%E0%A4%A; filename=\"ok.tif\"")).toBe('ok.tif');
+    expect(contentDispositionFileName("attachment; filename*=KOI8-R''x.tif; filename=ok.tif")).toBe('ok.tif');
+    expect(contentDispositionFileName('attachment')).toBeNull();
+    expect(contentDispositionFileName('')).toBeNull();
+    expect(contentDispositionFileName(null)).toBeNull();
+  });
+
+  it('takes the first of duplicated parameters', () => {
+    expect(contentDispositionFileName('attachment; filename="first.tif"; filename="../../second.tif"')).toBe('first.tif');
   });
 });
 

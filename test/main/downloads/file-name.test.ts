@@ -1,32 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_FILE_NAME_BYTES, collisionName, describedFileName, describedStem, fallbackFileName, parseContentDisposition, productLabel, sanitizeFileName,
+  MAX_FILE_NAME_BYTES, collisionName, describedFileName, describedStem, productLabel, sanitizeFileName,
 } from '../../../main/downloads/file-name.js';
 
 const FB = 'composite_20261117.tif';
-
-describe('parseContentDisposition', () => {
-  it('reads quoted, unquoted and RFC 5987 names, preferring filename*', () => {
-    expect(parseContentDisposition('attachment; filename="composite_1.tif"')).toBe('composite_1.tif');
-    expect(parseContentDisposition('attachment; filename=plain.tif')).toBe('plain.tif');
-    expect(parseContentDisposition('attachment; filename="a \\"q\\".tif"')).toBe('a "q".tif');
-    expect(parseContentDisposition("attachment; filename=\"fallback.tif\"; filename*=UTF-8''S%C3%A3o%20Paulo.tif")).toBe('São Paulo.tif');
-    expect(parseContentDisposition("attachment; filename*=iso-8859-1'en'M%FCnchen.tif")).toBe('München.tif');
-    expect(parseContentDisposition('ATTACHMENT; FILENAME="upper.tif"')).toBe('upper.tif');
-  });
-
-  it('falls back to filename when filename* is malformed, and returns null without a name', () => {
-    expect(parseContentDisposition("attachment; filename*=UTF-8''%E0%A4%A; filename=\"ok.tif\"")).toBe('ok.tif');
-    expect(parseContentDisposition("attachment; filename*=KOI8-R''x.tif; filename=ok.tif")).toBe('ok.tif');
-    expect(parseContentDisposition('attachment')).toBeNull();
-    expect(parseContentDisposition('')).toBeNull();
-    expect(parseContentDisposition(null)).toBeNull();
-  });
-
-  it('takes the first of duplicated parameters', () => {
-    expect(parseContentDisposition('attachment; filename="first.tif"; filename="../../second.tif"')).toBe('first.tif');
-  });
-});
 
 describe('sanitizeFileName', () => {
   it.each([
@@ -99,14 +76,7 @@ describe('sanitizeFileName', () => {
   });
 });
 
-describe('fallbackFileName and collisionName', () => {
-  it('builds <kind>_<date>.tif', () => {
-    expect(fallbackFileName('tile', '2026-11-17')).toBe('tile_20261117.tif');
-    expect(fallbackFileName('composite', '2026-11-17T10:00:00Z')).toBe('composite_20261117.tif');
-    expect(fallbackFileName('minitile', undefined, Date.parse('2026-01-02T00:00:00Z'))).toBe('minitile_20260102.tif');
-    expect(fallbackFileName('../x', '2026-01-01')).toBe('x_20260101.tif');
-  });
-
+describe('collisionName', () => {
   it('numbers collisions before the extension', () => {
     expect(collisionName('a.tif', 0)).toBe('a.tif');
     expect(collisionName('a.tif', 1)).toBe('a (1).tif');

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DownloadError, parseContentDisposition, type BinarySource, type DownloadKind } from '../../../main/downloads/index.js';
+import { contentDispositionFileName } from '../../../main/api/index.js';
+import { DownloadError, type BinarySource, type DownloadKind } from '../../../main/downloads/index.js';
 import type { RunningSimulator } from '../../../main/simulator/index.js';
 
 /** Process endpoints per download kind. */
@@ -91,7 +92,7 @@ export function fetchSource(baseUrl: string, opts: FetchSourceOptions = {}): Bin
       return {
         kind: 'stream' as const,
         body: stream,
-        fileName: parseContentDisposition(res.headers.get('content-disposition')),
+        fileName: contentDispositionFileName(res.headers.get('content-disposition')),
         contentLength: length === null ? null : Number(length),
       };
     },
@@ -115,7 +116,7 @@ export async function referenceSha(baseUrl: string, kind: DownloadKind, body: Re
   });
   if (res.status !== 200) throw new Error(`reference download failed: HTTP ${res.status} ${await res.text()}`);
   const buf = Buffer.from(await res.arrayBuffer());
-  return { sha256: createHash('sha256').update(buf).digest('hex'), bytes: buf.length, fileName: parseContentDisposition(res.headers.get('content-disposition')) };
+  return { sha256: createHash('sha256').update(buf).digest('hex'), bytes: buf.length, fileName: contentDispositionFileName(res.headers.get('content-disposition')) };
 }
 
 /** How many downloads the simulator billed: charged to an account's balance, or counted against an order's included downloads. */

@@ -279,6 +279,28 @@ describe('DownloadQueue against the simulator', () => {
     await q.close();
   });
 
+  it("tells its reactions (window, spend guard, team) of each change of a job, in that order, before the 'job' event", async () => {
+    const { stateDir, targetDir } = dirs();
+    const heard: string[] = [];
+    const hear = (who: string) => (j: DownloadJob) => void heard.push(`${who}:${j.state}`);
+    const q = await DownloadQueue.open({
+      stateDir, source: fetchSource(clean.url), concurrency: 1, ...fast,
+      onJob: { emit: hear('emit'), spend: hear('spend'), team: hear('team') },
+    });
+    q.on('job', hear('event'));
+    const done = await q.add({ kind: 'composite', request: composite(), targetDir });
+    await q.onIdle();
+    const failed = await q.add({ kind: 'composite', request: composite({ Bandnames: 'no-such-band' }), targetDir });
+    await q.onIdle();
+    expect(q.get(done.id)!.state).toBe('done');
+    expect(q.get(failed.id)!.state).toBe('failed');
+    const ends = heard.filter((h) => /:(done|failed)$/.test(h));
+    expect(ends).toEqual(['emit:done', 'spend:done', 'team:done', 'event:done', 'emit:failed', 'spend:failed', 'team:failed', 'event:failed']);
+    // Every change, not only the end: each reaction hears the job queued first.
+    expect(heard.slice(0, 4)).toEqual(['emit:queued', 'spend:queued', 'team:queued', 'event:queued']);
+    await q.close();
+  });
+
   it('reports throttled progress with total, rate and ETA', async () => {
     const { stateDir, targetDir } = dirs();
     const request = composite({ Resolution: 10, Bandnames: 'all' });

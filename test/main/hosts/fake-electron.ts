@@ -191,8 +191,10 @@ export const fakeElectron = {
     showOpenDialog: vi.fn(async () => ({ canceled: true, filePaths: [] as string[] })),
     // The analyst cancels unless a test says otherwise.
     showMessageBox: vi.fn(async () => ({ response: 0, checkboxChecked: false })),
+    showSaveDialog: vi.fn(async (_options: { defaultPath?: string }) => ({ canceled: true, filePath: '' })),
     showErrorBox: vi.fn(),
   },
+  clipboard: { writeText: vi.fn() },
   net: { fetch: vi.fn(async () => { throw new Error('no network in the fake Electron'); }) },
   Menu: { setApplicationMenu: vi.fn(), buildFromTemplate: vi.fn((template: unknown) => ({ template })) },
   nativeTheme: { shouldUseDarkColors: false },

@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { channelNames } from '../../../preload/contract';
 import type { FakeUtilityProcess } from './fake-electron';
@@ -165,6 +167,31 @@ describe('main/index.ts', () => {
     expect(electron.dialog.showOpenDialog).toHaveBeenCalledWith(expect.objectContaining({
       properties: ['openFile', 'multiSelections'], filters: [{ name: 'GeoTIFF', extensions: ['tif', 'tiff'] }],
     }));
+  });
+
+  it("copies the diagnostics report from the Help menu, or saves it where the save dialog says (in Documents, under the report's name)", async () => {
+    const electron = await boot();
+    await ready(electron);
+    type Item = { role?: string; label?: string; click?: () => void; submenu?: Item[] };
+    // The application menu's (the tray builds a menu of its own).
+    const menus = electron.Menu.buildFromTemplate.mock.calls.map((c) => c[0] as Item[]);
+    const help = menus.flat().find((m) => m.role === 'help')!;
+    const item = (label: string) => help.submenu!.find((i) => i.label === label)!;
+
+    item('Copy diagnostics').click!();
+    await vi.waitFor(() => expect(electron.clipboard.writeText).toHaveBeenCalledOnce(), { timeout: 5_000, interval: 10 });
+    const copied = electron.clipboard.writeText.mock.calls[0]![0] as string;
+    expect(copied).toContain('Swath');
+
+    const file = path.join(electron.app.getPath('documents'), 'chosen.txt');
+    mkdirSync(path.dirname(file), { recursive: true });
+    electron.dialog.showSaveDialog.mockResolvedValueOnce({ canceled: false, filePath: file });
+    item('Save diagnostics…').click!();
+    await vi.waitFor(() => expect(existsSync(file)).toBe(true), { timeout: 5_000, interval: 10 });
+    const asked = electron.dialog.showSaveDialog.mock.calls[0]![0];
+    expect(path.dirname(asked.defaultPath!)).toBe(electron.app.getPath('documents'));
+    expect(path.basename(asked.defaultPath!)).toMatch(/diagnostics.*\.txt$/i);
+    await vi.waitFor(() => expect(readFileSync(file, 'utf8')).toContain('Swath'), { timeout: 5_000, interval: 10 });
   });
 
   it('quits when the last window closes (except on macOS)', async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Watch } from '../../../main/watches';
-import { watchRequest } from '../../../main/watches/runner';
+import { watchRequest } from '../../../main/watches/run-machine';
 import { settled, startTestApp, type TestApp } from '../watches/app-helpers';
 
 // Never paying twice for what is in the analyst's own library: the app core against its embedded

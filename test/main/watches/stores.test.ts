@@ -7,7 +7,7 @@ import { BILLING_FRESH_MS, SpendStore, spendFromBilling } from '../../../main/sp
 import { WatchStore, classify, fullyAvailable, watchRequest, type WatchDate } from '../../../main/watches';
 import { issuesToFields } from '../../../main/ipc/dispatcher';
 import { channels, watchChip, watchSummarySchema, WATCH_LATEST_DATES } from '../../../preload/contract';
-import { watchMonthSpend } from '../../../main/watches/runner';
+import { watchMonthSpend } from '../../../main/watches/run-machine';
 import { WATCH_INPUT as INPUT } from './watch-input';
 import { makeTempDir, removeTempDirs } from '../../support/temp-dirs';
 

@@ -4,18 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BatchPartError,
   batchWorkDir,
-  discardBatch,
   datesFromSearchAvailable,
   planComposite,
-  planTimeSeries,
   runBatch,
-  runTimeSeries,
   type BatchPlan,
   type DownloadPart,
 } from '../../../../main/downloads/batch/index.js';
 import { readPartRaster } from '../../../../main/downloads/batch/raster-info.js';
 import { demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
-import { CONCAVE_AOI, compositeBody, fetchDownloadPart, firstDifference, pixels, post, removeTempDirs, tempDir } from './helpers.js';
+import { CONCAVE_AOI, compositeBody, fetchDownloadPart, firstDifference, pixels, removeTempDirs, tempDir } from './helpers.js';
 
 const SMALL_AOI = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';
 
@@ -103,10 +100,8 @@ describe('runBatch', () => {
     expect(stats.calls).toBe(other.parts.length);
     expect(path.basename(result.file)).toBe('job.tif');
     expect((await readPartRaster(result.file, AbortSignal.timeout(5000))).pixelSize).toBe(80);
-    // The first plan's finished part is still there for its resume, until the job is given up.
+    // The first plan's finished part is still there for its resume.
     expect(readdirSync(batchWorkDir(plan, dir, 'job')).filter((f) => f.endsWith('.tif'))).toHaveLength(1);
-    await discardBatch(plan, dir, AbortSignal.timeout(1000), 'job');
-    expect(readdirSync(dir)).toEqual(['job.tif']);
   });
 
   it('keeps the parts in <name>_parts when asked, beside the mosaic', async () => {
@@ -159,47 +154,7 @@ describe('runBatch', () => {
   });
 });
 
-describe('time series', () => {
-  it('plans and downloads the same request for every available date of a period as one job', async () => {
-    const until = date;
-    const from = new Date(Date.parse(`${date}T00:00:00Z`) - 12 * 86_400_000).toISOString().slice(0, 10);
-    const queries: unknown[] = [];
-    const series = await planTimeSeries(
-      compositeBody({ Date: date, Wkt: SMALL_AOI, Bandnames: 'B4,B3,B2,ndvi' }),
-      { from, until },
-      { maxCompositeAreaKm2: 2500, maxTotalBands: 2 },
-      async (query, signal) => {
-        queries.push(query);
-        const res = await post(t.url, '/api/satelliteimages/search/available', query, signal);
-        return datesFromSearchAvailable(((await res.json()) as { Data: unknown }).Data, { model: query.Model });
-      },
-      AbortSignal.timeout(10_000),
-    );
-    expect(queries).toEqual([{ Wkt: SMALL_AOI, From: from, Until: until, Model: 'Stratus2', SatelliteConstellations: ['Sentinel1', 'Sentinel2'] }]);
-    expect(series.dates.length).toBeGreaterThanOrEqual(2);
-    expect(series.dates).toEqual([...series.dates].sort());
-    expect(series.dates[series.dates.length - 1]).toBe(date);
-    for (const b of series.batches) {
-      expect(b.plan.parts).toHaveLength(2);
-      for (const p of b.plan.parts) expect(p.body.Date).toBe(b.date);
-    }
-
-    const dir = await tempDir();
-    let last = { partsDone: 0, partsTotal: 0, phase: '' };
-    const results = await runTimeSeries(series, { downloadPart: fetchDownloadPart(t.url), parallelism: 4 }, dir, AbortSignal.timeout(60_000), (p) => (last = p));
-    expect(last).toMatchObject({ phase: 'done', partsDone: series.dates.length * 2, partsTotal: series.dates.length * 2 });
-    expect(results.map((r) => r.date)).toEqual(series.dates);
-    for (const { date: d, result } of results) {
-      expect(result.kind).toBe('mosaic');
-      const info = await readPartRaster(result.file, AbortSignal.timeout(5000));
-      expect(info.bands).toBe(4);
-      expect(info.metadata.find((m) => m.name === 'IMAGE_DATE')?.value).toBe(d.replaceAll('-', ''));
-      expect(path.basename(result.file)).toContain(d.replaceAll('-', ''));
-    }
-    expect(readdirSync(dir).filter((f) => f.endsWith('.tif'))).toHaveLength(series.dates.length);
-    expect(readdirSync(dir).some((f) => f.endsWith('_parts'))).toBe(false);
-  });
-
+describe('series dates', () => {
   it('reads dates from a search/available answer, optionally for one model', () => {
     const data = {
       ModelImageDates: [
@@ -210,11 +165,5 @@ describe('time series', () => {
     expect(datesFromSearchAvailable(data)).toEqual(['2026-04-30', '2026-05-01', '2026-05-03']);
     expect(datesFromSearchAvailable(data, { model: 'Stratus2' })).toEqual(['2026-05-01', '2026-05-03']);
     expect(datesFromSearchAvailable(null)).toEqual([]);
-  });
-
-  it('yields an empty series when the period has no imagery, without planning errors', async () => {
-    const series = await planTimeSeries(compositeBody({ Date: date, Wkt: SMALL_AOI }), { from: '2020-01-01', until: '2020-01-31' }, { maxCompositeAreaKm2: 2500, maxTotalBands: 12 }, async () => [], AbortSignal.timeout(1000));
-    expect(series.dates).toEqual([]);
-    expect(series.batches).toEqual([]);
   });
 });
