@@ -70,7 +70,8 @@ describe('the packaged app (electron-builder --dir, offline)', () => {
     const imported = new Set<string>();
     for (const bundle of bundles) {
       const text = readFileSync(join(root, 'out/main', bundle), 'utf8');
-      for (const [, spec] of text.matchAll(/(?:from\s*|import\s*\(\s*|require\s*\(\s*)["']([^"'.][^"']*)["']/g)) {
+      // A keyword, not the end of a string or a name ("from", "to" in a list of field names is not an import).
+      for (const [, spec] of text.matchAll(/(?<![\w$"'.])(?:from\s*|import\s*\(\s*|require\s*\(\s*)["']([^"'.][^"']*)["']/g)) {
         const parts = spec!.split('/');
         const name = spec!.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
         if (!name.startsWith('node:') && name !== 'electron' && !builtinModules.includes(name)) imported.add(name);
