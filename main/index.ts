@@ -15,7 +15,7 @@ import { diagnosticsFileName } from './diagnostics/report';
 import { writeReport } from './admin/distribution';
 import { BUILD_PUBLISHER_NAMES, BUILD_UPDATE_URL, UpdateService } from './updates';
 import { createDispatcher, createSenderPolicy } from './ipc';
-import { createApp } from './services/app';
+import { createApp } from './app/app';
 import { electronNotifications } from './notifications/electron';
 import {
   broadcast,

@@ -35,7 +35,7 @@ export const LAYERS = [
   { name: 'preload', may: ['preload/contract'] },
 
   // ---- main, lowest first. The ports and plumbing (platform, shared) at the bottom; each feature
-  // serves its own slice of the channel table; `main/services` (the composition root) only wires
+  // serves its own slice of the channel table; `main/app` (the composition root) only wires
   // them; the hosts and the entry mount it. No feature imports the root or a host.
   { name: 'main/shared', may: ['common'] },
   { name: 'main/platform', may: ['preload/contract'] },
@@ -65,15 +65,15 @@ export const LAYERS = [
     may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/logging', 'main/keychain', 'main/downloads', 'main/policy', 'main/updates', 'main/diagnostics'],
   },
   {
-    name: 'main/services',
+    name: 'main/app',
     may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/session', 'main/watches', 'main/admin'],
   },
   { name: 'main/simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {
     name: 'main/hosts',
-    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/services', 'main/simulator'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/app', 'main/simulator'],
   },
-  { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/admin', 'main/services', 'main/hosts'] },
+  { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/admin', 'main/app', 'main/hosts'] },
 
   // ---- the renderer: views use stores, stores use the bridge and the model code
   { name: 'renderer/src/platform/bridge.ts', may: ['preload/contract'] },

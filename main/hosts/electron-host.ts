@@ -7,7 +7,7 @@ import { APP_RENDERER_URL, APP_SCHEME, serveRendererFile } from './app-protocol'
 import { buildMenuTemplate, type MenuOptions } from './menu';
 import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
 import { simulatorInChild } from './simulator-process';
-import type { StartSimulator } from '../services/embedded-service';
+import type { StartSimulator } from '../app/embedded-service';
 import type { FromSimulatorChild } from '../simulator/child-protocol';
 
 /**

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import type { StartSimulator } from '../services/embedded-service';
+import type { StartSimulator } from '../app/embedded-service';
 import { entryPoint, forkEntry, type EntryPoint } from '../shared/entry-point';
 import type { FromSimulatorChild, ToSimulatorChild } from '../simulator/child-protocol';
 

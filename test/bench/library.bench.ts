@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
 import { LIBRARY_FILE, LibraryCatalog, readRasterMetadata, type LibraryEntry } from '../../main/library';
-import { createApp, type SwathApp } from '../../main/services/app';
+import { createApp, type SwathApp } from '../../main/app/app';
 import { LIBRARY_FIRST_PAGE } from '../../common/library-first-page';
 import { forkedSimulator } from '../../main/hosts/simulator-process';
 import { writeGeoTiff } from '../../main/simulator/raster/index.js';

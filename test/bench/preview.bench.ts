@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
-import { createApp, type SwathApp } from '../../main/services/app';
+import { createApp, type SwathApp } from '../../main/app/app';
 import { startSimulator } from '../../main/simulator';
 import { chromiumAvailable, launchChromium } from '../e2e/chromium';
 import { buildPreviewHarness } from '../e2e/preview-harness/build';

@@ -51,11 +51,11 @@ describe('the layer table, as lint', () => {
   it.each([
     // The example: lint passed a watch importing a host and the app core.
     ['main/watches/x.ts', "import { startBrowserHost } from '../hosts/browser-host';\nexport const x = startBrowserHost;\n", 'main/watches', 'main/hosts'],
-    ['main/watches/x.ts', "import type { AppCore } from '../services/app';\nexport type X = AppCore;\n", 'main/watches', 'main/services'],
-    ['main/spend/x.ts', "export const x = () => import('../services/embedded-service');\n", 'main/spend', 'main/services'],
+    ['main/watches/x.ts', "import type { AppCore } from '../app/app';\nexport type X = AppCore;\n", 'main/watches', 'main/app'],
+    ['main/spend/x.ts', "export const x = () => import('../app/embedded-service');\n", 'main/spend', 'main/app'],
     ['main/api/x.ts', "import { toIpcError } from '../ipc/errors.js';\nexport const x = toIpcError;\n", 'main/api', 'main/ipc'],
     ['main/library/x.ts', "import { writeGeoTiff } from '../simulator/raster/index.js';\nexport const x = writeGeoTiff;\n", 'main/library', 'main/simulator'],
-    ['main/services/x.ts', "export { startBrowserHost } from '../hosts/browser-host';\n", 'main/services', 'main/hosts'],
+    ['main/app/x.ts', "export { startBrowserHost } from '../hosts/browser-host';\n", 'main/app', 'main/hosts'],
     ['main/simulator/x.ts', "import { LibraryCatalog } from '../library/catalog.js';\nexport const x = LibraryCatalog;\n", 'main/simulator', 'main/library'],
     ['common/grid/x.ts', "import { ApiError } from '../../main/api/errors.js';\nexport const x = ApiError;\n", 'common', 'main/api'],
     ['preload/contract/x.ts', "import { ApiError } from '../../main/api/errors';\nexport const x = ApiError;\n", 'preload/contract', 'main/api'],
@@ -114,7 +114,7 @@ describe('lint fails for fixture files on disk', () => {
   });
 
   it('(a) an import the table does not allow', async () => {
-    const file = await fixture('main/watches/zz-layers-fixture.ts', "import type { AppCore } from '../services/app';\nexport type X = AppCore;\n");
+    const file = await fixture('main/watches/zz-layers-fixture.ts', "import type { AppCore } from '../app/app';\nexport type X = AppCore;\n");
     const errors = layerMessages(await eslint.lintFiles([file]));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^layers\/allowed-imports: main\/watches may not import main\/services \(main\/services\/app\.ts\); the layer table lets main\/watches import common, .*main\/spend/);
@@ -166,8 +166,8 @@ describe('the real tree and the table', () => {
     expect(layerOf('renderer/src/features/tasking/other/x.ts')).toBeUndefined();
   });
 
-  it('no feature of main imports the composition root (main/services) or a host: only the hosts and the entry do', () => {
-    const importers = (LAYERS as Layer[]).filter((l) => l.may.includes('main/services') || l.may.includes('main/hosts')).map((l) => l.name);
+  it('no feature of main imports the composition root (main/app) or a host: only the hosts and the entry do', () => {
+    const importers = (LAYERS as Layer[]).filter((l) => l.may.includes('main/app') || l.may.includes('main/hosts')).map((l) => l.name);
     expect(importers.sort()).toEqual(['main', 'main/hosts']);
   });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
-import { createApp, type SwathApp } from '../../main/services/app';
+import { createApp, type SwathApp } from '../../main/app/app';
 import { startSimulator } from '../../main/simulator';
 import { fixturePath } from '../fixtures/rasters';
 import { chromiumAvailable, launchChromium } from './chromium';

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/keychain';
-import { createApp, type SwathApp } from '../../main/services/app';
+import { createApp, type SwathApp } from '../../main/app/app';
 import { forkedSimulator } from '../../main/hosts/simulator-process';
 import { fixturePath, gdalRecord } from '../fixtures/rasters';
 import { writeTestTiff } from '../main/library/decimate-helpers';

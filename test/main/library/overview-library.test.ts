@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/keychain';
 import { serveLibraryFile } from '../../../main/library';
-import { createApp, type SwathApp } from '../../../main/services/app';
+import { createApp, type SwathApp } from '../../../main/app/app';
 import { startSimulator } from '../../../main/simulator';
 import { FIXTURES, fixturePath, gdalRecord } from '../../fixtures/rasters';
 

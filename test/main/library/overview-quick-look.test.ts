@@ -6,7 +6,7 @@ import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/keychain';
 import { LibraryCatalog, serveLibraryFile } from '../../../main/library';
 import { OVERVIEW_PREFIX, OverviewCache, QUICK_LOOK_PREFIX } from '../../../main/library/overview-cache';
-import { createApp, type SwathApp } from '../../../main/services/app';
+import { createApp, type SwathApp } from '../../../main/app/app';
 import { startSimulator } from '../../../main/simulator';
 import { fixturePath } from '../../fixtures/rasters';
 import { decimateExpected, difference, readFile, readLevel } from './decimate-helpers';

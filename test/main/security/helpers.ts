@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MemoryKeychainBackend } from '../../../main/keychain';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
-import { createApp, type AppOptions, type SwathApp } from '../../../main/services/app';
+import { createApp, type AppOptions, type SwathApp } from '../../../main/app/app';
 import { startSimulator } from '../../../main/simulator';
 
 const tlsFixture = (name: string) => path.join(import.meta.dirname, '../../fixtures/tls', name);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../main/simulator/index.js';
 import { forkedSimulator } from '../../../main/hosts/simulator-process.js';
-import type { StartSimulator } from '../../../main/services/embedded-service.js';
+import type { StartSimulator } from '../../../main/app/embedded-service.js';
 
 /**
  * The simulator's answer style for tests that must pass in every style:

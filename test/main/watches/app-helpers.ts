@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import type { EventName } from '../../../preload/contract';
 import { MemoryKeychainBackend } from '../../../main/keychain';
-import { createApp, type AppOptions, type SwathApp } from '../../../main/services/app';
+import { createApp, type AppOptions, type SwathApp } from '../../../main/app/app';
 import type { HostConfirm } from '../../../main/platform/confirm';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator';
 import type { Account, StoredOrder } from '../../../main/simulator/state';

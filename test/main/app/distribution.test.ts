@@ -8,10 +8,10 @@ import { KEYCHAIN_SERVICE, MemoryKeychainBackend } from '../../../main/keychain'
 import { LogRedactor, configureLog, type SwathLog } from '../../../main/logging';
 import { SecretRegistry } from '../../../main/platform/secrets';
 import { loadPolicy } from '../../../main/policy';
-import { createApp, type SwathApp } from '../../../main/services/app';
+import { createApp, type SwathApp } from '../../../main/app/app';
 import { startSimulator } from '../../../main/simulator';
 import { redactionMark } from '../../../preload/contract/redaction';
-import { DEMO_ACCOUNT_KEY } from '../../../main/services/embedded-service';
+import { DEMO_ACCOUNT_KEY } from '../../../main/app/embedded-service';
 
 // The app core under an admin policy, through the dispatcher as a renderer reaches it; the
 // diagnostics report and the log file are checked for the key, which must be absent.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/keychain';
 import { OVERVIEW_PREFIX } from '../../../main/library/overview-cache';
-import { createApp, type SwathApp } from '../../../main/services/app';
+import { createApp, type SwathApp } from '../../../main/app/app';
 import { startSimulator } from '../../../main/simulator';
 import { fixturePath } from '../../fixtures/rasters';
 import { tapped, type Tap } from './tap';

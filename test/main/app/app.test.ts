@@ -6,7 +6,7 @@ import { accountLimits } from '../../../main/api';
 import { readEstimate } from '../../../main/downloads/batch/estimate';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/keychain';
-import { createApp, type SwathApp } from '../../../main/services/app';
+import { createApp, type SwathApp } from '../../../main/app/app';
 import { channelNames, channels } from '../../../preload/contract';
 import { fixturePath } from '../../fixtures/rasters';
 import { startScriptServer, type ScriptServer } from '../api/helpers';

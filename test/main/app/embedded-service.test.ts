@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { DEMO_ACCOUNT_KEY, DEMO_SERVICE_LABEL, startEmbeddedService, type StartSimulator } from '../../../main/services/embedded-service';
+import { DEMO_ACCOUNT_KEY, DEMO_SERVICE_LABEL, startEmbeddedService, type StartSimulator } from '../../../main/app/embedded-service';
 
 describe('startEmbeddedService', () => {
   it('starts the simulator on a random loopback port with its state under userData', async () => {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { StartSimulator } from '../../../main/services/embedded-service';
+import type { StartSimulator } from '../../../main/app/embedded-service';
 
 /**
  * A loopback HTTP proxy in front of the simulator, so a test sees what the service sees: every
