@@ -49,7 +49,7 @@ function reaches(file: string, re: RegExp, seen = new Set<string>()): boolean {
 //   simulator.
 const STARTS_PROGRAMS = /['"]node:child_process['"]/;
 const BOOTS_APP_CORE = /(?:from\s+|import\()['"][^'"]*\/main\/(?:app\/app|index)(?:\.js)?['"]/;
-const DAEMONS = ['test/main/keychain/keytar.test.ts'];
+const DAEMONS = ['test/main/profiles/keytar.test.ts'];
 const NO_BUILD = [
   ...DAEMONS,
   ...TESTS.filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !DAEMONS.includes(f)

@@ -6,7 +6,7 @@ import { buildDiagnostics, DIAGNOSTICS_LOG_LINES, diagnosticsFileName } from '..
 import type { DownloadQueue } from '../downloads';
 import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
-import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
+import { DEMO_PROFILE_ID, type ProfileStore } from '../profiles';
 import { LogRedactor, type SwathLog } from '../logging';
 import { RateLimit, oneLine } from '../shared/untrusted-text';
 import { enforcePolicy, policyView, seedPolicyProfiles, type PolicyState } from '../policy';

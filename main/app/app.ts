@@ -7,7 +7,7 @@ import { SecretRegistry } from '../platform/secrets';
 import { systemClock, type Clock } from '../platform/clock';
 import { randomDemoKey, startEmbeddedService, type EmbeddedService, type StartSimulator } from './embedded-service';
 import { joinSlices, sealedEmit, type HandlerTable } from '../ipc';
-import { Keychain, ProfileStore, httpKeyProbe, profileHandlers, type KeychainBackend } from '../keychain';
+import { Keychain, ProfileStore, httpKeyProbe, profileHandlers, type KeychainBackend } from '../profiles';
 import { AnalysisService, AnalysisWorkers, analysisHandlers } from '../analysis';
 import { LibraryCatalog, LibraryQueryThread, libraryHandlers, type RasterFileLookup } from '../library';
 import { openDatabase } from '../shared/database';

@@ -1,6 +1,6 @@
 import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
-import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
+import { DEMO_PROFILE_ID, type ProfileStore } from '../profiles';
 import type { PolicyState } from './load';
 import { SERVICE_CURRENCY } from '../../common/money.js';
 import { FIXED_BY_POLICY } from './settings';

@@ -3,7 +3,7 @@ import { AppError } from '../../common/errors.js';
 import type { Emit } from '../platform/emit';
 import type { Clock } from '../platform/clock';
 import type { SecretRegistry } from '../platform/secrets';
-import { DEMO_PROFILE_ID, KeyOriginError, type ProfileStore, type ProfileSummary } from '../keychain';
+import { DEMO_PROFILE_ID, KeyOriginError, type ProfileStore, type ProfileSummary } from '../profiles';
 
 /**
  * The connection to the active profile's service: one ServiceClient per

@@ -6,7 +6,7 @@ import { AppError } from '../../common/errors.js';
 import type { ServiceClient } from '../api';
 import { identicalActiveJob, type DownloadJob, type DownloadQueue, type Estimator } from '../downloads';
 import type { HandlerTable } from '../ipc';
-import type { ProfileStore } from '../keychain';
+import type { ProfileStore } from '../profiles';
 import type { LibraryCatalog } from '../library';
 import type { Notifier } from '../notifications/notifier';
 import type { Emit } from '../platform/emit';

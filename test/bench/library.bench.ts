@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
-import { MemoryKeychainBackend } from '../../main/keychain';
+import { MemoryKeychainBackend } from '../../main/profiles';
 import { LIBRARY_FILE, LibraryCatalog, readRasterMetadata, type LibraryEntry } from '../../main/library';
 import { createApp, type SwathApp } from '../../main/app/app';
 import { LIBRARY_FIRST_PAGE } from '../../common/library-first-page';

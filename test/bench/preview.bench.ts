@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
-import { MemoryKeychainBackend } from '../../main/keychain';
+import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
 import { startSimulator } from '../../main/simulator';
 import { chromiumAvailable, launchChromium } from '../e2e/chromium';

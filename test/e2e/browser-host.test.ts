@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
-import { MemoryKeychainBackend } from '../../main/keychain';
+import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
 import { startSimulator } from '../../main/simulator';
 import { fixturePath } from '../fixtures/rasters';

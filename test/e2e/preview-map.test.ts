@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
-import { MemoryKeychainBackend } from '../../main/keychain';
+import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
 import { forkedSimulator } from '../../main/hosts/simulator-process';
 import { fixturePath, gdalRecord } from '../fixtures/rasters';

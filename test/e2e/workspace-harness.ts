@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
-import { MemoryKeychainBackend } from '../../main/keychain';
+import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
 import { styledChildSimulator } from '../main/simulator/helpers';
 import { CHROMIUM, launchChromium } from './chromium';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountLimits } from '../../../main/api';
 import { readEstimate } from '../../../main/downloads/batch/estimate';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
-import { MemoryKeychainBackend } from '../../../main/keychain';
+import { MemoryKeychainBackend } from '../../../main/profiles';
 import { createApp, type SwathApp } from '../../../main/app/app';
 import { channelNames, channels } from '../../../preload/contract';
 import { fixturePath } from '../../fixtures/rasters';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
-import { MemoryKeychainBackend } from '../../../main/keychain';
+import { MemoryKeychainBackend } from '../../../main/profiles';
 import { OVERVIEW_PREFIX } from '../../../main/library/overview-cache';
 import { createApp, type SwathApp } from '../../../main/app/app';
 import { startSimulator } from '../../../main/simulator';

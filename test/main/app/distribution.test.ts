@@ -4,7 +4,7 @@ import path from 'node:path';
 import nodeLog from 'electron-log/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
-import { KEYCHAIN_SERVICE, MemoryKeychainBackend } from '../../../main/keychain';
+import { KEYCHAIN_SERVICE, MemoryKeychainBackend } from '../../../main/profiles';
 import { LogRedactor, configureLog, type SwathLog } from '../../../main/logging';
 import { SecretRegistry } from '../../../main/platform/secrets';
 import { loadPolicy } from '../../../main/policy';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExportTargetRequest } from '../../../main/exports/handlers';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
-import { MemoryKeychainBackend } from '../../../main/keychain';
+import { MemoryKeychainBackend } from '../../../main/profiles';
 import { createApp, type SwathApp } from '../../../main/app/app';
 import { startSimulator } from '../../../main/simulator';
 import { FIXTURES, fixturePath } from '../../fixtures/rasters';

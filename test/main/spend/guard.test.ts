@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost } from '../../../main/hosts/browser-host';
 import { ANSWER_STYLES } from '../simulator/helpers';
-import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/keychain';
+import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/profiles';
 import { seedPolicyProfiles, type PolicyState } from '../../../main/policy';
 import { searchTiles } from '../../../main/simulator/geo/tile-grid';
 import type { Watch } from '../../../main/watches';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { EventName } from '../../../preload/contract';
-import { MemoryKeychainBackend } from '../../../main/keychain';
+import { MemoryKeychainBackend } from '../../../main/profiles';
 import { createApp, type AppOptions, type SwathApp } from '../../../main/app/app';
 import type { HostConfirm } from '../../../main/platform/confirm';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator';

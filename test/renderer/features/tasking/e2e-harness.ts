@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../../../main/hosts/browser-host';
 import type { StartSimulator } from '../../../../main/app/embedded-service';
-import { MemoryKeychainBackend } from '../../../../main/keychain';
+import { MemoryKeychainBackend } from '../../../../main/profiles';
 import type { HostConfirm } from '../../../../main/platform/confirm';
 import { createApp, type SwathApp } from '../../../../main/app/app';
 import type { RunningSimulator } from '../../../../main/simulator';

@@ -1,7 +1,7 @@
 /**
  * The keychain against a real OS keychain through real keytar. On Linux this needs a D-Bus
  * session with an unlocked Secret Service, as CI provides:
- *   HOME=$(mktemp -d) dbus-run-session -- sh -c 'echo -n test | gnome-keyring-daemon --unlock --components=secrets >/dev/null; npx vitest run test/main/keychain'
+ *   HOME=$(mktemp -d) dbus-run-session -- sh -c 'echo -n test | gnome-keyring-daemon --unlock --components=secrets >/dev/null; npx vitest run test/main/profiles'
  * Without one these tests are skipped (with the reason printed), except under CI, where they fail.
  */
 import { execFile } from 'node:child_process';
@@ -18,7 +18,7 @@ import {
   ProfileStore,
   classifyKeychainError,
   createKeytarBackend,
-} from '../../../main/keychain/index.js';
+} from '../../../main/profiles/index.js';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator/index.js';
 import { fetchAccountInfoProbe, readAllFiles, tempDir } from './helpers.js';
 import { SecretRegistry } from '../../../main/platform/secrets';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toIpcError } from '../../../main/ipc/errors.js';
-import { KeychainError, classifyKeychainError, type KeychainProblem } from '../../../main/keychain/index.js';
+import { KeychainError, classifyKeychainError, type KeychainProblem } from '../../../main/profiles/index.js';
 
 const linux = { platform: 'linux' as const, env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus' }, exists: () => false };
 

@@ -1,4 +1,4 @@
-/** The keychain: service profiles whose API keys live only in the OS keychain, with clear errors when it is unavailable. */
+/** Profiles: service profiles whose API keys live only in the OS keychain, with clear errors when it is unavailable. */
 export { createKeytarBackend, MemoryKeychainBackend, type KeychainBackend } from './backend.js';
 export { Keychain, KEYCHAIN_SERVICE, type KeychainOptions } from './keychain.js';
 export {

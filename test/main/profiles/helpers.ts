@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { KeyProbe } from '../../../main/keychain/index.js';
+import type { KeyProbe } from '../../../main/profiles/index.js';
 
 /** A fresh temporary directory standing in for Electron's userData. */
 export function tempDir(prefix = 'swath-keychain-test-'): string {

@@ -13,7 +13,7 @@ import {
   ProfileStore,
   type KeychainBackend,
   type KeyProbe,
-} from '../../../main/keychain/index.js';
+} from '../../../main/profiles/index.js';
 import { startSimulator, type RunningSimulator } from '../../../main/simulator/index.js';
 import { fetchAccountInfoProbe, readAllFiles, tempDir } from './helpers.js';
 import { SecretRegistry } from '../../../main/platform/secrets';
