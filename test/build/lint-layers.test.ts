@@ -117,7 +117,7 @@ describe('lint fails for fixture files on disk', () => {
     const file = await fixture('main/watches/zz-layers-fixture.ts', "import type { AppCore } from '../app/app';\nexport type X = AppCore;\n");
     const errors = layerMessages(await eslint.lintFiles([file]));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^layers\/allowed-imports: main\/watches may not import main\/services \(main\/services\/app\.ts\); the layer table lets main\/watches import common, .*main\/spend/);
+    expect(errors[0]).toMatch(/^layers\/allowed-imports: main\/watches may not import main\/app \(main\/app\/app\.ts\); the layer table lets main\/watches import common, .*main\/spend/);
   });
 
   it('(b) a file in a folder the table does not list', async () => {
