@@ -55,7 +55,11 @@ export const LAYERS = [
   { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library'] },
   { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/exports', 'main/policy'] },
   { name: 'main/downloads', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/library', 'main/spend', 'main/team'] },
-  { name: 'main/session', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/profiles', 'main/downloads', 'main/spend'] },
+  { name: 'main/connection', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/profiles', 'main/downloads', 'main/spend'] },
+  { name: 'main/account', may: ['main/api', 'main/ipc'] },
+  { name: 'main/billing', may: ['main/api', 'main/ipc'] },
+  { name: 'main/imagery', may: ['common', 'main/api', 'main/ipc', 'main/downloads', 'main/spend'] },
+  { name: 'main/tasking', may: ['common', 'main/api', 'main/ipc', 'main/downloads', 'main/spend'] },
   {
     name: 'main/watches',
     may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],
@@ -66,7 +70,7 @@ export const LAYERS = [
   },
   {
     name: 'main/app',
-    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/session', 'main/watches', 'main/admin'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/admin'],
   },
   { name: 'main/simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {

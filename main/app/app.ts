@@ -14,7 +14,11 @@ import { openDatabase } from '../shared/database';
 import { OverviewCache } from '../library/overview-cache';
 import { setupDistribution, type DistributionOptions } from '../admin/distribution';
 import { exportHandlers, type ExportTargetRequest } from '../exports/handlers';
-import { ServiceSession, clientBinarySource, sessionHandlers } from '../session';
+import { ServiceSession, clientBinarySource, connectionHandlers } from '../connection';
+import { imageryHandlers } from '../imagery';
+import { taskingHandlers } from '../tasking';
+import { accountHandlers } from '../account';
+import { billingHandlers } from '../billing';
 import type { HostConfirm } from '../platform/confirm';
 import { SettingsStore, settingsHandlers } from '../settings';
 import { Notifier, type ShowNativeNotification } from '../notifications/notifier';
@@ -158,6 +162,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   });
   const { confirm, revealFile } = options;
   const profileId = async (): Promise<string> => (await profiles.getActive()).id;
+  const client = (signal: AbortSignal) => session.client(signal);
   // The one spend guard every path that spends asks, bound by the admin policy's ceiling (EUR). Made
   // before the queue: the queue's jobs, those brought back at start too, are cleared by it before they are sent.
   const guard = new SpendGuard({
@@ -173,7 +178,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     now,
   });
   // Each job is sent with the client of the profile it was cleared under, and only while it is the active one.
-  const source = clientBinarySource((signal) => session.client(signal), profileId);
+  const source = clientBinarySource(client, profileId);
   const queue: DownloadQueue = await DownloadQueue.open({
     stateDir: dir, db: database.db, source, library, concurrency: 2, onWarning: log, now, spend: guard,
     runBatch: createBatchRunner(source, { parallelism: () => queue.concurrency, nameTaken: (name) => library.hasFileName(name) }),
@@ -200,9 +205,13 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
 
   // Each feature serves its own channels; a channel two features claim stops the start.
   const handlers: HandlerTable = joinSlices(
-    sessionHandlers({ version: options.version, platform: options.platform, session, profileId, guard, estimator, library }),
+    connectionHandlers({ version: options.version, platform: options.platform, session, guard }),
+    accountHandlers(client),
+    billingHandlers(client),
+    imageryHandlers({ client, profileId, guard, estimator, library }),
+    taskingHandlers({ client, profileId, guard, estimator }),
     profileHandlers({ profiles, probe: httpKeyProbe(options.fetch), onChange: () => session.invalidate(), confirm }),
-    downloadHandlers({ client: (signal) => session.client(signal), profileId, queue, settings, guard, estimator, team, library, revealFile }),
+    downloadHandlers({ client, profileId, queue, settings, guard, estimator, team, library, revealFile }),
     libraryHandlers({ library, queries: libraryQueries, overviews, chooseFiles: options.chooseFiles, revealFile, confirm }),
     exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal), clock }),
     analysisHandlers(analysis),

@@ -1,43 +1,32 @@
 import { CONTRACT_VERSION } from '../../preload/contract';
-import { canonicalBody, canonicalPayload, type CompositeAvailableRequest, type GeographyCompositeRequest, type OpenOperationKey, type SearchAvailableRequest } from '../api';
-import { downloadCost, orderCost } from '../../common/money.js';
+import type { OpenOperationKey } from '../api';
 import { AppError } from '../../common/errors.js';
-import { identicalInLibrary, type Estimator, type LibraryLookup } from '../downloads';
 import type { HandlerTable } from '../ipc';
 import type { SpendGuard } from '../spend';
 import type { ServiceSession } from './session';
 
 /**
- * The service session's channels: the app and its connection (app:info, service:*), the account
- * and billing, imagery search and estimates, and tasking. What costs money here (an order) is
- * decided by the spend guard on main's own estimate of that exact payload.
+ * The connection's channels: the app and its connection to the active profile's service
+ * (app:info, service:*), the service's status, its open operations and the operations console's
+ * calls (cancelling an order asks the analyst first, through the spend guard's consent).
  */
 
-/** The channels of the service session. */
-export type SessionChannel =
-  | 'app:info' | 'service:ping' | 'service:status' | 'service:reconnect' | 'service:operations' | 'service:call'
-  | 'account:info' | 'account:settings' | 'billing:summary' | 'billing:orders' | 'billing:transactions'
-  | 'imagery:search' | 'imagery:available' | 'imagery:estimate' | 'imagery:legacy-composite'
-  | 'tasking:models' | 'tasking:estimate' | 'tasking:create';
+/** The channels of the connection. */
+export type ConnectionChannel = 'app:info' | 'service:ping' | 'service:status' | 'service:reconnect' | 'service:operations' | 'service:call';
 
-/** What the session's channels need. */
-export interface SessionHandlerDeps {
+/** What the connection's channels need. */
+export interface ConnectionHandlerDeps {
   version: string;
   platform: string;
   session: ServiceSession;
-  /** The active profile's id (estimates are kept per profile). */
-  profileId: () => Promise<string>;
-  /** The one spend guard, and main's own estimates it decides on. */
+  /** The one spend guard: its consent before an order is cancelled. */
   guard: SpendGuard;
-  estimator: Estimator;
-  /** The analyst's library: an estimate names the identical file already in it. */
-  library?: LibraryLookup;
   now?: () => number;
 }
 
-/** The session's slice of the channel table. */
-export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, SessionChannel> {
-  const { session, guard, estimator, profileId } = deps;
+/** The connection's slice of the channel table. */
+export function connectionHandlers(deps: ConnectionHandlerDeps): Pick<HandlerTable, ConnectionChannel> {
+  const { session, guard } = deps;
   const now = deps.now ?? (() => performance.now());
   const client = (signal: AbortSignal) => session.client(signal);
 
@@ -85,47 +74,6 @@ export function sessionHandlers(deps: SessionHandlerDeps): Pick<HandlerTable, Se
       }
       if (key === 'tasking.orders.cancel') await consentToCancel(guard, params);
       return { data: await c.callOpen(key as OpenOperationKey, { params, body }, signal) };
-    },
-
-    'account:info': async (_r, { signal }) => ({ data: await (await client(signal)).accountInfo(signal) }),
-    'account:settings': async (_r, { signal }) => ({ data: await (await client(signal)).accountSettings(signal) }),
-    'billing:summary': async (_r, { signal }) => ({ data: await (await client(signal)).billingSummary(signal) }),
-    'billing:orders': async (period, { signal }) => ({ data: await (await client(signal)).billingOrders(period, signal) }),
-    'billing:transactions': async (period, { signal }) => ({ data: await (await client(signal)).billingTransactions(period, signal) }),
-
-    'imagery:search': async ({ request }, { signal }) => ({ data: await (await client(signal)).searchAvailable(request as unknown as SearchAvailableRequest, signal) }),
-    'imagery:available': async ({ request }, { signal }) => ({ data: await (await client(signal)).compositeAvailable(request as unknown as CompositeAvailableRequest, signal) }),
-    'imagery:estimate': async ({ request }, { signal }) => {
-      // Kept briefly as main's own estimate of this exact request: a download of it right after is decided on this answer.
-      const body = canonicalBody('estimate', request);
-      const data = await estimator.composite(await client(signal), await profileId(), body, signal, true);
-      const kind = body.TileGuid != null ? 'tile' : body.MiniTileGuid != null ? 'minitile' : 'composite';
-      return { data, verdict: await guard.verdict(downloadCost(data), signal), inLibrary: await identicalInLibrary(deps.library, kind, body) };
-    },
-    'imagery:legacy-composite': async ({ request }, { signal }) => ({
-      // Deprecated by the service; reachable on purpose, under "legacy", with a notice in the UI.
-      data: await (await client(signal)).geographyComposite(request as unknown as GeographyCompositeRequest, signal),
-    }),
-
-    'tasking:models': async (_r, { signal }) => ({ models: await (await client(signal)).taskingModels(signal) }),
-    'tasking:estimate': async ({ request }, { signal }) => {
-      const { estimate, payload } = await estimator.order(await client(signal), await profileId(), JSON.stringify(canonicalBody('order', request)), signal, true);
-      return { estimate, payload, verdict: await guard.verdict(orderCost(estimate), signal) };
-    },
-    'tasking:create': async ({ payload: given, tileDeduplication }, { signal }) => {
-      // The text estimated and created: the payload rebuilt in the one spelling (the estimate's own text is unchanged by it).
-      const payload = canonicalPayload(given);
-      const c = await client(signal);
-      // Main's own estimate of this exact payload (the one just made, else a new one): never a cost the page names.
-      const cost = orderCost((await estimator.order(c, await profileId(), payload, signal)).estimate);
-      const pass = await guard.clear(cost, 'This order', signal, { ask: true });
-      try {
-        const data = await c.createOrder(payload, signal, { tileDeduplication });
-        await pass.spent();
-        return { data };
-      } finally {
-        pass.release();
-      }
     },
   };
 }

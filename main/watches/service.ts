@@ -30,7 +30,7 @@ export interface WatchServiceDeps {
   notifier: Notifier;
   queue: DownloadQueue;
   library: LibraryCatalog;
-  /** The active profile's connection (main/session/session.ts `ServiceSession`). */
+  /** The active profile's connection (main/connection/session.ts `ServiceSession`). */
   session: { client(signal?: AbortSignal): Promise<ServiceClient> };
   profiles: ProfileStore;
   /** The effective settings (the policy's download folder over the user's). */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceDidNothing } from '../../../main/downloads/index.js';
-import { clientBinarySource } from '../../../main/session/binary-source.js';
+import { clientBinarySource } from '../../../main/connection/binary-source.js';
 import { makeClient } from '../api/helpers.js';
 import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
 
