@@ -12,7 +12,7 @@ import { SecretRegistry } from './platform/secrets';
 import { systemClock } from './platform/clock';
 import { basemapOrigins, ignoredDevEnv, loadPolicy, policyPath, userDataOverride } from './policy';
 import { diagnosticsFileName } from './diagnostics/report';
-import { writeReport } from './admin/distribution';
+import { writeReport } from './diagnostics/handlers';
 import { BUILD_PUBLISHER_NAMES, BUILD_UPDATE_URL, UpdateService } from './updates';
 import { createDispatcher, createSenderPolicy } from './ipc';
 import { createApp } from './app/app';

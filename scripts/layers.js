@@ -48,8 +48,9 @@ export const LAYERS = [
   { name: 'main/library', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc'] },
   { name: 'main/notifications', may: ['preload/contract', 'main/platform', 'main/shared'] },
   { name: 'main/policy', may: ['common', 'main/platform', 'main/ipc', 'main/profiles'] },
-  { name: 'main/updates', may: ['common', 'main/platform', 'main/policy'] },
-  { name: 'main/diagnostics', may: ['main/logging', 'main/policy', 'main/updates'] },
+  { name: 'main/about', may: ['preload/contract', 'main/ipc'] },
+  { name: 'main/updates', may: ['common', 'main/platform', 'main/ipc', 'main/policy'] },
+  { name: 'main/diagnostics', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/logging', 'main/policy', 'main/updates'] },
   { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/exports', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
   { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library'] },
@@ -65,19 +66,15 @@ export const LAYERS = [
     may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],
   },
   {
-    name: 'main/admin',
-    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/logging', 'main/profiles', 'main/downloads', 'main/policy', 'main/updates', 'main/diagnostics'],
-  },
-  {
     name: 'main/app',
-    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/admin'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/about', 'main/logging', 'main/updates', 'main/diagnostics'],
   },
   { name: 'main/simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {
     name: 'main/hosts',
     may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/app', 'main/simulator'],
   },
-  { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/admin', 'main/app', 'main/hosts'] },
+  { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/app', 'main/hosts'] },
 
   // ---- the renderer: views use stores, stores use the bridge and the model code
   { name: 'renderer/src/platform/bridge.ts', may: ['preload/contract'] },

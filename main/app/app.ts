@@ -12,7 +12,10 @@ import { AnalysisService, AnalysisWorkers, analysisHandlers } from '../analysis'
 import { LibraryCatalog, LibraryQueryThread, libraryHandlers, type RasterFileLookup } from '../library';
 import { openDatabase } from '../shared/database';
 import { OverviewCache } from '../library/overview-cache';
-import { setupDistribution, type DistributionOptions } from '../admin/distribution';
+import { aboutHandlers } from '../about';
+import { openDiagnostics } from '../diagnostics/handlers';
+import { openUpdates, type OpenUpdateService } from '../updates';
+import type { SwathLog } from '../logging';
 import { exportHandlers, type ExportTargetRequest } from '../exports/handlers';
 import { ServiceSession, clientBinarySource, connectionHandlers } from '../connection';
 import { imageryHandlers } from '../imagery';
@@ -22,7 +25,7 @@ import { billingHandlers } from '../billing';
 import type { HostConfirm } from '../platform/confirm';
 import { SettingsStore, settingsHandlers } from '../settings';
 import { Notifier, type ShowNativeNotification } from '../notifications/notifier';
-import { budgetCeilingEur, budgetProblem, confirmSpendAboveEur, policySettings, type PolicyState } from '../policy';
+import { budgetCeilingEur, budgetProblem, confirmSpendAboveEur, policyHandlers, policySettings, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
 import { SpendGuard, SpendStore, profileAccounts, spendHandlers } from '../spend';
 import { openWatches } from '../watches';
 import { openTeamLibrary, teamHandlers } from '../team';
@@ -35,6 +38,20 @@ import { openTeamLibrary, teamHandlers } from '../team';
  */
 
 export type { Emit } from '../platform/emit';
+
+/** What a host adds for internal distribution; safe defaults (no policy, no log file, updates off) when absent. */
+export interface DistributionOptions {
+  policy?: PolicyState;
+  log?: SwathLog | null;
+  /** Creates the update service (with the app's clock); absent where the host cannot update itself (browser host, tests). */
+  updates?: OpenUpdateService;
+  /** out/main/licenses.json, written at build time. */
+  licensesFile?: string;
+  /** Electron, Chrome and Node versions of the host. */
+  versions?: Record<string, string | undefined>;
+  /** The system save dialog writing `text`; returns the path, or null when cancelled. Absent in the browser host. */
+  saveText?: (defaultName: string, text: string) => Promise<string | null>;
+}
 
 /** What {@link createApp} needs from its host. */
 export interface AppOptions {
@@ -136,12 +153,16 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     emit('connection:state', { state: 'offline', detail: 'The demo service failed to start.' });
   }
 
-  const distribution = await setupDistribution(options.distribution ?? {}, {
-    dir, version: options.version, platform: options.platform, profiles, queue: () => queue, emit, log, secrets, clock,
-  });
+  // Every key Swath knows is masked in logs and reports: the profile store registers the demo key and
+  // every key it reads or is given; the stored ones are read once here. Then the admin policy's
+  // profiles are seeded and locked, and the store hides the demo profile if the policy says so.
+  const distributionOptions = options.distribution ?? {};
+  const policyState: PolicyState = distributionOptions.policy ?? { status: 'none', file: '', problems: [], policy: {} };
+  await profiles.maskStoredKeys();
+  const policy = policyView(policyState, await seedPolicyProfiles(profiles, policyState, log));
+  const updates = await openUpdates(distributionOptions.updates, { version: options.version, emit, clock });
 
   // The effective settings, computed once: every reader in main gets the policy's download folder.
-  const policyState: PolicyState = options.distribution?.policy ?? { status: 'none', file: '', problems: [], policy: {} };
   const settings = policySettings(await SettingsStore.open(dir, { downloadDir: options.downloadsDir, theme: 'system', osmLayer: false }, log), policyState);
   // One database for the app; a broken one is set aside with a notice, never a crash.
   const database = await openDatabase({ dir, onWarning: log, now, checkpointInWorker: true });
@@ -203,6 +224,13 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const analysisWorkers = new AnalysisWorkers();
   const analysis = new AnalysisService({ library, workers: analysisWorkers, downloadDir: () => settings.get().downloadDir });
 
+  const diagnostics = openDiagnostics({
+    dir, version: options.version, platform: options.platform, versions: distributionOptions.versions,
+    profiles: async () => (await profiles.list()).profiles,
+    jobs: () => queue.page({ limit: 500 }).jobs.reverse(),
+    policy, updates: () => updates.state(), logFile: distributionOptions.log, log, saveText: distributionOptions.saveText, secrets, clock,
+  });
+
   // Each feature serves its own channels; a channel two features claim stops the start.
   const handlers: HandlerTable = joinSlices(
     connectionHandlers({ version: options.version, platform: options.platform, session, guard }),
@@ -219,18 +247,21 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     spendHandlers(guard),
     teamHandlers(team),
     watches.handlers(),
-    distribution.handlers,
+    aboutHandlers({ version: options.version, platform: options.platform, versions: distributionOptions.versions, licensesFile: distributionOptions.licensesFile }),
+    policyHandlers(policy),
+    diagnostics.handlers,
+    updates.handlers,
   );
 
   return {
-    handlers: distribution.wrap(handlers),
+    handlers,
     secrets,
-    diagnostics: () => distribution.diagnostics(),
+    diagnostics: () => diagnostics.report(),
     connection: () => connection,
     library,
     rasters: overviews.rasterLookup(),
     async close() {
-      distribution.close();
+      updates.close();
       await watches.close();
       await team.close();
       await overviews.close();

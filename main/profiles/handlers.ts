@@ -47,7 +47,7 @@ export function profileHandlers(deps: ProfileHandlerDeps): Pick<HandlerTable, Pr
     'profiles:delete-key': async ({ id }) => changed(await profiles.deleteKey(id)),
     'profiles:test-key': ({ id }, { signal }) => profiles.testKey(id, deps.probe, { signal }),
     'profiles:confirm-origin': async ({ id }) => {
-      const p = await profiles.get(id);
+      const p = await profiles.shown(id);
       if (!p.keyNeedsConfirm || !p.baseUrl) return p;
       const origin = new URL(p.baseUrl).origin;
       const reEnter = { key: [`Key entered for ${p.keyOrigin}; enter it again for ${origin}.`] };

@@ -133,6 +133,7 @@ export class ProfileStore {
   private demoKey: string;
   /** Locked profiles (the admin policy's) and why: they cannot be renamed, re-pointed or deleted. */
   private readonly locked = new Map<string, string>();
+  private demoHidden = false;
 
   private constructor(options: ProfileStoreOptions, state: State) {
     this.state = state;
@@ -161,6 +162,23 @@ export class ProfileStore {
     for (const id of ids) this.locked.set(id, reason);
   }
 
+  /**
+   * Hides the demo profile from now on (the admin policy's `hideDemoService`): it is no longer
+   * listed, and every operation a window asks on it (describe, edit, delete, activate, keys, the
+   * key test) is refused as an unknown profile. Main's own reads (the active profile, its key) still see it.
+   */
+  hideDemo(): void {
+    this.demoHidden = true;
+  }
+
+  /** Reads every stored key once, so that from the start no log line or report can carry one unmasked. */
+  async maskStoredKeys(): Promise<void> {
+    const listing = await this.list();
+    for (const p of listing.profiles) {
+      if (p.keySet && p.id !== DEMO_PROFILE_ID) this.secrets.add(await this.getKey(p.id).catch(() => null));
+    }
+  }
+
   /** Tells the store where the embedded simulator listens (or null once it stopped), and this run's key for it. */
   setDemoBaseUrl(url: string | null, key?: string): void {
     if (key !== undefined) {
@@ -180,7 +198,7 @@ export class ProfileStore {
   /** Lists the demo profile and every saved profile, reading key status from the keychain. */
   list(): Promise<ProfileListing> {
     return this.serial(async () => {
-      const profiles: ProfileSummary[] = [this.demoSummary()];
+      const profiles: ProfileSummary[] = this.demoHidden ? [] : [this.demoSummary()];
       let keychainError: KeychainError | null = null;
       for (const profile of this.state.profiles) {
         // After one failure every lookup would fail (and maybe prompt) the same way.
@@ -205,6 +223,12 @@ export class ProfileStore {
     });
   }
 
+  /** Describes one profile as a window may see it: a hidden demo profile is not found. */
+  async shown(id: string): Promise<ProfileSummary> {
+    this.refuseHidden(id);
+    return this.get(id);
+  }
+
   /** Describes the active profile (the demo profile when none was chosen). */
   async getActive(): Promise<ProfileSummary> {
     return this.get(await this.serial(async () => this.activeId()));
@@ -212,6 +236,8 @@ export class ProfileStore {
 
   /** Creates a profile; a key, when given, goes to the keychain before any metadata is written. */
   create(input: ProfileInput): Promise<ProfileSummary> {
+    // A key the analyst enters is masked from that moment on, even when the profile is refused.
+    if (typeof input?.key === 'string') this.secrets.add(input.key);
     return this.serial(async () => {
       const fields: Record<string, string[]> = {};
       const name = this.checkName(input?.name, null, fields);
@@ -222,7 +248,6 @@ export class ProfileStore {
       const at = this.now().toISOString();
       const profile: StoredProfile = { id: randomUUID(), name, baseUrl, keyStored: false, createdAt: at, updatedAt: at };
       if (input.key !== undefined) {
-        this.secrets.add(input.key);
         await this.keychain.set(profile.id, input.key);
         profile.keyStored = true;
         profile.keyOrigin = originOf(baseUrl);
@@ -246,6 +271,7 @@ export class ProfileStore {
    */
   update(id: string, patch: ProfilePatch): Promise<ProfileSummary> {
     return this.serial(async () => {
+      this.refuseHidden(id);
       this.refuseDemo(id, 'edited');
       this.refuseLocked(id, 'This profile’s name and base URL are fixed.');
       const current = this.find(id);
@@ -263,13 +289,15 @@ export class ProfileStore {
 
   /** Stores or replaces the key of a profile in the keychain. */
   setKey(id: string, key: string): Promise<ProfileSummary> {
+    // A key the analyst enters is masked from that moment on, even when it is refused.
+    if (typeof key === 'string') this.secrets.add(key);
     return this.serial(async () => {
+      this.refuseHidden(id);
       this.refuseDemo(id, 'given another key');
       const current = this.find(id);
       const fields: Record<string, string[]> = {};
       addReasons(fields, 'key', keyReasons(key));
       throwIfInvalid(fields);
-      this.secrets.add(key);
       await this.keychain.set(id, key);
       const updated: StoredProfile = { ...current, keyStored: true, keyOrigin: originOf(current.baseUrl), updatedAt: this.now().toISOString() };
       await this.commit(this.replace(updated));
@@ -281,6 +309,7 @@ export class ProfileStore {
   /** Deletes the key of a profile from the keychain; the profile stays. */
   deleteKey(id: string): Promise<ProfileSummary> {
     return this.serial(async () => {
+      this.refuseHidden(id);
       this.refuseDemo(id, 'stripped of its key');
       const current = this.find(id);
       const deleted = await this.keychain.delete(id);
@@ -297,6 +326,7 @@ export class ProfileStore {
   /** Deletes a profile and its key; the demo profile becomes active if this one was. */
   delete(id: string): Promise<void> {
     return this.serial(async () => {
+      this.refuseHidden(id);
       this.refuseDemo(id, 'deleted');
       this.refuseLocked(id, 'This profile cannot be deleted.');
       const current = this.find(id);
@@ -317,6 +347,7 @@ export class ProfileStore {
   /** Makes a profile the one the app connects to. */
   setActive(id: string): Promise<ProfileSummary> {
     return this.serial(async () => {
+      this.refuseHidden(id);
       if (id !== DEMO_PROFILE_ID) this.find(id);
       await this.commit({ ...this.state, activeProfileId: id === DEMO_PROFILE_ID ? null : id });
       if (id === DEMO_PROFILE_ID) return this.demoSummary();
@@ -331,6 +362,7 @@ export class ProfileStore {
    */
   confirmKeyOrigin(id: string, origin: string): Promise<ProfileSummary> {
     return this.serial(async () => {
+      this.refuseHidden(id);
       this.refuseDemo(id, 'given another key');
       const current = this.find(id);
       if (originOf(current.baseUrl) !== origin) {
@@ -361,6 +393,7 @@ export class ProfileStore {
   /** Checks a profile's key against the service with `probe` (account info); the key never leaves main. */
   async testKey(id: string, probe: KeyProbe, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<KeyTestResult> {
     const { baseUrl, key } = await this.serial(async () => {
+      this.refuseHidden(id);
       if (id === DEMO_PROFILE_ID) {
         if (!this.demoBaseUrl) throw new AppError('transient', 'The demo service is still starting; try again in a moment.');
         return { baseUrl: this.demoBaseUrl, key: this.demoKey };
@@ -475,6 +508,10 @@ export class ProfileStore {
 
   private replace(profile: StoredProfile): State {
     return { ...this.state, profiles: this.state.profiles.map((p) => (p.id === profile.id ? profile : p)) };
+  }
+
+  private refuseHidden(id: string): void {
+    if (this.demoHidden && id === DEMO_PROFILE_ID) throw new AppError('not-found', 'No such profile.');
   }
 
   private refuseDemo(id: string, what: string): void {

@@ -83,6 +83,9 @@ describe('app core under an admin policy', () => {
     expect(update).toMatchObject({ ok: false, error: { kind: 'validation', fields: { id: [expect.stringMatching(/policy/)] } } });
     expect(await call('profiles:delete', { id: 'old' })).toMatchObject({ ok: false, error: { kind: 'validation' } });
     expect(await call('profiles:activate', { id: 'demo' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+    // The hidden demo service is not reachable through any profile channel: not even a key test goes to it.
+    expect(await call('profiles:test-key', { id: 'demo' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+    expect(await call('profiles:confirm-origin', { id: 'demo' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
     // The key of a locked profile is still the user's to set.
     expect(await call('profiles:set-key', { id: listing.profiles[1].id, key: OTHER_KEY })).toMatchObject({ ok: true, data: { keySet: true } });
   });

@@ -245,6 +245,33 @@ describe('the demo profile', () => {
     expect(backend.entries.size).toBe(0);
   });
 
+  it('hidden (the policy hides the demo service): not listed, and every operation a window asks on it is refused as unknown; main still reads it', async () => {
+    const store = await openStore();
+    store.setDemoBaseUrl('http://127.0.0.1:40123/');
+    store.hideDemo();
+    const probed: string[] = [];
+    const probe: KeyProbe = async ({ baseUrl }) => (probed.push(baseUrl), { status: 'ok' });
+    expect((await store.list()).profiles).toEqual([]);
+    for (const work of [
+      store.testKey(DEMO_PROFILE_ID, probe),
+      store.shown(DEMO_PROFILE_ID),
+      store.update(DEMO_PROFILE_ID, { name: 'Mine' }),
+      store.delete(DEMO_PROFILE_ID),
+      store.setActive(DEMO_PROFILE_ID),
+      store.setKey(DEMO_PROFILE_ID, KEY),
+      store.deleteKey(DEMO_PROFILE_ID),
+      store.confirmKeyOrigin(DEMO_PROFILE_ID, 'http://127.0.0.1:40123'),
+    ]) {
+      const error = await rejection(work);
+      expect([error.kind, error.message]).toEqual(['not-found', 'No such profile.']);
+    }
+    // The key test never reached the hidden service.
+    expect(probed).toEqual([]);
+    // Main's own reads still see it: with no other profile it stays the one the app connects to.
+    expect((await store.getActive()).id).toBe(DEMO_PROFILE_ID);
+    expect(await store.getKey(DEMO_PROFILE_ID)).toBe('demo-key');
+  });
+
   it('can be made active again', async () => {
     const store = await openStore();
     const { id } = await store.create({ name: 'P', baseUrl: 'https://a.example.com' });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_REPORTS_PER_MINUTE } from '../../../main/admin/distribution';
+import { ERROR_REPORTS_PER_MINUTE } from '../../../main/diagnostics/handlers';
 import { RateLimit, SERVICE_TEXT_MAX } from '../../../main/shared/untrusted-text';
 import { PAGE_NOTIFICATIONS_PER_MINUTE, classify } from '../../../main/watches';
 import { startTestApp, type TestApp } from './helpers.js';
