@@ -46,7 +46,7 @@ export const LAYERS = [
   { name: 'main/profiles', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc'] },
   { name: 'main/settings', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/library', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc'] },
-  { name: 'main/notifications', may: ['preload/contract', 'main/platform', 'main/shared'] },
+  { name: 'main/notifications', may: ['preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/policy', may: ['common', 'main/platform', 'main/ipc', 'main/profiles'] },
   { name: 'main/about', may: ['preload/contract', 'main/ipc'] },
   { name: 'main/updates', may: ['common', 'main/platform', 'main/ipc', 'main/policy'] },

@@ -24,7 +24,7 @@ import { accountHandlers } from '../account';
 import { billingHandlers } from '../billing';
 import type { HostConfirm } from '../platform/confirm';
 import { SettingsStore, settingsHandlers } from '../settings';
-import { Notifier, type ShowNativeNotification } from '../notifications/notifier';
+import { Notifier, notificationHandlers, type ShowNativeNotification } from '../notifications';
 import { budgetCeilingEur, budgetProblem, confirmSpendAboveEur, policyHandlers, policySettings, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
 import { SpendGuard, SpendStore, profileAccounts, spendHandlers } from '../spend';
 import { openWatches } from '../watches';
@@ -247,6 +247,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     spendHandlers(guard),
     teamHandlers(team),
     watches.handlers(),
+    notificationHandlers({ notifier, log, now }),
     aboutHandlers({ version: options.version, platform: options.platform, versions: distributionOptions.versions, licensesFile: distributionOptions.licensesFile }),
     policyHandlers(policy),
     diagnostics.handlers,
