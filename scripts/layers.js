@@ -7,7 +7,7 @@
  * A layer is a named set of paths (folders, or single files that sit apart from their folder's
  * layer). A source file belongs to the layer of its own path if one names it, else to its folder's:
  * `main/<folder>`, `renderer/src/platform/<folder>`, `renderer/src/features/<feature>/<role>`,
- * `preload/<folder>`, `common`, or the folder itself (`main`, `renderer/src`, `preload`) for a file
+ * `preload/<folder>`, `common`, `simulator`, or the folder itself (`main`, `renderer/src`, `preload`) for a file
  * directly inside it. A layer may always import itself.
  *
  * Platform: `renderer/src/platform/` holds what several features share, each sub-folder (lib,
@@ -69,10 +69,10 @@ export const LAYERS = [
     name: 'main/app',
     may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/about', 'main/logging', 'main/updates', 'main/diagnostics'],
   },
-  { name: 'main/simulator', may: ['common', 'main/shared', 'main/geotiff'] },
+  { name: 'simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {
     name: 'main/hosts',
-    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/app', 'main/simulator'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/app', 'simulator'],
   },
   { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/app', 'main/hosts'] },
 
@@ -108,7 +108,7 @@ export const LAYERS = [
 ];
 
 /** The folders the table is about; a source file anywhere else (scripts/, test/) is not in a layer. */
-export const LAYER_ROOTS = ['main', 'renderer', 'preload', 'common'];
+export const LAYER_ROOTS = ['main', 'renderer', 'preload', 'common', 'simulator'];
 
 /** A layer's paths: its own, else its name. */
 export const pathsOf = (/** @type {Layer} */ layer) => layer.paths ?? [layer.name];
@@ -118,14 +118,14 @@ const byPath = new Map(LAYERS.flatMap((layer) => pathsOf(layer).map((p) => [p, l
 /**
  * The folder a repository-relative path (forward slashes) sits in, as the table names folders:
  * `main/<folder>`, `renderer/src/platform/<folder>`, `renderer/src/features/<feature>/<role>`,
- * `renderer/src/<folder>`, `preload/<folder>`, `common`; a file directly in `main`, `renderer/src`
+ * `renderer/src/<folder>`, `preload/<folder>`, `common`, `simulator`; a file directly in `main`, `renderer/src`
  * or `preload` sits in that folder. Undefined outside the layer roots.
  * @param {string} rel
  * @returns {string | undefined}
  */
 export function folderOf(rel) {
   const parts = rel.split('/');
-  if (parts[0] === 'common') return 'common';
+  if (parts[0] === 'common' || parts[0] === 'simulator') return parts[0];
   if (parts[0] === 'renderer' && parts[1] === 'src' && parts[2] === 'features' && parts.length > 4) {
     return parts.length > 5 ? `renderer/src/features/${parts[3]}/${parts[4]}` : `renderer/src/features/${parts[3]}`;
   }

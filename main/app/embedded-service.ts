@@ -24,7 +24,7 @@ export function randomDemoKey(): string {
 /** How the embedded simulator is labelled in the UI. */
 export const DEMO_SERVICE_LABEL = 'Demo service (offline)';
 
-/** Signature of `startSimulator` from main/simulator, injected so this module can be tested without it. */
+/** Signature of `startSimulator` from simulator, injected so this module can be tested without it. */
 export type StartSimulator = (opts: {
   port?: number;
   host?: string;

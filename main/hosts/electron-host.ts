@@ -8,7 +8,7 @@ import { buildMenuTemplate, type MenuOptions } from './menu';
 import { isAllowedExternalUrl, withContentSecurityPolicy } from './security';
 import { simulatorInChild } from './simulator-process';
 import type { StartSimulator } from '../app/embedded-service';
-import type { FromSimulatorChild } from '../simulator/child-protocol';
+import type { FromSimulatorChild } from '../../simulator/child-protocol';
 
 /**
  * The Electron host: windows, session hardening and the IPC transport. It

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
-import { startSimulator } from '../../main/simulator';
+import { startSimulator } from '../../simulator';
 import { launchChromium } from '../e2e/chromium';
 import { MAP_HOOK } from '../e2e/workspace-harness';
 import { benchBuild } from './renderer.bench.js';

@@ -9,7 +9,7 @@ import { LIBRARY_FILE, LibraryCatalog, readRasterMetadata, type LibraryEntry } f
 import { createApp, type SwathApp } from '../../main/app/app';
 import { LIBRARY_FIRST_PAGE } from '../../common/library-first-page';
 import { forkedSimulator } from '../../main/hosts/simulator-process';
-import { writeGeoTiff } from '../../main/simulator/raster/index.js';
+import { writeGeoTiff } from '../../simulator/raster/index.js';
 import { launchChromium } from '../e2e/chromium';
 import { MAP_HOOK, waitForStartSettled } from '../e2e/workspace-harness';
 import { median, percentile, spread, type Figure } from './method.js';

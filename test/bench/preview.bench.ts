@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
-import { startSimulator } from '../../main/simulator';
+import { startSimulator } from '../../simulator';
 import { chromiumAvailable, launchChromium } from '../e2e/chromium';
 import { buildPreviewHarness } from '../e2e/preview-harness/build';
 import { interleaved, median, MIN_PAIRS, ratioFigure, spread, type Figure, type Pairs } from './method.js';

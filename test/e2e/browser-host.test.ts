@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
-import { startSimulator } from '../../main/simulator';
+import { startSimulator } from '../../simulator';
 import { fixturePath } from '../fixtures/rasters';
 import { chromiumAvailable, launchChromium } from './chromium';
 

@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
 import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
-import { styledChildSimulator } from '../main/simulator/helpers';
+import { styledChildSimulator } from '../simulator/helpers';
 import { CHROMIUM, launchChromium } from './chromium';
 
 // The flags launchChromium uses, for launches that add their own.

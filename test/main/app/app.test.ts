@@ -10,7 +10,7 @@ import { createApp, type SwathApp } from '../../../main/app/app';
 import { channelNames, channels } from '../../../preload/contract';
 import { fixturePath } from '../../fixtures/rasters';
 import { startScriptServer, type ScriptServer } from '../api/helpers';
-import { startStyledSimulator as startSimulator } from '../simulator/helpers';
+import { startStyledSimulator as startSimulator } from '../../simulator/helpers';
 
 // The whole main core through the dispatcher, exactly as a renderer reaches it,
 // against the embedded simulator over loopback HTTP.

@@ -7,7 +7,7 @@ import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/profiles';
 import { OVERVIEW_PREFIX } from '../../../main/library/overview-cache';
 import { createApp, type SwathApp } from '../../../main/app/app';
-import { startSimulator } from '../../../main/simulator';
+import { startSimulator } from '../../../simulator';
 import { fixturePath } from '../../fixtures/rasters';
 import { tapped, type Tap } from './tap';
 

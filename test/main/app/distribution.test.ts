@@ -9,7 +9,7 @@ import { LogRedactor, configureLog, type SwathLog } from '../../../main/logging'
 import { SecretRegistry } from '../../../main/platform/secrets';
 import { loadPolicy } from '../../../main/policy';
 import { createApp, type SwathApp } from '../../../main/app/app';
-import { startSimulator } from '../../../main/simulator';
+import { startSimulator } from '../../../simulator';
 import { redactionMark } from '../../../preload/contract/redaction';
 import { DEMO_ACCOUNT_KEY } from '../../../main/app/embedded-service';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync } from 'node:fs';
 import { DownloadError, parseContentDisposition, type BinarySource, type DownloadKind } from '../../../main/downloads/index.js';
-import type { RunningSimulator } from '../../../main/simulator/index.js';
+import type { RunningSimulator } from '../../../simulator/index.js';
 
 /** Process endpoints per download kind. */
 export const PROCESS_PATHS: Record<DownloadKind, string> = {

@@ -7,7 +7,7 @@ import type { ExportTargetRequest } from '../../../main/exports/handlers';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/profiles';
 import { createApp, type SwathApp } from '../../../main/app/app';
-import { startSimulator } from '../../../main/simulator';
+import { startSimulator } from '../../../simulator';
 import { FIXTURES, fixturePath } from '../../fixtures/rasters';
 import { cogValid } from '../geotiff/cog-validator';
 import { problems, stacValidators, validateCatalogFolder } from './stac-validator';

@@ -6,7 +6,7 @@ import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/profiles';
 import { serveLibraryFile } from '../../../main/library';
 import { createApp, type SwathApp } from '../../../main/app/app';
-import { startSimulator } from '../../../main/simulator';
+import { startSimulator } from '../../../simulator';
 import { FIXTURES, fixturePath, gdalRecord } from '../../fixtures/rasters';
 
 // The library as the renderer reaches it (the dispatcher over the app core): importing the

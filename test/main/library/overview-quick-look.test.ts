@@ -7,7 +7,7 @@ import { MemoryKeychainBackend } from '../../../main/profiles';
 import { LibraryCatalog, serveLibraryFile } from '../../../main/library';
 import { OVERVIEW_PREFIX, OverviewCache, QUICK_LOOK_PREFIX } from '../../../main/library/overview-cache';
 import { createApp, type SwathApp } from '../../../main/app/app';
-import { startSimulator } from '../../../main/simulator';
+import { startSimulator } from '../../../simulator';
 import { fixturePath } from '../../fixtures/rasters';
 import { decimateExpected, difference, readFile, readLevel } from './decimate-helpers';
 

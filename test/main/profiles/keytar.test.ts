@@ -19,7 +19,7 @@ import {
   classifyKeychainError,
   createKeytarBackend,
 } from '../../../main/profiles/index.js';
-import { startSimulator, type RunningSimulator } from '../../../main/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index.js';
 import { fetchAccountInfoProbe, readAllFiles, tempDir } from './helpers.js';
 import { SecretRegistry } from '../../../main/platform/secrets';
 

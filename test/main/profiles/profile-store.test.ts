@@ -14,7 +14,7 @@ import {
   type KeychainBackend,
   type KeyProbe,
 } from '../../../main/profiles/index.js';
-import { startSimulator, type RunningSimulator } from '../../../main/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../../simulator/index.js';
 import { fetchAccountInfoProbe, readAllFiles, tempDir } from './helpers.js';
 import { SecretRegistry } from '../../../main/platform/secrets';
 

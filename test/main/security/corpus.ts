@@ -6,7 +6,7 @@ import { forkedSimulator } from '../../../main/hosts/simulator-process.js';
 import type { StartSimulator } from '../../../main/app/embedded-service.js';
 import type { Answer, HostileInput } from '../../fixtures/hostile/manifest.js';
 import { makeClient, sendEnvelope, startScriptServer } from '../api/helpers.js';
-import { postBytes } from '../simulator/helpers.js';
+import { postBytes } from '../../simulator/helpers.js';
 import type { TestApp } from './helpers.js';
 
 /**

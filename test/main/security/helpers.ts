@@ -7,7 +7,7 @@ import path from 'node:path';
 import { MemoryKeychainBackend } from '../../../main/profiles';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { createApp, type AppOptions, type SwathApp } from '../../../main/app/app';
-import { startSimulator } from '../../../main/simulator';
+import { startSimulator } from '../../../simulator';
 
 const tlsFixture = (name: string) => path.join(import.meta.dirname, '../../fixtures/tls', name);
 

@@ -9,7 +9,7 @@ import {
   type BatchPlan,
   type CompositeBody,
 } from '../../../../main/downloads/batch/index.js';
-import { demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
+import { demoDate, startTestSim, type TestSim } from '../../../simulator/helpers.js';
 import {
   CONCAVE_AOI,
   HAS_GDAL,
