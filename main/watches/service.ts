@@ -192,7 +192,7 @@ export class WatchService {
 
   /** The channels of watches and notifications. */
   handlers(): Pick<HandlerTable, WatchChannel> {
-    const { store, notifier, library, guard } = this.deps;
+    const { store, library, guard } = this.deps;
     const month = () => monthOf(this.now());
     const profile = () => this.activeProfile();
     const mine = async (id: string): Promise<Watch> => {
