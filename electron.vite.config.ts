@@ -27,7 +27,7 @@ export default defineConfig({
       rollupOptions: {
         input: {
           index: resolve('main/index.ts'),
-          'simulator-child': resolve('main/simulator/child.ts'),
+          'simulator-child': resolve('simulator/child.ts'),
           'overview-worker': resolve('main/library/overview-worker.ts'),
           'analysis-worker': resolve('main/analysis/analysis-worker.ts'),
           'library-query-worker': resolve('main/library/query-worker.ts'),

@@ -35,7 +35,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['main/**/*.ts', 'preload/**/*.ts', 'test/**/*.ts', '*.config.*', 'test/**/*.mjs'],
+    files: ['main/**/*.ts', 'simulator/**/*.ts', 'preload/**/*.ts', 'test/**/*.ts', '*.config.*', 'test/**/*.mjs'],
     languageOptions: { globals: { ...globals.node } },
   },
   {
@@ -47,7 +47,7 @@ export default tseslint.config(
   // checked by scripts/eslint-layers.js; the blocks after it ban packages and globals per process.
   // Each file gets ONE no-restricted-imports setting (flat config replaces, never merges, a rule's options).
   {
-    files: ['main/**/*.{ts,js,mjs}', 'renderer/**/*.{ts,vue,js}', 'preload/**/*.ts', 'common/**/*.ts'],
+    files: ['main/**/*.{ts,js,mjs}', 'simulator/**/*.{ts,js,mjs}', 'renderer/**/*.{ts,vue,js}', 'preload/**/*.ts', 'common/**/*.ts'],
     plugins: { layers },
     rules: { 'layers/allowed-imports': 'error', 'layers/no-cycles': 'error' },
   },
@@ -87,7 +87,7 @@ export default tseslint.config(
   },
   {
     // Electron (and raw ipcMain) belongs in main/index.ts, main/hosts and main/ipc only.
-    files: ['main/**/*.ts'],
+    files: ['main/**/*.ts', 'simulator/**/*.ts'],
     ignores: ['main/index.ts', 'main/hosts/**', 'main/ipc/**'],
     rules: { 'no-restricted-imports': ['error', { paths: [ELECTRON_ONLY_IN_HOSTS] }] },
   },

@@ -48,8 +48,8 @@ function reaches(file: string, re: RegExp, seen = new Set<string>()): boolean {
 // - those that boot the whole app core (createApp, the composition root, or main/index.ts that mounts it) against the
 //   simulator.
 const STARTS_PROGRAMS = /['"]node:child_process['"]/;
-const BOOTS_APP_CORE = /(?:from\s+|import\()['"][^'"]*\/main\/(?:services\/app|index)(?:\.js)?['"]/;
-const DAEMONS = ['test/main/keychain/keytar.test.ts'];
+const BOOTS_APP_CORE = /(?:from\s+|import\()['"][^'"]*\/main\/(?:app\/app|index)(?:\.js)?['"]/;
+const DAEMONS = ['test/main/profiles/keytar.test.ts'];
 const NO_BUILD = [
   ...DAEMONS,
   ...TESTS.filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/e2e/') && !BUILT.includes(f) && !DAEMONS.includes(f)

@@ -9,9 +9,9 @@ import { SecretRegistry } from './platform/secrets';
 import { systemClock } from './platform/clock';
 import { ignoredDevEnv, loadPolicy, policyPath, userDataOverride } from './policy';
 import { diagnosticsFileName } from './diagnostics/report';
-import { writeReport } from './admin/distribution';
+import { writeReport } from './diagnostics/handlers';
 import { BUILD_PUBLISHER_NAMES, BUILD_UPDATE_URL, UpdateService } from './updates';
-import { createApp } from './services/app';
+import { createApp } from './app/app';
 import { electronNotifications } from './notifications/electron';
 import { startElectronApp } from './hosts/electron-host';
 

@@ -7,7 +7,7 @@
  * A layer is a named set of paths (folders, or single files that sit apart from their folder's
  * layer). A source file belongs to the layer of its own path if one names it, else to its folder's:
  * `main/<folder>`, `renderer/src/platform/<folder>`, `renderer/src/features/<feature>/<role>`,
- * `preload/<folder>`, `common`, or the folder itself (`main`, `renderer/src`, `preload`) for a file
+ * `preload/<folder>`, `common`, `simulator`, or the folder itself (`main`, `renderer/src`, `preload`) for a file
  * directly inside it. A layer may always import itself.
  *
  * Platform: `renderer/src/platform/` holds what several features share, each sub-folder (lib,
@@ -35,7 +35,7 @@ export const LAYERS = [
   { name: 'preload', may: ['preload/contract'] },
 
   // ---- main, lowest first. The ports and plumbing (platform, shared) at the bottom; each feature
-  // serves its own slice of the channel table; `main/services` (the composition root) only wires
+  // serves its own slice of the channel table; `main/app` (the composition root) only wires
   // them; the hosts and the entry mount it. No feature imports the root or a host.
   // The features' schema steps of swath.db: SQL text in the feature's folder, imported only by the
   // database module, which orders them (main/shared/database.ts `MIGRATIONS`).
@@ -53,37 +53,38 @@ export const LAYERS = [
   { name: 'main/api', may: ['common', 'preload/contract', 'main/platform', 'main/shared'] },
   { name: 'main/ipc', may: ['common', 'preload/contract', 'main/platform', 'main/api'] },
   { name: 'main/logging', may: ['main/platform'] },
-  { name: 'main/keychain', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc'] },
+  { name: 'main/profiles', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc'] },
   { name: 'main/settings', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/library', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc'] },
-  { name: 'main/notifications', may: ['preload/contract', 'main/platform', 'main/shared'] },
-  { name: 'main/policy', may: ['common', 'main/platform', 'main/ipc', 'main/keychain'] },
-  { name: 'main/updates', may: ['common', 'main/platform', 'main/shared', 'main/policy'] },
-  { name: 'main/diagnostics', may: ['main/logging', 'main/policy', 'main/updates'] },
+  { name: 'main/notifications', may: ['preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
+  { name: 'main/policy', may: ['common', 'main/platform', 'main/ipc', 'main/profiles'] },
+  { name: 'main/about', may: ['preload/contract', 'main/ipc'] },
+  { name: 'main/updates', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/policy'] },
+  { name: 'main/diagnostics', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/logging', 'main/policy', 'main/updates'] },
   { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/exports', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
   { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library'] },
-  { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/library', 'main/exports', 'main/policy'] },
+  { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/exports', 'main/policy'] },
   { name: 'main/downloads', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/library', 'main/spend', 'main/team'] },
-  { name: 'main/session', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/keychain', 'main/downloads', 'main/spend'] },
+  { name: 'main/connection', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/profiles', 'main/downloads', 'main/spend'] },
+  { name: 'main/account', may: ['main/api', 'main/ipc'] },
+  { name: 'main/billing', may: ['main/api', 'main/ipc'] },
+  { name: 'main/imagery', may: ['common', 'main/api', 'main/ipc', 'main/downloads', 'main/spend'] },
+  { name: 'main/tasking', may: ['common', 'main/api', 'main/ipc', 'main/downloads', 'main/spend'] },
   {
     name: 'main/watches',
-    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],
+    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],
   },
   {
-    name: 'main/admin',
-    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/logging', 'main/keychain', 'main/downloads', 'main/policy', 'main/updates', 'main/diagnostics'],
+    name: 'main/app',
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/about', 'main/logging', 'main/updates', 'main/diagnostics'],
   },
-  {
-    name: 'main/services',
-    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/keychain', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/session', 'main/watches', 'main/admin'],
-  },
-  { name: 'main/simulator', may: ['common', 'main/shared', 'main/geotiff'] },
+  { name: 'simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {
     name: 'main/hosts',
-    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/services', 'main/simulator'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/library', 'main/policy', 'main/app', 'simulator'],
   },
-  { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/admin', 'main/services', 'main/hosts'] },
+  { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/app', 'main/hosts'] },
 
   // ---- the renderer: views use stores, stores use the bridge and the model code
   { name: 'renderer/src/platform/bridge.ts', may: ['preload/contract'] },
@@ -117,7 +118,7 @@ export const LAYERS = [
 ];
 
 /** The folders the table is about; a source file anywhere else (scripts/, test/) is not in a layer. */
-export const LAYER_ROOTS = ['main', 'renderer', 'preload', 'common'];
+export const LAYER_ROOTS = ['main', 'renderer', 'preload', 'common', 'simulator'];
 
 /** A layer's paths: its own, else its name. */
 export const pathsOf = (/** @type {Layer} */ layer) => layer.paths ?? [layer.name];
@@ -127,14 +128,14 @@ const byPath = new Map(LAYERS.flatMap((layer) => pathsOf(layer).map((p) => [p, l
 /**
  * The folder a repository-relative path (forward slashes) sits in, as the table names folders:
  * `main/<folder>`, `renderer/src/platform/<folder>`, `renderer/src/features/<feature>/<role>`,
- * `renderer/src/<folder>`, `preload/<folder>`, `common`; a file directly in `main`, `renderer/src`
+ * `renderer/src/<folder>`, `preload/<folder>`, `common`, `simulator`; a file directly in `main`, `renderer/src`
  * or `preload` sits in that folder. Undefined outside the layer roots.
  * @param {string} rel
  * @returns {string | undefined}
  */
 export function folderOf(rel) {
   const parts = rel.split('/');
-  if (parts[0] === 'common') return 'common';
+  if (parts[0] === 'common' || parts[0] === 'simulator') return parts[0];
   if (parts[0] === 'renderer' && parts[1] === 'src' && parts[2] === 'features' && parts.length > 4) {
     return parts.length > 5 ? `renderer/src/features/${parts[3]}/${parts[4]}` : `renderer/src/features/${parts[3]}`;
   }

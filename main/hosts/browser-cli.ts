@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { basemapOrigins, loadPolicy, policyPath } from '../policy';
-import { createApp } from '../services/app';
+import { createApp } from '../app/app';
 import { buildContentSecurityPolicy } from './security';
 import { privateTempDir } from '../shared/private-temp';
 import { startBrowserHost, type BrowserHost } from './browser-host';

@@ -11,9 +11,9 @@ import { buildMenuTemplate, type MenuOptions } from './menu';
 import { buildContentSecurityPolicy, isAllowedExternalUrl, withContentSecurityPolicy } from './security';
 import { simulatorInChild } from './simulator-process';
 import { createTray } from './tray';
-import type { AppOptions, SwathApp } from '../services/app';
-import type { StartSimulator } from '../services/embedded-service';
-import type { FromSimulatorChild } from '../simulator/child-protocol';
+import type { AppOptions, SwathApp } from '../app/app';
+import type { StartSimulator } from '../app/embedded-service';
+import type { FromSimulatorChild } from '../../simulator/child-protocol';
 
 /**
  * The Electron host: the app's life from the single-instance lock to the quit (windows, tray, menu,

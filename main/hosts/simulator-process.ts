@@ -1,13 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
-import type { StartSimulator } from '../services/embedded-service';
+import type { StartSimulator } from '../app/embedded-service';
 import { entryPoint, forkEntry, type EntryPoint } from '../shared/entry-point';
-import type { FromSimulatorChild, ToSimulatorChild } from '../simulator/child-protocol';
+import type { FromSimulatorChild, ToSimulatorChild } from '../../simulator/child-protocol';
 
 /**
  * The embedded demo service in its own process (issue 11 item 4): its AOI validation and raster
  * generation never block main's thread. The app uses an Electron utility process
  * (electron-host.ts), the browser host a Node child process ({@link forkedSimulator}); both speak
- * the messages of main/simulator/child-protocol.ts.
+ * the messages of simulator/child-protocol.ts.
  */
 
 /** A started child, whatever kind of process it is. */
@@ -21,9 +21,9 @@ export interface SimulatorChild {
 /** How long a child may take to flush its state and exit after `close` before it is killed. */
 export const CHILD_CLOSE_TIMEOUT_MS = 2_500;
 
-/** Where the child's entry is: main/simulator/child.ts from source, out/main/simulator-child.js bundled. */
+/** Where the child's entry is: simulator/child.ts from source, out/main/simulator-child.js bundled. */
 export function simulatorChildEntry(): EntryPoint {
-  return entryPoint(import.meta.url, '../simulator/child.ts', 'simulator-child');
+  return entryPoint(import.meta.url, '../../simulator/child.ts', 'simulator-child');
 }
 
 /** A StartSimulator that runs the simulator in a child made by `spawn`; the URL comes back over IPC. */
@@ -64,7 +64,7 @@ export function simulatorInChild(spawn: () => SimulatorChild): StartSimulator {
   });
 }
 
-/** A Node child process (running main/simulator/child) as a {@link SimulatorChild}. */
+/** A Node child process (running simulator/child) as a {@link SimulatorChild}. */
 export function nodeSimulatorChild(child: ChildProcess): SimulatorChild {
   return {
     send: (message) => {

@@ -3,9 +3,9 @@ import { redactionMark } from '../../preload/contract/redaction.js';
 /**
  * The secret registry: the keys (and other credentials) main holds, so every egress can mask them.
  *
- * There is no process-wide registry. The composition root (main/services/app.ts `createApp`, or the
+ * There is no process-wide registry. The composition root (main/app/app.ts `createApp`, or the
  * Electron entry, which also hands it to its log) creates one and passes it to everything that learns
- * a key (the profile store, the API transport, the team library, distribution) and to every egress
+ * a key (the profile store, the API transport, the team library) and to every egress
  * that masks (the dispatcher, the sealed event sink, the log, diagnostics). Two app cores in one
  * process each have their own and never learn each other's keys.
  */

@@ -1,6 +1,4 @@
-import { AppError } from '../../common/errors.js';
-import type { HandlerTable } from '../ipc';
-import { DEMO_PROFILE_ID, type ProfileStore } from '../keychain';
+import { DEMO_PROFILE_ID, type ProfileStore } from '../profiles';
 import type { PolicyState } from './load';
 import { SERVICE_CURRENCY } from '../../common/money.js';
 import { FIXED_BY_POLICY } from './settings';
@@ -54,7 +52,7 @@ export interface PolicyView {
   team: { catalogUrl: string | null; sharePath: string | null; readUrl: string | null } | null;
 }
 
-/** Creates (or re-points) the policy's profiles and returns their ids; activates the first one when the demo is hidden. */
+/** Creates (or re-points) the policy's profiles and returns their ids; hides the demo profile when the policy says so, and activates the first one instead. */
 export async function seedPolicyProfiles(profiles: ProfileStore, state: PolicyState, log: (line: string) => void = () => undefined): Promise<string[]> {
   const wanted = state.policy.profiles ?? [];
   const ids: string[] = [];
@@ -73,6 +71,8 @@ export async function seedPolicyProfiles(profiles: ProfileStore, state: PolicySt
   }
   profiles.lock(ids, FIXED_BY_POLICY);
   if (state.policy.hideDemoService) {
+    // The store hides it itself: neither listed nor reachable through any profile channel.
+    profiles.hideDemo();
     const listing = await profiles.list();
     if (listing.activeProfileId === DEMO_PROFILE_ID) {
       const next = ids[0] ?? listing.profiles.find((p) => !p.builtIn)?.id;
@@ -108,22 +108,4 @@ export function basemapOrigins(state: PolicyState): string[] {
   if (!basemap || basemap.online === 'osm') return ['https://tile.openstreetmap.org'];
   if (basemap.online === 'none' || !basemap.xyzUrl) return [];
   return [new URL(basemap.xyzUrl.replaceAll('{', '').replaceAll('}', '')).origin];
-}
-
-/** Wraps the handler table so that a hidden demo service is neither listed nor reachable. */
-export function enforcePolicy(handlers: HandlerTable, state: PolicyState): HandlerTable {
-  if (state.policy.hideDemoService !== true) return handlers;
-  const hidden = (id: string): void => {
-    if (id === DEMO_PROFILE_ID) throw new AppError('not-found', 'No such profile.');
-  };
-  return {
-    ...handlers,
-    'profiles:list': async (request, context) => {
-      const listing = await handlers['profiles:list'](request, context);
-      return { ...listing, profiles: listing.profiles.filter((profile) => profile.id !== DEMO_PROFILE_ID) };
-    },
-    'profiles:update': (request, context) => (hidden(request.id), handlers['profiles:update'](request, context)),
-    'profiles:delete': (request, context) => (hidden(request.id), handlers['profiles:delete'](request, context)),
-    'profiles:activate': (request, context) => (hidden(request.id), handlers['profiles:activate'](request, context)),
-  };
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { checkBaseUrl, isLoopbackHost, nameReasons } from '../keychain/validation';
+import { checkBaseUrl, isLoopbackHost, nameReasons } from '../profiles/validation';
 
 /**
  * The admin policy: a read-only JSON file IT drops on the machine. Every key is

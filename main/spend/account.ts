@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
  * spend tables hold.
  */
 
-/** What the spend guard reads of a profile (main/keychain `ProfileStore`). */
+/** What the spend guard reads of a profile (main/profiles `ProfileStore`). */
 export interface SpendProfiles {
   get(id: string): Promise<{ id: string; baseUrl: string | null; builtIn: boolean }>;
   /** The profile's key, main only; null without one. */

@@ -9,7 +9,7 @@
  */
 import type { PoolConfig } from 'pg';
 import { AppError } from '../../common/errors.js';
-import { isLoopbackHost } from '../keychain/validation.js';
+import { isLoopbackHost } from '../profiles/validation.js';
 
 export interface CatalogCredentials {
   /** The catalog role; when absent, the URL's user. */

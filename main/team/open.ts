@@ -4,7 +4,7 @@ import type { Emit } from '../platform/emit';
 import type { Clock } from '../platform/clock';
 import type { SecretRegistry } from '../platform/secrets';
 import type { Policy } from '../policy';
-import type { Keychain } from '../keychain';
+import type { Keychain } from '../profiles';
 import type { LibraryCatalog } from '../library';
 import { AppError } from '../../common/errors.js';
 import { TeamCatalog, TeamCatalogError } from './catalog';

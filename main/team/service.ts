@@ -7,7 +7,7 @@ import { isoNow, type Clock } from '../platform/clock';
 import type { SecretRegistry } from '../platform/secrets';
 import { Readable as NodeReadable, type Readable } from 'node:stream';
 import { sha256File, type LibraryCatalog, type LibraryEntry, type RemoteRasterFile } from '../library';
-import type { Keychain } from '../keychain';
+import type { Keychain } from '../profiles';
 import { teammateText } from './rows';
 import { publishWithoutReplacing } from '../shared/files.js';
 import { copyExclusive, partBeside } from './share';

@@ -6,7 +6,7 @@ import { AppError } from '../../common/errors.js';
 import type { ServiceClient } from '../api';
 import { identicalActiveJob, type DownloadJob, type DownloadQueue, type Estimator } from '../downloads';
 import type { HandlerTable } from '../ipc';
-import type { ProfileStore } from '../keychain';
+import type { ProfileStore } from '../profiles';
 import type { LibraryCatalog } from '../library';
 import type { Notifier } from '../notifications/notifier';
 import type { Emit } from '../platform/emit';
@@ -14,12 +14,10 @@ import type { SettingsPort } from '../platform/settings';
 import { monthOf, type SpendGuard } from '../spend';
 import { runWatch, type WatchClient, type WatchRunDeps } from './runner';
 import { summarize, type Watch, type WatchStore, type WatchSummary } from './store';
-import { RateLimit } from '../shared/untrusted-text';
 
 /** Channels served here. */
 export type WatchChannel =
-  | 'watches:list' | 'watches:dates' | 'watches:create' | 'watches:update' | 'watches:delete' | 'watches:pause' | 'watches:resume' | 'watches:run'
-  | 'notifications:prefs' | 'notifications:set-prefs' | 'notifications:show';
+  | 'watches:list' | 'watches:dates' | 'watches:create' | 'watches:update' | 'watches:delete' | 'watches:pause' | 'watches:resume' | 'watches:run';
 
 /** What the watch service needs from the app. */
 export interface WatchServiceDeps {
@@ -30,7 +28,7 @@ export interface WatchServiceDeps {
   notifier: Notifier;
   queue: DownloadQueue;
   library: LibraryCatalog;
-  /** The active profile's connection (main/session/session.ts `ServiceSession`). */
+  /** The active profile's connection (main/connection/session.ts `ServiceSession`). */
   session: { client(signal?: AbortSignal): Promise<ServiceClient> };
   profiles: ProfileStore;
   /** The effective settings (the policy's download folder over the user's). */
@@ -56,13 +54,10 @@ export function watchFolder(w: Pick<Watch, 'name' | 'id'>): string {
   return `${slug}-${w.id.slice(0, 8)}`;
 }
 
-/** Notifications the window may raise itself (`notifications:show`) per minute; Swath's own (watches) are not counted. */
-export const PAGE_NOTIFICATIONS_PER_MINUTE = 10;
-
 /**
  * Runs the active profile's watches on schedule: due ones (next run in the past, so also those the
  * app missed while closed or offline) one at a time, each with the app's service client and
- * download queue; and serves the watch and notification channels.
+ * download queue; and serves the watch channels.
  */
 export class WatchService {
   private readonly controller = new AbortController();
@@ -70,11 +65,9 @@ export class WatchService {
   private chain: Promise<void> = Promise.resolve();
   private readonly pending = new Set<string>();
   private readonly now: () => number;
-  private readonly pageNotifications: RateLimit;
 
   constructor(private readonly deps: WatchServiceDeps) {
     this.now = deps.now ?? Date.now;
-    this.pageNotifications = new RateLimit(PAGE_NOTIFICATIONS_PER_MINUTE, 60_000, () => this.now());
   }
 
   /** Starts the schedule (catching up at once). */
@@ -202,7 +195,7 @@ export class WatchService {
 
   /** The channels of watches and notifications. */
   handlers(): Pick<HandlerTable, WatchChannel> {
-    const { store, notifier, library, guard } = this.deps;
+    const { store, library, guard } = this.deps;
     const month = () => monthOf(this.now());
     const profile = () => this.activeProfile();
     const mine = async (id: string): Promise<Watch> => {
@@ -294,16 +287,6 @@ export class WatchService {
         const w = await store.update(id, (x) => Object.assign(x, { state: 'active', nextRunAt: new Date(this.now()).toISOString() }));
         this.schedule(id);
         return changed(w);
-      },
-
-      'notifications:prefs': () => notifier.get(),
-      'notifications:set-prefs': (patch) => notifier.set(patch),
-      // A page may raise a few notifications a minute, never a flood of OS notifications under Swath's name.
-      'notifications:show': ({ kind, title, body, target }) => {
-        if (!this.pageNotifications.take()) return { shown: false };
-        const dropped = this.pageNotifications.takeRefused();
-        if (dropped) this.deps.log?.(`notifications: ${dropped} the window asked for were not shown (at most ${PAGE_NOTIFICATIONS_PER_MINUTE} a minute).`);
-        return { shown: notifier.notify({ kind, title, body, target }) };
       },
     };
   }

@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import { analysisChannels } from './analysis';
 import { MAX_DATE, MAX_ID, MAX_NAME, MAX_PATH, MAX_PAYLOAD_TEXT, MAX_SECRET, MAX_SELECTION, MAX_URL, jsonRecord, jsonValue, boundedText, tooMany } from './bounds';
-import { aboutSchema, errorReportSchema, policyViewSchema, updateStatusSchema } from './distribution';
+import { aboutSchema } from './about';
+import { errorReportSchema } from './diagnostics';
+import { policyViewSchema } from './policy';
+import { updateStatusSchema } from './updates';
 import { csvExportRequestSchema, csvExportSchema, geojsonExportRequestSchema, geojsonExportSchema, stacExportRequestSchema, stacExportSchema } from './exports';
 import { teamChannels } from './team';
-import { spendVerdictSchema, watchChannels } from './watches';
+import { notificationChannels } from './notifications';
+import { spendChannels, spendVerdictSchema } from './spend';
+import { watchChannels } from './watches';
 
 /**
  * The request/response channel map. Adding a channel is one entry in
@@ -502,8 +507,12 @@ export const channels = {
 
   /** Time series and change layers (preload/contract/analysis.ts). */
   ...analysisChannels,
-  /** Watches, the spend guard and notifications (./watches). */
+  /** Watches (./watches). */
   ...watchChannels,
+  /** The spend guard (./spend). */
+  ...spendChannels,
+  /** Notifications (./notifications). */
+  ...notificationChannels,
   /** The team library (./team). */
   ...teamChannels,
 } satisfies ChannelMap;

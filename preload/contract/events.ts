@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { libraryEntrySchema } from './channels';
-import { appCommandSchema, updateStatusSchema } from './distribution';
+import { appCommandSchema } from './about';
+import { updateStatusSchema } from './updates';
 import { teamEvents } from './team';
+import { notificationEvents } from './notifications';
+import { spendEvents } from './spend';
 import { watchEvents } from './watches';
 
 /** Connection states of the active service, as shown in the status bar. */
@@ -36,8 +39,12 @@ export const events = {
   'updates:state': updateStatusSchema,
   /** The application menu asks the window to do something (open About). */
   'app:command': appCommandSchema,
-  /** Watches and notifications (./watches). */
+  /** Watches (./watches). */
   ...watchEvents,
+  /** The spend guard (./spend). */
+  ...spendEvents,
+  /** Notifications (./notifications). */
+  ...notificationEvents,
   /** The team library (./team). */
   ...teamEvents,
 } satisfies Record<string, z.ZodType>;

@@ -3,8 +3,8 @@ import { MAX_AREA_TEXT, MAX_ID, MAX_LIST, MAX_NAME, jsonRecord, boundedText, too
 import { RESOLUTIONS } from './resolutions';
 
 /**
- * Schemas of the monitoring channels: watches (keep the library complete for an order or an
- * AOI + model), the spend guard (monthly budget, month-to-date spend) and notifications.
+ * Schemas of the watches' channels: a watch keeps the library complete for an order or an
+ * AOI + model.
  */
 
 export { RESOLUTIONS };
@@ -122,85 +122,12 @@ export const watchSummarySchema = watchSchema.omit({ dates: true }).extend({
   latest: z.array(watchChipSchema).max(WATCH_LATEST_DATES),
 });
 
-/** Spend of the current month against the active profile's budget. */
-export const spendSchema = z.object({
-  profileId: z.string(),
-  month: z.string(),
-  budgetEur: z.number().nullable(),
-  /** Spent so far this month, EUR. */
-  spentEur: z.number(),
-  /** Where `spentEur` comes from: the service's billing answer, or Swath's own ledger of what it acted on. */
-  source: z.enum(['billing', 'ledger']),
-  /** Why the billing answer was not used (when source is 'ledger'). */
-  sourceNote: z.string().nullable(),
-  /** The cost asked about (0 when none). */
-  costEur: z.number(),
-  /** spent + cost. */
-  afterEur: z.number(),
-  /** The cost would take the month past the budget. */
-  overBudget: z.boolean(),
-  /** The admin policy's monthly ceiling (EUR), which no confirmation passes; null when none. */
-  ceilingEur: z.number().nullable(),
-});
-
-/**
- * Main's verdict on a spend (an estimate, an order, a download): the month's spend against the
- * budget plus this cost, and what main will do when asked to spend it. `ok`: it goes ahead;
- * `confirm`: only after the analyst agrees in main's own native dialog (refused where the host has
- * none, the browser host); `refused`: not at all (the policy's ceiling).
- */
-export const spendVerdictSchema = spendSchema.extend({
-  /** False when the cost could not be read (then `costEur` is 0 and `costNote` says why). */
-  costKnown: z.boolean(),
-  costNote: z.string().nullable(),
-  decision: z.enum(['ok', 'confirm', 'refused']),
-  /** The decision in words, naming the budget, the month's spend and the cost. */
-  reason: z.string(),
-});
-
-/** Which notifications are shown. */
-export const notificationPrefsSchema = z.object({
-  watchDownloaded: z.boolean(),
-  watchAttention: z.boolean(),
-  orderStatus: z.boolean(),
-  orderDeadline: z.boolean(),
-});
-
-/** What a notification opens when clicked. */
-export const notificationTargetSchema = z.object({
-  panel: z.string().max(40),
-  watchId: z.string().optional(),
-  libraryId: z.string().optional(),
-  orderId: z.string().optional(),
-});
-
-/** One notification as the window receives it. */
-export const notificationSchema = z.object({
-  id: z.string(),
-  kind: z.enum(['watchDownloaded', 'watchAttention', 'orderStatus', 'orderDeadline']),
-  title: z.string(),
-  body: z.string(),
-  target: notificationTargetSchema,
-  /** The host already showed it as a native OS notification; the window need not show its own. */
-  native: z.boolean(),
-  /** The analyst clicked the native notification: open its target now. */
-  open: z.boolean().optional(),
-});
-
-/** A notification the window raises (order status and deadline notices it detects from the orders list). */
-export const notifyRequestSchema = z.strictObject({
-  kind: z.enum(['orderStatus', 'orderDeadline']),
-  title: z.string().min(1).max(200),
-  body: z.string().max(1000),
-  target: z.strictObject({ panel: z.string().max(40), orderId: z.string().max(200).optional() }),
-});
-
 const id = () => boundedText(MAX_ID).min(1, 'id is required.');
 const byId = z.strictObject({ id: id() });
 const noRequest = z.strictObject({});
 const watchResponse = watchSummarySchema;
 
-/** The monitoring channels (spread into the contract's channel map). */
+/** The watches' channels (spread into the contract's channel map). */
 export const watchChannels = {
   /** Every watch of the active profile as a summary: status, last and next run, its dates counted by state and its latest ones. */
   'watches:list': { request: noRequest, response: z.object({ watches: z.array(watchSummarySchema) }) },
@@ -229,28 +156,10 @@ export const watchChannels = {
   'watches:resume': { request: z.strictObject({ id: id(), pastCap: z.boolean().optional() }), response: watchResponse },
   /** Runs a watch now (looks for new dates). */
   'watches:run': { request: byId, response: watchResponse },
-  /** This month's spend against the budget, plus a cost about to be incurred, and main's verdict on spending it. */
-  'spend:get': { request: z.strictObject({ costEur: z.number().nonnegative().optional() }), response: spendVerdictSchema },
-  /**
-   * Sets (or clears, with null) the active profile's monthly budget in EUR. Raising or clearing it
-   * needs the analyst's consent in main's own native dialog (refused where there is none, the
-   * browser host); above the policy's ceiling it is refused.
-   */
-  'spend:set-budget': { request: z.strictObject({ budgetEur: z.number().positive('The budget must be above 0.').nullable() }), response: spendSchema },
-  /** Which notifications are shown. */
-  'notifications:prefs': { request: noRequest, response: notificationPrefsSchema },
-  /** Switches notifications on or off. */
-  'notifications:set-prefs': { request: notificationPrefsSchema.partial().strict(), response: notificationPrefsSchema },
-  /** Raises a notification the window detected (order status change, cancellation deadline). */
-  'notifications:show': { request: notifyRequestSchema, response: z.object({ shown: z.boolean() }) },
 } as const;
 
-/** The monitoring events (spread into the contract's event map). */
+/** The watches' events (spread into the contract's event map). */
 export const watchEvents = {
   /** A watch changed (created, ran, paused: `watch` is its new summary; deleted: then `deleted` is true). */
   'watch:changed': z.object({ id: z.string(), deleted: z.boolean().optional(), watch: watchSummarySchema.optional() }),
-  /** The month's spend may have changed (a spend allowed, ended or recorded, a budget set): a view showing it asks `spend:get` again. */
-  'spend:changed': z.object({}),
-  /** A notification to show (in-app, and natively where the host could not). */
-  notification: notificationSchema,
 } as const;

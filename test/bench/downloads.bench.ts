@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { DownloadQueue } from '../../main/downloads/index.js';
 import { LibraryCatalog } from '../../main/library/index.js';
 import { ServiceClient } from '../../main/api/index.js';
-import { clientBinarySource } from '../../main/session/binary-source.js';
+import { clientBinarySource } from '../../main/connection/binary-source.js';
 import { interleaved, median, MIN_PAIRS, ratioFigure, spread, type Figure } from './method.js';
 import { curlDownload, spawnSimulator, utmSquareWkt } from './simulator.bench.js';
 import { SecretRegistry } from '../../main/platform/secrets';

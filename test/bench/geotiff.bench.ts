@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gdalMetadataXml, writePyramid, type PixelArray, type PixelSource, type PyramidImage } from '../../main/geotiff/index.js';
-import { benchRequest } from '../../main/simulator/raster/bench-raster.js';
-import { writeGeoTiff } from '../../main/simulator/raster/write.js';
+import { benchRequest } from '../../simulator/raster/bench-raster.js';
+import { writeGeoTiff } from '../../simulator/raster/write.js';
 import { interleaved, MIN_PAIRS, ratioFigure, type Figure } from './method.js';
 
 const execFileP = promisify(execFile);

@@ -6,7 +6,7 @@ import { HOSTILE_INPUTS, type HostileInput } from '../fixtures/hostile/manifest.
 import { coastlineWkt } from '../fixtures/hostile/aois.js';
 import { bigStripImage } from '../fixtures/hostile/tiffs.js';
 import { feed, mismatch, observedDemoService, tiffPath } from '../main/security/corpus.js';
-import { postBytes } from '../main/simulator/helpers.js';
+import { postBytes } from '../simulator/helpers.js';
 import { startTestApp } from '../main/security/helpers.js';
 import type { Figure } from './simulator.bench.js';
 import { SecretRegistry } from '../../main/platform/secrets';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { BrowserHost } from '../../main/hosts/browser-host';
 import type { LibraryEntry } from '../../main/library';
-import type { SwathApp } from '../../main/services/app';
+import type { SwathApp } from '../../main/app/app';
 import type { WatchSummary } from '../../main/watches';
 import { MAP_HOOK } from '../e2e/workspace-harness';
 import { median, percentile, type Figure } from './method.js';

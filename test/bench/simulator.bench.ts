@@ -13,7 +13,7 @@ const execFileP = promisify(execFile);
 
 /** Starts `npm run simulator`'s entry in a child process and resolves its URL. */
 export async function spawnSimulator(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main/simulator/cli.ts', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'simulator/cli.ts', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c) => {

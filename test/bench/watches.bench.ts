@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEMO_PROFILE_ID } from '../../main/keychain';
+import { DEMO_PROFILE_ID } from '../../main/profiles';
 import type { Watch } from '../../main/watches/store';
 import { waitForMapStill, waitForStartSettled } from '../e2e/workspace-harness';
 import { withAppHost } from './app-host.js';

@@ -123,7 +123,7 @@ describe('electron-builder.yml', () => {
     }
     for (const path of [
       'main/index.ts',
-      'main/simulator/index.ts',
+      'simulator/index.ts',
       'preload/index.ts',
       'renderer/src/App.vue',
       'test/build/electron-builder.test.ts',

@@ -51,12 +51,12 @@ describe('the layer table, as lint', () => {
   it.each([
     // The example: lint passed a watch importing a host and the app core.
     ['main/watches/x.ts', "import { startBrowserHost } from '../hosts/browser-host';\nexport const x = startBrowserHost;\n", 'main/watches', 'main/hosts'],
-    ['main/watches/x.ts', "import type { AppCore } from '../services/app';\nexport type X = AppCore;\n", 'main/watches', 'main/services'],
-    ['main/spend/x.ts', "export const x = () => import('../services/embedded-service');\n", 'main/spend', 'main/services'],
+    ['main/watches/x.ts', "import type { AppCore } from '../app/app';\nexport type X = AppCore;\n", 'main/watches', 'main/app'],
+    ['main/spend/x.ts', "export const x = () => import('../app/embedded-service');\n", 'main/spend', 'main/app'],
     ['main/api/x.ts', "import { toIpcError } from '../ipc/errors.js';\nexport const x = toIpcError;\n", 'main/api', 'main/ipc'],
-    ['main/library/x.ts', "import { writeGeoTiff } from '../simulator/raster/index.js';\nexport const x = writeGeoTiff;\n", 'main/library', 'main/simulator'],
-    ['main/services/x.ts', "export { startBrowserHost } from '../hosts/browser-host';\n", 'main/services', 'main/hosts'],
-    ['main/simulator/x.ts', "import { LibraryCatalog } from '../library/catalog.js';\nexport const x = LibraryCatalog;\n", 'main/simulator', 'main/library'],
+    ['main/library/x.ts', "import { writeGeoTiff } from '../../simulator/raster/index.js';\nexport const x = writeGeoTiff;\n", 'main/library', 'simulator'],
+    ['main/app/x.ts', "export { startBrowserHost } from '../hosts/browser-host';\n", 'main/app', 'main/hosts'],
+    ['simulator/x.ts', "import { LibraryCatalog } from '../main/library/catalog.js';\nexport const x = LibraryCatalog;\n", 'simulator', 'main/library'],
     ['common/grid/x.ts', "import { ApiError } from '../../main/api/errors.js';\nexport const x = ApiError;\n", 'common', 'main/api'],
     ['preload/contract/x.ts', "import { ApiError } from '../../main/api/errors';\nexport const x = ApiError;\n", 'preload/contract', 'main/api'],
     ['renderer/src/platform/stores/x.ts', "import { readGeoTiffHeader } from '../../../../main/geotiff/index.js';\nexport const x = readGeoTiffHeader;\n", 'renderer/src/platform/stores', 'main/geotiff'],
@@ -87,8 +87,8 @@ describe('the layer table, as lint', () => {
   it.each([
     ['main/library/x.ts', "import { writePyramid } from '../geotiff/index.js';\nimport { AppError } from '../../common/errors.js';\nexport const x = [writePyramid, AppError];\n"],
     ['main/watches/x.ts', "import type { Emit } from '../platform/emit';\nimport type { HandlerTable } from '../ipc';\nexport type X = Emit | HandlerTable;\n"],
-    ['main/hosts/x.ts', "import { startSimulator } from '../simulator';\nexport const x = startSimulator;\n"],
-    ['main/simulator/raster/x.ts', "import { writePyramid } from '../../geotiff/index.js';\nimport { utmEpsgFor } from '../../../common/geodesy.js';\nexport const x = [writePyramid, utmEpsgFor];\n"],
+    ['main/hosts/x.ts', "import { startSimulator } from '../../simulator';\nexport const x = startSimulator;\n"],
+    ['simulator/raster/x.ts', "import { writePyramid } from '../../main/geotiff/index.js';\nimport { utmEpsgFor } from '../../common/geodesy.js';\nexport const x = [writePyramid, utmEpsgFor];\n"],
     ['renderer/src/platform/stores/x.ts', "import { getBridge } from '../bridge';\nimport type { LibraryItem } from '../lib/library-item';\nexport const x = getBridge;\nexport type X = LibraryItem;\n"],
     ['renderer/src/features/analysis/views/X.vue', "<script setup lang=\"ts\">\nimport { useLibraryStore } from '../../library/stores/library';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [useLibraryStore, Icon];\n</script>\n<template><p /></template>\n"],
     ['renderer/src/features/tasking/views/X.vue', "<script setup lang=\"ts\">\nimport AreaSection from './AreaSection.vue';\nimport { useTaskingStore } from '../stores/tasking';\nimport { summarizeOrder } from '../model/tasking-records';\nimport { draftFromOrder } from '../../watches/model/watch-draft';\nimport { useUiStore } from '../../../platform/stores/ui';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [AreaSection, useTaskingStore, summarizeOrder, draftFromOrder, useUiStore, Icon];\n</script>\n<template><p /></template>\n"],
@@ -114,10 +114,10 @@ describe('lint fails for fixture files on disk', () => {
   });
 
   it('(a) an import the table does not allow', async () => {
-    const file = await fixture('main/watches/zz-layers-fixture.ts', "import type { AppCore } from '../services/app';\nexport type X = AppCore;\n");
+    const file = await fixture('main/watches/zz-layers-fixture.ts', "import type { AppCore } from '../app/app';\nexport type X = AppCore;\n");
     const errors = layerMessages(await eslint.lintFiles([file]));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^layers\/allowed-imports: main\/watches may not import main\/services \(main\/services\/app\.ts\); the layer table lets main\/watches import common, .*main\/spend/);
+    expect(errors[0]).toMatch(/^layers\/allowed-imports: main\/watches may not import main\/app \(main\/app\/app\.ts\); the layer table lets main\/watches import common, .*main\/spend/);
   });
 
   it('(b) a file in a folder the table does not list', async () => {
@@ -166,8 +166,8 @@ describe('the real tree and the table', () => {
     expect(layerOf('renderer/src/features/tasking/other/x.ts')).toBeUndefined();
   });
 
-  it('no feature of main imports the composition root (main/services) or a host: only the hosts and the entry do', () => {
-    const importers = (LAYERS as Layer[]).filter((l) => l.may.includes('main/services') || l.may.includes('main/hosts')).map((l) => l.name);
+  it('no feature of main imports the composition root (main/app) or a host: only the hosts and the entry do', () => {
+    const importers = (LAYERS as Layer[]).filter((l) => l.may.includes('main/app') || l.may.includes('main/hosts')).map((l) => l.name);
     expect(importers.sort()).toEqual(['main', 'main/hosts']);
   });
 

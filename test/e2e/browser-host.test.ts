@@ -5,9 +5,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
-import { MemoryKeychainBackend } from '../../main/keychain';
-import { createApp, type SwathApp } from '../../main/services/app';
-import { startSimulator } from '../../main/simulator';
+import { MemoryKeychainBackend } from '../../main/profiles';
+import { createApp, type SwathApp } from '../../main/app/app';
+import { startSimulator } from '../../simulator';
 import { fixturePath } from '../fixtures/rasters';
 import { chromiumAvailable, launchChromium } from './chromium';
 

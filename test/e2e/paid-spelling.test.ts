@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../main/simulator';
-import { searchTiles } from '../../main/simulator/geo/tile-grid';
-import type { Account } from '../../main/simulator/state';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import { searchTiles } from '../../simulator/geo/tile-grid';
+import type { Account } from '../../simulator/state';
 import type { PolicyState } from '../../main/policy';
 import { chromiumAvailable } from './chromium';
 import { openWorkspace, waitForMap, type Workspace } from './workspace-harness';

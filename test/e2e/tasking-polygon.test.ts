@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysFromToday, importAoi, setDate, startTaskingHarness, type TaskingHarness } from '../renderer/features/tasking/e2e-harness';
-import { ANSWER_STYLES } from '../main/simulator/helpers';
+import { ANSWER_STYLES } from '../simulator/helpers';
 import { chromiumAvailable } from './chromium';
 
 const HAS_CHROMIUM = chromiumAvailable();

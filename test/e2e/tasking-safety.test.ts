@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysFromToday, importAoi, setDate, startTaskingHarness, type TaskingHarness } from '../renderer/features/tasking/e2e-harness';
-import { NO_FAULTS } from '../../main/simulator/faults';
+import { NO_FAULTS } from '../../simulator/faults';
 import { chromiumAvailable } from './chromium';
 
 const HAS_CHROMIUM = chromiumAvailable();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daysFromToday, importAoi, mapPixel, startTaskingHarness, wktCenter, type TaskingHarness } from '../renderer/features/tasking/e2e-harness';
-import { ANSWER_STYLES, listRows } from '../main/simulator/helpers';
+import { ANSWER_STYLES, listRows } from '../simulator/helpers';
 import { chromiumAvailable } from './chromium';
 import { waitForMapStill } from './workspace-harness';
 

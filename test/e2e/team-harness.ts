@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { expect } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../main/simulator';
-import type { Account } from '../../main/simulator/state';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import type { Account } from '../../simulator/state';
 import type { PolicyState } from '../../main/policy';
 import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../main/simulator';
-import { ANSWER_STYLES } from '../main/simulator/helpers';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import { ANSWER_STYLES } from '../simulator/helpers';
 import { chromiumAvailable } from './chromium';
 import { createProfile, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../main/hosts/browser-host';
-import { MemoryKeychainBackend } from '../../main/keychain';
-import { createApp, type SwathApp } from '../../main/services/app';
-import { styledChildSimulator } from '../main/simulator/helpers';
+import { MemoryKeychainBackend } from '../../main/profiles';
+import { createApp, type SwathApp } from '../../main/app/app';
+import { styledChildSimulator } from '../simulator/helpers';
 import { CHROMIUM, launchChromium } from './chromium';
 
 // The flags launchChromium uses, for launches that add their own.

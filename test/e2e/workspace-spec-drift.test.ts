@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../main/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 import { doctorDrift, startDoctoringProxy } from '../main/api/helpers';
 import { chromiumAvailable } from './chromium';
 import { createProfile, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';

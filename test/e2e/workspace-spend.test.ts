@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../main/simulator';
-import type { Account } from '../../main/simulator/state';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import type { Account } from '../../simulator/state';
 import { daysFromToday } from '../renderer/features/tasking/e2e-harness';
 import { chromiumAvailable } from './chromium';
 import { BERLIN_WKT, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe } from 'vitest';
-import { ANSWER_STYLES } from '../main/simulator/helpers';
+import { ANSWER_STYLES } from '../simulator/helpers';
 import { chromiumAvailable } from './chromium';
 import { openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 

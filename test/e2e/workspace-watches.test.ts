@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../main/simulator';
-import type { StoredOrder } from '../../main/simulator/state';
-import { ANSWER_STYLES } from '../main/simulator/helpers';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import type { StoredOrder } from '../../simulator/state';
+import { ANSWER_STYLES } from '../simulator/helpers';
 import { chromiumAvailable } from './chromium';
 import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 

@@ -1,6 +1,6 @@
 /** Small simulator-written GeoTIFFs (main's writer, the service's tags, SCALE/OFFSET) for the analysis tests. */
 import path from 'node:path';
-import { parseBandnames, writeGeoTiff } from '../../../main/simulator/raster';
+import { parseBandnames, writeGeoTiff } from '../../../simulator/raster';
 
 /** About 2 km x 1.4 km in Berlin (UTM 33N). */
 export const TEST_AOI = { type: 'Polygon' as const, coordinates: [[[13.40, 52.50], [13.43, 52.50], [13.43, 52.513], [13.40, 52.513], [13.40, 52.50]]] };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { accountLimits } from '../../../main/api/account-limits.js';
-import { shapeStyle } from '../../../main/simulator/shapes/index.js';
-import { startTestSim } from '../simulator/helpers.js';
+import { shapeStyle } from '../../../simulator/shapes/index.js';
+import { startTestSim } from '../../simulator/helpers.js';
 
 describe('account limits read by what the fields say', () => {
   it('reads production and other namings alike, and null where none is given', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, PAID_BODY_FIELDS, canonicalBody, canonicalPayload, findOperation, parseSpec, requireCanonical } from '../../../main/api';
 import { watchRequest } from '../../../main/watches';
-import { startTestSim } from '../simulator/helpers.js';
+import { startTestSim } from '../../simulator/helpers.js';
 import { makeClient } from './helpers.js';
 
 // The one spelling of a paid request: what main prices, checks and sends.

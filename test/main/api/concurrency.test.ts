@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Limiter } from '../../../main/api/limiter.js';
-import { SMALL_AOI, UNCOVERED_AOI, startTestSim } from '../simulator/helpers.js';
+import { SMALL_AOI, UNCOVERED_AOI, startTestSim } from '../../simulator/helpers.js';
 import { makeClient, readAll } from './helpers.js';
 
 describe('concurrency limiter', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSim, type TestSim } from '../simulator/helpers.js';
+import { startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { makeClient, type TestClient } from './helpers.js';
 
 describe('the key the production service echoes in account info', () => {

@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api/errors.js';
 import { toIpcError } from '../../../main/ipc/errors.js';
-import { SMALL_AOI, UNCOVERED_AOI, listRows, startTestSim, type TestSim } from '../simulator/helpers.js';
+import { SMALL_AOI, UNCOVERED_AOI, listRows, startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { makeClient, readAll, type TestClient } from './helpers.js';
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeFetch } from '../../../main/api/http.js';
-import { startTestSim, type TestSim } from '../simulator/helpers.js';
+import { startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { makeClient } from './helpers.js';
 
 /** A minimal corporate-style proxy: HTTP CONNECT tunnels only, counting each tunnel and its target. */

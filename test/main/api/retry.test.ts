@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api/errors.js';
 import { parseRetryAfter, withRetry } from '../../../main/api/retry.js';
-import { UNCOVERED_AOI } from '../simulator/helpers.js';
+import { UNCOVERED_AOI } from '../../simulator/helpers.js';
 import { makeClient, sendEnvelope, startScriptServer, type ScriptServer, type TestClient } from './helpers.js';
 
 const OK = (data: unknown) => ({ Data: data, Succeeded: true });

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api/errors.js';
 import { parseSpec, specCacheFile, toJsonSchema } from '../../../main/api/spec.js';
-import { SMALL_AOI, listRows, startTestSim, type TestSim } from '../simulator/helpers.js';
+import { SMALL_AOI, listRows, startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { doctorDrift, makeClient, startDoctoringProxy, type TestClient } from './helpers.js';
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {

@@ -4,7 +4,7 @@ import { AppError } from '../../../common/errors.js';
 import { ApiError, classifyFailure } from '../../../main/api/errors.js';
 import { toIpcError } from '../../../main/ipc/errors.js';
 import { contentDispositionFileName } from '../../../main/api/content-disposition.js';
-import { SMALL_AOI, startTestSim } from '../simulator/helpers.js';
+import { SMALL_AOI, startTestSim } from '../../simulator/helpers.js';
 import { makeClient, sendEnvelope, startScriptServer, type ScriptServer, type TestClient } from './helpers.js';
 
 const OK = (data: unknown) => ({ Data: data, Succeeded: true });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api/errors.js';
 import type { ServiceClient } from '../../../main/api/client.js';
 import { validateComposite, validateOrder, validateSearchAvailable } from '../../../main/api/validation.js';
-import { SMALL_AOI, UNCOVERED_AOI, startTestSim, type TestSim } from '../simulator/helpers.js';
+import { SMALL_AOI, UNCOVERED_AOI, startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { makeClient, type TestClient } from './helpers.js';
 
 type Call = (client: ServiceClient, body: any, validate: boolean) => Promise<unknown>;

@@ -9,7 +9,7 @@ import { DownloadQueue, QUEUE_FILE, type DownloadJob } from '../../../main/downl
 import { DATABASE_FILE } from '../../../main/shared/database.js';
 import { LibraryCatalog } from '../../../main/library/index.js';
 import { utmSquareWkt } from '../../bench/simulator.bench.js';
-import { startTestSim, type TestSim } from '../simulator/helpers.js';
+import { startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { fetchSource, partFiles, referenceSha, sha256Of } from './helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceDidNothing } from '../../../main/downloads/index.js';
-import { clientBinarySource } from '../../../main/session/binary-source.js';
+import { clientBinarySource } from '../../../main/connection/binary-source.js';
 import { makeClient } from '../api/helpers.js';
-import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
+import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
 
 // What the product's own client reports when a paid POST fails, over real loopback HTTP, and whether
 // the queue may send it again on its own: only when the service surely did nothing with it.

@@ -4,7 +4,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { contentDispositionFileName } from '../../../main/api/index.js';
 import { DownloadError, type BinarySource, type DownloadKind } from '../../../main/downloads/index.js';
-import type { RunningSimulator } from '../../../main/simulator/index.js';
+import type { RunningSimulator } from '../../../simulator/index.js';
 
 /** Process endpoints per download kind. */
 export const PROCESS_PATHS: Record<DownloadKind, string> = {

@@ -11,7 +11,7 @@ import { createBatchRunner } from '../../../main/downloads/batch-job.js';
 import { planComposite } from '../../../main/downloads/batch/index.js';
 import { LibraryCatalog } from '../../../main/library/index.js';
 import type { DownloadedRaster, DownloadSink } from '../../../main/library/download-sink.js';
-import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
+import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { chunked, streamOf, tinyGeoTiff } from './fixtures.js';
 import { billedDownloads, fetchSource, partFiles, referenceSha, sha256Of, waitFor } from './helpers.js';
 

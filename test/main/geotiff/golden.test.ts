@@ -12,8 +12,8 @@ import { mosaicParts } from '../../../main/downloads/batch/mosaic.js';
 import { gdalMetadataXml } from '../../../main/geotiff/index.js';
 import { readPartRaster } from '../../../main/downloads/batch/raster-info.js';
 import { FIXTURES, fixturePath } from '../../fixtures/rasters.js';
-import { writeGeoTiff } from '../../../main/simulator/raster/index.js';
-import { request, rect } from '../simulator/raster/helpers.js';
+import { writeGeoTiff } from '../../../simulator/raster/index.js';
+import { request, rect } from '../../simulator/raster/helpers.js';
 
 function value(x: number, y: number, b: number, nodata: number): number {
   if ((x + y) % 97 === 0) return nodata;

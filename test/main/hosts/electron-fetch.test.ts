@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestSim, type TestSim } from '../simulator/helpers.js';
+import { startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { makeClient } from '../api/helpers.js';
 
 // net.fetch is Chromium's stack; here it is stood in for by Node's fetch, which has the same WHATWG signature.

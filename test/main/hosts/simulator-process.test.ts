@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { forkEntry } from '../../../main/shared/entry-point';
 import { nodeSimulatorChild, simulatorChildEntry, simulatorInChild, forkedSimulator } from '../../../main/hosts/simulator-process';
-import { startEmbeddedService } from '../../../main/services/embedded-service';
+import { startEmbeddedService } from '../../../main/app/embedded-service';
 
 // Issue 11 item 4: the embedded demo service runs in its own process, never on main's thread.
-// These start the real child (main/simulator/child.ts under tsx) and talk to it over loopback HTTP.
+// These start the real child (simulator/child.ts under tsx) and talk to it over loopback HTTP.
 
 vi.mock('electron', async () => {
   // A utility process stand-in that is a real Node child running the same entry: its port is the IPC channel.

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIBRARY_FILE, LibraryCatalog, boundsTo4326, readRasterMetadata, type LibraryEntry } from '../../../main/library/index.js';
 import { tinyGeoTiff } from '../downloads/fixtures.js';
 import { PROCESS_PATHS } from '../downloads/helpers.js';
-import { writeGeoTiff } from '../../../main/simulator/raster/index.js';
-import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
+import { writeGeoTiff } from '../../../simulator/raster/index.js';
+import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
 
 let sim: TestSim;
 let date: string;

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
-import { MemoryKeychainBackend } from '../../../main/keychain';
+import { MemoryKeychainBackend } from '../../../main/profiles';
 import { serveLibraryFile } from '../../../main/library';
-import { createApp, type SwathApp } from '../../../main/services/app';
-import { startSimulator } from '../../../main/simulator';
+import { createApp, type SwathApp } from '../../../main/app/app';
+import { startSimulator } from '../../../simulator';
 import { FIXTURES, fixturePath, gdalRecord } from '../../fixtures/rasters';
 
 // The library as the renderer reaches it (the dispatcher over the app core): importing the

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
-import { MemoryKeychainBackend } from '../../../main/keychain';
+import { MemoryKeychainBackend } from '../../../main/profiles';
 import { LibraryCatalog, serveLibraryFile } from '../../../main/library';
 import { OVERVIEW_PREFIX, OverviewCache, QUICK_LOOK_PREFIX } from '../../../main/library/overview-cache';
-import { createApp, type SwathApp } from '../../../main/services/app';
-import { startSimulator } from '../../../main/simulator';
+import { createApp, type SwathApp } from '../../../main/app/app';
+import { startSimulator } from '../../../simulator';
 import { fixturePath } from '../../fixtures/rasters';
 import { decimateExpected, difference, readFile, readLevel } from './decimate-helpers';
 

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { contentDispositionFileName } from '../../../main/api/index.js';
 import { sanitizeFileName } from '../../../main/downloads/index.js';
 import { forkedSimulator } from '../../../main/hosts/simulator-process.js';
-import type { StartSimulator } from '../../../main/services/embedded-service.js';
+import type { StartSimulator } from '../../../main/app/embedded-service.js';
 import type { Answer, HostileInput } from '../../fixtures/hostile/manifest.js';
 import { makeClient, sendEnvelope, startScriptServer } from '../api/helpers.js';
-import { postBytes } from '../simulator/helpers.js';
+import { postBytes } from '../../simulator/helpers.js';
 import type { TestApp } from './helpers.js';
 
 /**

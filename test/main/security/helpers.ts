@@ -4,10 +4,10 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { MemoryKeychainBackend } from '../../../main/keychain';
+import { MemoryKeychainBackend } from '../../../main/profiles';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
-import { createApp, type AppOptions, type SwathApp } from '../../../main/services/app';
-import { startSimulator } from '../../../main/simulator';
+import { createApp, type AppOptions, type SwathApp } from '../../../main/app/app';
+import { startSimulator } from '../../../simulator';
 
 const tlsFixture = (name: string) => path.join(import.meta.dirname, '../../fixtures/tls', name);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PATTERN_INPUT, patternRisk, safePatternEngine } from '../../../main/api/safe-pattern';
-import { SMALL_AOI, startTestSim, type TestSim } from '../simulator/helpers.js';
+import { SMALL_AOI, startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { makeClient, startDoctoringProxy, type TestClient } from '../api/helpers.js';
 
 // Issue 11 item 6: a hostile `pattern` in the remote specification cannot freeze main (ReDoS).

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/keychain';
+import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/profiles';
 import type { ConfirmRequest } from '../../../main/platform/confirm';
 import { startRecorder, startTestApp, type Recorder, type TestApp } from './helpers.js';
 import { SecretRegistry } from '../../../main/platform/secrets';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../../main/hosts/browser-host';
 import { channelNames } from '../../../preload/contract';
-import { startTestSim, type TestSim } from '../simulator/helpers.js';
+import { startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { startTestApp, type TestApp } from './helpers.js';
 import { SecretRegistry } from '../../../main/platform/secrets';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_REPORTS_PER_MINUTE } from '../../../main/admin/distribution';
+import { ERROR_REPORTS_PER_MINUTE } from '../../../main/diagnostics/handlers';
 import { RateLimit, SERVICE_TEXT_MAX } from '../../../main/shared/untrusted-text';
-import { PAGE_NOTIFICATIONS_PER_MINUTE, classify } from '../../../main/watches';
+import { classify } from '../../../main/watches';
+import { PAGE_NOTIFICATIONS_PER_MINUTE } from '../../../main/notifications';
 import { startTestApp, type TestApp } from './helpers.js';
 
 // Issue 24 item 5: text a page or a service controls stays in its place: bounded, on one line, attributed, rate-limited.

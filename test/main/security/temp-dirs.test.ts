@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { privateTempDir } from '../../../main/shared/private-temp';
-import { startSimulator } from '../../../main/simulator';
+import { startSimulator } from '../../../simulator';
 
 // Issue 11 item 12: no fixed folder names in the shared temp directory.
 

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UploadLookup } from '../../../main/simulator/server';
-import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../simulator/helpers.js';
+import type { UploadLookup } from '../../../simulator/server';
+import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
 
 // Issue 11 item 8: UploadUrl is checked once, and the upload goes exactly where it was checked.
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../../main/shared/database';
 import { watchRequest, type Watch } from '../../../main/watches';
 import { billedDownloads, startFront } from '../downloads/helpers';
-import { startTestSim } from '../simulator/helpers';
+import { startTestSim } from '../../simulator/helpers';
 import { settled, startTestApp, type TestApp } from '../watches/app-helpers';
 
 // A download job's spend pass, against the app's embedded simulator over loopback HTTP: stored with

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { searchTiles } from '../../../main/simulator/geo/tile-grid';
+import { searchTiles } from '../../../simulator/geo/tile-grid';
 import { watchRequest } from '../../../main/watches';
 import { startTestApp, type TestApp } from '../watches/app-helpers';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, openDatabase } from '../../../main/shared/database';
-import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/keychain';
+import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/profiles';
 import { SecretRegistry } from '../../../main/platform/secrets';
 import { LEDGER_KEEP_DAYS, SpendGuard, SpendStore, profileAccounts } from '../../../main/spend';
 

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { EventName } from '../../../preload/contract';
-import { MemoryKeychainBackend } from '../../../main/keychain';
-import { createApp, type AppOptions, type SwathApp } from '../../../main/services/app';
+import { MemoryKeychainBackend } from '../../../main/profiles';
+import { createApp, type AppOptions, type SwathApp } from '../../../main/app/app';
 import type { HostConfirm } from '../../../main/platform/confirm';
-import { startSimulator, type RunningSimulator } from '../../../main/simulator';
-import type { Account, StoredOrder } from '../../../main/simulator/state';
+import { startSimulator, type RunningSimulator } from '../../../simulator';
+import type { Account, StoredOrder } from '../../../simulator/state';
 import type { Watch, WatchDate, WatchSummary } from '../../../main/watches';
 import { watchChip } from '../../../preload/contract';
 

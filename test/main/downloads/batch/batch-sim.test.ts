@@ -11,7 +11,7 @@ import {
   type BatchPlan,
   type CompositeBody,
 } from '../../../../main/downloads/batch/index.js';
-import { demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
+import { demoDate, startTestSim, type TestSim } from '../../../simulator/helpers.js';
 import { cogReport, gdalSamples } from '../../geotiff/cog-validator.js';
 import {
   CONCAVE_AOI,

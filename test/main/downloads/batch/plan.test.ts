@@ -10,7 +10,7 @@ import {
 } from '../../../../main/downloads/batch/plan.js';
 import { expandBandnames } from '../../../../main/downloads/batch/bandnames.js';
 import { readEstimate } from '../../../../main/downloads/batch/estimate.js';
-import { parseAoi } from '../../../../main/simulator/geo/aoi.js';
+import { parseAoi } from '../../../../simulator/geo/aoi.js';
 import { CONCAVE_AOI, DEMO_ORDER_WKT, compositeBody } from './helpers.js';
 
 const DATE = '2026-11-01';

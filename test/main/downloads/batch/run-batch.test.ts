@@ -11,7 +11,7 @@ import {
   type DownloadPart,
 } from '../../../../main/downloads/batch/index.js';
 import { readPartRaster } from '../../../../main/downloads/batch/raster-info.js';
-import { demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
+import { demoDate, startTestSim, type TestSim } from '../../../simulator/helpers.js';
 import { CONCAVE_AOI, compositeBody, fetchDownloadPart, firstDifference, pixels, removeTempDirs, tempDir } from './helpers.js';
 
 const SMALL_AOI = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';

@@ -3,15 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startBrowserHost, type BrowserHost } from '../../../../main/hosts/browser-host';
-import type { StartSimulator } from '../../../../main/services/embedded-service';
-import { MemoryKeychainBackend } from '../../../../main/keychain';
+import type { StartSimulator } from '../../../../main/app/embedded-service';
+import { MemoryKeychainBackend } from '../../../../main/profiles';
 import type { HostConfirm } from '../../../../main/platform/confirm';
-import { createApp, type SwathApp } from '../../../../main/services/app';
-import type { RunningSimulator } from '../../../../main/simulator';
-import type { FaultConfig } from '../../../../main/simulator/faults';
-import type { Lifecycle } from '../../../../main/simulator/state';
+import { createApp, type SwathApp } from '../../../../main/app/app';
+import type { RunningSimulator } from '../../../../simulator';
+import type { FaultConfig } from '../../../../simulator/faults';
+import type { Lifecycle } from '../../../../simulator/state';
 import { launchChromium } from '../../../e2e/chromium';
-import { styledSimulator } from '../../../main/simulator/helpers';
+import { styledSimulator } from '../../../simulator/helpers';
 
 /** The Berlin AOI the tasking end-to-end tests order (inside the simulator's demo area). */
 export const AOI_WKT = 'POLYGON((13.30 52.45, 13.42 52.45, 13.42 52.53, 13.30 52.53, 13.30 52.45))';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderCost } from '../../../../common/money';
 import { billedArea, billedNote, orderAreas, polygonalOf } from '../../../../renderer/src/platform/lib/billed-area';
 import { costBreakdown, estimateAreas, formatAmount } from '../../../../renderer/src/features/tasking/model/tasking-estimate';
-import { ANSWER_STYLES, T0, startTestSim, type TestSim } from '../../../main/simulator/helpers';
+import { ANSWER_STYLES, T0, startTestSim, type TestSim } from '../../../simulator/helpers';
 
 /**
  * Issue 27 #4 and #5 against the simulator's real estimate answers, in every answer style: the

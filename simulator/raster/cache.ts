@@ -1,0 +1,175 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RasterRequest } from './types.js';
+import { abortError, throwIfAborted } from '../../common/abort.js';
+import { writeGeoTiff } from './write.js';
+
+/** Bumped whenever the synthesis changes, so old cache files are not served for new code. */
+export const RASTER_ALGORITHM_VERSION = 1;
+
+/** Default bound on the cache's .tif files (bytes); the least recently used go first beyond it. */
+export const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
+
+/** A .part untouched this long belongs to a dead generation. */
+const STALE_PART_MS = 10 * 60_000;
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(o)
+        .filter((k) => o[k] !== undefined)
+        .sort()
+        .map((k) => [k, canonical(o[k])]),
+    );
+  }
+  return v;
+}
+
+/** sha256 of the canonical (key-sorted) JSON of the request plus the algorithm version. */
+export function rasterCacheKey(req: RasterRequest): string {
+  const json = JSON.stringify(canonical({ v: RASTER_ALGORITHM_VERSION, req }));
+  return createHash('sha256').update(json).digest('hex');
+}
+
+interface InFlight {
+  promise: Promise<{ path: string; bytes: number }>;
+  controller: AbortController;
+  waiters: number;
+}
+
+/**
+ * Content-addressed cache of generated GeoTIFFs in one directory. Files appear atomically (tmp + fsync + rename);
+ * concurrent identical requests share one generation, which is aborted only when every waiter has given up.
+ */
+export class RasterCache {
+  private readonly inFlight = new Map<string, InFlight>();
+
+  private swept: Promise<void> | null = null;
+
+  /** `maxBytes` bounds the cached files; after each generation the least recently used (by mtime, touched on every hit) are removed. */
+  constructor(private readonly dir: string, private readonly maxBytes = DEFAULT_CACHE_MAX_BYTES) {}
+
+  /** Removes .part files an earlier process left behind when it died mid-generation (once per cache). */
+  private sweep(): Promise<void> {
+    this.swept ??= readdir(this.dir)
+      .then(async (names) => {
+        const cutoff = Date.now() - STALE_PART_MS;
+        for (const name of names.filter((n) => n.endsWith('.part'))) {
+          const file = join(this.dir, name);
+          // Only old ones: a fresh .part may belong to another live simulator sharing the folder.
+          const st = await stat(file).catch(() => null);
+          if (st && st.mtimeMs < cutoff) await unlink(file).catch(() => undefined);
+        }
+      })
+      .catch(() => undefined);
+    return this.swept;
+  }
+
+  /** Path of the cached file for req, generating it first if absent; cached is true when the file already existed. */
+  async get(req: RasterRequest, opts: { signal?: AbortSignal } = {}): Promise<{ path: string; bytes: number; cached: boolean }> {
+    const { signal } = opts;
+    throwIfAborted(signal);
+    await this.sweep();
+    const key = rasterCacheKey(req);
+    const path = join(this.dir, `${key}.tif`);
+    if (!this.inFlight.has(key)) {
+      try {
+        const st = await stat(path);
+        const now = new Date();
+        await utimes(path, now, now).catch(() => undefined);
+        return { path, bytes: st.size, cached: true };
+      } catch {
+        // not cached yet
+      }
+    }
+    throwIfAborted(signal);
+    let job = this.inFlight.get(key);
+    // A generation whose waiters all left is winding down; a newcomer starts afresh instead of inheriting its abort.
+    if (!job || job.controller.signal.aborted) {
+      const controller = new AbortController();
+      const created: InFlight = { promise: this.generate(req, path, controller.signal), controller, waiters: 0 };
+      const settled = (): void => {
+        if (this.inFlight.get(key) === created) this.inFlight.delete(key);
+      };
+      // Waiters may all leave; the rejection is still observed here.
+      created.promise.then(settled, settled);
+      this.inFlight.set(key, created);
+      job = created;
+    }
+    const res = await this.wait(job, signal);
+    return { ...res, cached: false };
+  }
+
+  private wait(job: InFlight, signal?: AbortSignal): Promise<{ path: string; bytes: number }> {
+    job.waiters++;
+    if (!signal) {
+      return job.promise;
+    }
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const onAbort = (): void => {
+        if (done) return;
+        done = true;
+        if (--job.waiters === 0) job.controller.abort(signal.reason);
+        reject(abortError(signal));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      job.promise.then(
+        (v) => {
+          if (done) return;
+          done = true;
+          signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        (e: unknown) => {
+          if (done) return;
+          done = true;
+          signal.removeEventListener('abort', onAbort);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
+    });
+  }
+
+  private async generate(req: RasterRequest, path: string, signal: AbortSignal): Promise<{ path: string; bytes: number }> {
+    await mkdir(this.dir, { recursive: true });
+    const part = `${path}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      const { bytes } = await writeGeoTiff(req, part, { signal });
+      const fh = await open(part, 'r+');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(part, path);
+      await this.evict(path);
+      return { path, bytes };
+    } catch (e) {
+      await unlink(part).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Removes the least recently used .tif files until the cache fits in maxBytes; `keep` (just written) and files being generated stay. */
+  private async evict(keep: string): Promise<void> {
+    const names = (await readdir(this.dir).catch(() => [] as string[])).filter((n) => n.endsWith('.tif'));
+    const files: { file: string; size: number; used: number }[] = [];
+    for (const name of names) {
+      const file = join(this.dir, name);
+      const st = await stat(file).catch(() => null);
+      if (st) files.push({ file, size: st.size, used: st.mtimeMs });
+    }
+    let total = files.reduce((n, f) => n + f.size, 0);
+    files.sort((a, b) => a.used - b.used);
+    for (const f of files) {
+      if (total <= this.maxBytes) break;
+      if (f.file === keep || this.inFlight.has(f.file.slice(this.dir.length + 1, -'.tif'.length))) continue;
+      await unlink(f.file).catch(() => undefined);
+      total -= f.size;
+    }
+  }
+}
