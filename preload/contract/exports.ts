@@ -57,7 +57,7 @@ export const CSV_EXPORT_MAX_CHARS = 8_000_000;
 /** Request of `export:csv`: a CSV the renderer made (a time series), written by main. */
 export const csvExportRequestSchema = z.strictObject({
   /** File name stem, e.g. "swath-series-ndvi-aoi-13.40E52.50N-2026-04-10_2026-08-20". */
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,159}$/, 'Use letters, digits, dots, dashes or underscores (at most 160).'),
+  name: z.string().max(160).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,159}$/, 'Use letters, digits, dots, dashes or underscores (at most 160).'),
   csv: z.string().min(1, 'There is nothing to export.').max(CSV_EXPORT_MAX_CHARS, `At most ${CSV_EXPORT_MAX_CHARS} characters.`),
   /**
    * When the file is there already: `refuse` (the default) writes nothing and answers `exists`, so the

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // Issue 24 item 7: what ships is what runs. Every production dependency is imported by the app's
-// own code (main, preload, renderer, common); build-time inputs and umbrella packages do not ship.
+// own code (main, preload, renderer, common, the simulator); build-time inputs and umbrella packages do not ship.
 // test/build/package-contents.test.ts checks the packaged app itself.
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -32,7 +32,7 @@ function importedPackages(dirs: string[]): Set<string> {
 }
 
 describe('dependencies', () => {
-  const app = importedPackages(['main', 'preload', 'renderer/src', 'common']);
+  const app = importedPackages(['main', 'preload', 'renderer/src', 'common', 'simulator']);
 
   it('every production dependency is imported by the app (p-retry was not, and shipped)', () => {
     const unused = Object.keys(pkg.dependencies).filter((dep) => !app.has(dep));

@@ -128,7 +128,7 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
     expect(both.map((b) => b.created).sort()).toEqual([false, true]);
     expect(both[0].raster.id).toBe(both[1].raster.id);
     // Validated before it is sent, naming the field.
-    await expect(alice.register({ ...composite(), storagePath: '../outside.tif' })).rejects.toThrow('The raster cannot be registered: storagePath: the storage path leaves the share (..).');
+    await expect(alice.register({ ...composite(), storagePath: '../outside.tif' })).rejects.toThrow('The raster cannot be registered: storagePath: it climbs out with "..".');
     await expect(alice.register({ ...composite(), sha256: 'nope' })).rejects.toThrow(/sha256: must be 64 lower-case hex digits/);
   });
 
@@ -328,10 +328,10 @@ describeReal('the team catalog on PostgreSQL/PostGIS', () => {
       const answer = await watcher.findOwnedWithRefusals({ kind: 'composite', date: day, model: 'm-hostile', aoiWkt: AOI_INSIDE, tileGuid: null, bands: ['B04'], resolution: 10, epsg: 32631 });
       expect(answer.matches.map((m) => m.raster.id)).toEqual([good]);
       const byId = new Map(answer.refused.map((r) => [r.id, r.message]));
-      expect(byId.get(hostile.parent!)).toBe(`Team catalog row ${hostile.parent} refused: storagePath: the storage path leaves the share (..).`);
-      expect(byId.get(hostile.absolute!)).toBe(`Team catalog row ${hostile.absolute} refused: storagePath: the storage path is absolute.`);
-      expect(byId.get(hostile.drive!)).toBe(`Team catalog row ${hostile.drive} refused: storagePath: the storage path names a drive.`);
-      expect(byId.get(hostile.backslash!)).toMatch(/storagePath: the storage path contains a backslash/);
+      expect(byId.get(hostile.parent!)).toBe(`Team catalog row ${hostile.parent} refused: storagePath: it climbs out with "..".`);
+      expect(byId.get(hostile.absolute!)).toBe(`Team catalog row ${hostile.absolute} refused: storagePath: it is absolute.`);
+      expect(byId.get(hostile.drive!)).toBe(`Team catalog row ${hostile.drive} refused: storagePath: it starts with a drive letter.`);
+      expect(byId.get(hostile.backslash!)).toMatch(/storagePath: it contains a backslash/);
       expect(byId.get(hostile.bigJson!)).toMatch(new RegExp(`^Team catalog row ${hostile.bigJson} refused: its STAC item is 20000\\d\\d bytes \\(limit 262144\\)\\.$`));
       expect(byId.get(hostile.vertices!)).toBe(`Team catalog row ${hostile.vertices} refused: its footprint has 1000001 vertices (limit 10000).`);
       // The long band list does not contain B04... it does (100,000 times): refused for its length.
