@@ -105,9 +105,15 @@ function scenario(title: string, setup: { policy?: PolicyState; budgetEur?: numb
       }
       const list = attempts(account());
       // Room for the plain small download an ordering one would be priced as, not for what the service would charge.
-      const plain = await page.evaluate(async (request) => (window as unknown as { swath: { imageryEstimate(r: unknown): Promise<any> } }).swath.imageryEstimate({ request }), (list[0]!.request as { request: Record<string, unknown> }).request);
+      const ordering = (list[0]!.request as { request: Record<string, unknown> }).request;
+      const { automaticOrderCreation: _on, ...alone } = ordering;
+      const plain = await page.evaluate(async (request) => (window as unknown as { swath: { imageryEstimate(r: unknown): Promise<any> } }).swath.imageryEstimate({ request }), alone);
       expect(plain.ok).toBe(true);
       expect(plain.data.verdict).toMatchObject({ decision: 'ok', costKnown: true });
+      // The same request with AutomaticOrderCreation on, in another case: its estimate says its cost is not known.
+      const estimated = await page.evaluate(async (request) => (window as unknown as { swath: { imageryEstimate(r: unknown): Promise<any> } }).swath.imageryEstimate({ request }), ordering);
+      expect(estimated.data.verdict).toMatchObject({ costKnown: false });
+      expect(estimated.data.verdict.decision).not.toBe('ok');
       const before = billed();
       const jobs = await page.evaluate(async () => (await (window as unknown as { swath: { downloadsList(r: unknown): Promise<any> } }).swath.downloadsList({})).data.total);
 
