@@ -1,5 +1,5 @@
 /**
- * `npm run team:setup-check -- <superuser url> [--database swath_team] [--ca ca.pem]`: takes the README's steps for
+ * `npm run team:setup-check -- <superuser url> [--database swath_team] [--ca ca.pem]`: takes the IT guide's steps for
  * setting up the team library ("Team library: setting it up (IT)") against a server, in order, then checks that they
  * gave what the app needs:
  *   1. as a superuser: the admin role, the analysts' group role, the catalog database owned by the admin, PostGIS;
@@ -103,7 +103,7 @@ export async function setupCheck(args: string[], env: NodeJS.ProcessEnv, print: 
       await client.end();
     }
     ok(step);
-    print(`The team library's catalog at ${u.hostname}:${u.port || 5432}/${database} is set up as the README says.`);
+    print(`The team library's catalog at ${u.hostname}:${u.port || 5432}/${database} is set up as the IT guide says.`);
     return 0;
   } catch (e) {
     print(`FAIL ${step}: ${(e as Error).message}`);

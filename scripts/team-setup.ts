@@ -2,8 +2,8 @@ import pg from 'pg';
 import { ANALYST_GROUP_ROLE } from '../main/team/migrations.js';
 
 /**
- * The steps IT takes once to set up the team library's catalog (README, "Team library: setting it up (IT)"), as SQL
- * a superuser runs. The README quotes these statements; `scripts/team-setup-check.ts` runs them against a server and
+ * The steps IT takes once to set up the team library's catalog (docs/it-guide.md, "Team library: setting it up"), as SQL
+ * a superuser runs. The IT guide quotes these statements; `scripts/team-setup-check.ts` runs them against a server and
  * checks the result, and the throwaway test clusters (test/support/postgres.ts) are set up with them too, so the
  * documented steps are the ones the tests use.
  *
@@ -11,7 +11,7 @@ import { ANALYST_GROUP_ROLE } from '../main/team/migrations.js';
  * belong to that role, and each migration grants the analysts' group role what they may do.
  */
 
-/** `name` as an SQL identifier: bare when it is a plain lower-case name (as the README shows it), quoted otherwise. */
+/** `name` as an SQL identifier: bare when it is a plain lower-case name (as the IT guide shows it), quoted otherwise. */
 function ident(name: string): string {
   return /^[a-z_][a-z0-9_]{0,62}$/.test(name) && !['user', 'role', 'all', 'public', 'group', 'default'].includes(name) ? name : pg.escapeIdentifier(name);
 }

@@ -134,7 +134,7 @@ export interface KeyProfile {
   email: string | null;
 }
 
-/** The keys every simulator starts with (documented in README.md). */
+/** The keys every simulator starts with (documented in docs/developer-guide.md). */
 export const DEFAULT_KEYS: Record<string, KeyProfile> = {
   'demo-key': {
     tenantId: '5a1f0c9e-0b6d-4c1e-9e52-7d2a3c4b5e01', name: 'Demo analyst', revoked: false, plan: 'Professional',

@@ -6,7 +6,7 @@ import type { Account, SimState } from './state.js';
 
 const DAY = 86_400_000;
 
-/** The demo AOIs, documented in README.md so a first launch has imagery to find. */
+/** The demo AOIs, documented in docs/analyst-guide.md so a first launch has imagery to find. */
 export const DEMO_AREAS = {
   historical: 'POLYGON((13.25 52.40, 13.60 52.40, 13.60 52.60, 13.25 52.60, 13.25 52.40))',
   recurring: 'POLYGON((13.80 52.30, 14.00 52.30, 14.00 52.40, 13.80 52.40, 13.80 52.30))',

@@ -6,7 +6,7 @@ import { checkBaseUrl, isLoopbackHost, nameReasons } from '../profiles/validatio
  * The admin policy: a read-only JSON file IT drops on the machine. Every key is
  * optional; a missing key leaves the user's own setting in place. Objects are
  * strict, so a misspelt key is an error (reported), never silently ignored.
- * README "Deploying Swath in an organisation" documents every key.
+ * docs/it-guide.md, "Policy file", documents every key (test/build/docs-map.test.ts checks it).
  */
 
 /** Update channels; "stable" reads latest*.yml from the feed, "beta" reads beta*.yml. */

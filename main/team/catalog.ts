@@ -355,7 +355,7 @@ export class TeamCatalog {
       try {
         const exists = await client.query(`SELECT to_regclass('swath.swath_schema') IS NOT NULL AS ok`);
         if (!exists.rows[0].ok) {
-          throw new TeamCatalogError('validation', `The team catalog at ${this.where} has no Swath schema yet: IT applies it with \`npm run team:migrate -- <url>\` (README, "Team library: setting it up (IT)").`, false);
+          throw new TeamCatalogError('validation', `The team catalog at ${this.where} has no Swath schema yet: IT applies it with \`npm run team:migrate -- <url>\` (the IT guide, "Team library: setting it up").`, false);
         }
         const version = await readVersion(client);
         if (version > SCHEMA_VERSION) throw newerSchema(version);
@@ -437,7 +437,7 @@ export class TeamCatalog {
     if (unreachable) return new TeamCatalogError('transient', `The team catalog is unreachable: ${reason}.`, true);
     // A row in another analyst's name (row-level security): that row is refused, not the role.
     if (code === '42501' && /row-level security/i.test(message)) return new TeamCatalogError('validation', `The team catalog refused the row: ${reason} (an analyst adds rasters and claims only in their own role's name).`, false);
-    if (code === '42501') return new TeamCatalogError('auth', `The team catalog role may not do this: ${reason} (IT grants analysts their rights: README).`, false);
+    if (code === '42501') return new TeamCatalogError('auth', `The team catalog role may not do this: ${reason} (IT grants analysts their rights: the IT guide).`, false);
     if (code === '57014') return new TeamCatalogError('transient', `The team catalog took too long to answer: ${reason}.`, false);
     if (code.startsWith('22') || code === 'XX000') return new TeamCatalogError('validation', `The team catalog refused the request: ${reason}.`, false);
     return new TeamCatalogError('io', `The team catalog failed: ${reason}.`, false);

@@ -12,7 +12,7 @@
  * `geometry(MultiPolygon, 4326)` column (`footprint`), GiST-indexed, listed in `geometry_columns`.
  *
  * Rights: the tables belong to the admin role that runs the migrations; each step grants the analysts' group role
- * (`swath_analyst`, created by IT before the first migration: README) what analysts may do: read and add rasters,
+ * (`swath_analyst`, created by IT before the first migration: docs/it-guide.md) what analysts may do: read and add rasters,
  * manage purchase claims, read the schema version. Never UPDATE/DELETE of rasters, never DDL. Teammates are not
  * trusted with one another's rows (step 2, row-level security): a raster an analyst adds names their own login role
  * (`session_user`, which `SET ROLE` does not change) as its buyer, a claim names them as its holder, a live claim is

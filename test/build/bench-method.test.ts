@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatFigure, interleaved, machineFigure, median, MIN_PAIRS, parseBenchArgs, ratioFigure } from '../bench/method.js';
 
 // The benchmark method itself (npm run bench): pairs interleave, ratios are per pair, and the
-// printed format and arguments are what the README promises.
+// printed format and arguments are what the developer's guide promises.
 describe('bench method', () => {
   it('runs a warm-up of each side, then ours and the reference alternately, and takes ratios per pair', async () => {
     const calls: string[] = [];

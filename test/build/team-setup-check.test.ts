@@ -1,7 +1,7 @@
 /**
- * The README's steps for setting up the team library, run by `npm run team:setup-check` against a throwaway cluster
- * that has nothing but a superuser (as IT's fresh server), and `npm run team:migrate` run again on the result. The
- * README quotes the very statements the script runs.
+ * The IT guide's steps for setting up the team library (docs/it-guide.md), run by `npm run team:setup-check` against a
+ * throwaway cluster that has nothing but a superuser (as IT's fresh server), and `npm run team:migrate` run again on the
+ * result. The guide quotes the very statements the script runs.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -22,10 +22,12 @@ async function script(file: string, args: string[], env: Record<string, string>)
     .then((r) => ({ code: 0, out: r.stdout + r.stderr }), (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }));
 }
 
-describe('the README on setting up the team library', () => {
+describe('the IT guide on setting up the team library', () => {
   it('quotes the statements the setup check runs', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Team library: setting it up (IT)'));
+    const guide = readFileSync(path.join(ROOT, 'docs/it-guide.md'), 'utf8');
+    const start = guide.indexOf('## Team library: setting it up');
+    expect(start).toBeGreaterThan(-1);
+    const section = guide.slice(start, guide.indexOf('\n## ', start + 1));
     expect(section.length).toBeGreaterThan(100);
     const statements = [
       ...databaseSteps({ database: 'swath_team', adminRole: 'swath_admin', adminPassword: 'admin-password' }).map((s) => s.sql),
@@ -55,7 +57,7 @@ describeReal('npm run team:setup-check on a fresh server', () => {
     expect(run.out).toMatch(/schema version 0 -> 2; applied:\n\s+1: rasters.*\n\s+2: analysts add rows and claims only in their own name/);
     expect(run.out).toMatch(/^ok {3}4\. the analyst swath_check uses the catalog: registers, finds, claims$/m);
     expect(run.out).toMatch(/^ok {3}5\. the analyst swath_check may not change the schema, delete rasters or add one in another's name; QGIS sees the layer$/m);
-    expect(run.out).toContain('is set up as the README says');
+    expect(run.out).toContain('is set up as the IT guide says');
     expect(run.code).toBe(0);
     expect(run.out).not.toContain(cluster.superuser.password);
 

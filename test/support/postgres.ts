@@ -13,7 +13,7 @@ import { analystStep, databaseSteps, runAs } from '../../scripts/team-setup.js';
  * temporary folder, listening on a free loopback port only. PostgreSQL refuses to run as root, so when the tests run
  * as root (CI does) the cluster runs as the `postgres` user, in a folder that user owns.
  *
- * Set up (unless `setup: false`) with the README's steps (scripts/team-setup.ts): the admin role, the analysts' group,
+ * Set up (unless `setup: false`) with the IT guide's steps (scripts/team-setup.ts): the admin role, the analysts' group,
  * the catalog database with PostGIS and one analyst role. The migrations are not applied: that is the catalog's job.
  * `stop()` and `start()` stop and restart the same cluster on the same port (a test that loses the server mid-run);
  * `close()` stops it and deletes its folder.

@@ -1,6 +1,6 @@
 /**
  * The team catalog against a real PostgreSQL 15 + PostGIS 3 server: a throwaway cluster (test/support/postgres.ts) set
- * up with the README's steps, migrated by the catalog itself with the admin role, used with an analyst's role.
+ * up with the IT guide's steps, migrated by the catalog itself with the admin role, used with an analyst's role.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
