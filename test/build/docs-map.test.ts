@@ -1,0 +1,221 @@
+/**
+ * Every list or count the docs state is generated from the code (the `docs:gen` blocks) or checked
+ * against it here; links between the docs resolve. The layer table has its own check
+ * (test/build/lint-layers.test.ts).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { channelNames } from '../../preload/contract/index.js';
+import { policySchema } from '../../main/policy/schema.js';
+import { DEFAULT_KEYS, VOUCHERS } from '../../simulator/catalog.js';
+import { blocksIn, docFiles, DOCS_GEN_COMMAND, fillBlocks, generatedBlocks } from '../../scripts/docs-gen.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const read = (rel: string): string => readFileSync(path.join(root, rel), 'utf8');
+const ticked = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+
+/** `doc` without its fenced code blocks (whose `#` lines are no headings). */
+const prose = (doc: string): string => doc.replace(/^```[\s\S]*?^```$/gm, '');
+
+/** The prose of the section under `heading`, to the next heading of the same or a higher level. */
+function section(doc: string, heading: string): string {
+  const level = heading.match(/^#+/)![0].length;
+  const lines = prose(doc).split('\n');
+  const start = lines.findIndex((l) => l === heading);
+  expect(start, `the heading "${heading}"`).toBeGreaterThan(-1);
+  const rest = lines.slice(start + 1);
+  const end = rest.findIndex((l) => /^#+ /.test(l) && l.match(/^#+/)![0].length <= level);
+  return rest.slice(0, end === -1 ? undefined : end).join('\n');
+}
+
+/** The rows of the first table in `text` whose header line starts with `header`, as cells. */
+function tableRows(text: string, header: string): string[][] {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(header));
+  expect(start, `a table headed "${header}"`).toBeGreaterThan(-1);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.slice(1, -1).split(' | ').map((c) => c.trim()));
+  }
+  return rows;
+}
+
+describe('the generated blocks', () => {
+  it(`are current in every doc (else: ${DOCS_GEN_COMMAND}) and each is somewhere`, async () => {
+    const blocks = await generatedBlocks(root);
+    const seen = new Set<string>();
+    for (const file of docFiles(root)) {
+      const doc = read(file);
+      for (const block of blocksIn(doc)) {
+        seen.add(block.name);
+        expect(block.text, `${file}'s "${block.name}" block is stale: run ${DOCS_GEN_COMMAND}`).toBe(blocks.get(block.name));
+      }
+      expect(() => fillBlocks(doc, blocks, file)).not.toThrow();
+    }
+    expect([...seen].sort(), `every generated block appears in a doc (its markers: <!-- docs:gen <name> --> … <!-- /docs:gen <name> -->)`).toEqual([...blocks.keys()].sort());
+  });
+
+  it('fill a block from the code and refuse one the generator does not know', () => {
+    const blocks = new Map([['n', 'new text']]);
+    expect(fillBlocks('a\n<!-- docs:gen n -->\nold\n<!-- /docs:gen n -->\nb', blocks)).toBe('a\n<!-- docs:gen n -->\nnew text\n<!-- /docs:gen n -->\nb');
+    expect(() => fillBlocks('<!-- docs:gen m -->\n<!-- /docs:gen m -->', blocks, 'x.md')).toThrow(/x\.md has a block "m" that npm run docs:gen does not generate/);
+  });
+});
+
+describe("ARCHITECTURE.md's feature table", () => {
+  const doc = read('docs/ARCHITECTURE.md');
+  const rows = tableRows(section(doc, '## Features'), '| feature | main | slice | channels | renderer |');
+  const served = rows.filter(([, main]) => main!.startsWith('`'));
+
+  it('serves every channel of the contract from exactly one row, and every pattern names a channel', () => {
+    const owners = new Map<string, string[]>();
+    for (const [feature, , , channels] of served) {
+      for (const pattern of ticked(channels!)) {
+        const matched = channelNames.filter((c) => (pattern.endsWith(':*') ? c.startsWith(pattern.slice(0, -1)) : c === pattern));
+        expect(matched, `${feature}'s channel pattern ${pattern}`).not.toEqual([]);
+        for (const c of matched) owners.set(c, [...(owners.get(c) ?? []), feature!]);
+      }
+    }
+    const wrong = channelNames.filter((c) => owners.get(c)?.length !== 1).map((c) => `${c}: ${owners.get(c)?.join(', ') ?? 'no row'}`);
+    expect(wrong, 'channels served by no row or by several').toEqual([]);
+  });
+
+  it("names folders that exist and slices their folder exports, as many as the composition root joins", () => {
+    for (const [feature, main, slice, , renderer] of rows) {
+      for (const folder of [...ticked(main!), ...ticked(renderer!)]) expect(existsSync(path.join(root, folder)), `${feature}: ${folder}`).toBe(true);
+      if (!main!.startsWith('`')) continue;
+      const folder = ticked(main!)[0]!;
+      const id = ticked(slice!)[0]!.match(/^\w+/)![0];
+      const sources = readdirSync(path.join(root, folder)).filter((f) => f.endsWith('.ts')).map((f) => read(`${folder}/${f}`)).join('\n');
+      expect(sources, `${folder} exports ${id}`).toMatch(new RegExp(`export (async )?(function|const|class) ${id}\\b`));
+    }
+    const app = read('main/app/app.ts');
+    const joined = app.slice(app.indexOf('joinSlices(\n'), app.indexOf('\n  );', app.indexOf('joinSlices(\n')));
+    expect(joined.split('\n').filter((l) => /^ {4}\w/.test(l)), 'the slices main/app/app.ts joins').toHaveLength(served.length);
+    const features = readdirSync(path.join(root, 'renderer/src/features'));
+    expect(features.filter((f) => !rows.some(([, , , , r]) => ticked(r!).includes(`renderer/src/features/${f}`))), 'renderer features the table leaves out').toEqual([]);
+  });
+});
+
+describe("the IT guide's policy keys", () => {
+  it('are the policy schema\'s keys, each once', () => {
+    const doc = read('docs/it-guide.md');
+    const documented = [
+      ...tableRows(section(doc, '## Policy file'), '| Key | Meaning |'),
+      ...tableRows(section(doc, '## Team library: setting it up'), '| Key | Meaning |'),
+    ].map(([key]) => ticked(key!)[0]!);
+    const shape = policySchema.shape as Record<string, { unwrap?: () => { shape?: Record<string, unknown> } }>;
+    const inCode: string[] = [];
+    for (const [key, schema] of Object.entries(shape)) {
+      const nested = documented.filter((d) => d.startsWith(`${key}.`));
+      if (nested.length === 0) inCode.push(key);
+      else inCode.push(...Object.keys(schema.unwrap!().shape!).map((k) => `${key}.${k}`));
+    }
+    expect([...documented].sort()).toEqual([...new Set(documented)].sort());
+    expect([...documented].sort()).toEqual(inCode.sort());
+  });
+});
+
+describe("the developer's guide on the simulator", () => {
+  const doc = read('docs/developer-guide.md');
+  const sim = section(doc, '## The simulator');
+
+  it("lists npm run simulator's options", () => {
+    const cli = read('simulator/cli.ts');
+    const block = cli.slice(cli.indexOf('options: {'), cli.indexOf('\n    },', cli.indexOf('options: {')));
+    const inCode = [...block.matchAll(/^ {6}'?([\w-]+)'?: \{/gm)].map((m) => `--${m[1]}`).filter((o) => o !== '--help');
+    const documented = tableRows(sim, '| Option | Meaning |').map(([o]) => ticked(o!)[0]!.split(' ')[0]!);
+    expect(documented.sort()).toEqual(inCode.sort());
+  });
+
+  it("lists the demo keys with their limits, and the vouchers with their values", () => {
+    const rows = tableRows(section(sim, '### Demo keys'), '| Key | Account |');
+    expect(rows.map(([k]) => ticked(k!)[0]).sort()).toEqual(Object.keys(DEFAULT_KEYS).sort());
+    for (const [k, account] of rows) {
+      const key = DEFAULT_KEYS[ticked(k!)[0]!]!;
+      expect(account, k).toContain(`${key.plan} plan`);
+      if (key.revoked) continue;
+      expect(account, k).toContain(`MaxConcurrentConnections ${key.maxConcurrentConnections}, MaxCompositeAreaKm2 ${key.maxCompositeAreaKm2}, MaxTotalBands ${key.maxTotalBands}`);
+      if (key.startingBalance > 0) expect(account, k).toContain(`${key.startingBalance.toLocaleString('en')} EUR opening balance`);
+    }
+    const vouchers = [...section(sim, '### Demo keys').matchAll(/`(SWATH-[A-Z0-9-]+)` \((\d+) EUR\)/g)].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(vouchers)).toEqual(VOUCHERS);
+  });
+
+  it("and the analyst's guide states the demo service's account as the simulator makes it", () => {
+    const demo = section(read('docs/analyst-guide.md'), '## The demo service');
+    const key = DEFAULT_KEYS['demo-key']!;
+    expect(demo).toContain(`${key.plan} plan`);
+    expect(demo).toContain(`(MaxConcurrentConnections ${key.maxConcurrentConnections}, MaxCompositeAreaKm2 ${key.maxCompositeAreaKm2}, MaxTotalBands ${key.maxTotalBands}, a ${key.startingBalance.toLocaleString('en')} EUR opening`);
+  });
+});
+
+describe('the test parts', () => {
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  const config = read('vitest.config.ts');
+  const projects = [...config.matchAll(/name: '([\w-]+)'/g)].map((m) => m[1]!);
+
+  it("are the vitest projects: each README row's command runs the projects the row names", () => {
+    expect(scripts.test).toBe('vitest run');
+    expect(read('README.md')).toContain('```sh\nnpm test\n```');
+    for (const file of ['README.md', 'docs/developer-guide.md']) {
+      const rows = tableRows(section(read(file), '## Tests'), '| part | command | what |');
+      expect(rows.map(([part]) => part), file).toEqual(['unit', 'integration', 'e2e']);
+      const named: string[] = [];
+      for (const [part, command, what] of rows) {
+        const script = scripts[ticked(command!)[0]!.replace('npm run ', '')];
+        expect(script, `${file}: ${part}'s command`).toBeDefined();
+        const runs = [...script!.matchAll(/--project ([\w-]+)/g)].map((m) => m[1]!);
+        const stated = [...what!.matchAll(/projects? `([\w-]+)`(?: and `([\w-]+)`)?/g)].flatMap((m) => [m[1]!, m[2]].filter((x): x is string => !!x));
+        expect(stated.sort(), `${file}: the projects of ${part}`).toEqual(runs.sort());
+        named.push(...stated);
+      }
+      expect(named.sort(), `${file}: every vitest project in one part`).toEqual([...projects].sort());
+    }
+  });
+
+  it('every `npm run <script>` a doc names is a script of package.json', () => {
+    const missing: string[] = [];
+    for (const file of docFiles(root)) {
+      for (const m of read(file).matchAll(/npm run ([\w:-]+)/g)) if (!(m[1]! in scripts)) missing.push(`${file}: npm run ${m[1]}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+describe("the developer's guide's layout", () => {
+  it('lists the top-level folders of the repository', () => {
+    const rows = tableRows(section(read('docs/developer-guide.md'), '## Layout'), '| folder | what |');
+    const documented = rows.map(([f]) => ticked(f!)[0]!.replace(/\/$/, ''));
+    const onDisk = readdirSync(root).filter((f) => !f.startsWith('.') && !['node_modules', 'out', 'dist'].includes(f) && statSync(path.join(root, f)).isDirectory());
+    expect(documented.sort()).toEqual(onDisk.sort());
+  });
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading: string): string => heading.toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+
+describe('links between the docs', () => {
+  it('resolve to a file and, with a #, to one of its headings', () => {
+    const broken: string[] = [];
+    for (const file of docFiles(root)) {
+      const text = prose(read(file));
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const link = m[1]!;
+        if (/^[a-z]+:/.test(link)) continue;
+        const [target, anchor] = link.split('#');
+        const resolved = target ? path.join(path.dirname(file), target) : file;
+        if (!existsSync(path.join(root, resolved))) {
+          broken.push(`${file}: ${link} (no ${resolved})`);
+          continue;
+        }
+        if (anchor === undefined) continue;
+        const headings = prose(read(resolved)).split('\n').filter((l) => /^#+ /.test(l)).map((l) => slug(l.replace(/^#+ /, '')));
+        if (!headings.includes(anchor)) broken.push(`${file}: ${link} (no heading #${anchor} in ${resolved})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});
