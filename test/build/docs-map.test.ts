@@ -10,6 +10,15 @@ import { channelNames } from '../../preload/contract/index.js';
 import { policySchema } from '../../main/policy/schema.js';
 import { DEFAULT_KEYS, VOUCHERS } from '../../simulator/catalog.js';
 import { blocksIn, docFiles, DOCS_GEN_COMMAND, fillBlocks, generatedBlocks } from '../../scripts/docs-gen.js';
+import { MAX_BANDS, MAX_BLOCK_BYTES, MAX_BLOCKS, MAX_GDAL_METADATA_CHARS, MAX_IMAGE_SAMPLES, MAX_IMAGES } from '../../main/geotiff/limits.js';
+import { HEAD_BYTES, READ_WHOLE_BYTES } from '../../main/geotiff/tiff-file.js';
+import { KEEP_CONTENT_BYTES } from '../../main/downloads/stream-to-file.js';
+import { JSON_LIMITS, MAX_AREA_TEXT, MAX_SELECTION } from '../../preload/contract/bounds.js';
+import { WATCH_LATEST_DATES } from '../../preload/contract/watches.js';
+import { LEDGER_KEEP_DAYS } from '../../main/spend/store.js';
+import { DEFAULT_CONFIRM_ABOVE_EUR } from '../../main/spend/guard.js';
+import { PROBE_MS } from '../../main/team/outbox.js';
+import { SERVICE_TEXT_MAX } from '../../main/shared/untrusted-text.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const read = (rel: string): string => readFileSync(path.join(root, rel), 'utf8');
@@ -182,6 +191,51 @@ describe('the test parts', () => {
       for (const m of read(file).matchAll(/npm run ([\w:-]+)/g)) if (!(m[1]! in scripts)) missing.push(`${file}: npm run ${m[1]}`);
     }
     expect(missing).toEqual([]);
+  });
+});
+
+describe('the environment variables', () => {
+  it('the code reads are each documented, and each documented one is read', () => {
+    const code = ['main', 'scripts', 'simulator', 'common', 'preload', 'test/support', 'test/bench']
+      .flatMap((dir) => readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && /\.(ts|js)$/.test(e.name)).map((e) => readFileSync(path.join(e.parentPath, e.name), 'utf8')))
+      .concat(read('electron.vite.config.ts'), read('vitest.config.ts'), read('.ci/run')).join('\n');
+    const names = (text: string): Set<string> => new Set([...text.matchAll(/(?<![\w])SWATH_[A-Z0-9]+(?:_[A-Z0-9]+)*(?![\w])/g)].map((m) => m[0]));
+    // Names the build defines for the bundle (electron.vite.config.ts `define`) are constants, not variables anyone sets.
+    const defined = new Set([...read('electron.vite.config.ts').matchAll(/'process\.env\.(SWATH_[A-Z0-9_]+)':/g)].map((m) => m[1]!));
+    const docs = docFiles(root).map(read).join('\n');
+    const prefixes = [...docs.matchAll(/`(SWATH_[A-Z0-9_]*_)\*`/g)].map((m) => m[1]!);
+    const read_ = [...names(code)].filter((n) => !defined.has(n));
+    expect(read_.filter((n) => !names(docs).has(n) && !prefixes.some((p) => n.startsWith(p))), 'read by the code, documented nowhere').toEqual([]);
+    expect([...names(docs)].filter((n) => !read_.includes(n)), 'documented, read by no code').toEqual([]);
+  });
+});
+
+/** `n` with a space between thousands, as the docs write big limits (2 000 000). */
+const spaced = (n: number): string => n.toLocaleString('en').replace(/,/g, ' ');
+
+describe('the limits the docs state', () => {
+  // Each: a doc and the words it states a limit in, built from the code's constant.
+  const stated: [string, string][] = [
+    ['docs/it-guide.md', `at most ${MAX_BANDS} bands (SamplesPerPixel), ${MAX_GDAL_METADATA_CHARS / 1024} Ki characters of GDAL_METADATA, 2^${Math.log2(MAX_IMAGE_SAMPLES)} samples (width x height x bands), ${MAX_BLOCK_BYTES / 2 ** 20} MiB per tile or strip, ${MAX_IMAGES} images`],
+    ['docs/it-guide.md', `into more than ${MAX_BLOCKS / 2 ** 20} Mi blocks`],
+    ['docs/it-guide.md', `an area's WKT ${spaced(MAX_AREA_TEXT)} characters, a selection ${spaced(MAX_SELECTION)} rasters, a service body ${JSON_LIMITS.depth} levels, ${spaced(JSON_LIMITS.values)} values and ${spaced(JSON_LIMITS.chars)} characters`],
+    ['docs/it-guide.md', `cut at ${SERVICE_TEXT_MAX} characters`],
+    ['docs/it-guide.md', `(EUR, default ${DEFAULT_CONFIRM_ABOVE_EUR})`],
+    ['docs/analyst-guide.md', `above ${DEFAULT_CONFIRM_ABOVE_EUR} EUR (policy \`confirmSpendAboveEur\`)`],
+    ['docs/ARCHITECTURE.md', `\`DEFAULT_CONFIRM_ABOVE_EUR\` ${DEFAULT_CONFIRM_ABOVE_EUR}`],
+    ['docs/analyst-guide.md', `kept ${LEDGER_KEEP_DAYS} days`],
+    ['docs/ARCHITECTURE.md', `older than ${LEDGER_KEEP_DAYS} days (\`LEDGER_KEEP_DAYS\`)`],
+    ['docs/glossary.md', `kept ${LEDGER_KEEP_DAYS} days`],
+    ['docs/analyst-guide.md', `shows its latest ${WATCH_LATEST_DATES}`],
+    ['docs/ARCHITECTURE.md', `its \`latest\` ${WATCH_LATEST_DATES} dates, \`WATCH_LATEST_DATES\``],
+    ['docs/ARCHITECTURE.md', `A body of at most ${KEEP_CONTENT_BYTES / 1024} KiB (\`KEEP_CONTENT_BYTES\`)`],
+    ['docs/ARCHITECTURE.md', `a file up to ${READ_WHOLE_BYTES / 1024} KiB, \`READ_WHOLE_BYTES\``],
+    ['docs/ARCHITECTURE.md', `its first ${HEAD_BYTES / 1024} KiB, \`HEAD_BYTES\``],
+    ['docs/ARCHITECTURE.md', `at most \`PROBE_MS\`, ${PROBE_MS / 1000} s`],
+  ];
+  it.each(stated)('%s states: %s', (file, words) => {
+    expect(read(file).replace(/\s+/g, ' ')).toContain(words);
   });
 });
 
