@@ -256,7 +256,7 @@ export const MAX_OUTPUT_BYTES = 1024 ** 3;
 
 /**
  * Refuses (1004) a composite whose file would exceed {@link MAX_OUTPUT_BYTES}: the area limit alone
- * lets a sliver AOI of 2500 km² span a 200 km box, about 9.6 GB at 10 m (issue 11 item 9).
+ * lets a sliver AOI of 2500 km² span a 200 km box, about 9.6 GB at 10 m.
  */
 function checkOutputSize(geom: Polygonal, body: CompositeBody, bands: BandSpec[], field: string): void {
   const plan = planRaster({

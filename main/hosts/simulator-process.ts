@@ -4,7 +4,7 @@ import { entryPoint, forkEntry, type EntryPoint } from '../shared/entry-point';
 import type { FromSimulatorChild, ToSimulatorChild } from '../../simulator/child-protocol';
 
 /**
- * The embedded demo service in its own process (issue 11 item 4): its AOI validation and raster
+ * The embedded demo service in its own process: its AOI validation and raster
  * generation never block main's thread. The app uses an Electron utility process
  * (electron-host.ts), the browser host a Node child process ({@link forkedSimulator}); both speak
  * the messages of simulator/child-protocol.ts.

@@ -3,7 +3,7 @@ import { WorkerPool } from '../shared/worker-pool.js';
 import type { BuildOverviewOptions, OverviewCopy } from './overview.js';
 
 /**
- * Overview copies built in worker threads (issue 11 item 5): geotiff.js's decoding and the
+ * Overview copies built in worker threads: geotiff.js's decoding and the
  * pyramid's averaging never run on main's thread, so IPC, downloads and the raster protocol keep
  * answering while a large striped TIFF is copied. The workers run main/library/overview-worker.ts
  * (out/main/overview-worker.js when bundled) and stay for the next build: a quick look does not

@@ -34,7 +34,7 @@ export type ParseAoiResult =
   | { ok: false; errors: FieldErrors };
 
 /**
- * AOIs with more positions than this are refused before any geometry check (issue 11 item 4: the
+ * AOIs with more positions than this are refused before any geometry check (the
  * self-intersection test grows faster than linearly, and real coastlines rarely need more).
  */
 export const MAX_AOI_VERTICES = 20_000;

@@ -1,6 +1,6 @@
 /**
  * The first crossing `turf.kinks` would report, found through a uniform grid of segment boxes
- * instead of testing all pairs (issue 11 item 4: 16k vertices took 3.8 s). Same enumeration order,
+ * instead of testing all pairs. Same enumeration order,
  * same skip rules and the same intersection arithmetic as turf's kinks, so the verdicts and the
  * reported point are the same: for line pairs (l1, l2) in order, segment i of l1 ascending, then
  * the smallest k >= i of l2.

@@ -6,7 +6,7 @@ import { withAppHost } from './app-host.js';
 import { median, spread, type Figure } from './method.js';
 
 /**
- * The download history at scale (issue 25): SWATH_BENCH_DOWNLOADS (default 50,000) finished jobs in
+ * The download history at scale: SWATH_BENCH_DOWNLOADS (default 50,000) finished jobs in
  * downloads.json as earlier versions kept it (imported into swath.db on the first start). The real
  * app core behind the browser host, Chromium:
  *  - downloads-history-start-ms: opening the download queue again with that history (main start's share), median of 5;

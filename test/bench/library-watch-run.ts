@@ -11,7 +11,7 @@ import { MAP_HOOK } from '../e2e/workspace-harness';
 import { median, percentile, type Figure } from './method.js';
 
 /**
- * A watch run with the Library open (issue 25): the demo service (in its own process, as in the
+ * A watch run with the Library open: the demo service (in its own process, as in the
  * app) is given one historical order of about `downloads` image dates over a small area; a watch of
  * that area downloads every date while a page of the browser host shows the Library, newest added
  * first. Measured:

@@ -17,7 +17,7 @@ import { benchBuild } from './renderer.bench.js';
 import { FAST_ORDERS, watchRun } from './library-watch-run.js';
 
 /**
- * The library at scale (issue 25): a userData folder seeded with N entries of real small GeoTIFFs
+ * The library at scale: a userData folder seeded with N entries of real small GeoTIFFs
  * (a few distinct files hard-linked N times, so the disk holds a handful of files and N names) as
  * an earlier version's library.json, then, through the real app core:
  *  - library-import-ms: the one-time import of library.json into swath.db (first start after the update);

@@ -5,7 +5,7 @@ import { withAppHost } from './app-host.js';
 import { median, spread, type Figure } from './method.js';
 
 /**
- * The orders list at scale (issue 25): the demo service (the simulator, its default order lifecycle,
+ * The orders list at scale: the demo service (the simulator, its default order lifecycle,
  * so statuses move on while the bench runs) is given SWATH_BENCH_ORDERS (default 1,000) orders through
  * its real HTTP API (estimate, then create with the same body: 0.05° squares over Europe, historical
  * and recurring). The real app core behind the browser host, Chromium with the Tasking panel's orders

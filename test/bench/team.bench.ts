@@ -5,7 +5,7 @@ import { startPostgres } from '../support/postgres.js';
 import { median, percentile, spread, type Figure } from './method.js';
 
 /**
- * The team catalog (issue 26) on a throwaway PostgreSQL 15 + PostGIS 3 cluster (test/support/postgres.ts), migrated by
+ * The team catalog on a throwaway PostgreSQL 15 + PostGIS 3 cluster (test/support/postgres.ts), migrated by
  * the catalog, seeded with SWATH_BENCH_TEAM_ROWS (default 100,000) rasters in one INSERT … SELECT generate_series:
  * composites on ~1,000 dates, three models, 0.2° footprints spread over Europe, plus tiles. Then, as an analyst:
  *  - team-owned-lookup-ms: the ownership check before a purchase (date, model, footprint covers the area, bands,

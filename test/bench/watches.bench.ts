@@ -7,7 +7,7 @@ import { withAppHost } from './app-host.js';
 import { median, spread, type Figure } from './method.js';
 
 /**
- * The Watches panel at scale (issue 25): the demo profile with SWATH_BENCH_WATCHES (default 400) paused
+ * The Watches panel at scale: the demo profile with SWATH_BENCH_WATCHES (default 400) paused
  * watches of SWATH_BENCH_WATCH_DATES (default 100) downloaded dates each, in a watches.json of an earlier version
  * (imported into swath.db at start). The real app core behind the browser host, Chromium; from a click on the Watches rail button to
  * its first card drawn and two frames painted, on a fresh page each time (median of 3):

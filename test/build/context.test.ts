@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { placeFeatures, placesIn, waterFeatures } from '../../renderer/src/platform/map/context-layers';
 import { MAJOR_PLACE_POPULATION, contextPlugin, packedPlaces, packedWater } from '../../scripts/context';
 
-// The offline context at working zooms (issue 27 #14): named places and Natural Earth water, packed
+// The offline context at working zooms: named places and Natural Earth water, packed
 // at build time and read back by the renderer exactly where they were.
 
 const city = (name: string, lon: number, lat: number, population: number, featureCode = 'PPL') => ({ name, population, featureCode, loc: { coordinates: [lon, lat] as [number, number] } });

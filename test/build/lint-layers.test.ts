@@ -49,7 +49,7 @@ describe('package and global bans per process', () => {
 
 describe('the layer table, as lint', () => {
   it.each([
-    // The example: lint passed a watch importing a host and the app core.
+    // A feature never imports a host or the composition root.
     ['main/watches/x.ts', "import { startBrowserHost } from '../hosts/browser-host';\nexport const x = startBrowserHost;\n", 'main/watches', 'main/hosts'],
     ['main/watches/x.ts', "import type { AppCore } from '../app/app';\nexport type X = AppCore;\n", 'main/watches', 'main/app'],
     ['main/spend/x.ts', "export const x = () => import('../app/embedded-service');\n", 'main/spend', 'main/app'],

@@ -9,7 +9,7 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 export const WCAG_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 /**
- * Rules axe files under best practice, not under a WCAG criterion, that Swath holds to as well (issue 27):
+ * Rules axe files under best practice, not under a WCAG criterion, that Swath holds to as well:
  * landmarks around all content, headings in order, ARIA roles allowed on their element. Any impact fails.
  */
 export const EXTRA_RULES = ['region', 'heading-order', 'aria-allowed-role', 'landmark-unique', 'landmark-one-main', 'page-has-heading-one'];

@@ -62,7 +62,7 @@ describe.skipIf(!HAS_CHROMIUM).each(ANSWER_STYLES)('tasking in Chromium: a polyg
     await expect.poll(() => dialog.innerText()).toMatch(/Historical/);
     await expect.poll(() => dialog.locator('[data-testid="confirm-cost"]').innerText()).toMatch(/\d+\.\d\d EUR/);
     await expect.poll(() => dialog.innerText()).toMatch(new RegExp(`One-off historical order for ${from} → ${to}`));
-    // One clean breakdown (issue 27 #4, #5): this order's cost once, no zero lines, the account's month apart; both areas named.
+    // One clean breakdown: this order's cost once, no zero lines, the account's month apart; both areas named.
     const lines = await dialog.locator('[data-testid="confirm-cost"] li').evaluateAll((els) => els.map((e) => [e.getAttribute('data-kind'), e.textContent!.trim()]));
     expect(lines.map(([kind]) => kind)).toEqual(['charged']);
     expect(lines[0]![1]).toMatch(/^Charged when placed \(this month\)\s*[\d,]+\.\d\d EUR$/);

@@ -59,7 +59,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: drawing and importing an AOI', ()
     await page.screenshot({ path: 'test-results/workspace-aoi-rectangle.png' });
   });
 
-  it('draws a rectangle by two clicks on opposite corners too (issue 27 #12)', async () => {
+  it('draws a rectangle by two clicks on opposite corners too', async () => {
     const page = ws.page;
     await waitForMapStill(page);
     const b = await mapBox();

@@ -58,7 +58,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: basemap', () => {
     await page.context().close();
   });
 
-  it('at working zooms loads water and place names offline, and labels the order footprints (issue 27 #14)', async () => {
+  it('at working zooms loads water and place names offline, and labels the order footprints', async () => {
     // Opens on a saved view of Europe at zoom 4, so no start view zooms in before the check below.
     await ws.app.handlers['settings:set']({ mapView: { center: [10, 50], zoom: 4 } }, { senderUrl: '', signal: new AbortController().signal });
     const page = await ws.newPage({ initScript: PERF_HOOK });

@@ -59,7 +59,7 @@ describeEachStyle('workspace e2e: imagery search, check, estimate, download and 
       w.swath.on('download:progress', (p) => w.__progress.push(p));
     });
     await page.getByTestId('download').click();
-    // The tray does not open over the step's actions (issue 27 #13): the Download button is still
+    // The tray does not open over the step's actions: the Download button is still
     // what is under the pointer (the toast says where the progress is). Opened by its head, the tray
     // keeps the button in view and takes at most a third of the column.
     expect(await page.getByTestId('downloads-tray').getAttribute('class')).not.toContain('open');
@@ -104,7 +104,7 @@ describeEachStyle('workspace e2e: imagery search, check, estimate, download and 
     await expect.poll(() => layer.getAttribute('data-status'), { timeout: 60_000 }).toMatch(/ready|error/);
     expect(await layer.getAttribute('data-status'), await layer.innerText()).toBe('ready');
     expect(await layer.innerText()).toContain(picked);
-    // The row says its area is the file's footprint (bounding box), not the AOI (issue 27 #4).
+    // The row says its area is the file's footprint (bounding box), not the AOI.
     expect(await page.getByTestId('entry-footprint').first().innerText()).toMatch(/^Footprint [\d.]+ km² \(bounding box\) · [\d.]+°E – /);
     await page.screenshot({ path: `test-results/workspace-imagery-preview-${shapes}.png` });
     expect(ws().pageErrors).toEqual([]);

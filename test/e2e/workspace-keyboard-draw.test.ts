@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { chromiumAvailable } from './chromium';
 import { openWorkspace, recordMouse, waitForMap, type Workspace } from './workspace-harness';
 
-// Drawing a free polygon AOI without a mouse (issue 27): the map focused, P starts the polygon
+// Drawing a free polygon AOI without a mouse: the map focused, P starts the polygon
 // tool, arrows move the map under the centre cross, Enter adds a vertex there, Enter again
 // without moving closes the polygon, Backspace takes the last vertex back.
 

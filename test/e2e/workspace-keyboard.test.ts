@@ -5,7 +5,7 @@ import { openWorkspace, recordMouse, waitForMap, type Workspace } from './worksp
 
 const HAS_CHROMIUM = chromiumAvailable();
 
-/** The most key presses any main action may take from wherever focus is (issue 27). */
+/** The most key presses any main action may take from wherever focus is. */
 const MAX_PRESSES = 10;
 
 /** The test id of the focused element (or its tag). */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SLIVER_WKT } from '../fixtures/hostile/aois';
 import { startTestSim, type TestSim } from './helpers.js';
 
-// Issue 11 item 9: a sliver AOI under the area limit may still span a huge box; the output size is capped.
+// A sliver AOI under the area limit may still span a huge box; the output size is capped.
 
 const SLIVER = SLIVER_WKT;
 

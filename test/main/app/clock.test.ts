@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../main/platform/clock';
 import { startTestApp, type TestApp } from '../security/helpers.js';
 
-// Issue 23 item 1: the clock is a port the composition root injects; every feature it builds reads
+// The clock is a port the composition root injects; every feature it builds reads
 // the time from it (createApp's `clock`), not from Date.now().
 
 const FIXED = Date.parse('2031-07-15T12:34:56Z');

@@ -103,7 +103,7 @@ async function produceIn(dir: string): Promise<Record<string, string>> {
   const c4 = path.join(dir, 'c4.tif');
   await writePattern(c4, cogImage(1200, 700, 2, 506000, 5795000, { compress: false }), 600, 500);
   for (const [name, f] of [['c1', c1], ['c2', c2], ['c3', c3], ['c4', c4]] as const) out[`cog ${name}`] = sha(f);
-  // The same images DEFLATE-compressed (the writer's default since issue 27).
+  // The same images DEFLATE-compressed (the writer's default).
   for (const [name, img] of [['c1', cogImage(1300, 1100, 3, 500000, 5800000)], ['c2', cogImage(700, 600, 2, 500000, 5800000, { dataType: 'UINT8' })], ['c3', cogImage(300, 200, 2, 500000, 5800000, { bigTiff: true })]] as const) {
     const f = path.join(dir, `${name}-deflate.tif`);
     await writePattern(f, { ...img, compress: true }, 0, 0);

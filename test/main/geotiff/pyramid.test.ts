@@ -291,7 +291,7 @@ describe('mosaicParts', () => {
 });
 
 describe.skipIf(!HAS_GDAL)('DEFLATE compression (writePyramid\'s default)', () => {
-  // A change-layer-like FLOAT32 field at the issue's size (623 x 510, one overview), with nodata.
+  // A change-layer-like FLOAT32 field at a real change layer's size (623 x 510, one overview), with nodata.
   const W = 623;
   const H = 510;
   const field = (x: number, y: number): number => ((x * 13 + y * 7) % 211 === 0 ? -9999 : Math.fround(0.35 * Math.sin(x / 41) * Math.cos(y / 29) + 0.02 * Math.sin((x * y) / 97)));

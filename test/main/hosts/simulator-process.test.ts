@@ -9,7 +9,7 @@ import { forkEntry } from '../../../main/shared/entry-point';
 import { nodeSimulatorChild, simulatorChildEntry, simulatorInChild, forkedSimulator } from '../../../main/hosts/simulator-process';
 import { startEmbeddedService } from '../../../main/app/embedded-service';
 
-// Issue 11 item 4: the embedded demo service runs in its own process, never on main's thread.
+// The embedded demo service runs in its own process, never on main's thread.
 // These start the real child (simulator/child.ts under tsx) and talk to it over loopback HTTP.
 
 vi.mock('electron', async () => {

@@ -6,7 +6,7 @@ import { buildOverviewCopy } from '../../../main/library/overview';
 import { OverviewWorkers, overviewWorkerEntry } from '../../../main/library/overview-thread';
 import { bigStripImage, deflateBombStriped } from '../../fixtures/hostile/tiffs';
 
-// Issue 11 item 5: overview copies are decoded and written in a worker thread, not on main's.
+// Overview copies are decoded and written in a worker thread, not on main's.
 
 describe('overview copies in a worker thread', () => {
   let dir: string;

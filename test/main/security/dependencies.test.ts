@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// Issue 24 item 7: what ships is what runs. Every production dependency is imported by the app's
+// What ships is what runs. Every production dependency is imported by the app's
 // own code (main, preload, renderer, common, the simulator); build-time inputs and umbrella packages do not ship.
 // test/build/package-contents.test.ts checks the packaged app itself.
 

@@ -8,7 +8,7 @@ import { LogRedactor, configureLog } from '../../../main/logging';
 import { SecretRegistry } from '../../../main/platform/secrets';
 import { startTestApp, type TestApp } from './helpers.js';
 
-// Issue 24 item 6: the diagnostics report carries no personal data unless the analyst adds it.
+// The diagnostics report carries no personal data unless the analyst adds it.
 
 describe('the diagnostics report', () => {
   let t: TestApp;

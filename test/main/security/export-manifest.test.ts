@@ -6,7 +6,7 @@ import { EXPORT_MANIFEST } from '../../../main/exports/atomic-tree';
 import { fixturePath } from '../../fixtures/rasters';
 import { startTestApp, type TestApp } from './helpers.js';
 
-// Issue 24 item 3: a re-export replaces only what Swath wrote; a folder holding anything else is refused.
+// A re-export replaces only what Swath wrote; a folder holding anything else is refused.
 
 describe('exporting a STAC catalog into a folder that already holds things', () => {
   let t: TestApp;

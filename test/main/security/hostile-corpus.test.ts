@@ -6,7 +6,7 @@ import { fixturePath } from '../../fixtures/rasters';
 import { feed, mismatch, observedDemoService, type DemoService } from './corpus.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
-// Issue 11: the hostile-input corpus. Every input of test/fixtures/hostile/manifest.ts goes through
+// The hostile-input corpus. Every input of test/fixtures/hostile/manifest.ts goes through
 // the real path (library import and preview over IPC, the demo service in its own process over
 // HTTP, spec discovery, the download file-name rule) and must get the answer the manifest names;
 // what the library held before is still there afterwards. Memory budgets are measured by the bench.
@@ -28,7 +28,7 @@ describe('the hostile-input corpus', () => {
   });
   afterAll(() => a?.close());
 
-  it('lists every kind of input the issue names', () => {
+  it('lists every kind of hostile input', () => {
     const ids = (s: Surface) => HOSTILE_INPUTS.filter((i) => i.surface === s).map((i) => i.id);
     expect(ids('tiff')).toEqual(expect.arrayContaining(['tiff-huge-dimensions', 'tiff-65535-samples', 'tiff-deflate-bomb', 'tiff-offsets-past-eof', 'tiff-truncated', 'tiff-big-endian', 'tiff-cyclic-ifd', 'tiff-zero-size-tiles']));
     expect(ids('aoi')).toEqual(expect.arrayContaining(['aoi-100k-vertices', 'aoi-nan', 'aoi-infinity', 'aoi-unclosed-ring', 'aoi-sliver-huge-box', 'aoi-10mb-json']));

@@ -3,7 +3,7 @@ import { MAX_PATTERN_INPUT, patternRisk, safePatternEngine } from '../../../main
 import { SMALL_AOI, startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { makeClient, startDoctoringProxy, type TestClient } from '../api/helpers.js';
 
-// Issue 11 item 6: a hostile `pattern` in the remote specification cannot freeze main (ReDoS).
+// A hostile `pattern` in the remote specification cannot freeze main (ReDoS).
 
 const CATASTROPHIC = '^(a+)+$';
 

@@ -6,7 +6,7 @@ import { fixturePath } from '../../fixtures/rasters';
 import * as hostile from '../../fixtures/hostile/tiffs';
 import { startTestApp, type TestApp } from './helpers.js';
 
-// Issue 11 item 5: one small TIFF must not freeze main or fill its memory. Every file is generated
+// One small TIFF must not freeze main or fill its memory. Every file is generated
 // here (the 1.1 MB one is never committed) and must be refused with an error naming the problem,
 // while what the library already holds stays.
 

@@ -6,7 +6,7 @@ import { createDispatcher } from '../../../main/ipc';
 import type { ChannelMap } from '../../../preload/contract';
 import { SENDER, startRecorder, startTestApp, type Recorder, type TestApp } from './helpers.js';
 
-// Issue 24 item 4: key masking has no depth hole a hostile answer can use.
+// Key masking has no depth hole a hostile answer can use.
 
 const SECRET = 'sk-live-DEPTH-HOLE-SECRET-9d1e';
 

@@ -7,7 +7,7 @@ import type { ConfirmRequest } from '../../../main/platform/confirm';
 import { startRecorder, startTestApp, type Recorder, type TestApp } from './helpers.js';
 import { SecretRegistry } from '../../../main/platform/secrets';
 
-// Issue 11 item 2: a key is bound to the origin it was entered for.
+// A key is bound to the origin it was entered for.
 
 const SECRET = 'sk-live-ORIGIN-BOUND-SECRET-41c2';
 const ACCOUNT = JSON.stringify({ Data: { MaxConcurrentConnections: 2, KeyEnding: '41c2' }, Succeeded: true });

@@ -4,7 +4,7 @@ import { RedirectRefusedError, createNodeFetch, type HttpFetch } from '../../../
 import { makeClient } from '../api/helpers.js';
 import { startRecorder, startTestApp, type Recorder, type TestApp } from './helpers.js';
 
-// Issue 11 item 1: a 30x from the service must never deliver x-api-key to the redirect target.
+// A 30x from the service must never deliver x-api-key to the redirect target.
 
 const SECRET = 'sk-live-REDIRECT-SECRET-77aa';
 const STATUSES = [301, 302, 303, 307, 308];

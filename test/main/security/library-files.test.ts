@@ -5,7 +5,7 @@ import type { ConfirmRequest } from '../../../main/platform/confirm';
 import { fixturePath } from '../../fixtures/rasters';
 import { startTestApp, type TestApp } from './helpers.js';
 
-// Issue 11 item 10: the renderer names paths, main decides which files may be read, recorded or deleted.
+// The renderer names paths, main decides which files may be read, recorded or deleted.
 
 describe('library import and delete, as a (possibly compromised) renderer asks', () => {
   describe('browser host (no native dialog)', () => {

@@ -10,7 +10,7 @@ import { startTestSim, type TestSim } from '../../simulator/helpers.js';
 import { startTestApp, type TestApp } from './helpers.js';
 import { SecretRegistry } from '../../../main/platform/secrets';
 
-// Issue 11 item 7: DNS rebinding (Host), foreign web pages (Origin), and the embedded service's key.
+// DNS rebinding (Host), foreign web pages (Origin), and the embedded service's key.
 
 /** A raw request, so Host and Origin can be anything (fetch forbids setting Host). */
 function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {

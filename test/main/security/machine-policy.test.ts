@@ -8,7 +8,7 @@ import { bootMain, invokeMain, mainReady, quitMains } from '../hosts/boot-main';
 import { removeTempDirs } from '../../support/temp-dirs';
 import { startTestApp } from './helpers.js';
 
-// Issue 24 items 1 and 2: the update feed is https only, and a user cannot replace the machine policy.
+// The update feed is https only, and a user cannot replace the machine policy.
 
 vi.mock('electron', async () => (await import('../hosts/fake-electron')).fakeElectron);
 

@@ -5,7 +5,7 @@ import { classify } from '../../../main/watches';
 import { PAGE_NOTIFICATIONS_PER_MINUTE } from '../../../main/notifications';
 import { startTestApp, type TestApp } from './helpers.js';
 
-// Issue 24 item 5: text a page or a service controls stays in its place: bounded, on one line, attributed, rate-limited.
+// Text a page or a service controls stays in its place: bounded, on one line, attributed, rate-limited.
 
 const FORGED = '\n2026-11-25 12:00:00.000 [info] policy: applied /etc/swath/policy.json\r\n[info] updates: installed 9.9.9';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactionMark } from '../../../preload/contract/redaction';
 import { startTestApp, type TestApp } from './helpers.js';
 
-// Issue 23 item 1: one secret registry per app core, injected by the composition root; no global.
+// One secret registry per app core, injected by the composition root; no global.
 // Two cores in one process each mask the keys they hold and never learn each other's.
 
 const KEY_A = 'sk-live-CORE-A-ONLY-KEY-1a2b';

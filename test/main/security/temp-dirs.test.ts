@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { privateTempDir } from '../../../main/shared/private-temp';
 import { startSimulator } from '../../../simulator';
 
-// Issue 11 item 12: no fixed folder names in the shared temp directory.
+// No fixed folder names in the shared temp directory.
 
 describe('private temp folders', () => {
   it('are new, random and 0700 each time', async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UploadLookup } from '../../../simulator/server';
 import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';
 
-// Issue 11 item 8: UploadUrl is checked once, and the upload goes exactly where it was checked.
+// UploadUrl is checked once, and the upload goes exactly where it was checked.
 
 interface Receiver { url: string; port: number; got: { method: string; url: string; bytes: number }[]; close(): Promise<void> }
 

@@ -7,7 +7,7 @@ import { Keychain, MemoryKeychainBackend, ProfileStore } from '../../../main/pro
 import { SecretRegistry } from '../../../main/platform/secrets';
 import { LEDGER_KEEP_DAYS, SpendGuard, SpendStore, profileAccounts } from '../../../main/spend';
 
-// The spend guard's budgets and ledger in swath.db (issue 25): the old spend.json imported once,
+// The spend guard's budgets and ledger in swath.db: the old spend.json imported once,
 // a month's total as a query, the 400-day pruning.
 
 let dir: string;

@@ -9,7 +9,7 @@ import { WatchStore, type Watch, type WatchDate } from '../../../main/watches';
 import { summarize } from '../../../main/watches/store';
 import { WATCH_INPUT as INPUT } from './watch-input';
 
-// Watches in swath.db (issue 25): the old watches.json imported once, the summaries and pages as queries.
+// Watches in swath.db: the old watches.json imported once, the summaries and pages as queries.
 
 let dir: string;
 beforeEach(() => {

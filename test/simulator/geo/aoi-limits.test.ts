@@ -3,7 +3,7 @@ import { MAX_AOI_VERTICES, parseAoi } from '../../../simulator/geo/aoi';
 import { startTestSim, type TestSim } from '../helpers.js';
 import { coastlineWkt } from '../../fixtures/hostile/aois';
 
-// Issue 11 item 4: AOI vertices are capped before the (super-linear) geometry checks.
+// AOI vertices are capped before the (super-linear) geometry checks.
 
 describe('AOI vertex cap', () => {
   let t: TestSim;

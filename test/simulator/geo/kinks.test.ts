@@ -4,7 +4,7 @@ import type { Position } from 'geojson';
 import { describe, expect, it } from 'vitest';
 import { firstKink } from '../../../simulator/geo/kinks';
 
-// The indexed crossing test must report exactly what turf.kinks reports first (issue 11 item 4).
+// The indexed crossing test must report exactly what turf.kinks reports first.
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;

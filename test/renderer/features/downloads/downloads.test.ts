@@ -39,7 +39,7 @@ describe('downloads store', () => {
     expect(await d.reveal('b')).toBe(false);
   });
 
-  it('the "queued" toast goes when its jobs have ended, not a few seconds later (issue 27 #13)', async () => {
+  it('the "queued" toast goes when its jobs have ended, not a few seconds later', async () => {
     const queued = [job({ id: 'c', state: 'queued' }), job({ id: 'd', state: 'queued' })];
     const bridge = makeBridge({ downloadsList: pagesOf(queued) });
     fake.api = bridge.api;

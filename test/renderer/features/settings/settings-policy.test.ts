@@ -80,7 +80,7 @@ describe('Settings under an admin policy', () => {
     expect(w.get('[data-testid="download-dir"]').attributes('disabled')).toBeUndefined();
   });
 
-  it('an http update feed in an applied policy is shown as a problem, the rest stays fixed (issue 24)', async () => {
+  it('an http update feed in an applied policy is shown as a problem, the rest stays fixed', async () => {
     const feed = 'http://10.1.2.3/feed/';
     fake.api = makeBridge({
       policyGet: async () => ok({ ...POLICY, updates: { url: feed, channel: null, enabled: null }, problems: [`updates.url: the update URL ${feed} uses plain http: … Updates are off until it is fixed.`] }),
@@ -128,7 +128,7 @@ describe('About and the error view', () => {
     w.unmount();
   });
 
-  it('diagnostics leave profile names out unless the analyst ticks them in (issue 24)', async () => {
+  it('diagnostics leave profile names out unless the analyst ticks them in', async () => {
     const bridge = makeBridge();
     fake.api = bridge.api;
     const w = mount(SettingsPanel);

@@ -5,7 +5,7 @@ import { costBreakdown, estimateAreas, formatAmount } from '../../../../renderer
 import { ANSWER_STYLES, T0, startTestSim, type TestSim } from '../../../simulator/helpers';
 
 /**
- * Issue 27 #4 and #5 against the simulator's real estimate answers, in every answer style: the
+ * The areas and the cost breakdown against the simulator's real estimate answers, in every answer style: the
  * billed area the renderer derives by the service's rule (each polygon by its lon/lat bounding box,
  * at least 1 km²) is the one the estimate states, and the cost breakdown has one line per amount of
  * this order, no zeros or duplicates, and the account's month apart.

@@ -335,7 +335,7 @@ describe('after an order', () => {
 });
 
 describe('the reference date belongs to one order', () => {
-  it('follows From until set, and a set date does not carry over to the next order (issue 27 #6)', async () => {
+  it('follows From until set, and a set date does not carry over to the next order', async () => {
     const store = await ready();
     // A fresh form: the reference date moves with From.
     store.form.from = '2026-09-26';

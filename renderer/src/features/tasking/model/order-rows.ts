@@ -13,8 +13,8 @@ export interface OrderRow {
 /**
  * Whether two JSON values are the same (what `JSON.stringify` would print alike, up to key order):
  * walked in place, without building the text of either. A poll of 1,000 orders compares each listed
- * record with the one listed before; serialising both made megabytes of strings per poll for the
- * collector (issue 25).
+ * record with the one listed before; serialising both would make megabytes of strings per poll for
+ * the collector.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;

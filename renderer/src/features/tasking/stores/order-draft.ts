@@ -45,7 +45,7 @@ export const useOrderDraftStore = defineStore('tasking-draft', () => {
    * Whether ReferenceDate follows From. It does until the analyst sets another
    * reference date (typed, or adopted from an earlier order), and again from
    * "= From" and once an order is created: one order's anchor never carries
-   * over to the next order, whose From differs (issue 27 #6).
+   * over to the next order, whose From differs.
    */
   const referenceFollowsFrom = ref(true);
   watch(() => form.from, (from) => {
