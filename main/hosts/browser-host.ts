@@ -116,7 +116,7 @@ export async function startBrowserHost(options: BrowserHostOptions): Promise<Bro
     if (rel === 'index.html') {
       // The page gets the WebSocket bridge as its first script, standing in for the Electron preload.
       // Deferred: it still runs before the app's module script (both wait for the parser and run in
-      // document order), but no longer holds up the parser and the module's download.
+      // document order), and does not hold up the parser and the module's download.
       const html = withMetaContentSecurityPolicy(await fs.readFile(file, 'utf8'), csp).replace('<head>', `<head>\n    <script defer src="${BRIDGE_PATH}"></script>`);
       // Opened with the token: a same-site, script-less cookie lets its raster requests through.
       if (tokenMatches(url.searchParams.get('token'))) res.setHeader('Set-Cookie', `${rasterCookie()}=${rasterSecret}; HttpOnly; SameSite=Strict; Path=${RASTER_PATH}`);

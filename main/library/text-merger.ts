@@ -9,7 +9,7 @@ export const MERGE_DELAY_MS = 500;
 /**
  * Merges the library's full-text index (FTS5) between commits instead of inside them. FTS5 merges a
  * level's b-trees inside whichever write fills it (its `automerge`): at 100,000 rasters such a
- * merge took 12 ms of one add's transaction, at add counts fixed by the index's layout. Here that
+ * merge costs milliseconds of one add's transaction, at add counts fixed by the index's layout. Here that
  * option is off and SQLite's own `merge` command runs in steps of {@link MERGE_PAGES} pages, each
  * its own transaction with a turn of the event loop between, starting {@link MERGE_DELAY_MS} after the
  * last change and going on while a step finds work (a step that changes fewer than 2 rows found none,

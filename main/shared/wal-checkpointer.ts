@@ -6,8 +6,8 @@ import type { CheckpointWorkerData } from './wal-checkpoint-worker.js';
 /**
  * WAL checkpoints off main's event loop. SQLite copies the write-ahead log back into the database
  * file when the log passes 1,000 pages (its auto-checkpoint), inside whichever commit crossed the
- * line: with the library's indexes that was one commit in thirty taking 20–40 ms instead of 3
- * (the fsyncs of the copy). Here main's connection turns auto-checkpoints off and a worker thread
+ * line: with the library's indexes that makes one commit in thirty several times slower than the
+ * rest (the fsyncs of the copy). Here main's connection turns auto-checkpoints off and a worker thread
  * with its own connection to the same file runs a PASSIVE checkpoint (it never waits for, nor
  * blocks, main's reads and writes) once main's commits pause for a second: a burst of commits (a
  * watch run, an import) makes one checkpoint after it, instead of one in its middle whose copy and

@@ -20,7 +20,7 @@ import { overlayZ } from './z-order';
  * zoom 8 and all of them (1000 people or more) from zoom 11. Each part is packed at build time
  * (scripts/context.ts) and loaded the first time the map zooms in far enough; nothing is fetched.
  * Places become map features only where the map shows them (the world holds ~140,000 of them: made
- * all at once they were one long task of seconds on a first start over a city).
+ * all at once they would be one long task of seconds on a first start over a city).
  */
 
 /** The declutter group of the place names; other labels (order footprints) join it so neither covers the other. */

@@ -23,7 +23,7 @@ export function csvName(expression: string): string {
 
 /**
  * The series as CSV that any CSV reader reads as is (Python's csv module, pandas): the header is
- * the first line, no comment line; what used to be in a comment is in the header names: the
+ * the first line, no comment line; the header names carry the
  * statistic and the expression (`mean_ndvi`), and the flat unit in brackets (`[unitless]`,
  * `[reflectance]`). One row per date (YYYY-MM-DD, UTC image dates), full precision, empty cells for
  * no data. Area: mean, median, p10, p90 and the pixel counts; point: the value and the pixel
