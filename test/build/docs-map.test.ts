@@ -248,6 +248,26 @@ describe("the developer's guide's layout", () => {
   });
 });
 
+describe('the files the docs name', () => {
+  it('exist: every repository path in backticks, and every renderer path written from renderer/src', () => {
+    const missing: string[] = [];
+    const exists = (p: string): boolean => existsSync(path.join(root, p)) || existsSync(path.join(root, `${p}.ts`)) || existsSync(path.join(root, `${p}.test.ts`));
+    const features = readdirSync(path.join(root, 'renderer/src/features'));
+    for (const file of docFiles(root)) {
+      for (const m of prose(read(file)).matchAll(/`((main|renderer|preload|common|simulator|scripts|test|build|docs|platform|features)\/[^`\s]*)`/g)) {
+        const named = m[1]!.replace(/\/$/, '').split(':')[0]!;
+        if (/[<*…{]/.test(named)) continue; // a pattern (`main/<feature>/`), not a file
+        const found = ['platform', 'features'].includes(m[2]!) ? exists(`renderer/src/${named}`) : exists(named);
+        if (!found) missing.push(`${file}: ${named}`);
+      }
+      for (const m of prose(read(file)).matchAll(/`((?:views|model|stores)\/[^`\s]+)`/g)) {
+        if (!features.some((f) => exists(`renderer/src/features/${f}/${m[1]}`))) missing.push(`${file}: ${m[1]} (in no renderer feature)`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
 const slug = (heading: string): string => heading.toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
 
