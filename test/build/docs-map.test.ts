@@ -194,6 +194,21 @@ describe('the test parts', () => {
   });
 });
 
+describe("the README's prerequisites", () => {
+  it('name the Node versions of package.json\'s engines, .node-version and (in every doc) the Electron major the app builds on', () => {
+    const pkg = JSON.parse(read('package.json')) as { engines: { node: string }; devDependencies: Record<string, string> };
+    const readme = read('README.md').replace(/\s+/g, ' ');
+    const [older, newer] = pkg.engines.node.split('||').map((r) => r.trim().replace(/^[\^>=]+/, ''));
+    expect(readme).toContain(`Node.js ${newer!.replace(/\.0$/, '')}+`);
+    expect(readme).toContain(`or ${older}+ for development`);
+    expect(readme).toContain(`\`.node-version\` says ${read('.node-version').trim()}`);
+    const electron = pkg.devDependencies.electron!.replace(/^\^/, '').split('.')[0];
+    expect([...readme.matchAll(/Electron (\d+)/g)].map((m) => m[1])).toEqual(expect.arrayContaining([electron]));
+    const everyDoc = docFiles(root).map(read).join('\n');
+    expect([...everyDoc.matchAll(/Electron (\d+)/g)].filter((m) => m[1] !== electron).map((m) => m[0]), 'another Electron major named in a doc').toEqual([]);
+  });
+});
+
 describe('the environment variables', () => {
   it('the code reads are each documented, and each documented one is read', () => {
     const code = ['main', 'scripts', 'simulator', 'common', 'preload', 'test/support', 'test/bench']
