@@ -21,6 +21,7 @@ import { PROBE_MS } from '../../main/team/outbox.js';
 import { SERVICE_TEXT_MAX } from '../../main/shared/untrusted-text.js';
 import { MAX_FAILURES, RETRY_BASE_MS } from '../../main/watches/run-machine.js';
 import { MIN_PAIRS } from '../bench/method.js';
+import { SHORTCUTS } from '../../renderer/src/platform/lib/shortcuts.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const read = (rel: string): string => readFileSync(path.join(root, rel), 'utf8');
@@ -193,6 +194,16 @@ describe('the test parts', () => {
       for (const m of read(file).matchAll(/npm run ([\w:-]+)/g)) if (!(m[1]! in scripts)) missing.push(`${file}: npm run ${m[1]}`);
     }
     expect(missing).toEqual([]);
+  });
+});
+
+describe("the analyst's guide on the keyboard", () => {
+  it('names every Go to shortcut of the catalogue, and no other Alt+letter', () => {
+    const guide = section(read('docs/analyst-guide.md'), '## Keyboard and accessibility');
+    const goTo = guide.slice(guide.indexOf('**Go to (Alt+letter).**'), guide.indexOf('\n- **', guide.indexOf('**Go to (Alt+letter).**')));
+    const documented = new Set([...goTo.matchAll(/\bAlt\+([A-Z])\b/g)].map((m) => `Alt+${m[1]}`));
+    const inCode = Object.values(SHORTCUTS).filter((s) => s.group === 'Go to').map((s) => s.keys);
+    expect([...documented].sort()).toEqual([...inCode].sort());
   });
 });
 
