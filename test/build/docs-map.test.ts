@@ -22,6 +22,7 @@ import { SERVICE_TEXT_MAX } from '../../main/shared/untrusted-text.js';
 import { MAX_FAILURES, RETRY_BASE_MS } from '../../main/watches/run-machine.js';
 import { MIN_PAIRS } from '../bench/method.js';
 import { SHORTCUTS } from '../../renderer/src/platform/lib/shortcuts.js';
+import { CANCEL_GRACE_MS, OVERVIEW_THREADS } from '../../main/library/overview-thread.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const read = (rel: string): string => readFileSync(path.join(root, rel), 'utf8');
@@ -261,6 +262,9 @@ describe('the limits the docs state', () => {
     ['docs/ARCHITECTURE.md', `a file up to ${READ_WHOLE_BYTES / 1024} KiB, \`READ_WHOLE_BYTES\``],
     ['docs/ARCHITECTURE.md', `its first ${HEAD_BYTES / 1024} KiB, \`HEAD_BYTES\``],
     ['docs/ARCHITECTURE.md', `at most \`PROBE_MS\`, ${PROBE_MS / 1000} s`],
+    ['docs/ARCHITECTURE.md', `run on a pool of ${['one', 'two', 'three', 'four'][OVERVIEW_THREADS - 1]} long-lived \`worker_threads\``],
+    ['docs/ARCHITECTURE.md', `a thread that does not stop in ${CANCEL_GRACE_MS / 1000} s is terminated`],
+    ['docs/it-guide.md', `terminates a thread that does not stop within ${CANCEL_GRACE_MS / 1000} s`],
     ['docs/developer-guide.md', `comes from at least ${MIN_PAIRS} interleaved pairs`],
     ['docs/analyst-guide.md', `A transient failure is retried with backoff (${[0, 1, 2].map((i) => (RETRY_BASE_MS * 4 ** i) / 60_000).join(', ')} min…); after ${MAX_FAILURES} in a row`],
   ];
