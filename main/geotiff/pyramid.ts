@@ -76,8 +76,9 @@ export interface WritePyramidOptions {
   durable?: boolean;
   /**
    * Call the sources once per block, with `out` at the block's first sample in the file's block
-   * buffer (rowStride = block width * bands): the pixels are written without a copy. Mean
-   * overviews are then read back from the file.
+   * buffer (rowStride = block width * bands): the pixels are written without a copy. The blocks of
+   * a chunk are asked for together, so a source may render them at once. Mean overviews are then
+   * read back from the file.
    */
   blockWise?: boolean;
   /** The sources write every pixel of each rectangle asked for, so `out` is not pre-filled with nodata first. */
@@ -408,10 +409,15 @@ async function writeFromSource(
         const out = blockBufs[cur]!; // its last write was awaited before the previous chunk was written
         if (w.blockWise) {
           out.fill(nodata, 0, n * blockSamples);
+          // The chunk's blocks are asked for at once: a source that renders off this thread renders them side by side.
+          const asked: Promise<void>[] = [];
           for (let t = 0; t < n; t++) {
             const x = rect.x + t * bw;
-            await source({ x, y: y0, width: Math.min(bw, L.width - x), height: h }, out.subarray(t * blockSamples, (t + 1) * blockSamples), signal, bw * nb);
+            asked.push(source({ x, y: y0, width: Math.min(bw, L.width - x), height: h }, out.subarray(t * blockSamples, (t + 1) * blockSamples), signal, bw * nb));
           }
+          const settled = await Promise.allSettled(asked);
+          const failed = settled.find((r) => r.status === 'rejected');
+          if (failed) throw failed.reason;
         } else {
           const rectSamples = rect.width * rect.height * nb;
           if (!w.fullSources) rectBuf.fill(nodata, 0, rectSamples);

@@ -1,11 +1,14 @@
 import { throwIfAborted } from '../../common/abort.js';
 import { writePyramid, type PixelSource } from '../../main/geotiff/index.js';
-import { LandscapeRenderer } from './landscape.js';
-import { buildPlan, pyramidImageOf, rasterizerFor } from './plan.js';
+import { LevelRenderer } from './level-render.js';
+import { pyramidImageOf } from './plan.js';
+import { nextImage, renderOnThread, THREADED_PIXELS } from './render-pool.js';
 import type { RasterRequest } from './types.js';
 
 /** Pixel bytes rendered between writes: large sequential writes, bounded memory, and the event loop gets a turn at every write. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
+/** For an image rendered on the threads: a chunk of several blocks, so every thread has one while the last chunk is compressed. */
+const THREADED_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /** Internal writer options; bigTiff forces the BigTIFF container (tests use it on small files). */
 export interface WriteOptions {
@@ -15,6 +18,8 @@ export interface WriteOptions {
   compress?: boolean;
   /** zlib level (default {@link DEMO_DEFLATE_LEVEL}). */
   deflateLevel?: number;
+  /** Render on the render threads (default: images of at least {@link THREADED_PIXELS} pixels); tests compare both ways. */
+  threads?: boolean;
 }
 
 /**
@@ -37,35 +42,23 @@ export async function writeGeoTiff(
 ): Promise<{ bytes: number; width: number; height: number }> {
   const signal = opts.signal ?? new AbortController().signal;
   throwIfAborted(signal);
-  const plan = buildPlan(req, { bigTiff: opts.bigTiff });
-  if ('error' in plan) throw new Error(plan.error);
-  const renderer = new LandscapeRenderer(plan.proj, req.bands, req.dataType, req.date);
-  const rasterizer = rasterizerFor(plan, req);
+  const made = LevelRenderer.of(req, opts.bigTiff);
+  if ('error' in made) throw new Error(made.error);
+  const plan = made.plan;
+  const threaded = opts.threads ?? plan.width * plan.height >= THREADED_PIXELS;
+  const image = nextImage();
 
-  // Level li's pixels, one block of the file at a time: the AOI mask of the block row's rows, then the landscape.
-  const levelSource = (li: number): PixelSource => {
-    const L = plan.layout.levels[li]!;
-    const lp = plan.levels[li]!;
-    const grid = { originX: plan.bounds.minX, originY: plan.bounds.maxY, pixelSize: lp.pixelSize, pixelMetres: lp.pixelMetres };
-    const maskGrid = { originX: grid.originX, originY: grid.originY, pixelSize: lp.pixelSize, width: L.width, height: L.height };
-    const mask = new Uint8Array(L.width * L.blockHeight);
-    let maskRows = -1;
-    return async (rect, out, _signal, rowStride) => {
-      if (maskRows !== rect.y) {
-        rasterizer.fillRows(maskGrid, rect.y, rect.height, mask);
-        maskRows = rect.y;
-      }
-      // One block per call (blockWise): rendered straight into the file's block buffer.
-      renderer.renderBlock(grid, rect.x, rect.y, rect.width, rect.height, mask, rect.x, L.width, {
-        data: out as Int16Array | Uint8Array,
-        offset: 0,
-        rowStride,
-      });
-    };
+  // Level li's pixels, one block of the file at a time, rendered straight into the file's block buffer:
+  // on the render threads for a large image (the writer asks for a chunk's blocks at once), else here.
+  const levelSource = (level: number): PixelSource => async (rect, out, sourceSignal, rowStride) => {
+    const block = { level, x: rect.x, y: rect.y, width: rect.width, height: rect.height, rowStride };
+    const data = out as Int16Array | Uint8Array;
+    if (threaded) await renderOnThread({ image, req, bigTiff: opts.bigTiff, dataType: req.dataType, rect: block }, data, sourceSignal);
+    else made.render(block, data);
   };
   const written = await writePyramid(outPath, { ...pyramidImageOf(plan, req, opts.bigTiff), compress: opts.compress ?? true }, levelSource(0), {
     signal,
-    chunkBytes: CHUNK_BYTES,
+    chunkBytes: threaded ? THREADED_CHUNK_BYTES : CHUNK_BYTES,
     overviewSource: levelSource,
     blockWise: true,
     durable: false,
