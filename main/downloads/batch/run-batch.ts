@@ -16,9 +16,9 @@ import { pathExists } from '../../shared/file-io.js';
 import { AppError } from '../../../common/errors.js';
 import { publishPartFile } from '../stream-to-file.js';
 import { describedStem } from '../file-name.js';
-import { mapLimit } from './abort.js';
+import { mapLimit } from '../../../common/map-limit.js';
 import { mosaicBlocker, mosaicParts } from './mosaic.js';
-import type { BatchPart, BatchPlan, CompositeBody } from './plan.js';
+import type { BatchPart, BatchPlan, CompositeBody } from '../../batch-plan/plan.js';
 import { readPartRaster, type PartRaster } from './raster-info.js';
 import { writeVrt } from './vrt.js';
 
