@@ -58,7 +58,7 @@ export const LAYERS = [
   { name: 'main/library', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc'] },
   { name: 'main/notifications', may: ['preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/policy', may: ['common', 'main/platform', 'main/ipc', 'main/profiles'] },
-  { name: 'main/about', may: ['preload/contract', 'main/ipc'] },
+  { name: 'main/about', may: ['preload/contract', 'main/shared', 'main/ipc'] },
   { name: 'main/updates', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/policy'] },
   { name: 'main/diagnostics', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/logging', 'main/policy', 'main/updates'] },
   { name: 'main/batch-plan', may: ['common', 'main/shared', 'main/api'] },
