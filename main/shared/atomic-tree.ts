@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../common/errors.js';
 import { throwIfAborted } from '../../common/abort.js';
-import { syncDirectory } from '../shared/files.js';
+import { syncDirectory } from './files.js';
 
 /** One file of a tree, by its path relative to the tree's folder (forward slashes). */
 export interface TreeFile {
