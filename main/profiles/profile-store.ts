@@ -390,6 +390,22 @@ export class ProfileStore {
     });
   }
 
+  /**
+   * A profile's service and key in one read of the keychain (main only: what the spend guard counts
+   * a spend on). The demo profile's key is not read (its account is its own); a key withheld for
+   * another origin, or a keychain that cannot be read, rejects as {@link getKey} does.
+   */
+  spendIdentity(id: string): Promise<{ id: string; baseUrl: string | null; builtIn: boolean; key: string | null }> {
+    return this.serial(async () => {
+      if (id === DEMO_PROFILE_ID) return { id, baseUrl: this.demoBaseUrl, builtIn: true, key: null };
+      const profile = this.find(id);
+      const lookup = await this.lookupKey(profile);
+      if (lookup.error) throw lookup.error;
+      if (lookup.key !== null) refuseForeignOrigin(profile);
+      return { id: profile.id, baseUrl: profile.baseUrl, builtIn: false, key: lookup.key };
+    });
+  }
+
   /** Checks a profile's key against the service with `probe` (account info); the key never leaves main. */
   async testKey(id: string, probe: KeyProbe, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<KeyTestResult> {
     const { baseUrl, key } = await this.serial(async () => {
