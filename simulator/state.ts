@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { Polygon, MultiPolygon } from 'geojson';
+import { JsonStore, readJsonFile } from '../main/shared/files.js';
 import { DEFAULT_KEYS, type KeyProfile } from './catalog.js';
 
 /** A polygonal AOI in lon/lat. */
@@ -73,26 +72,27 @@ export interface Lifecycle {
 /** The simulator's whole mutable state, optionally persisted atomically to a JSON file. */
 export class SimState {
   accounts: Record<string, Account> = {};
-  private writing: Promise<void> = Promise.resolve();
-  private dirty = false;
+  /** The state file's writes (null without a file): bursts collapse into one write in flight and one pending. */
+  private readonly store: JsonStore | null;
 
   constructor(
     readonly now: () => number,
     readonly statePath: string | null,
     readonly lifecycle: Lifecycle,
-  ) {}
+  ) {
+    this.store = statePath ? new JsonStore(statePath, (): Persisted => ({ version: 1, accounts: this.accounts }), { compact: true }) : null;
+  }
 
   /** Loads the file if present, then makes sure every default key exists. */
   async load(seed: (acc: Account) => void): Promise<void> {
     if (this.statePath) {
+      let raw: Persisted | null;
       try {
-        const raw = JSON.parse(await fs.readFile(this.statePath, 'utf8')) as Persisted;
-        if (raw.version === 1 && raw.accounts) this.accounts = raw.accounts;
+        raw = (await readJsonFile(this.statePath)) as Persisted | null;
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
-          throw new Error(`Cannot read simulator state ${this.statePath}: ${(e as Error).message}`);
-        }
+        throw new Error(`Cannot read simulator state: ${(e as Error).message}`, { cause: e });
       }
+      if (raw?.version === 1 && raw.accounts) this.accounts = raw.accounts;
     }
     for (const [key, profile] of Object.entries(DEFAULT_KEYS)) {
       if (!this.accounts[key]) {
@@ -124,27 +124,9 @@ export class SimState {
     return entry;
   }
 
-  /** Writes the state file atomically (tmp + fsync + rename); writes are serialised. */
+  /** Writes the state file atomically (main's files module: temporary file, fsync, rename, fsync of the folder). */
   save(): Promise<void> {
-    if (!this.statePath) return Promise.resolve();
-    this.dirty = true;
-    this.writing = this.writing.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      const file = this.statePath!;
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-      const data: Persisted = { version: 1, accounts: this.accounts };
-      const fh = await fs.open(tmp, 'w');
-      try {
-        await fh.writeFile(JSON.stringify(data));
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await fs.rename(tmp, file);
-    });
-    return this.writing;
+    return this.store ? this.store.save() : Promise.resolve();
   }
 }
 

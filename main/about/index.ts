@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONTRACT_VERSION } from '../../preload/contract';
 import type { HandlerTable } from '../ipc';
+import { readJsonFile } from '../shared/files.js';
 
 /** The app:about channel: versions of the app, its contract and its host, and the bundled licences. */
 
@@ -22,11 +22,9 @@ export function aboutHandlers(deps: AboutDeps): Pick<HandlerTable, 'app:about'> 
       const licensesFile = deps.licensesFile ?? path.resolve('out/main/licenses.json');
       let licenses: { name: string; version: string; license: string }[] = [];
       let licensesNote: string | null = null;
-      try {
-        licenses = JSON.parse(await readFile(licensesFile, 'utf8')) as typeof licenses;
-      } catch {
-        licensesNote = `The licence list is generated at build time (${path.basename(licensesFile)}); this run has none.`;
-      }
+      const listed = (await readJsonFile(licensesFile).catch(() => null)) as typeof licenses | null;
+      if (listed) licenses = listed;
+      else licensesNote = `The licence list is generated at build time (${path.basename(licensesFile)}); this run has none.`;
       const versions = deps.versions ?? {};
       return {
         version: deps.version, contractVersion: CONTRACT_VERSION, platform: deps.platform, arch: process.arch,

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ApiError } from './errors.js';
@@ -8,7 +7,7 @@ import { diffSpecs, pathShape, type SpecDiff } from './spec-diff.js';
 import type { JsonSchema, ParameterLocation, SpecOperation } from './spec-operation.js';
 import type { Transport } from './transport.js';
 import { isoNow, systemClock, type Clock } from '../platform/clock.js';
-import { writeFileAtomic } from '../shared/files.js';
+import { readJsonFile, writeJsonAtomic } from '../shared/files.js';
 
 export type { JsonSchema, ParameterLocation, SpecOperation } from './spec-operation.js';
 
@@ -78,13 +77,9 @@ interface CacheRecord {
 }
 
 async function readCache(file: string): Promise<CacheRecord | null> {
-  try {
-    const rec = JSON.parse(await readFile(file, 'utf8')) as CacheRecord;
-    return rec && typeof rec === 'object' && rec.specification && typeof rec.fetchedAt === 'string' ? rec : null;
-  } catch {
-    // Missing or corrupt: as good as no cache; the next successful fetch rewrites it.
-    return null;
-  }
+  // Missing or corrupt: as good as no cache; the next successful fetch rewrites it.
+  const rec = (await readJsonFile(file).catch(() => null)) as CacheRecord | null;
+  return rec && typeof rec === 'object' && rec.specification && typeof rec.fetchedAt === 'string' ? rec : null;
 }
 
 /**
@@ -126,7 +121,7 @@ export async function discoverSpec(transport: Transport, cacheDir: string, signa
       }
     }
     try {
-      await writeFileAtomic(file, JSON.stringify({ baseUrl: transport.baseUrl, fetchedAt, specification: document, drift: spec.drift } satisfies CacheRecord));
+      await writeJsonAtomic(file, { baseUrl: transport.baseUrl, fetchedAt, specification: document, drift: spec.drift } satisfies CacheRecord, undefined, { compact: true });
     } catch (e) {
       // A read-only cache costs only offline support; the connection itself is fine.
       transport.log(`Could not cache the specification in ${cacheDir}: ${(e as Error).message}`);

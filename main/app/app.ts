@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { EventPayload } from '../../preload/contract';
 import type { HttpFetch, RetryPolicy } from '../api';
-import { DownloadQueue, Estimator, createBatchRunner, downloadHandlers, publicJob } from '../downloads';
+import { DownloadQueue, createBatchRunner, downloadHandlers, publicJob } from '../downloads';
 import type { Emit } from '../platform/emit';
 import { SecretRegistry } from '../platform/secrets';
 import { systemClock, type Clock } from '../platform/clock';
@@ -26,7 +26,7 @@ import type { HostConfirm } from '../platform/confirm';
 import { SettingsStore, settingsHandlers } from '../settings';
 import { Notifier, notificationHandlers, type ShowNativeNotification } from '../notifications';
 import { budgetCeilingEur, budgetProblem, confirmSpendAboveEur, policyHandlers, policySettings, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
-import { SpendGuard, SpendStore, profileAccounts, spendHandlers } from '../spend';
+import { Estimator, SpendGuard, SpendStore, profileAccounts, spendHandlers } from '../spend';
 import { openWatches } from '../watches';
 import { openTeamLibrary, teamHandlers } from '../team';
 

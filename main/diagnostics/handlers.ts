@@ -1,10 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { CONTRACT_VERSION } from '../../preload/contract';
 import { AppError } from '../../common/errors.js';
 import type { HandlerTable } from '../ipc';
 import type { SwathLog } from '../logging';
 import { LogRedactor } from '../logging/redact';
+import { writeFileAtomic } from '../shared/files.js';
 import type { Clock } from '../platform/clock';
 import type { SecretRegistry } from '../platform/secrets';
 import type { PolicyView } from '../policy';
@@ -95,8 +95,8 @@ export function openDiagnostics(deps: DiagnosticsDeps): { handlers: Pick<Handler
   };
 }
 
-/** Writes a report where the user chose (used by hosts with a save dialog). */
+/** Writes a report where the user chose (used by hosts with a save dialog), for the user to read and send (0o644). */
 export async function writeReport(file: string, text: string): Promise<string> {
-  await writeFile(file, text, 'utf8');
+  await writeFileAtomic(file, text, { mode: 0o644 });
   return file;
 }

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { defaultBatchName, planComposite, runBatch, runBatches, withDate, type BatchPlan, type BatchResult, type CompositeBody, type RunBatchDeps } from './batch/index.js';
+import { planComposite, withDate, type BatchPlan, type CompositeBody } from '../batch-plan/index.js';
+import { defaultBatchName, runBatch, runBatches, type BatchResult, type RunBatchDeps } from './batch/index.js';
 import { downloadToFile } from './stream-to-file.js';
 import { DownloadError, errorKind, errorMessage, serviceDidNothing, type BatchJobRunner, type BatchOutput, type BinarySource } from './types.js';
 

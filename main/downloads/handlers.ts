@@ -3,10 +3,9 @@ import { canonicalBody, requireCanonical, type ServiceClient } from '../api';
 import type { HandlerTable } from '../ipc';
 import { identicalRequestKey, type LibraryCatalog } from '../library';
 import type { SettingsPort } from '../platform/settings';
-import type { SpendGuard } from '../spend';
+import { automaticOrderCost, sumEstimates, type DownloadToEstimate, type Estimator, type SpendGuard } from '../spend';
 import type { TeamLibrary } from '../team';
-import { datesFromSearchAvailable, limitsFromAccountInfo, planComposite, sumEstimates, withDate, type CompositeBody } from './batch/index.js';
-import { automaticOrderCost, type DownloadToEstimate, type Estimator } from './estimates.js';
+import { datesFromSearchAvailable, limitsFromAccountInfo, planComposite, withDate, type CompositeBody } from '../batch-plan/index.js';
 import { MAX_PAGE, type DownloadQueue } from './queue.js';
 import type { DownloadJob, JobPass } from './types.js';
 

@@ -7,5 +7,4 @@ export {
 export { MAX_FILE_NAME_BYTES, collisionName, sanitizeFileName, splitExtension } from './file-name.js';
 export * from './types.js';
 export { createBatchRunner, type BatchRunnerOptions } from './batch-job.js';
-export { ESTIMATE_FRESH_MS, Estimator, automaticOrderCost, type DownloadToEstimate, type EstimateClient } from './estimates.js';
 export { downloadHandlers, identicalActiveJob, identicalInLibrary, publicJob, type DownloadChannel, type DownloadHandlerDeps, type LibraryCopy, type LibraryLookup } from './handlers.js';

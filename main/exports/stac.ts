@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { LibraryEntry } from '../library/catalog.js';
 import { IdenticalRasters } from '../library/request-identity.js';
 import { systemClock, type Clock } from '../platform/clock.js';
-import { writeTreeAtomic, type TreeFile } from './atomic-tree.js';
+import { writeTreeAtomic, type TreeFile } from '../shared/atomic-tree.js';
 
 /**
  * The library (or a selection of it) as a static, self-contained STAC catalog

@@ -13,10 +13,9 @@
  * Compressed, each block is DEFLATEd as it is produced and the header is written last with the
  * blocks' offsets and byte counts (see {@link writePyramid}).
  */
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { throwIfAborted } from '../../common/abort.js';
-import { syncDirectory } from '../shared/files.js';
+import { replaceWithPart } from '../shared/files.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
 import { BlockDeflater, encodePredictor, type BlockTable } from './deflate-blocks.js';
 import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout, type TiffSpec } from './layout.js';
@@ -231,13 +230,7 @@ export async function writePyramid(
     for (const p of temps) await unlink(p).catch(() => undefined);
     if (!ok) await unlink(partPath).catch(() => undefined);
   }
-  try {
-    await rename(partPath, file);
-  } catch (e) {
-    await unlink(partPath).catch(() => undefined);
-    throw e;
-  }
-  if (durable) await syncDirectory(path.dirname(file));
+  await replaceWithPart(partPath, file, { durable });
   return { path: file, bytes, levels: levels.map((l) => ({ width: l.width, height: l.height })), tile };
 }
 

@@ -1,8 +1,8 @@
 import { canonicalBody, type CompositeAvailableRequest, type GeographyCompositeRequest, type SearchAvailableRequest, type ServiceClient } from '../api';
 import { downloadCost } from '../../common/money.js';
-import { automaticOrderCost, identicalInLibrary, type Estimator, type LibraryLookup } from '../downloads';
+import { identicalInLibrary, type LibraryLookup } from '../downloads';
 import type { HandlerTable } from '../ipc';
-import type { SpendGuard } from '../spend';
+import { automaticOrderCost, type Estimator, type SpendGuard } from '../spend';
 
 /**
  * The imagery:* channels: search, availability and estimates over the active profile's service. An

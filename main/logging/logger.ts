@@ -64,7 +64,11 @@ export function configureLog(logger: NodeLogger, options: LogOptions): SwathLog 
   };
 }
 
-/** main.log -> main.1.log -> main.2.log ...; the oldest falls off. */
+/**
+ * main.log -> main.1.log -> main.2.log ...; the oldest falls off. Renames of whole log files before
+ * the log opens (not writes: the logger appends to main.log itself, and a lost rotation only keeps
+ * a longer log), so not the files module's atomic writes.
+ */
 function rotate(current: string, archives: number): void {
   const { dir, name, ext } = path.parse(current);
   const archive = (i: number) => path.join(dir, `${name}.${i}${ext}`);

@@ -80,6 +80,8 @@ export interface PolicyState {
  * defaults. Either way a ceiling that cannot be read is not taken as none (`ceilingUnreadable`).
  */
 export async function loadPolicy(file: string, log: (line: string) => void = () => undefined): Promise<PolicyState> {
+  // Not the files module's readJsonFile: IT writes this file, never main; it is read bounded, with a
+  // byte-order mark allowed, and each problem is reported in the policy's own words.
   let text: string;
   try {
     const buffer = await readFile(file);

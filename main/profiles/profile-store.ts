@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { lastFour } from '../../preload/contract/redaction.js';
 import { AppError } from '../../common/errors.js';
 import { systemClock, type Clock } from '../platform/clock.js';
 import type { SecretRegistry } from '../platform/secrets.js';
-import { removeStaleTempFiles, writeFileAtomic } from '../shared/files.js';
+import { JsonFileError, readJsonFile, removeStaleTempFiles, writeJsonAtomic } from '../shared/files.js';
 import { KeychainError, scrub, type KeychainProblem } from './errors.js';
 import { Keychain } from './keychain.js';
 import { checkBaseUrl, keyReasons, nameReasons } from './validation.js';
@@ -390,6 +390,22 @@ export class ProfileStore {
     });
   }
 
+  /**
+   * A profile's service and key in one read of the keychain (main only: what the spend guard counts
+   * a spend on). The demo profile's key is not read (its account is its own); a key withheld for
+   * another origin, or a keychain that cannot be read, rejects as {@link getKey} does.
+   */
+  spendIdentity(id: string): Promise<{ id: string; baseUrl: string | null; builtIn: boolean; key: string | null }> {
+    return this.serial(async () => {
+      if (id === DEMO_PROFILE_ID) return { id, baseUrl: this.demoBaseUrl, builtIn: true, key: null };
+      const profile = this.find(id);
+      const lookup = await this.lookupKey(profile);
+      if (lookup.error) throw lookup.error;
+      if (lookup.key !== null) refuseForeignOrigin(profile);
+      return { id: profile.id, baseUrl: profile.baseUrl, builtIn: false, key: lookup.key };
+    });
+  }
+
   /** Checks a profile's key against the service with `probe` (account info); the key never leaves main. */
   async testKey(id: string, probe: KeyProbe, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<KeyTestResult> {
     const { baseUrl, key } = await this.serial(async () => {
@@ -540,25 +556,24 @@ export class ProfileStore {
 
   // The in-memory state changes only once the file is safely on disk.
   private async commit(next: State): Promise<void> {
-    await writeFileAtomic(this.file, `${JSON.stringify(next, null, 2)}\n`);
+    await writeJsonAtomic(this.file, next);
     this.state = next;
   }
 }
 
 async function loadState(file: string, log: (line: string) => void, clock: Clock): Promise<State> {
   const empty: State = { version: 1, activeProfileId: null, profiles: [] };
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty;
-    throw new AppError('io', `Could not read the profiles file ${file}: ${describeError(error)}.`);
-  }
   let parsed: State;
   try {
-    parsed = stateSchema.parse(JSON.parse(text));
-  } catch {
-    // Keep the unreadable file for the user instead of overwriting it with the next change.
+    const raw = await readJsonFile(file, undefined, empty.version);
+    if (raw === null) return empty;
+    parsed = stateSchema.parse(raw);
+  } catch (error) {
+    if (error instanceof JsonFileError && error.problem === 'unreadable') {
+      throw new AppError('io', `Could not read the profiles file ${file}: ${describeError(error.cause)}.`);
+    }
+    // Keep the unreadable file for the user instead of overwriting it with the next change (a move
+    // aside, not a write: the files module's renames are for content main wrote).
     const aside = `${file}.corrupt-${clock.now()}`;
     await rename(file, aside);
     log(`keychain: ${file} was unreadable; moved it to ${aside} and started with no profiles`);

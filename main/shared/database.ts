@@ -152,6 +152,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
   } catch (e) {
     if (!existed) throw e;
     const aside = `${file}.corrupt-${(opts.now ?? Date.now)()}`;
+    // Moves aside, not writes (SQLite writes the database itself): the unreadable files are kept for the user.
     for (const suffix of ['', '-wal', '-shm']) {
       try {
         renameSync(file + suffix, aside + suffix);
@@ -214,6 +215,7 @@ export async function importJsonOnce<T>(db: DatabaseSync, job: JsonImport<T>): P
   if (!existsSync(file)) return false;
   const key = path.basename(file);
   const stamp = job.now();
+  // The renames below move an imported or unreadable document aside (kept for the user), they write nothing.
   if (db.prepare('SELECT 1 AS x FROM meta WHERE key = ?').get(key)) {
     // Imported before, but a crash came between the commit and the rename.
     await rename(file, `${file}.imported-${stamp}`).catch(() => undefined);

@@ -4,13 +4,18 @@
  * batch manifests, GeoJSON) and every publish of a finished file goes through these functions.
  *
  * - {@link writeFileAtomic} replaces a file: temporary file, fsync, rename, fsync of the folder.
- * - {@link writeJsonAtomic}, {@link readJsonFile} and {@link JsonStore}: JSON documents over it.
- * - {@link publishWithoutReplacing} gives a finished file its name only if that name is free.
+ * - {@link writeJsonAtomic}, {@link readJsonFile} and {@link JsonStore}: JSON documents over it; a
+ *   document that carries a `version` is read only at the version its reader knows.
+ * - Streamed writes (a download, a pyramid, a team copy) keep the same discipline on their own
+ *   `.part` file: written and fsynced by the writer, then {@link replaceWithPart} (rename, fsync
+ *   of the folder) or {@link publishWithoutReplacing} (the name only if it is free).
+ * - {@link writeNewFile}: a new file written whole and fsynced, the step every write above and the
+ *   tree variant (atomic-tree.ts: a folder staged, then renamed into place) are built on.
  */
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { throwIfAborted } from '../../common/abort.js';
+import { isAbortError, throwIfAborted } from '../../common/abort.js';
 
 /** Prefix and suffix of the temporary files {@link writeFileAtomic} creates next to `path`. */
 function tempPattern(path: string): { prefix: string; suffix: string } {
@@ -34,20 +39,56 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   const { prefix, suffix } = tempPattern(path);
   const tmp = join(dir, `${prefix}${process.pid}-${randomBytes(4).toString('hex')}${suffix}`);
   try {
-    const handle = await open(tmp, 'wx', options.mode ?? 0o600);
-    try {
-      await handle.writeFile(data);
-      // Without the fsync a power cut after the rename can leave an empty file under the final name.
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeNewFile(tmp, data, options.mode ?? 0o600);
     await rename(tmp, path);
   } catch (error) {
     await rm(tmp, { force: true });
     throw error;
   }
   await syncDirectory(dir);
+}
+
+/**
+ * Writes `content` (bytes, text, or text a piece at a time) to a new file (never an existing one:
+ * created exclusively) and fsyncs it before closing; without the fsync a power cut after a later
+ * rename can leave an empty file under the final name. Text pieces go out in chunks of ~1 MB, so
+ * a long document is never one big string.
+ */
+export async function writeNewFile(file: string, content: string | Uint8Array | Iterable<string>, mode: number): Promise<void> {
+  const handle = await open(file, 'wx', mode);
+  try {
+    if (typeof content === 'string' || content instanceof Uint8Array) await handle.writeFile(content);
+    else {
+      let chunk = '';
+      for (const piece of content) {
+        chunk += piece;
+        if (chunk.length >= 1 << 20) {
+          await handle.write(chunk, null, 'utf8');
+          chunk = '';
+        }
+      }
+      if (chunk) await handle.write(chunk, null, 'utf8');
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Gives a finished part file its final name, replacing what is there: the writer streamed `part`
+ * and fsynced it (when `durable`), this renames it over `target` and fsyncs the folder so the
+ * rename survives a power cut. The part is removed when the rename fails. `durable: false` (a
+ * cache that is rebuilt when lost) skips the folder's fsync, as the writer skipped the file's.
+ */
+export async function replaceWithPart(part: string, target: string, options: { durable?: boolean } = {}): Promise<void> {
+  try {
+    await rename(part, target);
+  } catch (e) {
+    await unlink(part).catch(() => undefined);
+    throw e;
+  }
+  if (options.durable ?? true) await syncDirectory(dirname(target));
 }
 
 /** Removes temporary files a crashed {@link writeFileAtomic} left next to `path`. */
@@ -128,30 +169,61 @@ function errorCode(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/** How a JSON document is written. */
+export interface JsonWriteOptions {
+  /** One line without indentation (large machine-read documents: a cached specification, the demo service's state); default indented. */
+  compact?: boolean;
+  /** Permissions of a new file (see {@link AtomicWriteOptions}). */
+  mode?: number;
+}
+
 /** Writes JSON so readers only ever see the old or the new complete file (temp file, fsync, rename, directory fsync). */
-export async function writeJsonAtomic(file: string, value: unknown, signal?: AbortSignal): Promise<void> {
+export async function writeJsonAtomic(file: string, value: unknown, signal?: AbortSignal, options: JsonWriteOptions = {}): Promise<void> {
   throwIfAborted(signal);
   try {
-    await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+    await writeFileAtomic(file, options.compact ? JSON.stringify(value) : `${JSON.stringify(value, null, 2)}\n`, { mode: options.mode });
   } catch (e) {
     throw new Error(`Could not write ${file}: ${(e as Error).message}`, { cause: e });
   }
 }
 
-/** Reads a JSON file; null when it does not exist, an Error naming the file when it is unreadable or not JSON. */
-export async function readJsonFile(file: string, signal?: AbortSignal): Promise<unknown> {
+/** Why {@link readJsonFile} could not read a document: `unreadable` (the file system refused), `invalid` (not JSON, or another version). */
+export class JsonFileError extends Error {
+  constructor(
+    readonly problem: 'unreadable' | 'invalid',
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'JsonFileError';
+  }
+}
+
+/**
+ * Reads a JSON document; null when the file does not exist, a {@link JsonFileError} naming the file
+ * when it is unreadable or not JSON, an AbortError as it is. With `version`, the document is a
+ * versioned one (an object whose `version` is a number): another version, or none, is `invalid`.
+ */
+export async function readJsonFile(file: string, signal?: AbortSignal, version?: number): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(file, { encoding: 'utf8', signal });
   } catch (e) {
     if (errorCode(e) === 'ENOENT') return null;
-    throw new Error(`Could not read ${file}: ${(e as Error).message}`, { cause: e });
+    if (isAbortError(e)) throw e;
+    throw new JsonFileError('unreadable', `Could not read ${file}: ${(e as Error).message}`, { cause: e });
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (e) {
-    throw new Error(`${file} is not valid JSON: ${(e as Error).message}`, { cause: e });
+    throw new JsonFileError('invalid', `${file} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
+  if (version !== undefined) {
+    const found = (value as { version?: unknown } | null)?.version;
+    if (found !== version) throw new JsonFileError('invalid', `${file} is not a version ${version} document (its version: ${typeof found === 'number' ? found : 'none'}).`);
+  }
+  return value;
 }
 
 /**
@@ -166,6 +238,7 @@ export class JsonStore {
   constructor(
     readonly file: string,
     private readonly snapshot: () => unknown,
+    private readonly options: JsonWriteOptions = {},
   ) {}
 
   /** Resolves once a write that includes every change made before this call is on disk. */
@@ -179,7 +252,7 @@ export class JsonStore {
     try {
       while (this.dirty) {
         this.dirty = false;
-        await writeJsonAtomic(this.file, this.snapshot());
+        await writeJsonAtomic(this.file, this.snapshot(), undefined, this.options);
       }
     } finally {
       this.writing = null;

@@ -10,9 +10,8 @@ import { createHash } from 'node:crypto';
 
 /** What the spend guard reads of a profile (main/profiles `ProfileStore`). */
 export interface SpendProfiles {
-  get(id: string): Promise<{ id: string; baseUrl: string | null; builtIn: boolean }>;
-  /** The profile's key, main only; null without one. */
-  getKey(id: string): Promise<string | null>;
+  /** The profile's service and key (main only; null without one), in one read of the keychain per check. */
+  spendIdentity(id: string): Promise<{ id: string; baseUrl: string | null; builtIn: boolean; key: string | null }>;
 }
 
 /** Hex characters of the key's fingerprint (96 bits). */
@@ -41,9 +40,8 @@ export function spendAccount(baseUrl: string, key: string): string {
  */
 export function profileAccounts(profiles: SpendProfiles): (profileId: string) => Promise<string> {
   return async (profileId) => {
-    const profile = await profiles.get(profileId);
+    const profile = await profiles.spendIdentity(profileId);
     if (profile.builtIn) return `builtin:${profile.id}`;
-    const key = profile.baseUrl === null ? null : await profiles.getKey(profileId);
-    return key === null || profile.baseUrl === null ? `profile:${profile.id}` : spendAccount(profile.baseUrl, key);
+    return profile.key === null || profile.baseUrl === null ? `profile:${profile.id}` : spendAccount(profile.baseUrl, profile.key);
   };
 }

@@ -349,7 +349,12 @@ export class SpendGuard {
     return this.deps.store.view(account, 0, () => this.deps.billing(signal), this.reserved.get(account) ?? 0, id);
   }
 
-  /** Asks the analyst to loosen a limit (a watch's cap, a watch past its cap): resolves when agreed, else rejects. */
+  /**
+   * Asks the analyst, in main's own dialog, to agree to what money or an order cannot undo by itself:
+   * loosening a limit (raising or clearing a watch's cap, a watch past its cap or the budget for the
+   * month) or cancelling an order. Resolves when agreed; rejects with `refused` as a 'cancelled'
+   * error when the analyst says no, and as a 'validation' error where the host has no dialog.
+   */
   async consent(question: { title: string; message: string; detail: string; confirmLabel: string }, refused: string): Promise<void> {
     if (!this.deps.confirm) throw new AppError('validation', `${refused} That needs your confirmation in Swath's own dialog, which this window does not have.`);
     if (!(await this.deps.confirm(question))) throw new AppError('cancelled', refused);

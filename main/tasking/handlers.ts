@@ -1,8 +1,7 @@
 import { canonicalBody, canonicalPayload, type ServiceClient } from '../api';
 import { orderCost } from '../../common/money.js';
-import type { Estimator } from '../downloads';
 import type { HandlerTable } from '../ipc';
-import type { SpendGuard } from '../spend';
+import type { Estimator, SpendGuard } from '../spend';
 
 /**
  * The tasking:* channels: models, estimates and orders. An order costs money, so the spend guard

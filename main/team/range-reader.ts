@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rename, rm, statfs } from 'node:fs/promises';
+import { rm, statfs } from 'node:fs/promises';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import http from 'node:http';
@@ -33,6 +33,7 @@ import { rootCertificates } from 'node:tls';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
 import { readUrlOf } from './share.js';
+import { replaceWithPart } from '../shared/files.js';
 
 /** Free space a copy over the read URL leaves on the disk it writes to. */
 export const DISK_RESERVE_BYTES = 256 * 1024 * 1024;
@@ -112,7 +113,7 @@ export class RangeReader {
     }
   }
 
-  /** Downloads the whole file at `url` (`size` bytes, sha256 `sha256`) to `file`: streamed to `<file>.part`, hashed, renamed once it matches. */
+  /** Downloads the whole file at `url` (`size` bytes, sha256 `sha256`) to `file`: streamed to `<file>.part` (fsynced as it closes), hashed, given its name once it matches (the files module's `replaceWithPart`). */
   async download(url: string, size: number, sha256: string, file: string, signal: AbortSignal): Promise<void> {
     // The size is the catalog row's (a hostile row may claim any): never start a copy the disk cannot hold.
     const disk = await statfs(path.dirname(file));
@@ -137,7 +138,7 @@ export class RangeReader {
       );
       const digest = hash.digest('hex');
       if (digest !== sha256) throw new ReadUrlError(shown(new URL(url)), `the file it served has sha256 ${digest}, not the ${sha256} the team catalog registered; it was not used`);
-      await rename(part, file);
+      await replaceWithPart(part, file);
     } catch (e) {
       await rm(part, { force: true }).catch(() => undefined);
       if (signal.aborted) throw abortError(signal);

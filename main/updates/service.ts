@@ -1,10 +1,10 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppUpdater, ProgressInfo, UpdateInfo } from 'electron-updater';
 import { AppError } from '../../common/errors.js';
 import { isoNow, systemClock, type Clock } from '../platform/clock.js';
 import { FIXED_BY_POLICY, updateChannels, type UpdateChannel } from '../policy';
-import { writeFileAtomic } from '../shared/files.js';
+import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../shared/files.js';
 import { feedChannelName, resolveUpdateConfig, type UpdateConfig, type UpdateInputs } from './config';
 
 /**
@@ -91,12 +91,9 @@ export class UpdateService {
   static async open(options: UpdateServiceOptions): Promise<UpdateService> {
     await mkdir(options.stateDir, { recursive: true });
     let userChannel: UpdateChannel | null = null;
-    try {
-      const saved = JSON.parse(await readFile(path.join(options.stateDir, 'channel.json'), 'utf8')) as { channel?: unknown };
-      if (updateChannels.includes(saved.channel as UpdateChannel)) userChannel = saved.channel as UpdateChannel;
-    } catch {
-      // No choice saved yet.
-    }
+    // None saved yet, or unreadable: the channel the policy and defaults give.
+    const saved = (await readJsonFile(path.join(options.stateDir, 'channel.json')).catch(() => null)) as { channel?: unknown } | null;
+    if (updateChannels.includes(saved?.channel as UpdateChannel)) userChannel = saved!.channel as UpdateChannel;
     const service = new UpdateService(options, userChannel);
     await service.configure();
     return service;
@@ -145,7 +142,7 @@ export class UpdateService {
   async setChannel(channel: UpdateChannel): Promise<UpdateStatus> {
     if (this.config.channelFixed && channel !== this.config.channel) throw new AppError('validation', `The update channel is fixed. ${FIXED_BY_POLICY}`, { fields: { channel: [FIXED_BY_POLICY] } });
     this.userChannel = channel;
-    await writeFileAtomic(path.join(this.options.stateDir, 'channel.json'), JSON.stringify({ channel }));
+    await writeJsonAtomic(path.join(this.options.stateDir, 'channel.json'), { channel }, undefined, { compact: true });
     await this.configure();
     if (this.config.enabled) void this.check();
     return this.state();

@@ -2,7 +2,7 @@ import { isUtmEpsg } from '../../common/geodesy.js';
 import { backoffDelay } from '../../common/backoff.js';
 import { describeCost, type Cost } from '../../common/money.js';
 import type { DownloadJob } from '../downloads';
-import type { BatchLimits, BatchPlan, CompositeBody } from '../downloads/batch';
+import type { BatchLimits, BatchPlan, CompositeBody } from '../batch-plan';
 import type { NotificationInput } from '../notifications/notifier';
 import { monthOf, type SpendVerdict } from '../spend';
 import type { Watch, WatchDate } from './store';

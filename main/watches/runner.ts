@@ -2,12 +2,9 @@ import { isAbortError, throwIfAborted } from '../../common/abort.js';
 import type { Cost } from '../../common/money.js';
 import type { ServiceClient } from '../api';
 import type { DownloadJob, JobPass } from '../downloads';
-import {
-  datesFromSearchAvailable, limitsFromAccountInfo, planComposite,
-  type BatchEstimate, type BatchLimits, type BatchPlan, type CompositeBody,
-} from '../downloads/batch';
+import { datesFromSearchAvailable, limitsFromAccountInfo, planComposite, type BatchLimits, type BatchPlan, type CompositeBody } from '../batch-plan';
 import type { NotificationInput } from '../notifications/notifier';
-import { SpendRefusedError, type SpendPass } from '../spend';
+import { SpendRefusedError, type BatchEstimate, type SpendPass } from '../spend';
 import {
   announcement, classify, emptyTally, failed, finished, fullyAvailable, paused, resumeDate, startDate, tallied, transition,
   type DateEvent, type DateState, type Failure, type OwnLibraryAnswer, type RunTally, type WatchTeamAnswer,

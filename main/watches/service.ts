@@ -4,14 +4,14 @@ import { isDeepStrictEqual } from 'node:util';
 import { abortable } from '../../common/abort.js';
 import { AppError } from '../../common/errors.js';
 import type { ServiceClient } from '../api';
-import { identicalActiveJob, type DownloadJob, type DownloadQueue, type Estimator } from '../downloads';
+import { identicalActiveJob, type DownloadJob, type DownloadQueue } from '../downloads';
 import type { HandlerTable } from '../ipc';
 import type { ProfileStore } from '../profiles';
 import type { LibraryCatalog } from '../library';
 import type { Notifier } from '../notifications/notifier';
 import type { Emit } from '../platform/emit';
 import type { SettingsPort } from '../platform/settings';
-import { monthOf, type SpendGuard } from '../spend';
+import { monthOf, type Estimator, type SpendGuard } from '../spend';
 import { runWatch, type WatchClient, type WatchRunDeps } from './runner';
 import { summarize, type Watch, type WatchStore, type WatchSummary } from './store';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channel, noRequest } from './channel';
 
 /** Schemas of About (app:about) and of the application menu's commands to the window. */
 
@@ -21,3 +22,9 @@ export const aboutSchema = z.object({
 
 /** Commands the application menu sends to the window. */
 export const appCommandSchema = z.object({ command: z.enum(['about', 'downloads']) });
+
+/** About's channel (spread into the contract's channel map). */
+export const aboutChannels = {
+  /** Version, contract version and the licences of the bundled dependencies. */
+  'app:about': channel(noRequest, aboutSchema),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { libraryEntrySchema } from './channels';
+import { libraryEntrySchema } from './library';
 import { appCommandSchema } from './about';
 import { updateStatusSchema } from './updates';
 import { teamEvents } from './team';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channel } from './channel';
 import { MAX_FEATURES, MAX_ID, MAX_SELECTION, jsonBounded, boundedText, tooMany } from './bounds';
 
 /** Schemas of the export channels (STAC catalog, GeoJSON); kept apart so later exporters add here. */
@@ -75,3 +76,13 @@ export const csvExportSchema = z.object({
   /** True when the file was there and `onExisting` was `refuse`: nothing was written. */
   exists: z.boolean(),
 });
+
+/** The export channels (export:*, spread into the contract's channel map). */
+export const exportChannels = {
+  /** Writes the library (or the given rasters) as a static STAC catalog into a folder the analyst chooses (the browser host: under the download folder). */
+  'export:stac': channel(stacExportRequestSchema, stacExportSchema),
+  /** Writes features (AOI, orders, watches) as a GeoJSON FeatureCollection file. */
+  'export:geojson': channel(geojsonExportRequestSchema, geojsonExportSchema),
+  /** Writes a CSV (a time series) as a file; never over an existing one unless asked to (`onExisting`). */
+  'export:csv': channel(csvExportRequestSchema, csvExportSchema),
+};

@@ -1,6 +1,15 @@
 /** The IPC contract shared by main, preload and renderer; it imports nothing but zod. */
 export * from './errors';
 export * from './channels';
+export * from './connection';
+export * from './account';
+export * from './billing';
+export * from './imagery';
+export * from './profiles';
+export * from './tasking';
+export * from './downloads';
+export * from './library';
+export * from './settings';
 export * from './exports';
 export * from './analysis';
 export * from './watches';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { noRequest } from './channel';
 
 /** Schemas of the notifications' channels: preferences, a notification, and one the window raises. */
 
@@ -38,8 +39,6 @@ export const notifyRequestSchema = z.strictObject({
   body: z.string().max(1000),
   target: z.strictObject({ panel: z.string().max(40), orderId: z.string().max(200).optional() }),
 });
-
-const noRequest = z.strictObject({});
 
 /** The notifications' channels (spread into the contract's channel map). */
 export const notificationChannels = {

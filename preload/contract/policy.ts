@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channel, noRequest } from './channel';
 
 /** Schemas of the admin policy's channel (policy:get). */
 
@@ -17,3 +18,9 @@ export const policyViewSchema = z.object({
   /** The team library's catalog, share and read URL, as IT set them (shown, never changed by the analyst). */
   team: z.object({ catalogUrl: z.string().nullable(), sharePath: z.string().nullable(), readUrl: z.string().nullable() }).nullable(),
 });
+
+/** The admin policy's channel (spread into the contract's channel map). */
+export const policyChannels = {
+  /** The admin policy: what it fixes, or why the file was ignored. */
+  'policy:get': channel(noRequest, policyViewSchema),
+};

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { jsonRecord } from './bounds';
+import { noRequest } from './channel';
+import { libraryEntrySchema } from './library';
 
 /**
  * Schemas of the team library's channels: where the team catalog stands, the analyst's catalog
@@ -56,8 +58,6 @@ export const teamCheckSchema = z.object({
   reason: z.string().nullable(),
 });
 
-const noRequest = z.strictObject({});
-
 /** The team library's channels (spread into the contract's channel map). */
 export const teamChannels = {
   /** Where the team library stands. */
@@ -86,6 +86,11 @@ export const teamChannels = {
     request: z.strictObject({ id: z.string().min(1, 'id is required.').max(100), mode: z.enum(['link', 'copy']) }),
     response: z.object({ libraryId: z.string(), path: z.string() }),
   },
+  /**
+   * Previews a teammate's raster (an id from `team:check`) on the map without copying it: main reads
+   * it over the policy's read URL; the entry's id is the raster id the map opens, its path the URL.
+   */
+  'team:preview': { request: z.strictObject({ id: z.string().min(1, 'id is required.').max(100, 'id is at most 100 characters.') }), response: libraryEntrySchema },
 } as const;
 
 /** The team library's events. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channel, noRequest } from './channel';
 
 /** Schemas of the updates:* channels and the updates:state event. */
 
@@ -15,3 +16,15 @@ export const updateStatusSchema = z.object({
   channelFixed: z.boolean(),
   checkedAt: z.string().nullable(),
 });
+
+/** The updates channels (spread into the contract's channel map). */
+export const updateChannels = {
+  /** Where updates stand. */
+  'updates:status': channel(noRequest, updateStatusSchema),
+  /** Looks for an update now. */
+  'updates:check': channel(noRequest, updateStatusSchema),
+  /** Restarts into the downloaded update; the user asked for it. */
+  'updates:install': channel(noRequest, updateStatusSchema),
+  /** Chooses the stable or beta channel, unless the policy fixes it. */
+  'updates:set-channel': channel(z.strictObject({ channel: z.enum(['stable', 'beta']) }), updateStatusSchema),
+};

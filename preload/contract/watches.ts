@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_AREA_TEXT, MAX_ID, MAX_LIST, MAX_NAME, jsonRecord, boundedText, tooMany } from './bounds';
+import { MAX_AREA_TEXT, MAX_LIST, MAX_NAME, jsonRecord, boundedText, tooMany } from './bounds';
+import { byId, id, noRequest } from './channel';
 import { RESOLUTIONS } from './resolutions';
 
 /**
@@ -122,9 +123,6 @@ export const watchSummarySchema = watchSchema.omit({ dates: true }).extend({
   latest: z.array(watchChipSchema).max(WATCH_LATEST_DATES),
 });
 
-const id = () => boundedText(MAX_ID).min(1, 'id is required.');
-const byId = z.strictObject({ id: id() });
-const noRequest = z.strictObject({});
 const watchResponse = watchSummarySchema;
 
 /** The watches' channels (spread into the contract's channel map). */

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { mkdir, open, readdir, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterRequest } from './types.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
 import { writeGeoTiff } from './write.js';
+import { replaceWithPart } from '../../main/shared/files.js';
 
 /** Bumped whenever the synthesis changes, so old cache files are not served for new code. */
 export const RASTER_ALGORITHM_VERSION = 1;
@@ -145,7 +146,8 @@ export class RasterCache {
       } finally {
         await fh.close();
       }
-      await rename(part, path);
+      // A cache, rebuilt when lost: the file is fsynced (never torn under its name), the folder is not.
+      await replaceWithPart(part, path, { durable: false });
       await this.evict(path);
       return { path, bytes };
     } catch (e) {

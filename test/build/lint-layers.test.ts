@@ -158,7 +158,8 @@ describe('the real tree and the table', () => {
     expect(layerOf('renderer/src/platform/stores/aoi.ts').name).toBe('renderer/src/platform/stores');
     expect(layerOf('renderer/src/platform/x.ts')).toBeUndefined();
     expect(layerOf('renderer/src/stores/x.ts')).toBeUndefined();
-    expect(layerOf('main/downloads/batch/plan.ts').name).toBe('main/downloads');
+    expect(layerOf('main/downloads/batch/run-batch.ts').name).toBe('main/downloads');
+    expect(layerOf('main/batch-plan/plan.ts').name).toBe('main/batch-plan');
     expect(layerOf('main/new-folder/x.ts')).toBeUndefined();
     expect(layerOf('renderer/src/features/tasking/views/TaskingPanel.vue').name).toBe('renderer/src/features/*/views');
     expect(layerOf('renderer/src/features/tasking/stores/order-placement.ts').name).toBe('renderer/src/features/*/stores');

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { datesFromSearchAvailable } from '../../main/downloads/batch/time-series';
+import { datesFromSearchAvailable } from '../../main/batch-plan/time-series';
 import { postgresAvailable, type TestCluster } from '../support/postgres';
 import { startTeam, type TestTeam } from '../support/team';
 import { validateCatalogFolder } from '../main/exports/stac-validator';

@@ -11,6 +11,7 @@ import {
   ok,
   type MethodName,
 } from '../../preload/contract';
+import * as contract from '../../preload/contract';
 
 describe('contract', () => {
   it('derives camelCase method names from channel names', () => {
@@ -26,6 +27,14 @@ describe('contract', () => {
     expect(new Set(names).size).toBe(names.length);
     expect(names).not.toContain('on');
     for (const name of channelNames) expect(name).toMatch(/^[a-z]+(-[a-z]+)*:[a-z]+(-[a-z]+)*$/);
+  });
+
+  it("joins the features' channel maps: every channel is declared in one feature's file, none in two", () => {
+    const featureMaps = Object.entries(contract).filter(([name]) => name.endsWith('Channels') && name !== 'channels') as [string, object][];
+    const declared = featureMaps.flatMap(([, map]) => Object.keys(map));
+    expect(featureMaps.length).toBeGreaterThan(15);
+    expect(new Set(declared).size).toBe(declared.length);
+    expect([...declared].sort()).toEqual([...channelNames].sort());
   });
 
   it('defines app:info, service:ping and connection:state with the agreed shapes', () => {

@@ -8,17 +8,17 @@
  * missing ones are fetched again.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isAbortError, throwIfAborted } from '../../../common/abort.js';
-import { removeStaleTempFiles, syncDirectory, writeJsonAtomic } from '../../shared/files.js';
+import { readJsonFile, removeStaleTempFiles, syncDirectory, writeJsonAtomic } from '../../shared/files.js';
 import { pathExists } from '../../shared/file-io.js';
 import { AppError } from '../../../common/errors.js';
 import { publishPartFile } from '../stream-to-file.js';
 import { describedStem } from '../file-name.js';
-import { mapLimit } from './abort.js';
+import { mapLimit } from '../../../common/map-limit.js';
 import { mosaicBlocker, mosaicParts } from './mosaic.js';
-import type { BatchPart, BatchPlan, CompositeBody } from './plan.js';
+import type { BatchPart, BatchPlan, CompositeBody } from '../../batch-plan/plan.js';
 import { readPartRaster, type PartRaster } from './raster-info.js';
 import { writeVrt } from './vrt.js';
 
@@ -95,6 +95,8 @@ export class BatchPartError extends AppError {
 }
 
 const MANIFEST = 'batch.json';
+/** The version of {@link MANIFEST} this code writes and reads. */
+const MANIFEST_VERSION = 1;
 const PART_FILE = /^part-\d+\.(tif|warped\.vrt)$/;
 
 function safeName(s: string): string {
@@ -145,14 +147,15 @@ async function prepareUnit(unit: Unit, signal: AbortSignal): Promise<void> {
   const fp = fingerprint(unit.plan);
   let previous: unknown = null;
   try {
-    previous = JSON.parse(await readFile(manifestPath, { encoding: 'utf8', signal }));
+    previous = await readJsonFile(manifestPath, signal, MANIFEST_VERSION);
   } catch (e) {
+    // Unreadable, not JSON or another version: as good as none (the parts are planned anew).
     if (isAbortError(e)) throw e;
   }
   if ((previous as { fingerprint?: unknown } | null)?.fingerprint !== fp) {
     // The folder name carries a short fingerprint; the full one guards against the rare clash.
     for (const f of await readdir(unit.partsDir)) if (PART_FILE.test(f)) await unlink(path.join(unit.partsDir, f));
-    const manifest = { version: 1, fingerprint: fp, parts: unit.files.map((f) => path.basename(f)) };
+    const manifest = { version: MANIFEST_VERSION, fingerprint: fp, parts: unit.files.map((f) => path.basename(f)) };
     await writeJsonAtomic(manifestPath, manifest);
     return;
   }
@@ -175,6 +178,7 @@ async function prepareUnit(unit: Unit, signal: AbortSignal): Promise<void> {
 /** Gives the working folder its user-facing name `<name>_parts` (or `<name>_parts (n)`) once its parts are to be kept. */
 async function keepPartsFolder(unit: Unit, targetDir: string): Promise<string> {
   const kept = await freeName(targetDir, `${unit.name}_parts`, '');
+  // A folder of finished, fsynced parts renamed (not a write: nothing in it changes), the folder fsynced after.
   await rename(unit.partsDir, kept);
   await syncDirectory(targetDir);
   await unlink(path.join(kept, MANIFEST)).catch(() => undefined);

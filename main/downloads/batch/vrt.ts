@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { throwIfAborted } from '../../../common/abort.js';
 import { writeFileAtomic } from '../../shared/files.js';
-import { projectionFor } from './geo.js';
+import { projectionFor } from '../../batch-plan/geo.js';
 import { mergeDatasetItems, type PartRaster } from './raster-info.js';
 
 /** A part to reference and, for each of its bands, the output band it becomes (null: band i is band i). */

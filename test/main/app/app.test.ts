@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountLimits } from '../../../main/api';
-import { readEstimate } from '../../../main/downloads/batch/estimate';
+import { readEstimate } from '../../../main/spend/batch-estimate';
 import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/profiles';
 import { createApp, type SwathApp } from '../../../main/app/app';

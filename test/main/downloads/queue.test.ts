@@ -8,7 +8,7 @@ import {
   DownloadError, DownloadQueue, KEEP_CONTENT_BYTES, QUEUE_FILE, type BinarySource, type DownloadJob, type ProgressEvent,
 } from '../../../main/downloads/index.js';
 import { createBatchRunner } from '../../../main/downloads/batch-job.js';
-import { planComposite } from '../../../main/downloads/batch/index.js';
+import { planComposite } from '../../../main/batch-plan/index.js';
 import { LibraryCatalog } from '../../../main/library/index.js';
 import type { DownloadedRaster, DownloadSink } from '../../../main/library/download-sink.js';
 import { SMALL_AOI, demoDate, startTestSim, type TestSim } from '../../simulator/helpers.js';

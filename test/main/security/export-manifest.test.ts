@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPORT_MANIFEST } from '../../../main/exports/atomic-tree';
+import { EXPORT_MANIFEST } from '../../../main/shared/atomic-tree';
 import { fixturePath } from '../../fixtures/rasters';
 import { startTestApp, type TestApp } from './helpers.js';
 

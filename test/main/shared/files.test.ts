@@ -1,9 +1,12 @@
 /** The one files module: atomic replacement, JSON documents, publishing without replacing; real files in a temp folder. */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JsonStore, publishWithoutReplacing, readJsonFile, removeStaleTempFiles, writeFileAtomic, writeJsonAtomic } from '../../../main/shared/files';
+import { isAbortError } from '../../../common/abort';
+import {
+  JsonFileError, JsonStore, publishWithoutReplacing, readJsonFile, removeStaleTempFiles, replaceWithPart, writeFileAtomic, writeJsonAtomic, writeNewFile,
+} from '../../../main/shared/files';
 
 let dir: string;
 beforeEach(() => {
@@ -58,6 +61,39 @@ describe('JSON documents', () => {
     await expect(readJsonFile(file)).rejects.toThrow(`${file} is not valid JSON`);
   });
 
+  it('a versioned document is read only at its version: another version, or none, is invalid, naming the file', async () => {
+    const file = path.join(dir, 'batch.json');
+    expect(await readJsonFile(file, undefined, 1)).toBeNull();
+    await writeJsonAtomic(file, { version: 1, parts: ['a'] });
+    expect(await readJsonFile(file, undefined, 1)).toEqual({ version: 1, parts: ['a'] });
+    await writeJsonAtomic(file, { version: 2, parts: ['a'] });
+    const refused = await readJsonFile(file, undefined, 1).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(JsonFileError);
+    expect(refused).toMatchObject({ problem: 'invalid', message: `${file} is not a version 1 document (its version: 2).` });
+    writeFileSync(file, 'null');
+    await expect(readJsonFile(file, undefined, 1)).rejects.toMatchObject({ problem: 'invalid', message: `${file} is not a version 1 document (its version: none).` });
+  });
+
+  it('tells a file it could not read from one that is not JSON, and passes an abort through as an abort', async () => {
+    const folder = path.join(dir, 'a-folder.json');
+    mkdirSync(folder);
+    await expect(readJsonFile(folder)).rejects.toMatchObject({ name: 'JsonFileError', problem: 'unreadable' });
+    const file = path.join(dir, 'torn.json');
+    writeFileSync(file, '{');
+    await expect(readJsonFile(file)).rejects.toMatchObject({ name: 'JsonFileError', problem: 'invalid' });
+    const abort = new AbortController();
+    abort.abort();
+    await writeJsonAtomic(file, { version: 1 });
+    const error = await readJsonFile(file, abort.signal).catch((e: unknown) => e);
+    expect(isAbortError(error)).toBe(true);
+  });
+
+  it('writes a compact document on one line when asked to', async () => {
+    const file = path.join(dir, 'state.json');
+    await writeJsonAtomic(file, { version: 1, accounts: { a: 1 } }, undefined, { compact: true });
+    expect(readFileSync(file, 'utf8')).toBe('{"version":1,"accounts":{"a":1}}');
+  });
+
   it('JsonStore writes the latest snapshot once every save has resolved', async () => {
     const file = path.join(dir, 'notices.json');
     let state = 0;
@@ -94,5 +130,37 @@ describe('publishWithoutReplacing', () => {
     await writeFileAtomic(path.join(dir, 'x', 'inside'), '');
     expect(await publishWithoutReplacing(part, path.join(dir, 'x'))).toBe(false);
     expect(readFileSync(part, 'utf8')).toBe('mine');
+  });
+});
+
+describe('writeNewFile and replaceWithPart: the part-file discipline of streamed writes', () => {
+  it('writeNewFile writes text given a piece at a time, fsynced, and never over an existing file', async () => {
+    const file = path.join(dir, 'manifest.json');
+    await writeNewFile(file, ['{"files":[', '"a"', ']}'], 0o644);
+    expect(readFileSync(file, 'utf8')).toBe('{"files":["a"]}');
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+    await expect(writeNewFile(file, 'other', 0o644)).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(readFileSync(file, 'utf8')).toBe('{"files":["a"]}');
+  });
+
+  it('replaceWithPart gives the part its name over what was there, and the part is gone', async () => {
+    const part = path.join(dir, 'out.tif.part');
+    const target = path.join(dir, 'out.tif');
+    writeFileSync(target, 'old');
+    writeFileSync(part, 'new');
+    await replaceWithPart(part, target);
+    expect(readFileSync(target, 'utf8')).toBe('new');
+    expect(readdirSync(dir)).toEqual(['out.tif']);
+  });
+
+  it('replaceWithPart removes the part when the rename fails, and leaves the target as it was', async () => {
+    const part = path.join(dir, 'out.tif.part');
+    const target = path.join(dir, 'out.tif');
+    mkdirSync(target);
+    writeFileSync(path.join(target, 'inside'), 'kept');
+    writeFileSync(part, 'new');
+    await expect(replaceWithPart(part, target)).rejects.toThrow();
+    expect(readdirSync(dir)).toEqual(['out.tif']);
+    expect(readFileSync(path.join(target, 'inside'), 'utf8')).toBe('kept');
   });
 });

@@ -124,6 +124,29 @@ describe('spend ledger in swath.db', () => {
 });
 
 describe('spend per account', () => {
+  it('reads the keychain once per check: the account of a profile is its service and key, read together', async () => {
+    let reads = 0;
+    const backend = new (class extends MemoryKeychainBackend {
+      override async getPassword(service: string, account: string): Promise<string | null> {
+        reads++;
+        return super.getPassword(service, account);
+      }
+    })();
+    const profiles = await ProfileStore.open({ dir, demoKey: 'demo-test', secrets: new SecretRegistry(), keychain: new Keychain({ backend }) });
+    const id = (await profiles.create({ name: 'One', baseUrl: 'https://imagery.example.org', key: 'sk-one-0123456789abcdef' })).id;
+    const { db } = await openDatabase({ dir });
+    const store = await SpendStore.open(dir, { db, now: () => T0 });
+    const guard = new SpendGuard({ store, activeProfile: async () => id, account: profileAccounts(profiles), billing: async () => ({}) });
+    const signal = AbortSignal.timeout(10_000);
+    reads = 0;
+    expect(await guard.verdict({ state: 'known', eur: 1 }, signal)).toMatchObject({ profileId: id, decision: 'ok' });
+    expect(reads).toBe(1);
+    reads = 0;
+    await (await guard.clear({ state: 'known', eur: 1 }, 'This order', signal, { ask: false })).spent();
+    expect(reads).toBe(1);
+    db.close();
+  });
+
   it('moves the entries and budgets a profile-keyed swath.db holds to each profile\'s account: one key, one month and the lower budget', async () => {
     const profiles = await ProfileStore.open({ dir, demoKey: 'demo-test', secrets: new SecretRegistry(), keychain: new Keychain({ backend: new MemoryKeychainBackend() }) });
     const shared = 'sk-shared-0123456789abcdef';

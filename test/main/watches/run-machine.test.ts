@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DownloadJob } from '../../../main/downloads';
-import type { BatchLimits, BatchPlan } from '../../../main/downloads/batch';
+import type { BatchLimits, BatchPlan } from '../../../main/batch-plan';
 import {
   MAX_FAILURES, RETRY_BASE_MS, announcement, emptyTally, failed, finished, paused, resumeDate, startDate, tallied, transition,
   type DateEvent, type DateState, type RunContext,

@@ -3,14 +3,9 @@ import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { fromFile } from 'geotiff';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  estimateBatch,
-  planComposite,
-  runBatch,
-  type BatchProgress,
-  type BatchPlan,
-  type CompositeBody,
-} from '../../../../main/downloads/batch/index.js';
+import { planComposite, type BatchPlan, type CompositeBody } from '../../../../main/batch-plan/index.js';
+import { runBatch, type BatchProgress } from '../../../../main/downloads/batch/index.js';
+import { estimateBatch } from '../../../../main/spend/batch-estimate.js';
 import { demoDate, startTestSim, type TestSim } from '../../../simulator/helpers.js';
 import { cogReport, gdalSamples } from '../../geotiff/cog-validator.js';
 import {

@@ -4,7 +4,9 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fromFile } from 'geotiff';
-import type { AreaCreditEstimate, CompositeBody, DownloadPart } from '../../../../main/downloads/batch/index.js';
+import type { CompositeBody } from '../../../../main/batch-plan/index.js';
+import type { DownloadPart } from '../../../../main/downloads/batch/index.js';
+import type { AreaCreditEstimate } from '../../../../main/spend/batch-estimate.js';
 import { makeTempDir } from '../../../support/temp-dirs.js';
 
 /** True when the GDAL command line tools can be run. */

@@ -1,15 +1,8 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BatchPartError,
-  batchWorkDir,
-  datesFromSearchAvailable,
-  planComposite,
-  runBatch,
-  type BatchPlan,
-  type DownloadPart,
-} from '../../../../main/downloads/batch/index.js';
+import { datesFromSearchAvailable, planComposite, type BatchPlan } from '../../../../main/batch-plan/index.js';
+import { BatchPartError, batchWorkDir, runBatch, type DownloadPart } from '../../../../main/downloads/batch/index.js';
 import { readPartRaster } from '../../../../main/downloads/batch/raster-info.js';
 import { demoDate, startTestSim, type TestSim } from '../../../simulator/helpers.js';
 import { CONCAVE_AOI, compositeBody, fetchDownloadPart, firstDifference, pixels, removeTempDirs, tempDir } from './helpers.js';

@@ -1,10 +1,16 @@
+/**
+ * The files module's atomic write for a folder of files (files.ts is the single-file one): the tree
+ * is staged in a hidden sibling folder (the tree's part), each file written new and fsynced, then
+ * the folder is renamed into place and the parent fsynced. The renames below are of that staged
+ * folder and of the earlier tree it replaces.
+ */
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { AppError } from '../../common/errors.js';
 import { throwIfAborted } from '../../common/abort.js';
-import { syncDirectory } from '../shared/files.js';
+import { readJsonFile, syncDirectory, writeNewFile } from './files.js';
 
 /** One file of a tree, by its path relative to the tree's folder (forward slashes). */
 export interface TreeFile {
@@ -66,28 +72,10 @@ function* manifestLines(files: readonly ManifestFile[]): Generator<string> {
   yield ']}\n';
 }
 
-/** Writes `content` (text, or its lines) to a new file and syncs it. */
+/** Writes `content` (text, or its lines) to a new file of the staged tree, fsynced (files.ts `writeNewFile`). */
 async function writeSynced(file: string, content: string | Iterable<string>): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  const handle = await open(file, 'wx', 0o644);
-  try {
-    if (typeof content === 'string') await handle.writeFile(content, 'utf8');
-    else {
-      // In chunks of ~1 MB: a manifest of many files is never one big string.
-      let chunk = '';
-      for (const line of content) {
-        chunk += line;
-        if (chunk.length >= 1 << 20) {
-          await handle.write(chunk, null, 'utf8');
-          chunk = '';
-        }
-      }
-      if (chunk) await handle.write(chunk, null, 'utf8');
-    }
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeNewFile(file, content, 0o644);
 }
 
 /** A manifest's file list, checked: every path one an export may write, none twice. */
@@ -140,7 +128,7 @@ async function readManifest(dir: string): Promise<Manifest | null> {
     if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) return null;
     if (info.size > MAX_WHOLE_MANIFEST_BYTES) return await readManifestLines(file);
     // Small: read whole (this version's layout, or an earlier version's pretty-printed one).
-    const parsed = manifestSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    const parsed = manifestSchema.safeParse(await readJsonFile(file));
     const checked = parsed.success ? checkedFiles(parsed.data.files) : null;
     return checked && { ...parsed.data!, files: checked };
   } catch {

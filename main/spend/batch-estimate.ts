@@ -1,7 +1,7 @@
 /** The cost of a whole batch, as the sum of the service's estimates for its parts. */
-import { currencyOf, downloadCost, sumCosts, type Cost } from '../../../common/money.js';
-import { mapLimit } from './abort.js';
-import type { BatchPlan, CompositeBody } from './plan.js';
+import { currencyOf, downloadCost, sumCosts, type Cost } from '../../common/money.js';
+import { mapLimit } from '../../common/map-limit.js';
+import type { BatchPlan, CompositeBody } from '../batch-plan/plan.js';
 
 /** A composite/estimate answer: its fields are the service's (the contract does not show them). */
 export type AreaCreditEstimate = Record<string, unknown>;

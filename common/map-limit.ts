@@ -1,5 +1,5 @@
-/** Bounded parallelism for the batch modules. */
-import { abortError, throwIfAborted } from '../../../common/abort.js';
+/** Bounded parallelism under one AbortSignal (batch estimates, batch parts). */
+import { abortError, throwIfAborted } from './abort.js';
 
 /**
  * Runs `fn` over `items` with at most `limit` calls in flight, results in input order. The first

@@ -7,10 +7,10 @@
  * there, and sends each part back as lon/lat vertices so close together that the service adds no
  * points of its own: it then draws exactly the chords the planner cut, on the same pixel grid.
  */
-import * as turf from '../../shared/turf';
+import * as turf from '../shared/turf';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
-import { AppError } from '../../../common/errors.js';
-import { isAbsent, readGeoJson, readWkt, toWkt as polygonalWkt } from '../../../common/aoi-text.js';
+import { AppError } from '../../common/errors.js';
+import { isAbsent, readGeoJson, readWkt, toWkt as polygonalWkt } from '../../common/aoi-text.js';
 
 /** Polygons as rings of [x, y] positions: polygon -> ring -> position (rings closed). */
 export type Rings = number[][][][];
@@ -37,10 +37,10 @@ export class PlanError extends AppError<'validation'> {
 
 // The planner must grid exactly as the service renders, so it uses the core's projections, zone
 // rule and grid rules (common/), which the simulator's writer uses too.
-export { METRES_PER_DEGREE, utmEpsgFor } from '../../../common/geodesy.js';
-export { getProjection as projectionFor, pixelSizeFor, snapOutward, SNAP_TOLERANCE_PX, type Projection } from '../../../common/grid/projection.js';
-import type { Projection } from '../../../common/grid/projection.js';
-import { projectAoi } from '../../../common/grid/aoi-mask.js';
+export { METRES_PER_DEGREE, utmEpsgFor } from '../../common/geodesy.js';
+export { getProjection as projectionFor, pixelSizeFor, snapOutward, SNAP_TOLERANCE_PX, type Projection } from '../../common/grid/projection.js';
+import type { Projection } from '../../common/grid/projection.js';
+import { projectAoi } from '../../common/grid/aoi-mask.js';
 
 /** Which AOI field a request used; parts answer in the same form. */
 export type AoiMode = 'Wkt' | 'GeoJson';

@@ -1,10 +1,8 @@
 import { isAbortError } from '../../common/abort.js';
 import { downloadCost, orderCost, sumCosts, type Cost } from '../../common/money.js';
 import { requireCanonical, type ServiceClient } from '../api';
-import {
-  estimateBatch, limitsFromAccountInfo, planComposite, withDate,
-  type AreaCreditEstimate, type BatchEstimate, type BatchLimits, type BatchPlan, type CompositeBody,
-} from './batch/index.js';
+import { limitsFromAccountInfo, planComposite, withDate, type BatchLimits, type BatchPlan, type CompositeBody } from '../batch-plan/index.js';
+import { estimateBatch, type AreaCreditEstimate, type BatchEstimate } from './batch-estimate.js';
 
 /**
  * Main's own estimates, the spend guard's source of costs: composite/estimate for downloads (every

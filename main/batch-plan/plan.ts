@@ -7,9 +7,9 @@
  * the part to exactly that rectangle. Parts therefore abut on the grid with no gap and no overlap.
  * Bands: a Bandnames list longer than the limit becomes groups of consecutive bands, in order.
  */
-import * as turf from '../../shared/turf';
+import * as turf from '../shared/turf';
 import type { MultiPolygon, Polygon } from 'geojson';
-import { accountLimits } from '../../api/account-limits.js';
+import { accountLimits } from '../api/account-limits.js';
 import { bandnamesFor, expandBandnames } from './bandnames.js';
 import {
   PART_EDGE_DEG,

@@ -1,5 +1,5 @@
 /** The Bandnames grammar as batch code needs it; the parser is the client's (preload/contract/bandnames.ts). */
-import { parseBandnames, type BandnamesResult } from '../../../common/bandnames.js';
+import { parseBandnames, type BandnamesResult } from '../../common/bandnames.js';
 
 /** Output bands of a Bandnames expression, in order (indices written "[A_B]"), or why it is refused. */
 export type ExpandedBandnames = BandnamesResult;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlanError, readAoi, geodesicAreaKm2 } from '../../../../main/downloads/batch/geo.js';
+import { PlanError, readAoi, geodesicAreaKm2 } from '../../../main/batch-plan/geo.js';
 import {
   bandGroupsOf,
   limitsFromAccountInfo,
@@ -7,11 +7,11 @@ import {
   serviceWindowOf,
   type BatchPlan,
   type PixelWindow,
-} from '../../../../main/downloads/batch/plan.js';
-import { expandBandnames } from '../../../../main/downloads/batch/bandnames.js';
-import { readEstimate } from '../../../../main/downloads/batch/estimate.js';
-import { parseAoi } from '../../../../simulator/geo/aoi.js';
-import { CONCAVE_AOI, DEMO_ORDER_WKT, compositeBody } from './helpers.js';
+} from '../../../main/batch-plan/plan.js';
+import { expandBandnames } from '../../../main/batch-plan/bandnames.js';
+import { readEstimate } from '../../../main/spend/batch-estimate.js';
+import { parseAoi } from '../../../simulator/geo/aoi.js';
+import { CONCAVE_AOI, DEMO_ORDER_WKT, compositeBody } from '../downloads/batch/helpers.js';
 
 const DATE = '2026-11-01';
 const SMALL_AOI = 'POLYGON((13.40 52.50, 13.43 52.50, 13.43 52.52, 13.40 52.52, 13.40 52.50))';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../main/api';
-import { Estimator, type EstimateClient } from '../../../main/downloads';
+import { Estimator, type EstimateClient } from '../../../main/spend';
 
 // Main's own estimates: kept per profile and exact request for a minute, asked again when the
 // analyst asks explicitly, and never shared across a cancellation.
