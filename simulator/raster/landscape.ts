@@ -649,8 +649,16 @@ export class LandscapeRenderer {
       const q2 = bright * wS;
       const q3 = bright * wU;
       const t = cls * nOut * 4;
+      if (bandsOnly && cls !== CLASS_URBAN) {
+        // Reflectance bands only (the common request): one formula, the same range for every band; a
+        // class other than towns has three endmembers (q3 is 0).
+        for (let ob = 0, o = o0 + c * nOut, k = t; ob < nOut; ob++, o++, k += 4) {
+          const val = (q0 * classA[k]! + q1 * classA[k + 1]! + q2 * classA[k + 2]! + 0.5) | 0;
+          out[o] = val < 1 ? 1 : val > bandMax ? bandMax : val;
+        }
+        continue;
+      }
       if (bandsOnly) {
-        // Reflectance bands only (the common request): one formula, the same range for every band.
         for (let ob = 0, o = o0 + c * nOut, k = t; ob < nOut; ob++, o++, k += 4) {
           const val = (q0 * classA[k]! + q1 * classA[k + 1]! + q2 * classA[k + 2]! + q3 * classA[k + 3]! + 0.5) | 0;
           out[o] = val < 1 ? 1 : val > bandMax ? bandMax : val;
