@@ -23,7 +23,29 @@ const E_DRY = [0.07, 0.095, 0.12, 0.15, 0.19, 0.21, 0.23, 0.24, 0.33, 0.24];
 const E_SOIL = [0.075, 0.1, 0.14, 0.165, 0.185, 0.2, 0.21, 0.22, 0.3, 0.25];
 const E_URBAN = [0.09, 0.095, 0.1, 0.11, 0.12, 0.125, 0.13, 0.135, 0.16, 0.15];
 const ENDMEMBERS = [E_WATER, E_VEG, E_FOREST, E_DRY, E_SOIL, E_URBAN];
-const N_END = ENDMEMBERS.length;
+// Their indices.
+const J_WATER = 0;
+const J_VEG = 1;
+const J_FOREST = 2;
+const J_DRY = 3;
+const J_SOIL = 4;
+const J_URBAN = 5;
+
+// Pixel classes.
+const CLASS_WATER = 0;
+const CLASS_URBAN = 1;
+const CLASS_FOREST = 2;
+const CLASS_FARM = 3;
+/**
+ * Per class, the endmembers its pixels can have a non-zero weight of, in endmember order (padded with a
+ * zero-weight one): water, streets and buildings, forest, farmland; dry climates move green to dry and soil.
+ */
+const CLASS_ENDMEMBERS = [
+  [J_WATER, J_VEG, J_SOIL, J_URBAN],
+  [J_VEG, J_DRY, J_SOIL, J_URBAN],
+  [J_FOREST, J_DRY, J_SOIL, J_URBAN],
+  [J_VEG, J_DRY, J_SOIL, J_URBAN],
+];
 
 /** Inverse edge (1/m) of the cube cells that define farm regions with their own field layout. */
 const INV_REGION = 1 / 40000;
@@ -109,12 +131,20 @@ export interface RenderTarget {
 export class LandscapeRenderer {
   private readonly nOut: number;
   private readonly outKind: Int32Array;
-  private readonly outA: Int32Array;
-  private readonly outB: Int32Array;
-  private readonly endm: Float64Array; // [src * N_END + endmember]
+  /** Whether every output is a reflectance band (no index), and the largest DN of a reflectance band. */
+  private readonly bandsOnly: boolean;
+  private readonly bandMax: number;
   // DN = clamp(round(value * scale + offset), min, max), value = reflectance or index.
   private readonly outScale: Float64Array;
-  private readonly outOffset: Float64Array;
+  /**
+   * Per pixel class, output band and the class's endmembers (CLASS_ENDMEMBERS) [(class * nOut + band) * 4 + k]:
+   * a band's reflectance times its scale, an index's A reflectance.
+   */
+  private readonly classA: Float64Array;
+  /** An index's B reflectance, likewise. */
+  private readonly classB: Float64Array;
+  /** An index's offset, shifted by 65536 + 0.5 so truncation of the positive sum rounds half up. */
+  private readonly outBias: Float64Array;
   private readonly outMin: Int32Array;
   private readonly outMax: Int32Array;
   private readonly cropN = new Float64Array(N_CROPS * N_VARIANTS);
@@ -131,17 +161,6 @@ export class LandscapeRenderer {
   private gz = new Float64Array(0);
   private climate = new Float64Array(0); // 3 values per projection node, see evalClimate
   private fields = new Float32Array(0);
-  private rowX = new Float64Array(0);
-  private rowY = new Float64Array(0);
-  private rowZ = new Float64Array(0);
-  private rowF = new Float32Array(0);
-  // Per-pixel endmember weights (times brightness) of the current row.
-  private rw0 = new Float64Array(0);
-  private rw1 = new Float64Array(0);
-  private rw2 = new Float64Array(0);
-  private rw3 = new Float64Array(0);
-  private rw4 = new Float64Array(0);
-  private rw5 = new Float64Array(0);
 
   constructor(
     private readonly proj: Projection,
@@ -150,42 +169,40 @@ export class LandscapeRenderer {
     date: string,
   ) {
     const int16 = dataType === 'INT16';
-    const src: number[] = [];
-    const srcOf = (name: string): number => {
-      const i = ALL_BANDS.indexOf(name as (typeof ALL_BANDS)[number]);
-      let k = src.indexOf(i);
-      if (k < 0) k = src.push(i) - 1;
-      return k;
+    this.bandsOnly = bands.every((b) => b.kind === 'band');
+    this.bandMax = int16 ? 32767 : 255;
+    const spectrum = (name: string, scale: number, to: Float64Array, o: number): void => {
+      const bi = ALL_BANDS.indexOf(name as (typeof ALL_BANDS)[number]);
+      CLASS_ENDMEMBERS.forEach((js, cls) => js.forEach((j, k) => (to[(cls * bands.length + o) * 4 + k] = ENDMEMBERS[j]![bi]! * scale)));
     };
     this.nOut = bands.length;
     this.outKind = new Int32Array(bands.length);
-    this.outA = new Int32Array(bands.length);
-    this.outB = new Int32Array(bands.length);
     this.outScale = new Float64Array(bands.length);
-    this.outOffset = new Float64Array(bands.length);
+    this.outBias = new Float64Array(bands.length);
     this.outMin = new Int32Array(bands.length);
     this.outMax = new Int32Array(bands.length);
+    this.classA = new Float64Array(CLASS_ENDMEMBERS.length * bands.length * 4);
+    this.classB = new Float64Array(CLASS_ENDMEMBERS.length * bands.length * 4);
     bands.forEach((b, o) => {
       if (b.kind === 'band') {
         this.outKind[o] = 0;
-        this.outA[o] = srcOf(b.name);
         // INT16: reflectance * 10000. UINT8: reflectance * 255 / 0.4 (0.4 saturates), 0 is nodata.
         this.outScale[o] = int16 ? 10000 : 255 / 0.4;
+        spectrum(b.name, this.outScale[o], this.classA, o);
         this.outMin[o] = 1;
-        this.outMax[o] = int16 ? 32767 : 255;
+        this.outMax[o] = this.bandMax;
       } else {
         this.outKind[o] = 1;
-        this.outA[o] = srcOf(b.a);
-        this.outB[o] = srcOf(b.b);
+        // The brightness factor cancels in a normalised difference, so unscaled reflectances suffice.
+        spectrum(b.a, 1, this.classA, o);
+        spectrum(b.b, 1, this.classB, o);
         // INT16: index * 32767 (-32768 stays nodata). UINT8: (index + 1) * 127 + 1, i.e. -1 -> 1 and 1 -> 255.
         this.outScale[o] = int16 ? 32767 : 127;
-        this.outOffset[o] = int16 ? 0 : 128;
+        this.outBias[o] = (int16 ? 0 : 128) + 65536.5;
         this.outMin[o] = int16 ? -32767 : 1;
         this.outMax[o] = int16 ? 32767 : 255;
       }
     });
-    this.endm = new Float64Array(src.length * N_END);
-    src.forEach((bi, k) => ENDMEMBERS.forEach((e, j) => (this.endm[k * N_END + j] = e[bi]!)));
 
     const doy = dayOfYear(date);
     for (let c = 0; c < N_CROPS; c++) {
@@ -217,18 +234,6 @@ export class LandscapeRenderer {
     }
     const fn = (Math.ceil(maxW / step) + 2) * (Math.ceil(maxH / step) + 2) * N_FIELDS;
     if (this.fields.length < fn) this.fields = new Float32Array(fn);
-    if (this.rowX.length < maxW) {
-      this.rowX = new Float64Array(maxW);
-      this.rowY = new Float64Array(maxW);
-      this.rowZ = new Float64Array(maxW);
-      this.rowF = new Float32Array(maxW * N_FIELDS);
-      this.rw0 = new Float64Array(maxW);
-      this.rw1 = new Float64Array(maxW);
-      this.rw2 = new Float64Array(maxW);
-      this.rw3 = new Float64Array(maxW);
-      this.rw4 = new Float64Array(maxW);
-      this.rw5 = new Float64Array(maxW);
-    }
   }
 
   /**
@@ -340,8 +345,7 @@ export class LandscapeRenderer {
       }
     }
 
-    // 3. Per row: interpolate points and fields, then classify and mix spectra per pixel.
-    const { rowX, rowY, rowZ, rowF } = this;
+    // 3. Per row: classify and mix spectra per pixel, interpolating points and fields along the row as it goes.
     const detail = clamp01((450 - grid.pixelMetres) / 350); // fields and blocks fade out when they become sub-pixel
     for (let r = 0; r < h; r++) {
       const m0 = maskOffset + r * maskStride;
@@ -353,17 +357,25 @@ export class LandscapeRenderer {
         }
       }
       if (!rowAny) continue;
-      interpRow(gx, gy, gz, gnx, PROJ_STEP, gpy + r, gpx, w, rowX, rowY, rowZ);
-      interpFieldsRow(fields, fnx, step, fpy + r, fpx, w, rowF);
-      this.shadeRow(rowX, rowY, rowZ, rowF, w, mask, m0, target, target.offset + r * target.rowStride, detail);
+      this.shadeRow(gnx, gpy + r, gpx, fnx, step, fpy + r, fpx, w, mask, m0, target, target.offset + r * target.rowStride, detail);
     }
   }
 
+  /**
+   * One pixel row. Points on the sphere and macro fields are linear between the nodes along the row: per
+   * node segment the row's left value and slope are computed once, and per pixel value = left + slope * t
+   * (fields rounded to float32, as they are stored per node). gRowPos/fRowPos are the row's offsets from
+   * the first projection/macro node row and gPhase/fPhase the first pixel's offsets from the first node
+   * column, all in pixels. Each output sample is the endmember mix of the pixel's class, written directly.
+   */
   private shadeRow(
-    rowX: Float64Array,
-    rowY: Float64Array,
-    rowZ: Float64Array,
-    rowF: Float32Array,
+    gnx: number,
+    gRowPos: number,
+    gPhase: number,
+    fnx: number,
+    step: number,
+    fRowPos: number,
+    fPhase: number,
     w: number,
     mask: Uint8Array,
     m0: number,
@@ -371,9 +383,40 @@ export class LandscapeRenderer {
     o0: number,
     detail: number,
   ): void {
-    const { nOut, outKind, outA, outB, outScale, outOffset, outMin, outMax, endm } = this;
-    const { rw0, rw1, rw2, rw3, rw4, rw5 } = this;
-    const { cropN, cropS, cropT, dryN, dryS } = this;
+    const { nOut, outKind, outScale, outMin, outMax, classA, classB, outBias } = this;
+    const { bandsOnly, bandMax } = this;
+    const { cropN, cropS, cropT, dryN, dryS, gx, gy, gz, fields } = this;
+    const out = target.data;
+    const gj = Math.floor(gRowPos / PROJ_STEP);
+    const gty = (gRowPos - gj * PROJ_STEP) / PROJ_STEP;
+    const fj = Math.floor(fRowPos / step);
+    const fty = (fRowPos - fj * step) / step;
+    // Current projection node segment: first column past it, its left node's block column, left values and slopes.
+    let gEnd = -1,
+      gBase = 0,
+      xl = 0,
+      yl = 0,
+      zl = 0,
+      dx = 0,
+      dy = 0,
+      dz = 0;
+    // Current macro node segment, likewise for the fields.
+    let fEnd = -1,
+      fBase = 0,
+      lWater = 0,
+      dWater = 0,
+      lRiver = 0,
+      dRiver = 0,
+      lLand = 0,
+      dLand = 0,
+      lUrban = 0,
+      dUrban = 0,
+      lVar = 0,
+      dVar = 0,
+      lSeason = 0,
+      dSeason = 0,
+      lArid = 0,
+      dArid = 0;
     // Farm-region frame cache: fields are rectangles laid out in a per-region rotated local frame.
     let rix = 0x7fffffff,
       riy = 0,
@@ -398,18 +441,55 @@ export class LandscapeRenderer {
       stand = 0;
     for (let c = 0; c < w; c++) {
       if (!mask[m0 + c]) continue;
-      const x = rowX[c]!;
-      const y = rowY[c]!;
-      const z = rowZ[c]!;
-      const f = c * N_FIELDS;
-      const water = rowF[f + F_WATER]!;
-      const river = rowF[f + F_RIVER]!;
-      const land = rowF[f + F_LAND]!;
-      const urban = rowF[f + F_URBAN]!;
-      const vari = rowF[f + F_VAR]!;
-      const season = rowF[f + F_SEASON]!;
-      const arid = rowF[f + F_ARID]!;
+      if (c >= gEnd) {
+        const i = Math.floor((c + gPhase) / PROJ_STEP);
+        const a = gj * gnx + i;
+        const b = a + 1;
+        const a1 = a + gnx;
+        const b1 = b + gnx;
+        xl = gx[a]! + (gx[a1]! - gx[a]!) * gty;
+        yl = gy[a]! + (gy[a1]! - gy[a]!) * gty;
+        zl = gz[a]! + (gz[a1]! - gz[a]!) * gty;
+        dx = (gx[b]! + (gx[b1]! - gx[b]!) * gty - xl) / PROJ_STEP;
+        dy = (gy[b]! + (gy[b1]! - gy[b]!) * gty - yl) / PROJ_STEP;
+        dz = (gz[b]! + (gz[b1]! - gz[b]!) * gty - zl) / PROJ_STEP;
+        gBase = i * PROJ_STEP - gPhase;
+        gEnd = gBase + PROJ_STEP;
+      }
+      if (c >= fEnd) {
+        const i = Math.floor((c + fPhase) / step);
+        const a = (fj * fnx + i) * N_FIELDS;
+        const b = a + N_FIELDS;
+        const a1 = a + fnx * N_FIELDS;
+        const b1 = b + fnx * N_FIELDS;
+        lWater = lerpNode(fields, a + F_WATER, a1 + F_WATER, fty);
+        dWater = (lerpNode(fields, b + F_WATER, b1 + F_WATER, fty) - lWater) / step;
+        lRiver = lerpNode(fields, a + F_RIVER, a1 + F_RIVER, fty);
+        dRiver = (lerpNode(fields, b + F_RIVER, b1 + F_RIVER, fty) - lRiver) / step;
+        lLand = lerpNode(fields, a + F_LAND, a1 + F_LAND, fty);
+        dLand = (lerpNode(fields, b + F_LAND, b1 + F_LAND, fty) - lLand) / step;
+        lUrban = lerpNode(fields, a + F_URBAN, a1 + F_URBAN, fty);
+        dUrban = (lerpNode(fields, b + F_URBAN, b1 + F_URBAN, fty) - lUrban) / step;
+        lVar = lerpNode(fields, a + F_VAR, a1 + F_VAR, fty);
+        dVar = (lerpNode(fields, b + F_VAR, b1 + F_VAR, fty) - lVar) / step;
+        lSeason = lerpNode(fields, a + F_SEASON, a1 + F_SEASON, fty);
+        dSeason = (lerpNode(fields, b + F_SEASON, b1 + F_SEASON, fty) - lSeason) / step;
+        lArid = lerpNode(fields, a + F_ARID, a1 + F_ARID, fty);
+        dArid = (lerpNode(fields, b + F_ARID, b1 + F_ARID, fty) - lArid) / step;
+        fBase = i * step - fPhase;
+        fEnd = fBase + step;
+      }
+      const gt = c - gBase;
+      const x = xl + dx * gt;
+      const y = yl + dy * gt;
+      const z = zl + dz * gt;
+      const ft = c - fBase;
+      const water = Math.fround(lWater + dWater * ft);
+      const river = Math.fround(lRiver + dRiver * ft);
+      const vari = Math.fround(lVar + dVar * ft);
+      const arid = Math.fround(lArid + dArid * ft);
 
+      let cls = CLASS_FARM;
       let wW = 0,
         wV = 0,
         wF = 0,
@@ -424,11 +504,15 @@ export class LandscapeRenderer {
       if (water < lakeT || absRiver < riverW) {
         // Deep water is dark; shallow margins and narrow rivers carry some sediment and weeds.
         const depth = water < lakeT ? clamp01((lakeT - water) / 0.06) : clamp01((riverW - absRiver) / riverW);
+        cls = CLASS_WATER;
         wW = 0.8 + 0.2 * depth;
         wS = 0.12 * (1 - depth) + 0.03 * (1 + vari);
         wV = 0.08 * (1 - depth);
         bright = 1;
       } else {
+        const land = Math.fround(lLand + dLand * ft);
+        const urban = Math.fround(lUrban + dUrban * ft);
+        const season = Math.fround(lSeason + dSeason * ft);
         const south = season < 0;
         const amp = south ? -season : season;
         // Region (~40 km cube cell) with its own field orientation and size.
@@ -484,6 +568,7 @@ export class LandscapeRenderer {
           const fu = bu - iu;
           const fv = bv - iv;
           const street = fu < 0.12 || fv < 0.14;
+          cls = CLASS_URBAN;
           const core = clamp01((urban - URBAN_T) / 0.08);
           if (street && detail > 0.5) {
             wU = 0.75;
@@ -501,6 +586,7 @@ export class LandscapeRenderer {
           }
         } else if (land > FOREST_T) {
           // Forest: evergreen and deciduous stands.
+          cls = CLASS_FOREST;
           const iu = Math.floor(u * (1 / 350));
           const iv = Math.floor(v * (1 / 260));
           if (iu !== standU || iv !== standV) {
@@ -556,66 +642,43 @@ export class LandscapeRenderer {
         }
       }
 
-      rw0[c] = bright * wW;
-      rw1[c] = bright * wV;
-      rw2[c] = bright * wF;
-      rw3[c] = bright * wD;
-      rw4[c] = bright * wS;
-      rw5[c] = bright * wU;
-    }
-
-    // Band-major second pass: per output band the endmember coefficients stay in registers.
-    const out = target.data;
-    for (let b = 0; b < nOut; b++) {
-      const ea = outA[b]! * N_END;
-      const sc = outScale[b]!;
-      const lo = outMin[b]!;
-      const hi = outMax[b]!;
-      const a0 = endm[ea]! * sc,
-        a1 = endm[ea + 1]! * sc,
-        a2 = endm[ea + 2]! * sc,
-        a3 = endm[ea + 3]! * sc,
-        a4 = endm[ea + 4]! * sc,
-        a5 = endm[ea + 5]! * sc;
-      if (outKind[b] === 0) {
-        for (let c = 0, o = o0 + b; c < w; c++, o += nOut) {
-          if (!mask[m0 + c]) continue;
-          let val = (rw0[c]! * a0 + rw1[c]! * a1 + rw2[c]! * a2 + rw3[c]! * a3 + rw4[c]! * a4 + rw5[c]! * a5 + 0.5) | 0;
-          val = val < lo ? lo : val > hi ? hi : val;
-          out[o] = val;
+      // Each class has at most four endmembers of non-zero weight (the others would only add exact zeros):
+      // the class's table lists them in endmember order, so the sums are those over all endmembers.
+      const q0 = bright * (cls === CLASS_FOREST ? wF : cls === CLASS_WATER ? wW : wV);
+      const q1 = bright * (cls === CLASS_WATER ? wV : wD);
+      const q2 = bright * wS;
+      const q3 = bright * wU;
+      const t = cls * nOut * 4;
+      if (bandsOnly && cls !== CLASS_URBAN) {
+        // Reflectance bands only (the common request): one formula, the same range for every band; a
+        // class other than towns has three endmembers (q3 is 0).
+        for (let ob = 0, o = o0 + c * nOut, k = t; ob < nOut; ob++, o++, k += 4) {
+          const val = (q0 * classA[k]! + q1 * classA[k + 1]! + q2 * classA[k + 2]! + 0.5) | 0;
+          out[o] = val < 1 ? 1 : val > bandMax ? bandMax : val;
         }
-      } else {
-        // The brightness factor cancels in a normalised difference, so unscaled coefficients suffice.
-        const eb = outB[b]! * N_END;
-        const b0 = endm[eb]!,
-          b1 = endm[eb + 1]!,
-          b2 = endm[eb + 2]!,
-          b3 = endm[eb + 3]!,
-          b4 = endm[eb + 4]!,
-          b5 = endm[eb + 5]!;
-        const c0 = endm[ea]!,
-          c1 = endm[ea + 1]!,
-          c2 = endm[ea + 2]!,
-          c3 = endm[ea + 3]!,
-          c4 = endm[ea + 4]!,
-          c5 = endm[ea + 5]!;
-        const off = outOffset[b]! + 65536.5; // shifted positive so truncation rounds half up
-        for (let c = 0, o = o0 + b; c < w; c++, o += nOut) {
-          if (!mask[m0 + c]) continue;
-          const w0 = rw0[c]!,
-            w1 = rw1[c]!,
-            w2 = rw2[c]!,
-            w3 = rw3[c]!,
-            w4 = rw4[c]!,
-            w5 = rw5[c]!;
-          const ra = w0 * c0 + w1 * c1 + w2 * c2 + w3 * c3 + w4 * c4 + w5 * c5;
-          const rb = w0 * b0 + w1 * b1 + w2 * b2 + w3 * b3 + w4 * b4 + w5 * b5;
+        continue;
+      }
+      if (bandsOnly) {
+        for (let ob = 0, o = o0 + c * nOut, k = t; ob < nOut; ob++, o++, k += 4) {
+          const val = (q0 * classA[k]! + q1 * classA[k + 1]! + q2 * classA[k + 2]! + q3 * classA[k + 3]! + 0.5) | 0;
+          out[o] = val < 1 ? 1 : val > bandMax ? bandMax : val;
+        }
+        continue;
+      }
+      for (let ob = 0, o = o0 + c * nOut, k = t; ob < nOut; ob++, o++, k += 4) {
+        let val: number;
+        if (outKind[ob] === 0) {
+          val = (q0 * classA[k]! + q1 * classA[k + 1]! + q2 * classA[k + 2]! + q3 * classA[k + 3]! + 0.5) | 0;
+        } else {
+          const ra = q0 * classA[k]! + q1 * classA[k + 1]! + q2 * classA[k + 2]! + q3 * classA[k + 3]!;
+          const rb = q0 * classB[k]! + q1 * classB[k + 1]! + q2 * classB[k + 2]! + q3 * classB[k + 3]!;
           const sum = ra + rb;
           const idx = sum > 0 ? (ra - rb) / sum : 0;
-          let val = ((idx * sc + off) | 0) - 65536;
-          val = val < lo ? lo : val > hi ? hi : val;
-          out[o] = val;
+          val = ((idx * outScale[ob]! + outBias[ob]!) | 0) - 65536;
         }
+        const lo = outMin[ob]!;
+        const hi = outMax[ob]!;
+        out[o] = val < lo ? lo : val > hi ? hi : val;
       }
     }
   }
@@ -623,6 +686,11 @@ export class LandscapeRenderer {
 
 function clamp01(v: number): number {
   return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+/** Value at fraction t from node i to node i1 (one node row down). */
+function lerpNode(v: Float32Array, i: number, i1: number, t: number): number {
+  return v[i]! + (v[i1]! - v[i]!) * t;
 }
 
 function bilerp(a00: number, a10: number, a01: number, a11: number, tx: number, ty: number): number {
@@ -666,70 +734,4 @@ function evalFields(
   out[at + F_SEASON] = season;
   out[at + F_ARID] = arid;
   out[at + F_WATER] = fbm3(x, y, z, 16000, 4, 0x1001, minWl) + lakeBias;
-}
-
-/**
- * Linear interpolation of the node points along one pixel row. rowPos is the row's offset from the first
- * node row and phase the first pixel's offset from the first node column, both in pixels.
- */
-function interpRow(
-  gx: Float64Array,
-  gy: Float64Array,
-  gz: Float64Array,
-  gnx: number,
-  step: number,
-  rowPos: number,
-  phase: number,
-  w: number,
-  ox: Float64Array,
-  oy: Float64Array,
-  oz: Float64Array,
-): void {
-  const j = Math.floor(rowPos / step);
-  const ty = (rowPos - j * step) / step;
-  for (let i = Math.floor(phase / step); i * step < phase + w; i++) {
-    const a = j * gnx + i;
-    const b = a + 1;
-    const a1 = a + gnx;
-    const b1 = b + gnx;
-    const xl = gx[a]! + (gx[a1]! - gx[a]!) * ty;
-    const xr = gx[b]! + (gx[b1]! - gx[b]!) * ty;
-    const yl = gy[a]! + (gy[a1]! - gy[a]!) * ty;
-    const yr = gy[b]! + (gy[b1]! - gy[b]!) * ty;
-    const zl = gz[a]! + (gz[a1]! - gz[a]!) * ty;
-    const zr = gz[b]! + (gz[b1]! - gz[b]!) * ty;
-    const dx = (xr - xl) / step;
-    const dy = (yr - yl) / step;
-    const dz = (zr - zl) / step;
-    const base = i * step - phase; // block column of this segment's left node
-    const c0 = base < 0 ? 0 : base;
-    const c1 = Math.min(w, base + step);
-    for (let c = c0; c < c1; c++) {
-      const t = c - base;
-      ox[c] = xl + dx * t;
-      oy[c] = yl + dy * t;
-      oz[c] = zl + dz * t;
-    }
-  }
-}
-
-/** Like interpRow, for the N_FIELDS macro fields stored per node. */
-function interpFieldsRow(fields: Float32Array, fnx: number, step: number, rowPos: number, phase: number, w: number, out: Float32Array): void {
-  const j = Math.floor(rowPos / step);
-  const ty = (rowPos - j * step) / step;
-  for (let i = Math.floor(phase / step); i * step < phase + w; i++) {
-    const a = (j * fnx + i) * N_FIELDS;
-    const b = a + N_FIELDS;
-    const a1 = a + fnx * N_FIELDS;
-    const b1 = b + fnx * N_FIELDS;
-    const base = i * step - phase;
-    const c0 = base < 0 ? 0 : base;
-    const c1 = Math.min(w, base + step);
-    for (let k = 0; k < N_FIELDS; k++) {
-      const l = fields[a + k]! + (fields[a1 + k]! - fields[a + k]!) * ty;
-      const rr = fields[b + k]! + (fields[b1 + k]! - fields[b + k]!) * ty;
-      const d = (rr - l) / step;
-      for (let c = c0; c < c1; c++) out[c * N_FIELDS + k] = l + d * (c - base);
-    }
-  }
 }
