@@ -11,6 +11,7 @@ import { entryPoint, type EntryPoint } from '../shared/entry-point.js';
 import { WorkerPool, type WorkerFailure } from '../shared/worker-pool.js';
 import { decodeGeometry, toParcelGeometry, type Bbox, type ParcelCrs, type ParcelGeometry } from './geometry.js';
 import { ImportError, IMPORT_LIMITS, type ImportLimits } from './import/limits.js';
+import { markDeleted } from './import/purge.js';
 import type { FieldsImportTask, ImportProgress, ImportResult, InspectResult, SkippedParcel } from './import/run.js';
 import type { ParcelFormat } from './import/source.js';
 
@@ -118,8 +119,8 @@ export class ParcelStore {
     });
     // Sets an earlier run left half imported (the app ended during an import) go with the deleted ones
     // whose parcels were not all removed yet: removed off main's thread.
-    opts.db.prepare("UPDATE parcel_set SET state = 'deleted' WHERE state = 'importing'").run();
-    if (opts.db.prepare("SELECT 1 FROM parcel_set WHERE state = 'deleted' LIMIT 1").get()) this.purge();
+    markDeleted(opts.db, "state = 'importing'");
+    if (opts.db.prepare('SELECT 1 FROM parcel_purge LIMIT 1').get()) this.purge();
   }
 
   /** The file's layers, their feature counts, columns (with types, for the id and name picker) and CRS. */
@@ -177,7 +178,7 @@ export class ParcelStore {
 
   /** Deletes a set at once: it is no longer listed, and its parcels are removed in batches off main's thread. False when there is no such set. */
   delete(id: string): boolean {
-    const gone = Number(this.opts.db.prepare("UPDATE parcel_set SET state = 'deleted' WHERE id = ? AND state = 'ready'").run(id).changes) > 0;
+    const gone = markDeleted(this.opts.db, "id = ? AND state = 'ready'", id) > 0;
     if (gone) this.purge();
     return gone;
   }
