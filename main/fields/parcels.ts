@@ -106,6 +106,7 @@ export class ParcelStore {
   private readonly pool: WorkerPool<FieldsImportTask, unknown>;
   private readonly now: () => number;
   private purging: Promise<void> = Promise.resolve();
+  private closed = false;
 
   constructor(private readonly opts: ParcelStoreOptions) {
     this.now = opts.now ?? Date.now;
@@ -132,7 +133,7 @@ export class ParcelStore {
 
   /**
    * Imports a layer as a new set. Features without a usable id, with a duplicate id or a bad
-   * geometry are skipped, each with its reason (the first {@link SKIPPED_LISTED} listed); a file
+   * geometry are skipped, each with its reason (the first 1,000 listed); a file
    * past a limit, without a CRS or without the columns named is refused (ImportError).
    */
   async import(
@@ -191,7 +192,9 @@ export class ParcelStore {
   private purge(): void {
     this.purging = this.purging.then(() => this.pool.run({ op: 'purge', dbFile: this.opts.file }, new AbortController().signal)).then(
       () => undefined,
-      (e: unknown) => this.opts.onWarning?.(`Removing the parcels of deleted parcel sets failed (${(e as Error).message}); they are removed at the next start.`),
+      (e: unknown) => {
+        if (!this.closed) this.opts.onWarning?.(`Removing the parcels of deleted parcel sets failed (${(e as Error).message}); they are removed at the next start.`);
+      },
     );
   }
 
@@ -232,9 +235,10 @@ export class ParcelStore {
     }
   }
 
-  /** Ends the worker (with the app). */
+  /** Ends the worker (with the app): an import in progress fails, and parcels still to remove are removed at the next start. */
   async close(): Promise<void> {
-    await this.purging;
+    this.closed = true;
     await this.pool.close();
+    await this.purging;
   }
 }
