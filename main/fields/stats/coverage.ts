@@ -96,7 +96,9 @@ function ringArea2(r: Float64Array): number {
 
 /**
  * The coverage of a polygon or multipolygon (`parts`: one entry per polygon, each its rings in the
- * grid's CRS) under `rule`, or null when no pixel of the raster has a weight. A window over
+ * grid's CRS) under `rule`, or null when its bounding box misses the raster (a parcel inside the
+ * raster's extent with no pixel, one smaller than a pixel under the centre rule, has a coverage
+ * without cells). A window over
  * `maxPixels` throws a {@link CoverageError}.
  */
 export function coverageOf(parts: readonly PolygonRings[], grid: PixelGrid, rule: PixelRule, maxPixels = MAX_PARCEL_PIXELS): Coverage | null {
@@ -153,7 +155,6 @@ function areaCoverage(rings: Float64Array[][], w: number, h: number, window: Win
       }
     }
   }
-  if (count === 0) return null;
   return { window, cells: cells.slice(0, count), weights: weights ? weights.slice(0, count) : null, areaPx };
 }
 
@@ -255,7 +256,6 @@ function centreCoverage(rings: Float64Array[][], w: number, h: number, window: W
     const c1 = Math.min(w, Math.floor(xs[b]! + 0.5));
     for (let c = c0; c < c1; c++) cells.push(row * w + c);
   }
-  if (cells.length === 0) return null;
   const out = Uint32Array.from(cells);
   out.sort(); // rows pair up in order, but touching parts of a multipolygon may interleave
   return { window, cells: out, weights: null, areaPx };
