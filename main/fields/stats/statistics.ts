@@ -28,8 +28,11 @@ export interface WeightedStats {
 
 /**
  * The statistics of `values[0..n)` weighted by `weights[0..n)` (null: every weight 1). Every value
- * is finite and every weight > 0. `values` and `weights` are reordered (sorted by value).
+ * is finite and every weight > 0. `values` may be reordered.
  */
+/** Reused buffers of the weighted path (a third each: interior values, sorted values, their weights). */
+let scratch = new Float64Array(3 * 4096);
+
 export function weightedStats(values: Float64Array, weights: Float64Array | null, n: number): WeightedStats | null {
   if (n === 0) return null;
   if (!weights) return unweighted(values.subarray(0, n));
@@ -37,7 +40,9 @@ export function weightedStats(values: Float64Array, weights: Float64Array | null
   // index, then merged: the edge is a small part of a parcel's pixels.
   let ones = 0;
   for (let i = 0; i < n; i++) if (weights[i] === 1) ones++;
-  const full = new Float64Array(ones);
+  if (scratch.length < 3 * n) scratch = new Float64Array(6 * n);
+  const cap = scratch.length / 3;
+  const full = scratch.subarray(0, ones);
   const part: number[] = [];
   for (let i = 0, o = 0; i < n; i++) {
     if (weights[i] === 1) full[o++] = values[i]!;
@@ -45,8 +50,8 @@ export function weightedStats(values: Float64Array, weights: Float64Array | null
   }
   full.sort();
   part.sort((a, b) => values[a]! - values[b]!);
-  const v = new Float64Array(n);
-  const w = new Float64Array(n);
+  const v = scratch.subarray(cap, cap + n);
+  const w = scratch.subarray(2 * cap, 2 * cap + n);
   let W = 0;
   let sum = 0;
   for (let i = 0, a = 0, b = 0; i < n; i++) {
