@@ -1,6 +1,7 @@
 import { benchDownloads } from './downloads.bench.js';
 import { benchDownloadsHistory } from './downloads-history.bench.js';
 import { benchFields } from './fields.bench.js';
+import { benchFieldsImport } from './fields-import.bench.js';
 import { benchGeotiff } from './geotiff.bench.js';
 import { benchHostile } from './hostile.bench.js';
 import { benchLibrary } from './library.bench.js';
@@ -29,6 +30,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['orders', benchOrders],
   ['watches', benchWatches],
   ['fields', benchFields],
+  ['fields-import', benchFieldsImport],
 ];
 
 async function main(): Promise<void> {
