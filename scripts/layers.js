@@ -45,6 +45,7 @@ export const LAYERS = [
       'main/library/schema/library-catalog.ts', 'main/team/schema/team-outbox.ts', 'main/downloads/schema/download-jobs.ts', 'main/watches/schema/watches.ts',
       'main/spend/schema/spend-ledger.ts', 'main/library/schema/library-list-indexes.ts', 'main/spend/schema/spend-per-account.ts', 'main/library/schema/library-request-keys.ts',
       'main/fields/schema/parcel-sets.ts',
+      'main/fields/schema/field-statistics.ts',
     ],
     may: [],
   },
