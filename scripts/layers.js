@@ -44,7 +44,7 @@ export const LAYERS = [
     paths: [
       'main/library/schema/library-catalog.ts', 'main/team/schema/team-outbox.ts', 'main/downloads/schema/download-jobs.ts', 'main/watches/schema/watches.ts',
       'main/spend/schema/spend-ledger.ts', 'main/library/schema/library-list-indexes.ts', 'main/spend/schema/spend-per-account.ts', 'main/library/schema/library-request-keys.ts',
-      'main/fields/schema/field-watches.ts',
+      'main/fields/schema/parcel-sets.ts', 'main/fields/schema/field-watches.ts',
     ],
     may: [],
   },
@@ -76,9 +76,10 @@ export const LAYERS = [
     name: 'main/watches',
     may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],
   },
+  // Parcel sets and their import, field statistics, monitoring through watches, exports.
   {
     name: 'main/fields',
-    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library', 'main/analysis', 'main/notifications'],
+    may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library', 'main/analysis', 'main/notifications', 'main/watches'],
   },
   {
     name: 'main/app',

@@ -14,6 +14,7 @@ import { spendLedger } from '../spend/schema/spend-ledger.js';
 import { libraryListIndexes } from '../library/schema/library-list-indexes.js';
 import { spendPerAccount } from '../spend/schema/spend-per-account.js';
 import { libraryRequestKeys } from '../library/schema/library-request-keys.js';
+import { parcelSets } from '../fields/schema/parcel-sets.js';
 import { fieldWatches } from '../fields/schema/field-watches.js';
 
 export { afterCommit };
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   libraryListIndexes,
   spendPerAccount,
   libraryRequestKeys,
+  parcelSets,
   fieldWatches,
 ];
 

@@ -1,0 +1,58 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs } from '../../../support/temp-dirs.js';
+import { featureCollection, openStore, square, writeText } from './helpers.js';
+
+afterAll(() => removeTempDirs());
+
+describe('GeoJSON parcel import', () => {
+  it('imports polygons and multipolygons as one parcel each, lists skipped features with their reasons, and reads them back', async () => {
+    const { dir, db, store } = await openStore();
+    try {
+      const file = writeText(dir, 'fields.geojson', featureCollection([
+        { properties: { pid: 'A', nm: 'north' }, geometry: { type: 'Polygon', coordinates: [square(15, 50, 0.01)] } },
+        { properties: { pid: 7, nm: null }, geometry: { type: 'MultiPolygon', coordinates: [[square(15.1, 50, 0.01)], [square(15.2, 50, 0.01)]] } },
+        { properties: { pid: 'A', nm: 'again' }, geometry: { type: 'Polygon', coordinates: [square(15.3, 50, 0.01)] } },
+        { properties: { pid: '', nm: 'no id' }, geometry: { type: 'Polygon', coordinates: [square(15.4, 50, 0.01)] } },
+        { properties: { pid: 'bow', nm: 'bowtie' }, geometry: { type: 'Polygon', coordinates: [[[15, 51], [15.01, 51.01], [15.01, 51], [15, 51.01], [15, 51]]] } },
+        { properties: { pid: 'line' }, geometry: { type: 'LineString', coordinates: [[15, 52], [15.1, 52]] } },
+        { properties: { pid: 'open' }, geometry: { type: 'Polygon', coordinates: [[[15, 53], [15.01, 53], [15.01, 53.01], [15, 53.01]]] } },
+        { properties: { pid: 'short' }, geometry: { type: 'Polygon', coordinates: [[[15, 54], [15.01, 54], [15, 54]]] } },
+        { properties: { pid: 'none' }, geometry: null },
+      ]));
+      const seen = await store.inspect(file);
+      expect(seen.format).toBe('geojson');
+      expect(seen.layers).toHaveLength(1);
+      expect(seen.layers[0]!.count).toBe(9);
+      expect(seen.layers[0]!.columns).toEqual([{ name: 'pid', type: 'mixed' }, { name: 'nm', type: 'text' }]);
+      expect(seen.layers[0]!.crs?.epsg).toBe(4326);
+
+      const { set, skipped } = await store.import(file, { idColumn: 'pid', nameColumn: 'nm' }, {});
+      expect(set).toMatchObject({ name: 'fields', format: 'geojson', layer: null, idColumn: 'pid', nameColumn: 'nm', count: 2, skipped: 7 });
+      expect(set.bbox4326).toEqual([15, 50, 15.2 + 0.01, 50 + 0.01]);
+      expect(skipped.map((s) => [s.row, s.id])).toEqual([[3, 'A'], [4, null], [5, 'bow'], [6, 'line'], [7, 'open'], [8, 'short'], [9, 'none']]);
+      expect(skipped[0]!.reason).toMatch(/duplicate id/);
+      expect(skipped[1]!.reason).toMatch(/missing or empty id/);
+      expect(skipped[2]!.reason).toMatch(/self-intersection/);
+      expect(skipped[3]!.reason).toMatch(/not a polygon \(LineString\)/);
+      expect(skipped[4]!.reason).toMatch(/not closed/);
+      expect(skipped[5]!.reason).toMatch(/fewer than 4/);
+      expect(skipped[6]!.reason).toMatch(/no geometry/);
+
+      const parcels = store.parcels(set.id);
+      expect(parcels.map((p) => [p.index, p.id, p.name, p.geometry.type])).toEqual([[0, 'A', 'north', 'Polygon'], [1, '7', null, 'MultiPolygon']]);
+      expect(parcels[0]!.geometry.coordinates).toEqual([square(15, 50, 0.01)]);
+      expect(store.parcels(set.id, { bbox4326: [15.15, 49, 16, 51] }).map((p) => p.id)).toEqual(['7']);
+      expect([...store.eachParcel(set.id, 1)].map((page) => page.map((p) => p.id))).toEqual([['A'], ['7']]);
+      expect(store.sets().map((s) => s.id)).toEqual([set.id]);
+
+      expect(store.delete(set.id)).toBe(true);
+      await store.whenPurged();
+      expect(store.sets()).toEqual([]);
+      expect(db.db.prepare('SELECT COUNT(*) AS n FROM parcel').get()).toEqual({ n: 0 });
+      expect(db.db.prepare('SELECT COUNT(*) AS n FROM parcel_box').get()).toEqual({ n: 0 });
+    } finally {
+      await store.close();
+      await db.close();
+    }
+  });
+});
