@@ -30,6 +30,7 @@ export default defineConfig({
           'simulator-child': resolve('simulator/child.ts'),
           'overview-worker': resolve('main/library/overview-worker.ts'),
           'analysis-worker': resolve('main/analysis/analysis-worker.ts'),
+          'fields-stats-worker': resolve('main/fields/stats/stats-worker.ts'),
           'library-query-worker': resolve('main/library/query-worker.ts'),
           'wal-checkpoint-worker': resolve('main/shared/wal-checkpoint-worker.ts'),
           'fields-import-worker': resolve('main/fields/import/import-worker.ts'),

@@ -44,7 +44,7 @@ export const LAYERS = [
     paths: [
       'main/library/schema/library-catalog.ts', 'main/team/schema/team-outbox.ts', 'main/downloads/schema/download-jobs.ts', 'main/watches/schema/watches.ts',
       'main/spend/schema/spend-ledger.ts', 'main/library/schema/library-list-indexes.ts', 'main/spend/schema/spend-per-account.ts', 'main/library/schema/library-request-keys.ts',
-      'main/fields/schema/parcel-sets.ts', 'main/fields/schema/field-watches.ts',
+      'main/fields/schema/parcel-sets.ts', 'main/fields/schema/field-statistics.ts', 'main/fields/schema/field-watches.ts',
     ],
     may: [],
   },
@@ -72,6 +72,7 @@ export const LAYERS = [
   { name: 'main/billing', may: ['main/api', 'main/ipc'] },
   { name: 'main/imagery', may: ['common', 'main/api', 'main/ipc', 'main/downloads', 'main/spend'] },
   { name: 'main/tasking', may: ['common', 'main/api', 'main/ipc', 'main/downloads', 'main/spend'] },
+  { name: 'main/fields', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library', 'main/analysis'] },
   {
     name: 'main/watches',
     may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],

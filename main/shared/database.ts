@@ -15,6 +15,7 @@ import { libraryListIndexes } from '../library/schema/library-list-indexes.js';
 import { spendPerAccount } from '../spend/schema/spend-per-account.js';
 import { libraryRequestKeys } from '../library/schema/library-request-keys.js';
 import { parcelSets } from '../fields/schema/parcel-sets.js';
+import { fieldStatistics } from '../fields/schema/field-statistics.js';
 import { fieldWatches } from '../fields/schema/field-watches.js';
 
 export { afterCommit };
@@ -53,6 +54,7 @@ export const MIGRATIONS: readonly Migration[] = [
   spendPerAccount,
   libraryRequestKeys,
   parcelSets,
+  fieldStatistics,
   fieldWatches,
 ];
 

@@ -1,0 +1,213 @@
+/**
+ * The work of a statistics run inside a worker thread: a chunk of parcels over the rasters of one
+ * grid. The chunk's coverage is computed once (its geometries projected to the grid) or given from
+ * the cache, then each raster is read in strips of rows across the chunk's columns (main/analysis
+ * readValues: nodata, scale and offset, the index), and every parcel's statistics taken from the
+ * strip that holds its window.
+ */
+import proj4 from 'proj4';
+import { throwIfAborted } from '../../../common/abort.js';
+import { getProjection } from '../../../common/grid/projection.js';
+import { readValues } from '../../analysis/compute.js';
+import { readPlanFor, type IndexSpec } from '../../analysis/expression.js';
+import { openGeoTiff, type GeoTiffHeader } from '../../geotiff/index.js';
+import { CoverageError, coverageOf, type PixelGrid, type PixelRule } from './coverage.js';
+import { chunkOf, encodeChunk, gridKeyOf, RESULT_FIELDS, unpackParcel, windowOf, type CoverageChunk, type PackedParcels, type RasterResults } from './packed.js';
+import { weightedStats } from './statistics.js';
+
+/** The parcels' CRS as the set records it. */
+export interface ParcelCrsRef {
+  epsg: number | null;
+  proj4: string;
+}
+
+/** One task: a chunk of parcels over rasters sharing one grid. */
+export interface FieldsTask {
+  op: 'fields';
+  gridKey: string;
+  files: { rasterId: string; file: string }[];
+  spec: IndexSpec;
+  rule: PixelRule;
+  crs: ParcelCrsRef;
+  /** The chunk's geometries (in the set's CRS) when its coverage is not given. */
+  parcels: PackedParcels | null;
+  coverage: CoverageChunk | null;
+}
+
+/** A task's answer: the coverage it computed (null when it was given) with its compressed form for the cache, and each raster's results or why it was skipped. */
+export interface FieldsTaskResult {
+  coverage: CoverageChunk | null;
+  blob: Uint8Array | null;
+  rasters: (RasterResults | { rasterId: string; skip: string })[];
+}
+
+/** Progress of a task: parcel results of one more raster are done. */
+export interface FieldsProgress {
+  results: number;
+}
+
+/** Rows read at a time across the chunk's columns. */
+const STRIP_ROWS = 256;
+/** Most values the strip buffer holds (128 MB of doubles); a chunk wider than that reads each parcel's own window. */
+const MAX_STRIP_VALUES = 16_000_000;
+
+/** Why a raster cannot be read on this grid (thrown by the grid checks, reported per raster). */
+class RasterSkip extends Error {}
+
+/** The north-up pixel grid of a header and its EPSG, or a RasterSkip. */
+export function pixelGridOf(h: GeoTiffHeader): { epsg: number; grid: PixelGrid } {
+  if (!h.transform || !(h.transform.resX > 0) || !(h.transform.resY < 0)) throw new RasterSkip('has no north-up georeferencing');
+  if (h.epsg === null) throw new RasterSkip('has no EPSG code');
+  const t = h.transform;
+  return { epsg: h.epsg, grid: { originX: t.originX, originY: t.originY, resX: t.resX, resY: t.resY, width: h.width, height: h.height } };
+}
+
+/** The function taking a parcel's coordinates to the grid's CRS (vertices projected; edges are not densified). */
+export function projectorTo(crs: ParcelCrsRef, epsg: number): (x: number, y: number) => [number, number] {
+  if (crs.epsg === epsg) return (x, y) => [x, y];
+  const target = getProjection(epsg);
+  if (!target) throw new RasterSkip(`is in EPSG:${epsg}; parcels are projected to EPSG:4326, 3857 and WGS 84 UTM rasters`);
+  const toLonLat = crs.epsg === 4326 ? null : proj4(crs.proj4, 'EPSG:4326');
+  return (x, y) => {
+    const [lon, lat] = toLonLat ? (toLonLat.forward([x, y]) as [number, number]) : [x, y];
+    return target.forward(lon, lat);
+  };
+}
+
+/** The coverage of packed parcels on a grid (projected from `crs`). */
+export function computeChunk(parcels: PackedParcels, crs: ParcelCrsRef, epsg: number, grid: PixelGrid, rule: PixelRule, signal?: AbortSignal): CoverageChunk {
+  const project = projectorTo(crs, epsg);
+  const coverages = Array.from(parcels.indices, (_, k) => {
+    if (k % 256 === 0) throwIfAborted(signal);
+    const parts = unpackParcel(parcels, k).map((rings) => rings.map((ring) => ring.map(([x, y]) => project(x!, y!))));
+    try {
+      return coverageOf(parts, grid, rule);
+    } catch (e) {
+      if (e instanceof CoverageError) return e.message;
+      throw e;
+    }
+  });
+  return chunkOf(gridKeyOf(epsg, grid), rule, parcels.indices, coverages);
+}
+
+/** Runs a task: the coverage (computed from the first readable raster's grid, or given), then every raster's results. */
+export async function runFieldsTask(task: FieldsTask, signal: AbortSignal, progress: (p: FieldsProgress) => void): Promise<FieldsTaskResult> {
+  let coverage = task.coverage;
+  let computed: CoverageChunk | null = null;
+  const rasters: FieldsTaskResult['rasters'] = [];
+  for (const f of task.files) {
+    throwIfAborted(signal);
+    let open;
+    try {
+      open = await openGeoTiff(f.file, signal);
+    } catch (e) {
+      throwIfAborted(signal);
+      rasters.push({ rasterId: f.rasterId, skip: `could not be read: ${(e as Error).message}` });
+      continue;
+    }
+    try {
+      const { epsg, grid } = pixelGridOf(open.header);
+      if (gridKeyOf(epsg, grid) !== task.gridKey) throw new RasterSkip('has changed on disk since the run was planned (its grid differs)');
+      const plan = readPlanFor(task.spec, open.header);
+      if ('error' in plan) throw new RasterSkip(plan.error);
+      if (!coverage) {
+        if (!task.parcels) throw new Error('a fields task needs the parcels or their coverage');
+        coverage = computed = computeChunk(task.parcels, task.crs, epsg, grid, task.rule, signal);
+      }
+      rasters.push(await rasterResults(f.rasterId, coverage, (win) => readValues(open, plan, win, signal), grid.width, signal));
+      progress({ results: coverage.indices.length });
+    } catch (e) {
+      if (!(e instanceof RasterSkip)) throw e;
+      rasters.push({ rasterId: f.rasterId, skip: e.message });
+    } finally {
+      await open.close();
+    }
+  }
+  return { coverage: computed, blob: computed ? encodeChunk(computed) : null, rasters };
+}
+
+/**
+ * The statistics of every parcel of a chunk that meets the raster (its window is not empty), from
+ * values read by `read` (a window's values, row-major, NaN where invalid).
+ */
+export async function rasterResults(
+  rasterId: string,
+  c: CoverageChunk,
+  read: (win: [number, number, number, number]) => Promise<Float64Array>,
+  rasterWidth: number,
+  signal?: AbortSignal,
+): Promise<RasterResults> {
+  const n = c.indices.length;
+  // Parcels meeting the raster, by the top row of their window.
+  const order: number[] = [];
+  let cx0 = Infinity, cx1 = -Infinity, maxCells = 0;
+  for (let k = 0; k < n; k++) {
+    const [x0, , x1] = windowOf(c, k);
+    if (x1 <= x0) continue;
+    order.push(k);
+    cx0 = Math.min(cx0, x0);
+    cx1 = Math.max(cx1, x1);
+    maxCells = Math.max(maxCells, c.cellStart[k + 1]! - c.cellStart[k]!);
+  }
+  order.sort((a, b) => c.windows[4 * a + 1]! - c.windows[4 * b + 1]!);
+  const parcels = new Int32Array(order.length);
+  const values = new Float64Array(order.length * RESULT_FIELDS);
+  const v = new Float64Array(maxCells);
+  const w = c.weights ? new Float64Array(maxCells) : null;
+  const bw = Math.max(0, Math.min(rasterWidth, cx1) - cx0);
+  const strips = bw * (STRIP_ROWS * 3) <= MAX_STRIP_VALUES;
+  let buf = new Float64Array(0);
+  let bufY0 = 0, bufY1 = 0;
+  for (let j = 0; j < order.length; j++) {
+    const k = order[j]!;
+    if (j % 64 === 0) throwIfAborted(signal);
+    const [x0, y0, x1, y1] = windowOf(c, k);
+    let src: Float64Array, srcX0: number, srcY0: number, srcW: number;
+    if (!strips || y1 - y0 > STRIP_ROWS * 2) {
+      src = await read([x0, y0, x1, y1]);
+      srcX0 = x0; srcY0 = y0; srcW = x1 - x0;
+    } else {
+      if (y1 > bufY1 || y0 < bufY0) {
+        // The next strip starts at this window's top (every later window starts at or below it); rows already read are kept.
+        const end = Math.max(y1, y0 + STRIP_ROWS);
+        const next = new Float64Array((end - y0) * bw);
+        let from = y0;
+        if (y0 >= bufY0 && y0 < bufY1) {
+          next.set(buf.subarray((y0 - bufY0) * bw, (bufY1 - bufY0) * bw));
+          from = bufY1;
+        }
+        if (end > from) next.set(await read([cx0, from, cx0 + bw, end]), (from - y0) * bw);
+        buf = next; bufY0 = y0; bufY1 = end;
+      }
+      src = buf; srcX0 = cx0; srcY0 = bufY0; srcW = bw;
+    }
+    const ww = x1 - x0;
+    let m = 0;
+    let covered = 0;
+    for (let i = c.cellStart[k]!; i < c.cellStart[k + 1]!; i++) {
+      const off = c.cells[i]!;
+      const r = Math.floor(off / ww);
+      const weight = c.weights ? c.weights[i]! : 1;
+      covered += weight;
+      const val = src[(y0 + r - srcY0) * srcW + x0 + (off - r * ww) - srcX0]!;
+      if (!Number.isFinite(val)) continue;
+      v[m] = val;
+      if (w) w[m] = weight;
+      m++;
+    }
+    const s = weightedStats(v, w, m);
+    const o = j * RESULT_FIELDS;
+    parcels[j] = c.indices[k]!;
+    values[o] = s?.mean ?? NaN;
+    values[o + 1] = s?.min ?? NaN;
+    values[o + 2] = s?.max ?? NaN;
+    values[o + 3] = s?.std ?? NaN;
+    values[o + 4] = s?.median ?? NaN;
+    values[o + 5] = s?.p10 ?? NaN;
+    values[o + 6] = s?.p90 ?? NaN;
+    values[o + 7] = s?.weight ?? 0;
+    values[o + 8] = c.areaPx[k]! > 0 ? covered / c.areaPx[k]! : 0;
+    values[o + 9] = covered > 0 ? (s?.weight ?? 0) / covered : 0;
+  }
+  return { rasterId, parcels, values };
+}

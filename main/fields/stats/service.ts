@@ -1,0 +1,233 @@
+/**
+ * Field statistics over the library: for every parcel of a set and every library raster of its
+ * area, a band or index summarised under one pixel rule (coverage.ts, statistics.ts), computed in
+ * the field statistics worker threads and stored in swath.db (store.ts).
+ *
+ * A run groups the rasters by pixel grid (EPSG, corner, pixel size and size, from their headers).
+ * On each grid the parcels whose box meets the grid's footprint are sorted north to south and cut
+ * into chunks; a chunk's coverage is computed once (the first task reading that grid, its parcels
+ * projected to the grid's CRS by their vertices) and cached, so every other date on that grid, in
+ * this run or a later one, reads the cache. Main plans, hands out tasks (two at a time per thread)
+ * and writes the results in batches; the threads read the rasters.
+ */
+import { isAbortError, throwIfAborted } from '../../../common/abort.js';
+import { AppError } from '../../../common/errors.js';
+import { parseIndexExpression } from '../../analysis/expression.js';
+import { readGeoTiffHeader, type GeoTiffHeader } from '../../geotiff/index.js';
+import type { LibraryEntry } from '../../library/index.js';
+import { PIXEL_RULES, type PixelGrid, type PixelRule } from './coverage.js';
+import { pixelGridOf, type FieldsTask, type FieldsTaskResult, type ParcelCrsRef } from './compute.js';
+import { gridKeyOf, packParcels, type CoverageChunk } from './packed.js';
+import { FieldStatisticsStore, type FieldStatistic } from './store.js';
+import type { FieldStatisticsWorkers } from './workers.js';
+
+/** What a run reads of a parcel set (main/fields/parcels.ts ParcelStore). */
+export interface ParcelSource {
+  set(id: string): { id: string; crs: ParcelCrsRef; count: number; bbox4326: [number, number, number, number] } | null;
+  eachParcel(setId: string, pageSize?: number): Iterable<{ index: number; bbox4326: [number, number, number, number]; geometry: { type: 'Polygon'; coordinates: number[][][] } | { type: 'MultiPolygon'; coordinates: number[][][][] } }[]>;
+}
+
+/** What a run reads of the library. */
+export interface RasterSource {
+  get(id: string): LibraryEntry | undefined;
+  covering(box: [number, number, number, number]): LibraryEntry[];
+}
+
+export interface FieldStatisticsDeps {
+  store: FieldStatisticsStore;
+  workers: FieldStatisticsWorkers;
+  library: RasterSource;
+  parcels: ParcelSource;
+  /** Reads a raster's header (main/geotiff's bounded reader by default). */
+  readHeader?: (file: string, signal: AbortSignal) => Promise<GeoTiffHeader>;
+  /** Parcels per chunk (a task's unit and the coverage cache's). */
+  chunkParcels?: number;
+  /** Rasters per task: a task's results are written when it ends. */
+  rastersPerTask?: number;
+}
+
+export interface FieldRunRequest {
+  setId: string;
+  rasterIds?: string[];
+  index: string;
+  rule?: PixelRule;
+  minValidShare?: number;
+}
+
+export interface FieldRunProgress {
+  signal?: AbortSignal;
+  onProgress?: (p: { done: number; total: number; etaMs: number | null }) => void;
+}
+
+/** The default minimum valid share: a date with less than 80 % of its covered weight valid is marked. */
+export const DEFAULT_MIN_VALID_SHARE = 0.8;
+const CHUNK_PARCELS = 500;
+const RASTERS_PER_TASK = 6;
+
+interface GridGroup {
+  key: string;
+  epsg: number;
+  grid: PixelGrid;
+  entries: LibraryEntry[];
+  box: [number, number, number, number];
+}
+
+const meets = (a: readonly number[], b: readonly number[]) => a[0]! <= b[2]! && b[0]! <= a[2]! && a[1]! <= b[3]! && b[1]! <= a[3]!;
+
+/** Statistics runs and their stored results. */
+export class FieldStatistics {
+  constructor(private readonly deps: FieldStatisticsDeps) {}
+
+  /** Computes and stores the statistics of a set's parcels over the rasters of its area (or the given ones). */
+  async run(request: FieldRunRequest, progress: FieldRunProgress = {}): Promise<{ results: number; skippedRasters: { rasterId: string; reason: string }[]; skippedParcels: { parcelIndex: number; reason: string }[] }> {
+    const signal = progress.signal ?? new AbortController().signal;
+    const set = this.deps.parcels.set(request.setId);
+    if (!set) throw new AppError('not-found', `No parcel set ${request.setId}.`);
+    const spec = parseIndexExpression(request.index);
+    if ('error' in spec) throw new AppError('validation', spec.error, { fields: { index: [spec.error] } });
+    const rule = request.rule ?? 'exact';
+    if (!PIXEL_RULES.includes(rule)) throw new AppError('validation', `rule must be one of ${PIXEL_RULES.join(', ')}`, { fields: { rule: ['unknown pixel rule'] } });
+    const minValidShare = request.minValidShare ?? DEFAULT_MIN_VALID_SHARE;
+    if (!(minValidShare >= 0 && minValidShare <= 1)) throw new AppError('validation', 'minValidShare must be between 0 and 1', { fields: { minValidShare: ['between 0 and 1'] } });
+
+    const skippedRasters: { rasterId: string; reason: string }[] = [];
+    const entries: LibraryEntry[] = [];
+    for (const id of request.rasterIds ?? []) {
+      const e = this.deps.library.get(id);
+      if (e) entries.push(e);
+      else skippedRasters.push({ rasterId: id, reason: 'is not in the library' });
+    }
+    if (!request.rasterIds) entries.push(...this.deps.library.covering(set.bbox4326));
+    const groups = await this.groups(entries.filter((e) => {
+      if (e.date) return true;
+      skippedRasters.push({ rasterId: e.id, reason: 'has no image date' });
+      return false;
+    }), skippedRasters, signal);
+
+    // The parcels of each grid's footprint, north to south, in chunks.
+    const members = new Map<string, { index: number; north: number; geometry: Parameters<typeof partsOf>[0] }[]>();
+    for (const g of groups) members.set(g.key, []);
+    for (const page of this.deps.parcels.eachParcel(set.id, 1000)) {
+      for (const p of page) for (const g of groups) if (meets(p.bbox4326, g.box)) members.get(g.key)!.push({ index: p.index, north: p.bbox4326[3], geometry: p.geometry });
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      throwIfAborted(signal);
+    }
+    const size = this.deps.chunkParcels ?? CHUNK_PARCELS;
+    const perTask = this.deps.rastersPerTask ?? RASTERS_PER_TASK;
+    const jobs: { group: GridGroup; chunk: number; parcels: { index: number; geometry: Parameters<typeof partsOf>[0] }[] }[] = [];
+    let total = 0;
+    for (const g of groups) {
+      const list = members.get(g.key)!.sort((a, b) => b.north - a.north || a.index - b.index);
+      for (let c = 0; c * size < list.length; c++) jobs.push({ group: g, chunk: c, parcels: list.slice(c * size, (c + 1) * size) });
+      total += list.length * g.entries.length;
+    }
+
+    const started = performance.now();
+    let done = 0;
+    let results = 0;
+    const skippedParcels = new Map<number, string>();
+    const report = () => {
+      const elapsed = performance.now() - started;
+      progress.onProgress?.({ done, total, etaMs: done > 0 ? Math.round((elapsed / done) * (total - done)) : null });
+    };
+    report();
+    const key = { setId: set.id, index: spec.label, rule, minValidShare };
+    const runJob = async (job: (typeof jobs)[number]) => {
+      const { group } = job;
+      let coverage: CoverageChunk | null = this.deps.store.coverage(set.id, group.key, rule, job.chunk);
+      const indices = job.parcels.map((p) => p.index);
+      if (coverage && (coverage.indices.length !== indices.length || coverage.indices.some((x, i) => x !== indices[i]))) coverage = null;
+      for (let at = 0; at < group.entries.length; at += perTask) {
+        const files = group.entries.slice(at, at + perTask);
+        const task: FieldsTask = {
+          op: 'fields', gridKey: group.key, files: files.map((e) => ({ rasterId: e.id, file: e.path })), spec, rule, crs: set.crs,
+          parcels: coverage ? null : packParcels(job.parcels.map((p) => ({ index: p.index, parts: partsOf(p.geometry) }))),
+          coverage,
+        };
+        let out: FieldsTaskResult;
+        try {
+          out = await this.deps.workers.run(task, signal, (p) => { done += p.results; report(); });
+        } catch (e) {
+          if (isAbortError(e)) throw e;
+          throwIfAborted(signal);
+          for (const f of files) skippedRasters.push({ rasterId: f.id, reason: `could not be read: ${(e as Error).message}` });
+          continue;
+        }
+        if (out.coverage && out.blob) {
+          coverage = out.coverage;
+          this.deps.store.putCoverage(set.id, job.chunk, out.coverage, out.blob);
+        }
+        for (const err of coverage?.errors ?? []) skippedParcels.set(err.index, err.reason);
+        for (const r of out.rasters) {
+          if ('skip' in r) {
+            if (job.chunk === 0) skippedRasters.push({ rasterId: r.rasterId, reason: r.skip });
+            continue;
+          }
+          results += await this.deps.store.write({ ...key, date: files.find((f) => f.id === r.rasterId)!.date! }, r, signal);
+        }
+      }
+    };
+    // Two tasks in flight per thread: one runs while main writes the other's results.
+    const queue = [...jobs];
+    const lanes = Array.from({ length: Math.min(queue.length, this.deps.workers.size * 2) }, async () => {
+      for (let job = queue.shift(); job; job = queue.shift()) await runJob(job);
+    });
+    const settled = await Promise.allSettled(lanes);
+    throwIfAborted(signal);
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    return { results, skippedRasters, skippedParcels: [...skippedParcels].map(([parcelIndex, reason]) => ({ parcelIndex, reason })).slice(0, 1000) };
+  }
+
+  results(setId: string, query: { index: string; rule?: PixelRule; parcelIndex?: number; date?: string; offset?: number; limit?: number }): FieldStatistic[] {
+    return this.deps.store.results(setId, { ...query, index: labelOf(query.index) });
+  }
+
+  latest(setId: string, query: { index: string; rule?: PixelRule; date?: string }) {
+    return this.deps.store.latest(setId, { ...query, index: labelOf(query.index) });
+  }
+
+  /** Rasters by pixel grid, from their headers; a raster that cannot be placed on a grid is skipped with the reason. */
+  private async groups(entries: LibraryEntry[], skipped: { rasterId: string; reason: string }[], signal: AbortSignal): Promise<GridGroup[]> {
+    const read = this.deps.readHeader ?? readGeoTiffHeader;
+    const byKey = new Map<string, GridGroup>();
+    for (const e of entries) {
+      let h: GeoTiffHeader;
+      try {
+        h = await read(e.path, signal);
+      } catch (err) {
+        throwIfAborted(signal);
+        skipped.push({ rasterId: e.id, reason: `could not be read: ${(err as Error).message}` });
+        continue;
+      }
+      let placed;
+      try {
+        placed = pixelGridOf(h);
+      } catch (err) {
+        skipped.push({ rasterId: e.id, reason: (err as Error).message });
+        continue;
+      }
+      if (!e.bounds4326) {
+        skipped.push({ rasterId: e.id, reason: e.boundsNote ?? 'has no footprint in lon/lat' });
+        continue;
+      }
+      const key = gridKeyOf(placed.epsg, placed.grid);
+      const g = byKey.get(key);
+      if (g) g.entries.push(e);
+      else byKey.set(key, { key, epsg: placed.epsg, grid: placed.grid, entries: [e], box: e.bounds4326 });
+    }
+    for (const g of byKey.values()) g.entries.sort((a, b) => a.date!.localeCompare(b.date!) || a.id.localeCompare(b.id));
+    return [...byKey.values()];
+  }
+}
+
+/** A request's index as the results store it: the expression's label ("NDVI [B8_B4]", "B4"). */
+function labelOf(index: string): string {
+  const spec = parseIndexExpression(index);
+  return 'error' in spec ? index : spec.label;
+}
+
+/** A parcel geometry's polygons (one for a Polygon). */
+function partsOf(g: { type: 'Polygon'; coordinates: number[][][] } | { type: 'MultiPolygon'; coordinates: number[][][][] }): number[][][][] {
+  return g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
+}

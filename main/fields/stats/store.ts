@@ -1,0 +1,186 @@
+/**
+ * The stored side of field statistics in swath.db (schema step main/fields/schema/field-statistics.ts):
+ * the results table, written in batches of rows per transaction, and the coverage cache, each chunk
+ * of a set's parcels on one grid under one rule kept compressed on disk and the most recently used
+ * ones in memory up to a byte bound.
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { inTransaction } from '../../shared/database.js';
+import type { PixelRule } from './coverage.js';
+import { chunkBytes, decodeChunk, RESULT_FIELDS, type CoverageChunk, type RasterResults } from './packed.js';
+
+/** One parcel's statistics on one raster (a date), with one index under one rule. */
+export interface FieldStatistic {
+  setId: string;
+  parcelIndex: number;
+  rasterId: string;
+  /** YYYY-MM-DD UTC, the raster's image date. */
+  date: string;
+  /** The band or index label (the band grammar of main/analysis/expression.ts). */
+  index: string;
+  rule: PixelRule;
+  mean: number | null;
+  min: number | null;
+  max: number | null;
+  std: number | null;
+  median: number | null;
+  p10: number | null;
+  p90: number | null;
+  /** Sum of the weights of the valid pixels (a pixel count under the centre and touched rules). */
+  validPixels: number;
+  /** Weight of the parcel's pixels in the raster (valid or not) times the pixel area, over the parcel's area. */
+  coveredShare: number;
+  /** Valid weight over covered weight (0 when nothing is covered). */
+  validShare: number;
+  /** validShare below the run's minimum: the date is kept and shown, never averaged into a change. */
+  belowThreshold: boolean;
+}
+
+/** Rows written per transaction: each commit stays short on main's thread. */
+export const WRITE_BATCH = 2000;
+/** Coverage kept in memory by default (bytes). */
+export const COVERAGE_MEMORY_BYTES = 256 * 1024 * 1024;
+/** Most rows one results query returns. */
+export const MAX_RESULT_ROWS = 100_000;
+
+interface Row {
+  set_id: string; index_label: string; rule: string; parcel_index: number; raster_id: string; date: string;
+  mean: number | null; min: number | null; max: number | null; std: number | null; median: number | null; p10: number | null; p90: number | null;
+  valid_pixels: number; covered_share: number; valid_share: number; below_threshold: number;
+}
+
+const rowOf = (r: Row): FieldStatistic => ({
+  setId: r.set_id, parcelIndex: r.parcel_index, rasterId: r.raster_id, date: r.date, index: r.index_label, rule: r.rule as PixelRule,
+  mean: r.mean, min: r.min, max: r.max, std: r.std, median: r.median, p10: r.p10, p90: r.p90,
+  validPixels: r.valid_pixels, coveredShare: r.covered_share, validShare: r.valid_share, belowThreshold: r.below_threshold === 1,
+});
+
+const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The results table and the coverage cache. */
+export class FieldStatisticsStore {
+  private readonly insert: StatementSync;
+  private readonly coverageGet: StatementSync;
+  private readonly coveragePut: StatementSync;
+  private readonly memory = new Map<string, CoverageChunk>();
+  private memoryBytes = 0;
+
+  constructor(private readonly db: DatabaseSync, private readonly memoryLimit = COVERAGE_MEMORY_BYTES) {
+    this.insert = db.prepare(`INSERT OR REPLACE INTO field_statistics
+      (set_id, index_label, rule, parcel_index, raster_id, date, mean, min, max, std, median, p10, p90, valid_pixels, covered_share, valid_share, below_threshold)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.coverageGet = db.prepare('SELECT data FROM field_coverage WHERE set_id = ? AND grid_key = ? AND rule = ? AND chunk = ?');
+    this.coveragePut = db.prepare('INSERT OR REPLACE INTO field_coverage (set_id, grid_key, rule, chunk, parcels, bytes, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  }
+
+  /** Writes one raster's results, {@link WRITE_BATCH} rows per transaction with main's loop free between them. Returns the rows written. */
+  async write(key: { setId: string; index: string; rule: PixelRule; date: string; minValidShare: number }, r: RasterResults, signal?: AbortSignal): Promise<number> {
+    const n = r.parcels.length;
+    for (let start = 0; start < n; start += WRITE_BATCH) {
+      if (start > 0) await yieldToLoop();
+      signal?.throwIfAborted();
+      inTransaction(this.db, () => {
+        for (let j = start; j < Math.min(n, start + WRITE_BATCH); j++) {
+          const v = r.values;
+          const o = j * RESULT_FIELDS;
+          this.insert.run(
+            key.setId, key.index, key.rule, r.parcels[j]!, r.rasterId, key.date,
+            finite(v[o]!), finite(v[o + 1]!), finite(v[o + 2]!), finite(v[o + 3]!), finite(v[o + 4]!), finite(v[o + 5]!), finite(v[o + 6]!),
+            v[o + 7]!, v[o + 8]!, v[o + 9]!, v[o + 9]! < key.minValidShare ? 1 : 0,
+          );
+        }
+      });
+    }
+    return n;
+  }
+
+  /** Stored results of a set, by parcel then date. */
+  results(setId: string, q: { index: string; rule?: PixelRule; parcelIndex?: number; date?: string; offset?: number; limit?: number }): FieldStatistic[] {
+    const where = ['set_id = ?', 'index_label = ?', 'rule = ?'];
+    const args: (string | number)[] = [setId, q.index, q.rule ?? 'exact'];
+    if (q.parcelIndex !== undefined) { where.push('parcel_index = ?'); args.push(q.parcelIndex); }
+    if (q.date !== undefined) { where.push('date = ?'); args.push(q.date); }
+    const limit = Math.max(0, Math.min(MAX_RESULT_ROWS, q.limit ?? 1000));
+    args.push(limit, Math.max(0, q.offset ?? 0));
+    const rows = this.db.prepare(`SELECT * FROM field_statistics WHERE ${where.join(' AND ')} ORDER BY parcel_index, date, raster_id LIMIT ? OFFSET ?`).all(...args) as unknown as Row[];
+    return rows.map(rowOf);
+  }
+
+  /**
+   * Per parcel with a valid date (at or before `date` when given): the latest valid mean, and the
+   * change from the previous valid date. A valid date has a mean and is not below the threshold;
+   * of two rasters of one date, the first by id counts.
+   */
+  latest(setId: string, q: { index: string; rule?: PixelRule; date?: string }): { parcelIndex: number; date: string; value: number | null; previousDate: string | null; change: number | null }[] {
+    const args: string[] = [setId, q.index, q.rule ?? 'exact'];
+    if (q.date) args.push(q.date);
+    const rows = this.db.prepare(`SELECT parcel_index, date, mean FROM field_statistics
+      WHERE set_id = ? AND index_label = ? AND rule = ? AND below_threshold = 0 AND mean IS NOT NULL ${q.date ? 'AND date <= ?' : ''}
+      ORDER BY parcel_index, date DESC, raster_id`).all(...args) as { parcel_index: number; date: string; mean: number }[];
+    const out: ReturnType<FieldStatisticsStore['latest']> = [];
+    for (let i = 0; i < rows.length;) {
+      const p = rows[i]!.parcel_index;
+      const last = rows[i]!;
+      let prev: typeof last | null = null;
+      let j = i + 1;
+      for (; j < rows.length && rows[j]!.parcel_index === p; j++) if (!prev && rows[j]!.date !== last.date) prev = rows[j]!;
+      out.push({ parcelIndex: p, date: last.date, value: last.mean, previousDate: prev?.date ?? null, change: prev ? last.mean - prev.mean : null });
+      i = j;
+    }
+    return out;
+  }
+
+  /** A cached chunk of coverage (memory first, then swath.db), or null. */
+  coverage(setId: string, gridKey: string, rule: PixelRule, chunk: number): CoverageChunk | null {
+    const key = `${setId}\n${gridKey}\n${rule}\n${chunk}`;
+    const hit = this.memory.get(key);
+    if (hit) {
+      this.memory.delete(key);
+      this.memory.set(key, hit);
+      return hit;
+    }
+    const row = this.coverageGet.get(setId, gridKey, rule, chunk) as { data: Uint8Array } | undefined;
+    if (!row) return null;
+    const c = decodeChunk(row.data);
+    this.remember(key, c);
+    return c;
+  }
+
+  /** Keeps a computed chunk (its compressed blob in swath.db). */
+  putCoverage(setId: string, chunk: number, c: CoverageChunk, blob: Uint8Array): void {
+    this.coveragePut.run(setId, c.gridKey, c.rule, chunk, c.indices.length, chunkBytes(c), blob);
+    this.remember(`${setId}\n${c.gridKey}\n${c.rule}\n${chunk}`, c);
+  }
+
+  /** Drops a set's results and coverage (when the set is deleted). */
+  forgetSet(setId: string): void {
+    inTransaction(this.db, () => {
+      this.db.prepare('DELETE FROM field_statistics WHERE set_id = ?').run(setId);
+      this.db.prepare('DELETE FROM field_coverage WHERE set_id = ?').run(setId);
+    });
+    for (const k of [...this.memory.keys()]) if (k.startsWith(`${setId}\n`)) this.forget(k);
+  }
+
+  /** Bytes of coverage held in memory. */
+  get memoryUsed(): number {
+    return this.memoryBytes;
+  }
+
+  private remember(key: string, c: CoverageChunk): void {
+    const bytes = chunkBytes(c);
+    if (bytes > this.memoryLimit) return;
+    this.forget(key);
+    this.memory.set(key, c);
+    this.memoryBytes += bytes;
+    while (this.memoryBytes > this.memoryLimit) this.forget(this.memory.keys().next().value!);
+  }
+
+  private forget(key: string): void {
+    const c = this.memory.get(key);
+    if (!c) return;
+    this.memory.delete(key);
+    this.memoryBytes -= chunkBytes(c);
+  }
+}
