@@ -72,7 +72,6 @@ export const LAYERS = [
   { name: 'main/billing', may: ['main/api', 'main/ipc'] },
   { name: 'main/imagery', may: ['common', 'main/api', 'main/ipc', 'main/downloads', 'main/spend'] },
   { name: 'main/tasking', may: ['common', 'main/api', 'main/ipc', 'main/downloads', 'main/spend'] },
-  { name: 'main/fields', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library', 'main/analysis'] },
   {
     name: 'main/watches',
     may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/downloads', 'main/spend', 'main/notifications'],

@@ -16,6 +16,8 @@ export interface FieldsDeps {
   parcels: ParcelsPort;
   statistics: StatisticsPort;
   monitor: FieldMonitor;
+  /** Drops a deleted set's statistics and coverage. */
+  forgetResults: (setId: string) => void;
   emit: Emit;
   /** The effective download folder: exports go to its `exports/`, and a host without a dialog may name files under it. */
   downloadDir: () => string;
@@ -130,6 +132,7 @@ export class FieldsService {
     this.need(setId);
     this.deps.monitor.detachAll(setId);
     const deleted = this.deps.parcels.delete(setId);
+    this.deps.forgetResults(setId);
     this.deps.emit('fields:changed', { setId });
     return deleted;
   }

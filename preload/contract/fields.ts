@@ -171,7 +171,11 @@ export const fieldChannels = {
       minValidShare: z.number().min(0, 'At least 0.').max(1, 'At most 1.').optional(),
       progressKey: progressKey(),
     }),
-    response: z.object({ results: z.number().int().nonnegative(), skippedRasters: z.array(z.object({ rasterId: z.string(), reason: z.string() })) }),
+    response: z.object({
+      results: z.number().int().nonnegative(),
+      skippedRasters: z.array(z.object({ rasterId: z.string(), reason: z.string() })),
+      skippedParcels: z.array(z.object({ parcelIndex: z.number().int(), reason: z.string() })).optional(),
+    }),
   },
   /** Stored statistics: one parcel's dates, one date's parcels, or a page of all. */
   'fields:results': {
