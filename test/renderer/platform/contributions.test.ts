@@ -14,11 +14,11 @@ const snapshot = () => JSON.stringify({ ...Object.fromEntries(Object.entries(con
 describe('the contribution registries', () => {
   it("holds the features' panels in the shell's order, each with its key in the shortcut catalogue", () => {
     expect(FEATURES.length).toBe(contributions.features.length);
-    expect(contributions.panels.map((p) => p.id)).toEqual(['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings', 'watches']);
+    expect(contributions.panels.map((p) => p.id)).toEqual(['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings', 'watches', 'fields']);
     expect(shortcutCatalogue().get('panel-tasking')).toEqual({ keys: '2', group: 'Panels', description: 'Tasking panel' });
     expect(hasPanel('watches')).toBe(true);
     expect(hasPanel('nowhere')).toBe(false);
-    expect(contributions.fills).toEqual([expect.objectContaining({ panel: 'library', slot: 'analysis' })]);
+    expect(contributions.fills).toEqual([expect.objectContaining({ panel: 'library', slot: 'analysis' }), expect.objectContaining({ panel: 'fields', slot: 'chart' })]);
     expect(contributions.statusItems.map((s) => s.id)).toEqual(['team']);
     expect(contributions.startViews).toHaveLength(1);
   });

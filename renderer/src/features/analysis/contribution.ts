@@ -6,5 +6,9 @@ import type { Contribution } from '../../platform/contributions';
  */
 export default {
   feature: 'analysis',
-  fills: [{ panel: 'library', slot: 'analysis', load: () => import('./views/AnalysisBlock.vue') }],
+  fills: [
+    { panel: 'library', slot: 'analysis', load: () => import('./views/AnalysisBlock.vue') },
+    // A parcel's dates in the Fields panel, on the same chart.
+    { panel: 'fields', slot: 'chart', load: () => import('./views/ParcelChart.vue') },
+  ],
 } satisfies Contribution;
