@@ -42,11 +42,23 @@ export function ogr2ogr(dst: string, src: string, format: string, epsg: number, 
   if (r.status !== 0) throw new Error(`ogr2ogr failed: ${r.stderr}`);
 }
 
-/** GDAL's own read of a layer through /usr/bin/python3 + osgeo.ogr: count, ids, names, EPSG. */
-export function ogrRead(file: string, idField: string, nameField: string): { count: number; ids: string[]; names: (string | null)[]; epsg: number | null; layer: string } {
+export interface OgrLayer {
+  count: number;
+  ids: (string | null)[];
+  names: (string | null)[];
+  /** Each feature's geometry as GDAL reads it (GeoJSON), and whether shapely finds it valid. */
+  geometries: ({ type: string; coordinates: unknown } | null)[];
+  valid: boolean[];
+  epsg: number | null;
+  layer: string;
+}
+
+/** GDAL's own read of a layer through /usr/bin/python3 + osgeo.ogr (and shapely's validity): count, ids, names, geometries, EPSG. */
+export function ogrRead(file: string, idField: string, nameField: string): OgrLayer {
   const script = `
 import json, sys
 from osgeo import ogr, osr
+from shapely.geometry import shape
 ds = ogr.Open(sys.argv[1])
 l = ds.GetLayer(0)
 srs = l.GetSpatialRef()
@@ -55,13 +67,17 @@ if srs is not None:
     srs.AutoIdentifyEPSG()
     code = srs.GetAuthorityCode(None)
     epsg = int(code) if code else None
-ids, names = [], []
+ids, names, geoms, valid = [], [], [], []
 for f in l:
     v = f.GetField(sys.argv[2]); n = f.GetField(sys.argv[3])
     ids.append(None if v is None else str(v)); names.append(n)
-print(json.dumps({"count": l.GetFeatureCount(), "ids": ids, "names": names, "epsg": epsg, "layer": l.GetName()}))
+    g = f.GetGeometryRef()
+    j = None if g is None else json.loads(g.ExportToJson())
+    geoms.append(j)
+    valid.append(False if j is None else bool(shape(j).is_valid))
+print(json.dumps({"count": l.GetFeatureCount(), "ids": ids, "names": names, "geometries": geoms, "valid": valid, "epsg": epsg, "layer": l.GetName()}))
 `;
-  const r = spawnSync('/usr/bin/python3', ['-c', script, file, idField, nameField], { encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/python3', ['-c', script, file, idField, nameField], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 });
   if (r.status !== 0) throw new Error(`osgeo.ogr failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return JSON.parse(r.stdout) as OgrLayer;
 }

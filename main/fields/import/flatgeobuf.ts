@@ -1,0 +1,84 @@
+/**
+ * FlatGeobuf reader: the file read whole (bounded), its header (geometry type, columns, CRS,
+ * feature count) checked before any feature is decoded, then flatgeobuf's `deserialize` yields
+ * the features in file order as GeoJSON. The CRS is the header's (its EPSG code, or its WKT).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { deserialize } from 'flatgeobuf/lib/mjs/geojson.js';
+import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
+import { parcelCrs } from './crs.js';
+import { bytesText, checkFeatureCount, ImportError, type ImportLimits } from './limits.js';
+import type { Source, SourceColumn, SourceFeature, SourceLayer } from './source.js';
+
+const MAGIC = [0x66, 0x67, 0x62, 0x03];
+/** GeometryType of the header: Unknown (mixed), Polygon, MultiPolygon. */
+const POLYGONAL = new Set([0, 3, 6]);
+const COLUMN_TYPES = ['byte', 'ubyte', 'boolean', 'short', 'ushort', 'integer', 'uinteger', 'long', 'ulong', 'float', 'double', 'text', 'json', 'datetime', 'binary'];
+
+async function header(bytes: Uint8Array): Promise<HeaderMeta> {
+  let meta: HeaderMeta | null = null;
+  const it = deserialize(bytes, { headerMetaFn: (h) => { meta = h; throw new HeaderRead(); } });
+  try {
+    await it.next();
+  } catch (e) {
+    if (!(e instanceof HeaderRead)) throw new ImportError(`the FlatGeobuf header is malformed (${(e as Error).message})`);
+  }
+  if (!meta) throw new ImportError('the FlatGeobuf file has no header');
+  return meta;
+}
+
+class HeaderRead extends Error {}
+
+export async function openFlatGeobuf(file: string, limits: ImportLimits): Promise<Source> {
+  const size = statSync(file).size;
+  if (size > limits.maxFileBytes) throw new ImportError(`the FlatGeobuf file is ${size} bytes, more than the limit of ${bytesText(limits.maxFileBytes)}`);
+  const bytes = new Uint8Array(readFileSync(file));
+  if (bytes.length < 12 || !MAGIC.every((b, i) => bytes[i] === b)) throw new ImportError('the file is not FlatGeobuf version 3 (its first bytes are not "fgb" 3)');
+  const headerLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+  if (12 + headerLength > bytes.length) throw new ImportError(`the FlatGeobuf header length (${headerLength} bytes) runs past the end of the file`);
+  const h = await header(bytes);
+  checkFeatureCount(h.featuresCount, 'the FlatGeobuf header (features_count)', limits);
+  if (!POLYGONAL.has(h.geometryType)) throw new ImportError(`the FlatGeobuf holds geometry type ${h.geometryType}, not polygons (3) or multipolygons (6)`);
+  if ((h.columns?.length ?? 0) > limits.maxColumns) throw new ImportError(`the FlatGeobuf has ${h.columns!.length} columns, more than the limit of ${limits.maxColumns}`);
+  const columns: SourceColumn[] = (h.columns ?? []).map((c) => ({ name: c.name, type: COLUMN_TYPES[c.type] ?? String(c.type) }));
+  let crs: SourceLayer['crs'] = null;
+  let crsProblem: string | undefined;
+  if (!h.crs || (!h.crs.wkt && !(h.crs.code > 0))) crsProblem = 'the FlatGeobuf header names no CRS (crs)';
+  else {
+    try {
+      const epsg = (h.crs.org ?? 'EPSG').toUpperCase() === 'EPSG' && h.crs.code > 0 ? h.crs.code : null;
+      crs = parcelCrs({ epsg, wkt: h.crs.wkt }, 'the FlatGeobuf header\'s crs');
+    } catch (e) {
+      crsProblem = (e as Error).message;
+    }
+  }
+  // features_count 0 means "unknown" in FlatGeobuf (and no index): then counted, bounded, by walking the size prefixes.
+  let count = h.featuresCount;
+  if (count === 0) {
+    let at = 12 + headerLength;
+    while (at + 4 <= bytes.length) {
+      if (++count > limits.maxFeatures) checkFeatureCount(count, 'the FlatGeobuf file', limits);
+      at += 4 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(at, true);
+    }
+  }
+  const layer: SourceLayer = { name: h.title || path.basename(file, path.extname(file)), count, columns, crs, ...(crsProblem ? { crsProblem } : {}) };
+  return {
+    format: 'fgb',
+    layers: () => [layer],
+    async *features(_layer, c): AsyncIterable<SourceFeature> {
+      let row = 0;
+      try {
+        for await (const f of deserialize(bytes)) {
+          row++;
+          const props = (f.properties ?? {}) as Record<string, unknown>;
+          yield { row, id: props[c.id], name: c.name ? props[c.name] : null, geometry: f.geometry };
+        }
+      } catch (e) {
+        if (e instanceof ImportError) throw e;
+        throw new ImportError(`feature ${row + 1} of the FlatGeobuf is malformed (${(e as Error).message})`);
+      }
+    },
+    close() {},
+  };
+}
