@@ -1,0 +1,111 @@
+/**
+ * A statistics run in its worker threads: the coverage of a (set, grid) is computed once and read
+ * from swath.db by later runs on that grid, progress reaches the total with an ETA, Cancel stops
+ * the run, and bad requests name their field.
+ */
+import path from 'node:path';
+import proj4 from 'proj4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FieldStatistics, FieldStatisticsStore, FieldStatisticsWorkers } from '../../../../main/fields/stats';
+import { decodeChunk, encodeChunk } from '../../../../main/fields/stats/packed';
+import { openDatabase, type OpenDatabase } from '../../../../main/shared/database';
+import { makeTempDir, removeTempDirs } from '../../../support/temp-dirs';
+import { entryFor, libraryOf, parcelSetsOf, writeBands, type Parts, type TestGrid } from './support';
+
+const UTM = '+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs';
+const GRID: TestGrid = { epsg: 32633, originX: 390000, originY: 5820000, pixelSize: 10, width: 200, height: 200 };
+const toLonLat = proj4(UTM, 'EPSG:4326');
+const lonLat = (x: number, y: number) => toLonLat.forward([x, y]) as [number, number];
+
+/** A 20 x 20 grid of 73 m squares over the raster. */
+const parcels: Parts[] = [];
+for (let i = 0; i < 20; i++) for (let j = 0; j < 20; j++) {
+  const x = GRID.originX + 15.5 + j * 98.3;
+  const y = GRID.originY - 12.25 - i * 98.7;
+  parcels.push([[[[x, y], [x + 73, y], [x + 73, y - 73], [x, y - 73], [x, y]]]]);
+}
+
+let dir: string;
+let db: OpenDatabase;
+let workers: FieldStatisticsWorkers;
+const dates = ['2026-06-01', '2026-06-11', '2026-06-21', '2026-07-01'];
+let library: ReturnType<typeof libraryOf>;
+const source = parcelSetsOf({ grid: { epsg: 32633, proj4: UTM, parcels, toLonLat: lonLat } });
+
+beforeAll(async () => {
+  dir = makeTempDir('swath-fields-run-');
+  const entries = [];
+  for (const [k, date] of dates.entries()) {
+    const file = await writeBands(path.join(dir, `${date}.tif`), GRID, date, (b, r, c) => 1000 + ((r * 31 + c * 17 + b * 7 + k * 13) % 3000));
+    entries.push(entryFor(`r${k}`, file, date, GRID, [lonLat(GRID.originX, GRID.originY - 2000)[0], lonLat(GRID.originX, GRID.originY - 2000)[1], lonLat(GRID.originX + 2000, GRID.originY)[0], lonLat(GRID.originX + 2000, GRID.originY)[1]]));
+  }
+  library = libraryOf(entries);
+  db = await openDatabase({ dir });
+  workers = new FieldStatisticsWorkers({ size: 2 });
+}, 60_000);
+
+afterAll(async () => {
+  await workers?.close();
+  await db?.close();
+  removeTempDirs();
+});
+
+const engine = (store = new FieldStatisticsStore(db.db)) => new FieldStatistics({ store, workers, library, parcels: source, chunkParcels: 100, rastersPerTask: 2 });
+
+describe('a field statistics run', () => {
+  it('computes a grid\'s coverage once and every later run on that grid reads it from swath.db', async () => {
+    const first = await engine().run({ setId: 'grid', rasterIds: ['r0'], index: 'B8' });
+    expect(first.results).toBe(400);
+    const rows = db.db.prepare('SELECT chunk, parcels, data FROM field_coverage ORDER BY chunk').all() as { chunk: number; parcels: number; data: Uint8Array }[];
+    expect(rows.map((r) => [r.chunk, r.parcels])).toEqual([[0, 100], [1, 100], [2, 100], [3, 100]]);
+    // Keep only each parcel's first pixel in the stored coverage: a run that reads the cache reports one pixel per parcel.
+    for (const r of rows) {
+      const c = decodeChunk(r.data);
+      const cells: number[] = [];
+      const starts = [0];
+      for (let k = 0; k < c.indices.length; k++) {
+        cells.push(c.cells[c.cellStart[k]!]!);
+        starts.push(cells.length);
+      }
+      const one = { ...c, cells: Uint32Array.from(cells), cellStart: Uint32Array.from(starts), weights: Float64Array.from(cells, () => 1) };
+      db.db.prepare('UPDATE field_coverage SET data = ? WHERE chunk = ?').run(encodeChunk(one), r.chunk);
+    }
+    const later = engine(new FieldStatisticsStore(db.db));
+    await later.run({ setId: 'grid', rasterIds: ['r1', 'r2', 'r3'], index: 'B8' });
+    for (const date of dates.slice(1)) {
+      const res = later.results('grid', { index: 'B8', date, limit: 1000 });
+      expect(res).toHaveLength(400);
+      expect(new Set(res.map((r) => r.validPixels))).toEqual(new Set([1]));
+    }
+    // The first date was computed with the full coverage: about 73 x 73 m / 100 m² per parcel.
+    const full = later.results('grid', { index: 'B8', date: dates[0], limit: 1000 });
+    for (const r of full) expect(r.validPixels).toBeCloseTo(53.29, 9);
+  }, 60_000);
+
+  it('reports progress up to the total with an ETA, and stores every parcel x date result', async () => {
+    const seen: { done: number; total: number; etaMs: number | null }[] = [];
+    const out = await engine().run({ setId: 'grid', index: '[B8_B4]', rule: 'centre' }, { onProgress: (p) => seen.push(p) });
+    expect(out.results).toBe(1600);
+    expect(seen[0]).toEqual({ done: 0, total: 1600, etaMs: null });
+    expect(seen.at(-1)).toMatchObject({ done: 1600, total: 1600, etaMs: 0 });
+    expect(seen.some((p) => p.done > 0 && p.done < 1600 && typeof p.etaMs === 'number')).toBe(true);
+    expect(engine().results('grid', { index: '[B8_B4]', rule: 'centre', limit: 100_000 })).toHaveLength(1600);
+  }, 60_000);
+
+  it('stops at Cancel with an AbortError', async () => {
+    const stop = new AbortController();
+    const run = engine().run({ setId: 'grid', index: 'B4', rule: 'touched' }, { signal: stop.signal, onProgress: (p) => { if (p.done > 0) stop.abort(); } });
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    const stored = (db.db.prepare("SELECT COUNT(*) AS n FROM field_statistics WHERE index_label = 'B4' AND rule = 'touched'").get() as { n: number }).n;
+    expect(stored).toBeLessThan(1600);
+  }, 60_000);
+
+  it('refuses a request naming the field and the reason', async () => {
+    await expect(engine().run({ setId: 'nope', index: 'B8' })).rejects.toMatchObject({ kind: 'not-found' });
+    await expect(engine().run({ setId: 'grid', index: 'B8,B4' })).rejects.toMatchObject({ kind: 'validation', fields: { index: [expect.any(String)] } });
+    await expect(engine().run({ setId: 'grid', index: 'B8', rule: 'nearest' as never })).rejects.toMatchObject({ kind: 'validation', fields: { rule: [expect.any(String)] } });
+    await expect(engine().run({ setId: 'grid', index: 'B8', minValidShare: 1.5 })).rejects.toMatchObject({ kind: 'validation', fields: { minValidShare: [expect.any(String)] } });
+    const missing = await engine().run({ setId: 'grid', index: 'B8', rasterIds: ['r0', 'gone'] });
+    expect(missing.skippedRasters).toEqual([{ rasterId: 'gone', reason: 'is not in the library' }]);
+  }, 60_000);
+});
