@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeLongCsv } from '../../../../main/fields/export/csv';
 import { writeGeoPackage } from '../../../../main/fields/export/gpkg';
@@ -101,6 +102,15 @@ describe('GeoPackage', () => {
       counts = await writeGeoPackage(part, source);
     });
     expect(counts).toEqual({ parcels: 3, statistics: 6 });
+    // The GPKG binary header: "GP", version 0, little-endian with an XY envelope, the set's srs_id, then WKB.
+    const db = new DatabaseSync(file, { readOnly: true });
+    const blob = Buffer.from((db.prepare("SELECT geom FROM parcels WHERE parcel_id = 'A-1'").get() as { geom: Uint8Array }).geom);
+    const pragma = db.prepare('PRAGMA application_id').get() as { application_id: number };
+    db.close();
+    expect(blob.subarray(0, 2).toString('latin1')).toBe('GP');
+    expect([blob[2], blob[3], blob.readInt32LE(4)]).toEqual([0, 0b11, 32633]);
+    expect([blob.readDoubleLE(8), blob.readDoubleLE(16), blob.readDoubleLE(24), blob.readDoubleLE(32)]).toEqual([500000, 500100, 5540000, 5540100]);
+    expect(pragma.application_id).toBe(0x47504b47);
     if (!HAS_OGRINFO) return;
     const summary = spawnSync('ogrinfo', ['-al', '-so', file], { encoding: 'utf8' });
     expect(summary.status, summary.stderr).toBe(0);
