@@ -189,7 +189,7 @@ export class FieldMonitor {
     this.deps.notify({
       kind: 'watchAttention',
       title: `${set?.name ?? 'Parcels'}: ${sentence}`,
-      body: `${sentence} on ${date} since their previous valid date (watch "${watch}"). ${changed.length === 1 ? 'The field' : 'Largest'}: ${named.join(', ')}${changed.length > NAMED_FIELDS ? ', …' : ''}.`,
+      body: `${sentence} on ${date} since their previous valid date (watch "${watch}"). ${changed.length === 1 ? 'The field' : 'Largest'}: ${named.join(', ')}${changed.length > NAMED_FIELDS ? `, and ${changed.length - NAMED_FIELDS} more` : ''}.`,
       target: { panel: 'fields', watchId: a.watchId },
     });
   }
