@@ -1,5 +1,6 @@
 import { benchDownloads } from './downloads.bench.js';
 import { benchDownloadsHistory } from './downloads-history.bench.js';
+import { benchFieldsImport } from './fields-import.bench.js';
 import { benchGeotiff } from './geotiff.bench.js';
 import { benchHostile } from './hostile.bench.js';
 import { benchLibrary } from './library.bench.js';
@@ -27,6 +28,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['team', benchTeam],
   ['orders', benchOrders],
   ['watches', benchWatches],
+  ['fields-import', benchFieldsImport],
 ];
 
 async function main(): Promise<void> {

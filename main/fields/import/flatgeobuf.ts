@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { deserialize } from 'flatgeobuf/lib/mjs/geojson.js';
 import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
+import { calcTreeSize } from 'flatgeobuf/lib/mjs/packedrtree.js';
 import { parcelCrs } from './crs.js';
 import { bytesText, checkFeatureCount, ImportError, type ImportLimits } from './limits.js';
 import type { Source, SourceColumn, SourceFeature, SourceLayer } from './source.js';
@@ -53,15 +54,20 @@ export async function openFlatGeobuf(file: string, limits: ImportLimits): Promis
       crsProblem = (e as Error).message;
     }
   }
-  // features_count 0 means "unknown" in FlatGeobuf (and no index): then counted, bounded, by walking the size prefixes.
-  let count = h.featuresCount;
-  if (count === 0) {
-    let at = 12 + headerLength;
-    while (at + 4 <= bytes.length) {
-      if (++count > limits.maxFeatures) checkFeatureCount(count, 'the FlatGeobuf file', limits);
-      at += 4 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(at, true);
-    }
+  // Every feature's size prefix is walked first: a truncated file, or one whose lengths lie, is refused before
+  // flatgeobuf reads past the end. features_count 0 means "unknown" (and no index); then this walk counts.
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let at = 12 + headerLength + (h.indexNodeSize > 0 && h.featuresCount > 0 ? calcTreeSize(h.featuresCount, h.indexNodeSize) : 0);
+  if (at > bytes.length) throw new ImportError(`the FlatGeobuf's spatial index (${h.featuresCount} features) runs past the end of the file: it is truncated or its features_count is wrong`);
+  let count = 0;
+  while (at < bytes.length) {
+    if (at + 4 > bytes.length) throw new ImportError(`feature ${count + 1} of the FlatGeobuf: its size prefix runs past the end of the file (truncated)`);
+    const length = view.getUint32(at, true);
+    if (at + 4 + length > bytes.length) throw new ImportError(`feature ${count + 1} of the FlatGeobuf: its length (${length} bytes) runs past the end of the file (${bytes.length - at - 4} bytes left; truncated)`);
+    if (++count > limits.maxFeatures) checkFeatureCount(count, 'the FlatGeobuf file', limits);
+    at += 4 + length;
   }
+  if (h.featuresCount > 0 && count !== h.featuresCount) throw new ImportError(`the FlatGeobuf header's features_count is ${h.featuresCount} and the file holds ${count} features`);
   const layer: SourceLayer = { name: h.title || path.basename(file, path.extname(file)), count, columns, crs, ...(crsProblem ? { crsProblem } : {}) };
   return {
     format: 'fgb',

@@ -43,7 +43,7 @@ export function openGeoPackage(file: string, limits: ImportLimits): Source {
     db = new DatabaseSync(file, { readOnly: true });
     db.prepare('SELECT COUNT(*) FROM sqlite_master').get();
   } catch (e) {
-    throw new ImportError(`the file is not a GeoPackage: SQLite cannot open it (${(e as Error).message})`);
+    throw new ImportError(`the GeoPackage cannot be read: SQLite cannot open it (${(e as Error).message}); is it truncated or damaged?`);
   }
   try {
     const has = (t: string): boolean => !!db.prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?").get(t);
@@ -80,6 +80,13 @@ export function openGeoPackage(file: string, limits: ImportLimits): Source {
       }
       layers.push({ name: r.table_name, count, columns, crs, ...(crsProblem ? { crsProblem } : {}), geometryColumn: r.column_name });
     }
+    const prepare = (sql: string, name: string) => {
+      try {
+        return db.prepare(sql);
+      } catch (e) {
+        throw damaged(e, `layer ${name}`);
+      }
+    };
     return {
       format: 'gpkg',
       layers: () => layers.map(({ geometryColumn: _, ...l }) => l),
@@ -91,10 +98,19 @@ export function openGeoPackage(file: string, limits: ImportLimits): Source {
         const g = q(l.geometryColumn);
         // The blob is read only when its size is within the bound of one parcel's points (16 bytes each, plus rings and headers).
         const maxBlob = limits.maxVerticesPerParcel * 32 + 1_000_000;
-        const stmt = db.prepare(`SELECT ${text(c.id)} AS id, ${c.name ? text(c.name) : 'NULL'} AS name, length(${g}) AS n, typeof(${g}) AS t,
-          CASE WHEN length(${g}) <= ${maxBlob} THEN ${g} END AS g FROM ${q(l.name)} ORDER BY rowid`);
+        const stmt = prepare(`SELECT ${text(c.id)} AS id, ${c.name ? text(c.name) : 'NULL'} AS name, length(${g}) AS n, typeof(${g}) AS t,
+          CASE WHEN length(${g}) <= ${maxBlob} THEN ${g} END AS g FROM ${q(l.name)} ORDER BY rowid`, l.name);
         let row = 0;
-        for (const r of stmt.iterate()) {
+        const rows = stmt.iterate();
+        for (;;) {
+          let next: IteratorResult<Record<string, unknown>>;
+          try {
+            next = rows.next();
+          } catch (e) {
+            throw damaged(e, `row ${row + 1} of layer ${l.name}`);
+          }
+          if (next.done) return;
+          const r = next.value;
           row++;
           const base = { row, id: r.id, name: r.name };
           if (r.t === 'null') { yield { ...base, geometry: null }; continue; }
@@ -113,6 +129,12 @@ export function openGeoPackage(file: string, limits: ImportLimits): Source {
     };
   } catch (e) {
     db.close();
-    throw e;
+    throw damaged(e, 'reading its tables');
   }
+}
+
+/** An SQLite failure of a damaged file as an ImportError (an ImportError as it is). */
+function damaged(e: unknown, doing: string): Error {
+  if (e instanceof ImportError) return e;
+  return new ImportError(`the GeoPackage cannot be read (${doing}: ${(e as Error).message}); is it truncated or damaged?`);
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { openDatabase, type OpenDatabase } from '../../../../main/shared/database.js';
 import { ParcelStore } from '../../../../main/fields/parcels.js';
 import { makeTempDir } from '../../../support/temp-dirs.js';
@@ -81,3 +82,58 @@ print(json.dumps({"count": l.GetFeatureCount(), "ids": ids, "names": names, "geo
   if (r.status !== 0) throw new Error(`osgeo.ogr failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as OgrLayer;
 }
+
+/** A GeoPackage geometry blob: the "GP" header (version 0, little-endian, envelope `envelope` 0 or 1) and the WKB. */
+export function gpkgBlob(wkb: Buffer, srsId: number, envelope: [number, number, number, number] | null = null): Buffer {
+  const head = Buffer.alloc(8 + (envelope ? 32 : 0));
+  head.write('GP', 0, 'latin1');
+  head[2] = 0;
+  head[3] = 0x01 | (envelope ? 0x02 : 0);
+  head.writeInt32LE(srsId, 4);
+  if (envelope) envelope.forEach((v, i) => head.writeDoubleLE(v, 8 + i * 8));
+  return Buffer.concat([head, wkb]);
+}
+
+/** Little-endian WKB of a polygon. */
+export function wkbPolygon(rings: Ring[]): Buffer {
+  const parts = [Buffer.from([1]), u32(3), u32(rings.length)];
+  for (const ring of rings) {
+    parts.push(u32(ring.length));
+    for (const [x, y] of ring) {
+      const b = Buffer.alloc(16);
+      b.writeDoubleLE(x, 0);
+      b.writeDoubleLE(y, 8);
+      parts.push(b);
+    }
+  }
+  return Buffer.concat(parts);
+}
+
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n >>> 0, 0);
+  return b;
+}
+
+/**
+ * A minimal GeoPackage (the tables the reader needs, as the GeoPackage standard defines them)
+ * with one layer `fields` (fid, pid, label, geom) in `srsId`, written through node:sqlite.
+ */
+export function writeGpkg(file: string, rows: { pid: unknown; label: unknown; geom: Buffer | null }[], srs: { srsId: number; org: string; code: number; definition: string }): void {
+  const db = new DatabaseSync(file);
+  db.exec(`PRAGMA application_id = 1196444487;
+    CREATE TABLE gpkg_spatial_ref_sys (srs_name TEXT NOT NULL, srs_id INTEGER PRIMARY KEY, organization TEXT NOT NULL, organization_coordsys_id INTEGER NOT NULL, definition TEXT NOT NULL, description TEXT);
+    CREATE TABLE gpkg_contents (table_name TEXT PRIMARY KEY, data_type TEXT NOT NULL, identifier TEXT, description TEXT DEFAULT '', last_change DATETIME, min_x DOUBLE, min_y DOUBLE, max_x DOUBLE, max_y DOUBLE, srs_id INTEGER);
+    CREATE TABLE gpkg_geometry_columns (table_name TEXT NOT NULL, column_name TEXT NOT NULL, geometry_type_name TEXT NOT NULL, srs_id INTEGER NOT NULL, z TINYINT NOT NULL, m TINYINT NOT NULL);
+    CREATE TABLE fields (fid INTEGER PRIMARY KEY AUTOINCREMENT, geom POLYGON, pid TEXT, label TEXT);
+    INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES ('fields', 'features', 'fields', ${srs.srsId});
+    INSERT INTO gpkg_geometry_columns VALUES ('fields', 'geom', 'POLYGON', ${srs.srsId}, 0, 0);`);
+  db.prepare('INSERT INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, NULL)').run('test', srs.srsId, srs.org, srs.code, srs.definition);
+  const ins = db.prepare('INSERT INTO fields (pid, label, geom) VALUES (?, ?, ?)');
+  db.exec('BEGIN');
+  for (const r of rows) ins.run(r.pid as string, r.label as string, r.geom);
+  db.exec('COMMIT');
+  db.close();
+}
+
+export const WGS84_GPKG = { srsId: 4326, org: 'EPSG', code: 4326, definition: 'GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433],AUTHORITY["EPSG","4326"]]' };
