@@ -21,7 +21,7 @@ export default defineConfig({
   main: {
     // Dependencies stay external (electron-vite 5 default): they ship in node_modules.
     // Besides the app, the entries main starts off its own thread (see main/shared/entry-point.ts):
-    // the demo service's utility process, the overview worker, the analysis workers, the library's query thread, the database's checkpoint worker and the fields import worker
+    // the demo service's utility process, the overview worker, the analysis workers, the library's query thread, the database's checkpoint worker, the fields import worker and the field statistics workers
     // (all found by main/shared/entry-point.ts).
     build: {
       rollupOptions: {

@@ -48,7 +48,9 @@ export const LAYERS = [
     paths: [
       'main/library/schema/library-catalog.ts', 'main/team/schema/team-outbox.ts', 'main/downloads/schema/download-jobs.ts', 'main/watches/schema/watches.ts',
       'main/spend/schema/spend-ledger.ts', 'main/library/schema/library-list-indexes.ts', 'main/spend/schema/spend-per-account.ts', 'main/library/schema/library-request-keys.ts',
-      'main/fields/schema/parcel-sets.ts', 'main/fields/schema/field-statistics.ts', 'main/fields/schema/field-watches.ts',
+      'main/fields/schema/parcel-sets.ts',
+      'main/fields/schema/field-statistics.ts',
+      'main/fields/schema/field-watches.ts',
     ],
     may: [],
   },

@@ -15,16 +15,17 @@ import { AppError } from '../../../common/errors.js';
 import { parseIndexExpression } from '../../analysis/expression.js';
 import { readGeoTiffHeader, type GeoTiffHeader } from '../../geotiff/index.js';
 import type { LibraryEntry } from '../../library/index.js';
+import type { ParcelGeometry, Position } from '../geometry.js';
 import { PIXEL_RULES, type PixelGrid, type PixelRule } from './coverage.js';
 import { pixelGridOf, type FieldsTask, type FieldsTaskResult, type ParcelCrsRef } from './compute.js';
 import { gridKeyOf, packParcels, type CoverageChunk } from './packed.js';
 import { FieldStatisticsStore, type FieldStatistic } from './store.js';
 import type { FieldStatisticsWorkers } from './workers.js';
 
-/** What a run reads of a parcel set (main/fields/parcels.ts ParcelStore). */
+/** What a run reads of a parcel set: main/fields/parcels.ts ParcelStore's `set` and `eachParcel`. */
 export interface ParcelSource {
   set(id: string): { id: string; crs: ParcelCrsRef; count: number; bbox4326: [number, number, number, number] } | null;
-  eachParcel(setId: string, pageSize?: number): Iterable<{ index: number; bbox4326: [number, number, number, number]; geometry: { type: 'Polygon'; coordinates: number[][][] } | { type: 'MultiPolygon'; coordinates: number[][][][] } }[]>;
+  eachParcel(setId: string, pageSize?: number): Iterable<{ index: number; bbox4326: [number, number, number, number]; geometry: ParcelGeometry }[]>;
 }
 
 /** What a run reads of the library. */
@@ -105,7 +106,7 @@ export class FieldStatistics {
     }), skippedRasters, signal);
 
     // The parcels of each grid's footprint, north to south, in chunks.
-    const members = new Map<string, { index: number; north: number; geometry: Parameters<typeof partsOf>[0] }[]>();
+    const members = new Map<string, { index: number; north: number; geometry: ParcelGeometry }[]>();
     for (const g of groups) members.set(g.key, []);
     for (const page of this.deps.parcels.eachParcel(set.id, 1000)) {
       for (const p of page) for (const g of groups) if (meets(p.bbox4326, g.box)) members.get(g.key)!.push({ index: p.index, north: p.bbox4326[3], geometry: p.geometry });
@@ -114,7 +115,7 @@ export class FieldStatistics {
     }
     const size = this.deps.chunkParcels ?? CHUNK_PARCELS;
     const perTask = this.deps.rastersPerTask ?? RASTERS_PER_TASK;
-    const jobs: { group: GridGroup; chunk: number; parcels: { index: number; geometry: Parameters<typeof partsOf>[0] }[] }[] = [];
+    const jobs: { group: GridGroup; chunk: number; parcels: { index: number; geometry: ParcelGeometry }[] }[] = [];
     let total = 0;
     for (const g of groups) {
       const list = members.get(g.key)!.sort((a, b) => b.north - a.north || a.index - b.index);
@@ -228,6 +229,6 @@ function labelOf(index: string): string {
 }
 
 /** A parcel geometry's polygons (one for a Polygon). */
-function partsOf(g: { type: 'Polygon'; coordinates: number[][][] } | { type: 'MultiPolygon'; coordinates: number[][][][] }): number[][][][] {
+function partsOf(g: ParcelGeometry): Position[][][] {
   return g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
 }

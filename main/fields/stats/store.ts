@@ -154,13 +154,27 @@ export class FieldStatisticsStore {
     this.remember(`${setId}\n${c.gridKey}\n${c.rule}\n${chunk}`, c);
   }
 
-  /** Drops a set's results and coverage (when the set is deleted). */
-  forgetSet(setId: string): void {
-    inTransaction(this.db, () => {
-      this.db.prepare('DELETE FROM field_statistics WHERE set_id = ?').run(setId);
-      this.db.prepare('DELETE FROM field_coverage WHERE set_id = ?').run(setId);
-    });
-    for (const k of [...this.memory.keys()]) if (k.startsWith(`${setId}\n`)) this.forget(k);
+  /**
+   * Removes the results and coverage of the sets no longer in swath.db (deleted: parcel_set has no
+   * row of that id), {@link WRITE_BATCH} rows per transaction with main's loop free between them.
+   * Returns the rows removed.
+   */
+  async purgeDeletedSets(signal?: AbortSignal): Promise<number> {
+    const gone = 'set_id NOT IN (SELECT id FROM parcel_set)';
+    const batch = this.db.prepare(`DELETE FROM field_statistics WHERE (set_id, index_label, rule, parcel_index, raster_id) IN
+      (SELECT set_id, index_label, rule, parcel_index, raster_id FROM field_statistics WHERE ${gone} LIMIT ${WRITE_BATCH})`);
+    let removed = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      const n = Number(inTransaction(this.db, () => batch.run()).changes);
+      removed += n;
+      if (n < WRITE_BATCH) break;
+      await yieldToLoop();
+    }
+    removed += Number(this.db.prepare(`DELETE FROM field_coverage WHERE ${gone}`).run().changes);
+    const live = new Set((this.db.prepare('SELECT id FROM parcel_set').all() as { id: string }[]).map((r) => r.id));
+    for (const k of [...this.memory.keys()]) if (!live.has(k.slice(0, k.indexOf('\n')))) this.forget(k);
+    return removed;
   }
 
   /** Bytes of coverage held in memory. */

@@ -8,7 +8,9 @@ import proj4 from 'proj4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FieldStatistics, FieldStatisticsStore, FieldStatisticsWorkers } from '../../../../main/fields/stats';
 import { decodeChunk, encodeChunk } from '../../../../main/fields/stats/packed';
+import { ParcelStore } from '../../../../main/fields/parcels';
 import { openDatabase, type OpenDatabase } from '../../../../main/shared/database';
+import { writeFileSync } from 'node:fs';
 import { makeTempDir, removeTempDirs } from '../../../support/temp-dirs';
 import { entryFor, libraryOf, parcelSetsOf, writeBands, type Parts, type TestGrid } from './support';
 
@@ -107,5 +109,31 @@ describe('a field statistics run', () => {
     await expect(engine().run({ setId: 'grid', index: 'B8', minValidShare: 1.5 })).rejects.toMatchObject({ kind: 'validation', fields: { minValidShare: [expect.any(String)] } });
     const missing = await engine().run({ setId: 'grid', index: 'B8', rasterIds: ['r0', 'gone'] });
     expect(missing.skippedRasters).toEqual([{ rasterId: 'gone', reason: 'is not in the library' }]);
+  }, 60_000);
+
+  it('reads parcels through the ParcelStore (a GeoJSON set in EPSG:4326), and a deleted set\'s results and coverage are purged', async () => {
+    const file = path.join(dir, 'parcels.geojson');
+    const features = parcels.slice(0, 40).map((p, i) => ({ type: 'Feature', properties: { fid: `P${i}` }, geometry: { type: 'Polygon', coordinates: p[0]!.map((ring) => ring.map(([x, y]) => lonLat(x!, y!))) } }));
+    writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', features }));
+    const store = new ParcelStore({ db: db.db, file: db.file });
+    try {
+      const { set } = await store.import(file, { idColumn: 'fid' });
+      expect(set.count).toBe(40);
+      const results = new FieldStatisticsStore(db.db);
+      const stats = new FieldStatistics({ store: results, workers, library, parcels: store });
+      const out = await stats.run({ setId: set.id, index: '[B8_B4]', rule: 'centre' });
+      expect(out.results).toBe(160);
+      // The same squares given in UTM (the set "grid", above): the same pixels and values.
+      const utm = stats.results('grid', { index: '[B8_B4]', rule: 'centre', limit: 100_000 }).filter((r) => r.parcelIndex < 40);
+      const wgs = stats.results(set.id, { index: '[B8_B4]', rule: 'centre', limit: 100_000 });
+      expect(wgs.map((r) => [r.parcelIndex, r.date, r.validPixels])).toEqual(utm.map((r) => [r.parcelIndex, r.date, r.validPixels]));
+      wgs.forEach((r, i) => expect(Math.abs(r.mean! - utm[i]!.mean!)).toBeLessThan(1e-12));
+      expect(store.delete(set.id)).toBe(true);
+      await results.purgeDeletedSets();
+      expect(stats.results(set.id, { index: '[B8_B4]', rule: 'centre' })).toEqual([]);
+      expect(db.db.prepare('SELECT COUNT(*) AS n FROM field_coverage WHERE set_id = ?').get(set.id)).toEqual({ n: 0 });
+    } finally {
+      await store.close();
+    }
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gdalMetadataXml, writePyramid } from '../../../../main/geotiff';
+import type { ParcelGeometry } from '../../../../main/fields/geometry';
 import type { LibraryEntry } from '../../../../main/library';
 import type { ParcelSource, RasterSource } from '../../../../main/fields/stats';
 
@@ -87,7 +88,7 @@ export function parcelSetsOf(sets: Record<string, { epsg: number; proj4: string;
         yield s.parcels.slice(i, i + pageSize).map((parts, k) => ({
           index: i + k,
           bbox4326: bboxOf(parts, s.toLonLat),
-          geometry: parts.length === 1 ? { type: 'Polygon' as const, coordinates: parts[0]! } : { type: 'MultiPolygon' as const, coordinates: parts },
+          geometry: (parts.length === 1 ? { type: 'Polygon', coordinates: parts[0]! } : { type: 'MultiPolygon', coordinates: parts }) as ParcelGeometry,
         }));
       }
     },
