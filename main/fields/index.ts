@@ -47,7 +47,8 @@ export function openFields(deps: {
   const monitor = new FieldMonitor({ db: deps.database.db, parcels, statistics, notify: (n) => deps.notifier.notify(n), emit: deps.emit, log: deps.log, now: deps.now });
   const service = new FieldsService({
     parcels, statistics, monitor, emit: deps.emit, now: deps.now, downloadDir: deps.downloadDir, chooseParcelFile: deps.chooseParcelFile,
-    forgetResults: (setId) => results.forgetSet(setId),
+    // A deleted set's results and coverage go in batches, off the delete's call.
+    forgetResults: () => void results.purgeDeletedSets().catch((e: unknown) => deps.log(`fields: purging a deleted set's statistics: ${String(e)}`)),
     rasterName: (id) => {
       const entry = deps.library.get(id);
       return entry ? path.basename(entry.path) : null;

@@ -16,8 +16,8 @@ export interface FieldsDeps {
   parcels: ParcelsPort;
   statistics: StatisticsPort;
   monitor: FieldMonitor;
-  /** Drops a deleted set's statistics and coverage. */
-  forgetResults: (setId: string) => void;
+  /** Drops the statistics and coverage of deleted sets (after the parcel store deleted one). */
+  forgetResults: () => void;
   emit: Emit;
   /** The effective download folder: exports go to its `exports/`, and a host without a dialog may name files under it. */
   downloadDir: () => string;
@@ -132,7 +132,7 @@ export class FieldsService {
     this.need(setId);
     this.deps.monitor.detachAll(setId);
     const deleted = this.deps.parcels.delete(setId);
-    this.deps.forgetResults(setId);
+    this.deps.forgetResults();
     this.deps.emit('fields:changed', { setId });
     return deleted;
   }
