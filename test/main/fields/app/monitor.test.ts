@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Watch } from '../../../../main/watches';
@@ -137,6 +137,11 @@ describe('field monitoring through a watch', () => {
     await expect(t.call('fields:attach-watch', { setId: set.id, watchId: 'nope', index: 'ndvi', threshold: 0.1 })).rejects.toMatchObject({ fields: { watchId: expect.any(Array) } });
     // A file outside the download folder is refused: the window names only files main may read.
     await expect(t.call('fields:inspect', { file: '/etc/passwd' })).rejects.toMatchObject({ fields: { file: expect.any(Array) } });
+    // Nor through a link inside it, or a relative path.
+    const outside = parcelsFile(path.join(t.dir, 'elsewhere'));
+    symlinkSync(outside, path.join(t.dir, 'Downloads', 'link.geojson'));
+    await expect(t.call('fields:inspect', { file: path.join(t.dir, 'Downloads', 'link.geojson') })).rejects.toMatchObject({ fields: { file: [expect.stringContaining('inside the download folder')] } });
+    await expect(t.call('fields:inspect', { file: 'farm.geojson' })).rejects.toMatchObject({ fields: { file: ['The path must be absolute.'] } });
     await expect(t.call('fields:import', { fileId: 'forged', idColumn: 'code' })).rejects.toMatchObject({ fields: { fileId: expect.any(Array) } });
   });
 });
