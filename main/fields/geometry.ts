@@ -92,17 +92,58 @@ export function checkGeometry(g: unknown, limits: GeometryLimits = DEFAULT_GEOME
         const y = pos[1] as unknown;
         if (typeof x !== 'number' || typeof y !== 'number') return refuse(`${where(type, p, r)} has a coordinate that is not a number`);
         if (!Number.isFinite(x) || !Number.isFinite(y)) return refuse(`${where(type, p, r)} has a NaN or infinite coordinate`);
+        // A point repeating the one before adds nothing (OGC allows it): kept once.
+        if (at > start && coords[at - 2] === x && coords[at - 1] === y) continue;
         coords[at++] = x;
         coords[at++] = y;
       }
       if (coords[start] !== coords[at - 2] || coords[start + 1] !== coords[at - 1]) return refuse(`${where(type, p, r)} is not closed (its last point differs from its first)`);
-      ringPoints.push(ring.length);
+      const n = (at - start) / 2;
+      if (n < 4) return refuse(`${where(type, p, r)} has ${n} distinct consecutive points, fewer than 4`);
+      ringPoints.push(n);
     }
   }
-  const flat: FlatGeometry = { type, partRings, ringPoints, coords };
+  const used = coords.subarray(0, at);
+  const flat: FlatGeometry = { type, partRings, ringPoints, coords: at === coords.length ? coords : used.slice() };
+  const outside = holeOutside(flat);
+  if (outside) return refuse(outside);
   const crossing = selfIntersection(flat, limits.maxSegmentPairs);
   if (typeof crossing === 'string') return refuse(crossing);
   return { ok: true, geometry: flat, pairsTested: crossing };
+}
+
+/** Whether (x, y) is inside the ring of `n` points from point `p0` (even-odd rule; a point on the boundary counts as neither). */
+function inRing(c: Float64Array, p0: number, n: number, x: number, y: number): boolean | null {
+  let inside = false;
+  for (let i = 0, j = n - 1; i < n; j = i++) {
+    const xi = c[(p0 + i) * 2]!, yi = c[(p0 + i) * 2 + 1]!, xj = c[(p0 + j) * 2]!, yj = c[(p0 + j) * 2 + 1]!;
+    if (orient(xj, yj, xi, yi, x, y) === 0 && within(xj, yj, xi, yi, x, y)) return null;
+    if ((yi > y) !== (yj > y) && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+/** The first inner ring lying outside its outer ring (tested at its first point off the outer ring), as a reason. */
+function holeOutside(g: FlatGeometry): string | null {
+  let ring = 0;
+  let point = 0;
+  for (let p = 0; p < g.partRings.length; p++) {
+    const outer = point;
+    const outerN = g.ringPoints[ring]!;
+    point += outerN;
+    for (let r = 1; r < g.partRings[p]!; r++) {
+      const n = g.ringPoints[ring + r]!;
+      for (let i = 0; i < n - 1; i++) {
+        const inside = inRing(g.coords, outer, outerN, g.coords[(point + i) * 2]!, g.coords[(point + i) * 2 + 1]!);
+        if (inside === null) continue;
+        if (!inside) return `${where(g.type, p, r)} lies outside the outer ring`;
+        break;
+      }
+      point += n;
+    }
+    ring += g.partRings[p]!;
+  }
+  return null;
 }
 
 function where(type: 'Polygon' | 'MultiPolygon', part: number, ring: number): string {

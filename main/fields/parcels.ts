@@ -84,6 +84,10 @@ function parcelOf(setId: string, r: Record<string, unknown>): Parcel {
 
 const toError = (f: WorkerFailure): Error => (f.name === 'ImportError' ? new ImportError(f.message) : Object.assign(new Error(f.message), f.code ? { code: f.code } : {}));
 
+function checkFile(file: string): void {
+  if (typeof file !== 'string' || !path.isAbsolute(file) || file.length > 4096) throw new ImportError('file: an absolute path of at most 4096 characters');
+}
+
 export interface ParcelStoreOptions {
   /** Main's connection to swath.db (its schema up to date). */
   db: DatabaseSync;
@@ -112,14 +116,15 @@ export class ParcelStore {
       cancelGraceMs: 30_000,
       toError,
     });
-    // Sets an earlier run left half-imported (the app ended during an import): gone, their rows removed off main's thread.
-    const left = opts.db.prepare("DELETE FROM parcel_set WHERE state = 'importing'").run();
-    const orphans = opts.db.prepare('SELECT 1 FROM parcel WHERE sid NOT IN (SELECT sid FROM parcel_set) LIMIT 1').get();
-    if (Number(left.changes) > 0 || orphans) this.purge();
+    // Sets an earlier run left half imported (the app ended during an import) go with the deleted ones
+    // whose parcels were not all removed yet: removed off main's thread.
+    opts.db.prepare("UPDATE parcel_set SET state = 'deleted' WHERE state = 'importing'").run();
+    if (opts.db.prepare("SELECT 1 FROM parcel_set WHERE state = 'deleted' LIMIT 1").get()) this.purge();
   }
 
   /** The file's layers, their feature counts, columns (with types, for the id and name picker) and CRS. */
   async inspect(file: string, signal?: AbortSignal): Promise<InspectedFile> {
+    checkFile(file);
     const r = (await this.pool.run({ op: 'inspect', file, limits: this.opts.limits }, signal ?? new AbortController().signal)) as InspectResult;
     return { format: r.format, layers: r.layers };
   }
@@ -134,6 +139,7 @@ export class ParcelStore {
     options: { layer?: string; idColumn: string; nameColumn?: string; name?: string },
     progress: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
   ): Promise<{ set: ParcelSet; skipped: SkippedParcel[] }> {
+    checkFile(file);
     const limits = this.opts.limits ?? IMPORT_LIMITS;
     if (typeof options.idColumn !== 'string' || options.idColumn === '') throw new ImportError('idColumn: choose the column that holds each parcel\'s id');
     for (const [field, v] of [['idColumn', options.idColumn], ['nameColumn', options.nameColumn], ['layer', options.layer]] as const) {
@@ -169,9 +175,9 @@ export class ParcelStore {
     return r ? setOf(r) : null;
   }
 
-  /** Deletes a set at once (its parcels are removed in batches off main's thread). False when there is no such set. */
+  /** Deletes a set at once: it is no longer listed, and its parcels are removed in batches off main's thread. False when there is no such set. */
   delete(id: string): boolean {
-    const gone = Number(this.opts.db.prepare("DELETE FROM parcel_set WHERE id = ? AND state = 'ready'").run(id).changes) > 0;
+    const gone = Number(this.opts.db.prepare("UPDATE parcel_set SET state = 'deleted' WHERE id = ? AND state = 'ready'").run(id).changes) > 0;
     if (gone) this.purge();
     return gone;
   }

@@ -147,6 +147,29 @@ describe('electron-vite build output', () => {
     }
   });
 
+  it('builds the fields import worker as its own entry, which imports a GeoJSON into swath.db in a worker thread of the bundle', async () => {
+    const entry = join(outDir, 'main/fields-import-worker.js');
+    expect(existsSync(entry)).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'swath-fields-bundle-'));
+    const opened = await openDatabase({ dir });
+    const file = join(dir, 'fields.geojson');
+    writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { pid: 'a' }, geometry: { type: 'Polygon', coordinates: [[[15, 50], [15.01, 50], [15.01, 50.01], [15, 50.01], [15, 50]]] } }] }));
+    const worker = new Worker(entry, { workerData: {}, execArgv: [] });
+    try {
+      const reply = await new Promise<{ ok: boolean; result: { count: number; skipped: number } }>((resolve, reject) => {
+        worker.on('message', (m: { ok?: boolean }) => { if ('ok' in m) resolve(m as never); });
+        worker.once('error', reject);
+        worker.postMessage({ id: 1, task: { op: 'import', dbFile: join(dir, DATABASE_FILE), file, setId: 's1', name: 'fields', layer: null, idColumn: 'pid', nameColumn: null, createdAt: '2026-03-02T00:00:00.000Z' } });
+      });
+      expect(reply).toMatchObject({ ok: true, result: { count: 1, skipped: 0 } });
+      expect(opened.db.prepare("SELECT state, count FROM parcel_set WHERE id = 's1'").get()).toEqual({ state: 'ready', count: 1 });
+    } finally {
+      await worker.terminate();
+      opened.db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("builds the database's WAL checkpoint worker as its own entry, which checkpoints swath.db's whole log in a worker thread of the bundle", async () => {
     const entry = join(outDir, 'main/wal-checkpoint-worker.js');
     expect(existsSync(entry)).toBe(true);

@@ -3,7 +3,7 @@
  * each feature (id, name, geometry, limits) and writes the set into swath.db through the worker's
  * own connection, in transactions of {@link CHUNK} parcels so main's writes never wait long for
  * the lock. The set stays 'importing' (unlisted) until its last row is in; a failed or cancelled
- * import removes what it wrote.
+ * import marks it 'deleted' and removes what it wrote.
  */
 import { DatabaseSync } from 'node:sqlite';
 import path from 'node:path';
@@ -81,37 +81,46 @@ function writer(dbFile: string): DatabaseSync {
 
 const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-/** Removes, in batches, the parcels whose set is gone (a deleted set, a failed import). */
-export async function purgeOrphans(db: DatabaseSync, signal?: AbortSignal): Promise<number> {
-  const pick = db.prepare('SELECT pid FROM parcel WHERE sid NOT IN (SELECT sid FROM parcel_set) LIMIT ?');
+/**
+ * Removes the sets marked 'deleted' (deleted by the analyst, or an import that failed or was left
+ * half done), their parcels first, in batches by the set's index.
+ */
+export async function purgeDeleted(db: DatabaseSync, signal?: AbortSignal): Promise<number> {
+  const sets = db.prepare("SELECT sid FROM parcel_set WHERE state = 'deleted'").all() as { sid: number }[];
+  const pick = db.prepare('SELECT pid FROM parcel WHERE sid = ? LIMIT ?');
   const delParcel = db.prepare('DELETE FROM parcel WHERE pid = ?');
   const delBox = db.prepare('DELETE FROM parcel_box WHERE pid = ?');
+  const delSet = db.prepare("DELETE FROM parcel_set WHERE sid = ? AND state = 'deleted'");
   let removed = 0;
-  for (;;) {
-    if (signal?.aborted) return removed;
-    db.exec('BEGIN IMMEDIATE');
-    let n = 0;
-    try {
-      for (const { pid } of pick.all(CHUNK) as { pid: number }[]) {
-        delParcel.run(pid);
-        delBox.run(pid);
-        n++;
+  for (const { sid } of sets) {
+    for (;;) {
+      if (signal?.aborted) return removed;
+      db.exec('BEGIN IMMEDIATE');
+      let n = 0;
+      try {
+        for (const { pid } of pick.all(sid, CHUNK) as { pid: number }[]) {
+          delParcel.run(pid);
+          delBox.run(pid);
+          n++;
+        }
+        if (n === 0) delSet.run(sid);
+        db.exec('COMMIT');
+      } catch (e) {
+        if (db.isTransaction) db.exec('ROLLBACK');
+        throw e;
       }
-      db.exec('COMMIT');
-    } catch (e) {
-      if (db.isTransaction) db.exec('ROLLBACK');
-      throw e;
+      removed += n;
+      if (n === 0) break;
+      await nextTurn();
     }
-    removed += n;
-    if (n < CHUNK) return removed;
-    await nextTurn();
   }
+  return removed;
 }
 
 export async function purgeTask(task: PurgeTask): Promise<number> {
   const db = writer(task.dbFile);
   try {
-    return await purgeOrphans(db);
+    return await purgeDeleted(db);
   } finally {
     db.close();
   }
@@ -198,8 +207,8 @@ export async function importFile(task: ImportTask, signal: AbortSignal, progress
   } catch (e) {
     if (db && sid != null) {
       if (db.isTransaction) db.exec('ROLLBACK');
-      db.prepare('DELETE FROM parcel_set WHERE sid = ?').run(sid);
-      await purgeOrphans(db);
+      db.prepare("UPDATE parcel_set SET state = 'deleted' WHERE sid = ?").run(sid);
+      await purgeDeleted(db);
     }
     throw e;
   } finally {

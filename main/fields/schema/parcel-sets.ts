@@ -1,11 +1,12 @@
 /**
  * A schema step of swath.db. Parcel sets (main/fields/parcels.ts): `parcel_set`, one row per set
- * (`state` 'importing' while the import worker writes it, 'ready' after; only ready sets are
- * listed), and `parcel`, one row per parcel in import order (`idx`), its id and name, its WGS 84
- * box, and its geometry in the set's CRS as one blob (main/fields/geometry.ts `encodeGeometry`:
- * part and ring counts, then float64 coordinates). `parcel_box` is the R*Tree of the WGS 84 boxes
- * (by `pid`). No foreign key cascade: a deleted set's parcels are removed in batches off main's
- * thread. `sid` never comes back (AUTOINCREMENT), so a new set never adopts a deleted one's rows.
+ * (`state` 'importing' while the import worker writes it, 'ready' after, 'deleted' until its
+ * parcels are removed; only ready sets are listed), and `parcel`, one row per parcel in import
+ * order (`idx`), its id and name, its WGS 84 box, and its geometry in the set's CRS as one blob
+ * (main/fields/geometry.ts `encodeGeometry`: part and ring counts, then float64 coordinates).
+ * `parcel_box` is the R*Tree of the WGS 84 boxes (by `pid`). No foreign key cascade: a deleted
+ * set's parcels are removed in batches off main's thread (by `parcel_order`, whose first column is
+ * the set). `sid` never comes back (AUTOINCREMENT), so a new set never adopts a deleted one's rows.
  * Its place in the order is main/shared/database.ts's `MIGRATIONS`.
  */
 export const parcelSets = {

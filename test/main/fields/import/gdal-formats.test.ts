@@ -61,53 +61,23 @@ async function expectSameAsGdal(file: string, epsg: number, format: string, laye
   }
 }
 
-describe.skipIf(!HAS_OGR || !HAS_PY_OGR)('parcel files written by GDAL', () => {
-  it('a GeoPackage in EPSG:32633 imports with the count, ids, names, geometries and CRS GDAL reads', async () => {
-    const { dir } = await openStore('swath-fields-src-');
-    const src = writeText(dir, 'src.geojson', featureCollection(fields()));
-    const file = path.join(dir, 'fields.gpkg');
-    ogr2ogr(file, src, 'GPKG', 32633, ['-nln', 'parcels']);
-    await expectSameAsGdal(file, 32633, 'gpkg', 'parcels');
-  });
+/** Each file GDAL writes from the same GeoJSON: driver, name, EPSG, our format, layer name to pick, creation options. */
+const WRITTEN: [string, string, string, number, string, string | null, string[]][] = [
+  ['a GeoPackage in EPSG:32633', 'GPKG', 'fields.gpkg', 32633, 'gpkg', 'parcels', ['-nln', 'parcels']],
+  ['a GeoPackage in EPSG:4326', 'GPKG', 'fields.gpkg', 4326, 'gpkg', null, []],
+  ['a Shapefile in EPSG:4326 (.shp, .dbf, .prj; no .cpg: the .dbf\'s language driver says ISO-8859-1)', 'ESRI Shapefile', 'fields.shp', 4326, 'shp', null, []],
+  ['a Shapefile in EPSG:32633 (with a .cpg saying UTF-8)', 'ESRI Shapefile', 'fields.shp', 32633, 'shp', null, ['-lco', 'ENCODING=UTF-8']],
+  ['a FlatGeobuf in EPSG:32633', 'FlatGeobuf', 'fields.fgb', 32633, 'fgb', null, []],
+  ['a FlatGeobuf in EPSG:4326', 'FlatGeobuf', 'fields.fgb', 4326, 'fgb', null, []],
+];
 
-  it('a GeoPackage in EPSG:4326', async () => {
+describe.skipIf(!HAS_OGR || !HAS_PY_OGR)('parcel files written by GDAL import with the count, ids, names, geometries and CRS GDAL reads', () => {
+  it.each(WRITTEN)('%s', async (_title, driver, name, epsg, format, layer, options) => {
     const { dir } = await openStore('swath-fields-src-');
     const src = writeText(dir, 'src.geojson', featureCollection(fields()));
-    const file = path.join(dir, 'fields.gpkg');
-    ogr2ogr(file, src, 'GPKG', 4326);
-    await expectSameAsGdal(file, 4326, 'gpkg', null);
-  });
-
-  it('a Shapefile in EPSG:4326 (.shp, .dbf, .prj; no .cpg: the .dbf\'s language driver says ISO-8859-1)', async () => {
-    const { dir } = await openStore('swath-fields-src-');
-    const src = writeText(dir, 'src.geojson', featureCollection(fields()));
-    const file = path.join(dir, 'fields.shp');
-    ogr2ogr(file, src, 'ESRI Shapefile', 4326);
-    await expectSameAsGdal(file, 4326, 'shp', null);
-  });
-
-  it('a Shapefile in EPSG:32633 (with a .cpg saying UTF-8)', async () => {
-    const { dir } = await openStore('swath-fields-src-');
-    const src = writeText(dir, 'src.geojson', featureCollection(fields()));
-    const file = path.join(dir, 'fields.shp');
-    ogr2ogr(file, src, 'ESRI Shapefile', 32633, ['-lco', 'ENCODING=UTF-8']);
-    expect(existsSync(path.join(dir, 'fields.cpg'))).toBe(true);
-    await expectSameAsGdal(file, 32633, 'shp', null);
-  });
-
-  it('a FlatGeobuf in EPSG:32633', async () => {
-    const { dir } = await openStore('swath-fields-src-');
-    const src = writeText(dir, 'src.geojson', featureCollection(fields()));
-    const file = path.join(dir, 'fields.fgb');
-    ogr2ogr(file, src, 'FlatGeobuf', 32633);
-    await expectSameAsGdal(file, 32633, 'fgb', null);
-  });
-
-  it('a FlatGeobuf in EPSG:4326', async () => {
-    const { dir } = await openStore('swath-fields-src-');
-    const src = writeText(dir, 'src.geojson', featureCollection(fields()));
-    const file = path.join(dir, 'fields.fgb');
-    ogr2ogr(file, src, 'FlatGeobuf', 4326);
-    await expectSameAsGdal(file, 4326, 'fgb', null);
+    const file = path.join(dir, name);
+    ogr2ogr(file, src, driver, epsg, options);
+    if (options.includes('ENCODING=UTF-8')) expect(existsSync(path.join(dir, 'fields.cpg'))).toBe(true);
+    await expectSameAsGdal(file, epsg, format, layer);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../../../support/temp-dirs.js';
+import { ParcelStore } from '../../../../main/fields/parcels.js';
 import { featureCollection, openStore, square, writeText } from './helpers.js';
 
 afterAll(() => removeTempDirs());
@@ -52,6 +53,28 @@ describe('GeoJSON parcel import', () => {
       expect(db.db.prepare('SELECT COUNT(*) AS n FROM parcel_box').get()).toEqual({ n: 0 });
     } finally {
       await store.close();
+      await db.close();
+    }
+  });
+
+  it('removes, off main\'s thread, a set an earlier run left half imported, and refuses a relative path', async () => {
+    const { dir, db, store } = await openStore();
+    const file = writeText(dir, 'one.geojson', featureCollection([{ properties: { pid: 'A' }, geometry: { type: 'Polygon', coordinates: [square(15, 50, 0.01)] } }]));
+    const { set } = await store.import(file, { idColumn: 'pid' });
+    await store.close();
+    // An import the app ended in the middle of: its set still 'importing', some parcels written.
+    db.db.exec("INSERT INTO parcel_set (id, state, name, source_file, format, crs, id_column, count, skipped, created_at) VALUES ('half', 'importing', 'half', '/x.geojson', 'geojson', '{}', 'pid', 0, 0, '2026-01-01T00:00:00.000Z')");
+    const sid = (db.db.prepare("SELECT sid FROM parcel_set WHERE id = 'half'").get() as { sid: number }).sid;
+    db.db.exec(`INSERT INTO parcel (sid, idx, id, west, south, east, north, geometry) VALUES (${sid}, 0, 'x', 0, 0, 1, 1, x'00'), (${sid}, 1, 'y', 0, 0, 1, 1, x'00')`);
+    db.db.exec("INSERT INTO parcel_box SELECT pid, west, east, south, north FROM parcel WHERE id IN ('x', 'y')");
+    const again = new ParcelStore({ db: db.db, file: db.file });
+    try {
+      expect(again.sets().map((s) => s.id)).toEqual([set.id]);
+      await again.whenPurged();
+      expect(db.db.prepare('SELECT (SELECT COUNT(*) FROM parcel) AS parcels, (SELECT COUNT(*) FROM parcel_box) AS boxes, (SELECT COUNT(*) FROM parcel_set) AS sets').get()).toEqual({ parcels: 1, boxes: 1, sets: 1 });
+      await expect(again.inspect('one.geojson')).rejects.toThrow(/^file: an absolute path/);
+    } finally {
+      await again.close();
       await db.close();
     }
   });
