@@ -42,18 +42,19 @@ function planOf(spec: IndexSpec, h: GeoTiffHeader): ReadPlan {
 
 /**
  * Values of `plan` over `win` (row-major, NaN where any input is nodata or the index is undefined),
- * read a strip of rows at a time; `keep(row, col)` false also gives NaN (outside the AOI).
+ * read a strip of `stripRows` rows at a time (a caller reading whole blocks passes their height, so
+ * no block is decoded twice); `keep(row, col)` false also gives NaN (outside the AOI).
  */
-export async function readValues(open: OpenGeoTiff, plan: ReadPlan, win: Window, signal: AbortSignal): Promise<Float64Array> {
+export async function readValues(open: OpenGeoTiff, plan: ReadPlan, win: Window, signal: AbortSignal, stripRows = STRIP_ROWS): Promise<Float64Array> {
   const h = open.header;
   const nodata = h.nodata ?? nodataOf(h.dataType);
   const [x0, y0, x1, y1] = win;
   const w = x1 - x0;
   const out = new Float64Array(w * (y1 - y0));
   const samples = plan.reads.map((r) => r.sample);
-  for (let ys = y0; ys < y1; ys += STRIP_ROWS) {
+  for (let ys = y0; ys < y1; ys += stripRows) {
     throwIfAborted(signal);
-    const ye = Math.min(y1, ys + STRIP_ROWS);
+    const ye = Math.min(y1, ys + stripRows);
     const bands = (await open.image.readRasters({ window: [x0, ys, x1, ye], samples, interleave: false, signal })) as unknown as ArrayLike<number>[];
     const base = (ys - y0) * w;
     const n = (ye - ys) * w;

@@ -1,5 +1,6 @@
 import { benchDownloads } from './downloads.bench.js';
 import { benchDownloadsHistory } from './downloads-history.bench.js';
+import { benchFields } from './fields.bench.js';
 import { benchFieldsImport } from './fields-import.bench.js';
 import { benchGeotiff } from './geotiff.bench.js';
 import { benchHostile } from './hostile.bench.js';
@@ -28,6 +29,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['team', benchTeam],
   ['orders', benchOrders],
   ['watches', benchWatches],
+  ['fields', benchFields],
   ['fields-import', benchFieldsImport],
 ];
 

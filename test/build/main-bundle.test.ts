@@ -9,6 +9,9 @@ import { channelNames } from '../../preload/contract';
 import { fixturePath, gdalRecord } from '../fixtures/rasters';
 import { LIBRARY_FILE, LibraryCatalog } from '../../main/library';
 import { DATABASE_FILE, openDatabase } from '../../main/shared/database';
+import { pixelGridOf, type FieldsTask, type FieldsTaskResult } from '../../main/fields/stats/compute';
+import { gridKeyOf, packParcels } from '../../main/fields/stats/packed';
+import { readGeoTiffHeader } from '../../main/geotiff';
 
 /**
  * Builds the app with electron-vite and boots the built main bundle in plain
@@ -118,6 +121,36 @@ describe('electron-vite build output', () => {
       expect([reply.result.col, reply.result.row]).toEqual([at.pixel, at.line]);
       const b8 = rec.bands[3]!;
       expect(reply.result.value).toBeCloseTo(at.values[3]! * (b8.scale ?? 1e-4) + (b8.offset ?? 0), 12);
+    } finally {
+      await worker.terminate();
+    }
+  });
+
+  it('builds the field statistics worker as its own entry, which reads a parcel\'s pixels of a GeoTIFF in a worker thread of the bundle', async () => {
+    const entry = join(outDir, 'main/fields-stats-worker.js');
+    expect(existsSync(entry)).toBe(true);
+    const rec = gdalRecord('utm33n-cog');
+    const at = rec.geo[0]!;
+    const { epsg, grid } = pixelGridOf(await readGeoTiffHeader(fixturePath('utm33n-cog'), new AbortController().signal));
+    // A parcel of about 20 cm around the point: inside its one pixel.
+    const d = 1e-6;
+    const ring = [[at.lon - d, at.lat - d], [at.lon + d, at.lat - d], [at.lon + d, at.lat + d], [at.lon - d, at.lat + d], [at.lon - d, at.lat - d]];
+    const worker = new Worker(entry, { workerData: {}, execArgv: [] });
+    try {
+      const reply = await new Promise<{ ok: boolean; result: FieldsTaskResult }>((resolve, reject) => {
+        worker.on('message', (m: { ok?: boolean }) => { if ('ok' in m) resolve(m as never); });
+        worker.once('error', reject);
+        worker.postMessage({ id: 1, task: {
+          op: 'fields', gridKey: gridKeyOf(epsg, grid), files: [{ rasterId: 'r', file: fixturePath('utm33n-cog') }], spec: { kind: 'band', band: 'B8', label: 'B8' },
+          rule: 'exact', crs: { epsg: 4326, proj4: '+proj=longlat +datum=WGS84 +no_defs' }, parcels: packParcels([{ index: 0, parts: [[ring]] }]), coverage: null,
+        } satisfies FieldsTask });
+      });
+      expect(reply.ok).toBe(true);
+      const r = reply.result.rasters[0]!;
+      if (!('values' in r)) throw new Error(r.skip);
+      const b8 = rec.bands[3]!;
+      expect(r.values[0]).toBeCloseTo(at.values[3]! * (b8.scale ?? 1e-4) + (b8.offset ?? 0), 12);
+      expect(reply.result.coverage?.cells.length).toBe(1);
     } finally {
       await worker.terminate();
     }

@@ -1,18 +1,18 @@
 /**
  * The work of a statistics run inside a worker thread: a chunk of parcels over the rasters of one
  * grid. The chunk's coverage is computed once (its geometries projected to the grid) or given from
- * the cache, then each raster is read in strips of rows across the chunk's columns (main/analysis
- * readValues: nodata, scale and offset, the index), and every parcel's statistics taken from the
+ * the cache, then each raster is read in strips of whole block rows across the chunk's columns
+ * (read.ts: nodata, scale and offset, the index), and every parcel's statistics taken from the
  * strip that holds its window.
  */
 import proj4 from 'proj4';
 import { throwIfAborted } from '../../../common/abort.js';
 import { getProjection } from '../../../common/grid/projection.js';
-import { readValues } from '../../analysis/compute.js';
 import { readPlanFor, type IndexSpec } from '../../analysis/expression.js';
 import { openGeoTiff, type GeoTiffHeader } from '../../geotiff/index.js';
 import { CoverageError, coverageOf, type PixelGrid, type PixelRule } from './coverage.js';
 import { chunkOf, encodeChunk, gridKeyOf, RESULT_FIELDS, unpackParcel, windowOf, type CoverageChunk, type PackedParcels, type RasterResults } from './packed.js';
+import { readWindow } from './read.js';
 import { weightedStats } from './statistics.js';
 
 /** The parcels' CRS as the set records it. */
@@ -46,8 +46,6 @@ export interface FieldsProgress {
   results: number;
 }
 
-/** Rows read at a time across the chunk's columns. */
-const STRIP_ROWS = 256;
 /** Most values the strip buffer holds (128 MB of doubles); a chunk wider than that reads each parcel's own window. */
 const MAX_STRIP_VALUES = 16_000_000;
 
@@ -114,7 +112,10 @@ export async function runFieldsTask(task: FieldsTask, signal: AbortSignal, progr
         if (!task.parcels) throw new Error('a fields task needs the parcels or their coverage');
         coverage = computed = computeChunk(task.parcels, task.crs, epsg, grid, task.rule, signal);
       }
-      rasters.push(await rasterResults(f.rasterId, coverage, (win) => readValues(open, plan, win, signal), grid.width, signal));
+      // Strips of whole blocks (tiles or the file's strips), at least 256 rows.
+      const b = Math.max(1, open.header.blockRows);
+      const stripRows = b * Math.ceil(256 / b);
+      rasters.push(await rasterResults(f.rasterId, coverage, (win) => readWindow(open, plan, win, signal, stripRows), { width: grid.width, height: grid.height, stripRows }, signal));
       progress({ results: coverage.indices.length });
     } catch (e) {
       if (!(e instanceof RasterSkip)) throw e;
@@ -134,7 +135,7 @@ export async function rasterResults(
   rasterId: string,
   c: CoverageChunk,
   read: (win: [number, number, number, number]) => Promise<Float64Array>,
-  rasterWidth: number,
+  raster: { width: number; height: number; stripRows: number },
   signal?: AbortSignal,
 ): Promise<RasterResults> {
   const n = c.indices.length;
@@ -154,8 +155,10 @@ export async function rasterResults(
   const values = new Float64Array(order.length * RESULT_FIELDS);
   const v = new Float64Array(maxCells);
   const w = c.weights ? new Float64Array(maxCells) : null;
-  const bw = Math.max(0, Math.min(rasterWidth, cx1) - cx0);
-  const strips = bw * (STRIP_ROWS * 3) <= MAX_STRIP_VALUES;
+  const bw = Math.max(0, Math.min(raster.width, cx1) - cx0);
+  // Strips start and end on block rows (stripRows is a multiple of the block height), so each block is decoded once per chunk.
+  const B = raster.stripRows;
+  const strips = bw * B * 3 <= MAX_STRIP_VALUES;
   let buf = new Float64Array(0);
   let bufY0 = 0, bufY1 = 0;
   for (let j = 0; j < order.length; j++) {
@@ -163,21 +166,23 @@ export async function rasterResults(
     if (j % 64 === 0) throwIfAborted(signal);
     const [x0, y0, x1, y1] = windowOf(c, k);
     let src: Float64Array, srcX0: number, srcY0: number, srcW: number;
-    if (!strips || y1 - y0 > STRIP_ROWS * 2) {
+    if (!strips || y1 - y0 > B * 2) {
       src = await read([x0, y0, x1, y1]);
       srcX0 = x0; srcY0 = y0; srcW = x1 - x0;
     } else {
       if (y1 > bufY1 || y0 < bufY0) {
-        // The next strip starts at this window's top (every later window starts at or below it); rows already read are kept.
-        const end = Math.max(y1, y0 + STRIP_ROWS);
-        const next = new Float64Array((end - y0) * bw);
-        let from = y0;
-        if (y0 >= bufY0 && y0 < bufY1) {
-          next.set(buf.subarray((y0 - bufY0) * bw, (bufY1 - bufY0) * bw));
+        // The next strip starts at the block row of this window's top (every later window starts at or
+        // below it) and ends at a block row's end; rows already read are kept.
+        const start = Math.floor(y0 / B) * B;
+        const end = Math.min(raster.height, Math.ceil(y1 / B) * B);
+        const next = new Float64Array((end - start) * bw);
+        let from = start;
+        if (start >= bufY0 && start < bufY1) {
+          next.set(buf.subarray((start - bufY0) * bw, (bufY1 - bufY0) * bw));
           from = bufY1;
         }
-        if (end > from) next.set(await read([cx0, from, cx0 + bw, end]), (from - y0) * bw);
-        buf = next; bufY0 = y0; bufY1 = end;
+        if (end > from) next.set(await read([cx0, from, cx0 + bw, end]), (from - start) * bw);
+        buf = next; bufY0 = start; bufY1 = end;
       }
       src = buf; srcX0 = cx0; srcY0 = bufY0; srcW = bw;
     }

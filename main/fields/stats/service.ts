@@ -62,7 +62,8 @@ export interface FieldRunProgress {
 
 /** The default minimum valid share: a date with less than 80 % of its covered weight valid is marked. */
 export const DEFAULT_MIN_VALID_SHARE = 0.8;
-const CHUNK_PARCELS = 500;
+/** Parcels per chunk: about a band of whole tile rows of a 50 km raster, so few tiles are decoded by two chunks. */
+const CHUNK_PARCELS = 2000;
 const RASTERS_PER_TASK = 6;
 
 interface GridGroup {

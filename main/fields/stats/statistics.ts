@@ -28,23 +28,41 @@ export interface WeightedStats {
 
 /**
  * The statistics of `values[0..n)` weighted by `weights[0..n)` (null: every weight 1). Every value
- * is finite and every weight > 0. `values` and `weights` are reordered (sorted by value).
+ * is finite and every weight > 0. `values` may be reordered.
  */
+/** Reused buffers of the weighted path (a third each: interior values, sorted values, their weights). */
+let scratch = new Float64Array(3 * 4096);
+
 export function weightedStats(values: Float64Array, weights: Float64Array | null, n: number): WeightedStats | null {
   if (n === 0) return null;
   if (!weights) return unweighted(values.subarray(0, n));
-  // Sort value-weight pairs by value through an index.
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  order.sort((a, b) => values[a]! - values[b]!);
-  const v = new Float64Array(n);
-  const w = new Float64Array(n);
+  // Pixels of weight 1 (a parcel's inside) sorted natively, the partial ones (its edge) through an
+  // index, then merged: the edge is a small part of a parcel's pixels.
+  let ones = 0;
+  for (let i = 0; i < n; i++) if (weights[i] === 1) ones++;
+  if (scratch.length < 3 * n) scratch = new Float64Array(6 * n);
+  const cap = scratch.length / 3;
+  const full = scratch.subarray(0, ones);
+  const part: number[] = [];
+  for (let i = 0, o = 0; i < n; i++) {
+    if (weights[i] === 1) full[o++] = values[i]!;
+    else part.push(i);
+  }
+  full.sort();
+  part.sort((a, b) => values[a]! - values[b]!);
+  const v = scratch.subarray(cap, cap + n);
+  const w = scratch.subarray(2 * cap, 2 * cap + n);
   let W = 0;
   let sum = 0;
-  for (let i = 0; i < n; i++) {
-    const k = order[i]!;
-    v[i] = values[k]!;
-    w[i] = weights[k]!;
+  for (let i = 0, a = 0, b = 0; i < n; i++) {
+    if (b >= part.length || (a < ones && full[a]! <= values[part[b]!]!)) {
+      v[i] = full[a++]!;
+      w[i] = 1;
+    } else {
+      const k = part[b++]!;
+      v[i] = values[k]!;
+      w[i] = weights[k]!;
+    }
     W += w[i]!;
     sum += w[i]! * v[i]!;
   }
@@ -64,20 +82,73 @@ export function weightedStats(values: Float64Array, weights: Float64Array | null
 }
 
 function unweighted(v: Float64Array): WeightedStats {
-  v.sort();
   const n = v.length;
   let sum = 0;
-  for (let i = 0; i < n; i++) sum += v[i]!;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const x = v[i]!;
+    sum += x;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
   const mean = sum / n;
   let ss = 0;
   for (let i = 0; i < n; i++) ss += (v[i]! - mean) ** 2;
-  const pct = (p: number): number => {
+  // NumPy's linear percentile from the two ranks around (n - 1) p / 100, found by selection (no
+  // full sort): the median's rank first, then p10 left of it and p90 right of it.
+  const rankOf = (p: number) => Math.floor(((n - 1) * p) / 100);
+  const at = (p: number, lo: number, hi: number): number => {
     const h = ((n - 1) * p) / 100;
-    const lo = Math.floor(h);
-    const hi = Math.min(n - 1, lo + 1);
-    return v[lo]! + (h - lo) * (v[hi]! - v[lo]!);
+    const k = Math.floor(h);
+    select(v, k, lo, hi);
+    if (k + 1 >= n || h === k) return v[k]!;
+    let next = Infinity;
+    for (let i = k + 1; i < n; i++) if (v[i]! < next) next = v[i]!;
+    return v[k]! + (h - k) * (next - v[k]!);
   };
-  return { mean, min: v[0]!, max: v[n - 1]!, std: Math.sqrt(ss / n), median: pct(50), p10: pct(10), p90: pct(90), weight: n };
+  const median = at(50, 0, n);
+  const k50 = rankOf(50);
+  const p10 = at(10, 0, k50 + 1);
+  const p90 = at(90, k50, n);
+  return { mean, min, max, std: Math.sqrt(ss / n), median, p10, p90, weight: n };
+}
+
+/**
+ * Rearranges `a[lo..hi)` so that `a[k]` is the value of rank k within it, smaller or equal values
+ * before it and greater or equal after (Hoare's quickselect, median-of-three pivots).
+ */
+function select(a: Float64Array, k: number, lo: number, hi: number): void {
+  let l = lo;
+  let r = hi - 1;
+  while (r > l) {
+    const m = (l + r) >> 1;
+    // Median of three as the pivot.
+    if (a[m]! < a[l]!) swap(a, m, l);
+    if (a[r]! < a[l]!) swap(a, r, l);
+    if (a[r]! < a[m]!) swap(a, r, m);
+    const pivot = a[m]!;
+    let i = l;
+    let j = r;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) r = j;
+    else if (k >= i) l = i;
+    else return;
+  }
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i]!;
+  a[i] = a[j]!;
+  a[j] = t;
 }
 
 /** Percentile `p` (0..100) of values `v` sorted ascending with weights `w` (total `W`), by the rule in this module's comment. */

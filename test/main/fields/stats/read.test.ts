@@ -1,0 +1,45 @@
+/**
+ * The block reader of the statistics run gives, for tiled and striped, compressed and uncompressed
+ * files, exactly the values main/analysis readValues gives through geotiff.js's own readRasters.
+ */
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readValues } from '../../../../main/analysis/compute';
+import { readPlanFor, parseIndexExpression, type IndexSpec } from '../../../../main/analysis/expression';
+import { readWindow } from '../../../../main/fields/stats/read';
+import { openGeoTiff } from '../../../../main/geotiff';
+import { makeTempDir, removeTempDirs } from '../../../support/temp-dirs';
+import { NODATA, writeBands, type TestGrid } from './support';
+
+const GRID: TestGrid = { epsg: 32633, originX: 390000, originY: 5820000, pixelSize: 10, width: 700, height: 600 };
+const dn = (b: number, r: number, c: number) => ((r * 13 + c * 7) % 50 === 0 ? NODATA : b === 1 && (r + c) % 97 === 0 ? -(1000 + c) : 500 + ((r * 31 + c * 17 + b * 101) % 4000));
+
+afterAll(() => removeTempDirs());
+
+describe('readWindow', () => {
+  const dir = makeTempDir('swath-fields-read-');
+  for (const [name, opts] of [['tiled, DEFLATE', { tile: 256 }], ['tiled, uncompressed', { tile: 128, deflate: false }], ['one strip', { tile: 1024 }]] as const) {
+    it(`equals readValues on a ${name} file, for a band and a normalized difference`, async () => {
+      const file = await writeBands(path.join(dir, `${name.replace(/\W+/g, '-')}.tif`), GRID, '2026-05-01', dn, opts);
+      const open = await openGeoTiff(file, new AbortController().signal);
+      try {
+        for (const expr of ['B8', 'ndvi']) {
+          const plan = readPlanFor(parseIndexExpression(expr) as IndexSpec, open.header);
+          if ('error' in plan) throw new Error(plan.error);
+          for (const win of [[0, 0, 700, 600], [255, 1, 513, 300], [600, 511, 700, 600], [3, 257, 4, 258]] as [number, number, number, number][]) {
+            const signal = new AbortController().signal;
+            const ours = await readWindow(open, plan, win, signal, 256);
+            const ref = await readValues(open, plan, win, signal);
+            expect(ours.length).toBe(ref.length);
+            let differ = 0;
+            for (let i = 0; i < ref.length; i++) if (!Object.is(ours[i], ref[i])) differ++;
+            expect(differ, `${expr} ${win.join(',')}`).toBe(0);
+            expect(ref.some((v) => Number.isNaN(v))).toBe(win[2] - win[0] > 1);
+          }
+        }
+      } finally {
+        await open.close();
+      }
+    });
+  }
+});
