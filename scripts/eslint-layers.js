@@ -62,22 +62,28 @@ function importsOf(/** @type {string} */ file) {
   return imports;
 }
 
-/** The shortest chain of imports from `start` back to `target` (both included), or undefined. */
-function chainTo(/** @type {string} */ start, /** @type {string} */ target) {
+/**
+ * The shortest chain from `start` to `target` (both included) following `next`, or undefined.
+ * @param {string} start @param {string} target @param {(node: string) => Iterable<string>} next
+ */
+function shortestChain(start, target, next) {
   /** @type {Map<string, string | null>} */
   const parent = new Map([[start, null]]);
   const queue = [start];
   for (let i = 0; i < queue.length; i++) {
-    const file = /** @type {string} */ (queue[i]);
-    if (file === target) {
+    const node = /** @type {string} */ (queue[i]);
+    if (node === target) {
       const chain = [];
-      for (let f = /** @type {string | null | undefined} */ (file); f; f = parent.get(f)) chain.unshift(f);
+      for (let f = /** @type {string | null | undefined} */ (node); f; f = parent.get(f)) chain.unshift(f);
       return chain;
     }
-    for (const next of importsOf(file)) if (!parent.has(next)) { parent.set(next, file); queue.push(next); }
+    for (const n of next(node)) if (!parent.has(n)) { parent.set(n, node); queue.push(n); }
   }
   return undefined;
 }
+
+/** The shortest chain of imports from `start` back to `target` (both included), or undefined. */
+const chainTo = (/** @type {string} */ start, /** @type {string} */ target) => shortestChain(start, target, importsOf);
 
 /**
  * Calls `check(node, specifier)` for every module specifier of the file: imports, re-exports,
@@ -221,21 +227,8 @@ function folderGraph(files) {
 }
 
 /** The shortest chain of folders from `start` to `target` in the graph (both included), or undefined. */
-function folderChain(/** @type {Map<string, Map<string, [string, string]>>} */ graph, /** @type {string} */ start, /** @type {string} */ target) {
-  /** @type {Map<string, string | null>} */
-  const parent = new Map([[start, null]]);
-  const queue = [start];
-  for (let i = 0; i < queue.length; i++) {
-    const g = /** @type {string} */ (queue[i]);
-    if (g === target) {
-      const chain = [];
-      for (let f = /** @type {string | null | undefined} */ (g); f; f = parent.get(f)) chain.unshift(f);
-      return chain;
-    }
-    for (const next of graph.get(g)?.keys() ?? []) if (!parent.has(next)) { parent.set(next, g); queue.push(next); }
-  }
-  return undefined;
-}
+const folderChain = (/** @type {Map<string, Map<string, [string, string]>>} */ graph, /** @type {string} */ start, /** @type {string} */ target) =>
+  shortestChain(start, target, (g) => graph.get(g)?.keys() ?? []);
 
 /**
  * The renderer's folder-level cycles: each a chain of folders from one back to itself, each folder
