@@ -17,7 +17,8 @@ import { addShortcut, type ShortcutInfo } from './lib/shortcuts';
  * - `hasPanel(id)`: whether a panel of that id is registered (ids from outside, e.g. a notification's target).
  *
  * A contribution.ts is imported when the window opens: it imports its feature's code with `import()`
- * (panels, stores it does not need at once), never statically, so the first paint stays the map.
+ * (panels, stores it does not need at once), statically only what the first paint shows anyway, so
+ * the first paint stays the map.
  */
 
 /** A rail panel. Its shortcut is registered as `panel-<id>` in the "Panels" group. */
