@@ -125,6 +125,11 @@ describe.skipIf(!HAS_CHROMIUM || !HAS_OGR2OGR)('workspace e2e: fields', () => {
     await page.screenshot({ path: `${SHOTS}/fields-map.png` });
     await page.getByTestId('fields-table').screenshot({ path: `${SHOTS}/fields-table.png` });
 
+    // A run over the whole library from the run dialog (every date again, the coverage reused).
+    await page.getByTestId('fields-rule-exact').check();
+    await page.getByTestId('fields-run-start').click();
+    await expect.poll(() => page.getByTestId('fields-run-result').innerText().catch(() => ''), { timeout: 60_000 }).toContain(`${12 * (first.counts.downloaded + 1)} parcel × date results`);
+
     // One field's chart over time.
     await page.getByTestId('fields-row').first().click();
     const chart = page.getByTestId('series-chart');
