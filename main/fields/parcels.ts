@@ -11,6 +11,7 @@ import { entryPoint, type EntryPoint } from '../shared/entry-point.js';
 import { WorkerPool, type WorkerFailure } from '../shared/worker-pool.js';
 import { decodeGeometry, toParcelGeometry, type Bbox, type ParcelCrs, type ParcelGeometry } from './geometry.js';
 import { ImportError, IMPORT_LIMITS, type ImportLimits } from './import/limits.js';
+import { markDeleted } from './import/purge.js';
 import type { FieldsImportTask, ImportProgress, ImportResult, InspectResult, SkippedParcel } from './import/run.js';
 import type { ParcelFormat } from './import/source.js';
 
@@ -105,6 +106,7 @@ export class ParcelStore {
   private readonly pool: WorkerPool<FieldsImportTask, unknown>;
   private readonly now: () => number;
   private purging: Promise<void> = Promise.resolve();
+  private closed = false;
 
   constructor(private readonly opts: ParcelStoreOptions) {
     this.now = opts.now ?? Date.now;
@@ -118,8 +120,8 @@ export class ParcelStore {
     });
     // Sets an earlier run left half imported (the app ended during an import) go with the deleted ones
     // whose parcels were not all removed yet: removed off main's thread.
-    opts.db.prepare("UPDATE parcel_set SET state = 'deleted' WHERE state = 'importing'").run();
-    if (opts.db.prepare("SELECT 1 FROM parcel_set WHERE state = 'deleted' LIMIT 1").get()) this.purge();
+    markDeleted(opts.db, "state = 'importing'");
+    if (opts.db.prepare('SELECT 1 FROM parcel_purge LIMIT 1').get()) this.purge();
   }
 
   /** The file's layers, their feature counts, columns (with types, for the id and name picker) and CRS. */
@@ -131,7 +133,7 @@ export class ParcelStore {
 
   /**
    * Imports a layer as a new set. Features without a usable id, with a duplicate id or a bad
-   * geometry are skipped, each with its reason (the first {@link SKIPPED_LISTED} listed); a file
+   * geometry are skipped, each with its reason (the first 1,000 listed); a file
    * past a limit, without a CRS or without the columns named is refused (ImportError).
    */
   async import(
@@ -177,7 +179,7 @@ export class ParcelStore {
 
   /** Deletes a set at once: it is no longer listed, and its parcels are removed in batches off main's thread. False when there is no such set. */
   delete(id: string): boolean {
-    const gone = Number(this.opts.db.prepare("UPDATE parcel_set SET state = 'deleted' WHERE id = ? AND state = 'ready'").run(id).changes) > 0;
+    const gone = markDeleted(this.opts.db, "id = ? AND state = 'ready'", id) > 0;
     if (gone) this.purge();
     return gone;
   }
@@ -190,7 +192,9 @@ export class ParcelStore {
   private purge(): void {
     this.purging = this.purging.then(() => this.pool.run({ op: 'purge', dbFile: this.opts.file }, new AbortController().signal)).then(
       () => undefined,
-      (e: unknown) => this.opts.onWarning?.(`Removing the parcels of deleted parcel sets failed (${(e as Error).message}); they are removed at the next start.`),
+      (e: unknown) => {
+        if (!this.closed) this.opts.onWarning?.(`Removing the parcels of deleted parcel sets failed (${(e as Error).message}); they are removed at the next start.`);
+      },
     );
   }
 
@@ -231,9 +235,10 @@ export class ParcelStore {
     }
   }
 
-  /** Ends the worker (with the app). */
+  /** Ends the worker (with the app): an import in progress fails, and parcels still to remove are removed at the next start. */
   async close(): Promise<void> {
-    await this.purging;
+    this.closed = true;
     await this.pool.close();
+    await this.purging;
   }
 }

@@ -3,7 +3,7 @@
  * each feature (id, name, geometry, limits) and writes the set into swath.db through the worker's
  * own connection, in transactions of {@link CHUNK} parcels so main's writes never wait long for
  * the lock. The set stays 'importing' (unlisted) until its last row is in; a failed or cancelled
- * import marks it 'deleted' and removes what it wrote.
+ * import deletes it and removes what it wrote.
  */
 import { DatabaseSync } from 'node:sqlite';
 import path from 'node:path';
@@ -12,10 +12,11 @@ import { checkGeometry, encodeGeometry, lonLatBox, type Bbox } from '../geometry
 import { toLonLat } from './crs.js';
 import { ImportError, IMPORT_LIMITS, type ImportLimits } from './limits.js';
 import { openSource } from './open.js';
+import { markDeleted, purgeDeleted } from './purge.js';
 import type { Source, SourceLayer } from './source.js';
 
-/** Parcels per transaction of the import's writes. */
-export const CHUNK = 2000;
+/** Parcels per transaction of the import's writes (a few milliseconds each: main's own writes wait no longer for the lock). */
+export const CHUNK = 500;
 /** Skipped parcels listed in the result (the count covers all). */
 export const SKIPPED_LISTED = 1000;
 
@@ -80,42 +81,6 @@ function writer(dbFile: string): DatabaseSync {
 }
 
 const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
-
-/**
- * Removes the sets marked 'deleted' (deleted by the analyst, or an import that failed or was left
- * half done), their parcels first, in batches by the set's index.
- */
-export async function purgeDeleted(db: DatabaseSync, signal?: AbortSignal): Promise<number> {
-  const sets = db.prepare("SELECT sid FROM parcel_set WHERE state = 'deleted'").all() as { sid: number }[];
-  const pick = db.prepare('SELECT pid FROM parcel WHERE sid = ? LIMIT ?');
-  const delParcel = db.prepare('DELETE FROM parcel WHERE pid = ?');
-  const delBox = db.prepare('DELETE FROM parcel_box WHERE pid = ?');
-  const delSet = db.prepare("DELETE FROM parcel_set WHERE sid = ? AND state = 'deleted'");
-  let removed = 0;
-  for (const { sid } of sets) {
-    for (;;) {
-      if (signal?.aborted) return removed;
-      db.exec('BEGIN IMMEDIATE');
-      let n = 0;
-      try {
-        for (const { pid } of pick.all(sid, CHUNK) as { pid: number }[]) {
-          delParcel.run(pid);
-          delBox.run(pid);
-          n++;
-        }
-        if (n === 0) delSet.run(sid);
-        db.exec('COMMIT');
-      } catch (e) {
-        if (db.isTransaction) db.exec('ROLLBACK');
-        throw e;
-      }
-      removed += n;
-      if (n === 0) break;
-      await nextTurn();
-    }
-  }
-  return removed;
-}
 
 export async function purgeTask(task: PurgeTask): Promise<number> {
   const db = writer(task.dbFile);
@@ -207,7 +172,7 @@ export async function importFile(task: ImportTask, signal: AbortSignal, progress
   } catch (e) {
     if (db && sid != null) {
       if (db.isTransaction) db.exec('ROLLBACK');
-      db.prepare("UPDATE parcel_set SET state = 'deleted' WHERE sid = ?").run(sid);
+      markDeleted(db, 'sid = ?', sid);
       await purgeDeleted(db);
     }
     throw e;

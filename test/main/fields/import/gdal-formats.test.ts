@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { projStringFor } from '../../../../main/fields/import/crs.js';
 import type { Parcel } from '../../../../main/fields/parcels.js';
 import { removeTempDirs } from '../../../support/temp-dirs.js';
 import { featureCollection, HAS_OGR, HAS_PY_OGR, ogr2ogr, ogrRead, openStore, square, writeText, type Ring, type TestFeature } from './helpers.js';
@@ -35,6 +36,9 @@ async function expectSameAsGdal(file: string, epsg: number, format: string, laye
     expect(invalid.map((i) => gdal.ids[i])).toEqual(['202']); // shapely: only the bow tie
     expect(skipped).toEqual([{ row: invalid[0]! + 1, id: '202', reason: expect.stringMatching(/^self-intersection/) }]);
     expect(set).toMatchObject({ format, count: gdal.count - 1, skipped: 1, crs: { epsg } });
+    // A code without a PROJ string of Swath's own is read through the file's WKT, which proj4 takes as its definition.
+    if (projStringFor(epsg) === null) expect(set.crs.proj4).toMatch(/^PROJCS\[/);
+    else expect(set.crs.proj4).toBe(projStringFor(epsg));
     const parcels: Parcel[] = [...store.eachParcel(set.id)].flat();
     const kept = gdal.ids.flatMap((id, i) => (gdal.valid[i] ? [i] : []));
     expect(parcels.map((p) => p.id)).toEqual(kept.map((i) => gdal.ids[i]));
@@ -65,6 +69,7 @@ async function expectSameAsGdal(file: string, epsg: number, format: string, laye
 const WRITTEN: [string, string, string, number, string, string | null, string[]][] = [
   ['a GeoPackage in EPSG:32633', 'GPKG', 'fields.gpkg', 32633, 'gpkg', 'parcels', ['-nln', 'parcels']],
   ['a GeoPackage in EPSG:4326', 'GPKG', 'fields.gpkg', 4326, 'gpkg', null, []],
+  ['a GeoPackage in EPSG:3416 (ETRS89 / Austria Lambert: read through its WKT definition)', 'GPKG', 'fields.gpkg', 3416, 'gpkg', null, []],
   ['a Shapefile in EPSG:4326 (.shp, .dbf, .prj; no .cpg: the .dbf\'s language driver says ISO-8859-1)', 'ESRI Shapefile', 'fields.shp', 4326, 'shp', null, []],
   ['a Shapefile in EPSG:32633 (with a .cpg saying UTF-8)', 'ESRI Shapefile', 'fields.shp', 32633, 'shp', null, ['-lco', 'ENCODING=UTF-8']],
   ['a FlatGeobuf in EPSG:32633', 'FlatGeobuf', 'fields.fgb', 32633, 'fgb', null, []],
