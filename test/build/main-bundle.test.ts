@@ -10,7 +10,7 @@ import { fixturePath, gdalRecord } from '../fixtures/rasters';
 import { LIBRARY_FILE, LibraryCatalog } from '../../main/library';
 import { DATABASE_FILE, openDatabase } from '../../main/shared/database';
 import { pixelGridOf, type FieldsTask, type FieldsTaskResult } from '../../main/fields/stats/compute';
-import { gridKeyOf, packParcels } from '../../main/fields/stats/packed';
+import { decodeChunk, gridKeyOf, packParcels } from '../../main/fields/stats/packed';
 import { readGeoTiffHeader } from '../../main/geotiff';
 
 /**
@@ -150,7 +150,7 @@ describe('electron-vite build output', () => {
       if (!('values' in r)) throw new Error(r.skip);
       const b8 = rec.bands[3]!;
       expect(r.values[0]).toBeCloseTo(at.values[3]! * (b8.scale ?? 1e-4) + (b8.offset ?? 0), 12);
-      expect(reply.result.coverage?.cells.length).toBe(1);
+      expect(decodeChunk(reply.result.coverage!.blob).cells.length).toBe(1);
     } finally {
       await worker.terminate();
     }

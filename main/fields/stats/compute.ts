@@ -11,7 +11,7 @@ import { getProjection } from '../../../common/grid/projection.js';
 import { readPlanFor, type IndexSpec } from '../../analysis/expression.js';
 import { openGeoTiff, type GeoTiffHeader } from '../../geotiff/index.js';
 import { CoverageError, coverageOf, type PixelGrid, type PixelRule } from './coverage.js';
-import { chunkOf, encodeChunk, gridKeyOf, RESULT_FIELDS, unpackParcel, windowOf, type CoverageChunk, type PackedParcels, type RasterResults } from './packed.js';
+import { chunkBytes, chunkOf, decodeChunk, encodeChunk, gridKeyOf, RESULT_FIELDS, unpackParcel, windowOf, type CoverageChunk, type PackedParcels, type RasterResults } from './packed.js';
 import { readWindow } from './read.js';
 import { weightedStats } from './statistics.js';
 
@@ -29,15 +29,19 @@ export interface FieldsTask {
   spec: IndexSpec;
   rule: PixelRule;
   crs: ParcelCrsRef;
-  /** The chunk's geometries (in the set's CRS) when its coverage is not given. */
-  parcels: PackedParcels | null;
-  coverage: CoverageChunk | null;
+  /** The chunk's geometries, in the set's CRS. */
+  parcels: PackedParcels;
+  /** The chunk's cached coverage, compressed (packed.ts encodeChunk): decoded here, never on main's thread. */
+  coverage: Uint8Array | null;
 }
 
-/** A task's answer: the coverage it computed (null when it was given) with its compressed form for the cache, and each raster's results or why it was skipped. */
+/**
+ * A task's answer: the coverage it computed, compressed for the cache (null when the given one was
+ * used), the parcels without coverage and why, and each raster's results or why it was skipped.
+ */
 export interface FieldsTaskResult {
-  coverage: CoverageChunk | null;
-  blob: Uint8Array | null;
+  coverage: { blob: Uint8Array; bytes: number } | null;
+  parcelErrors: { index: number; reason: string }[];
   rasters: (RasterResults | { rasterId: string; skip: string })[];
 }
 
@@ -90,7 +94,9 @@ export function computeChunk(parcels: PackedParcels, crs: ParcelCrsRef, epsg: nu
 
 /** Runs a task: the coverage (computed from the first readable raster's grid, or given), then every raster's results. */
 export async function runFieldsTask(task: FieldsTask, signal: AbortSignal, progress: (p: FieldsProgress) => void): Promise<FieldsTaskResult> {
-  let coverage = task.coverage;
+  let coverage = task.coverage ? decodeChunk(task.coverage) : null;
+  // A cached chunk of other parcels, rule or grid (the set or the file changed) is not used.
+  if (coverage && (coverage.rule !== task.rule || coverage.gridKey !== task.gridKey || !sameIndices(coverage.indices, task.parcels.indices))) coverage = null;
   let computed: CoverageChunk | null = null;
   const rasters: FieldsTaskResult['rasters'] = [];
   for (const f of task.files) {
@@ -109,7 +115,6 @@ export async function runFieldsTask(task: FieldsTask, signal: AbortSignal, progr
       const plan = readPlanFor(task.spec, open.header);
       if ('error' in plan) throw new RasterSkip(plan.error);
       if (!coverage) {
-        if (!task.parcels) throw new Error('a fields task needs the parcels or their coverage');
         coverage = computed = computeChunk(task.parcels, task.crs, epsg, grid, task.rule, signal);
       }
       // Strips of whole blocks (tiles or the file's strips), at least 256 rows.
@@ -124,7 +129,13 @@ export async function runFieldsTask(task: FieldsTask, signal: AbortSignal, progr
       await open.close();
     }
   }
-  return { coverage: computed, blob: computed ? encodeChunk(computed) : null, rasters };
+  return { coverage: computed ? { blob: encodeChunk(computed), bytes: chunkBytes(computed) } : null, parcelErrors: coverage?.errors ?? [], rasters };
+}
+
+function sameIndices(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

@@ -129,7 +129,8 @@ export function encodeChunk(c: CoverageChunk): Uint8Array {
     const b = Buffer.from(a.buffer, a.byteOffset, a.byteLength);
     chunks.push(b, pad(b.length));
   }
-  return deflateRawSync(Buffer.concat(chunks), { level: 1 });
+  // Its own buffer, of its own size: it is moved between threads whole.
+  return new Uint8Array(deflateRawSync(Buffer.concat(chunks), { level: 1 }));
 }
 
 export function decodeChunk(blob: Uint8Array): CoverageChunk {

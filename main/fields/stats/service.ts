@@ -18,7 +18,7 @@ import type { LibraryEntry } from '../../library/index.js';
 import type { ParcelGeometry, Position } from '../geometry.js';
 import { PIXEL_RULES, type PixelGrid, type PixelRule } from './coverage.js';
 import { pixelGridOf, type FieldsTask, type FieldsTaskResult, type ParcelCrsRef } from './compute.js';
-import { gridKeyOf, packParcels, type CoverageChunk } from './packed.js';
+import { gridKeyOf, packParcels } from './packed.js';
 import { FieldStatisticsStore, type FieldStatistic } from './store.js';
 import type { FieldStatisticsWorkers } from './workers.js';
 
@@ -136,14 +136,13 @@ export class FieldStatistics {
     const key = { setId: set.id, index: spec.label, rule, minValidShare };
     const runJob = async (job: (typeof jobs)[number]) => {
       const { group } = job;
-      let coverage: CoverageChunk | null = this.deps.store.coverage(set.id, group.key, rule, job.chunk);
-      const indices = job.parcels.map((p) => p.index);
-      if (coverage && (coverage.indices.length !== indices.length || coverage.indices.some((x, i) => x !== indices[i]))) coverage = null;
+      let coverage = this.deps.store.coverage(set.id, group.key, rule, job.chunk);
+      const packed = packParcels(job.parcels.map((p) => ({ index: p.index, parts: partsOf(p.geometry) })));
       for (let at = 0; at < group.entries.length; at += perTask) {
         const files = group.entries.slice(at, at + perTask);
         const task: FieldsTask = {
           op: 'fields', gridKey: group.key, files: files.map((e) => ({ rasterId: e.id, file: e.path })), spec, rule, crs: set.crs,
-          parcels: coverage ? null : packParcels(job.parcels.map((p) => ({ index: p.index, parts: partsOf(p.geometry) }))),
+          parcels: packed,
           coverage,
         };
         let out: FieldsTaskResult;
@@ -155,11 +154,11 @@ export class FieldStatistics {
           for (const f of files) skippedRasters.push({ rasterId: f.id, reason: `could not be read: ${(e as Error).message}` });
           continue;
         }
-        if (out.coverage && out.blob) {
-          coverage = out.coverage;
-          this.deps.store.putCoverage(set.id, job.chunk, out.coverage, out.blob);
+        if (out.coverage) {
+          coverage = out.coverage.blob;
+          this.deps.store.putCoverage({ setId: set.id, gridKey: group.key, rule, chunk: job.chunk, parcels: packed.indices.length, bytes: out.coverage.bytes }, out.coverage.blob);
         }
-        for (const err of coverage?.errors ?? []) skippedParcels.set(err.index, err.reason);
+        for (const err of out.parcelErrors) skippedParcels.set(err.index, err.reason);
         for (const r of out.rasters) {
           if ('skip' in r) {
             if (job.chunk === 0) skippedRasters.push({ rasterId: r.rasterId, reason: r.skip });

@@ -11,11 +11,6 @@ serveTasks<FieldsTask, FieldsTaskResult>(async (task, signal, progress) => {
   const result = await runFieldsTask(task, signal, progress);
   const transfer: ArrayBuffer[] = [];
   for (const r of result.rasters) if ('values' in r) transfer.push(r.values.buffer as ArrayBuffer, r.parcels.buffer as ArrayBuffer);
-  const c = result.coverage;
-  if (c) {
-    // The chunk's indices came with the task (a copy of main's): not moved, the rest is this thread's own.
-    transfer.push(c.windows.buffer as ArrayBuffer, c.areaPx.buffer as ArrayBuffer, c.cellStart.buffer as ArrayBuffer, c.cells.buffer as ArrayBuffer);
-    if (c.weights) transfer.push(c.weights.buffer as ArrayBuffer);
-  }
+  if (result.coverage) transfer.push(result.coverage.blob.buffer as ArrayBuffer);
   return { result, transfer };
 });

@@ -1,13 +1,13 @@
 /**
  * The stored side of field statistics in swath.db (schema step main/fields/schema/field-statistics.ts):
  * the results table, written in batches of rows per transaction, and the coverage cache, each chunk
- * of a set's parcels on one grid under one rule kept compressed on disk and the most recently used
- * ones in memory up to a byte bound.
+ * of a set's parcels on one grid under one rule kept compressed on disk and, the most recently used
+ * ones, in memory up to a byte bound (compressed too: only the worker threads decode them).
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { inTransaction } from '../../shared/database.js';
 import type { PixelRule } from './coverage.js';
-import { chunkBytes, decodeChunk, RESULT_FIELDS, type CoverageChunk, type RasterResults } from './packed.js';
+import { RESULT_FIELDS, type RasterResults } from './packed.js';
 
 /** One parcel's statistics on one raster (a date), with one index under one rule. */
 export interface FieldStatistic {
@@ -38,7 +38,7 @@ export interface FieldStatistic {
 
 /** Rows written per transaction: each commit stays short on main's thread. */
 export const WRITE_BATCH = 2000;
-/** Coverage kept in memory by default (bytes). */
+/** Compressed coverage kept in memory by default (bytes). */
 export const COVERAGE_MEMORY_BYTES = 256 * 1024 * 1024;
 /** Most rows one results query returns. */
 export const MAX_RESULT_ROWS = 100_000;
@@ -64,7 +64,7 @@ export class FieldStatisticsStore {
   private readonly insert: StatementSync;
   private readonly coverageGet: StatementSync;
   private readonly coveragePut: StatementSync;
-  private readonly memory = new Map<string, CoverageChunk>();
+  private readonly memory = new Map<string, Uint8Array>();
   private memoryBytes = 0;
 
   constructor(private readonly db: DatabaseSync, private readonly memoryLimit = COVERAGE_MEMORY_BYTES) {
@@ -132,8 +132,8 @@ export class FieldStatisticsStore {
     return out;
   }
 
-  /** A cached chunk of coverage (memory first, then swath.db), or null. */
-  coverage(setId: string, gridKey: string, rule: PixelRule, chunk: number): CoverageChunk | null {
+  /** A cached chunk of coverage, compressed (memory first, then swath.db), or null. */
+  coverage(setId: string, gridKey: string, rule: PixelRule, chunk: number): Uint8Array | null {
     const key = `${setId}\n${gridKey}\n${rule}\n${chunk}`;
     const hit = this.memory.get(key);
     if (hit) {
@@ -143,15 +143,14 @@ export class FieldStatisticsStore {
     }
     const row = this.coverageGet.get(setId, gridKey, rule, chunk) as { data: Uint8Array } | undefined;
     if (!row) return null;
-    const c = decodeChunk(row.data);
-    this.remember(key, c);
-    return c;
+    this.remember(key, row.data);
+    return row.data;
   }
 
-  /** Keeps a computed chunk (its compressed blob in swath.db). */
-  putCoverage(setId: string, chunk: number, c: CoverageChunk, blob: Uint8Array): void {
-    this.coveragePut.run(setId, c.gridKey, c.rule, chunk, c.indices.length, chunkBytes(c), blob);
-    this.remember(`${setId}\n${c.gridKey}\n${c.rule}\n${chunk}`, c);
+  /** Keeps a computed chunk's compressed coverage (`bytes`: its size decoded). */
+  putCoverage(c: { setId: string; gridKey: string; rule: PixelRule; chunk: number; parcels: number; bytes: number }, blob: Uint8Array): void {
+    this.coveragePut.run(c.setId, c.gridKey, c.rule, c.chunk, c.parcels, c.bytes, blob);
+    this.remember(`${c.setId}\n${c.gridKey}\n${c.rule}\n${c.chunk}`, blob);
   }
 
   /**
@@ -182,8 +181,8 @@ export class FieldStatisticsStore {
     return this.memoryBytes;
   }
 
-  private remember(key: string, c: CoverageChunk): void {
-    const bytes = chunkBytes(c);
+  private remember(key: string, c: Uint8Array): void {
+    const bytes = c.byteLength;
     if (bytes > this.memoryLimit) return;
     this.forget(key);
     this.memory.set(key, c);
@@ -195,6 +194,6 @@ export class FieldStatisticsStore {
     const c = this.memory.get(key);
     if (!c) return;
     this.memory.delete(key);
-    this.memoryBytes -= chunkBytes(c);
+    this.memoryBytes -= c.byteLength;
   }
 }
