@@ -29,6 +29,7 @@ import { budgetCeilingEur, budgetProblem, confirmSpendAboveEur, policyHandlers, 
 import { Estimator, SpendGuard, SpendStore, profileAccounts, spendHandlers } from '../spend';
 import { openWatches } from '../watches';
 import { openTeamLibrary, teamHandlers } from '../team';
+import { openFields } from '../fields';
 
 /**
  * The app without its window: the embedded demo service, profiles and keys,
@@ -75,6 +76,8 @@ export interface AppOptions {
   revealFile?: (file: string) => boolean;
   /** The system "open files" dialog for GeoTIFFs; the browser host has none. */
   chooseFiles?: () => Promise<string[] | null>;
+  /** The system "open file" dialog for a parcel file (GeoPackage, Shapefile, GeoJSON, FlatGeobuf); the browser host has none. */
+  chooseParcelFile?: () => Promise<string | null>;
   /** Main's native question to the analyst (Electron's message box); the browser host has none, and refuses instead. */
   confirm?: HostConfirm;
   /** Where an export goes (Electron: the save dialog); absent: under the download folder. */
@@ -217,7 +220,13 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   library.on('updated', (e) => emit('library:changed', { upserted: [e], removed: [] }));
   const estimator = new Estimator(now);
   const notifier = await Notifier.open(dir, { emit, showNative: options.showNotification, onOpen: () => options.focus?.(), offByPolicy: policyState.policy.notifications === false });
-  const watches = await openWatches({ dir, db: database.db, queue, library, session, profiles, settings, notifier, emit, guard, estimator, log, now, team: (request, signal) => team.forWatch(request, signal) });
+  const fields = openFields({ database, library, notifier, emit, log, now, downloadDir: () => settings.get().downloadDir, chooseParcelFile: options.chooseParcelFile });
+  // A watch's change is told to the window, then to the fields monitor (its new dates' statistics).
+  const watchEmit: Emit = (event, payload) => {
+    emit(event, payload);
+    if (event === 'watch:changed') fields.monitor.watchChanged(payload as EventPayload<'watch:changed'>);
+  };
+  const watches = await openWatches({ dir, db: database.db, queue, library, session, profiles, settings, notifier, emit: watchEmit, guard, estimator, log, now, team: (request, signal) => team.forWatch(request, signal) });
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, remote: team.remoteRasters(), onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();
@@ -246,6 +255,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     spendHandlers(guard),
     teamHandlers(team),
     watches.handlers(),
+    fields.handlers,
     notificationHandlers({ notifier, log, now }),
     aboutHandlers({ version: options.version, platform: options.platform, versions: distributionOptions.versions, licensesFile: distributionOptions.licensesFile }),
     policyHandlers(policy),
@@ -263,6 +273,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     async close() {
       updates.close();
       await watches.close();
+      await fields.close();
       await team.close();
       await overviews.close();
       await analysisWorkers.close();

@@ -29,7 +29,7 @@ const EXTERNAL_LINK_HOSTS: readonly string[] = [];
 const SHUTDOWN_TIMEOUT_MS = 3_000;
 
 /** Electron's parts of the app core's options (see {@link ElectronAppOptions.createCore}). */
-export type ElectronCoreParts = Required<Pick<AppOptions, 'startSimulator' | 'emit' | 'launchCommand' | 'fetch' | 'revealFile' | 'chooseFiles' | 'confirm' | 'focus' | 'chooseExportPath'>>;
+export type ElectronCoreParts = Required<Pick<AppOptions, 'startSimulator' | 'emit' | 'launchCommand' | 'fetch' | 'revealFile' | 'chooseFiles' | 'chooseParcelFile' | 'confirm' | 'focus' | 'chooseExportPath'>>;
 
 /** What the entry gives {@link startElectronApp}. */
 export interface ElectronAppOptions {
@@ -177,6 +177,14 @@ export function electronCoreParts(window: () => BrowserWindow | null, simulatorC
         filters: [{ name: 'GeoTIFF', extensions: ['tif', 'tiff'] }],
       });
       return result.canceled ? null : result.filePaths;
+    },
+    chooseParcelFile: async () => {
+      const result = await dialog.showOpenDialog({
+        title: 'Import parcels',
+        properties: ['openFile'],
+        filters: [{ name: 'Parcels (GeoPackage, Shapefile, GeoJSON, FlatGeobuf)', extensions: ['gpkg', 'shp', 'geojson', 'json', 'fgb'] }],
+      });
+      return result.canceled ? null : (result.filePaths[0] ?? null);
     },
     confirm: nativeConfirm(window),
     focus: () => focusWindow(window()),

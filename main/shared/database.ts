@@ -16,6 +16,7 @@ import { spendPerAccount } from '../spend/schema/spend-per-account.js';
 import { libraryRequestKeys } from '../library/schema/library-request-keys.js';
 import { parcelSets } from '../fields/schema/parcel-sets.js';
 import { fieldStatistics } from '../fields/schema/field-statistics.js';
+import { fieldWatches } from '../fields/schema/field-watches.js';
 
 export { afterCommit };
 
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly Migration[] = [
   libraryRequestKeys,
   parcelSets,
   fieldStatistics,
+  fieldWatches,
 ];
 
 /** Options of {@link openDatabase}. */

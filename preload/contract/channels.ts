@@ -8,6 +8,7 @@ import { connectionChannels } from './connection';
 import { diagnosticsChannels } from './diagnostics';
 import { downloadChannels } from './downloads';
 import { exportChannels } from './exports';
+import { fieldChannels } from './fields';
 import { imageryChannels } from './imagery';
 import { libraryChannels } from './library';
 import { notificationChannels } from './notifications';
@@ -52,6 +53,7 @@ export const channels = {
   ...spendChannels,
   ...notificationChannels,
   ...teamChannels,
+  ...fieldChannels,
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

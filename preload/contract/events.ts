@@ -6,6 +6,7 @@ import { teamEvents } from './team';
 import { notificationEvents } from './notifications';
 import { spendEvents } from './spend';
 import { watchEvents } from './watches';
+import { fieldEvents } from './fields';
 
 /** Connection states of the active service, as shown in the status bar. */
 export const connectionStates = ['connecting', 'online', 'offline'] as const;
@@ -47,6 +48,8 @@ export const events = {
   ...notificationEvents,
   /** The team library (./team). */
   ...teamEvents,
+  /** Parcel sets (./fields). */
+  ...fieldEvents,
 } satisfies Record<string, z.ZodType>;
 
 /** The real contract's event map type. */

@@ -25,3 +25,4 @@ export * from './diagnostics';
 export * from './updates';
 export * from './team';
 export * from './bounds';
+export * from './fields';

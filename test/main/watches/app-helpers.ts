@@ -42,9 +42,11 @@ export async function startTestApp(opts: {
   extraKeys?: Record<string, string>;
   /** The user-data folder of an earlier core to start again on (kept when this one closes); default a fresh one, removed on close. */
   dir?: string;
+  /** Where the test clock starts (ms since the epoch; default now): a season of the simulator's landscape. */
+  startAt?: number;
 } = {}): Promise<TestApp> {
   const dir = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), 'swath-watch-'));
-  const clock = { now: Date.now() };
+  const clock = { now: opts.startAt ?? Date.now() };
   let sim: RunningSimulator | null = null;
   const events: TestApp['events'] = [];
   const app = await createApp({

@@ -31,7 +31,7 @@ export interface VectorItem {
 }
 
 /** Named looks; colours come from the theme unless given. */
-export type VectorLook = 'result' | 'tile' | 'minitile' | 'product' | 'plan' | 'order' | 'outline';
+export type VectorLook = 'result' | 'tile' | 'minitile' | 'product' | 'plan' | 'order' | 'outline' | 'choropleth';
 
 /** Options of a layer, given with {@link setFeatures}. */
 export interface LayerOptions {
@@ -72,6 +72,7 @@ const LOOK_COLORS: Record<VectorLook, string> = {
   plan: '#d97706',
   order: '#16a34a',
   outline: '#64748b',
+  choropleth: '#64748b',
 };
 
 const PALETTE = ['#2f6fde', '#0f9d8a', '#d97706', '#d9468f', '#8a5cf6', '#16a34a', '#dc2626', '#0891b2', '#a16207', '#7c3aed', '#be185d'];
@@ -94,12 +95,13 @@ function styleFor(look: VectorLook, color: string, state: 'normal' | 'hover' | '
   let s = styleCache.get(cacheKey);
   if (s) return s;
   const dashed = look === 'plan' || look === 'minitile';
-  const baseAlpha = look === 'outline' ? 0 : look === 'tile' || look === 'minitile' ? 0.06 : 0.12;
-  const fillAlpha = state === 'hover' ? 0.38 : state === 'selected' ? 0.3 : baseAlpha;
+  // A choropleth's fill carries its value (each feature's own colour), so it is nearly opaque.
+  const baseAlpha = look === 'choropleth' ? 0.75 : look === 'outline' ? 0 : look === 'tile' || look === 'minitile' ? 0.06 : 0.12;
+  const fillAlpha = look === 'choropleth' ? (state === 'normal' ? baseAlpha : 0.9) : state === 'hover' ? 0.38 : state === 'selected' ? 0.3 : baseAlpha;
   s = new Style({
     fill: new Fill({ color: rgba(color, fillAlpha) }),
     stroke: new Stroke({
-      color: state === 'normal' ? rgba(color, 0.9) : color,
+      color: look === 'choropleth' ? (state === 'normal' ? 'rgba(30, 41, 59, 0.6)' : '#111827') : state === 'normal' ? rgba(color, 0.9) : color,
       width: state === 'hover' ? 3 : state === 'selected' ? 2.5 : look === 'minitile' ? 1 : 1.5,
       lineDash: dashed && state === 'normal' ? [6, 4] : undefined,
     }),
