@@ -111,7 +111,7 @@ export class ParcelStore {
   constructor(private readonly opts: ParcelStoreOptions) {
     this.now = opts.now ?? Date.now;
     this.pool = new WorkerPool<FieldsImportTask, unknown>({
-      name: 'fields import',
+      name: 'fields-import',
       entry: opts.entry ?? (() => entryPoint(import.meta.url, './import/import-worker.ts', 'fields-import-worker')),
       size: 1,
       // A cancelled import removes what it wrote before it answers.
