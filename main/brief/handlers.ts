@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AppError } from '../../common/errors.js';
-import { BRIEF_PAPERS, type RequestOf } from '../../preload/contract';
+import { briefSheetMm, type RequestOf } from '../../preload/contract';
 import type { HandlerTable } from '../ipc';
 import type { HostPrinter, PrintDocument } from '../platform/printer';
 import type { SettingsPort } from '../platform/settings';
@@ -22,19 +22,13 @@ export const PRINT_CSP = "default-src 'none'; img-src data:; font-src data:; sty
 
 type BriefRequest = RequestOf<'brief:export'>;
 
-/** The page's size in millimetres for a paper and an orientation. */
-export function pageSizeMm(paper: BriefRequest['paper'], orientation: BriefRequest['orientation']): { widthMm: number; heightMm: number } {
-  const { widthMm, heightMm } = BRIEF_PAPERS[paper];
-  return orientation === 'portrait' ? { widthMm, heightMm } : { widthMm: heightMm, heightMm: widthMm };
-}
-
 /**
  * The print document of a request: main's CSP and paper (@page, one page exactly: the page box is
  * the body, nothing overflows it), then the renderer's style and body. A style that could end its
  * element or set the paper itself is refused, naming the field.
  */
 export function printDocument(request: Pick<BriefRequest, 'paper' | 'orientation' | 'body' | 'style'>): PrintDocument {
-  const { widthMm, heightMm } = pageSizeMm(request.paper, request.orientation);
+  const { widthMm, heightMm } = briefSheetMm(request.paper, request.orientation);
   if (/<\//.test(request.style)) throw new AppError('validation', 'style: a style sheet holds no markup.', { fields: { style: ['A style sheet holds no markup ("</").'] } });
   if (/@page/i.test(request.style)) throw new AppError('validation', 'style: main sets the paper; leave @page out.', { fields: { style: ['Main sets the paper: leave @page out.'] } });
   const size = `${widthMm}mm ${heightMm}mm`;

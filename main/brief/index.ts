@@ -1,1 +1,1 @@
-export { briefHandlers, pageSizeMm, pdfPageCount, pngSize, printDocument, PRINT_CSP, type BriefDeps } from './handlers.js';
+export { briefHandlers, pdfPageCount, pngSize, printDocument, PRINT_CSP, type BriefDeps } from './handlers.js';

@@ -5,6 +5,12 @@ import { z } from 'zod';
 /** The paper sizes a brief is laid out for, in millimetres (portrait). */
 export const BRIEF_PAPERS = { a4: { widthMm: 210, heightMm: 297 }, letter: { widthMm: 215.9, heightMm: 279.4 } } as const;
 
+/** A brief's sheet in millimetres: its paper, turned for landscape. */
+export function briefSheetMm(paper: keyof typeof BRIEF_PAPERS, orientation: 'portrait' | 'landscape'): { widthMm: number; heightMm: number } {
+  const { widthMm, heightMm } = BRIEF_PAPERS[paper];
+  return orientation === 'portrait' ? { widthMm, heightMm } : { widthMm: heightMm, heightMm: widthMm };
+}
+
 /**
  * The largest print page `brief:export` takes (markup and style, its images inline as data URLs): a
  * one-page brief's map at 300 dpi as a PNG is a few MB; the browser host's socket carries at most 16 MB.

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { briefHandlers, pageSizeMm } from '../../../main/brief';
+import { briefHandlers } from '../../../main/brief';
 import type { Settings } from '../../../main/platform/settings';
-import { channels, type RequestOf } from '../../../preload/contract';
+import { briefSheetMm, channels, type RequestOf } from '../../../preload/contract';
 import { briefLayout, briefPage, mapPixels, type BriefContent } from '../../../renderer/src/features/brief/model/print-page';
 import { chromiumPrinter, launchPrinterChromium } from '../../support/chromium-printer';
 import { decodePng, pixelAt } from '../../e2e/preview-pixels';
@@ -66,7 +66,7 @@ describe.skipIf(!HAS)('brief: printed to PDF and PNG by Chromium', () => {
   });
 
   function request(paper: 'a4' | 'letter', orientation: 'portrait' | 'landscape', format: 'pdf' | 'png', dpi?: 150 | 300) {
-    const size = pageSizeMm(paper, orientation);
+    const size = briefSheetMm(paper, orientation);
     const layout = briefLayout(size);
     const px = mapPixels(layout, 220);
     const page = briefPage(content(px.width, px.height, 'Field 7 after the June rains'), size);
