@@ -65,6 +65,8 @@ export const useBriefStore = defineStore('brief', () => {
   const step = ref<BriefStep>('idle');
   const error = ref<string | null>(null);
   const result = shallowRef<ResponseOf<'brief:export'> | null>(null);
+  /** The scale bar's label on the last page printed ("2 km"). */
+  const scaleLabel = ref('');
   let controller: AbortController | null = null;
 
   /** The layers the brief shows: those drawn on the map, top first. */
@@ -109,6 +111,7 @@ export const useBriefStore = defineStore('brief', () => {
         sources: { service: layers.length ? session.serviceLabel || 'the imagery service' : undefined, basemap: true, water: zoom >= 6, places: zoom >= 8, online: settings.settings?.osmLayer ? '© OpenStreetMap contributors' : undefined },
         made: Date.now(),
       }, sheet);
+      scaleLabel.value = page.scaleLabel;
       step.value = 'printing';
       const r = await getBridge(ac.signal).briefExport({
         format: options.format, paper: options.paper, orientation: options.orientation,
@@ -133,5 +136,5 @@ export const useBriefStore = defineStore('brief', () => {
     step.value = 'idle';
   }
 
-  return { options, step, error, result, shownLayers, suggestTitle, exportBrief, cancel };
+  return { options, step, error, result, scaleLabel, shownLayers, suggestTitle, exportBrief, cancel };
 });
