@@ -27,16 +27,22 @@ type BriefRequest = RequestOf<'brief:export'>;
  * the body, nothing overflows it), then the renderer's style and body. A style that could end its
  * element or set the paper itself is refused, naming the field.
  */
-export function printDocument(request: Pick<BriefRequest, 'paper' | 'orientation' | 'body' | 'style'>): PrintDocument {
+export function printDocument(request: Pick<BriefRequest, 'paper' | 'orientation' | 'title' | 'body' | 'style'>): PrintDocument {
   const { widthMm, heightMm } = briefSheetMm(request.paper, request.orientation);
   if (/<\//.test(request.style)) throw new AppError('validation', 'style: a style sheet holds no markup.', { fields: { style: ['A style sheet holds no markup ("</").'] } });
   if (/@page/i.test(request.style)) throw new AppError('validation', 'style: main sets the paper; leave @page out.', { fields: { style: ['Main sets the paper: leave @page out.'] } });
   const size = `${widthMm}mm ${heightMm}mm`;
   const html = '<!doctype html><html><head><meta charset="utf-8">'
     + `<meta http-equiv="Content-Security-Policy" content="${PRINT_CSP}">`
+    + `<title>${escapeText(request.title)}</title>`
     + `<style>@page { size: ${size}; margin: 0 } html, body { margin: 0; padding: 0; width: ${widthMm}mm; height: ${heightMm}mm; overflow: hidden; }</style>`
     + `<style>${request.style}</style></head><body>${request.body}</body></html>`;
   return { html, widthMm, heightMm };
+}
+
+/** Text safe as an element's content. */
+function escapeText(text: string): string {
+  return text.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 }
 
 /** Pages of a PDF (its page objects). */

@@ -26,6 +26,8 @@ export const briefExportRequestSchema = z.strictObject({
   dpi: z.union([z.literal(150), z.literal(300)]).optional(),
   /** File name stem, e.g. "brief-ndvi-2026-04-10"; main adds the extension (and -2, -3… when taken). */
   name: z.string().max(120).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,119}$/, 'Use letters, digits, dots, dashes or underscores (at most 120).'),
+  /** The document's title (the PDF's Title). */
+  title: z.string().min(1).max(200),
   /** The page's body markup: text and lines as HTML and SVG, rasters as data: images (no script, no network: main prints it so). */
   body: z.string().min(1, 'The page is empty.').max(BRIEF_PAGE_MAX_CHARS, `At most ${BRIEF_PAGE_MAX_CHARS} characters.`),
   /** The page's style sheet; main sets the paper (@page) itself. */

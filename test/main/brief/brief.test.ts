@@ -70,7 +70,7 @@ describe.skipIf(!HAS)('brief: printed to PDF and PNG by Chromium', () => {
     const layout = briefLayout(size);
     const px = mapPixels(layout, 220);
     const page = briefPage(content(px.width, px.height, 'Field 7 after the June rains'), size);
-    return { page, layout, px, req: channels['brief:export'].request.parse({ format, paper, orientation, dpi, name: 'brief-ndvi-2026-04-10', body: page.body, style: page.style } satisfies RequestOf<'brief:export'>) };
+    return { page, layout, px, req: channels['brief:export'].request.parse({ format, paper, orientation, dpi, name: 'brief-ndvi-2026-04-10', title: 'Field 7 after the June rains', body: page.body, style: page.style } satisfies RequestOf<'brief:export'>) };
   }
 
   for (const [paper, orientation, points] of [['a4', 'portrait', [595.28, 841.89]], ['letter', 'landscape', [792, 612]]] as const) {
@@ -85,6 +85,7 @@ describe.skipIf(!HAS)('brief: printed to PDF and PNG by Chromium', () => {
 
       const info = run(['pdfinfo'], out.file);
       expect(info).toMatch(/^Pages:\s+1$/m);
+      expect(info).toMatch(/^Title:\s+Field 7 after the June rains$/m);
       const [w, h] = /Page size:\s+([\d.]+) x ([\d.]+) pts/.exec(info)!.slice(1).map(Number);
       expect(w).toBeCloseTo(points[0], 0);
       expect(h).toBeCloseTo(points[1], 0);

@@ -194,7 +194,8 @@ function chartSvg(series: BriefSeries, width: number, height: number): string {
 
 /** The grid line: each raster grid's EPSG (and name), and the map's own. */
 export function gridLine(rasters: readonly BriefRaster[]): string {
-  const grids = [...new Map(rasters.filter((r) => r.epsg !== null).map((r) => [r.epsg, r.projectionName ? `EPSG:${r.epsg} (${r.projectionName})` : `EPSG:${r.epsg}`])).values()];
+  const name = (r: BriefRaster): string => (!r.projectionName ? `EPSG:${r.epsg}` : r.projectionName.includes(`EPSG:${r.epsg}`) ? r.projectionName : `EPSG:${r.epsg} (${r.projectionName})`);
+  const grids = [...new Map(rasters.filter((r) => r.epsg !== null).map((r) => [r.epsg, name(r)])).values()];
   return `Grid: ${grids.length ? grids.join(', ') : 'none'} · map drawn in EPSG:3857 (Web Mercator), frame in degrees (EPSG:4326)`;
 }
 

@@ -117,7 +117,7 @@ export const useBriefStore = defineStore('brief', () => {
         format: options.format, paper: options.paper, orientation: options.orientation,
         ...(options.format === 'png' ? { dpi: options.dpi } : {}),
         name: briefName(title, layers.map((l) => l.date).filter((d): d is string => !!d)),
-        body: page.body, style: page.style,
+        title, body: page.body, style: page.style,
       });
       if (ac.signal.aborted) return;
       if (!r.ok) throw new Error((r.error as IpcError).message);
