@@ -1,3 +1,4 @@
+import { benchBrief } from './brief.bench.js';
 import { benchDownloads } from './downloads.bench.js';
 import { benchDownloadsHistory } from './downloads-history.bench.js';
 import { benchGeotiff } from './geotiff.bench.js';
@@ -27,6 +28,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['team', benchTeam],
   ['orders', benchOrders],
   ['watches', benchWatches],
+  ['brief', benchBrief],
 ];
 
 async function main(): Promise<void> {
