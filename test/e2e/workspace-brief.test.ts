@@ -8,7 +8,7 @@ import { gdalInfo } from '../main/analysis/gdal-reference';
 import { writeTestRaster } from '../main/analysis/rasters';
 import { chromiumAvailable } from './chromium';
 import { decodePng, pixelAt, type Pixels } from './preview-pixels';
-import { importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { importAoi, openRasterOnMap, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
 // The brief through the browser host: a raster opened on the map, the dialog opened from its layer
 // card, a PDF printed by Chromium's print to PDF (the printer the harness hands main) into the
@@ -50,15 +50,7 @@ describe.skipIf(!HAS)('workspace e2e: the one-page brief', () => {
     const page = ws.page;
     await waitForMap(page);
     await importAoi(page, AREA);
-    await openPanel(page, 'library');
-    await page.getByTestId('import-path').fill(file);
-    await page.getByTestId('import-button').click();
-    const row = page.locator(`article[data-file="${path.basename(file)}"]`);
-    await row.waitFor({ timeout: 15_000 });
-    const id = (await row.getAttribute('data-testid'))!.slice('entry-'.length);
-    await row.getByRole('button', { name: 'Zoom to' }).click();
-    await page.getByTestId(`open-${id}`).click();
-    await expect.poll(() => page.getByTestId(`layer-${id}`).getAttribute('data-status'), { timeout: 30_000 }).toBe('ready');
+    const id = await openRasterOnMap(page, file);
     await drawn();
 
     // Four raster pixels' centres (GDAL's geotransform, to lon/lat by gdaltransform), away from the AOI's outline.

@@ -241,3 +241,20 @@ export async function recordMouse(page: Page): Promise<() => Promise<string[]>> 
   });
   return () => page.evaluate(() => (window as unknown as { __mouse: string[] }).__mouse);
 }
+
+/**
+ * Imports a GeoTIFF through the Library panel, zooms to it and opens it on the map; resolves with its
+ * library id once its layer is ready.
+ */
+export async function openRasterOnMap(page: Page, file: string): Promise<string> {
+  await openPanel(page, 'library');
+  await page.getByTestId('import-path').fill(file);
+  await page.getByTestId('import-button').click();
+  const row = page.locator(`article[data-file="${path.basename(file)}"]`);
+  await row.waitFor({ timeout: 30_000 });
+  const id = (await row.getAttribute('data-testid'))!.slice('entry-'.length);
+  await row.getByRole('button', { name: 'Zoom to' }).click();
+  await page.getByTestId(`open-${id}`).click();
+  await page.waitForFunction((key) => document.querySelector(`[data-testid="layer-${key}"]`)?.getAttribute('data-status') === 'ready', id, { timeout: 60_000 });
+  return id;
+}
