@@ -19,7 +19,7 @@ describe('the contribution registries', () => {
     expect(hasPanel('watches')).toBe(true);
     expect(hasPanel('nowhere')).toBe(false);
     expect(contributions.fills).toEqual([expect.objectContaining({ panel: 'library', slot: 'analysis' })]);
-    expect(contributions.statusItems.map((s) => s.id)).toEqual(['team']);
+    expect(contributions.statusItems.map((s) => s.id)).toEqual(['team', 'brief']);
     expect(contributions.startViews).toHaveLength(1);
   });
 
