@@ -139,6 +139,12 @@ describe.skipIf(!HAS)('workspace e2e: the one-page brief', () => {
     const png = decodePng(readFileSync((await page.getByTestId('brief-file').innerText()).trim()));
     expect(Math.abs(png.width - 1754)).toBeLessThanOrEqual(1);
     expect(Math.abs(png.height - 1240)).toBeLessThanOrEqual(1);
+
+    // Escape closes the dialog; B opens it again from the keyboard.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.keyboard.press('b');
+    await dialog.waitFor();
     expect(ws.pageErrors).toEqual([]);
   });
 });
