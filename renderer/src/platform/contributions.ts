@@ -12,12 +12,17 @@ import { addShortcut, type ShortcutInfo } from './lib/shortcuts';
  * The API, all of it:
  * - `contribute(c)`: registers a feature's contribution; refuses (throws, naming the field and the
  *   reason) a duplicate feature name, panel id, shortcut id or keys, map layer id or status item id.
- * - `contributions`: what is registered, read-only: `panels`, `shortcuts`, `mapLayers`, `startViews`,
- *   `statusItems`, `fills`, `starts`, each in the order the features were contributed.
+ * - `contributions`: what is registered, read-only: `features` (their names), `panels`, `shortcuts`,
+ *   `mapLayers`, `startViews`, `statusItems`, `fills`, `starts`, each in the order the features were
+ *   contributed.
  * - `hasPanel(id)`: whether a panel of that id is registered (ids from outside, e.g. a notification's target).
  *
+ * A new feature: `features/<feature>/contribution.ts` (`export default { feature: '<feature>', … } satisfies
+ * Contribution`), and its import and entry in `shell/features.ts`; nothing else of the shell changes.
+ *
  * A contribution.ts is imported when the window opens: it imports its feature's code with `import()`
- * (panels, stores it does not need at once), never statically, so the first paint stays the map.
+ * (panels, stores it does not need at once), statically only what the first paint shows anyway, so
+ * the first paint stays the map.
  */
 
 /** A rail panel. Its shortcut is registered as `panel-<id>` in the "Panels" group. */

@@ -5,6 +5,8 @@ import { T1, T2, fail, makeBridge } from './fake-bridge';
 import { bridgeStandIn } from '../../fake-bridge';
 import { useTaskingStore } from '../../../../renderer/src/features/tasking/stores/tasking';
 import { useTaskingOrdersStore } from '../../../../renderer/src/features/tasking/stores/tasking-orders';
+import { useOrderDraftStore } from '../../../../renderer/src/features/tasking/stores/order-draft';
+import { useTileSearchStore } from '../../../../renderer/src/features/tasking/stores/tile-search';
 import { useAoiStore } from '../../../../renderer/src/platform/stores/aoi';
 
 const fake = bridgeStandIn();
@@ -16,8 +18,8 @@ let bridge: ReturnType<typeof makeBridge>;
 async function ready() {
   const store = useTaskingStore();
   useAoiStore().setGeometry(BERLIN, 'polygon');
-  await store.loadModels();
-  Object.assign(store.form, { from: '2025-01-01', to: '2025-01-31', referenceDate: '2025-01-01', imageFrequency: 7, kind: 'historical' });
+  await useOrderDraftStore().loadModels();
+  Object.assign(useOrderDraftStore().form, { from: '2025-01-01', to: '2025-01-31', referenceDate: '2025-01-01', imageFrequency: 7, kind: 'historical' });
   return store;
 }
 
@@ -34,24 +36,24 @@ beforeEach(() => {
 
 describe('models in the form', () => {
   it('picks the first model with its required constellations locked on', async () => {
-    const store = await ready();
-    expect(store.form.model).toBe('Stratus2');
-    expect(store.form.constellations).toEqual(['Sentinel1', 'Sentinel2']);
-    store.toggleConstellation('Sentinel1', false);
-    expect(store.form.constellations).toEqual(['Sentinel1', 'Sentinel2']);
-    store.toggleConstellation('Landsat89', true);
-    expect(store.form.constellations).toEqual(['Sentinel1', 'Sentinel2', 'Landsat89']);
-    store.setModel('Nimbus');
-    expect(store.form.constellations).toEqual(['Sentinel2L1']);
+    await ready();
+    expect(useOrderDraftStore().form.model).toBe('Stratus2');
+    expect(useOrderDraftStore().form.constellations).toEqual(['Sentinel1', 'Sentinel2']);
+    useOrderDraftStore().toggleConstellation('Sentinel1', false);
+    expect(useOrderDraftStore().form.constellations).toEqual(['Sentinel1', 'Sentinel2']);
+    useOrderDraftStore().toggleConstellation('Landsat89', true);
+    expect(useOrderDraftStore().form.constellations).toEqual(['Sentinel1', 'Sentinel2', 'Landsat89']);
+    useOrderDraftStore().setModel('Nimbus');
+    expect(useOrderDraftStore().form.constellations).toEqual(['Sentinel2L1']);
   });
 
   it('a pasted display name blocks the estimate and offers the enum value', async () => {
     const store = await ready();
-    store.form.model = 'Stratus-2';
-    expect(store.modelCheck).toMatchObject({ ok: false, suggestion: 'Stratus2' });
+    useOrderDraftStore().form.model = 'Stratus-2';
+    expect(useOrderDraftStore().modelCheck).toMatchObject({ ok: false, suggestion: 'Stratus2' });
     expect(store.canEstimate).toBe(false);
-    store.useSuggestedModel();
-    expect(store.form.model).toBe('Stratus2');
+    useOrderDraftStore().useSuggestedModel();
+    expect(useOrderDraftStore().form.model).toBe('Stratus2');
     expect(store.canEstimate).toBe(true);
   });
 });
@@ -88,16 +90,16 @@ describe('stale estimates', () => {
     const store = await ready();
     await store.estimate();
     expect(store.canPlace).toBe(true);
-    store.form.imageFrequency = 5;
+    useOrderDraftStore().form.imageFrequency = 5;
     expect(store.stale).toBe(true);
     expect(store.staleReasons[0]).toMatch(/ImageFrequency/);
     expect(store.canPlace).toBe(false);
     expect(store.openConfirm()).toBe(false);
     await store.confirmPlace();
     expect(bridge.api.taskingCreate).not.toHaveBeenCalled();
-    store.form.imageFrequency = 7;
+    useOrderDraftStore().form.imageFrequency = 7;
     expect(store.stale).toBe(false);
-    store.setKind('recurring');
+    useOrderDraftStore().setKind('recurring');
     expect(store.staleReasons[0]).toMatch(/To/);
     await store.estimate();
     expect(store.canPlace).toBe(true);
@@ -121,7 +123,7 @@ describe('stale estimates', () => {
   it('an estimate from another UTC day is stale', async () => {
     const store = await ready();
     await store.estimate();
-    store.now = Date.parse(`${store.estimated!.day}T00:00:00Z`) + 86_400_000;
+    useOrderDraftStore().now = Date.parse(`${store.estimated!.day}T00:00:00Z`) + 86_400_000;
     expect(store.staleReasons[0]).toMatch(/made on .* \(UTC\)/);
     expect(store.canPlace).toBe(false);
   });
@@ -243,38 +245,38 @@ describe('create', () => {
 describe('tile mode', () => {
   async function tileStore() {
     const store = await ready();
-    await store.searchTiles();
-    store.areaKind = 'tiles';
-    store.setKind('recurring');
+    await useTileSearchStore().searchTiles();
+    useOrderDraftStore().areaKind = 'tiles';
+    useOrderDraftStore().setKind('recurring');
     return store;
   }
 
   it('searches over the AOI with the spec body and selects by click, box and all', async () => {
-    const store = await tileStore();
+    await tileStore();
     const body = bridge.api.serviceCall.mock.calls.find(([c]) => c.key === 'tasking.searchTiles')![0].body as Record<string, unknown>;
     expect(body).toMatchObject({ Wkt: expect.stringMatching(/^POLYGON/), MiniTiles: false, MaxResults: 1000 });
-    expect(store.tiles.map((t) => t.guid)).toEqual([T1, T2]);
-    store.toggleTile(T2);
-    expect(store.selectedTiles).toEqual([T2]);
-    store.selectTiles([T1], 'add');
-    expect(store.selectedTiles).toEqual([T1, T2]);
-    store.clearTileSelection();
-    store.selectAllTiles();
-    expect(store.selectedTiles).toEqual([T1, T2]);
+    expect(useTileSearchStore().tiles.map((t) => t.guid)).toEqual([T1, T2]);
+    useTileSearchStore().toggleTile(T2);
+    expect(useTileSearchStore().selectedTiles).toEqual([T2]);
+    useTileSearchStore().selectTiles([T1], 'add');
+    expect(useTileSearchStore().selectedTiles).toEqual([T1, T2]);
+    useTileSearchStore().clearTileSelection();
+    useTileSearchStore().selectAllTiles();
+    expect(useTileSearchStore().selectedTiles).toEqual([T1, T2]);
   });
 
   it('sends the GUIDs and TileDeduplication; a selection change makes the estimate stale', async () => {
     const store = await tileStore();
-    store.selectAllTiles();
+    useTileSearchStore().selectAllTiles();
     await store.estimate();
     expect(store.estimated!.request).toMatchObject({ TileGuids: [T1, T2], To: null });
-    store.toggleTile(T1, false);
+    useTileSearchStore().toggleTile(T1, false);
     expect(store.staleReasons[0]).toMatch(/TileGuid/);
-    store.toggleTile(T1, true);
+    useTileSearchStore().toggleTile(T1, true);
     expect(store.stale).toBe(false);
     // Dedup is create-only: switching it does not touch the estimate.
-    store.tileDeduplication = false;
-    store.tileDeduplication = true;
+    useOrderDraftStore().tileDeduplication = false;
+    useOrderDraftStore().tileDeduplication = true;
     expect(store.stale).toBe(false);
     await place(store);
     expect(bridge.api.taskingCreate.mock.calls[0]![0]).toEqual({ payload: store.estimated!.payload, tileDeduplication: true });
@@ -284,39 +286,39 @@ describe('tile mode', () => {
     const store = await tileStore();
     bridge.orders.push({ TaskOrderGuid: 'dddddddd-dddd-4ddd-8ddd-000000000001', OrderingProcessStatus: 'UpToDate', Model: 'Stratus2', SatelliteConstellations: ['Sentinel1', 'Sentinel2'], From: '2025-01-01', To: null, ImageFrequency: 5, ReferenceDate: '2025-01-01', Tiles: [T1], MiniTiles: [] });
     await useTaskingOrdersStore().refresh();
-    store.selectAllTiles();
+    useTileSearchStore().selectAllTiles();
     expect(store.dedup?.warnings[0]?.differences.map((d) => d.field)).toEqual(['ImageFrequency']);
-    store.adoptSettingsOf(useTaskingOrdersStore().rows[0]!.summary);
-    expect(store.form.imageFrequency).toBe(5);
+    useOrderDraftStore().adoptSettingsOf(useTaskingOrdersStore().rows[0]!.summary);
+    expect(useOrderDraftStore().form.imageFrequency).toBe(5);
     expect(store.dedup).toMatchObject({ related: 1, consistent: 1, warnings: [] });
-    store.tileDeduplication = false;
+    useOrderDraftStore().tileDeduplication = false;
     expect(store.dedup).toBeNull();
   });
 
   it('feeds tile estimates and downloads with the selected GUIDs', async () => {
     const store = await tileStore();
-    store.toggleTile(T1);
-    await store.estimateSelectedTiles();
+    useTileSearchStore().toggleTile(T1);
+    await useTileSearchStore().estimateSelectedTiles();
     expect(bridge.api.imageryEstimate).toHaveBeenCalledWith({ request: { TileGuid: T1 } }, { callId: expect.any(Number) });
     await store.downloadSelectedTiles('2025-01-08');
     expect(bridge.api.downloadsEnqueue).toHaveBeenCalledWith({ kind: 'tile', request: { TileGuid: T1, Date: '2025-01-08', Model: 'Stratus2', SatelliteConstellations: ['Sentinel1', 'Sentinel2'] } });
   });
 
   it('cancelling stops the fan-out: the estimate in flight is dropped and the next tiles are not asked', async () => {
-    const store = await tileStore();
-    store.toggleTile(T1);
-    store.toggleTile(T2);
+    await tileStore();
+    useTileSearchStore().toggleTile(T1);
+    useTileSearchStore().toggleTile(T2);
     const answers: ((r: any) => void)[] = [];
     bridge.api.imageryEstimate.mockImplementation(() => new Promise((r) => answers.push(r)));
-    const running = store.estimateSelectedTiles();
+    const running = useTileSearchStore().estimateSelectedTiles();
     await vi.waitFor(() => expect(answers).toHaveLength(1));
-    expect(store.tileBusy).toBe('estimating');
-    store.cancelTileEstimates();
+    expect(useTileSearchStore().tileBusy).toBe('estimating');
+    useTileSearchStore().cancelTileEstimates();
     answers[0]!({ ok: false, error: { kind: 'cancelled', message: 'The operation was cancelled.' } });
     await running;
     expect(bridge.api.imageryEstimate).toHaveBeenCalledOnce();
-    expect(store.tileEstimates).toEqual([]);
-    expect(store.tileBusy).toBeNull();
+    expect(useTileSearchStore().tileEstimates).toEqual([]);
+    expect(useTileSearchStore().tileBusy).toBeNull();
   });
 });
 
@@ -338,40 +340,40 @@ describe('the reference date belongs to one order', () => {
   it('follows From until set, and a set date does not carry over to the next order (issue 27 #6)', async () => {
     const store = await ready();
     // A fresh form: the reference date moves with From.
-    store.form.from = '2026-09-26';
-    expect(store.form.referenceDate).toBe('2026-09-26');
+    useOrderDraftStore().form.from = '2026-09-26';
+    expect(useOrderDraftStore().form.referenceDate).toBe('2026-09-26');
     // The analyst anchors this order elsewhere; From edits keep that anchor for this order.
-    store.form.referenceDate = '2026-09-01';
-    store.form.from = '2026-09-20';
-    store.form.to = '2026-10-20';
-    expect(store.form.referenceDate).toBe('2026-09-01');
+    useOrderDraftStore().form.referenceDate = '2026-09-01';
+    useOrderDraftStore().form.from = '2026-09-20';
+    useOrderDraftStore().form.to = '2026-10-20';
+    expect(useOrderDraftStore().form.referenceDate).toBe('2026-09-01');
     expect(await store.estimate()).toMatchObject({ ok: true });
     await place(store);
     expect(store.phase).toBe('created');
     expect(JSON.parse(bridge.api.taskingCreate.mock.calls[0]![0].payload)).toMatchObject({ ReferenceDate: '2026-09-01', From: '2026-09-20' });
     // The next order: a recurring one from 2026-11-20 is anchored at its own From, not the last order's date.
-    store.setKind('recurring');
-    store.form.from = '2026-11-20';
-    expect(store.form.referenceDate).toBe('2026-11-20');
+    useOrderDraftStore().setKind('recurring');
+    useOrderDraftStore().form.from = '2026-11-20';
+    expect(useOrderDraftStore().form.referenceDate).toBe('2026-11-20');
     expect(await store.estimate()).toMatchObject({ ok: true });
     expect(store.estimated!.request).toMatchObject({ ReferenceDate: '2026-11-20', From: '2026-11-20', To: null });
   });
 
   it('"= From" makes it follow From again; adopting an earlier order\'s settings sets it', async () => {
-    const store = await ready();
-    store.form.referenceDate = '2024-12-25';
-    expect(store.referenceFollowsFrom).toBe(false);
-    store.followFrom();
-    expect(store.form.referenceDate).toBe('2025-01-01');
-    store.form.from = '2025-01-05';
-    expect(store.form.referenceDate).toBe('2025-01-05');
-    store.adoptSettingsOf({
+    await ready();
+    useOrderDraftStore().form.referenceDate = '2024-12-25';
+    expect(useOrderDraftStore().referenceFollowsFrom).toBe(false);
+    useOrderDraftStore().followFrom();
+    expect(useOrderDraftStore().form.referenceDate).toBe('2025-01-01');
+    useOrderDraftStore().form.from = '2025-01-05';
+    expect(useOrderDraftStore().form.referenceDate).toBe('2025-01-05');
+    useOrderDraftStore().adoptSettingsOf({
       id: null, idKey: null, status: null, from: '2024-12-01', to: null, recurring: true, model: 'Stratus2', constellations: null,
       imageFrequency: 7, referenceDate: '2024-12-01', areaKm2: null, geometry: null, tiles: [], miniTiles: [], ended: false,
       renewalStopped: false, createdAt: null,
     });
-    store.form.from = '2025-01-09';
-    expect(store.form.referenceDate).toBe('2024-12-01');
+    useOrderDraftStore().form.from = '2025-01-09';
+    expect(useOrderDraftStore().form.referenceDate).toBe('2024-12-01');
   });
 });
 

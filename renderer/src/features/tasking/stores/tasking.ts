@@ -95,7 +95,7 @@ export function geometryBbox(geometry: unknown): [number, number, number, number
 /**
  * Tasking: estimate and create, over the order draft (`order-draft.ts`: models and
  * constellations, the form, the area) and tile search (`tile-search.ts`: tile search and
- * selection), whose state and actions it hands on unchanged to the views. Placing follows the
+ * selection), which the views use directly. Placing follows the
  * pure state machine of `model/order-placement.ts`.
  *
  * The money path: `estimate()` freezes the exact payload main sent
@@ -116,21 +116,13 @@ export const useTaskingStore = defineStore('tasking', () => {
   // ---------------------------------------------------------------- the order draft (stores/order-draft.ts)
 
   const draftStore = useOrderDraftStore();
-  const {
-    now, today, areaKind, tileDeduplication, referenceFollowsFrom,
-    modelNames, modelCheck, constellationChoices, learnedRanges, frequencyRange,
-    area, formErrors, draftRequest, cadence, backfill,
-  } = storeToRefs(draftStore);
-  const { form, followFrom, setModel, useSuggestedModel, toggleConstellation, loadModels, setKind, adoptSettingsOf } = draftStore;
+  const { today, areaKind, tileDeduplication, referenceFollowsFrom, learnedRanges, area, formErrors, draftRequest } = storeToRefs(draftStore);
+  const { form } = draftStore;
 
   // ---------------------------------------------------------------- tile search (stores/tile-search.ts)
 
   const tileStore = useTileSearchStore();
-  const {
-    tileSearchOp, tileSearchFields, tileSearchValues, tileSearch, tileSearchMini, tiles, selectedTiles, selectedCells,
-    tileEstimates, tileDownloads, tileBusy,
-  } = storeToRefs(tileStore);
-  const { searchTiles, toggleTile, selectTiles, selectAllTiles, clearTileSelection, estimateSelectedTiles, cancelTileEstimates } = tileStore;
+  const { selectedCells } = storeToRefs(tileStore);
   /** Queues a tile or mini-tile download of each selected cell for one date, with the form's model and constellations. */
   const downloadSelectedTiles = (date: string): Promise<TileOutcome[]> => tileStore.downloadSelectedTiles(date, form);
 
@@ -442,16 +434,11 @@ export const useTaskingStore = defineStore('tasking', () => {
   });
 
   return {
-    now, today, form, areaKind, tileDeduplication, referenceFollowsFrom, followFrom,
-    modelNames, modelCheck, constellationChoices, frequencyRange, setModel, useSuggestedModel, toggleConstellation, loadModels, setKind,
-    tileSearchOp, tileSearchFields, tileSearchValues, tileSearch, tileSearchMini, tiles, selectedTiles, selectedCells,
-    searchTiles, toggleTile, selectTiles, selectAllTiles, clearTileSelection,
-    tileEstimates, tileDownloads, tileBusy, estimateSelectedTiles, cancelTileEstimates, downloadSelectedTiles,
-    area, formErrors, draftRequest, cadence, backfill,
+    downloadSelectedTiles,
     estimateReq, estimated, canEstimate, staleReasons, stale, estimate,
     phase, createError, created, checkNote, retryAllowed, canPlace, placeBlockedReason, dedupForCreate,
     openConfirm, cancelConfirm, dismissCreated, confirmPlace, checkCreated,
-    dedup, adoptSettingsOf,
+    dedup,
     datesSearch, datesSearchFor, foundDates, imageryHandoff, searchDatesInOrder, openInImagery, takeImageryHandoff,
     fieldErrors,
   };

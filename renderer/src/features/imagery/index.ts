@@ -1,0 +1,2 @@
+/** The imagery feature's public surface: what other features may use of it. */
+export { useImageryStore } from './stores/imagery';
