@@ -22,8 +22,8 @@ export async function benchBrief(): Promise<Figure[]> {
       const page = await h.newPage();
       await waitForMap(page);
       await importAoi(page, 'POLYGON((13.405 52.503, 13.425 52.503, 13.425 52.511, 13.405 52.511, 13.405 52.503))');
-      const id = await openRasterOnMap(page, file);
-      await page.getByTestId(`brief-${id}`).click();
+      await openRasterOnMap(page, file);
+      await page.getByTestId('library-brief').click();
       await page.getByTestId('brief-dialog').waitFor();
       const lag = monitorEventLoopDelay({ resolution: 5 });
       lag.enable();

@@ -11,7 +11,7 @@ import { decodePng, pixelAt, type Pixels } from './preview-pixels';
 import { importAoi, openRasterOnMap, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
 // The brief through the browser host: a raster opened on the map, the dialog opened from its layer
-// card, a PDF printed by Chromium's print to PDF (the printer the harness hands main) into the
+// card's block, a PDF printed by Chromium's print to PDF (the printer the harness hands main) into the
 // download folder's exports/, read back by poppler: one A4 landscape page, fonts embedded, the map
 // as an image at >= 200 dpi, the title, date, scale label, EPSG and sources as text, and the page's
 // pixels at the centres of known raster pixels equal to the screen's map there. Then a PNG at 150 dpi.
@@ -50,7 +50,7 @@ describe.skipIf(!HAS)('workspace e2e: the one-page brief', () => {
     const page = ws.page;
     await waitForMap(page);
     await importAoi(page, AREA);
-    const id = await openRasterOnMap(page, file);
+    await openRasterOnMap(page, file);
     await drawn();
 
     // Four raster pixels' centres (GDAL's geotransform, to lon/lat by gdaltransform), away from the AOI's outline.
@@ -75,8 +75,8 @@ describe.skipIf(!HAS)('workspace e2e: the one-page brief', () => {
     }, lonLats);
     const screenColours = view.points.map((p) => pixelAt(screen, p.pixel[0]!, p.pixel[1]!));
 
-    // The dialog from the layer card's button (keyboard: Enter on the focused button).
-    await page.getByTestId(`brief-${id}`).focus();
+    // The dialog from the button under the layers on the map (keyboard: Enter on the focused button).
+    await page.getByTestId('library-brief').focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByTestId('brief-dialog');
     await dialog.waitFor();

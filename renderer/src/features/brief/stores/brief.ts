@@ -11,7 +11,6 @@ import { useAoiStore } from '../../../platform/stores/aoi';
 import { useSessionStore } from '../../../platform/stores/session';
 import type { PreviewLayer } from '../../../platform/preview/types';
 import { usePreviewStore } from '../../library';
-import { useSettingsStore } from '../../settings';
 import { briefLayout, briefPage, mapPixels, type BriefLegend, type BriefRaster } from '../model/print-page';
 import { useBriefOpenStore } from './brief-open';
 import { captureMap } from './capture-map';
@@ -54,12 +53,16 @@ export function layerLegend(layer: PreviewLayer): BriefLegend | null {
   return { kind: 'ramp', label: layer.channels[0]!.label, unit, min, max, stops: rampStops(layer.display.ramp).map(([at, c]) => [at, toHex(c)]) };
 }
 
+/** Whether the map shows the online basemap: a visible layer whose tiles come from URLs. */
+function onlineBasemapShown(): boolean {
+  return !!currentMap()?.getLayers().getArray().some((l) => l.getVisible() && typeof (l as { getSource?: () => { getUrls?: unknown } | null }).getSource?.()?.getUrls === 'function');
+}
+
 /** The brief: the dialog's options, and the export (map drawn at print size, page laid out, printed by main). */
 export const useBriefStore = defineStore('brief', () => {
   const preview = usePreviewStore();
   const aoi = useAoiStore();
   const session = useSessionStore();
-  const settings = useSettingsStore();
   const opened = useBriefOpenStore();
   const options = reactive<BriefOptions>({ paper: 'a4', orientation: 'landscape', format: 'pdf', dpi: 150, title: '', text: '', chart: false });
   const step = ref<BriefStep>('idle');
@@ -108,7 +111,7 @@ export const useBriefStore = defineStore('brief', () => {
         aoi: rings,
         aoiLabel: polygon ? `${aoi.label ?? 'AOI'}, ${formatKm2(areaKm2(polygon))}` : null,
         series: options.chart ? opened.series : null,
-        sources: { service: layers.length ? session.serviceLabel || 'the imagery service' : undefined, basemap: true, water: zoom >= 6, places: zoom >= 8, online: settings.settings?.osmLayer ? '© OpenStreetMap contributors' : undefined },
+        sources: { service: layers.length ? session.serviceLabel || 'the imagery service' : undefined, basemap: true, water: zoom >= 6, places: zoom >= 8, online: onlineBasemapShown() ? '© OpenStreetMap contributors' : undefined },
         made: Date.now(),
       }, sheet);
       scaleLabel.value = page.scaleLabel;
