@@ -71,6 +71,7 @@ export const LAYERS = [
   { name: 'main/batch-plan', may: ['common', 'main/shared', 'main/api'] },
   { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/batch-plan'] },
   { name: 'main/exports', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
+  { name: 'main/brief', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library'] },
   { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/exports', 'main/policy'] },
   { name: 'main/downloads', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/library', 'main/batch-plan', 'main/spend', 'main/team'] },
@@ -90,7 +91,7 @@ export const LAYERS = [
   },
   {
     name: 'main/app',
-    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/fields', 'main/about', 'main/logging', 'main/updates', 'main/diagnostics'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/brief', 'main/analysis', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/fields', 'main/about', 'main/logging', 'main/updates', 'main/diagnostics'],
   },
   { name: 'simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {
@@ -105,6 +106,7 @@ export const LAYERS = [
   // through their contribution.ts; the shell is the only code that imports every contribution.
   { name: 'renderer/src/platform/bridge.ts', may: ['preload/contract'] },
   { name: 'renderer/src/platform/raster', may: ['common'] },
+  { name: 'renderer/src/platform/cartography', may: ['common'] },
   { name: 'renderer/src/platform/lib', may: ['common', 'preload/contract'] },
   { name: 'renderer/src/platform/contributions.ts', may: ['renderer/src/platform/lib'] },
   { name: 'renderer/src/platform/map', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster'] },
@@ -112,17 +114,17 @@ export const LAYERS = [
   { name: 'renderer/src/platform/stores', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview'] },
   {
     name: 'renderer/src/platform/components',
-    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/contributions.ts'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/contributions.ts'],
   },
-  { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/features/*/index.ts'] },
+  { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/cartography', 'renderer/src/features/*/index.ts'] },
   {
     name: 'renderer/src/features/*/stores',
-    may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/model', 'renderer/src/features/*/index.ts'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/model', 'renderer/src/features/*/index.ts'],
   },
   { name: 'renderer/src/features/*/index.ts', may: [], own: ['renderer/src/features/*/model', 'renderer/src/features/*/stores'] },
   {
     name: 'renderer/src/features/*/views',
-    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/index.ts'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/index.ts'],
   },
   {
     name: 'renderer/src/features/*/contribution.ts',

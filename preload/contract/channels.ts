@@ -3,6 +3,7 @@ import { aboutChannels } from './about';
 import { accountChannels } from './account';
 import { analysisChannels } from './analysis';
 import { billingChannels } from './billing';
+import { briefChannels } from './brief';
 import type { ChannelMap } from './channel';
 import { connectionChannels } from './connection';
 import { diagnosticsChannels } from './diagnostics';
@@ -54,6 +55,8 @@ export const channels = {
   ...notificationChannels,
   ...teamChannels,
   ...fieldChannels,
+  /** The one-page brief (./brief). */
+  ...briefChannels,
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

@@ -12,6 +12,7 @@ export * from './library';
 export * from './settings';
 export * from './exports';
 export * from './analysis';
+export * from './brief';
 export * from './watches';
 export * from './spend';
 export * from './notifications';

@@ -9,6 +9,7 @@ import { startSimulator } from '../../simulator';
 import { launchChromium } from '../e2e/chromium';
 import { MAP_HOOK } from '../e2e/workspace-harness';
 import { benchBuild } from './renderer.bench.js';
+import { chromiumPrinter } from '../support/chromium-printer';
 
 /** What {@link withAppHost} gives a benchmark. */
 export interface AppHost {
@@ -39,6 +40,8 @@ export async function withAppHost<T>(name: string, seed: (userData: string) => v
     let service: AppHost['service'] | null = null;
     app = await createApp({
       userDataDir: userData, downloadsDir: path.join(dir, 'Downloads'), keychainBackend: new MemoryKeychainBackend(),
+      // Briefs are printed by the Chromium launched below, as the e2e harness does.
+      printer: { pdf: (doc, signal) => chromiumPrinter(browser!).pdf(doc, signal), png: (doc, signal) => chromiumPrinter(browser!).png(doc, signal) },
       version: '0.0.0-bench', platform: process.platform, emit: (e, p) => host?.emit(e, p),
       startSimulator: async (opts) => {
         const sim = await startSimulator(opts);

@@ -1,3 +1,4 @@
+import { benchBrief } from './brief.bench.js';
 import { benchDownloads } from './downloads.bench.js';
 import { benchDownloadsHistory } from './downloads-history.bench.js';
 import { benchFields } from './fields.bench.js';
@@ -31,6 +32,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['watches', benchWatches],
   ['fields', benchFields],
   ['fields-import', benchFieldsImport],
+  ['brief', benchBrief],
 ];
 
 async function main(): Promise<void> {

@@ -7,6 +7,8 @@ import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
 import { styledChildSimulator } from '../simulator/helpers';
 import { CHROMIUM, launchChromium } from './chromium';
+import { chromiumPrinter } from '../support/chromium-printer';
+import type { HostPrinter } from '../../main/platform/printer';
 
 // The flags launchChromium uses, for launches that add their own.
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -65,10 +67,17 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
   const logs: string[] = [];
   const serviceKeys: string[] = [];
   const start = options.startSimulator ?? styledChildSimulator(options.shapes);
+  // The browser host has no Chromium of its own: the harness hands main the one it launches as the printer of briefs.
+  let browser: Browser | null = null;
+  const printer: HostPrinter = {
+    pdf: (doc, signal) => chromiumPrinter(browser!).pdf(doc, signal),
+    png: (doc, signal) => chromiumPrinter(browser!).png(doc, signal),
+  };
   const app = await createApp({
     userDataDir: dir,
     downloadsDir,
     keychainBackend: new MemoryKeychainBackend(),
+    printer,
     ...options.app,
     version: '0.0.0-e2e',
     platform: process.platform,
@@ -87,15 +96,16 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     rasters: app.rasters,
     greeting: () => [{ event: 'connection:state', payload: app.connection() }],
   });
-  const browser = options.chromiumArgs
+  const launched = options.chromiumArgs
     ? await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_FLAGS, ...options.chromiumArgs] })
     : await launchChromium();
+  browser = launched;
   const viewport = options.viewport ?? { width: 1440, height: 900 };
   const pageErrors: string[] = [];
   const contexts: BrowserContext[] = [];
 
   async function newPage(o: { initScript?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport, colorScheme: o.colorScheme ?? options.colorScheme ?? 'light', acceptDownloads: false });
+    const context = await launched.newContext({ viewport, colorScheme: o.colorScheme ?? options.colorScheme ?? 'light', acceptDownloads: false });
     contexts.push(context);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host!.origin }).catch(() => undefined);
     // The map's test hook (window.__SWATH_PERF__.map) on every page, for waitForMapStill.
@@ -111,7 +121,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
   return {
     app,
     host,
-    browser,
+    browser: launched,
     context: contexts[0] ?? (null as unknown as BrowserContext),
     page,
     dir,
@@ -122,7 +132,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     newPage,
     async close() {
       for (const c of contexts) await c.close().catch(() => undefined);
-      await browser.close().catch(() => undefined);
+      await launched.close().catch(() => undefined);
       await host!.close();
       await app.close();
       rmSync(dir, { recursive: true, force: true });
@@ -230,4 +240,21 @@ export async function recordMouse(page: Page): Promise<() => Promise<string[]>> 
     }
   });
   return () => page.evaluate(() => (window as unknown as { __mouse: string[] }).__mouse);
+}
+
+/**
+ * Imports a GeoTIFF through the Library panel, zooms to it and opens it on the map; resolves with its
+ * library id once its layer is ready.
+ */
+export async function openRasterOnMap(page: Page, file: string): Promise<string> {
+  await openPanel(page, 'library');
+  await page.getByTestId('import-path').fill(file);
+  await page.getByTestId('import-button').click();
+  const row = page.locator(`article[data-file="${path.basename(file)}"]`);
+  await row.waitFor({ timeout: 30_000 });
+  const id = (await row.getAttribute('data-testid'))!.slice('entry-'.length);
+  await row.getByRole('button', { name: 'Zoom to' }).click();
+  await page.getByTestId(`open-${id}`).click();
+  await page.waitForFunction((key) => document.querySelector(`[data-testid="layer-${key}"]`)?.getAttribute('data-status') === 'ready', id, { timeout: 60_000 });
+  return id;
 }
