@@ -29,6 +29,7 @@ import { budgetCeilingEur, budgetProblem, confirmSpendAboveEur, policyHandlers, 
 import { SpendGuard, SpendStore, profileAccounts, spendHandlers } from '../spend';
 import { openWatches } from '../watches';
 import { openTeamLibrary, teamHandlers } from '../team';
+import { FilmWriter, timelapseHandlers } from '../timelapse';
 
 /**
  * The app without its window: the embedded demo service, profiles and keys,
@@ -221,6 +222,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, remote: team.remoteRasters(), onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();
+  const films = new FilmWriter(() => settings.get().downloadDir);
   const analysis = new AnalysisService({ library, workers: analysisWorkers, downloadDir: () => settings.get().downloadDir });
 
   const diagnostics = openDiagnostics({
@@ -242,6 +244,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     libraryHandlers({ library, queries: libraryQueries, overviews, chooseFiles: options.chooseFiles, revealFile, confirm }),
     exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal), clock }),
     analysisHandlers(analysis),
+    timelapseHandlers(films),
     settingsHandlers(settings),
     spendHandlers(guard),
     teamHandlers(team),
@@ -266,6 +269,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       await team.close();
       await overviews.close();
       await analysisWorkers.close();
+      await films.close();
       await libraryQueries.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));
       await library.flush().catch(() => undefined);

@@ -10,6 +10,7 @@ import { teamChannels } from './team';
 import { notificationChannels } from './notifications';
 import { spendChannels, spendVerdictSchema } from './spend';
 import { watchChannels } from './watches';
+import { timelapseChannels } from './timelapse';
 
 /**
  * The request/response channel map. Adding a channel is one entry in
@@ -515,6 +516,8 @@ export const channels = {
   ...notificationChannels,
   /** The team library (./team). */
   ...teamChannels,
+  /** Films (./timelapse). */
+  ...timelapseChannels,
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

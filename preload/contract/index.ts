@@ -16,3 +16,4 @@ export * from './diagnostics';
 export * from './updates';
 export * from './team';
 export * from './bounds';
+export * from './timelapse';
