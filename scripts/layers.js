@@ -90,22 +90,23 @@ export const LAYERS = [
   // ---- the renderer: views use stores, stores use the bridge and the model code
   { name: 'renderer/src/platform/bridge.ts', may: ['preload/contract'] },
   { name: 'renderer/src/platform/raster', may: ['common'] },
+  { name: 'renderer/src/platform/cartography', may: ['common'] },
   { name: 'renderer/src/platform/lib', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts'] },
   { name: 'renderer/src/platform/map', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster'] },
   { name: 'renderer/src/platform/preview', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map'] },
   { name: 'renderer/src/platform/stores', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview'] },
-  { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/features/*/model'] },
+  { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/cartography', 'renderer/src/features/*/model'] },
   {
     name: 'renderer/src/features/*/stores',
-    may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
   },
   {
     name: 'renderer/src/platform/components',
-    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
   },
   {
     name: 'renderer/src/features/*/views',
-    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
   },
   {
     name: 'renderer map views',
