@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filmSize, isoWeek, planFrames, videoFrameCount } from '../../../../renderer/src/features/timelapse/model/frames';
+import { isoWeek, planFrames, videoFrameCount } from '../../../../renderer/src/features/timelapse/model/frames';
 
 // The frame rules: the minimum valid share drops cloudy dates, one frame per period (the clearest),
 // oldest first, and every raster left out says why.
@@ -38,10 +38,7 @@ describe('timelapse frames', () => {
     expect(isoWeek('2026-04-10')).toBe('2026-W15');
   });
 
-  it('sizes films on even sides and counts the pause as repeated frames', () => {
-    expect(filmSize(101, 71, null)).toEqual([102, 72]);
-    expect(filmSize(100, 70, 1000)).toEqual([1000, 700]);
-    expect(filmSize(70, 100, 400)).toEqual([280, 400]);
+  it('counts the pause as repeated frames', () => {
     expect(videoFrameCount(5, { fps: 4, pauseSeconds: 1 })).toBe(9);
     expect(videoFrameCount(0, { fps: 4, pauseSeconds: 1 })).toBe(0);
   });

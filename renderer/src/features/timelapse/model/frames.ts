@@ -114,13 +114,6 @@ export function videoFrameCount(frames: number, t: FilmTiming): number {
   return frames === 0 ? 0 : frames + pauseFrames(t);
 }
 
-/** A film's pixel size: the grid's, each side even (video encoders need it), the longer side `size` when chosen. */
-export function filmSize(gridWidth: number, gridHeight: number, size: number | null): [number, number] {
-  const f = size ? size / Math.max(gridWidth, gridHeight) : 1;
-  const even = (n: number) => Math.max(2, 2 * Math.round((n * f) / 2));
-  return [even(gridWidth), even(gridHeight)];
-}
-
 /** The smallest and largest chosen size of a film, in px. */
 export const FILM_SIZE_MIN = 400;
 export const FILM_SIZE_MAX = 2500;
