@@ -151,6 +151,19 @@ export class FramePainter {
     return [(x - x0) * f, (y1 - y) * f];
   }
 
+  /** Adds closed rings (coordinates `to` transforms to the grid's) to the context's path. */
+  private trace(ctx: OffscreenCanvasRenderingContext2D, rings: readonly (readonly number[][])[], to: (c: number[]) => number[]): void {
+    for (const ring of rings) {
+      ring.forEach((c, i) => {
+        const p = to(c);
+        const [x, y] = this.px(p[0]!, p[1]!);
+        if (i === 0) ctx.moveTo(x, y);
+        else ctx.lineTo(x, y);
+      });
+      ctx.closePath();
+    }
+  }
+
   /** Water, then the countries (1:110m) projected to the grid. */
   private drawBase(): void {
     const ctx = this.base.getContext('2d')!;
@@ -166,17 +179,7 @@ export class FramePainter {
       const e = geom.getExtent();
       if (e[0]! > view3857[2]! || e[2]! < view3857[0]! || e[1]! > view3857[3]! || e[3]! < view3857[1]!) continue;
       ctx.beginPath();
-      for (const poly of geom.getCoordinates()) {
-        for (const ring of poly) {
-          ring.forEach((c, i) => {
-            const p = to(c);
-            const [x, y] = this.px(p[0]!, p[1]!);
-            if (i === 0) ctx.moveTo(x, y);
-            else ctx.lineTo(x, y);
-          });
-          ctx.closePath();
-        }
-      }
+      this.trace(ctx, geom.getCoordinates().flat(), to);
       ctx.fill('evenodd');
       ctx.stroke();
     }
@@ -207,15 +210,7 @@ export class FramePainter {
     const { ctx } = this;
     const to = getTransform('EPSG:4326', this.grid.projection)!;
     ctx.beginPath();
-    for (const ring of this.decor.aoi) {
-      ring.forEach((c, i) => {
-        const p = to(c);
-        const [x, y] = this.px(p[0]!, p[1]!);
-        if (i === 0) ctx.moveTo(x, y);
-        else ctx.lineTo(x, y);
-      });
-      ctx.closePath();
-    }
+    this.trace(ctx, this.decor.aoi, to);
     ctx.lineWidth = Math.max(1.5, this.grid.width / 400);
     ctx.strokeStyle = '#ff2bd6';
     ctx.stroke();
