@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { LAYER_ROOTS, folderOf, layerOf, selfImportAllowed } from './layers.js';
+import { LAYER_ROOTS, featureOf, folderOf, layerOf, ownImportAllowed, selfImportAllowed } from './layers.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const SOURCE = /\.(?:ts|vue|js|mjs)$/;
@@ -102,7 +102,7 @@ function specifierVisitors(check) {
  * undefined when it allows it. Packages and assets are not the table's business.
  * @param {string} file absolute path of the importing file
  * @param {string} specifier
- * @returns {{ messageId: 'notAllowed' | 'outside', data: Record<string, string> } | undefined}
+ * @returns {{ messageId: 'notAllowed' | 'outside' | 'notIndex', data: Record<string, string> } | undefined}
  */
 export function refusalOf(file, specifier) {
   const layer = layerOf(rel(file));
@@ -112,7 +112,13 @@ export function refusalOf(file, specifier) {
   if (!resolved && !SOURCE.test(targetRel) && /\.\w+$/.test(targetRel)) return undefined; // an asset
   if (!inRoots(targetRel)) return resolved ? { messageId: 'outside', data: { from: layer.name, target: targetRel } } : undefined;
   const to = layerOf(targetRel);
-  if (to === layer ? selfImportAllowed(layer, rel(file), targetRel) : to && layer.may.includes(to.name)) return undefined;
+  const fromFeature = featureOf(rel(file));
+  const toFeature = featureOf(targetRel);
+  // A feature reaches another only through that feature's public surface, its index.ts.
+  if (fromFeature && toFeature && fromFeature !== toFeature && targetRel !== `renderer/src/features/${toFeature}/index.ts`) {
+    return { messageId: 'notIndex', data: { from: fromFeature, to: toFeature, target: targetRel } };
+  }
+  if (to === layer ? selfImportAllowed(layer, rel(file), targetRel) : to && (layer.may.includes(to.name) || ownImportAllowed(layer, rel(file), targetRel))) return undefined;
   return {
     messageId: 'notAllowed',
     data: {
@@ -197,6 +203,7 @@ const allowedImports = {
       noLayer: '{{file}} is in {{folder}}, a folder the layer table (scripts/layers.js) does not list; add it there and in docs/ARCHITECTURE.md.',
       notAllowed: '{{from}} may not import {{to}} ({{target}}); the layer table lets {{from}} import {{allowed}}.',
       outside: '{{from}} may not import {{target}}: it is outside the app layers (main, renderer, preload, common).',
+      notIndex: 'The {{from}} feature may not import {{target}}: another feature is reached only through its public surface, renderer/src/features/{{to}}/index.ts.',
     },
   },
   create(context) {

@@ -25,7 +25,11 @@
  * and stores may use another feature's models and stores; views never another feature's views).
  */
 
-/** @typedef {{ name: string, paths?: string[], may: string[] }} Layer */
+/**
+ * `own`: layers a `*` layer may import only inside its own feature (a feature's index.ts re-exports
+ * its models and stores); not edges of the table, whose acyclicity they would only seem to break.
+ * @typedef {{ name: string, paths?: string[], may: string[], own?: string[] }} Layer
+ */
 
 /** @type {Layer[]} */
 export const LAYERS = [
@@ -63,6 +67,7 @@ export const LAYERS = [
   { name: 'main/diagnostics', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc', 'main/logging', 'main/policy', 'main/updates'] },
   { name: 'main/spend', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/exports', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
+  { name: 'main/brief', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library'] },
   { name: 'main/timelapse', may: ['common', 'preload/contract', 'main/shared', 'main/ipc'] },
   { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/exports', 'main/policy'] },
@@ -78,7 +83,7 @@ export const LAYERS = [
   },
   {
     name: 'main/app',
-    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/analysis', 'main/timelapse', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/about', 'main/logging', 'main/updates', 'main/diagnostics'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/brief', 'main/analysis', 'main/timelapse', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/about', 'main/logging', 'main/updates', 'main/diagnostics'],
   },
   { name: 'simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {
@@ -87,36 +92,41 @@ export const LAYERS = [
   },
   { name: 'main', may: ['main/platform', 'main/ipc', 'main/logging', 'main/policy', 'main/updates', 'main/diagnostics', 'main/notifications', 'main/app', 'main/hosts'] },
 
-  // ---- the renderer: views use stores, stores use the bridge and the model code
+  // ---- the renderer: views use stores, stores use the bridge and the model code. The platform is a
+  // floor: it never imports a feature or the shell. Features reach each other only through a
+  // feature's index.ts (its public surface: models and stores) and hand the window their parts
+  // through their contribution.ts; the shell is the only code that imports every contribution.
   { name: 'renderer/src/platform/bridge.ts', may: ['preload/contract'] },
   { name: 'renderer/src/platform/raster', may: ['common'] },
   { name: 'renderer/src/platform/cartography', may: ['common'] },
   { name: 'renderer/src/platform/lib', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts'] },
+  { name: 'renderer/src/platform/contributions.ts', may: ['renderer/src/platform/lib'] },
   { name: 'renderer/src/platform/map', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster'] },
   { name: 'renderer/src/platform/preview', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map'] },
   { name: 'renderer/src/platform/stores', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview'] },
-  { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/cartography', 'renderer/src/features/*/model'] },
-  {
-    name: 'renderer/src/features/*/stores',
-    may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
-  },
   {
     name: 'renderer/src/platform/components',
-    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/contributions.ts'],
   },
+  { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/cartography', 'renderer/src/features/*/index.ts'] },
+  {
+    name: 'renderer/src/features/*/stores',
+    may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/model', 'renderer/src/features/*/index.ts'],
+  },
+  { name: 'renderer/src/features/*/index.ts', may: [], own: ['renderer/src/features/*/model', 'renderer/src/features/*/stores'] },
   {
     name: 'renderer/src/features/*/views',
-    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/index.ts'],
   },
   {
-    name: 'renderer map views',
-    paths: ['renderer/src/platform/map/MapView.vue', 'renderer/src/platform/map/AoiToolbar.vue', 'renderer/src/platform/map/aoi-tools.ts'],
-    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+    name: 'renderer/src/features/*/contribution.ts',
+    may: ['renderer/src/platform/lib', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
   },
   {
-    name: 'renderer/src',
-    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer map views', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+    name: 'renderer/src/shell',
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/index.ts', 'renderer/src/features/*/contribution.ts', 'renderer/src/features/*/views'],
   },
+  { name: 'renderer/src', may: ['common', 'renderer/src/platform/lib', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/shell'] },
 ];
 
 /** The folders the table is about; a source file anywhere else (scripts/, test/) is not in a layer. */
@@ -156,7 +166,8 @@ export function folderOf(rel) {
 export function layerOf(rel) {
   const folder = folderOf(rel);
   if (folder === undefined) return byPath.get(rel);
-  return byPath.get(rel) ?? byPath.get(folder) ?? byPath.get(folder.replace(/^renderer\/src\/features\/[^/]+\//, 'renderer/src/features/*/'));
+  const anyFeature = (/** @type {string} */ p) => p.replace(/^renderer\/src\/features\/[^/]+\//, 'renderer/src/features/*/');
+  return byPath.get(rel) ?? byPath.get(folder) ?? byPath.get(anyFeature(folder)) ?? byPath.get(anyFeature(rel));
 }
 
 /**
@@ -167,6 +178,16 @@ export function layerOf(rel) {
 export function featureOf(rel) {
   const m = /^renderer\/src\/features\/([^/]+)\//.exec(rel);
   return m?.[1];
+}
+
+/**
+ * Whether a file of `layer` at `fromRel` may import `toRel` as one of the layer's `own` imports (a file of
+ * the same feature, in a layer its `own` lists).
+ * @param {Layer} layer @param {string} fromRel @param {string} toRel
+ */
+export function ownImportAllowed(layer, fromRel, toRel) {
+  const to = layerOf(toRel);
+  return !!to && !!layer.own?.includes(to.name) && featureOf(fromRel) === featureOf(toRel);
 }
 
 /**

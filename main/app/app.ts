@@ -23,6 +23,8 @@ import { taskingHandlers } from '../tasking';
 import { accountHandlers } from '../account';
 import { billingHandlers } from '../billing';
 import type { HostConfirm } from '../platform/confirm';
+import type { HostPrinter } from '../platform/printer';
+import { briefHandlers } from '../brief';
 import { SettingsStore, settingsHandlers } from '../settings';
 import { Notifier, notificationHandlers, type ShowNativeNotification } from '../notifications';
 import { budgetCeilingEur, budgetProblem, confirmSpendAboveEur, policyHandlers, policySettings, policyView, seedPolicyProfiles, type PolicyState } from '../policy';
@@ -78,6 +80,8 @@ export interface AppOptions {
   chooseFiles?: () => Promise<string[] | null>;
   /** Main's native question to the analyst (Electron's message box); the browser host has none, and refuses instead. */
   confirm?: HostConfirm;
+  /** The host's printer for briefs (Electron: printToPDF in a hidden window); absent: briefs are refused. */
+  printer?: HostPrinter;
   /** Where an export goes (Electron: the save dialog); absent: under the download folder. */
   chooseExportPath?: (request: ExportTargetRequest) => Promise<string | null>;
   log?: (message: string) => void;
@@ -243,6 +247,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     downloadHandlers({ client, profileId, queue, settings, guard, estimator, team, library, revealFile }),
     libraryHandlers({ library, queries: libraryQueries, overviews, chooseFiles: options.chooseFiles, revealFile, confirm }),
     exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal), clock }),
+    briefHandlers({ settings, printer: options.printer }),
     analysisHandlers(analysis),
     timelapseHandlers(films),
     settingsHandlers(settings),

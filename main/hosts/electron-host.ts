@@ -13,6 +13,7 @@ import { simulatorInChild } from './simulator-process';
 import { createTray } from './tray';
 import type { AppOptions, SwathApp } from '../app/app';
 import type { StartSimulator } from '../app/embedded-service';
+import { electronPrinter } from './electron-printer';
 import type { FromSimulatorChild } from '../../simulator/child-protocol';
 
 /**
@@ -29,7 +30,7 @@ const EXTERNAL_LINK_HOSTS: readonly string[] = [];
 const SHUTDOWN_TIMEOUT_MS = 3_000;
 
 /** Electron's parts of the app core's options (see {@link ElectronAppOptions.createCore}). */
-export type ElectronCoreParts = Required<Pick<AppOptions, 'startSimulator' | 'emit' | 'launchCommand' | 'fetch' | 'revealFile' | 'chooseFiles' | 'confirm' | 'focus' | 'chooseExportPath'>>;
+export type ElectronCoreParts = Required<Pick<AppOptions, 'startSimulator' | 'emit' | 'launchCommand' | 'fetch' | 'revealFile' | 'chooseFiles' | 'confirm' | 'focus' | 'chooseExportPath' | 'printer'>>;
 
 /** What the entry gives {@link startElectronApp}. */
 export interface ElectronAppOptions {
@@ -180,6 +181,8 @@ export function electronCoreParts(window: () => BrowserWindow | null, simulatorC
     },
     confirm: nativeConfirm(window),
     focus: () => focusWindow(window()),
+    // Briefs: printToPDF in hidden, script-less windows.
+    printer: electronPrinter(),
     chooseExportPath: async ({ kind, title, defaultPath, extensions }) => {
       // A save dialog for both: a folder export names the new catalog folder.
       const result = await dialog.showSaveDialog({

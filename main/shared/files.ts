@@ -5,11 +5,12 @@
  *
  * - {@link writeFileAtomic} replaces a file: temporary file, fsync, rename, fsync of the folder.
  * - {@link writeJsonAtomic}, {@link readJsonFile} and {@link JsonStore}: JSON documents over it.
- * - {@link publishWithoutReplacing} gives a finished file its name only if that name is free.
+ * - {@link publishWithoutReplacing} gives a finished file its name only if that name is free;
+ *   {@link writeNewFile} writes a new file under the first free name of a numbered series.
  */
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { throwIfAborted } from '../../common/abort.js';
 
 /** Prefix and suffix of the temporary files {@link writeFileAtomic} creates next to `path`. */
@@ -121,6 +122,26 @@ export async function publishWithoutReplacing(part: string, target: string, opti
   const synced = syncDirectory(dirname(target));
   await (options.folderSyncBestEffort ? synced.catch(() => undefined) : synced);
   return true;
+}
+
+/**
+ * Writes `data` as a new file `file`, or `file-2`, `file-3`… (before the extension) when the name is
+ * taken: never over a file that is there, whoever made it. Answers the path written.
+ */
+export async function writeNewFile(file: string, data: Uint8Array, maxNumber = 10_000): Promise<string> {
+  await mkdir(dirname(file), { recursive: true });
+  const part = join(dirname(file), `.${basename(file)}.${randomBytes(8).toString('hex')}.part`);
+  await writeFileAtomic(part, data, { mode: 0o644 });
+  try {
+    const ext = extname(file);
+    for (let n = 1; n <= maxNumber; n++) {
+      const candidate = n === 1 ? file : `${file.slice(0, file.length - ext.length)}-${n}${ext}`;
+      if (await publishWithoutReplacing(part, candidate)) return candidate;
+    }
+    throw new Error(`Too many files named ${basename(file)} in ${dirname(file)}.`);
+  } finally {
+    await rm(part, { force: true });
+  }
 }
 
 /** The errno code of a file-system error. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { analysisChannels } from './analysis';
+import { briefChannels } from './brief';
 import { MAX_DATE, MAX_ID, MAX_NAME, MAX_PATH, MAX_PAYLOAD_TEXT, MAX_SECRET, MAX_SELECTION, MAX_URL, jsonRecord, jsonValue, boundedText, tooMany } from './bounds';
 import { aboutSchema } from './about';
 import { errorReportSchema } from './diagnostics';
@@ -516,6 +517,8 @@ export const channels = {
   ...notificationChannels,
   /** The team library (./team). */
   ...teamChannels,
+  /** The one-page brief (./brief). */
+  ...briefChannels,
   /** Films (./timelapse). */
   ...timelapseChannels,
 } satisfies ChannelMap;

@@ -3,6 +3,7 @@ export * from './errors';
 export * from './channels';
 export * from './exports';
 export * from './analysis';
+export * from './brief';
 export * from './watches';
 export * from './spend';
 export * from './notifications';

@@ -125,7 +125,7 @@ describe('electron-builder.yml', () => {
       'main/index.ts',
       'simulator/index.ts',
       'preload/index.ts',
-      'renderer/src/App.vue',
+      'renderer/src/shell/App.vue',
       'test/build/electron-builder.test.ts',
       'tsconfig.node.json',
       'electron.vite.config.ts',

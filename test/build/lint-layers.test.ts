@@ -64,16 +64,19 @@ describe('the layer table, as lint', () => {
     ['renderer/src/platform/stores/x.ts', "import Panel from '../../features/library/views/LibraryPanel.vue';\nexport const x = Panel;\n", 'renderer/src/platform/stores', 'renderer/src/features/*/views'],
     ['renderer/src/platform/stores/x.ts', "import Icon from '../components/Icon.vue';\nexport const x = Icon;\n", 'renderer/src/platform/stores', 'renderer/src/platform/components'],
     ['renderer/src/platform/components/X.vue', "<script setup lang=\"ts\">\nimport { getBridge } from '../bridge';\nvoid getBridge;\n</script>\n<template><p /></template>\n", 'renderer/src/platform/components', 'renderer/src/platform/bridge.ts'],
-    ['renderer/src/features/library/stores/x.ts', "import { useAoiStore } from '../../../platform/stores/aoi';\nimport Block from '../../analysis/views/AnalysisBlock.vue';\nexport const x = [useAoiStore, Block];\n", 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
+    ['renderer/src/features/library/stores/x.ts', "import { useAoiStore } from '../../../platform/stores/aoi';\nimport Panel from '../views/LibraryPanel.vue';\nexport const x = [useAoiStore, Panel];\n", 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
     ['renderer/src/platform/lib/x.ts', "import { useAoiStore } from '../stores/aoi';\nexport const x = useAoiStore;\n", 'renderer/src/platform/lib', 'renderer/src/platform/stores'],
     // Inside a feature folder the same rules hold, and a feature never uses another feature's views.
     ['renderer/src/features/tasking/stores/x.ts', "import Panel from '../views/TaskingPanel.vue';\nexport const x = Panel;\n", 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
     ['renderer/src/features/tasking/views/x.ts', "import { getBridge } from '../../../platform/bridge';\nexport const x = getBridge;\n", 'renderer/src/features/*/views', 'renderer/src/platform/bridge.ts'],
     ['renderer/src/features/tasking/model/x.ts', "import { useTaskingStore } from '../stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
     ['renderer/src/features/tasking/model/x.ts', "import { getBridge } from '../../../platform/bridge';\nexport const x = getBridge;\n", 'renderer/src/features/*/model', 'renderer/src/platform/bridge.ts'],
-    ['renderer/src/features/watches/views/x.ts', "import Panel from '../../tasking/views/TaskingPanel.vue';\nexport const x = Panel;\n", 'renderer/src/features/*/views', 'renderer/src/features/tasking/views'],
-    // The Library panel hosts the Analysis block through a slot the shell fills, never by importing it.
-    ['renderer/src/features/library/views/x.ts', "export const x = () => import('../../analysis/views/AnalysisBlock.vue');\n", 'renderer/src/features/*/views', 'renderer/src/features/analysis/views'],
+    ['renderer/src/features/tasking/views/x.ts', "import Panel from './TaskingPanel.vue';\nimport c from '../contribution';\nexport const x = [Panel, c];\n", 'renderer/src/features/*/views', 'renderer/src/features/*/contribution.ts'],
+    // The platform is a floor: never a feature (its stores, models, index or contribution) nor the shell.
+    ['renderer/src/platform/components/X.vue', "<script setup lang=\"ts\">\nimport { useTeamStore } from '../../features/team';\nvoid useTeamStore;\n</script>\n<template><p /></template>\n", 'renderer/src/platform/components', 'renderer/src/features/*/index.ts'],
+    ['renderer/src/platform/map/x.ts', "export const x = () => import('../../features/tasking/stores/tasking-orders');\n", 'renderer/src/platform/map', 'renderer/src/features/*/stores'],
+    ['renderer/src/platform/stores/x.ts', "import { panels } from '../../shell/panels';\nexport const x = panels;\n", 'renderer/src/platform/stores', 'renderer/src/shell'],
+    ['renderer/src/platform/lib/x.ts', "import { FEATURES } from '../../shell/features';\nexport const x = FEATURES;\n", 'renderer/src/platform/lib', 'renderer/src/shell'],
     ['renderer/src/platform/stores/x.ts', "import { useTaskingStore } from '../../features/tasking/stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/platform/stores', 'renderer/src/features/*/stores'],
     ['renderer/src/platform/lib/x.ts', "import { summarizeOrder } from '../../features/tasking/model/tasking-records';\nexport const x = summarizeOrder;\n", 'renderer/src/platform/lib', 'renderer/src/features/*/model'],
   ])('%s: %s is refused, naming both folders and what the table allows', async (file, code, from, to) => {
@@ -90,12 +93,34 @@ describe('the layer table, as lint', () => {
     ['main/hosts/x.ts', "import { startSimulator } from '../../simulator';\nexport const x = startSimulator;\n"],
     ['simulator/raster/x.ts', "import { writePyramid } from '../../main/geotiff/index.js';\nimport { utmEpsgFor } from '../../common/geodesy.js';\nexport const x = [writePyramid, utmEpsgFor];\n"],
     ['renderer/src/platform/stores/x.ts', "import { getBridge } from '../bridge';\nimport type { LibraryItem } from '../lib/library-item';\nexport const x = getBridge;\nexport type X = LibraryItem;\n"],
-    ['renderer/src/features/analysis/views/X.vue', "<script setup lang=\"ts\">\nimport { useLibraryStore } from '../../library/stores/library';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [useLibraryStore, Icon];\n</script>\n<template><p /></template>\n"],
-    ['renderer/src/features/tasking/views/X.vue', "<script setup lang=\"ts\">\nimport AreaSection from './AreaSection.vue';\nimport { useTaskingStore } from '../stores/tasking';\nimport { summarizeOrder } from '../model/tasking-records';\nimport { draftFromOrder } from '../../watches/model/watch-draft';\nimport { useUiStore } from '../../../platform/stores/ui';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [AreaSection, useTaskingStore, summarizeOrder, draftFromOrder, useUiStore, Icon];\n</script>\n<template><p /></template>\n"],
-    ['renderer/src/features/notifications/stores/x.ts', "import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';\nimport { getBridge } from '../../../platform/bridge';\nexport const x = [useTaskingOrdersStore, getBridge];\n"],
+    ['renderer/src/features/analysis/views/X.vue', "<script setup lang=\"ts\">\nimport { useLibraryStore } from '../../library';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [useLibraryStore, Icon];\n</script>\n<template><p /></template>\n"],
+    ['renderer/src/features/tasking/views/X.vue', "<script setup lang=\"ts\">\nimport AreaSection from './AreaSection.vue';\nimport { useTaskingStore } from '../stores/tasking';\nimport { summarizeOrder } from '../model/tasking-records';\nimport { draftFromOrder } from '../../watches';\nimport { useUiStore } from '../../../platform/stores/ui';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [AreaSection, useTaskingStore, summarizeOrder, draftFromOrder, useUiStore, Icon];\n</script>\n<template><p /></template>\n"],
+    ['renderer/src/features/notifications/stores/x.ts', "import { useTaskingOrdersStore } from '../../tasking';\nimport { getBridge } from '../../../platform/bridge';\nexport const x = [useTaskingOrdersStore, getBridge];\n"],
     ['common/grid/x.ts', "import proj4 from 'proj4';\nimport { METRES_PER_DEGREE } from '../geodesy.js';\nexport const x = [proj4, METRES_PER_DEGREE];\n"],
   ])('%s: allowed imports pass', async (file, code) => {
     expect(await layerErrors(file, code)).toEqual([]);
+  });
+});
+
+describe('a feature reaches another only through its index.ts', () => {
+  it.each([
+    ['renderer/src/features/watches/views/x.ts', "import Panel from '../../tasking/views/TaskingPanel.vue';\nexport const x = Panel;\n", 'watches', 'renderer/src/features/tasking/views/TaskingPanel.vue'],
+    // The Library panel hosts the Analysis block through a slot a contribution fills, never by importing it.
+    ['renderer/src/features/library/views/x.ts', "export const x = () => import('../../analysis/views/AnalysisBlock.vue');\n", 'library', 'renderer/src/features/analysis/views/AnalysisBlock.vue'],
+    ['renderer/src/features/tasking/views/x.ts', "import { draftFromOrder } from '../../watches/model/watch-draft';\nexport const x = draftFromOrder;\n", 'tasking', 'renderer/src/features/watches/model/watch-draft.ts'],
+    ['renderer/src/features/billing/stores/x.ts', "import { useAccountStore } from '../../account/stores/account';\nexport const x = useAccountStore;\n", 'billing', 'renderer/src/features/account/stores/account.ts'],
+    ['renderer/src/features/tasking/contribution.ts', "export const x = () => import('../watches/stores/watches');\n", 'tasking', 'renderer/src/features/watches/stores/watches.ts'],
+  ])('%s: %s is refused, naming the index to go through', async (file, code, from, target) => {
+    const to = target.split('/')[3];
+    expect(await layerErrors(file, code)).toEqual([
+      `layers/allowed-imports: The ${from} feature may not import ${target}: another feature is reached only through its public surface, renderer/src/features/${to}/index.ts.`,
+    ]);
+  });
+
+  it("an index.ts re-exports only its own feature's models and stores, and another feature's index is not its to re-export", async () => {
+    expect(await layerErrors('renderer/src/features/tasking/index.ts', "export { useTaskingStore } from './stores/tasking';\nexport { summarizeOrder } from './model/tasking-records';\n")).toEqual([]);
+    expect(await layerErrors('renderer/src/features/tasking/index.ts', "export { default } from './views/TaskingPanel.vue';\n")).toHaveLength(1);
+    expect(await layerErrors('renderer/src/features/tasking/index.ts', "export { useWatchesStore } from '../watches';\n")).toHaveLength(1);
   });
 });
 
@@ -153,7 +178,10 @@ describe('the real tree and the table', () => {
     // The check finds a cycle when there is one.
     expect(tableProblems([{ name: 'a', may: ['b'] }, { name: 'b', may: ['c'] }, { name: 'c', may: ['a'] }])).toEqual(['cycle: a -> b -> c -> a']);
     expect(layerOf('renderer/src/platform/bridge.ts').name).toBe('renderer/src/platform/bridge.ts');
-    expect(layerOf('renderer/src/platform/map/MapView.vue').name).toBe('renderer map views');
+    expect(layerOf('renderer/src/shell/MapView.vue').name).toBe('renderer/src/shell');
+    expect(layerOf('renderer/src/platform/contributions.ts').name).toBe('renderer/src/platform/contributions.ts');
+    expect(layerOf('renderer/src/features/tasking/index.ts').name).toBe('renderer/src/features/*/index.ts');
+    expect(layerOf('renderer/src/features/tasking/contribution.ts').name).toBe('renderer/src/features/*/contribution.ts');
     expect(layerOf('renderer/src/platform/map/vector-layers.ts').name).toBe('renderer/src/platform/map');
     expect(layerOf('renderer/src/platform/stores/aoi.ts').name).toBe('renderer/src/platform/stores');
     expect(layerOf('renderer/src/platform/x.ts')).toBeUndefined();

@@ -7,6 +7,8 @@ import { MemoryKeychainBackend } from '../../main/profiles';
 import { createApp, type SwathApp } from '../../main/app/app';
 import { styledChildSimulator } from '../simulator/helpers';
 import { CHROMIUM, launchChromium } from './chromium';
+import { chromiumPrinter } from '../support/chromium-printer';
+import type { HostPrinter } from '../../main/platform/printer';
 
 // The flags launchChromium uses, for launches that add their own.
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -65,10 +67,17 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
   const logs: string[] = [];
   const serviceKeys: string[] = [];
   const start = options.startSimulator ?? styledChildSimulator(options.shapes);
+  // The browser host has no Chromium of its own: the harness hands main the one it launches as the printer of briefs.
+  let browser: Browser | null = null;
+  const printer: HostPrinter = {
+    pdf: (doc, signal) => chromiumPrinter(browser!).pdf(doc, signal),
+    png: (doc, signal) => chromiumPrinter(browser!).png(doc, signal),
+  };
   const app = await createApp({
     userDataDir: dir,
     downloadsDir,
     keychainBackend: new MemoryKeychainBackend(),
+    printer,
     ...options.app,
     version: '0.0.0-e2e',
     platform: process.platform,
@@ -87,15 +96,16 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     rasters: app.rasters,
     greeting: () => [{ event: 'connection:state', payload: app.connection() }],
   });
-  const browser = options.chromiumArgs
+  const launched = options.chromiumArgs
     ? await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_FLAGS, ...options.chromiumArgs] })
     : await launchChromium();
+  browser = launched;
   const viewport = options.viewport ?? { width: 1440, height: 900 };
   const pageErrors: string[] = [];
   const contexts: BrowserContext[] = [];
 
   async function newPage(o: { initScript?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport, colorScheme: o.colorScheme ?? options.colorScheme ?? 'light', acceptDownloads: false });
+    const context = await launched.newContext({ viewport, colorScheme: o.colorScheme ?? options.colorScheme ?? 'light', acceptDownloads: false });
     contexts.push(context);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host!.origin }).catch(() => undefined);
     // The map's test hook (window.__SWATH_PERF__.map) on every page, for waitForMapStill.
@@ -111,7 +121,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
   return {
     app,
     host,
-    browser,
+    browser: launched,
     context: contexts[0] ?? (null as unknown as BrowserContext),
     page,
     dir,
@@ -122,7 +132,7 @@ export async function openWorkspace(options: WorkspaceOptions = {}): Promise<Wor
     newPage,
     async close() {
       for (const c of contexts) await c.close().catch(() => undefined);
-      await browser.close().catch(() => undefined);
+      await launched.close().catch(() => undefined);
       await host!.close();
       await app.close();
       rmSync(dir, { recursive: true, force: true });

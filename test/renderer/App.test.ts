@@ -4,8 +4,8 @@ import { createPinia, setActivePinia, type Pinia } from 'pinia';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Result } from '../../preload/contract';
 import { bridgeStandIn, fail, makeBridge, ok } from './fake-bridge';
-import App from '../../renderer/src/App.vue';
-import { loadPanel, loadedPanels, panelById } from '../../renderer/src/panel-registry';
+import App from '../../renderer/src/shell/App.vue';
+import { loadPanel, loadedPanels, panelById } from '../../renderer/src/shell/panels';
 import { mapState } from '../../renderer/src/platform/map/map-state';
 import { LIBRARY_FIRST_PAGE } from '../../common/library-first-page';
 
@@ -15,12 +15,12 @@ const fake = bridgeStandIn();
 // The shell's parts that load after the map's first frame, and the panels and stores these tests open, loaded once here so
 // that mounting them is a microtask away and no lazy import is still loading when the file ends (the worker runs other files next).
 await Promise.all([
-  import('../../renderer/src/platform/map/AoiToolbar.vue'),
+  import('../../renderer/src/shell/AoiToolbar.vue'),
   import('../../renderer/src/platform/components/ContractBanner.vue'),
   import('../../renderer/src/platform/components/HelpOverlay.vue'),
   import('../../renderer/src/platform/components/ImportDialog.vue'),
-  import('../../renderer/src/platform/components/KeyDialog.vue'),
-  import('../../renderer/src/platform/components/NotificationCards.vue'),
+  import('../../renderer/src/features/settings/views/KeyDialog.vue'),
+  import('../../renderer/src/features/notifications/views/NotificationCards.vue'),
   import('../../renderer/src/platform/components/Toasts.vue'),
   import('../../renderer/src/features/downloads/views/DownloadsTray.vue'),
   import('../../renderer/src/features/imagery/views/ImageryPanel.vue'),

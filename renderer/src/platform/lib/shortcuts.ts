@@ -8,33 +8,18 @@ import { onBeforeUnmount, onMounted } from 'vue';
 /** One entry of the catalogue. */
 export interface ShortcutInfo {
   keys: string;
-  group: 'Panels' | 'Go to' | 'Map & AOI' | 'Imagery' | 'General';
+  /** Its group in the "?" overlay, e.g. 'Panels', 'Go to', 'Map & AOI', 'General'. */
+  group: string;
   description: string;
 }
 
-/** Every shortcut of the app, by id. */
+/** The platform's own shortcuts, by id; the features add theirs (platform/contributions.ts). */
 export const SHORTCUTS = {
-  'panel-1': { keys: '1', group: 'Panels', description: 'Imagery panel' },
-  'panel-2': { keys: '2', group: 'Panels', description: 'Tasking panel' },
-  'panel-3': { keys: '3', group: 'Panels', description: 'Library panel' },
-  'panel-4': { keys: '4', group: 'Panels', description: 'Products panel' },
-  'panel-5': { keys: '5', group: 'Panels', description: 'Billing panel' },
-  'panel-6': { keys: '6', group: 'Panels', description: 'Account panel' },
-  'panel-7': { keys: '7', group: 'Panels', description: 'Settings panel' },
-  'panel-8': { keys: '8', group: 'Panels', description: 'Watches panel' },
   'toggle-panel': { keys: '\\', group: 'Panels', description: 'Show or hide the side panel' },
   'toggle-downloads': { keys: 'D', group: 'Panels', description: 'Show or hide the downloads tray' },
   // Alt+letter works in text fields too; it focuses the action (Enter runs it). Not F, E, V, W or H: the window menu's.
   'go-aoi': { keys: 'Alt+A', group: 'Go to', description: 'Type an AOI: WKT, GeoJSON or a bounding box' },
-  'go-search': { keys: 'Alt+S', group: 'Go to', description: 'Imagery: Search dates' },
-  'go-check': { keys: 'Alt+C', group: 'Go to', description: 'Imagery: Check availability' },
-  'go-estimate': { keys: 'Alt+M', group: 'Go to', description: 'Imagery: Estimate' },
-  'go-download': { keys: 'Alt+D', group: 'Go to', description: 'Imagery: Download composite' },
   'go-open-download': { keys: 'Alt+L', group: 'Go to', description: 'Downloads: Open the newest finished download on the map' },
-  'go-tasking-estimate': { keys: 'Alt+T', group: 'Go to', description: 'Tasking: Estimate the order' },
-  'go-place-order': { keys: 'Alt+O', group: 'Go to', description: 'Tasking: Place the order (asks to confirm)' },
-  'go-time-series': { keys: 'Alt+G', group: 'Go to', description: 'Library: Time series' },
-  'go-export': { keys: 'Alt+X', group: 'Go to', description: 'Library: Export STAC' },
   'go-map': { keys: 'Alt+K', group: 'Go to', description: 'The map (arrows pan, Enter reads the pixel at the centre)' },
   'draw-polygon': { keys: 'P', group: 'Map & AOI', description: 'Draw a polygon AOI (double-click to finish)' },
   'draw-rectangle': { keys: 'R', group: 'Map & AOI', description: 'Draw a rectangle AOI' },
@@ -47,18 +32,35 @@ export const SHORTCUTS = {
   'clear-aoi': { keys: 'Shift+Delete', group: 'Map & AOI', description: 'Clear the AOI' },
   'undo-vertex': { keys: 'Backspace', group: 'Map & AOI', description: 'Remove the last vertex while drawing' },
   cancel: { keys: 'Escape', group: 'General', description: 'Cancel drawing, close a dialog' },
-  'search-dates': { keys: 'Ctrl+Enter', group: 'Imagery', description: 'Search dates (Imagery panel)' },
-  'prev-date': { keys: '[', group: 'Imagery', description: 'Previous available date' },
-  'next-date': { keys: ']', group: 'Imagery', description: 'Next available date' },
   help: { keys: '?', group: 'General', description: 'Show this list of shortcuts' },
 } as const satisfies Record<string, ShortcutInfo>;
 
-/** Id of a catalogued shortcut. */
-export type ShortcutId = keyof typeof SHORTCUTS;
+/** Id of a catalogued shortcut: the platform's ({@link SHORTCUTS}) or one a feature contributed. */
+export type ShortcutId = string;
 
-/** "Draw polygon (P)": a tooltip with the shortcut. */
+/** The catalogue: every shortcut of the window, by id, in the order they were added. */
+const catalogue = new Map<ShortcutId, ShortcutInfo>(Object.entries(SHORTCUTS));
+
+/** Every catalogued shortcut, by id. */
+export function shortcutCatalogue(): ReadonlyMap<ShortcutId, ShortcutInfo> {
+  return catalogue;
+}
+
+/**
+ * Adds a shortcut to the catalogue; refuses an id or keys already taken. With `dryRun`, only checks.
+ * Features add theirs through platform/contributions.ts.
+ */
+export function addShortcut(id: ShortcutId, info: ShortcutInfo, { dryRun = false } = {}): void {
+  if (catalogue.has(id)) throw new Error(`the shortcut id "${id}" is already taken`);
+  const clash = [...catalogue].find(([, s]) => s.keys === info.keys);
+  if (clash) throw new Error(`${id}: the keys ${info.keys} are already ${clash[0]}'s`);
+  if (!dryRun) catalogue.set(id, info);
+}
+
+/** "Draw polygon (P)": a tooltip with the shortcut (the label alone for an id not catalogued). */
 export function tip(label: string, id: ShortcutId): string {
-  return `${label} (${SHORTCUTS[id].keys})`;
+  const s = catalogue.get(id);
+  return s ? `${label} (${s.keys})` : label;
 }
 
 interface Parsed {
@@ -76,7 +78,9 @@ function parse(keys: string): Parsed {
 
 /** True when a key event is the given shortcut. */
 export function matches(event: KeyboardEvent, id: ShortcutId): boolean {
-  const p = parse(SHORTCUTS[id].keys);
+  const info = catalogue.get(id);
+  if (!info) return false;
+  const p = parse(info.keys);
   const key = event.key.toLowerCase();
   // With Alt a layout may type another character (macOS: Option+S is ß): the physical key counts then.
   if (key !== p.key && !(p.alt && /^[a-z]$/.test(p.key) && event.code === `Key${p.key.toUpperCase()}`)) return false;
@@ -103,7 +107,7 @@ function typingIn(target: EventTarget | null): boolean {
 export function dispatchShortcut(event: KeyboardEvent): boolean {
   for (const [id, list] of handlers) {
     if (!list.length || !matches(event, id)) continue;
-    const p = parse(SHORTCUTS[id].keys);
+    const p = parse(catalogue.get(id)!.keys);
     // While typing, only Escape, Ctrl and Alt combinations act; letters belong to the field.
     if (typingIn(event.target) && p.key !== 'escape' && !p.ctrl && !p.alt) continue;
     event.preventDefault();

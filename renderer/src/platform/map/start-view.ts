@@ -1,7 +1,6 @@
 import type OlMap from 'ol/Map';
 import { createEmpty, extend, isEmpty, type Extent } from 'ol/extent';
 import { fromLonLat, toLonLat } from 'ol/proj';
-import { getBridge } from '../bridge';
 import { readGeometry } from './vector-layers';
 
 /**
@@ -36,6 +35,8 @@ export function ordersExtent(rows: readonly OrderArea[]): Extent | null {
 export interface StartViewOptions {
   /** The saved view from settings (loads them when absent). */
   loadView: () => Promise<SavedView | null>;
+  /** Keeps a view (main's settings: a store does it). */
+  saveView: (view: SavedView) => unknown;
   /** The account's orders (lists them), for the first start. */
   loadOrders: () => Promise<readonly OrderArea[]>;
   /** Delay before a move is saved. */
@@ -66,8 +67,7 @@ export function startView(map: OlMap, options: StartViewOptions): { ready: Promi
       const zoom = view.getZoom();
       if (!c || zoom === undefined) return;
       const [lon, lat] = toLonLat(c);
-      const mapView = { center: [Math.max(-180, Math.min(180, lon!)), Math.max(-90, Math.min(90, lat!))] as [number, number], zoom: Math.max(0, Math.min(24, zoom)) };
-      void getBridge().settingsSet({ mapView });
+      void options.saveView({ center: [Math.max(-180, Math.min(180, lon!)), Math.max(-90, Math.min(90, lat!))], zoom: Math.max(0, Math.min(24, zoom)) });
     }, options.saveDelayMs ?? 800);
   };
   map.on('moveend', save);

@@ -2,8 +2,8 @@ import { defineStore } from 'pinia';
 import { ref, watch, type WatchStopHandle } from 'vue';
 import type { IpcError } from '../../../../preload/contract';
 
-/** Ids of the rail's panels. */
-export type PanelId = 'imagery' | 'tasking' | 'library' | 'products' | 'billing' | 'account' | 'settings' | 'watches';
+/** Id of a rail panel: a string a feature registered (platform/contributions.ts). */
+export type PanelId = string;
 
 /** A short message shown at the bottom of the map. */
 export interface Toast {

@@ -8,7 +8,8 @@ import { queryEntries } from './fake-library';
 import { item } from './entries';
 import { bridgeStandIn } from '../../fake-bridge';
 import LibraryPanel from '../../../../renderer/src/features/library/views/LibraryPanel.vue';
-import { panelById } from '../../../../renderer/src/panel-registry';
+import { panelById } from '../../../../renderer/src/shell/panels';
+import '../../../../renderer/src/shell/features';
 
 const fake = bridgeStandIn<any>();
 vi.mock('../../../../renderer/src/platform/raster/raster-data', async (orig) => ({

@@ -1,6 +1,8 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { dispatchShortcut, matches, onShortcut, SHORTCUTS, tip } from '../../../../renderer/src/platform/lib/shortcuts';
+import { dispatchShortcut, matches, onShortcut, shortcutCatalogue, tip } from '../../../../renderer/src/platform/lib/shortcuts';
+// The catalogue as the window has it: the platform's shortcuts and the features' contributions.
+import '../../../../renderer/src/shell/features';
 
 const offs: (() => void)[] = [];
 afterEach(() => offs.splice(0).forEach((off) => off()));
@@ -49,7 +51,7 @@ describe('keyboard shortcuts', () => {
     expect(matches(new KeyboardEvent('keydown', { key: 's', code: 'KeyS' }), 'go-search')).toBe(false);
     // AltGr (Ctrl+Alt on Windows) types characters: not a shortcut.
     expect(matches(new KeyboardEvent('keydown', { key: 's', code: 'KeyS', altKey: true, ctrlKey: true }), 'go-search')).toBe(false);
-    const goKeys = Object.values(SHORTCUTS).filter((s) => s.group === 'Go to').map((s) => s.keys);
+    const goKeys = [...shortcutCatalogue().values()].filter((s) => s.group === 'Go to').map((s) => s.keys);
     expect(goKeys.length).toBeGreaterThanOrEqual(10);
     expect(new Set(goKeys).size).toBe(goKeys.length);
     for (const k of goKeys) expect(k, k).toMatch(/^Alt\+[A-DGI-UX-Z]$/);

@@ -4,16 +4,15 @@ import View from 'ol/View';
 import { fromLonLat, toLonLat } from 'ol/proj';
 import { getCenter } from 'ol/extent';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { bridgeStandIn } from '../../fake-bridge';
 import { ordersExtent, startView } from '../../../../renderer/src/platform/map/start-view';
 
 // OpenLayers watches its target's size; jsdom has no ResizeObserver.
 globalThis.ResizeObserver ??= class { observe(): void {} unobserve(): void {} disconnect(): void {} } as unknown as typeof ResizeObserver;
 
-const saved = { patches: [] as unknown[] };
-const bridge = bridgeStandIn();
+const saved = { views: [] as unknown[] };
+const save = (view: unknown) => void saved.views.push(view);
 beforeEach(() => {
-  bridge.api = { settingsSet: async (p: unknown) => void saved.patches.push(p) };
+  saved.views = [];
 });
 
 const BERLIN_ORDER = { summary: { geometry: 'POLYGON ((13.3 52.45, 13.5 52.45, 13.5 52.55, 13.3 52.55, 13.3 52.45))' } };
@@ -30,7 +29,7 @@ const lonLat = (map: OlMap) => toLonLat(map.getView().getCenter()!).map((v) => M
 describe('start view', () => {
   it('restores the last view from settings', async () => {
     const map = europeMap();
-    const s = startView(map, { loadView: async () => ({ center: [13.4, 52.5], zoom: 11 }), loadOrders: async () => [BERLIN_ORDER] });
+    const s = startView(map, { saveView: save, loadView: async () => ({ center: [13.4, 52.5], zoom: 11 }), loadOrders: async () => [BERLIN_ORDER] });
     expect(await s.ready).toBe('last-view');
     expect(lonLat(map)).toEqual([13.4, 52.5]);
     expect(map.getView().getZoom()).toBe(11);
@@ -39,7 +38,7 @@ describe('start view', () => {
 
   it('without a last view, starts on the account\'s orders instead of Europe at z4', async () => {
     const map = europeMap();
-    const s = startView(map, { loadView: async () => null, loadOrders: async () => [BERLIN_ORDER, POTSDAM_ORDER, { summary: { geometry: null } }] });
+    const s = startView(map, { saveView: save, loadView: async () => null, loadOrders: async () => [BERLIN_ORDER, POTSDAM_ORDER, { summary: { geometry: null } }] });
     expect(await s.ready).toBe('orders');
     const [lon, lat] = lonLat(map);
     expect(lon).toBeGreaterThan(13.0);
@@ -53,12 +52,12 @@ describe('start view', () => {
 
   it('keeps the default when there are no orders, and never overrides a move the analyst made first', async () => {
     const map = europeMap();
-    const s = startView(map, { loadView: async () => null, loadOrders: async () => [] });
+    const s = startView(map, { saveView: save, loadView: async () => null, loadOrders: async () => [] });
     expect(await s.ready).toBe('default');
     s.stop();
     const map2 = europeMap();
     let release!: () => void;
-    const s2 = startView(map2, { loadView: () => new Promise((r) => { release = () => r({ center: [2.35, 48.85], zoom: 10 }); }), loadOrders: async () => [] });
+    const s2 = startView(map2, { saveView: save, loadView: () => new Promise((r) => { release = () => r({ center: [2.35, 48.85], zoom: 10 }); }), loadOrders: async () => [] });
     map2.getViewport()!.dispatchEvent(new Event('pointerdown'));
     release();
     expect(await s2.ready).toBe('moved');
@@ -68,18 +67,17 @@ describe('start view', () => {
 
   it('saves moves to settings once the start view is set', async () => {
     vi.useFakeTimers();
-    saved.patches = [];
     const map = europeMap();
-    const s = startView(map, { loadView: async () => null, loadOrders: async () => [], saveDelayMs: 100 });
+    const s = startView(map, { saveView: save, loadView: async () => null, loadOrders: async () => [], saveDelayMs: 100 });
     await s.ready;
     map.getView().setCenter(fromLonLat([13.4, 52.5]));
     map.getView().setZoom(9);
     map.dispatchEvent('moveend');
     vi.advanceTimersByTime(150);
-    expect(saved.patches).toHaveLength(1);
-    const p = saved.patches[0] as { mapView: { center: number[]; zoom: number } };
-    expect(p.mapView.zoom).toBe(9);
-    expect(p.mapView.center.map((v) => Math.round(v * 100) / 100)).toEqual([13.4, 52.5]);
+    expect(saved.views).toHaveLength(1);
+    const v = saved.views[0] as { center: number[]; zoom: number };
+    expect(v.zoom).toBe(9);
+    expect(v.center.map((v) => Math.round(v * 100) / 100)).toEqual([13.4, 52.5]);
     s.stop();
     vi.useRealTimers();
   });

@@ -4,7 +4,7 @@ import type { IpcError } from '../../../../../preload/contract';
 import { getBridge } from '../../../platform/bridge';
 import { monthUtc } from '../../../platform/lib/format';
 import { createRequest } from '../../../platform/lib/request';
-import { useAccountStore } from '../../account/stores/account';
+import { useAccountStore } from '../../account';
 import { useOperationsStore } from '../../../platform/stores/operations';
 import { useSessionStore } from '../../../platform/stores/session';
 

@@ -8,11 +8,11 @@ import { isUtmEpsg } from '../../../platform/lib/geometry';
 import { extractDatedGeographies, findGeometry, findGuid, findKey, findRows, type DatedGeography, type JsonObject } from '../../../platform/lib/recognise';
 import { createRequest } from '../../../platform/lib/request';
 import { useAoiStore } from '../../../platform/stores/aoi';
-import { useDownloadsStore } from '../../downloads/stores/downloads';
+import { useDownloadsStore } from '../../downloads';
 import { useModelsStore } from '../../../platform/stores/models';
 import { useOperationsStore } from '../../../platform/stores/operations';
 import { useSessionStore } from '../../../platform/stores/session';
-import { useTeamStore, type TeamCheck } from '../../team/stores/team';
+import { useTeamStore, type TeamCheck } from '../../team';
 
 /** Output resolutions the contract allows, in metres. */
 export const RESOLUTIONS = [10, 20, 40, 80, 160, 320, 640, 1280] as const;

@@ -2,10 +2,11 @@ import { defineStore } from 'pinia';
 import { ref, watch } from 'vue';
 import type { EventPayload, ResponseOf } from '../../../../../preload/contract';
 import { getBridge } from '../../../platform/bridge';
-import { useTaskingOrdersStore } from '../../tasking/stores/tasking-orders';
-import { usePreviewStore } from '../../library/stores/preview';
-import { useUiStore, type PanelId } from '../../../platform/stores/ui';
-import { useWatchesStore } from '../../watches/stores/watches';
+import { useTaskingOrdersStore } from '../../tasking';
+import { usePreviewStore } from '../../library';
+import { hasPanel } from '../../../platform/contributions';
+import { useUiStore } from '../../../platform/stores/ui';
+import { useWatchesStore } from '../../watches';
 
 /** One notification as main sent it. */
 export type SwathNotice = EventPayload<'notification'>;
@@ -16,7 +17,6 @@ export type NotificationPrefs = ResponseOf<'notifications:prefs'>;
 export const ORDER_CHECK_MS = 5 * 60_000;
 /** Up to this many status changes in one refresh are raised one by one; more become one summary. */
 export const ORDER_NOTICES_EACH = 3;
-const PANELS: readonly PanelId[] = ['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings', 'watches'];
 
 /** "37 orders changed status: 30 Completed, 7 Failed." (new statuses, most frequent first; five at most, then "n other"). */
 export function statusSummary(to: readonly string[]): string {
@@ -47,8 +47,8 @@ export const useNotificationsStore = defineStore('notifications', () => {
   /** Opens what a notification is about. */
   function open(n: Pick<SwathNotice, 'target'> & { id?: string }): void {
     const t = n.target;
-    const panel = PANELS.includes(t.panel as PanelId) ? (t.panel as PanelId) : 'imagery';
-    ui.goTo(panel);
+    // A target main names but no feature registered opens the first panel.
+    ui.goTo(hasPanel(t.panel) ? t.panel : 'imagery');
     if (t.watchId) useWatchesStore().focusId = t.watchId;
     if (t.libraryId) void usePreviewStore().openOnMap(t.libraryId);
     if (t.orderId) useTaskingOrdersStore().select(t.orderId);

@@ -122,8 +122,13 @@ export const useSettingsStore = defineStore('settings', () => {
     return r.ok ? (r.data.mapView ?? null) : null;
   }
 
+  /** Keeps the map's view for the next start (the settings shown are not reloaded for it). */
+  function saveMapView(mapView: NonNullable<AppSettings['mapView']>): Promise<Result<AppSettings>> {
+    return getBridge().settingsSet({ mapView });
+  }
+
   return {
-    savedMapView, listing, settingsReq, profiles, activeProfile, keychainError, settings, keyTests, actionErrors, saving,
+    savedMapView, saveMapView, listing, settingsReq, profiles, activeProfile, keychainError, settings, keyTests, actionErrors, saving,
     loadProfiles, loadSettings, createProfile, updateProfile, deleteProfile, activate, setKey, confirmOrigin, deleteKey, testKey, update,
   };
 });

@@ -1,7 +1,6 @@
 import type { RequestOf } from '../../../../../preload/contract';
 import { toGeoJsonGeometry } from '../../../platform/lib/geojson-export';
 import { isPolygonal, toWkt, utmEpsgFor, type PolygonalGeometry } from '../../../platform/lib/geometry';
-import type { OrderSummary } from '../../tasking/model/tasking-records';
 
 /** What the watch form sends. */
 export type WatchInputDraft = RequestOf<'watches:create'>;
@@ -28,12 +27,23 @@ export function constellationsIn(row: Record<string, unknown> | null | undefined
   return lists.length === 1 ? [...lists[0]!] : null;
 }
 
+/** What a watch reads of an order (tasking's order summary has these fields). */
+export interface WatchedOrder {
+  id: string | null;
+  from: string | null;
+  to: string | null;
+  recurring: boolean | null;
+  model: string | null;
+  constellations: string[] | null;
+  geometry: unknown;
+}
+
 /**
  * A watch for a listed order: its area, model, constellations and period; null when the record
  * lacks one of them. `row` is the record itself, where the constellations are found by value when
  * the summary did not find them by name.
  */
-export function draftFromOrder(s: OrderSummary, over: Partial<Settings> = {}, row?: Record<string, unknown>): WatchInputDraft | null {
+export function draftFromOrder(s: WatchedOrder, over: Partial<Settings> = {}, row?: Record<string, unknown>): WatchInputDraft | null {
   const g = toGeoJsonGeometry(s.geometry);
   const constellations = s.constellations?.length ? s.constellations : constellationsIn(row);
   if (!g || !isPolygonal(g) || !s.model || !s.from || !constellations?.length) return null;

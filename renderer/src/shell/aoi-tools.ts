@@ -10,11 +10,11 @@ import VectorLayer from 'ol/layer/Vector';
 import VectorSource from 'ol/source/Vector';
 import { Circle as CircleStyle, Fill, Stroke, Style } from 'ol/style';
 import { watch } from 'vue';
-import type { AnyGeometry } from '../lib/geometry';
-import { useAoiStore } from '../stores/aoi';
-import { aoiTools, setAoiTools, type AoiTools } from './aoi-tools-handle';
-import { mapState } from './map-state';
-import { overlayZ } from './z-order';
+import type { AnyGeometry } from '../platform/lib/geometry';
+import { useAoiStore } from '../platform/stores/aoi';
+import { aoiTools, setAoiTools, type AoiTools } from '../platform/map/aoi-tools-handle';
+import { mapState } from '../platform/map/map-state';
+import { overlayZ } from '../platform/map/z-order';
 
 /**
  * The AOI on the map: its layer, drawing (polygon, rectangle) and vertex

@@ -3,7 +3,7 @@ import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bridgeStandIn, fail, makeBridge, ok } from '../../fake-bridge';
-import TeamCopyNotice from '../../../../renderer/src/platform/components/TeamCopyNotice.vue';
+import TeamCopyNotice from '../../../../renderer/src/features/imagery/views/TeamCopyNotice.vue';
 import { usePreviewStore } from '../../../../renderer/src/features/library/stores/preview';
 import { useLibraryStore } from '../../../../renderer/src/features/library/stores/library';
 

@@ -1,0 +1,1 @@
+export { briefHandlers, pdfPageCount, pngSize, printDocument, PRINT_CSP, type BriefDeps } from './handlers.js';

@@ -1,0 +1,140 @@
+import { defineStore } from 'pinia';
+import { reactive, ref, shallowRef } from 'vue';
+import { briefSheetMm, type IpcError, type ResponseOf } from '../../../../../preload/contract';
+import { getBridge } from '../../../platform/bridge';
+import { areaKm2 } from '../../../platform/lib/geometry';
+import { formatKm2 } from '../../../platform/lib/format';
+import { currentMap } from '../../../platform/map/map-context';
+import { rampStops } from '../../../platform/raster/color-ramps';
+import { isIndexDisplay } from '../../../platform/raster/display';
+import { useAoiStore } from '../../../platform/stores/aoi';
+import { useSessionStore } from '../../../platform/stores/session';
+import type { PreviewLayer } from '../../../platform/preview/types';
+import { usePreviewStore } from '../../library';
+import { useSettingsStore } from '../../settings';
+import { briefLayout, briefPage, mapPixels, type BriefLegend, type BriefRaster } from '../model/print-page';
+import { useBriefOpenStore } from './brief-open';
+import { captureMap } from './capture-map';
+
+/** The dialog's choices. */
+export interface BriefOptions {
+  paper: 'a4' | 'letter';
+  orientation: 'portrait' | 'landscape';
+  format: 'pdf' | 'png';
+  dpi: 150 | 300;
+  title: string;
+  text: string;
+  chart: boolean;
+}
+
+/** Where an export is: what the dialog's progress shows. */
+export type BriefStep = 'idle' | 'drawing' | 'printing' | 'done' | 'failed';
+
+/** The dpi the map is drawn at in a PDF: above the 200 dpi a print needs at its size. */
+export const PDF_MAP_DPI = 220;
+
+/** A file name stem that says what the brief is: "brief-ndvi-2026-04-10" (letters, digits, dashes). */
+export function briefName(title: string, dates: readonly string[]): string {
+  const words = title.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+  const sorted = [...dates].sort();
+  const when = sorted.length === 0 ? '' : sorted.length === 1 ? sorted[0]! : `${sorted[0]}_${sorted.at(-1)}`;
+  return ['brief', words, when].filter(Boolean).join('-').slice(0, 120);
+}
+
+/** The legend of a layer as it is displayed: its ramp and range, or its composite's channels. */
+export function layerLegend(layer: PreviewLayer): BriefLegend | null {
+  if (layer.channels.length === 0 || layer.ranges.length === 0) return null;
+  const reflectance = layer.bands.some((b) => b.scaling.scale !== 1 || b.scaling.offset !== 0) ? 'reflectance' : 'DN';
+  if (layer.display.mode === 'rgb') {
+    return { kind: 'rgb', unit: reflectance, channels: layer.channels.slice(0, 3).map((c, i) => ({ colour: (['R', 'G', 'B'] as const)[i]!, label: c.label, min: layer.ranges[i]![0], max: layer.ranges[i]![1] })) };
+  }
+  const [min, max] = layer.ranges[0]!;
+  const unit = isIndexDisplay(layer.channels) ? 'index, unitless' : layer.display.mode === 'expression' ? 'expression of band values' : reflectance;
+  const toHex = (c: readonly number[]) => `#${c.map((v) => Math.round(v).toString(16).padStart(2, '0')).join('')}`;
+  return { kind: 'ramp', label: layer.channels[0]!.label, unit, min, max, stops: rampStops(layer.display.ramp).map(([at, c]) => [at, toHex(c)]) };
+}
+
+/** The brief: the dialog's options, and the export (map drawn at print size, page laid out, printed by main). */
+export const useBriefStore = defineStore('brief', () => {
+  const preview = usePreviewStore();
+  const aoi = useAoiStore();
+  const session = useSessionStore();
+  const settings = useSettingsStore();
+  const opened = useBriefOpenStore();
+  const options = reactive<BriefOptions>({ paper: 'a4', orientation: 'landscape', format: 'pdf', dpi: 150, title: '', text: '', chart: false });
+  const step = ref<BriefStep>('idle');
+  const error = ref<string | null>(null);
+  const result = shallowRef<ResponseOf<'brief:export'> | null>(null);
+  /** The scale bar's label on the last page printed ("2 km"). */
+  const scaleLabel = ref('');
+  let controller: AbortController | null = null;
+
+  /** The layers the brief shows: those drawn on the map, top first. */
+  const shownLayers = (): PreviewLayer[] => preview.layers.filter((l) => l.visible && l.status === 'ready');
+
+  /** A title from what the map shows, for a dialog opened without one. */
+  function suggestTitle(): string {
+    const top = shownLayers()[0];
+    if (!top) return 'Map brief';
+    const what = top.display.mode === 'rgb' ? 'Colour composite' : top.channels[0]?.label ?? top.title;
+    return `${what}${top.date ? `, ${top.date}` : ''}`;
+  }
+
+  async function exportBrief(): Promise<void> {
+    controller?.abort();
+    const ac = (controller = new AbortController());
+    error.value = null;
+    result.value = null;
+    try {
+      const map = currentMap();
+      if (!map) throw new Error('The map is not there yet.');
+      const layers = shownLayers();
+      const sheet = briefSheetMm(options.paper, options.orientation);
+      const layout = briefLayout(sheet);
+      const px = mapPixels(layout, options.format === 'png' ? options.dpi : PDF_MAP_DPI);
+      step.value = 'drawing';
+      const drawn = await captureMap(map, px.width, px.height);
+      ac.signal.throwIfAborted();
+      const rasters: BriefRaster[] = layers.map((l) => ({ title: l.title, date: l.date, epsg: l.epsg, projectionName: l.projectionName, legend: layerLegend(l) }));
+      const polygon = aoi.polygonal;
+      const rings = polygon ? (polygon.type === 'Polygon' ? polygon.coordinates : polygon.coordinates.flat()) as [number, number][][] : null;
+      const zoom = map.getView().getZoom() ?? 0;
+      const title = options.title.trim() || suggestTitle();
+      const page = briefPage({
+        title,
+        text: options.text,
+        map: drawn,
+        rasters,
+        aoi: rings,
+        aoiLabel: polygon ? `${aoi.label ?? 'AOI'}, ${formatKm2(areaKm2(polygon))}` : null,
+        series: options.chart ? opened.series : null,
+        sources: { service: layers.length ? session.serviceLabel || 'the imagery service' : undefined, basemap: true, water: zoom >= 6, places: zoom >= 8, online: settings.settings?.osmLayer ? '© OpenStreetMap contributors' : undefined },
+        made: Date.now(),
+      }, sheet);
+      scaleLabel.value = page.scaleLabel;
+      step.value = 'printing';
+      const r = await getBridge(ac.signal).briefExport({
+        format: options.format, paper: options.paper, orientation: options.orientation,
+        ...(options.format === 'png' ? { dpi: options.dpi } : {}),
+        name: briefName(title, layers.map((l) => l.date).filter((d): d is string => !!d)),
+        body: page.body, style: page.style,
+      });
+      if (ac.signal.aborted) return;
+      if (!r.ok) throw new Error((r.error as IpcError).message);
+      result.value = r.data;
+      step.value = 'done';
+    } catch (e) {
+      if (ac.signal.aborted) return;
+      error.value = e instanceof Error ? e.message : String(e);
+      step.value = 'failed';
+    }
+  }
+
+  function cancel(): void {
+    controller?.abort();
+    controller = null;
+    step.value = 'idle';
+  }
+
+  return { options, step, error, result, scaleLabel, shownLayers, suggestTitle, exportBrief, cancel };
+});
