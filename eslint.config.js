@@ -49,7 +49,7 @@ export default tseslint.config(
   {
     files: ['main/**/*.{ts,js,mjs}', 'simulator/**/*.{ts,js,mjs}', 'renderer/**/*.{ts,vue,js}', 'preload/**/*.ts', 'common/**/*.ts'],
     plugins: { layers },
-    rules: { 'layers/allowed-imports': 'error', 'layers/no-cycles': 'error' },
+    rules: { 'layers/allowed-imports': 'error', 'layers/no-cycles': 'error', 'layers/no-folder-cycles': 'error' },
   },
   {
     // The renderer is sandboxed: it reaches main only through window.swath (src/platform/bridge.ts).

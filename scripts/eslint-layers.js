@@ -7,6 +7,10 @@
  * - `layers/no-cycles`: no module imports itself back, through any chain of relative imports
  *   (type-only and dynamic ones included; `.vue` files by their <script> blocks). Each file's
  *   imports are read once per lint process (again only when the file changed).
+ * - `layers/no-folder-cycles`: no folder of the renderer (a feature, a platform part, the shell)
+ *   imports itself back through other folders, over the same imports.
+ * - In `layers/allowed-imports` also: a feature imports another feature only through that
+ *   feature's `index.ts`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -179,6 +183,85 @@ export function importCycles(files = sourceFiles()) {
   return cycles;
 }
 
+/**
+ * The folder a renderer source file counts in for the folder-level cycle check: a feature
+ * (`renderer/src/features/<feature>`), a platform part (`renderer/src/platform/<part>`, or the file
+ * itself for one directly in `platform/`), the shell (`renderer/src/<folder>`), or `renderer/src` for the
+ * entry files directly in it; undefined outside the renderer.
+ * @param {string} r repository-relative path
+ */
+export function folderGroupOf(r) {
+  const p = r.split('/');
+  if (p[0] !== 'renderer' || p[1] !== 'src') return undefined;
+  if (p[2] === 'features' || p[2] === 'platform') return p.length > 4 ? p.slice(0, 4).join('/') : r;
+  return p.length > 3 ? p.slice(0, 3).join('/') : 'renderer/src';
+}
+
+/**
+ * The folder graph: for each renderer folder (see {@link folderGroupOf}), the folders its files import
+ * (static, dynamic and type-only imports; `.vue` files by their <script> blocks), each with one import
+ * that makes the edge (for the message).
+ * @param {string[]} files
+ */
+function folderGraph(files) {
+  /** @type {Map<string, Map<string, [string, string]>>} */
+  const graph = new Map();
+  for (const file of files) {
+    const from = folderGroupOf(rel(file));
+    if (!from) continue;
+    for (const target of importsOf(file)) {
+      const to = folderGroupOf(rel(target));
+      if (!to || to === from) continue;
+      const out = graph.get(from) ?? new Map();
+      if (!out.has(to)) out.set(to, [rel(file), rel(target)]);
+      graph.set(from, out);
+    }
+  }
+  return graph;
+}
+
+/** The shortest chain of folders from `start` to `target` in the graph (both included), or undefined. */
+function folderChain(/** @type {Map<string, Map<string, [string, string]>>} */ graph, /** @type {string} */ start, /** @type {string} */ target) {
+  /** @type {Map<string, string | null>} */
+  const parent = new Map([[start, null]]);
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const g = /** @type {string} */ (queue[i]);
+    if (g === target) {
+      const chain = [];
+      for (let f = /** @type {string | null | undefined} */ (g); f; f = parent.get(f)) chain.unshift(f);
+      return chain;
+    }
+    for (const next of graph.get(g)?.keys() ?? []) if (!parent.has(next)) { parent.set(next, g); queue.push(next); }
+  }
+  return undefined;
+}
+
+/**
+ * The renderer's folder-level cycles: each a chain of folders from one back to itself, each folder
+ * with one import that makes its edge to the next; one cycle through each folder not already in a
+ * cycle found before it.
+ * @param {string[]} files
+ */
+export function folderCycles(files = sourceFiles()) {
+  const graph = folderGraph(files);
+  /** @type {string[][]} */
+  const cycles = [];
+  const inCycle = new Set();
+  for (const [from, out] of graph) {
+    if (inCycle.has(from)) continue;
+    for (const to of out.keys()) {
+      const back = folderChain(graph, to, from);
+      if (!back) continue;
+      const chain = [from, ...back];
+      chain.forEach((g) => inCycle.add(g));
+      cycles.push(chain.slice(0, -1).map((g, i) => `${g} (${graph.get(g)?.get(/** @type {string} */ (chain[i + 1]))?.join(' -> ')})`));
+      break;
+    }
+  }
+  return cycles;
+}
+
 /** What the table refuses in the tree on disk: files in no layer, and imports it does not allow (as lint messages). */
 export function treeRefusals(files = sourceFiles()) {
   /** @type {string[]} */
@@ -246,4 +329,33 @@ const noCycles = {
   },
 };
 
-export default { meta: { name: 'layers' }, rules: { 'allowed-imports': allowedImports, 'no-cycles': noCycles } };
+/** @type {import('eslint').Rule.RuleModule} */
+const noFolderCycles = {
+  meta: {
+    type: 'problem',
+    docs: { description: "No import cycles between the renderer's folders: features/<feature>, platform/<part>, the shell." },
+    schema: [],
+    messages: { cycle: 'Folder cycle: {{chain}}; this import ({{target}}) closes it.' },
+  },
+  create(context) {
+    const file = context.filename;
+    const from = folderGroupOf(rel(file));
+    if (!from) return {};
+    /** @type {Map<string, Map<string, [string, string]>> | undefined} */
+    let graph;
+    /** @type {Set<string>} */
+    const reported = new Set();
+    return specifierVisitors((node, specifier) => {
+      const target = resolveImport(file, specifier);
+      const to = target && folderGroupOf(rel(target));
+      if (!target || !to || to === from || reported.has(to)) return;
+      reported.add(to);
+      // The graph of the files on disk, with this file's own imports as they are on disk too.
+      graph ??= folderGraph(sourceFiles());
+      const back = folderChain(graph, to, from);
+      if (back) context.report({ node, messageId: 'cycle', data: { chain: [from, ...back].join(' -> '), target: rel(target) } });
+    });
+  },
+};
+
+export default { meta: { name: 'layers' }, rules: { 'allowed-imports': allowedImports, 'no-cycles': noCycles, 'no-folder-cycles': noFolderCycles } };

@@ -2,7 +2,7 @@ import { createPinia } from 'pinia';
 import { createApp } from 'vue';
 import 'ol/ol.css';
 import Root from './Root.vue';
-import { installErrorHandlers } from './platform/lib/crash';
+import { installErrorHandlers } from './platform/stores/crash';
 import './assets/base.css';
 
 const app = createApp(Root).use(createPinia());

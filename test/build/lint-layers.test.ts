@@ -9,14 +9,14 @@ import path from 'node:path';
 import { ESLint } from 'eslint';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM JS without declarations
-import { importCycles, sourceFiles, treeRefusals } from '../../scripts/eslint-layers.js';
+import { folderCycles, importCycles, sourceFiles, treeRefusals } from '../../scripts/eslint-layers.js';
 // @ts-expect-error plain ESM JS without declarations
 import { LAYERS, layerOf, pathsOf, tableProblems } from '../../scripts/layers.js';
 
 type Layer = { name: string; paths?: string[]; may: string[] };
 
 const root = path.resolve(import.meta.dirname, '../..');
-const LAYER_RULES = new Set(['layers/allowed-imports', 'layers/no-cycles', 'no-restricted-imports', 'no-restricted-globals']);
+const LAYER_RULES = new Set(['layers/allowed-imports', 'layers/no-cycles', 'layers/no-folder-cycles', 'no-restricted-imports', 'no-restricted-globals']);
 // The repository's config, running only the rules these tests read (the others' reports would be filtered out below).
 const eslint = new ESLint({ cwd: root, ruleFilter: ({ ruleId }) => LAYER_RULES.has(ruleId) });
 
@@ -29,6 +29,8 @@ function layerMessages(results: ESLint.LintResult[]): string[] {
 
 /** The layer messages for `code` placed (virtually) at `file`. */
 const layerErrors = async (file: string, code: string) => layerMessages(await eslint.lintText(code, { filePath: path.join(root, file) }));
+/** The table's refusals of `code` at `file`: an import the table refuses may also close a folder cycle, which is not what these tests read. */
+const tableErrors = async (file: string, code: string) => (await layerErrors(file, code)).filter((m) => !m.startsWith('layers/no-folder-cycles:'));
 
 describe('package and global bans per process', () => {
   it.each([
@@ -72,6 +74,10 @@ describe('the layer table, as lint', () => {
     ['renderer/src/features/tasking/model/x.ts', "import { useTaskingStore } from '../stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
     ['renderer/src/features/tasking/model/x.ts', "import { getBridge } from '../../../platform/bridge';\nexport const x = getBridge;\n", 'renderer/src/features/*/model', 'renderer/src/platform/bridge.ts'],
     ['renderer/src/features/tasking/views/x.ts', "import Panel from './TaskingPanel.vue';\nimport c from '../contribution';\nexport const x = [Panel, c];\n", 'renderer/src/features/*/views', 'renderer/src/features/*/contribution.ts'],
+    // Only stores call the bridge (and the preview engine its library reads): never the platform's lib, map or views.
+    ['renderer/src/platform/lib/x.ts', "import { getBridge } from '../bridge';\nexport const x = getBridge;\n", 'renderer/src/platform/lib', 'renderer/src/platform/bridge.ts'],
+    ['renderer/src/platform/map/x.ts', "import { getBridge } from '../bridge';\nexport const x = getBridge;\n", 'renderer/src/platform/map', 'renderer/src/platform/bridge.ts'],
+    ['renderer/src/shell/x.ts', "import { getBridge } from '../platform/bridge';\nexport const x = getBridge;\n", 'renderer/src/shell', 'renderer/src/platform/bridge.ts'],
     // The platform is a floor: never a feature (its stores, models, index or contribution) nor the shell.
     ['renderer/src/platform/components/X.vue', "<script setup lang=\"ts\">\nimport { useTeamStore } from '../../features/team';\nvoid useTeamStore;\n</script>\n<template><p /></template>\n", 'renderer/src/platform/components', 'renderer/src/features/*/index.ts'],
     ['renderer/src/platform/map/x.ts', "export const x = () => import('../../features/tasking/stores/tasking-orders');\n", 'renderer/src/platform/map', 'renderer/src/features/*/stores'],
@@ -80,7 +86,7 @@ describe('the layer table, as lint', () => {
     ['renderer/src/platform/stores/x.ts', "import { useTaskingStore } from '../../features/tasking/stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/platform/stores', 'renderer/src/features/*/stores'],
     ['renderer/src/platform/lib/x.ts', "import { summarizeOrder } from '../../features/tasking/model/tasking-records';\nexport const x = summarizeOrder;\n", 'renderer/src/platform/lib', 'renderer/src/features/*/model'],
   ])('%s: %s is refused, naming both folders and what the table allows', async (file, code, from, to) => {
-    const errors = await layerErrors(file, code);
+    const errors = await tableErrors(file, code);
     const allowed = (LAYERS as Layer[]).find((l) => l.name === from)!.may;
     const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'); // a `*` of a feature layer stands for a feature name in the path
     expect(errors).toHaveLength(1);
@@ -112,7 +118,7 @@ describe('a feature reaches another only through its index.ts', () => {
     ['renderer/src/features/tasking/contribution.ts', "export const x = () => import('../watches/stores/watches');\n", 'tasking', 'renderer/src/features/watches/stores/watches.ts'],
   ])('%s: %s is refused, naming the index to go through', async (file, code, from, target) => {
     const to = target.split('/')[3];
-    expect(await layerErrors(file, code)).toEqual([
+    expect(await tableErrors(file, code)).toEqual([
       `layers/allowed-imports: The ${from} feature may not import ${target}: another feature is reached only through its public surface, renderer/src/features/${to}/index.ts.`,
     ]);
   });
@@ -163,14 +169,38 @@ describe('lint fails for fixture files on disk', () => {
     ]);
     expect(importCycles(sourceFiles())).toEqual([expect.arrayContaining(['main/shared/zz-cycle-a.ts', 'main/shared/zz-cycle-b.ts', 'main/shared/zz-cycle-c.ts'])]);
   });
+
+  it('(d) a folder-level cycle: two features that import each other through their index.ts, no file cycle', async () => {
+    // Tasking's views already use the watches feature; a watches store using tasking closes the knot.
+    const file = await fixture('renderer/src/features/watches/stores/zz-folder-cycle.ts', "import { useTaskingOrdersStore } from '../../tasking';\nexport const x = useTaskingOrdersStore;\n");
+    const errors = layerMessages(await eslint.lintFiles([file]));
+    expect(errors).toEqual([
+      expect.stringMatching(/^layers\/no-folder-cycles: Folder cycle: renderer\/src\/features\/watches -> renderer\/src\/features\/tasking -> (\S+ -> )*renderer\/src\/features\/watches; this import \(renderer\/src\/features\/tasking\/index\.ts\) closes it\.$/),
+    ]);
+    expect(importCycles(sourceFiles())).toEqual([]);
+    expect(folderCycles(sourceFiles())).toEqual([expect.arrayContaining([expect.stringMatching(/^renderer\/src\/features\/watches \(renderer\/src\/features\/watches\/stores\/zz-folder-cycle\.ts -> /)])]);
+  });
+
+  it('(e) a platform file importing a feature, and a feature file skipping the index of another', async () => {
+    const platform = await fixture('renderer/src/platform/lib/zz-floor.ts', "export const x = () => import('../../features/tasking');\n");
+    const skip = await fixture('renderer/src/features/billing/stores/zz-skip.ts', "import { useAccountStore } from '../../account/stores/account';\nexport const x = useAccountStore;\n");
+    const errors = layerMessages(await eslint.lintFiles([platform, skip]));
+    // The platform's import closes a folder cycle too (tasking uses the platform).
+    expect(errors.filter((m) => m.startsWith('layers/no-folder-cycles:'))).toHaveLength(1);
+    expect(errors.filter((m) => !m.startsWith('layers/no-folder-cycles:'))).toEqual([
+      expect.stringMatching(/^layers\/allowed-imports: renderer\/src\/platform\/lib may not import renderer\/src\/features\/\*\/index\.ts \(renderer\/src\/features\/tasking\/index\.ts\)/),
+      'layers/allowed-imports: The billing feature may not import renderer/src/features/account/stores/account.ts: another feature is reached only through its public surface, renderer/src/features/account/index.ts.',
+    ]);
+  });
 });
 
 describe('the real tree and the table', () => {
-  it('every source file is in a layer, every import is allowed, and the import graph has 0 cycles', () => {
+  it('every source file is in a layer, every import is allowed, and the import graph has 0 cycles, between files or between folders', () => {
     const files: string[] = sourceFiles();
     expect(files.length).toBeGreaterThan(300);
     expect(treeRefusals(files)).toEqual([]);
     expect(importCycles(files)).toEqual([]);
+    expect(folderCycles(files)).toEqual([]);
   });
 
   it('the table itself is acyclic, names only its own layers and gives each path one layer', () => {

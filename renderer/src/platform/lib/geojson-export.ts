@@ -1,9 +1,8 @@
 import type { RequestOf } from '../../../../preload/contract';
-import { getBridge } from '../bridge';
 import { parseAoiText, type AnyGeometry } from './geometry';
 import { findGeometry, isObject } from './recognise';
 
-/** One feature of `export:geojson` (the AOI, an order, later a watch). */
+/** One feature of `export:geojson` (the AOI, an order, a watch); platform/stores/geojson-export.ts asks main to write them. */
 export type ExportFeature = RequestOf<'export:geojson'>['features'][number];
 
 /** A service geometry (GeoJSON object, GeoJSON text or WKT) as a GeoJSON geometry, or null. */
@@ -30,12 +29,4 @@ export function recordFeatures(layer: string, records: readonly { row: Record<st
     geometry: toGeoJsonGeometry(findGeometry(row)?.geometry) as ExportFeature['geometry'],
     properties: propertiesOf(row),
   }));
-}
-
-/** Asks main to write the features; returns the toast text and its kind. */
-export async function exportGeoJson(name: string, features: ExportFeature[]): Promise<{ text: string; kind: 'ok' | 'error' | 'info' }> {
-  const r = await getBridge().exportGeojson({ name, features });
-  if (!r.ok) return { text: `GeoJSON export failed: ${r.error.message}`, kind: 'error' };
-  if (r.data.cancelled) return { text: 'GeoJSON export cancelled.', kind: 'info' };
-  return { text: `Wrote ${r.data.features} feature${r.data.features === 1 ? '' : 's'} to ${r.data.file}`, kind: 'ok' };
 }

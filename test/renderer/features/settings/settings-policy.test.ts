@@ -8,7 +8,7 @@ import { bridgeStandIn, makeBridge, NO_POLICY, ok, UPDATES_OFF } from '../../fak
 import SettingsPanel from '../../../../renderer/src/features/settings/views/SettingsPanel.vue';
 import Root from '../../../../renderer/src/Root.vue';
 import ErrorView from '../../../../renderer/src/platform/components/ErrorView.vue';
-import { crash, installErrorHandlers } from '../../../../renderer/src/platform/lib/crash';
+import { crash, installErrorHandlers } from '../../../../renderer/src/platform/stores/crash';
 
 const fake = bridgeStandIn();
 

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { exportGeoJson, recordFeatures, toGeoJsonGeometry } from '../../../../renderer/src/platform/lib/geojson-export';
+import { recordFeatures, toGeoJsonGeometry } from '../../../../renderer/src/platform/lib/geojson-export';
+import { exportGeoJson } from '../../../../renderer/src/platform/stores/geojson-export';
 import { bridgeStandIn } from '../../fake-bridge';
 
 const calls = { last: null as unknown, answer: null as unknown };
