@@ -8,7 +8,7 @@ import { ensureProjection } from '../../../platform/raster/projection';
 import { RasterFile, rasterUrl } from '../../../platform/raster/raster-data';
 import { useAoiStore } from '../../../platform/stores/aoi';
 import { useSessionStore } from '../../../platform/stores/session';
-import { seriesPlace } from '../../analysis';
+import { seriesPlace } from '../../../platform/lib/place-name';
 import { DEFAULT_MIN_VALID, planFrames, pauseFrames, videoFrameCount, type FramePeriod, type FramePlan } from '../model/frames';
 import type { FilmFormat, FromEncoder, ToEncoder } from './encode-protocol';
 import { useTimelapseOpenStore } from './timelapse-open';
