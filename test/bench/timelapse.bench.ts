@@ -24,11 +24,16 @@ export async function benchTimelapse(): Promise<Figure[]> {
     await openPanel(page, 'library');
     await page.getByTestId('import-path').fill(files.join('\n'));
     await page.getByTestId('import-button').click();
+    const deadline = Date.now() + 300_000;
+    while (h.app.library.list().length < 100) {
+      if (Date.now() > deadline) throw new Error(`only ${h.app.library.list().length} of 100 rasters were imported`);
+      await page.waitForTimeout(250);
+    }
     await page.getByTestId('series-film').first().waitFor({ timeout: 120_000 });
     await page.getByTestId('series-film').first().click();
     const film = page.getByTestId('timelapse-dialog').locator('.film');
-    await page.waitForFunction(() => document.querySelector('[data-testid="timelapse-dialog"] .film')?.getAttribute('data-frames') === '100', undefined, { timeout: 120_000 });
-    await page.waitForFunction(() => document.querySelector('[data-testid="timelapse-dialog"] .film')?.getAttribute('data-measuring') === 'false');
+    await page.waitForFunction(() => document.querySelector('[data-testid="timelapse-dialog"] .film')?.getAttribute('data-measuring') === 'false', undefined, { timeout: 300_000 });
+    if ((await film.getAttribute('data-frames')) !== '100') throw new Error(`the dialog planned ${await film.getAttribute('data-frames')} frames, not 100: ${await page.getByTestId('timelapse-dialog').innerText()}`);
     await page.getByTestId('timelapse-size').fill('1000');
     await page.getByTestId('timelapse-size').press('Tab');
     await page.getByTestId('timelapse-format').selectOption('webm');

@@ -104,6 +104,7 @@ export const useTimelapseStore = defineStore('timelapse', () => {
     const wkt = areaWkt(list);
     if (!first || !display.value || !wkt) {
       error.value = list.length ? 'These rasters have no footprint to measure their valid share over.' : null;
+      measuring.value = false;
       return;
     }
     measuring.value = true;
@@ -127,15 +128,19 @@ export const useTimelapseStore = defineStore('timelapse', () => {
     result.value = null;
     preview.value = null;
     shares.value = new Map();
+    // Measuring from the start: no plan is shown as final before the shares are in.
+    measuring.value = true;
     const r = await getBridge().libraryQuery({ ids: [...new Set(ids)].slice(0, 500), limit: 500, sort: 'date-asc' });
     if (!r.ok) {
       error.value = r.error.message;
+      measuring.value = false;
       return;
     }
     items.value = r.data.entries;
     const first = r.data.entries[0];
     if (!first) {
       error.value = 'None of these rasters is in the library.';
+      measuring.value = false;
       return;
     }
     const meta = first.bands.map((name) => ({ name, scaling: { scale: 1, offset: 0 } }));
