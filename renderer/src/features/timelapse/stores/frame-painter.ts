@@ -101,9 +101,13 @@ function pooledRanges(samples: readonly [RasterSample, RasterFile][], display: D
  * The ranges one stretch shared by every frame gives: the stretch of all frames' values pooled
  * (each frame's small overview), so the same value has the same colour on every date.
  */
-export async function sharedRanges(files: readonly RasterFile[], display: DisplaySettings): Promise<[number, number][]> {
+export async function sharedRanges(files: readonly RasterFile[], display: DisplaySettings, atOnce: number): Promise<[number, number][]> {
   const samples: [RasterSample, RasterFile][] = [];
-  for (const f of files) samples.push([await f.readSample(f.overviewLevel(256), 256), f]);
+  for (let i = 0; i < files.length; i += atOnce) {
+    const part = files.slice(i, i + atOnce);
+    const read = await Promise.all(part.map((f) => f.readSample(f.overviewLevel(256), 256)));
+    read.forEach((s, k) => samples.push([s, part[k]!]));
+  }
   return pooledRanges(samples, display);
 }
 

@@ -41,6 +41,22 @@ export interface FilmOptions {
 const CHUNK = 4 * 1024 * 1024;
 /** Frames handed to the encoder ahead of what it has encoded. */
 const AHEAD = 2;
+/** Rasters opened (asked of main, headers read) at once. */
+const OPEN_AT_ONCE = 6;
+
+/** `work` over `items`, at most `limit` at once, the answers in the items' order; the first failure rejects. */
+async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
 
 function base64(bytes: Uint8Array): string {
   let s = '';
@@ -185,19 +201,22 @@ export const useTimelapseStore = defineStore('timelapse', () => {
     const opened: { file: RasterFile; projection: string; date: string }[] = [];
     try {
       progress.value = { phase: 'frames', done: 0, total: frames.length };
-      for (const f of frames) {
+      // Each raster is asked of main and its header read (a few requests); several at once.
+      const slots = await inOrder(frames, OPEN_AT_ONCE, async (f) => {
         const p = await getBridge(controller.signal).libraryPreview({ id: f.id });
         if (!p.ok) throw new Error(p.error.message);
         const file = await RasterFile.open(rasterUrl(p.data.rasterId));
+        opened.push({ file, projection: '', date: f.date });
         const item = items.value.find((e) => e.id === f.id)!;
         const epsg = file.header.epsg ?? item.epsg;
         if (epsg == null || !file.header.bbox) throw new Error(`${item.path.split(/[\\/]/).pop()} has no georeferencing (EPSG and extent), so it cannot be placed.`);
-        opened.push({ file, projection: (await ensureProjection(epsg)).code, date: f.date });
-      }
+        return { file, projection: (await ensureProjection(epsg)).code, date: f.date };
+      });
+      opened.splice(0, opened.length, ...slots);
       const grid = filmGrid(opened, options.size);
       const format = options.format;
       if (format === 'mp4' && !(await checkMp4(grid.width, grid.height))) throw new Error(`This system's video encoder has no H.264 at ${grid.width} × ${grid.height}: choose WebM or GIF.`);
-      const shared = options.stretch === 'shared' ? await sharedRanges(opened.map((o) => o.file), d) : null;
+      const shared = options.stretch === 'shared' ? await sharedRanges(opened.map((o) => o.file), d, OPEN_AT_ONCE) : null;
       lastRanges.value = shared;
       const rings = aoi.valid && aoi.polygonal ? (aoi.polygonal.type === 'Polygon' ? aoi.polygonal.coordinates : aoi.polygonal.coordinates.flat()) : null;
       const painter = new FramePainter(grid, { aoi: rings as number[][][] | null, service: session.serviceLabel || 'the imagery service' });
