@@ -47,7 +47,7 @@ export async function benchTimelapse(): Promise<Figure[]> {
     const error = await page.getByTestId('timelapse-error').count();
     if (error) throw new Error(`the film failed: ${await page.getByTestId('timelapse-error').innerText()}`);
     const result = page.getByTestId('timelapse-result');
-    const note = `target < 30000; ${await result.getAttribute('data-frames')} frames ${await result.getAttribute('data-width')} x ${await result.getAttribute('data-height')} px; frames of ${await film.getAttribute('data-frames')} dates`;
+    const note = `target < 30000; ${await result.getAttribute('data-frames')} frames ${await result.getAttribute('data-width')} x ${await result.getAttribute('data-height')} px; frames of ${await film.getAttribute('data-frames')} dates; ms by phase ${await result.getAttribute('data-phases')}`;
     rmSync(rasters, { recursive: true, force: true });
     return [
       { name: 'timelapse-100-frames-ms', value: Math.round(ms), unit: 'ms', note },

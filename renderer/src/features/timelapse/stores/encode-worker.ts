@@ -53,7 +53,9 @@ async function handle(m: ToEncoder): Promise<void> {
       return;
     }
     const output = new Output({ format: m.format === 'webm' ? new WebMOutputFormat() : new Mp4OutputFormat({ fastStart: 'in-memory' }), target: new BufferTarget() });
-    const source = new VideoSampleSource({ codec: m.format === 'webm' ? 'vp9' : 'avc', bitrate: QUALITY_VERY_HIGH, keyFrameInterval: 2 });
+    // Realtime: the encoder's fast settings (software VP9 in 'quality' mode takes about a second a
+    // frame at 1,000 px on a busy machine); the worker waits for each frame, so none is dropped.
+    const source = new VideoSampleSource({ codec: m.format === 'webm' ? 'vp9' : 'avc', bitrate: QUALITY_VERY_HIGH, keyFrameInterval: 2, latencyMode: 'realtime' });
     output.addVideoTrack(source, { frameRate: m.fps });
     await output.start();
     video = { output, source };

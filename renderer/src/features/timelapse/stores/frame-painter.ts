@@ -7,8 +7,8 @@ import { countryFeatures } from '../../../platform/map/basemap';
 import { displayChannels, type DisplaySettings } from '../../../platform/raster/display';
 import { rangesFor } from '../../../platform/preview/layer-display';
 import { buildHistogram } from '../../../platform/raster/histogram';
-import { warpQuickLook } from '../../../platform/raster/quicklook';
-import { channelValues, type RasterFile, type RasterSample } from '../../../platform/raster/raster-data';
+import { gatherWarp, planWarp, warpIndex, type ToSource, type WarpIndex, type WarpPlan } from '../../../platform/raster/warp';
+import { channelValues, sampleArray, type RasterFile, type RasterSample } from '../../../platform/raster/raster-data';
 import { renderSample } from '../../../platform/raster/render-sample';
 
 /**
@@ -58,17 +58,44 @@ export interface FilmStyle {
   ranges: (index: number) => [number, number][];
 }
 
-/** The pixel size of the grid in its units. */
-function gridRes(g: FilmGrid): number {
-  return (g.extent[2] - g.extent[0]) / g.width;
-}
+/** Most raster geometries whose sampling a {@link GridWarper} keeps (8 bytes a film pixel each). */
+const PLANS_KEPT = 4;
 
 /**
- * A raster's values on the film's grid (warped from the overview level that matches it). Null
- * when it does not reach the grid.
+ * Warps rasters onto the film's grid (nearest neighbour, from the overview level that matches it:
+ * platform/raster/warp.ts, as the map's quick look does). Where every film pixel samples is worked
+ * out once per raster geometry and reused by every date that shares it (a series: all of them).
  */
-export async function warpToGrid(file: RasterFile, projection: string, g: FilmGrid, signal?: AbortSignal) {
-  return warpQuickLook(file, projection, g.projection, g.extent, gridRes(g), { signal });
+export class GridWarper {
+  private readonly plans = new Map<string, { plan: WarpPlan; index: WarpIndex } | null>();
+
+  constructor(private readonly grid: FilmGrid) {}
+
+  /** The raster's values on the whole grid (nodata, or NaN, where it does not reach), or null when it misses the grid. */
+  async warp(file: RasterFile, projection: string): Promise<RasterSample | null> {
+    const g = this.grid;
+    const raster = file.warpRaster();
+    const key = JSON.stringify([projection, raster]);
+    let p = this.plans.get(key);
+    if (p === undefined) {
+      const plan = planWarp(g.extent, g.width, g.height, getTransform(g.projection, projection) as ToSource, raster, 1);
+      p = plan ? { plan, index: warpIndex(plan, raster) } : null;
+      if (this.plans.size >= PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
+      this.plans.set(key, p);
+    }
+    if (!p) return null;
+    await file.tileTable(p.plan.level);
+    const got = await Promise.all(file.cachedBlocks(p.plan.level, p.plan.blocks));
+    const h = file.header;
+    const nb = h.bands.length;
+    const n = g.width * g.height;
+    const Typed = h.nodata != null ? sampleArray(h.dataType) : null;
+    const data = Array.from({ length: nb }, () => (Typed ? new Typed(n).fill(h.nodata!) : new Float32Array(n).fill(NaN)));
+    gatherWarp(p.index, got, nb, (i, src, si) => {
+      for (let b = 0; b < nb; b++) data[b]![i] = src[si + b]!;
+    });
+    return { width: g.width, height: g.height, data };
+  }
 }
 
 /** The display ranges of one warped frame under a display (its own stretch), as the map works them out. */

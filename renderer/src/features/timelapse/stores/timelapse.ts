@@ -12,7 +12,7 @@ import { seriesPlace } from '../../../platform/lib/place-name';
 import { DEFAULT_MIN_VALID, planFrames, pauseFrames, videoFrameCount, type FramePeriod, type FramePlan } from '../model/frames';
 import type { FilmFormat, FromEncoder, ToEncoder } from './encode-protocol';
 import { useTimelapseOpenStore } from './timelapse-open';
-import { colourFrame, filmGrid, FramePainter, frameRanges, sharedRanges, warpToGrid, type FilmGrid } from './frame-painter';
+import { colourFrame, filmGrid, FramePainter, frameRanges, GridWarper, sharedRanges, type FilmGrid } from './frame-painter';
 
 /**
  * The timelapse: which library rasters a film shows (a series, a selection, the map's layer), its
@@ -94,7 +94,7 @@ export const useTimelapseStore = defineStore('timelapse', () => {
   /** Whether this host's encoder has H.264 at the film's size (null: not asked yet). */
   const mp4Supported = ref<boolean | null>(null);
   const progress = ref<{ phase: 'frames' | 'encoding' | 'saving'; done: number; total: number } | null>(null);
-  const result = ref<{ file: string; bytes: number; frames: number; width: number; height: number; fps: number } | null>(null);
+  const result = ref<{ file: string; bytes: number; frames: number; width: number; height: number; fps: number; phasesMs: Record<string, number> } | null>(null);
   /** The first frame as a PNG data URL. */
   const preview = ref<string | null>(null);
   /** The shared ranges of the last film (physical units per channel), for checking its colours. */
@@ -199,6 +199,14 @@ export const useTimelapseStore = defineStore('timelapse', () => {
     };
     job = { cancel: stop };
     const opened: { file: RasterFile; projection: string; date: string }[] = [];
+    // Where the time goes: ms of each phase (opening, the shared stretch, painting and encoding, writing).
+    const phasesMs: Record<string, number> = {};
+    let mark = performance.now();
+    const phase = (name: string): void => {
+      const now = performance.now();
+      phasesMs[name] = Math.round(now - mark);
+      mark = now;
+    };
     try {
       progress.value = { phase: 'frames', done: 0, total: frames.length };
       // Each raster is asked of main and its header read (a few requests); several at once.
@@ -213,23 +221,33 @@ export const useTimelapseStore = defineStore('timelapse', () => {
         return { file, projection: (await ensureProjection(epsg)).code, date: f.date };
       });
       opened.splice(0, opened.length, ...slots);
+      phase('open');
       const grid = filmGrid(opened, options.size);
       const format = options.format;
       if (format === 'mp4' && !(await checkMp4(grid.width, grid.height))) throw new Error(`This system's video encoder has no H.264 at ${grid.width} × ${grid.height}: choose WebM or GIF.`);
       const shared = options.stretch === 'shared' ? await sharedRanges(opened.map((o) => o.file), d, OPEN_AT_ONCE) : null;
       lastRanges.value = shared;
+      phase('stretch');
       const rings = aoi.valid && aoi.polygonal ? (aoi.polygonal.type === 'Polygon' ? aoi.polygonal.coordinates : aoi.polygonal.coordinates.flat()) : null;
       const painter = new FramePainter(grid, { aoi: rings as number[][][] | null, service: session.serviceLabel || 'the imagery service' });
       const encoded = runEncoder(worker, controller.signal);
       worker.postMessage({ type: 'start', format, width: grid.width, height: grid.height, fps: options.fps, dither: options.dither } satisfies ToEncoder);
+      let paintMs = 0;
       const paintOne = async (i: number): Promise<OffscreenCanvas> => {
+        const t0 = performance.now();
+        try {
+          return await paintFrame(i);
+        } finally {
+          paintMs += performance.now() - t0;
+        }
+      };
+      const warper = new GridWarper(grid);
+      const paintFrame = async (i: number): Promise<OffscreenCanvas> => {
         const o = opened[i]!;
-        const q = await warpToGrid(o.file, o.projection, grid, controller.signal);
-        const ranges = shared ?? (q ? frameRanges(q.sample, d, o.file) : [[0, 1]]);
-        const rgba = q ? colourFrame(q.sample, o.file, d, ranges as [number, number][]) : null;
-        const res = (grid.extent[2] - grid.extent[0]) / grid.width;
-        const offset: [number, number] = q ? [Math.round((q.extent[0] - grid.extent[0]) / res), Math.round((grid.extent[3] - q.extent[3]) / res)] : [0, 0];
-        return painter.paint(rgba, q ? [q.sample.width, q.sample.height] : [0, 0], offset, o.date);
+        const sample = await warper.warp(o.file, o.projection);
+        if (controller.signal.aborted) throw new DOMException('Cancelled', 'AbortError');
+        const rgba = sample ? colourFrame(sample, o.file, d, shared ?? frameRanges(sample, d, o.file)) : null;
+        return painter.paint(rgba, [grid.width, grid.height], [0, 0], o.date);
       };
       if (format === 'gif') await sendPalette(worker, grid, opened.length, paintOne);
       const pause = pauseFrames(options);
@@ -250,6 +268,8 @@ export const useTimelapseStore = defineStore('timelapse', () => {
       progress.value = { phase: 'encoding', done: opened.length, total: opened.length };
       worker.postMessage({ type: 'finish' } satisfies ToEncoder);
       const { bytes, frames: written } = await encoded.done;
+      phase('paint-encode');
+      phasesMs.paint = Math.round(paintMs);
       const expected = format === 'gif' ? opened.length : videoFrameCount(opened.length, options);
       if (written !== expected) throw new Error(`The encoder wrote ${written} frames, not ${expected}.`);
       progress.value = { phase: 'saving', done: 0, total: bytes.byteLength };
@@ -269,7 +289,8 @@ export const useTimelapseStore = defineStore('timelapse', () => {
       const done = await getBridge().timelapseFinish({ id: filmId });
       filmId = null;
       if (!done.ok) throw new Error(done.error.message);
-      result.value = { ...done.data, frames: written, width: grid.width, height: grid.height, fps: options.fps };
+      phase('write');
+      result.value = { ...done.data, frames: written, width: grid.width, height: grid.height, fps: options.fps, phasesMs };
     } catch (e) {
       if (!controller.signal.aborted) error.value = e instanceof Error ? e.message : String(e);
       stop();
