@@ -5,7 +5,7 @@ import { getBridge } from '../../../platform/bridge';
 import type { LibraryItem } from '../../../platform/lib/library-item';
 import { defaultDisplay, displayChannels, type DisplaySettings } from '../../../platform/raster/display';
 import { ensureProjection } from '../../../platform/raster/projection';
-import { RasterFile, rasterUrl } from '../../../platform/raster/raster-data';
+import { RasterFile, rasterUrl, type RasterSample } from '../../../platform/raster/raster-data';
 import { useAoiStore } from '../../../platform/stores/aoi';
 import { useSessionStore } from '../../../platform/stores/session';
 import { seriesPlace } from '../../../platform/lib/place-name';
@@ -242,9 +242,23 @@ export const useTimelapseStore = defineStore('timelapse', () => {
         }
       };
       const warper = new GridWarper(grid);
+      // The next dates' pixels are read while this one is painted and encoded.
+      const ahead = new Map<number, Promise<RasterSample | null>>();
+      const sampleOf = (i: number): Promise<RasterSample | null> | undefined => {
+        if (i >= opened.length) return undefined;
+        let p = ahead.get(i);
+        if (!p) {
+          p = warper.warp(opened[i]!.file, opened[i]!.projection);
+          p.catch(() => undefined);
+          ahead.set(i, p);
+        }
+        return p;
+      };
       const paintFrame = async (i: number): Promise<OffscreenCanvas> => {
         const o = opened[i]!;
-        const sample = await warper.warp(o.file, o.projection);
+        for (let k = 1; k <= AHEAD; k++) sampleOf(i + k);
+        const sample = await sampleOf(i)!;
+        ahead.delete(i);
         if (controller.signal.aborted) throw new DOMException('Cancelled', 'AbortError');
         const rgba = sample ? colourFrame(sample, o.file, d, shared ?? frameRanges(sample, d, o.file)) : null;
         return painter.paint(rgba, [grid.width, grid.height], [0, 0], o.date);
