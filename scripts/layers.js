@@ -73,6 +73,7 @@ export const LAYERS = [
   { name: 'main/exports', may: ['common', 'main/platform', 'main/shared', 'main/ipc', 'main/library'] },
   { name: 'main/brief', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/ipc'] },
   { name: 'main/analysis', may: ['common', 'preload/contract', 'main/shared', 'main/geotiff', 'main/ipc', 'main/library'] },
+  { name: 'main/timelapse', may: ['common', 'preload/contract', 'main/shared', 'main/ipc'] },
   { name: 'main/team', may: ['common', 'preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/library', 'main/exports', 'main/policy'] },
   { name: 'main/downloads', may: ['common', 'main/platform', 'main/shared', 'main/geotiff', 'main/api', 'main/ipc', 'main/library', 'main/batch-plan', 'main/spend', 'main/team'] },
   { name: 'main/connection', may: ['common', 'preload/contract', 'main/platform', 'main/api', 'main/ipc', 'main/profiles', 'main/downloads', 'main/spend'] },
@@ -91,7 +92,7 @@ export const LAYERS = [
   },
   {
     name: 'main/app',
-    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/brief', 'main/analysis', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/fields', 'main/about', 'main/logging', 'main/updates', 'main/diagnostics'],
+    may: ['preload/contract', 'main/platform', 'main/shared', 'main/api', 'main/ipc', 'main/profiles', 'main/settings', 'main/library', 'main/notifications', 'main/policy', 'main/spend', 'main/exports', 'main/brief', 'main/analysis', 'main/timelapse', 'main/team', 'main/downloads', 'main/connection', 'main/account', 'main/billing', 'main/imagery', 'main/tasking', 'main/watches', 'main/fields', 'main/about', 'main/logging', 'main/updates', 'main/diagnostics'],
   },
   { name: 'simulator', may: ['common', 'main/shared', 'main/geotiff'] },
   {

@@ -32,6 +32,7 @@ import { Estimator, SpendGuard, SpendStore, profileAccounts, spendHandlers } fro
 import { openWatches } from '../watches';
 import { openTeamLibrary, teamHandlers } from '../team';
 import { openFields } from '../fields';
+import { FilmWriter, timelapseHandlers } from '../timelapse';
 
 /**
  * The app without its window: the embedded demo service, profiles and keys,
@@ -234,6 +235,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
   const overviews = new OverviewCache({ dir: path.join(dir, 'overviews'), catalog: library, remote: team.remoteRasters(), onProgress: (p) => emit('library:overview-progress', p), log });
   void overviews.prune().catch(() => undefined);
   const analysisWorkers = new AnalysisWorkers();
+  const films = new FilmWriter(() => settings.get().downloadDir);
   const analysis = new AnalysisService({ library, workers: analysisWorkers, downloadDir: () => settings.get().downloadDir });
 
   const diagnostics = openDiagnostics({
@@ -256,6 +258,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
     exportHandlers({ library, settings, chooseExportPath: options.chooseExportPath, teamEntries: (signal) => team.stacEntries(signal), clock }),
     briefHandlers({ settings, printer: options.printer }),
     analysisHandlers(analysis),
+    timelapseHandlers(films),
     settingsHandlers(settings),
     spendHandlers(guard),
     teamHandlers(team),
@@ -282,6 +285,7 @@ export async function createApp(options: AppOptions): Promise<SwathApp> {
       await team.close();
       await overviews.close();
       await analysisWorkers.close();
+      await films.close();
       await libraryQueries.close();
       await queue.close().catch((e: unknown) => log(`queue close: ${String(e)}`));
       await library.flush().catch(() => undefined);

@@ -21,6 +21,7 @@ import { taskingChannels } from './tasking';
 import { teamChannels } from './team';
 import { updateChannels } from './updates';
 import { watchChannels } from './watches';
+import { timelapseChannels } from './timelapse';
 
 /**
  * The request/response channel map, joined from the features' channels: each feature declares its
@@ -57,6 +58,8 @@ export const channels = {
   ...fieldChannels,
   /** The one-page brief (./brief). */
   ...briefChannels,
+  /** Films (./timelapse). */
+  ...timelapseChannels,
 } satisfies ChannelMap;
 
 /** The real contract's channel map type. */

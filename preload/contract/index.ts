@@ -27,3 +27,4 @@ export * from './updates';
 export * from './team';
 export * from './bounds';
 export * from './fields';
+export * from './timelapse';

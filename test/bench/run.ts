@@ -12,6 +12,7 @@ import { benchPreview } from './preview.bench.js';
 import { benchRenderer } from './renderer.bench.js';
 import { benchSimulator } from './simulator.bench.js';
 import { benchTeam } from './team.bench.js';
+import { benchTimelapse } from './timelapse.bench.js';
 import { benchWatches } from './watches.bench.js';
 
 // `npm run bench`: every benchmark of the project, one line per figure as
@@ -33,6 +34,7 @@ const BENCHES: [string, () => Promise<Figure[]>][] = [
   ['fields', benchFields],
   ['fields-import', benchFieldsImport],
   ['brief', benchBrief],
+  ['timelapse', benchTimelapse],
 ];
 
 async function main(): Promise<void> {

@@ -27,7 +27,7 @@ export function histogramsFor(rt: LayerRuntime, l: PreviewLayer): Histogram[] {
 }
 
 /** Display range [lo, hi] of each channel, from its histogram and the stretch (or the manual ranges). */
-export function rangesFor(l: PreviewLayer): [number, number][] {
+export function rangesFor(l: Pick<PreviewLayer, 'channels' | 'histograms' | 'display'>): [number, number][] {
   const index = isIndexDisplay(l.channels);
   return l.channels.map((c, i) => {
     const h = l.histograms[i]!;
