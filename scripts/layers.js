@@ -111,7 +111,7 @@ export const LAYERS = [
   { name: 'renderer/src/platform/lib', may: ['common', 'preload/contract'] },
   { name: 'renderer/src/platform/contributions.ts', may: ['renderer/src/platform/lib'] },
   { name: 'renderer/src/platform/map', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster'] },
-  { name: 'renderer/src/platform/preview', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map'] },
+  { name: 'renderer/src/platform/preview', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map'] },
   { name: 'renderer/src/platform/stores', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview'] },
   {
     name: 'renderer/src/platform/components',

@@ -74,9 +74,10 @@ describe('the layer table, as lint', () => {
     ['renderer/src/features/tasking/model/x.ts', "import { useTaskingStore } from '../stores/tasking';\nexport const x = useTaskingStore;\n", 'renderer/src/features/*/model', 'renderer/src/features/*/stores'],
     ['renderer/src/features/tasking/model/x.ts', "import { getBridge } from '../../../platform/bridge';\nexport const x = getBridge;\n", 'renderer/src/features/*/model', 'renderer/src/platform/bridge.ts'],
     ['renderer/src/features/tasking/views/x.ts', "import Panel from './TaskingPanel.vue';\nimport c from '../contribution';\nexport const x = [Panel, c];\n", 'renderer/src/features/*/views', 'renderer/src/features/*/contribution.ts'],
-    // Only stores call the bridge (and the preview engine its library reads): never the platform's lib, map or views.
+    // Only stores call the bridge: never the platform's lib, map, preview engine or views.
     ['renderer/src/platform/lib/x.ts', "import { getBridge } from '../bridge';\nexport const x = getBridge;\n", 'renderer/src/platform/lib', 'renderer/src/platform/bridge.ts'],
     ['renderer/src/platform/map/x.ts', "import { getBridge } from '../bridge';\nexport const x = getBridge;\n", 'renderer/src/platform/map', 'renderer/src/platform/bridge.ts'],
+    ['renderer/src/platform/preview/x.ts', "import { getBridge } from '../bridge';\nexport const x = getBridge;\n", 'renderer/src/platform/preview', 'renderer/src/platform/bridge.ts'],
     ['renderer/src/shell/x.ts', "import { getBridge } from '../platform/bridge';\nexport const x = getBridge;\n", 'renderer/src/shell', 'renderer/src/platform/bridge.ts'],
     // The platform is a floor: never a feature (its stores, models, index or contribution) nor the shell.
     ['renderer/src/platform/components/X.vue', "<script setup lang=\"ts\">\nimport { useTeamStore } from '../../features/team';\nvoid useTeamStore;\n</script>\n<template><p /></template>\n", 'renderer/src/platform/components', 'renderer/src/features/*/index.ts'],

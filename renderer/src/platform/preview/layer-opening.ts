@@ -1,4 +1,3 @@
-import { getBridge } from '../bridge';
 import type { RasterLayers } from '../map/raster-layers';
 import type { LibraryItem } from '../lib/library-item';
 import { defaultDisplay, displayChannels } from '../raster/display';
@@ -7,12 +6,14 @@ import { ensureProjection, UnknownProjectionError, type ProjectionInfo } from '.
 import { warpQuickLook, type QuickLook } from '../raster/quicklook';
 import { RasterFile, rasterUrl } from '../raster/raster-data';
 import { previewNote, rasterStyle } from './layer-display';
-import type { LayerRuntime, OpenOptions, PreviewAnswer, PreviewLayer } from './types';
+import type { AskPreview, LayerRuntime, OpenOptions, PreviewAnswer, PreviewLayer } from './types';
 
 /** What an opening needs from the preview session that owns it (PreviewSession implements it). */
 export interface OpeningSession {
   /** The raster id main last named for a library id, opened early on the next open. */
   readonly lastRasterId: Map<string, string>;
+  /** Asks main how a raster is previewed. */
+  readonly askPreview: AskPreview;
   /** The map's raster layers, once the map exists. */
   readonly layers: RasterLayers | null;
   map(): Promise<RasterLayers>;
@@ -127,7 +128,7 @@ export class LayerOpening {
 
   /** Asks main how the raster is previewed; null when the layer failed or was closed meanwhile. */
   private async ask(quickLook?: number): Promise<PreviewAnswer | null> {
-    const r = await getBridge(this.signal).libraryPreview(quickLook ? { id: this.e.id, quickLook } : { id: this.e.id });
+    const r = await this.session.askPreview(quickLook ? { id: this.e.id, quickLook } : { id: this.e.id }, this.signal);
     if (!r.ok) {
       this.fail(r.error.message);
       return null;

@@ -8,7 +8,7 @@ import { renderSample } from '../raster/render-sample';
 import type { LibraryItem } from '../lib/library-item';
 import { histogramsFor, rangesFor, rasterStyle } from './layer-display';
 import { LayerOpening, type OpeningSession } from './layer-opening';
-import type { LayerRuntime, OpenOptions, PreviewLayer } from './types';
+import type { AskPreview, LayerRuntime, OpenOptions, PreviewLayer } from './types';
 
 /**
  * The preview's side of the map: the OpenLayers raster layers and quick looks of the rasters
@@ -30,6 +30,8 @@ export interface SessionHost {
   onSwipe(position: number): void;
   /** The map is there and the session draws on it. */
   onMapReady(): void;
+  /** Asks main how a raster is previewed (the store's bridge call). */
+  askPreview: AskPreview;
 }
 
 /** The raster layers of one map and the work that opens them. */
@@ -43,6 +45,9 @@ export class PreviewSession implements OpeningSession {
   readonly lastRasterId = new Map<string, string>();
 
   constructor(private readonly host: SessionHost) {}
+
+  /** Asks main how a raster is previewed, through the host's store. */
+  readonly askPreview: AskPreview = (request, signal) => this.host.askPreview(request, signal);
 
   /** The map's raster layers, once the map exists. */
   get layers(): RasterLayers | null {

@@ -1,5 +1,4 @@
 import { transformExtent } from 'ol/proj';
-import { getBridge } from '../bridge';
 import type { LibraryItem } from '../lib/library-item';
 import { defaultDisplay, displayChannels } from '../raster/display';
 import { buildHistogram } from '../raster/histogram';
@@ -7,13 +6,14 @@ import { ensureProjection } from '../raster/projection';
 import { channelValues, RasterFile, rasterUrl } from '../raster/raster-data';
 import { renderSample, rgbaToDataUrl } from '../raster/render-sample';
 import { stretchRange } from '../raster/stretch';
+import type { AskPreview } from './types';
 
 /**
  * A library raster's thumbnail as a data URL ('' when it cannot be drawn), read from its smallest
  * fitting overview with the default display. `onFootprint` gets the lon/lat footprint of a raster
  * whose CRS main could not reproject (its entry has no bounds4326).
  */
-export async function makeThumbnail(e: LibraryItem, onFootprint: (bbox: [number, number, number, number]) => void): Promise<string> {
+export async function makeThumbnail(e: LibraryItem, onFootprint: (bbox: [number, number, number, number]) => void, askPreview: AskPreview): Promise<string> {
   let file = await RasterFile.open(rasterUrl(e.id));
   try {
     const h = file.header;
@@ -23,7 +23,7 @@ export async function makeThumbnail(e: LibraryItem, onFootprint: (bbox: [number,
     }
     // A big file without overviews would be read whole: main makes a small quick look of it (or has its copy).
     if (h.overviews === 0 && Math.max(h.width, h.height) > 2048) {
-      const prep = await getBridge().libraryPreview({ id: e.id, quickLook: 256 });
+      const prep = await askPreview({ id: e.id, quickLook: 256 });
       if (!prep.ok || prep.data.rasterId === e.id) return '';
       await file.close();
       file = await RasterFile.open(rasterUrl(prep.data.rasterId));

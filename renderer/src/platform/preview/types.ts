@@ -1,4 +1,4 @@
-import type { ResponseOf } from '../../../../preload/contract';
+import type { RequestOf, ResponseOf, Result } from '../../../../preload/contract';
 import type { Channel, BandMeta, DisplaySettings } from '../raster/display';
 import type { Histogram } from '../raster/histogram';
 import type { ProjectionInfo } from '../raster/projection';
@@ -65,6 +65,9 @@ export interface InspectorReading {
 
 /** How main says a library raster is previewed (and whether its overview copy is built). */
 export type PreviewAnswer = ResponseOf<'library:preview'>;
+
+/** Asks main how a library raster is previewed: a store's bridge call, handed to the engine (only stores call the bridge). */
+export type AskPreview = (request: RequestOf<'library:preview'>, signal?: AbortSignal) => Promise<Result<PreviewAnswer>>;
 
 /** The renderer-side state of a layer on the map: its file, stretch sample and quick look. */
 export interface LayerRuntime {

@@ -354,7 +354,7 @@ export const useLibraryStore = defineStore('library', () => {
 
   async function makeThumbnail(e: LibraryItem): Promise<string> {
     const engine = await loadPreviewEngine();
-    return engine.makeThumbnail(e, (bbox) => (footprints[e.id] = bbox));
+    return engine.makeThumbnail(e, (bbox) => (footprints[e.id] = bbox), (request) => getBridge().libraryPreview(request));
   }
 
   return {

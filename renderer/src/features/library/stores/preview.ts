@@ -51,6 +51,7 @@ export const usePreviewStore = defineStore('preview', () => {
       onPointer: (at) => void inspect(at),
       onSwipe: (p) => setComparePosition(p),
       onMapReady: () => (mapReady.value = true),
+      askPreview: (request, signal) => getBridge(signal).libraryPreview(request),
     });
     return session;
   }
