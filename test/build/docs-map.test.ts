@@ -203,7 +203,12 @@ describe("the analyst's guide on the keyboard", () => {
     const guide = section(read('docs/analyst-guide.md'), '## Keyboard and accessibility');
     const goTo = guide.slice(guide.indexOf('**Go to (Alt+letter).**'), guide.indexOf('\n- **', guide.indexOf('**Go to (Alt+letter).**')));
     const documented = new Set([...goTo.matchAll(/\bAlt\+([A-Z])\b/g)].map((m) => `Alt+${m[1]}`));
-    const inCode = Object.values(SHORTCUTS).filter((s) => s.group === 'Go to').map((s) => s.keys);
+    // The platform's catalogue and the shortcuts each feature contributes (its contribution.ts).
+    const contributed = readdirSync(path.join(root, 'renderer/src/features'))
+      .map((f) => path.join(root, 'renderer/src/features', f, 'contribution.ts'))
+      .filter((f) => existsSync(f))
+      .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/keys: '([^']+)',\s*group: 'Go to'/g)].map((m) => m[1]!));
+    const inCode = [...Object.values(SHORTCUTS).filter((s) => s.group === 'Go to').map((s) => s.keys), ...contributed];
     expect([...documented].sort()).toEqual([...inCode].sort());
   });
 });

@@ -15,6 +15,6 @@ export default {
     load: () => import('./views/FieldsPanel.vue'),
   },
   shortcuts: [
-    { id: 'go-fields-import', keys: 'Alt+F', group: 'Go to', description: 'Fields: Import parcels', focus: { panel: 'fields', testid: 'fields-choose-file' } },
+    { id: 'go-fields-import', keys: 'Alt+P', group: 'Go to', description: 'Fields: Import parcels', focus: { panel: 'fields', testid: 'fields-choose-file' } },
   ],
 } satisfies Contribution;
