@@ -39,7 +39,7 @@ describe('contract', () => {
 
   it('defines app:info, service:ping and connection:state with the agreed shapes', () => {
     expect(channelNames).toEqual(expect.arrayContaining(['app:info', 'service:ping']));
-    expect(eventNames).toEqual(['connection:state', 'contract:notice', 'download:progress', 'job:state', 'library:changed', 'library:overview-progress', 'updates:state', 'app:command', 'watch:changed', 'spend:changed', 'notification', 'team:status']);
+    expect(eventNames).toEqual(['connection:state', 'contract:notice', 'download:progress', 'job:state', 'library:changed', 'library:overview-progress', 'updates:state', 'app:command', 'watch:changed', 'spend:changed', 'notification', 'team:status', 'fields:progress', 'fields:changed']);
     expect(CONTRACT_VERSION).toBe('1.0.0');
     expect(
       channels['app:info'].response.parse({

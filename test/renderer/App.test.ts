@@ -67,7 +67,7 @@ describe('App shell', () => {
     const bridge = makeBridge();
     const w = await mountApp(bridge, false);
     // The rail is there at once; the panel's content and the first requests wait for the map.
-    expect(w.findAll('nav[aria-label="Panels"] [data-panel]')).toHaveLength(8);
+    expect(w.findAll('nav[aria-label="Panels"] [data-panel]')).toHaveLength(9);
     expect(w.find('.side-body').element.children).toHaveLength(0);
     expect(bridge.api.appInfo).not.toHaveBeenCalled();
     expect(bridge.api.servicePing).not.toHaveBeenCalled();
@@ -131,10 +131,10 @@ describe('App shell', () => {
     expect(text(w, 'service-label')).toBe('https://imagery.example.com');
   });
 
-  it('lists the eight panels in the rail and switches by click and by number key', async () => {
+  it('lists the nine panels in the rail and switches by click and by number key', async () => {
     const w = await mountApp();
     const items = w.findAll('nav[aria-label="Panels"] [data-panel]');
-    expect(items.map((b) => b.text())).toEqual(['Imagery', 'Tasking', 'Library', 'Products', 'Billing', 'Account', 'Settings', 'Watches']);
+    expect(items.map((b) => b.text())).toEqual(['Imagery', 'Tasking', 'Library', 'Products', 'Billing', 'Account', 'Settings', 'Watches', 'Fields']);
     expect(items[0]!.attributes('aria-current')).toBe('page');
     expect(items[0]!.attributes('title')).toContain('(1)');
     await items[4]!.trigger('click');
