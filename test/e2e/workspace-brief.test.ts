@@ -145,6 +145,13 @@ describe.skipIf(!HAS)('workspace e2e: the one-page brief', () => {
     await dialog.waitFor({ state: 'detached' });
     await page.keyboard.press('b');
     await dialog.waitFor();
+    // The layer card's own button (the brief's fill of the Library's `layer` slot), by keyboard too.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    const cardButton = page.locator('[data-testid^="layer-"] [data-testid^="brief-"]').first();
+    await cardButton.focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
     expect(ws.pageErrors).toEqual([]);
   });
 });

@@ -83,7 +83,8 @@ async function withFills(panel: PanelContribution): Promise<Component> {
   // Each block loads (with its code) only when the panel shows its slot.
   const slots = fills.map((f) => [f.slot, defineAsyncComponent(async () => asComponent(await f.load()))] as const);
   // The component itself: a loader's plain `{ default }` object is not taken for a module.
-  return { name: `${component.name ?? panel.id}WithFills`, render: () => h(component, null, Object.fromEntries(slots.map(([slot, block]) => [slot, () => h(block)]))) };
+  // A slot's props (a scoped slot, e.g. the layer of a layer card) become the block's props.
+  return { name: `${component.name ?? panel.id}WithFills`, render: () => h(component, null, Object.fromEntries(slots.map(([slot, block]) => [slot, (props?: Record<string, unknown>) => h(block, props ?? null)]))) };
 }
 
 const asComponent = (m: Component | { default: Component }): Component => ('default' in m ? m.default : m);

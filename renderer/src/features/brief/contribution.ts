@@ -2,13 +2,17 @@ import type { Contribution } from '../../platform/contributions';
 import BriefLauncher from './views/BriefLauncher.vue';
 
 /**
- * The one-page brief: a status bar button and the B shortcut open its dialog, so does a button under
- * the Library's layers on the map (its `brief` slot); the analysis block opens it through the
+ * The one-page brief: a status bar button and the B shortcut open its dialog, so do a button under
+ * the Library's layers on the map (its `brief` slot) and one on each layer card (its `layer` slot);
+ * the analysis block opens it through the
  * feature's index.ts with its chart. The dialog loads on first use.
  */
 export default {
   feature: 'brief',
   shortcuts: [{ id: 'open-brief', keys: 'B', group: 'General', description: 'Print a one-page brief of the map (PDF or PNG)' }],
   statusItems: [{ id: 'brief', component: BriefLauncher }],
-  fills: [{ panel: 'library', slot: 'brief', load: () => import('./views/BriefMapButton.vue') }],
+  fills: [
+    { panel: 'library', slot: 'brief', load: () => import('./views/BriefMapButton.vue') },
+    { panel: 'library', slot: 'layer', load: () => import('./views/BriefLayerButton.vue') },
+  ],
 } satisfies Contribution;
