@@ -20,7 +20,7 @@ describe.skipIf(!HAS_CHROMIUM)('workspace e2e: first run on the demo service', (
     await expect.poll(() => page.getByTestId('service-label').innerText(), { timeout: 15_000 }).toBe('Demo service (offline)');
     await expect.poll(() => page.getByTestId('connection-state').innerText(), { timeout: 15_000 }).toContain('Connected');
     const rail = await page.locator('nav[aria-label="Panels"] [data-panel]').allInnerTexts();
-    expect(rail.map((t) => t.trim())).toEqual(['Imagery', 'Tasking', 'Library', 'Products', 'Billing', 'Account', 'Settings', 'Watches']);
+    expect(rail.map((t) => t.trim())).toEqual(['Imagery', 'Tasking', 'Library', 'Products', 'Billing', 'Account', 'Settings', 'Watches', 'Fields']);
     expect(await page.getByTestId('downloads-tray').innerText()).toContain('Downloads');
     expect(await page.getByTestId('map-scale').innerText()).toMatch(/^1:[\d,]+$/);
 

@@ -23,6 +23,16 @@ describe('the contribution registries', () => {
     expect(contributions.startViews).toHaveLength(1);
   });
 
+  it("gives every rail panel an icon of its own, drawn by the icon set and unlike the others'", async () => {
+    const icons = contributions.panels.map((p) => p.icon);
+    expect(new Set(icons).size, icons.join(', ')).toBe(icons.length);
+    const source = (await import('node:fs')).readFileSync(new URL('../../../renderer/src/platform/components/Icon.vue', import.meta.url), 'utf8');
+    const drawing = (icon: string): string => new RegExp(`\\n  ${icon}: '([^']+)'`).exec(source)?.[1] ?? '';
+    for (const icon of icons) expect(drawing(icon), icon).not.toBe('');
+    // Distinct to the eye, not only by name: no panel's drawing holds another's.
+    for (const a of icons) for (const b of icons) if (a !== b) expect(drawing(b).includes(drawing(a)), `${b} draws ${a}`).toBe(false);
+  });
+
   it.each<[string, Contribution, RegExp]>([
     ['a feature contributed twice', { feature: 'imagery' }, /^Contribution of imagery: feature is already contributed$/],
     ['a panel id taken', { feature: 'zz-a', panel: panel('tasking', 'F9') }, /^Contribution of zz-a: panel\.id "tasking" is already a panel$/],

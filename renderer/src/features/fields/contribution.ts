@@ -9,7 +9,7 @@ export default {
   panel: {
     id: 'fields',
     name: 'Fields',
-    icon: 'layers',
+    icon: 'fields',
     keys: '9',
     summary: 'Parcel boundaries: exact statistics per field and date over the library, the fields that changed, exports.',
     load: () => import('./views/FieldsPanel.vue'),
