@@ -15,9 +15,8 @@ export interface BlockRect {
 
 /**
  * Renders one request's blocks: the AOI mask of a block's rows, then the landscape into the
- * block's buffer (pre-filled with nodata by the caller). The same code runs on the simulator's
- * thread for small images and in the render threads (render-worker.ts) for large ones, so a
- * block's pixels never depend on where it was rendered.
+ * block's buffer (pre-filled with nodata by the caller). The mask of a block row is kept for the
+ * row's next blocks.
  */
 export class LevelRenderer {
   private readonly renderer: LandscapeRenderer;

@@ -2,13 +2,10 @@ import { throwIfAborted } from '../../common/abort.js';
 import { writePyramid, type PixelSource } from '../../main/geotiff/index.js';
 import { LevelRenderer } from './level-render.js';
 import { pyramidImageOf } from './plan.js';
-import { nextImage, renderOnThread, THREADED_PIXELS } from './render-pool.js';
 import type { RasterRequest } from './types.js';
 
 /** Pixel bytes rendered between writes: large sequential writes, bounded memory, and the event loop gets a turn at every write. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
-/** For an image rendered on the threads: a chunk of several blocks, so every thread has one while the last chunk is compressed. */
-const THREADED_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /** Internal writer options; bigTiff forces the BigTIFF container (tests use it on small files). */
 export interface WriteOptions {
@@ -18,8 +15,6 @@ export interface WriteOptions {
   compress?: boolean;
   /** zlib level (default {@link DEMO_DEFLATE_LEVEL}). */
   deflateLevel?: number;
-  /** Render on the render threads (default: images of at least {@link THREADED_PIXELS} pixels); tests compare both ways. */
-  threads?: boolean;
 }
 
 /**
@@ -45,20 +40,14 @@ export async function writeGeoTiff(
   const made = LevelRenderer.of(req, opts.bigTiff);
   if ('error' in made) throw new Error(made.error);
   const plan = made.plan;
-  const threaded = opts.threads ?? plan.width * plan.height >= THREADED_PIXELS;
-  const image = nextImage();
 
-  // Level li's pixels, one block of the file at a time, rendered straight into the file's block buffer:
-  // on the render threads for a large image (the writer asks for a chunk's blocks at once), else here.
-  const levelSource = (level: number): PixelSource => async (rect, out, sourceSignal, rowStride) => {
-    const block = { level, x: rect.x, y: rect.y, width: rect.width, height: rect.height, rowStride };
-    const data = out as Int16Array | Uint8Array;
-    if (threaded) await renderOnThread({ image, req, bigTiff: opts.bigTiff, dataType: req.dataType, rect: block }, data, sourceSignal);
-    else made.render(block, data);
+  // Level li's pixels, one block of the file at a time, rendered straight into the file's block buffer.
+  const levelSource = (level: number): PixelSource => async (rect, out, _signal, rowStride) => {
+    made.render({ level, x: rect.x, y: rect.y, width: rect.width, height: rect.height, rowStride }, out as Int16Array | Uint8Array);
   };
   const written = await writePyramid(outPath, { ...pyramidImageOf(plan, req, opts.bigTiff), compress: opts.compress ?? true }, levelSource(0), {
     signal,
-    chunkBytes: threaded ? THREADED_CHUNK_BYTES : CHUNK_BYTES,
+    chunkBytes: CHUNK_BYTES,
     overviewSource: levelSource,
     blockWise: true,
     durable: false,

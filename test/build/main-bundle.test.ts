@@ -9,8 +9,6 @@ import { channelNames } from '../../preload/contract';
 import { fixturePath, gdalRecord } from '../fixtures/rasters';
 import { LIBRARY_FILE, LibraryCatalog } from '../../main/library';
 import { DATABASE_FILE, openDatabase } from '../../main/shared/database';
-import { benchRequest } from '../../simulator/raster/bench-raster';
-import { LevelRenderer } from '../../simulator/raster/level-render';
 import { pixelGridOf, type FieldsTask, type FieldsTaskResult } from '../../main/fields/stats/compute';
 import { decodeChunk, gridKeyOf, packParcels } from '../../main/fields/stats/packed';
 import { readGeoTiffHeader } from '../../main/geotiff';
@@ -123,32 +121,6 @@ describe('electron-vite build output', () => {
       expect([reply.result.col, reply.result.row]).toEqual([at.pixel, at.line]);
       const b8 = rec.bands[3]!;
       expect(reply.result.value).toBeCloseTo(at.values[3]! * (b8.scale ?? 1e-4) + (b8.offset ?? 0), 12);
-    } finally {
-      await worker.terminate();
-    }
-  });
-
-  it("builds the demo service's render thread as its own entry, which renders a block of the landscape as the service's thread does", async () => {
-    const entry = join(outDir, 'main/simulator-render-worker.js');
-    expect(existsSync(entry)).toBe(true);
-    const req = benchRequest();
-    const made = LevelRenderer.of(req);
-    if ('error' in made) throw new Error(made.error);
-    const rect = { level: 0, x: 512, y: 1024, width: 512, height: 512, rowStride: 512 * req.bands.length };
-    const here = new Int16Array(512 * 512 * req.bands.length).fill(-32768);
-    const block = here.slice();
-    made.render(rect, here);
-    const worker = new Worker(entry, { workerData: {}, execArgv: [] });
-    try {
-      const reply = await new Promise<{ ok: boolean; result: ArrayBuffer }>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-        worker.postMessage({ id: 1, task: { image: 1, req, dataType: req.dataType, rect, block } });
-      });
-      expect(reply.ok).toBe(true);
-      const there = new Int16Array(reply.result);
-      expect(there.some((v) => v !== -32768)).toBe(true);
-      expect(Buffer.from(there.buffer).equals(Buffer.from(here.buffer))).toBe(true);
     } finally {
       await worker.terminate();
     }

@@ -1,6 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Polygon } from 'geojson';
@@ -17,8 +15,6 @@ const DIAMOND: Polygon = {
   type: 'Polygon',
   coordinates: [[[15.05, 50], [15.1, 50.03], [15.05, 50.06], [15, 50.03], [15.05, 50]]],
 };
-
-const sha256 = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 interface Case {
   req: RasterRequest;
@@ -394,15 +390,5 @@ describe.skipIf(!HAS_GDAL)('compressed demo composites (DEFLATE, predictor 2)', 
       sizes.push(`${name}: ${rs} -> ${zs} bytes`);
     }
     console.log(`Demo composites, uncompressed -> DEFLATE: ${sizes.join('; ')}`);
-  });
-
-  it('render the same bytes on the render threads as on the service\'s own thread', async () => {
-    for (const name of ['utm', 'uint8'] as const) {
-      const req = CASES[name]!.req;
-      const [threaded, inline] = [join(dir, `${name}-threads.tif`), join(dir, `${name}-inline.tif`)];
-      await writeGeoTiff(req, threaded, { threads: true });
-      await writeGeoTiff(req, inline, { threads: false });
-      expect(sha256(threaded), name).toBe(sha256(inline));
-    }
   });
 });
