@@ -24,11 +24,15 @@ export async function benchTimelapse(): Promise<Figure[]> {
     await openPanel(page, 'library');
     await page.getByTestId('import-path').fill(files.join('\n'));
     await page.getByTestId('import-button').click();
-    const deadline = Date.now() + 300_000;
-    while (h.app.library.list().length < 100) {
-      if (Date.now() > deadline) throw new Error(`only ${h.app.library.list().length} of 100 rasters were imported`);
-      await page.waitForTimeout(250);
-    }
+    // The import's end: the library's `added` events, not a poll.
+    const library = h.app.library;
+    await new Promise<void>((resolve, reject) => {
+      const limit = setTimeout(() => done(new Error(`only ${library.list().length} of 100 rasters were imported`)), 300_000);
+      const check = (): void => { if (library.list().length >= 100) done(); };
+      const done = (e?: Error): void => { clearTimeout(limit); library.off('added', check); if (e) reject(e); else resolve(); };
+      library.on('added', check);
+      check();
+    });
     await page.getByTestId('series-film').first().waitFor({ timeout: 120_000 });
     await page.getByTestId('series-film').first().click();
     const film = page.getByTestId('timelapse-dialog').locator('.film');
