@@ -132,10 +132,3 @@ export function describedFileName(kind: string, request: Record<string, unknown>
   const named = dated ? `${dated[1]}_${product}${dated[2] ?? ''}` : `${stem}_${product}`;
   return sanitizeFileName(named + ext, fromRequest);
 }
-
-/** The n-th collision alternative of a name: n = 0 is the name itself, then "stem (1).ext", "stem (2).ext", … */
-export function collisionName(name: string, n: number): string {
-  if (n === 0) return name;
-  const { stem, ext } = splitExtension(name);
-  return `${stem} (${n})${ext}`;
-}

@@ -4,7 +4,7 @@ export {
   DEFAULT_STALL_TIMEOUT_MS, KEEP_CONTENT_BYTES, PART_SUFFIX, downloadToFile, publishPartFile, removeIfExists, reservePartFile, verifyGeoTiff, writeBody,
   type DownloadToFileOptions, type DownloadedFile, type ReservedPart, type WrittenBody,
 } from './stream-to-file.js';
-export { MAX_FILE_NAME_BYTES, collisionName, sanitizeFileName, splitExtension } from './file-name.js';
+export { MAX_FILE_NAME_BYTES, sanitizeFileName, splitExtension } from './file-name.js';
 export * from './types.js';
 export { createBatchRunner, type BatchRunnerOptions } from './batch-job.js';
 export { downloadHandlers, identicalActiveJob, identicalInLibrary, publicJob, type DownloadChannel, type DownloadHandlerDeps, type LibraryCopy, type LibraryLookup } from './handlers.js';

@@ -7,7 +7,8 @@ import { afterCommit, importJsonOnce, inTransaction, openDatabase } from '../sha
 import { abortError, sleep, throwIfAborted } from '../../common/abort.js';
 import { backoffDelay } from '../../common/backoff.js';
 import type { DownloadSink } from '../library/download-sink.js';
-import { collisionName, describedFileName } from './file-name.js';
+import { describedFileName } from './file-name.js';
+import { numberedName } from '../shared/files.js';
 import { PART_SUFFIX, downloadToFile, removeIfExists } from './stream-to-file.js';
 import {
   DOWNLOAD_KINDS, DownloadError, errorKind, errorMessage, serviceDidNothing, withoutSecrets,
@@ -774,8 +775,8 @@ export class DownloadQueue extends EventEmitter<QueueEvents> {
   /** The first of `name`, "name (1)", … that no library entry has (the folder's own collisions are settled when publishing). */
   private uniqueInLibrary(name: string): string {
     let n = 0;
-    while (this.library?.hasFileName?.(collisionName(name, n))) n++;
-    return collisionName(name, n);
+    while (this.library?.hasFileName?.(numberedName(name, n, 'copy'))) n++;
+    return numberedName(name, n, 'copy');
   }
 
   /** A batch: the injected runner plans, downloads the parts and mosaics; the queue keeps state, retries and the library. */

@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { countImages, geoTiffOf, READ_WHOLE_BYTES, TiffFile } from '../geotiff/index.js';
-import { abortError, throwIfAborted } from '../../common/abort.js';
-import { publishWithoutReplacing } from '../shared/files.js';
+import { abortError, isAbortError, throwIfAborted } from '../../common/abort.js';
+import { MAX_NUMBERED_TRIES, numberedName, publishNumbered } from '../shared/files.js';
 import { pathExists } from '../shared/file-io.js';
-import { collisionName } from './file-name.js';
 import { DownloadError, errorMessage } from './types.js';
 
 /** Suffix of files still being written; nothing else in a download folder carries it. */
@@ -23,9 +22,6 @@ const SYNC_EVERY_BYTES = 32 * 1024 * 1024;
 
 /** A transfer that delivers no byte for this long is abandoned as transient (the queue fails the job: the service answered, so it charged). */
 export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
-
-/** How many " (n)" alternatives are tried before giving up on a name. */
-const MAX_COLLISIONS = 10_000;
 
 /** A freshly created, exclusively owned `.part` file and the final name it is meant for. */
 export interface ReservedPart {
@@ -49,8 +45,8 @@ export async function reservePartFile(dir: string, name: string, signal: AbortSi
   } catch (e) {
     throw ioError('create the folder', dir, e);
   }
-  for (let n = 0; n < MAX_COLLISIONS; n++) {
-    const finalPath = path.join(dir, collisionName(name, n));
+  for (let n = 0; n < MAX_NUMBERED_TRIES; n++) {
+    const finalPath = path.join(dir, numberedName(name, n, 'copy'));
     const partPath = finalPath + PART_SUFFIX;
     try {
       if (await pathExists(finalPath)) continue;
@@ -61,7 +57,7 @@ export async function reservePartFile(dir: string, name: string, signal: AbortSi
       throw ioError('create', partPath, e);
     }
   }
-  throw new DownloadError('io', `Could not find a free file name for ${name} in ${dir} after ${MAX_COLLISIONS} tries.`);
+  throw new DownloadError('io', `Could not find a free file name for ${name} in ${dir} after ${MAX_NUMBERED_TRIES} tries.`);
 }
 
 async function writeAll(fh: FileHandle, chunks: Uint8Array[], size: number, position: number): Promise<void> {
@@ -264,31 +260,15 @@ export async function verifyGeoTiff(file: string, expectedBytes: number | null, 
 
 /**
  * Gives a verified `.part` its final name without ever replacing an existing file
- * ({@link publishWithoutReplacing}): when the name is taken, " (n)" is tried.
+ * ({@link publishNumbered}): when the name is taken, " (n)" is tried; the part is gone either way.
  */
 export async function publishPartFile(partPath: string, finalPath: string, signal: AbortSignal): Promise<string> {
-  throwIfAborted(signal);
-  const dir = path.dirname(finalPath);
-  const name = path.basename(finalPath);
-  const base = parseCollision(name);
-  for (let n = base.n; n < base.n + MAX_COLLISIONS; n++) {
-    const candidate = path.join(dir, collisionName(base.name, n));
-    let published: boolean;
-    try {
-      published = await publishWithoutReplacing(partPath, candidate);
-    } catch (e) {
-      throw ioError('publish', candidate, e);
-    }
-    if (published) return candidate;
+  try {
+    return await publishNumbered(partPath, finalPath, { naming: 'copy', signal });
+  } catch (e) {
+    if (isAbortError(e)) throw e;
+    throw ioError('publish', finalPath, e);
   }
-  throw new DownloadError('io', `Could not find a free file name for ${name} in ${dir} after ${MAX_COLLISIONS} tries.`);
-}
-
-/** Undoes {@link collisionName}, so publishing "x (2).tif" continues at 2 rather than producing "x (2) (1).tif". */
-function parseCollision(name: string): { name: string; n: number } {
-  const m = /^(.*) \((\d+)\)(\.[^.]*)?$/.exec(name);
-  if (!m) return { name, n: 0 };
-  return { name: m[1]! + (m[3] ?? ''), n: Number(m[2]) };
 }
 
 /** Removes a file if present; used for `.part` files, so a missing one is not an error. */

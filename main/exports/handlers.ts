@@ -7,7 +7,7 @@ import { AppError } from '../../common/errors.js';
 import type { LibraryCatalog, LibraryEntry } from '../library';
 import { systemClock, type Clock } from '../platform/clock';
 import type { SettingsPort } from '../platform/settings';
-import { publishWithoutReplacing, writeFileAtomic } from '../shared/files.js';
+import { numberedName, publishWithoutReplacing, writeFileAtomic, writeNewFile, writeNumberedFile } from '../shared/files.js';
 import { writeFeatureCollection } from './geojson.js';
 import { writeStacCatalog } from './stac.js';
 
@@ -38,16 +38,10 @@ export function stamp(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace('T', '-').replace(/\.\d+Z$/, '');
 }
 
-/** `file` numbered `n` before its extension: `file-2.csv`. */
-function unusedAfter(file: string, n: number): string {
-  const ext = path.extname(file);
-  return `${file.slice(0, file.length - ext.length)}-${n}${ext}`;
-}
-
 /** `file`, or `file-2`, `file-3`… (before the extension) when it exists. */
 function unused(file: string): string {
   let candidate = file;
-  for (let n = 2; existsSync(candidate); n++) candidate = unusedAfter(file, n);
+  for (let i = 1; existsSync(candidate); i++) candidate = path.join(path.dirname(file), numberedName(path.basename(file), i));
   return candidate;
 }
 
@@ -102,15 +96,12 @@ export function exportHandlers(deps: ExportDeps): Pick<HandlerTable, 'export:sta
         return { cancelled: false, file, exists: false };
       }
       // Refuse or rename: never over a file that is there, whoever made it and when (published by a link, which fails on a taken name).
+      if (onExisting === 'rename') return { cancelled: false, file: await writeNumberedFile(file, csv), exists: false };
       await mkdir(path.dirname(file), { recursive: true });
       const part = path.join(path.dirname(file), `.${path.basename(file)}.${randomUUID()}.part`);
-      await writeFileAtomic(part, csv, { mode: 0o644 });
+      await writeNewFile(part, csv, 0o644);
       try {
-        for (let candidate = file, n = 2; ; candidate = unusedAfter(file, n++)) {
-          if (await publishWithoutReplacing(part, candidate)) return { cancelled: false, file: candidate, exists: false };
-          if (onExisting === 'refuse') return { cancelled: false, file: candidate, exists: true };
-          if (n > 10_000) throw new AppError('validation', `Too many files named ${path.basename(file)} in ${path.dirname(file)}.`);
-        }
+        return { cancelled: false, file, exists: !(await publishWithoutReplacing(part, file)) };
       } finally {
         await rm(part, { force: true });
       }

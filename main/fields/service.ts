@@ -3,10 +3,11 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import proj4 from 'proj4';
 import { AppError } from '../../common/errors.js';
+import { writeNumberedFile } from '../shared/files.js';
 import type { Emit } from '../platform/emit';
 import { writeLongCsv } from './export/csv.js';
 import { writeGeoPackage } from './export/gpkg.js';
-import { publishExport, slug } from './export/publish.js';
+import { slug } from './export/slug.js';
 import type { ExportSource } from './export/rows.js';
 import type { FieldMonitor } from './monitor.js';
 import type { Bbox, InspectedLayer, Parcel, ParcelGeometry, ParcelSet, ParcelsPort, PixelRule, Position, StatisticsPort } from './ports';
@@ -191,7 +192,7 @@ export class FieldsService {
     const base = `fields-${slug(set.name, 'parcels')}-${slug(req.index, 'index')}-${rule}-${stamp(this.deps.now())}`;
     const dir = path.join(this.deps.downloadDir(), 'exports');
     let rows = 0;
-    const file = await publishExport(dir, base, req.format, async (part) => {
+    const file = await writeNumberedFile(path.join(dir, `${base}.${req.format}`), async (part) => {
       rows = req.format === 'csv' ? await writeLongCsv(part, source, signal) : (await writeGeoPackage(part, source, signal)).statistics;
     });
     return { file, rows };

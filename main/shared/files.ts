@@ -11,13 +11,15 @@
  *   of the folder) or {@link publishWithoutReplacing} (the name only if it is free).
  * - {@link writeNewFile}: a new file written whole and fsynced, the step every write above and the
  *   tree variant (atomic-tree.ts: a folder staged, then renamed into place) are built on.
- * - {@link writeNumberedFile}: a new file under the first free name of a numbered series
- *   (`name.pdf`, `name-2.pdf`, ...), for exports a person names.
+ * - {@link publishNumbered}: a finished part under the first free name of a numbered series
+ *   (`name.pdf`, `name-2.pdf`… for exports; `name (1).tif`… for downloads), never over a file;
+ *   {@link writeNumberedFile} writes the part first.
  */
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isAbortError, throwIfAborted } from '../../common/abort.js';
+import { AppError } from '../../common/errors.js';
 
 /** Prefix and suffix of the temporary files {@link writeFileAtomic} creates next to `path`. */
 function tempPattern(path: string): { prefix: string; suffix: string } {
@@ -167,23 +169,80 @@ export async function publishWithoutReplacing(part: string, target: string, opti
 }
 
 /**
- * Writes `data` as a new file `file`, or `file-2`, `file-3`… (before the extension) when the name is
- * taken: never over a file that is there, whoever made it. Answers the path written.
+ * How a taken name is numbered: `dash` (`name.pdf`, `name-2.pdf`, `name-3.pdf`…) for every export
+ * a person names (briefs, films, CSV, fields' exports); `copy` (`name.tif`, `name (1).tif`…) for
+ * downloads and teammates' rasters copied in, as a browser names a second download.
  */
-export async function writeNumberedFile(file: string, data: Uint8Array, maxNumber = 10_000): Promise<string> {
-  await mkdir(dirname(file), { recursive: true });
-  const part = join(dirname(file), `.${basename(file)}.${randomBytes(8).toString('hex')}.part`);
-  await writeFileAtomic(part, data, { mode: 0o644 });
+export type NumberedNaming = 'dash' | 'copy';
+
+/** `name`'s `i`-th alternative under `naming` (0 is the name itself), numbered before the extension. */
+export function numberedName(name: string, i: number, naming: NumberedNaming = 'dash'): string {
+  if (i === 0) return name;
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot <= 0 ? [name, ''] : [name.slice(0, dot), name.slice(dot)];
+  return naming === 'dash' ? `${stem}-${i + 1}${ext}` : `${stem} (${i})${ext}`;
+}
+
+/** `name (n).ext` back to `name.ext` and n, so a copy of "x (2).tif" goes on at "x (3).tif", not "x (2) (1).tif". */
+function copyNumber(name: string): { name: string; from: number } {
+  const m = /^(.*) \((\d+)\)(\.[^.]*)?$/.exec(name);
+  return m ? { name: m[1]! + (m[3] ?? ''), from: Number(m[2]) } : { name, from: 0 };
+}
+
+/** How many names {@link publishNumbered} tries before it gives up. */
+export const MAX_NUMBERED_TRIES = 10_000;
+
+/** Options of {@link publishNumbered} and {@link writeNumberedFile}. */
+export interface NumberedOptions extends PublishOptions {
+  /** How a taken name is numbered; `dash` by default. */
+  naming?: NumberedNaming;
+  /** Most names tried ({@link MAX_NUMBERED_TRIES} by default). */
+  maxTries?: number;
+  /** Stops between tries (an AbortError; the part is removed). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Publishes the finished, fsynced file `part` under `target`'s first free numbered name
+ * ({@link numberedName}), never over a file that is there, whoever made it and when: each name is
+ * claimed by {@link publishWithoutReplacing}, so two publishers racing for a name get two names.
+ * Answers the path published. The part is gone either way: published, or removed on an error (no
+ * free name among `maxTries`, an abort, the file system's refusal).
+ */
+export async function publishNumbered(part: string, target: string, options: NumberedOptions = {}): Promise<string> {
+  const { naming = 'dash', maxTries = MAX_NUMBERED_TRIES, signal } = options;
+  const dir = dirname(target);
+  const base = naming === 'copy' ? copyNumber(basename(target)) : { name: basename(target), from: 0 };
   try {
-    const ext = extname(file);
-    for (let n = 1; n <= maxNumber; n++) {
-      const candidate = n === 1 ? file : `${file.slice(0, file.length - ext.length)}-${n}${ext}`;
-      if (await publishWithoutReplacing(part, candidate)) return candidate;
+    for (let i = base.from; i < base.from + maxTries; i++) {
+      throwIfAborted(signal);
+      const candidate = join(dir, numberedName(base.name, i, naming));
+      if (await publishWithoutReplacing(part, candidate, options)) return candidate;
     }
-    throw new Error(`Too many files named ${basename(file)} in ${dirname(file)}.`);
-  } finally {
+    throw new AppError('io', `No free name for ${basename(target)} in ${dir}: ${maxTries} numbered names are taken.`);
+  } catch (e) {
     await rm(part, { force: true });
+    throw e;
   }
+}
+
+/**
+ * Writes a new file under `file`'s first free numbered name ({@link publishNumbered}) and answers
+ * the path written. `content` is the bytes or text, or a writer that leaves the hidden part file it
+ * is given complete and fsynced (a GeoPackage, a long CSV); nothing is left under any name when
+ * the write fails.
+ */
+export async function writeNumberedFile(file: string, content: string | Uint8Array | ((part: string) => Promise<void>), options: NumberedOptions = {}): Promise<string> {
+  await mkdir(dirname(file), { recursive: true });
+  const part = join(dirname(file), `.${basename(file).slice(0, 100)}.${randomBytes(8).toString('hex')}.part`);
+  try {
+    if (typeof content === 'function') await content(part);
+    else await writeNewFile(part, content, 0o644);
+  } catch (e) {
+    await rm(part, { force: true });
+    throw e;
+  }
+  return publishNumbered(part, file, options);
 }
 
 /** The errno code of a file-system error. */

@@ -9,7 +9,7 @@ import { Readable as NodeReadable, type Readable } from 'node:stream';
 import { sha256File, type LibraryCatalog, type LibraryEntry, type RemoteRasterFile } from '../library';
 import type { Keychain } from '../profiles';
 import { teammateText } from './rows';
-import { publishWithoutReplacing } from '../shared/files.js';
+import { publishNumbered } from '../shared/files.js';
 import { copyExclusive, partBeside } from './share';
 import type { OwnedMatch, OwnershipQuery, PurchaseClaim, TeamFootprint, TeamRaster, TeamRasterInput, TeamRasterKind, TeamStatus } from './types';
 
@@ -582,13 +582,7 @@ export class TeamLibrary {
         // The reader writes its own exclusive `.part` beside `part`, checks the sha256, then gives it this unique name.
         await this.deps.reader!.download(raster.storagePath, raster.size, raster.sha256, part, signal);
       }
-      const ext = path.extname(name);
-      const stem = name.slice(0, name.length - ext.length);
-      for (let i = 0; i < MAX_NAME_TRIES; i++) {
-        const candidate = path.join(dir, i === 0 ? name : `${stem} (${i})${ext}`);
-        if (await publishWithoutReplacing(part, candidate)) return candidate;
-      }
-      throw new AppError('io', `No free name for ${teammateText(name)} in ${dir}: ${MAX_NAME_TRIES} variants are taken.`);
+      return await publishNumbered(part, path.join(dir, name), { naming: 'copy', maxTries: MAX_NAME_TRIES, signal });
     } finally {
       await rm(part, { force: true }).catch(() => undefined);
     }

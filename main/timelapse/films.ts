@@ -3,7 +3,7 @@ import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../common/errors.js';
 import { FILM_CHUNK_BYTES, FILM_OPEN_MAX } from '../../preload/contract/timelapse.js';
-import { publishWithoutReplacing } from '../shared/files.js';
+import { publishNumbered } from '../shared/files.js';
 import { readExactly, writeExactly } from '../shared/file-io.js';
 
 /**
@@ -109,12 +109,7 @@ export class FilmWriter {
       if (wrong) throw new AppError('validation', `format: these bytes are not a ${f.info.format.toUpperCase()} film (${wrong}).`, { fields: { format: ['The bytes are not this format.'] } });
       await f.handle.sync();
       await f.handle.close();
-      const ext = path.extname(f.target);
-      for (let n = 1; n <= 10_000; n++) {
-        const candidate = n === 1 ? f.target : `${f.target.slice(0, -ext.length)}-${n}${ext}`;
-        if (await publishWithoutReplacing(f.part, candidate)) return { file: candidate, bytes: f.received };
-      }
-      throw new AppError('validation', `Too many films named ${path.basename(f.target)} in ${path.dirname(f.target)}.`);
+      return { file: await publishNumbered(f.part, f.target), bytes: f.received };
     } finally {
       await this.drop(id);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  MAX_FILE_NAME_BYTES, collisionName, describedFileName, describedStem, productLabel, sanitizeFileName,
+  MAX_FILE_NAME_BYTES, describedFileName, describedStem, productLabel, sanitizeFileName,
 } from '../../../main/downloads/file-name.js';
 
 const FB = 'composite_20261117.tif';
@@ -73,14 +73,6 @@ describe('sanitizeFileName', () => {
     expect(sanitizeFileName('', FB)).toBe(FB);
     expect(sanitizeFileName('\u0000\u0001', FB)).toBe(FB);
     expect(sanitizeFileName('///', FB)).toBe(FB);
-  });
-});
-
-describe('collisionName', () => {
-  it('numbers collisions before the extension', () => {
-    expect(collisionName('a.tif', 0)).toBe('a.tif');
-    expect(collisionName('a.tif', 1)).toBe('a (1).tif');
-    expect(collisionName('a.b.tif', 12)).toBe('a.b (12).tif');
   });
 });
 

@@ -5,8 +5,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAbortError } from '../../../common/abort';
 import {
-  JsonFileError, JsonStore, publishWithoutReplacing, readJsonFile, removeStaleTempFiles, replaceWithPart, writeFileAtomic, writeJsonAtomic, writeNewFile,
+  JsonFileError, JsonStore, numberedName, publishNumbered, publishWithoutReplacing, readJsonFile, removeStaleTempFiles, replaceWithPart, writeFileAtomic,
+  writeJsonAtomic, writeNewFile, writeNumberedFile,
 } from '../../../main/shared/files';
+import { AppError } from '../../../common/errors';
 
 let dir: string;
 beforeEach(() => {
@@ -130,6 +132,80 @@ describe('publishWithoutReplacing', () => {
     await writeFileAtomic(path.join(dir, 'x', 'inside'), '');
     expect(await publishWithoutReplacing(part, path.join(dir, 'x'))).toBe(false);
     expect(readFileSync(part, 'utf8')).toBe('mine');
+  });
+});
+
+describe('publishNumbered: the first free numbered name', () => {
+  const partWith = (text: string, n = 0): string => {
+    const part = path.join(dir, `.brief.pdf.${n}.part`);
+    writeFileSync(part, text);
+    return part;
+  };
+
+  it('numbers before the extension: name-2 for exports, "name (1)" for downloads', () => {
+    expect([0, 1, 2].map((i) => numberedName('brief.pdf', i))).toEqual(['brief.pdf', 'brief-2.pdf', 'brief-3.pdf']);
+    expect([0, 1, 12].map((i) => numberedName('a.b.tif', i, 'copy'))).toEqual(['a.b.tif', 'a.b (1).tif', 'a.b (12).tif']);
+    expect(numberedName('.hidden', 1)).toBe('.hidden-2');
+  });
+
+  it('skips taken names, whatever holds them, and leaves them as they were; the part is gone', async () => {
+    writeFileSync(path.join(dir, 'brief.pdf'), 'first');
+    mkdirSync(path.join(dir, 'brief-2.pdf'));
+    const part = partWith('mine');
+    expect(path.basename(await publishNumbered(part, path.join(dir, 'brief.pdf')))).toBe('brief-3.pdf');
+    expect(readFileSync(path.join(dir, 'brief.pdf'), 'utf8')).toBe('first');
+    expect(readFileSync(path.join(dir, 'brief-3.pdf'), 'utf8')).toBe('mine');
+    expect(readdirSync(dir).sort()).toEqual(['brief-2.pdf', 'brief-3.pdf', 'brief.pdf']);
+  });
+
+  it('a copy of "x (2).tif" goes on at "x (3).tif"', async () => {
+    writeFileSync(path.join(dir, 'x (2).tif'), 'theirs');
+    const part = partWith('mine');
+    expect(path.basename(await publishNumbered(part, path.join(dir, 'x (2).tif'), { naming: 'copy' }))).toBe('x (3).tif');
+  });
+
+  it('publishers racing for one name all succeed under different names, and none replaces another', async () => {
+    writeFileSync(path.join(dir, 'brief.pdf'), 'earlier');
+    const texts = Array.from({ length: 12 }, (_, i) => `publisher ${i}`);
+    const published = await Promise.all(texts.map((t, i) => publishNumbered(partWith(t, i), path.join(dir, 'brief.pdf'))));
+    expect(new Set(published).size).toBe(texts.length);
+    expect(published.map((f) => readFileSync(f, 'utf8'))).toEqual(texts);
+    expect(readFileSync(path.join(dir, 'brief.pdf'), 'utf8')).toBe('earlier');
+    expect(readdirSync(dir)).toHaveLength(texts.length + 1);
+  });
+
+  it('gives up after maxTries names with an io error naming the file, the folder and the count; the part is removed', async () => {
+    for (const n of ['brief.pdf', 'brief-2.pdf', 'brief-3.pdf']) writeFileSync(path.join(dir, n), n);
+    const part = partWith('mine');
+    const failed = publishNumbered(part, path.join(dir, 'brief.pdf'), { maxTries: 3 });
+    await expect(failed).rejects.toBeInstanceOf(AppError);
+    await expect(failed).rejects.toMatchObject({ kind: 'io', message: `No free name for brief.pdf in ${dir}: 3 numbered names are taken.` });
+    expect(readdirSync(dir).sort()).toEqual(['brief-2.pdf', 'brief-3.pdf', 'brief.pdf']);
+    for (const n of ['brief.pdf', 'brief-2.pdf', 'brief-3.pdf']) expect(readFileSync(path.join(dir, n), 'utf8')).toBe(n);
+  });
+
+  it('stops between tries when aborted: an AbortError, nothing published, the part removed', async () => {
+    for (const n of ['brief.pdf', 'brief-2.pdf']) writeFileSync(path.join(dir, n), n);
+    // A signal that fires once two names have been tried.
+    let looks = 0;
+    const signal = { get aborted() { return ++looks > 2; }, reason: undefined } as unknown as AbortSignal;
+    const error = await publishNumbered(partWith('mine'), path.join(dir, 'brief.pdf'), { signal }).catch((e: unknown) => e);
+    expect(isAbortError(error)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['brief-2.pdf', 'brief.pdf']);
+  });
+
+  it('writeNumberedFile writes the bytes or runs the writer on a hidden part; a failed writer leaves nothing', async () => {
+    expect(path.basename(await writeNumberedFile(path.join(dir, 'out', 'a.csv'), 'x,y\n'))).toBe('a.csv');
+    const second = await writeNumberedFile(path.join(dir, 'out', 'a.csv'), async (part) => writeNewFile(part, 'from the writer', 0o644));
+    expect(path.basename(second)).toBe('a-2.csv');
+    expect(readFileSync(second, 'utf8')).toBe('from the writer');
+    expect(statSync(second).mode & 0o777).toBe(0o644);
+    const failing = writeNumberedFile(path.join(dir, 'out', 'a.csv'), async (part) => {
+      writeFileSync(part, 'half');
+      throw new Error('disk full');
+    });
+    await expect(failing).rejects.toThrow('disk full');
+    expect(readdirSync(path.join(dir, 'out')).sort()).toEqual(['a-2.csv', 'a.csv']);
   });
 });
 

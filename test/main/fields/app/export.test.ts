@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeLongCsv } from '../../../../main/fields/export/csv';
 import { writeGeoPackage } from '../../../../main/fields/export/gpkg';
 import { plainDecimal, type ExportSource } from '../../../../main/fields/export/rows';
-import { publishExport } from '../../../../main/fields/export/publish';
+import { writeNumberedFile } from '../../../../main/shared/files';
 import type { FieldStatistic, Parcel, ParcelSet } from '../../../../main/fields/ports';
 
 const PYTHON = '/usr/bin/python3';
@@ -57,7 +57,7 @@ describe('plain decimal numbers', () => {
 
 describe('long CSV', () => {
   it('is read by pandas and csv as is: one row per parcel and date, the right types', async () => {
-    const file = await publishExport(dir, 'fields-farms-ndvi-exact', 'csv', async (part) => {
+    const file = await writeNumberedFile(path.join(dir, 'fields-farms-ndvi-exact.csv'), async (part) => {
       expect(await writeLongCsv(part, source)).toBe(6);
     });
     expect(path.basename(file)).toBe('fields-farms-ndvi-exact.csv');
@@ -88,8 +88,8 @@ print(json.dumps({'columns': list(df.columns), 'rows': len(df), 'dtypes': {c: st
   });
 
   it('publishes under a new name, never over an earlier export', async () => {
-    const a = await publishExport(dir, 'same', 'csv', async (part) => void (await writeLongCsv(part, source)));
-    const b = await publishExport(dir, 'same', 'csv', async (part) => void (await writeLongCsv(part, source)));
+    const a = await writeNumberedFile(path.join(dir, 'same.csv'), async (part) => void (await writeLongCsv(part, source)));
+    const b = await writeNumberedFile(path.join(dir, 'same.csv'), async (part) => void (await writeLongCsv(part, source)));
     expect(path.basename(a)).toBe('same.csv');
     expect(path.basename(b)).toBe('same-2.csv');
   });
@@ -98,7 +98,7 @@ print(json.dumps({'columns': list(df.columns), 'rows': len(df), 'dtypes': {c: st
 describe('GeoPackage', () => {
   it('opens in ogrinfo with the parcels layer and the statistics table, the rows and geometries in the set\'s CRS', async () => {
     let counts = { parcels: 0, statistics: 0 };
-    const file = await publishExport(dir, 'fields-farms', 'gpkg', async (part) => {
+    const file = await writeNumberedFile(path.join(dir, 'fields-farms.gpkg'), async (part) => {
       counts = await writeGeoPackage(part, source);
     });
     expect(counts).toEqual({ parcels: 3, statistics: 6 });
