@@ -13,8 +13,9 @@
  * Platform: `renderer/src/platform/` holds what several features share, each sub-folder (lib,
  * raster, map, preview, stores, components) a layer of its own, and the bridge; a file directly in
  * `platform/`, other than the bridge, is in no layer. Its lib, raster, map, preview and stores never
- * import a feature; its components only a feature's models and stores; only the map's own views
- * (the map, the AOI toolbar and its tools) draw a feature's layers with that feature's views.
+ * import a feature; its components only a feature's models and stores. The map's own views (the map,
+ * the AOI toolbar and its tools, in the shell) import no feature either: a feature adds its layers
+ * to the map through its contribution.
  *
  * Features: `renderer/src/features/<feature>/` holds one feature's code in three sub-folders, each a
  * role with the renderer's rules: `model/` (pure code), `stores/` (Pinia stores, the bridge) and
@@ -131,9 +132,16 @@ export const LAYERS = [
     name: 'renderer/src/features/*/contribution.ts',
     may: ['renderer/src/platform/lib', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/model', 'renderer/src/features/*/stores', 'renderer/src/features/*/views'],
   },
+  // The map and its AOI toolbar and tools: platform only, no feature. A feature's layers reach the map
+  // through its contribution's mapLayers (or the platform's vector and raster layers).
+  {
+    name: 'shell map views',
+    paths: ['renderer/src/shell/MapView.vue', 'renderer/src/shell/AoiToolbar.vue', 'renderer/src/shell/aoi-tools.ts'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/platform/contributions.ts'],
+  },
   {
     name: 'renderer/src/shell',
-    may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/index.ts', 'renderer/src/features/*/contribution.ts', 'renderer/src/features/*/views'],
+    may: ['shell map views', 'common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/index.ts', 'renderer/src/features/*/contribution.ts', 'renderer/src/features/*/views'],
   },
   { name: 'renderer/src', may: ['common', 'renderer/src/platform/lib', 'renderer/src/platform/stores', 'renderer/src/platform/components', 'renderer/src/shell'] },
 ];

@@ -11,10 +11,11 @@ import { addShortcut, type ShortcutInfo } from './lib/shortcuts';
  *
  * The API, all of it:
  * - `contribute(c)`: registers a feature's contribution; refuses (throws, naming the field and the
- *   reason) a duplicate feature name, panel id, shortcut id or keys, map layer id or status item id.
+ *   reason) a duplicate feature name, panel id, shortcut id or keys, map layer id or status item id,
+ *   and a second keeper of the saved view.
  * - `contributions`: what is registered, read-only: `features` (their names), `panels`, `shortcuts`,
- *   `mapLayers`, `startViews`, `statusItems`, `fills`, `starts`, each in the order the features were
- *   contributed.
+ *   `mapLayers`, `startViews`, `savedViews`, `statusItems`, `fills`, `starts`, each in the order the
+ *   features were contributed.
  * - `hasPanel(id)`: whether a panel of that id is registered (ids from outside, e.g. a notification's target).
  *
  * A new feature: `features/<feature>/contribution.ts` (`export default { feature: '<feature>', … } satisfies
@@ -51,7 +52,12 @@ export interface ShortcutContribution extends ShortcutInfo {
   focus?: { panel: string; testid: string; tab?: string; missing?: string };
 }
 
-/** A layer (or a set of them) the feature adds to the map once it is made; `install` returns what removes it. */
+/**
+ * A layer (or a set of them) the feature adds to the map once it is made; `install` returns what
+ * removes it. The map builds and fetches none of a feature's layers: the platform's map has the
+ * offline basemap and the generic services (vector-layers, raster-layers, the map context), and
+ * a layer whose code is large loads it itself when first shown.
+ */
 export interface MapLayerContribution {
   id: string;
   install: (map: OlMap) => () => void;
@@ -64,6 +70,12 @@ export interface MapLayerContribution {
 export interface StartViewContribution {
   areas: () => Promise<readonly unknown[]>;
   shown?: () => void;
+}
+
+/** Where the map's last view is kept between starts (one feature keeps it). */
+export interface SavedViewContribution {
+  load: () => Promise<{ center: [number, number]; zoom: number } | null>;
+  save: (view: { center: [number, number]; zoom: number }) => unknown;
 }
 
 /** An item of the status bar, after the connection. */
@@ -87,6 +99,7 @@ export interface Contribution {
   shortcuts?: readonly ShortcutContribution[];
   mapLayers?: readonly MapLayerContribution[];
   startView?: StartViewContribution;
+  savedView?: SavedViewContribution;
   statusItems?: readonly StatusItemContribution[];
   fills?: readonly FillContribution[];
   /** Runs once as the shell starts (after the map's first frame): stores that listen or poll whatever panel is open. */
@@ -99,6 +112,7 @@ const registered = {
   shortcuts: [] as ShortcutContribution[],
   mapLayers: [] as MapLayerContribution[],
   startViews: [] as StartViewContribution[],
+  savedViews: [] as SavedViewContribution[],
   statusItems: [] as StatusItemContribution[],
   fills: [] as FillContribution[],
   starts: [] as (() => void)[],
@@ -126,6 +140,7 @@ export function contribute(c: Contribution): void {
       seen.add(id);
     }
   };
+  if (c.savedView && registered.savedViews.length) refuse(c.feature, 'savedView', 'is already kept by another feature');
   ids(c.mapLayers, registered.mapLayers, 'mapLayers.id');
   ids(c.statusItems, registered.statusItems, 'statusItems.id');
   const shortcuts: ShortcutContribution[] = [
@@ -150,6 +165,7 @@ export function contribute(c: Contribution): void {
   registered.shortcuts.push(...shortcuts);
   registered.mapLayers.push(...(c.mapLayers ?? []));
   if (c.startView) registered.startViews.push(c.startView);
+  if (c.savedView) registered.savedViews.push(c.savedView);
   registered.statusItems.push(...(c.statusItems ?? []));
   registered.fills.push(...(c.fills ?? []));
   if (c.start) registered.starts.push(c.start);

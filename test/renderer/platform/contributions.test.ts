@@ -21,6 +21,9 @@ describe('the contribution registries', () => {
     expect(contributions.fills).toEqual([expect.objectContaining({ panel: 'library', slot: 'analysis' }), expect.objectContaining({ panel: 'fields', slot: 'chart' }), expect.objectContaining({ panel: 'library', slot: 'brief' }), expect.objectContaining({ panel: 'library', slot: 'layer' })]);
     expect(contributions.statusItems.map((s) => s.id)).toEqual(['team', 'brief', 'timelapse']);
     expect(contributions.startViews).toHaveLength(1);
+    expect(contributions.savedViews).toHaveLength(1);
+    // The map's layers are the features': the settings' online basemap, the fields' parcels.
+    expect(contributions.mapLayers.map((l) => l.id)).toEqual(['online-basemap', 'fields-parcels']);
   });
 
   it("gives every rail panel an icon of its own, drawn by the icon set and unlike the others'", async () => {
@@ -43,6 +46,7 @@ describe('the contribution registries', () => {
     ['shortcut keys taken', { feature: 'zz-a', shortcuts: [{ id: 'go-zz', keys: 'Alt+S', group: 'Go to', description: 'x' }] }, /^Contribution of zz-a: shortcuts go-zz: the keys Alt\+S are already go-search's$/],
     ['the same keys twice in one contribution', { feature: 'zz-a', shortcuts: [{ id: 'zz-1', keys: 'F9', group: 'General', description: 'x' }, { id: 'zz-2', keys: 'F9', group: 'General', description: 'x' }] }, /zz-2: the keys F9 are taken twice/],
     ['a map layer id twice', { feature: 'zz-a', mapLayers: [{ id: 'zz', install: () => () => undefined }, { id: 'zz', install: () => () => undefined }] }, /^Contribution of zz-a: mapLayers\.id "zz" is already registered$/],
+    ['a second keeper of the saved view', { feature: 'zz-a', savedView: { load: async () => null, save: () => undefined } }, /^Contribution of zz-a: savedView is already kept by another feature$/],
     ['a status item id taken', { feature: 'zz-a', statusItems: [{ id: 'team', component }] }, /^Contribution of zz-a: statusItems\.id "team" is already registered$/],
   ])('refuses %s, naming the field, and registers nothing of it', (_, c, message) => {
     const before = snapshot();

@@ -13,7 +13,7 @@ import { mapInSlices } from '../lib/idle';
  * background, no network. 1:110m loads at start (small, fast cold start); the
  * 1:50m set replaces it once the start has settled, made in slices that yield to the window. Both come made planar and
  * projected at build time (scripts/basemap.ts). The online layer (OSM or an
- * internal XYZ server) is in online-basemap.ts.
+ * internal XYZ server) is the settings feature's contribution (features/settings/views/online-layer.ts).
  */
 
 /**

@@ -18,8 +18,6 @@ export const mapState = reactive({
   editing: true,
   /** The map has rendered its first frame. */
   ready: false,
-  /** The OSM layer failed to load tiles (for example blocked offline or by policy). */
-  osmError: null as string | null,
   /** How the start view was chosen (null until decided). */
   startView: null as 'last-view' | 'orders' | 'default' | 'moved' | null,
 });

@@ -1,6 +1,9 @@
+import type { Pinia } from 'pinia';
+import { computed, reactive, watch } from 'vue';
 import { clearLayer, fitTo, onClick, select, setFeatures } from '../../../platform/map/vector-layers';
 import { rampColor, rampCss } from '../../../platform/raster/color-ramps';
-import type { FieldRow, Legend, ParcelItem } from '../model/fields';
+import { legendOf, type ColourBy, type FieldRow, type Legend, type ParcelItem } from '../model/fields';
+import { useFieldsStore } from '../stores/fields';
 
 /** The map layer of the selected set's parcels. */
 export const PARCEL_LAYER = 'fields-parcels';
@@ -26,6 +29,34 @@ export function drawParcels(parcels: readonly ParcelItem[], rows: readonly Field
     return { id: String(p.index), geometry: p.geometry4326, properties: { index: p.index, id: p.id, name: p.name }, color: colourOf(v, legend) ?? NO_VALUE };
   });
   return setFeatures(PARCEL_LAYER, items, { look: 'choropleth', zIndex: 30 }).drawn;
+}
+
+/** How the parcels are coloured: the panel's choice, which the layer follows. */
+export const parcelLook = reactive({ by: 'value' as ColourBy });
+
+/** The legend of the parcels as they are coloured now (null: no values yet). */
+export const parcelLegend = (rows: readonly FieldRow[]): Legend | null => legendOf(rows, parcelLook.by);
+
+/**
+ * The fields' layer on the map, whatever panel is open: the selected set's parcels coloured by
+ * {@link parcelLook} (grey without a value), the chart's parcel selected, a click on a parcel opens
+ * its chart. Returns what removes it.
+ */
+export function installParcelLayer(pinia?: Pinia): () => void {
+  const fields = useFieldsStore(pinia);
+  const legend = computed(() => parcelLegend(fields.rows));
+  const stops = [
+    watch([() => fields.parcels, () => fields.rows, legend], () => {
+      if (fields.parcels.length) drawParcels(fields.parcels, fields.rows, legend.value);
+      else clearParcels();
+    }, { immediate: true }),
+    watch(() => fields.chart?.parcelIndex ?? null, (i) => selectParcel(i), { immediate: true }),
+    onParcelClick((i) => void fields.openParcel(i)),
+  ];
+  return () => {
+    for (const stop of stops) stop();
+    clearParcels();
+  };
 }
 
 /** Fits the map to the drawn parcels. */

@@ -4,8 +4,9 @@ import OSM from 'ol/source/OSM';
 /**
  * The optional online basemap: OpenStreetMap, or the internal XYZ server an
  * admin policy names (the CSP allows exactly that host then). Off unless
- * Settings turn it on; MapView loads this module (and OpenLayers' tile code)
- * the first time the layer is shown, so it is not part of the first paint.
+ * Settings turn it on; the settings' map layer (online-layer.ts) loads this
+ * module (and OpenLayers' tile code) the first time the layer is shown, so it
+ * is not part of the first paint.
  */
 
 /** Where the tiles come from: OpenStreetMap (url null) or an XYZ template. */
