@@ -38,18 +38,51 @@ function sourceFiles(root: string, dir: string, exts: string[]): string[] {
 const read = (root: string, rel: string): string => readFileSync(path.join(root, rel), 'utf8');
 const ticked = (items: readonly string[]): string => items.map((i) => `\`${i}\``).join(', ');
 
+/** The text of the call whose `(` is at `open`, up to its closing `)` (strings and comments are not parsed: the stores' calls need not). */
+function argumentsAt(text: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')' && --depth === 0) return text.slice(open + 1, i);
+  }
+  return text.slice(open + 1);
+}
+
 /**
- * The channels the renderer calls with a signal: `getBridge(<signal>).<method>(` anywhere in
- * renderer/src, the only way a call gets a call id main can abort.
+ * The channels the renderer calls with a signal, the only calls with a call id main can abort. A
+ * store asks main through renderer/src/platform/request.ts (the layer table lets no other code
+ * import the bridge), and a call is tied to a signal when it runs in `ask(…, { signal })` (or an
+ * error line's `.ask`) or in the `run` of a request made with `cancelsInMain: true`. A call's
+ * channels are the `bridge.<method>(` in it, and those of a call builder it uses (a store's
+ * function answering a `Call<…>`, such as the operations store's `call`).
  */
 export function signalChannels(root: string): string[] {
   const byMethod = new Map<string, string>(channelNames.map((c) => [methodName(c), c]));
+  const files = sourceFiles(root, 'renderer/src', ['.ts', '.vue']).map((file) => ({ file, text: read(root, file) }));
+  const methodsIn = (span: string): string[] => [...span.matchAll(/\bbridge\s*\.\s*(\w+)\s*\(/g)].map((m) => m[1]!);
+  const builders = new Map<string, string[]>();
+  for (const { text } of files) {
+    for (const m of text.matchAll(/function\s+(\w+)\s*\([^)]*\)\s*:\s*Call</g)) {
+      const body = text.slice(m.index!, text.indexOf('\n  }\n', m.index!) + 4);
+      builders.set(m[1]!, methodsIn(body));
+    }
+  }
   const found = new Set<string>();
-  for (const file of sourceFiles(root, 'renderer/src', ['.ts', '.vue'])) {
-    for (const m of read(root, file).matchAll(/getBridge\(\s*[^)\s][^)]*\)\s*\.\s*(\w+)\s*\(/g)) {
-      const channel = byMethod.get(m[1]!);
-      if (!channel) throw new Error(`${file} calls getBridge(…).${m[1]}, which is no channel's method.`);
+  const take = (file: string, span: string): void => {
+    const methods = [...methodsIn(span), ...[...builders].filter(([name]) => new RegExp(`\\.${name}\\s*\\(`).test(span)).flatMap(([, ms]) => ms)];
+    for (const method of methods) {
+      const channel = byMethod.get(method);
+      if (!channel) throw new Error(`${file} calls bridge.${method}, which is no channel's method.`);
       found.add(channel);
+    }
+  };
+  for (const { file, text } of files) {
+    for (const m of text.matchAll(/(?<![\w$])ask\s*(?:<[^>]*>)?\s*\(/g)) {
+      const args = argumentsAt(text, m.index! + m[0].length - 1);
+      if (/,\s*\{[^{}]*\bsignal\b[^{}]*\}\s*$/.test(args)) take(file, args);
+    }
+    for (const m of text.matchAll(/(?:const|let)\s+(\w+)\b[^\n]*createRequest\s*<[^\n]*cancelsInMain:\s*true/g)) {
+      for (const run of text.matchAll(new RegExp(`\\b${m[1]}(?:\\[[^\\]]*\\])?\\.run\\s*\\(`, 'g'))) take(file, argumentsAt(text, run.index! + run[0].length - 1));
     }
   }
   return channelNames.filter((c) => found.has(c));

@@ -11,14 +11,15 @@
  * directly inside it. A layer may always import itself.
  *
  * Platform: `renderer/src/platform/` holds what several features share, each sub-folder (lib,
- * raster, map, preview, stores, components) a layer of its own, and the bridge; a file directly in
- * `platform/`, other than the bridge, is in no layer. Its lib, raster, map, preview and stores never
- * import a feature; its components only a feature's models and stores. The map's own views (the map,
- * the AOI toolbar and its tools, in the shell) import no feature either: a feature adds its layers
- * to the map through its contribution.
+ * raster, map, preview, stores, components) a layer of its own, the bridge and the request module
+ * (`request.ts`, the only importer of the bridge); a file directly in `platform/`, other than those
+ * and the registries, is in no layer. Its lib, raster, map, preview and stores never import a
+ * feature; its components only a feature's models and stores. The map's own views (the map, the AOI
+ * toolbar and its tools, in the shell) import no feature either: a feature adds its layers to the
+ * map through its contribution.
  *
  * Features: `renderer/src/features/<feature>/` holds one feature's code in three sub-folders, each a
- * role with the renderer's rules: `model/` (pure code), `stores/` (Pinia stores, the bridge) and
+ * role with the renderer's rules: `model/` (pure code), `stores/` (Pinia stores, asking main through `platform/request.ts`) and
  * `views/` (Vue components and their map helpers). The table names a role once for every feature
  * with `*` in place of the feature name; a file directly in a feature folder, or in another
  * sub-folder, is in no layer. A feature's views may import only their own feature's views: a layer
@@ -107,13 +108,15 @@ export const LAYERS = [
   // feature's index.ts (its public surface: models and stores) and hand the window their parts
   // through their contribution.ts; the shell is the only code that imports every contribution.
   { name: 'renderer/src/platform/bridge.ts', may: ['preload/contract'] },
+  // The one way a store asks main (loading, error routing, retry, cancel): no store imports the bridge.
+  { name: 'renderer/src/platform/request.ts', may: ['preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib'] },
   { name: 'renderer/src/platform/raster', may: ['common'] },
   { name: 'renderer/src/platform/cartography', may: ['common'] },
   { name: 'renderer/src/platform/lib', may: ['common', 'preload/contract'] },
   { name: 'renderer/src/platform/contributions.ts', may: ['renderer/src/platform/lib'] },
   { name: 'renderer/src/platform/map', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster'] },
   { name: 'renderer/src/platform/preview', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map'] },
-  { name: 'renderer/src/platform/stores', may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview'] },
+  { name: 'renderer/src/platform/stores', may: ['common', 'preload/contract', 'renderer/src/platform/request.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/map', 'renderer/src/platform/preview'] },
   {
     name: 'renderer/src/platform/components',
     may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/stores', 'renderer/src/platform/contributions.ts'],
@@ -121,7 +124,7 @@ export const LAYERS = [
   { name: 'renderer/src/features/*/model', may: ['common', 'preload/contract', 'renderer/src/platform/lib', 'renderer/src/platform/cartography', 'renderer/src/features/*/index.ts'] },
   {
     name: 'renderer/src/features/*/stores',
-    may: ['common', 'preload/contract', 'renderer/src/platform/bridge.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/model', 'renderer/src/features/*/index.ts'],
+    may: ['common', 'preload/contract', 'renderer/src/platform/request.ts', 'renderer/src/platform/lib', 'renderer/src/platform/raster', 'renderer/src/platform/cartography', 'renderer/src/platform/map', 'renderer/src/platform/preview', 'renderer/src/platform/stores', 'renderer/src/platform/contributions.ts', 'renderer/src/features/*/model', 'renderer/src/features/*/index.ts'],
   },
   { name: 'renderer/src/features/*/index.ts', may: [], own: ['renderer/src/features/*/model', 'renderer/src/features/*/stores'] },
   {

@@ -79,6 +79,11 @@ describe('the layer table, as lint', () => {
     ['renderer/src/platform/map/x.ts', "import { getBridge } from '../bridge';\nexport const x = getBridge;\n", 'renderer/src/platform/map', 'renderer/src/platform/bridge.ts'],
     ['renderer/src/platform/preview/x.ts', "import { getBridge } from '../bridge';\nexport const x = getBridge;\n", 'renderer/src/platform/preview', 'renderer/src/platform/bridge.ts'],
     ['renderer/src/shell/x.ts', "import { getBridge } from '../platform/bridge';\nexport const x = getBridge;\n", 'renderer/src/shell', 'renderer/src/platform/bridge.ts'],
+    // Stores ask main only through the request module (createRequest, request, perConnection, listen), never the bridge itself.
+    ['renderer/src/platform/stores/x.ts', "import { getBridge } from '../bridge';\nexport const x = () => getBridge().appInfo();\n", 'renderer/src/platform/stores', 'renderer/src/platform/bridge.ts'],
+    ['renderer/src/features/library/stores/x.ts', "import { createRequest } from '../../../platform/request';\nimport { getBridge } from '../../../platform/bridge';\nexport const x = [createRequest, () => getBridge().libraryRemove({ id: 'a' })];\n", 'renderer/src/features/*/stores', 'renderer/src/platform/bridge.ts'],
+    ['renderer/src/features/library/views/X.vue', "<script setup lang=\"ts\">\nimport { ask } from '../../../platform/request';\nvoid ask;\n</script>\n<template><p /></template>\n", 'renderer/src/features/*/views', 'renderer/src/platform/request.ts'],
+    ['renderer/src/platform/lib/x.ts', "import { createRequest } from '../request';\nexport const x = createRequest;\n", 'renderer/src/platform/lib', 'renderer/src/platform/request.ts'],
     // The platform is a floor: never a feature (its stores, models, index or contribution) nor the shell.
     ['renderer/src/platform/components/X.vue', "<script setup lang=\"ts\">\nimport { useTeamStore } from '../../features/team';\nvoid useTeamStore;\n</script>\n<template><p /></template>\n", 'renderer/src/platform/components', 'renderer/src/features/*/index.ts'],
     ['renderer/src/platform/map/x.ts', "export const x = () => import('../../features/tasking/stores/tasking-orders');\n", 'renderer/src/platform/map', 'renderer/src/features/*/stores'],
@@ -102,10 +107,10 @@ describe('the layer table, as lint', () => {
     ['main/watches/x.ts', "import type { Emit } from '../platform/emit';\nimport type { HandlerTable } from '../ipc';\nexport type X = Emit | HandlerTable;\n"],
     ['main/hosts/x.ts', "import { startSimulator } from '../../simulator';\nexport const x = startSimulator;\n"],
     ['simulator/raster/x.ts', "import { writePyramid } from '../../main/geotiff/index.js';\nimport { utmEpsgFor } from '../../common/geodesy.js';\nexport const x = [writePyramid, utmEpsgFor];\n"],
-    ['renderer/src/platform/stores/x.ts', "import { getBridge } from '../bridge';\nimport type { LibraryItem } from '../lib/library-item';\nexport const x = getBridge;\nexport type X = LibraryItem;\n"],
+    ['renderer/src/platform/stores/x.ts', "import { ask } from '../request';\nimport type { LibraryItem } from '../lib/library-item';\nexport const x = ask;\nexport type X = LibraryItem;\n"],
     ['renderer/src/features/analysis/views/X.vue', "<script setup lang=\"ts\">\nimport { useLibraryStore } from '../../library';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [useLibraryStore, Icon];\n</script>\n<template><p /></template>\n"],
     ['renderer/src/features/tasking/views/X.vue', "<script setup lang=\"ts\">\nimport AreaSection from './AreaSection.vue';\nimport { useTaskingStore } from '../stores/tasking';\nimport { summarizeOrder } from '../model/tasking-records';\nimport { draftFromOrder } from '../../watches';\nimport { useUiStore } from '../../../platform/stores/ui';\nimport Icon from '../../../platform/components/Icon.vue';\nvoid [AreaSection, useTaskingStore, summarizeOrder, draftFromOrder, useUiStore, Icon];\n</script>\n<template><p /></template>\n"],
-    ['renderer/src/features/notifications/stores/x.ts', "import { useTaskingOrdersStore } from '../../tasking';\nimport { getBridge } from '../../../platform/bridge';\nexport const x = [useTaskingOrdersStore, getBridge];\n"],
+    ['renderer/src/features/notifications/stores/x.ts', "import { useTaskingOrdersStore } from '../../tasking';\nimport { listen } from '../../../platform/request';\nexport const x = [useTaskingOrdersStore, listen];\n"],
     ['common/grid/x.ts', "import proj4 from 'proj4';\nimport { METRES_PER_DEGREE } from '../geodesy.js';\nexport const x = [proj4, METRES_PER_DEGREE];\n"],
   ])('%s: allowed imports pass', async (file, code) => {
     expect(await layerErrors(file, code)).toEqual([]);
@@ -212,6 +217,7 @@ describe('the real tree and the table', () => {
     // The check finds a cycle when there is one.
     expect(tableProblems([{ name: 'a', may: ['b'] }, { name: 'b', may: ['c'] }, { name: 'c', may: ['a'] }])).toEqual(['cycle: a -> b -> c -> a']);
     expect(layerOf('renderer/src/platform/bridge.ts').name).toBe('renderer/src/platform/bridge.ts');
+    expect(layerOf('renderer/src/platform/request.ts').name).toBe('renderer/src/platform/request.ts');
     expect(layerOf('renderer/src/shell/MapView.vue').name).toBe('shell map views');
     expect(layerOf('renderer/src/shell/App.vue').name).toBe('renderer/src/shell');
     expect(layerOf('renderer/src/platform/contributions.ts').name).toBe('renderer/src/platform/contributions.ts');

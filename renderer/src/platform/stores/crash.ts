@@ -1,5 +1,5 @@
 import { reactive, type App } from 'vue';
-import { getBridge } from '../bridge';
+import { ask } from '../request';
 
 /**
  * Uncaught renderer errors: each is logged by main (through the same
@@ -22,13 +22,10 @@ export function reportError(source: Source, error: unknown, info?: string): void
   const e = normalise(error);
   // A rejected promise nobody awaited is logged, but the UI that started it already shows its own failure.
   if (source !== 'promise') crash.error = e;
-  try {
-    void getBridge()
-      .appReportError({ source, message: e.message.slice(0, 4_000), ...(e.stack ? { stack: e.stack.slice(0, 20_000) } : {}), ...(info ? { info: info.slice(0, 500) } : {}) })
-      .catch(() => undefined);
-  } catch {
-    // Without the bridge there is no log to write to; the view still shows.
-  }
+  // Without the bridge there is no log to write to (the request answers 'io'); the view still shows.
+  void ask((bridge) =>
+    bridge.appReportError({ source, message: e.message.slice(0, 4_000), ...(e.stack ? { stack: e.stack.slice(0, 20_000) } : {}), ...(info ? { info: info.slice(0, 500) } : {}) }),
+  );
 }
 
 /** Installs Vue's error handler and the window's error and unhandledrejection listeners. */

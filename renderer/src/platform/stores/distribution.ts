@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { ResponseOf } from '../../../../preload/contract';
-import { getBridge } from '../bridge';
+import { ask, listen } from '../request';
 import { copyText } from '../lib/clipboard';
 import { useUiStore } from './ui';
 
@@ -36,16 +36,14 @@ export const useDistributionStore = defineStore('distribution', () => {
   });
 
   async function load(): Promise<void> {
-    const bridge = getBridge();
-    const [p, u] = await Promise.all([bridge.policyGet(), bridge.updatesStatus()]);
+    const [p, u] = await Promise.all([ask((bridge) => bridge.policyGet()), ask((bridge) => bridge.updatesStatus())]);
     if (p.ok) policy.value = p.data;
     if (u.ok) updates.value = u.data;
   }
 
   function start(): void {
-    const bridge = getBridge();
-    unsubscribe.push(bridge.on('updates:state', (s) => (updates.value = s)));
-    unsubscribe.push(bridge.on('app:command', (c) => {
+    unsubscribe.push(listen('updates:state', (s) => (updates.value = s)));
+    unsubscribe.push(listen('app:command', (c) => {
       if (c.command === 'about') void openAbout();
       // The system tray's "Downloads" entry opens the window's downloads tray.
       if (c.command === 'downloads') useUiStore().trayOpen = true;
@@ -60,13 +58,13 @@ export const useDistributionStore = defineStore('distribution', () => {
 
   async function openAbout(): Promise<void> {
     aboutOpen.value = true;
-    const r = await getBridge().appAbout();
+    const r = await ask((bridge) => bridge.appAbout());
     if (r.ok) about.value = r.data;
   }
 
   /** Puts the diagnostics report on the clipboard; says what happened. */
   async function copyDiagnostics(): Promise<boolean> {
-    const r = await getBridge().diagnosticsGet({ includeProfileNames: includeProfileNames.value });
+    const r = await ask((bridge) => bridge.diagnosticsGet({ includeProfileNames: includeProfileNames.value }));
     if (!r.ok) {
       message.value = r.error.message;
       return false;
@@ -77,24 +75,24 @@ export const useDistributionStore = defineStore('distribution', () => {
   }
 
   async function saveDiagnostics(): Promise<void> {
-    const r = await getBridge().diagnosticsSave({ includeProfileNames: includeProfileNames.value });
+    const r = await ask((bridge) => bridge.diagnosticsSave({ includeProfileNames: includeProfileNames.value }));
     message.value = r.ok ? (r.data.saved ? `Diagnostics saved to ${r.data.path}.` : 'Not saved.') : r.error.message;
   }
 
   async function checkUpdates(): Promise<void> {
-    const r = await getBridge().updatesCheck();
+    const r = await ask((bridge) => bridge.updatesCheck());
     if (r.ok) updates.value = r.data;
     else message.value = r.error.message;
   }
 
   async function setChannel(channel: 'stable' | 'beta'): Promise<void> {
-    const r = await getBridge().updatesSetChannel({ channel });
+    const r = await ask((bridge) => bridge.updatesSetChannel({ channel }));
     if (r.ok) updates.value = r.data;
     else message.value = r.error.message;
   }
 
   async function installUpdate(): Promise<void> {
-    const r = await getBridge().updatesInstall();
+    const r = await ask((bridge) => bridge.updatesInstall());
     if (!r.ok) message.value = r.error.message;
   }
 

@@ -1,7 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed } from 'vue';
 import type { ResponseOf } from '../../../../preload/contract';
-import { getBridge } from '../bridge';
 import { perConnection } from './per-connection';
 
 /** A tasking model as /api/tasking/models lists it. */
@@ -20,7 +19,7 @@ export interface ModelConstellation {
  * chosen)` returns a valid selection (required ones always included).
  */
 export const useModelsStore = defineStore('models', () => {
-  const { request, load } = perConnection<ResponseOf<'tasking:models'>>(() => getBridge().taskingModels());
+  const { request, load } = perConnection<ResponseOf<'tasking:models'>>((bridge) => bridge.taskingModels());
   const models = computed<TaskingModel[]>(() => request.data?.models ?? []);
   const names = computed(() => models.value.map((m) => m.Model));
 

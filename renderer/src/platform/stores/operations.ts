@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, toRaw } from 'vue';
-import type { ResponseOf, Result } from '../../../../preload/contract';
-import { getBridge } from '../bridge';
+import type { ResponseOf } from '../../../../preload/contract';
+import type { Call } from '../request';
 import { perConnection } from './per-connection';
 
 /** An operation built from the service's specification, with the JSON Schemas of its parameters and body. */
@@ -24,7 +24,7 @@ export type OperationKey =
  * `service:call`. Forms are drawn from `get(key).body` / `.parameters`.
  */
 export const useOperationsStore = defineStore('operations', () => {
-  const { request, load } = perConnection<ResponseOf<'service:operations'>>(() => getBridge().serviceOperations());
+  const { request, load } = perConnection<ResponseOf<'service:operations'>>((bridge) => bridge.serviceOperations());
   // Read-only schemas: plain objects (no reactive proxies), so reading a form's fields from them is cheap.
   const operations = computed(() => toRaw(request.data)?.operations ?? []);
 
@@ -33,10 +33,12 @@ export const useOperationsStore = defineStore('operations', () => {
     return operations.value.find((op) => op.key === key) ?? null;
   }
 
-  /** Calls a spec-built operation (cancelled in main when `signal` fires); the result's data is the service's Data. */
-  async function call(key: OperationKey | string, input: { params?: Record<string, unknown>; body?: unknown } = {}, signal?: AbortSignal): Promise<Result<unknown>> {
-    const r = await getBridge(signal).serviceCall({ key, ...input });
-    return r.ok ? { ok: true, data: r.data.data } : r;
+  /** The call of a spec-built operation, for a request to run; its result's data is the service's Data. */
+  function call(key: OperationKey | string, input: { params?: Record<string, unknown>; body?: unknown } = {}): Call<unknown> {
+    return async (bridge) => {
+      const r = await bridge.serviceCall({ key, ...input });
+      return r.ok ? { ok: true, data: r.data.data } : r;
+    };
   }
 
   return { request, operations, load, get, call };

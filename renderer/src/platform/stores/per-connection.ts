@@ -1,6 +1,5 @@
 import { watch } from 'vue';
-import type { Result } from '../../../../preload/contract';
-import { createRequest, type RequestState } from '../lib/request';
+import { createRequest, type Call, type RequestState } from '../request';
 import { useSessionStore } from './session';
 
 /**
@@ -8,7 +7,7 @@ import { useSessionStore } from './session';
  * a setup store: loaded once per connection (the session's `generation`), shared by every caller
  * while in flight, dropped when the profile or key changes and loaded again if it was in use.
  */
-export function perConnection<T>(call: () => Promise<Result<T>>): { request: RequestState<T>; load(force?: boolean): Promise<void> } {
+export function perConnection<T>(call: Call<T>): { request: RequestState<T>; load(force?: boolean): Promise<void> } {
   const session = useSessionStore();
   const request = createRequest<T>();
   let loadedFor = -1;

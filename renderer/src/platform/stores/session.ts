@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { AppInfo, ConnectionState, EventPayload, IpcError, ResponseOf } from '../../../../preload/contract';
-import { getBridge } from '../bridge';
+import { ask, createRequest, listen } from '../request';
 
 /** Status of the active service as `service:status` reports it (state, limits, contract notice). */
 export type ServiceStatus = ResponseOf<'service:status'>;
@@ -15,8 +15,9 @@ export type ContractNotice = EventPayload<'contract:notice'>;
  * changed (profile, key, reconnect): stores that cache service data watch it.
  */
 export const useSessionStore = defineStore('session', () => {
-  const info = ref<AppInfo | null>(null);
-  const infoError = ref<IpcError | null>(null);
+  const infoReq = createRequest<AppInfo>();
+  const info = computed(() => infoReq.data);
+  const infoError = computed(() => infoReq.error);
   const connection = ref<ConnectionState>('connecting');
   const connectionDetail = ref<string | null>(null);
   const latencyMs = ref<number | null>(null);
@@ -42,24 +43,18 @@ export const useSessionStore = defineStore('session', () => {
   }
 
   async function loadInfo(): Promise<void> {
-    const result = await getBridge().appInfo();
-    if (result.ok) {
-      info.value = result.data;
-      infoError.value = null;
-    } else {
-      infoError.value = result.error;
-    }
+    await infoReq.run((bridge) => bridge.appInfo());
   }
 
   async function refreshStatus(): Promise<void> {
-    const result = await getBridge().serviceStatus();
+    const result = await ask((bridge) => bridge.serviceStatus());
     if (!result.ok) return;
     status.value = result.data;
     if (result.data.contractNotice && !contractNotice.value) contractNotice.value = result.data.contractNotice;
   }
 
   async function ping(): Promise<void> {
-    const result = await getBridge().servicePing();
+    const result = await ask((bridge) => bridge.servicePing());
     if (!result.ok) {
       latencyMs.value = null;
       setConnection('offline', result.error.message);
@@ -75,10 +70,9 @@ export const useSessionStore = defineStore('session', () => {
   /** Subscribes to main's events, then loads the app info, checks the service once and reads its status. */
   async function start(): Promise<void> {
     if (!unsubscribe.length) {
-      const bridge = getBridge();
       unsubscribe = [
-        bridge.on('connection:state', (payload) => setConnection(payload.state, payload.detail)),
-        bridge.on('contract:notice', (payload) => {
+        listen('connection:state', (payload) => setConnection(payload.state, payload.detail)),
+        listen('contract:notice', (payload) => {
           contractNotice.value = payload;
           noticeDismissed.value = false;
         }),
@@ -103,7 +97,7 @@ export const useSessionStore = defineStore('session', () => {
 
   /** Drops the connection in main and connects again (reloads the specification and models). */
   async function reconnect(): Promise<void> {
-    const result = await getBridge().serviceReconnect();
+    const result = await ask((bridge) => bridge.serviceReconnect());
     if (result.ok) status.value = result.data;
     await restart();
   }

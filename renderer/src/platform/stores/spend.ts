@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { ref, watch } from 'vue';
 import type { ResponseOf } from '../../../../preload/contract';
-import { getBridge } from '../bridge';
+import { ask, listen } from '../request';
 import { rerunning } from '../lib/rerun';
 import { useSessionStore } from './session';
 
@@ -18,13 +18,13 @@ export const useSpendStore = defineStore('spend', () => {
 
   /** Asks main again; a change while asking asks once more after, never in parallel. */
   const refresh = rerunning(async () => {
-    const r = await getBridge().spendGet({ costEur: 0 });
+    const r = await ask((bridge) => bridge.spendGet({ costEur: 0 }));
     if (r.ok) month.value = r.data;
   });
 
   /** Follows main's figure from now on (once), and asks for it now. */
   function start(): Promise<void> {
-    unsubscribe ??= getBridge().on('spend:changed', () => void refresh());
+    unsubscribe ??= listen('spend:changed', () => void refresh());
     return refresh();
   }
 

@@ -5,12 +5,17 @@ import type { Result } from '../../../../preload/contract';
 
 import { perConnection } from '../../../../renderer/src/platform/stores/per-connection';
 import { useSessionStore } from '../../../../renderer/src/platform/stores/session';
+import { bridgeStandIn, makeBridge } from '../../fake-bridge';
 
 // A per-connection list (models, operations): one call per connection however many panels ask,
 // dropped and fetched again when the profile or key changes.
 
 describe('perConnection', () => {
-  beforeEach(() => setActivePinia(createPinia()));
+  beforeEach(() => {
+    setActivePinia(createPinia());
+    // Each call gets the page's bridge.
+    bridgeStandIn().api = makeBridge().api;
+  });
 
   it('loads once per connection, shares a call in flight, and reloads a list in use after a new connection', async () => {
     let n = 0;

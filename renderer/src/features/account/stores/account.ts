@@ -1,7 +1,6 @@
 import { defineStore } from 'pinia';
 import { watch } from 'vue';
-import { getBridge } from '../../../platform/bridge';
-import { createRequest } from '../../../platform/lib/request';
+import { createRequest } from '../../../platform/request';
 import { useSessionStore } from '../../../platform/stores/session';
 
 type Data = { data: unknown };
@@ -15,8 +14,8 @@ export const useAccountStore = defineStore('account', () => {
   /** Loads both; `force` reloads even when already loaded for this connection. */
   async function load(force = false): Promise<void> {
     const jobs: Promise<unknown>[] = [];
-    if (force || (!info.data && !info.loading)) jobs.push(info.run(() => getBridge().accountInfo()));
-    if (force || (!settings.data && !settings.loading)) jobs.push(settings.run(() => getBridge().accountSettings()));
+    if (force || (!info.data && !info.loading)) jobs.push(info.run((bridge) => bridge.accountInfo()));
+    if (force || (!settings.data && !settings.loading)) jobs.push(settings.run((bridge) => bridge.accountSettings()));
     await Promise.all(jobs);
   }
 

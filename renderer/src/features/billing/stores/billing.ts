@@ -1,9 +1,7 @@
 import { defineStore } from 'pinia';
-import { ref, watch } from 'vue';
-import type { IpcError } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
+import { computed, ref, watch } from 'vue';
 import { monthUtc } from '../../../platform/lib/format';
-import { createRequest } from '../../../platform/lib/request';
+import { createRequest } from '../../../platform/request';
 import { useAccountStore } from '../../account';
 import { useOperationsStore } from '../../../platform/stores/operations';
 import { useSessionStore } from '../../../platform/stores/session';
@@ -24,7 +22,7 @@ export const useBillingStore = defineStore('billing', () => {
   const transactions = createRequest<Data>();
   const voucher = createRequest<unknown>();
   const month = ref(monthUtc());
-  const voucherError = ref<IpcError | null>(null);
+  const voucherError = computed(() => voucher.error);
 
   function ym(): { year: number; month: number } {
     const [y, m] = month.value.split('-').map(Number);
@@ -32,14 +30,14 @@ export const useBillingStore = defineStore('billing', () => {
   }
 
   async function loadSummary(): Promise<void> {
-    await summary.run(() => getBridge().billingSummary());
+    await summary.run((bridge) => bridge.billingSummary());
   }
 
   async function loadMonth(): Promise<void> {
     const period = ym();
     await Promise.all([
-      orders.run(() => getBridge().billingOrders(period)),
-      transactions.run(() => getBridge().billingTransactions(period)),
+      orders.run((bridge) => bridge.billingOrders(period)),
+      transactions.run((bridge) => bridge.billingTransactions(period)),
     ]);
   }
 
@@ -51,8 +49,7 @@ export const useBillingStore = defineStore('billing', () => {
 
   /** Redeems a voucher with the body the spec's form produced; refreshes balances on success. */
   async function redeem(body: Record<string, unknown>): Promise<boolean> {
-    const r = await voucher.run(() => operations.call('billing.redeemVoucher', { body }));
-    voucherError.value = r.ok ? null : r.error;
+    const r = await voucher.run(operations.call('billing.redeemVoucher', { body }));
     if (r.ok) await Promise.all([loadSummary(), loadMonth(), account.load(true), session.refreshStatus()]);
     return r.ok;
   }

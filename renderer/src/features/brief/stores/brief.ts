@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { reactive, ref, shallowRef } from 'vue';
 import { briefSheetMm, type IpcError, type ResponseOf } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
+import { ask } from '../../../platform/request';
 import { areaKm2 } from '../../../platform/lib/geometry';
 import { formatKm2 } from '../../../platform/lib/format';
 import { currentMap } from '../../../platform/map/map-context';
@@ -116,12 +116,13 @@ export const useBriefStore = defineStore('brief', () => {
       }, sheet);
       scaleLabel.value = page.scaleLabel;
       step.value = 'printing';
-      const r = await getBridge(ac.signal).briefExport({
+      const brief = {
         format: options.format, paper: options.paper, orientation: options.orientation,
         ...(options.format === 'png' ? { dpi: options.dpi } : {}),
         name: briefName(title, layers.map((l) => l.date).filter((d): d is string => !!d)),
         title, body: page.body, style: page.style,
-      });
+      };
+      const r = await ask((bridge) => bridge.briefExport(brief), { signal: ac.signal });
       if (ac.signal.aborted) return;
       if (!r.ok) throw new Error((r.error as IpcError).message);
       result.value = r.data;

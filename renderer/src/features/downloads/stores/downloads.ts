@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { EventPayload, IpcError, ResponseOf } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
+import type { EventPayload, IpcError, ResponseOf, Result } from '../../../../../preload/contract';
+import { ask, createErrorLine, createRequest, keyedRequests, listen, type Call } from '../../../platform/request';
 import { rerunning } from '../../../platform/lib/rerun';
 import { useUiStore } from '../../../platform/stores/ui';
 
@@ -41,8 +41,12 @@ function byQueueOrder(a: DownloadJob, b: DownloadJob): number {
 export const useDownloadsStore = defineStore('downloads', () => {
   const jobs = ref<DownloadJob[]>([]);
   const progress = ref<Record<string, JobProgress>>({});
-  const error = ref<IpcError | null>(null);
-  const loaded = ref(false);
+  const listReq = createRequest<ResponseOf<'downloads:list'>>();
+  /** What failed last of reading the queue, a further page and clearing the history. */
+  const line = createErrorLine();
+  const error = computed<IpcError | null>(() => line.error);
+  /** Whether the first read of the queue has answered. */
+  const loaded = computed(() => listReq.at !== null || listReq.error !== null);
   /** Every job main has (all pages). */
   const total = ref(0);
   /** Main's jobs by state (all pages), re-read after each change main reports. */
@@ -50,8 +54,14 @@ export const useDownloadsStore = defineStore('downloads', () => {
   /** Where the next page starts (main's position), or null when every page is read. */
   let next: string | null = null;
   let paging: Promise<void> | null = null;
+  /** One request per job for its buttons (cancel, retry, remove, reveal). */
+  const actions = keyedRequests<unknown>();
   /** Per-job failure of the last action (cancel, retry, reveal...). */
-  const actionErrors = ref<Record<string, string>>({});
+  const actionErrors = computed(() => {
+    const out: Record<string, string> = {};
+    for (const [id, r] of Object.entries(actions.all)) if (r.error) out[id] = r.error.message;
+    return out;
+  });
   let unsubscribe: (() => void)[] = [];
 
   const sorted = computed(() => [...jobs.value].sort(byQueueOrder));
@@ -114,7 +124,7 @@ export const useDownloadsStore = defineStore('downloads', () => {
 
   /** Re-reads main's counts (the summary and "Clear finished" count every page, not the rows read); one request at a time, a change during it asks once more after it. */
   const recount = rerunning(async () => {
-    const r = await getBridge().downloadsList({ limit: 1 });
+    const r = await ask((bridge) => bridge.downloadsList({ limit: 1 }));
     if (r.ok) {
       counts.value = r.data.counts;
       total.value = r.data.total;
@@ -129,13 +139,11 @@ export const useDownloadsStore = defineStore('downloads', () => {
   }
 
   async function refresh(): Promise<void> {
-    const r = await getBridge().downloadsList({ limit: DOWNLOADS_PAGE });
+    const r = line.note(await listReq.run((bridge) => bridge.downloadsList({ limit: DOWNLOADS_PAGE })));
     if (r.ok) {
       jobs.value = r.data.jobs;
       takePage(r.data);
-      error.value = null;
-    } else error.value = r.error;
-    loaded.value = true;
+    }
   }
 
   /**
@@ -146,13 +154,13 @@ export const useDownloadsStore = defineStore('downloads', () => {
     if (!hasMore.value || !loaded.value || next === null) return Promise.resolve();
     const after = next;
     paging ??= (async () => {
-      const r = await getBridge().downloadsList({ after, limit: DOWNLOADS_PAGE });
+      const r = await line.ask((bridge) => bridge.downloadsList({ after, limit: DOWNLOADS_PAGE }));
       if (r.ok) {
         const have = new Set(jobs.value.map((j) => j.id));
         const fresh = r.data.jobs.filter((j) => !have.has(j.id));
         if (fresh.length) jobs.value = [...jobs.value, ...fresh];
         takePage(r.data);
-      } else error.value = r.error;
+      }
     })().finally(() => {
       paging = null;
     });
@@ -162,8 +170,7 @@ export const useDownloadsStore = defineStore('downloads', () => {
   /** Loads the queue and follows main's events. */
   async function start(): Promise<void> {
     if (!unsubscribe.length) {
-      const bridge = getBridge();
-      unsubscribe = [bridge.on('download:progress', onProgress), bridge.on('job:state', onJobState)];
+      unsubscribe = [listen('download:progress', onProgress), listen('job:state', onJobState)];
     }
     await refresh();
   }
@@ -173,49 +180,38 @@ export const useDownloadsStore = defineStore('downloads', () => {
     unsubscribe = [];
   }
 
-  function setActionError(id: string, message: string | null): void {
-    const next = { ...actionErrors.value };
-    if (message) next[id] = message;
-    else delete next[id];
-    actionErrors.value = next;
-  }
+  /** Runs one of a job's actions; its failure shows on the job's row. */
+  const act = <T>(id: string, call: Call<T>) => actions.of(id).run(call as Call<unknown>) as Promise<Result<T>>;
 
   async function cancel(id: string): Promise<void> {
-    const r = await getBridge().downloadsCancel({ id });
+    const r = await act(id, (bridge) => bridge.downloadsCancel({ id }));
     if (r.ok) upsert(r.data);
-    setActionError(id, r.ok ? null : r.error.message);
   }
 
   async function retry(id: string): Promise<void> {
-    const r = await getBridge().downloadsRetry({ id });
+    const r = await act(id, (bridge) => bridge.downloadsRetry({ id }));
     if (r.ok) upsert(r.data);
-    setActionError(id, r.ok ? null : r.error.message);
   }
 
   async function remove(id: string): Promise<void> {
-    const r = await getBridge().downloadsRemove({ id });
+    const r = await act(id, (bridge) => bridge.downloadsRemove({ id }));
     if (r.ok) {
       jobs.value = jobs.value.filter((j) => j.id !== id);
       total.value = Math.max(0, total.value - 1);
       void recount();
     }
-    setActionError(id, r.ok ? null : r.error.message);
   }
 
   /** Shows the file in the system file manager; returns false where the host cannot (the browser host). */
   async function reveal(id: string): Promise<boolean> {
-    const r = await getBridge().downloadsReveal({ id });
-    setActionError(id, r.ok ? null : r.error.message);
+    const r = await act(id, (bridge) => bridge.downloadsReveal({ id }));
     return r.ok && r.data.revealed;
   }
 
   /** Removes every finished job in these states from main's history, in all pages (the files stay). */
   async function clear(states: ('done' | 'failed' | 'cancelled')[]): Promise<number | null> {
-    const r = await getBridge().downloadsClear({ states });
-    if (!r.ok) {
-      error.value = r.error;
-      return null;
-    }
+    const r = await line.ask((bridge) => bridge.downloadsClear({ states }));
+    if (!r.ok) return null;
     jobs.value = jobs.value.filter((j) => !(states as string[]).includes(j.state));
     counts.value = r.data.counts;
     total.value = Object.values(r.data.counts).reduce((a, b) => a + b, 0);

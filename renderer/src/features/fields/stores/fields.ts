@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { EventPayload, IpcError } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
+import { createErrorLine, listen } from '../../../platform/request';
 import {
   DEFAULT_MIN_VALID_SHARE, fieldRows,
   type FieldLatestItem, type FieldStatisticItem, type FieldWatchItem, type InspectedFile, type ParcelItem, type ParcelSetItem, type PixelRule,
@@ -27,7 +27,9 @@ const progressKey = (what: string): string => `${what}-${Date.now().toString(36)
  */
 export const useFieldsStore = defineStore('fields', () => {
   const sets = ref<ParcelSetItem[]>([]);
-  const error = ref<IpcError | null>(null);
+  /** What failed last of the feature's calls. */
+  const line = createErrorLine();
+  const error = computed<IpcError | null>(() => line.error);
   const selectedId = ref<string | null>(null);
   const selected = computed(() => sets.value.find((s) => s.id === selectedId.value) ?? null);
 
@@ -53,17 +55,11 @@ export const useFieldsStore = defineStore('fields', () => {
   const exported = ref<{ format: 'csv' | 'gpkg'; file: string; rows: number } | null>(null);
   let unsubscribe: (() => void)[] = [];
 
-  function take<T>(r: Answer<T>): T | null {
-    if (r.ok) {
-      error.value = null;
-      return r.data;
-    }
-    if (r.error.kind !== 'cancelled') error.value = r.error;
-    return null;
-  }
+  /** The data of an answer (its failure is the error line's). */
+  const take = <T>(r: Answer<T>): T | null => (r.ok ? r.data : null);
 
   async function load(): Promise<void> {
-    const data = take(await getBridge().fieldsSets({}));
+    const data = take(await line.ask((bridge) => bridge.fieldsSets({})));
     if (!data) return;
     sets.value = data.sets;
     if (!selected.value && data.sets.length) await select(data.sets[0]!.id);
@@ -83,8 +79,7 @@ export const useFieldsStore = defineStore('fields', () => {
 
   function start(): void {
     if (unsubscribe.length) return;
-    const bridge = getBridge();
-    unsubscribe = [bridge.on('fields:progress', onProgress), bridge.on('fields:changed', onChanged)];
+    unsubscribe = [listen('fields:progress', onProgress), listen('fields:changed', onChanged)];
     void load();
   }
 
@@ -94,7 +89,7 @@ export const useFieldsStore = defineStore('fields', () => {
     chart.value = null;
     const loaded: ParcelItem[] = [];
     while (loaded.length < PARCELS_SHOWN) {
-      const page = take(await getBridge().fieldsParcels({ setId: id, offset: loaded.length, limit: PARCEL_PAGE }));
+      const page = take(await line.ask((bridge) => bridge.fieldsParcels({ setId: id, offset: loaded.length, limit: PARCEL_PAGE })));
       if (!page || selectedId.value !== id) break;
       loaded.push(...page.parcels);
       if (page.parcels.length < PARCEL_PAGE) break;
@@ -108,16 +103,16 @@ export const useFieldsStore = defineStore('fields', () => {
   async function refresh(): Promise<void> {
     const setId = selectedId.value;
     if (!setId) return;
-    const l = take(await getBridge().fieldsLatest({ setId, index: index.value, rule: rule.value }));
+    const l = take(await line.ask((bridge) => bridge.fieldsLatest({ setId, index: index.value, rule: rule.value })));
     if (l && setId === selectedId.value) latest.value = l.latest;
-    const w = take(await getBridge().fieldsWatches({ setId }));
+    const w = take(await line.ask((bridge) => bridge.fieldsWatches({ setId })));
     if (w && setId === selectedId.value) watches.value = w.watches;
     if (chart.value) await openParcel(chart.value.parcelIndex);
   }
 
   /** Main's dialog (or `file` in the download folder, where the window has no dialog) and what the file holds. */
   async function inspect(file?: string): Promise<InspectedFile | null> {
-    const data = take(await getBridge().fieldsInspect(file === undefined ? {} : { file }));
+    const data = take(await line.ask((bridge) => bridge.fieldsInspect(file === undefined ? {} : { file })));
     inspected.value = data && !data.cancelled ? data : null;
     return inspected.value;
   }
@@ -126,9 +121,9 @@ export const useFieldsStore = defineStore('fields', () => {
     const fileId = inspected.value?.fileId;
     if (!fileId) return null;
     importAbort = new AbortController();
-    importKey = progressKey('import');
+    const key = (importKey = progressKey('import'));
     importing.value = { done: 0, total: 0, etaMs: null };
-    const data = take(await getBridge(importAbort.signal).fieldsImport({ fileId, ...options, progressKey: importKey }));
+    const data = take(await line.ask((bridge) => bridge.fieldsImport({ fileId, ...options, progressKey: key }), { signal: importAbort.signal }));
     importing.value = null;
     importAbort = null;
     if (!data) return null;
@@ -148,11 +143,11 @@ export const useFieldsStore = defineStore('fields', () => {
     const setId = selectedId.value;
     if (!setId) return false;
     runAbort = new AbortController();
-    runKey = progressKey('run');
+    const key = (runKey = progressKey('run'));
     running.value = { done: 0, total: 0, etaMs: null };
-    const data = take(await getBridge(runAbort.signal).fieldsRun({
-      setId, index: index.value, rule: rule.value, minValidShare: minValidShare.value, progressKey: runKey, ...(rasterIds ? { rasterIds } : {}),
-    }));
+    const data = take(await line.ask((bridge) => bridge.fieldsRun({
+      setId, index: index.value, rule: rule.value, minValidShare: minValidShare.value, progressKey: key, ...(rasterIds ? { rasterIds } : {}),
+    }), { signal: runAbort.signal }));
     running.value = null;
     runAbort = null;
     if (!data) return false;
@@ -170,7 +165,7 @@ export const useFieldsStore = defineStore('fields', () => {
   async function openParcel(parcelIndex: number): Promise<void> {
     const setId = selectedId.value;
     if (!setId) return;
-    const data = take(await getBridge().fieldsResults({ setId, index: index.value, rule: rule.value, parcelIndex, limit: 10_000 }));
+    const data = take(await line.ask((bridge) => bridge.fieldsResults({ setId, index: index.value, rule: rule.value, parcelIndex, limit: 10_000 })));
     if (data && setId === selectedId.value) chart.value = { parcelIndex, stats: data.results };
   }
 
@@ -181,14 +176,14 @@ export const useFieldsStore = defineStore('fields', () => {
   async function exportAs(format: 'csv' | 'gpkg'): Promise<void> {
     const setId = selectedId.value;
     if (!setId) return;
-    const data = take(await getBridge().fieldsExport({ setId, index: index.value, rule: rule.value, format }));
+    const data = take(await line.ask((bridge) => bridge.fieldsExport({ setId, index: index.value, rule: rule.value, format })));
     if (data) exported.value = { format, ...data };
   }
 
   async function attach(input: { watchId: string; threshold: number; direction: 'drop' | 'rise' }): Promise<boolean> {
     const setId = selectedId.value;
     if (!setId) return false;
-    const data = take(await getBridge().fieldsAttachWatch({ setId, index: index.value, rule: rule.value, minValidShare: minValidShare.value, ...input }));
+    const data = take(await line.ask((bridge) => bridge.fieldsAttachWatch({ setId, index: index.value, rule: rule.value, minValidShare: minValidShare.value, ...input })));
     if (data) await refresh();
     return data !== null;
   }
@@ -196,11 +191,11 @@ export const useFieldsStore = defineStore('fields', () => {
   async function detach(watchId: string): Promise<void> {
     const setId = selectedId.value;
     if (!setId) return;
-    if (take(await getBridge().fieldsDetachWatch({ setId, watchId }))) await refresh();
+    if (take(await line.ask((bridge) => bridge.fieldsDetachWatch({ setId, watchId })))) await refresh();
   }
 
   async function remove(setId: string): Promise<void> {
-    if (!take(await getBridge().fieldsDelete({ setId }))) return;
+    if (!take(await line.ask((bridge) => bridge.fieldsDelete({ setId })))) return;
     if (selectedId.value === setId) {
       selectedId.value = null;
       parcels.value = [];

@@ -2,11 +2,10 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
 import { parseBandnames } from '../../../../../common/bandnames';
 import type { IpcError, ResponseOf, Result } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
 import { addDaysUtc, todayUtc } from '../../../platform/lib/format';
 import { isUtmEpsg } from '../../../platform/lib/geometry';
 import { extractDatedGeographies, findGeometry, findGuid, findKey, findRows, type DatedGeography, type JsonObject } from '../../../platform/lib/recognise';
-import { createRequest } from '../../../platform/lib/request';
+import { createRequest } from '../../../platform/request';
 import { useAoiStore } from '../../../platform/stores/aoi';
 import { useDownloadsStore } from '../../downloads';
 import { useModelsStore } from '../../../platform/stores/models';
@@ -86,7 +85,7 @@ export const useImageryStore = defineStore('imagery', () => {
 
   // ---------------------------------------------------------------- search
   const search = reactive({ from: addDaysUtc(todayUtc(), -90), until: todayUtc(), model: '', constellations: [] as string[] });
-  const searchReq = createRequest<Data>();
+  const searchReq = createRequest<Data>({ cancelsInMain: true });
   const searchedKey = ref<string | null>(null);
   const hoverDate = ref<string | null>(null);
   const hoverGeography = ref<string | null>(null);
@@ -119,7 +118,7 @@ export const useImageryStore = defineStore('imagery', () => {
     if (Object.keys(searchErrors.value).length) return null;
     const body = searchBody();
     const key = searchKey.value;
-    const r = await searchReq.run((signal) => getBridge(signal).imagerySearch({ request: body }));
+    const r = await searchReq.run((bridge) => bridge.imagerySearch({ request: body }));
     if (r.ok) {
       searchedKey.value = key;
       const dates = availableDates.value;
@@ -253,11 +252,11 @@ export const useImageryStore = defineStore('imagery', () => {
   const requestKey = computed(() => (compositeRequest.value ? JSON.stringify(compositeRequest.value) : null));
 
   // ------------------------------------------------- check, estimate, download
-  const checkReq = createRequest<Data>();
-  const estimateReq = createRequest<ResponseOf<'imagery:estimate'>>();
+  const checkReq = createRequest<Data>({ cancelsInMain: true });
+  const estimateReq = createRequest<ResponseOf<'imagery:estimate'>>({ cancelsInMain: true });
   const downloadReq = createRequest<ResponseOf<'downloads:enqueue'>>();
   /** What the team already owns of the estimated composite (asked with each estimate). */
-  const teamReq = createRequest<ResponseOf<'team:check'>>();
+  const teamReq = createRequest<ResponseOf<'team:check'>>({ cancelsInMain: true });
   const checkedKey = ref<string | null>(null);
   const estimatedKey = ref<string | null>(null);
   /** Field errors of the last failed step, with the step's name. */
@@ -275,17 +274,17 @@ export const useImageryStore = defineStore('imagery', () => {
     const key = requestKey.value;
     let r: Result<unknown>;
     if (name === 'check') {
-      r = await checkReq.run((signal) => getBridge(signal).imageryAvailable({ request: body }));
+      r = await checkReq.run((bridge) => bridge.imageryAvailable({ request: body }));
       if (r.ok) checkedKey.value = key;
     } else if (name === 'estimate') {
       teamReq.reset();
-      r = await estimateReq.run((signal) => getBridge(signal).imageryEstimate({ request: body }));
+      r = await estimateReq.run((bridge) => bridge.imageryEstimate({ request: body }));
       if (r.ok) {
         estimatedKey.value = key;
-        void teamReq.run((signal) => getBridge(signal).teamCheck({ kind: 'composite', request: body }));
+        void teamReq.run((bridge) => bridge.teamCheck({ kind: 'composite', request: body }));
       }
     } else {
-      r = await downloadReq.run(() => getBridge().downloadsEnqueue({ kind: 'composite', request: body, ...(buyAnyway ? { buyAnyway } : {}) }));
+      r = await downloadReq.run((bridge) => bridge.downloadsEnqueue({ kind: 'composite', request: body, ...(buyAnyway ? { buyAnyway } : {}) }));
       if (r.ok) downloads.upsert(r.data as ResponseOf<'downloads:enqueue'>);
     }
     lastFailure.value = r.ok ? null : { step: name, error: r.error };
@@ -310,7 +309,7 @@ export const useImageryStore = defineStore('imagery', () => {
   }
 
   // ------------------------------------------------------------ tiles
-  const tileSearchReq = createRequest<unknown>();
+  const tileSearchReq = createRequest<unknown>({ cancelsInMain: true });
   const tileMini = ref(false);
   const pickedTiles = ref<string[]>([]);
   const tileDownloadReq = createRequest<unknown>();
@@ -333,7 +332,7 @@ export const useImageryStore = defineStore('imagery', () => {
     if (!aoi.valid) return;
     tileMini.value = Object.entries(form).some(([k, v]) => /mini/i.test(k) && v === true);
     pickedTiles.value = [];
-    await tileSearchReq.run((signal) => operations.call('tasking.searchTiles', { body: { ...aoi.toRequest(), ...form } }, signal));
+    await tileSearchReq.run(operations.call('tasking.searchTiles', { body: { ...aoi.toRequest(), ...form } }));
   }
 
   function togglePick(guid: string): void {
@@ -370,7 +369,7 @@ export const useImageryStore = defineStore('imagery', () => {
     tilesLeft.value = [];
     for (const [i, guid] of wanted.entries()) {
       const { kind, request } = tileRequest(guid);
-      const r = await tileDownloadReq.run(() => getBridge().downloadsEnqueue({ kind, request, ...(buyAnyway ? { buyAnyway } : {}) }));
+      const r = await tileDownloadReq.run((bridge) => bridge.downloadsEnqueue({ kind, request, ...(buyAnyway ? { buyAnyway } : {}) }));
       if (!r.ok) {
         tileErrors.value = r.error.fields ?? {};
         tilesLeft.value = wanted.slice(i);
@@ -388,7 +387,7 @@ export const useImageryStore = defineStore('imagery', () => {
    * the picks, the date, the model or the constellations change. Only GUIDs with something to say
    * are kept (owned, claimed, or unchecked with the reason).
    */
-  const tileTeamReq = createRequest<Record<string, TeamCheck>>({ rateLimitDelaysMs: [] });
+  const tileTeamReq = createRequest<Record<string, TeamCheck>>({ rateLimitDelaysMs: [], cancelsInMain: true });
   const tileTeam = computed<Record<string, TeamCheck>>(() => tileTeamReq.data ?? {});
 
   async function checkTilesTeam(): Promise<void> {
@@ -398,10 +397,10 @@ export const useImageryStore = defineStore('imagery', () => {
       tileTeamReq.reset();
       return;
     }
-    await tileTeamReq.run(async (signal) => {
+    await tileTeamReq.run(async (bridge) => {
       const out: Record<string, TeamCheck> = {};
       for (const guid of picked) {
-        const r = await getBridge(signal).teamCheck(tileRequest(guid));
+        const r = await bridge.teamCheck(tileRequest(guid));
         if (!r.ok) return r;
         if (r.data.state !== 'none' && r.data.state !== 'off') out[guid] = r.data;
       }
@@ -423,7 +422,7 @@ export const useImageryStore = defineStore('imagery', () => {
   async function runLegacy(form: Record<string, unknown>): Promise<void> {
     if (!aoi.valid || !aoi.wkt) return;
     // The deprecated operation takes its geography as WKT only.
-    await legacyReq.run(() => operations.call('satelliteImages.geographyComposite', { body: { Wkt: aoi.wkt, ...form } }));
+    await legacyReq.run(operations.call('satelliteImages.geographyComposite', { body: { Wkt: aoi.wkt, ...form } }));
   }
 
   function resetSettings(): void {

@@ -1,6 +1,6 @@
 import { LIBRARY_FIRST_PAGE } from '../../../../../common/library-first-page';
 import type { RequestOf, ResponseOf, Result } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
+import { ask, listen } from '../../../platform/request';
 
 /**
  * The Library's first page asked as the analyst presses the rail's Library button (with the panel's
@@ -28,10 +28,9 @@ function drop(): void {
 /** Asks main for the Library's first page now, unless it is asked already. */
 export function askFirstPageAhead(): void {
   if (ahead) return;
-  const api = getBridge();
   // Listening before asking: a change main makes after this point drops the answer.
-  const off = api.on('library:changed', drop);
-  ahead = { answer: api.libraryQuery({ ...LIBRARY_FIRST_PAGE }), off, timer: setTimeout(drop, KEEP_MS) };
+  const off = listen('library:changed', drop);
+  ahead = { answer: ask((bridge) => bridge.libraryQuery({ ...LIBRARY_FIRST_PAGE })), off, timer: setTimeout(drop, KEEP_MS) };
 }
 
 /** Whether `request` asks exactly the first page (undefined fields are not asked). */
@@ -49,5 +48,5 @@ export function takeFirstPageAhead(request: RequestOf<'library:query'>): Promise
   if (!ahead || !isFirstPage(request)) return null;
   const { answer } = ahead;
   drop();
-  return answer.then((r) => (r.ok ? r : getBridge().libraryQuery(request)));
+  return answer.then((r) => (r.ok ? r : ask((bridge) => bridge.libraryQuery(request))));
 }

@@ -2,7 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
 import type { IpcError, RequestOf, ResponseOf } from '../../../../../preload/contract';
 import { LIBRARY_FIRST_PAGE } from '../../../../../common/library-first-page';
-import { getBridge } from '../../../platform/bridge';
+import { ask, createRequest, filePaths, listen } from '../../../platform/request';
 import { takeFirstPageAhead } from './first-page-ahead';
 import type { LibraryItem } from '../../../platform/lib/library-item';
 import { NO_FILTER, type LibraryFilter, type LibrarySort, type SeriesGroup } from '../model/library-model';
@@ -43,11 +43,21 @@ export const useLibraryStore = defineStore('library', () => {
   const rows = ref(0);
   const matched = ref(0);
   const all = ref(0);
-  const loaded = ref(false);
-  const loading = ref(false);
-  const error = ref<IpcError | null>(null);
-  const importing = ref(false);
-  const importError = ref<string | null>(null);
+  /** The window of rows around what is seen (the latest answer wins). */
+  const windowReq = createRequest<Page>();
+  const loaded = computed(() => windowReq.at !== null);
+  const loading = computed(() => windowReq.loading);
+  const error = computed<IpcError | null>(() => windowReq.error);
+  const importReq = createRequest<ResponseOf<'library:import'> & { cancelled?: boolean }>();
+  const removeReq = createRequest<unknown>();
+  const importing = computed(() => importReq.loading);
+  /** What is wrong with what was to be imported, seen before asking main (not a GeoTIFF, a drop without paths). */
+  const importProblem = ref<string | null>(null);
+  /** The import line's message: that problem, else why main refused the import or the last removal. */
+  const importError = computed<string | null>({
+    get: () => importProblem.value ?? importReq.error?.message ?? removeReq.error?.message ?? null,
+    set: (message) => (importProblem.value = message),
+  });
   const notice = ref<string | null>(null);
   const filter = reactive<LibraryFilter>({ ...NO_FILTER });
   const sort = ref<LibrarySort>(LIBRARY_FIRST_PAGE.sort);
@@ -57,7 +67,6 @@ export const useLibraryStore = defineStore('library', () => {
   let unsubscribers: (() => void)[] = [];
   /** Rows in view: [first, last). */
   let seen: [number, number] = [0, 0];
-  let generation = 0;
   /** The window request after changes: none, about to be asked (this tick's changes join it), asked; changes came since it was asked. */
   let reload: 'idle' | 'queued' | 'asked' = 'idle';
   let changedSince = false;
@@ -113,22 +122,9 @@ export const useLibraryStore = defineStore('library', () => {
 
   /** Asks main for the window around what is seen (the latest answer wins). */
   async function load(offset = Math.max(0, seen[0] - MARGIN)): Promise<void> {
-    const mine = ++generation;
-    loading.value = true;
-    try {
-      const asked = request(offset);
-      const r = await (takeFirstPageAhead(asked) ?? getBridge().libraryQuery(asked));
-      if (mine !== generation) return;
-      if (r.ok) {
-        apply(offset, r.data);
-        error.value = null;
-        loaded.value = true;
-      } else {
-        error.value = r.error;
-      }
-    } finally {
-      if (mine === generation) loading.value = false;
-    }
+    const asked = request(offset);
+    const r = await windowReq.run((bridge) => takeFirstPageAhead(asked) ?? bridge.libraryQuery(asked));
+    if (r.ok) apply(offset, r.data);
   }
 
   /** The list says which rows are in view; the window follows and their thumbnails are made. */
@@ -186,7 +182,7 @@ export const useLibraryStore = defineStore('library', () => {
   /** Makes sure an entry is known (the map opens rasters the window may not hold, e.g. from a notification). */
   async function ensure(id: string): Promise<LibraryItem | undefined> {
     if (entry(id)) return entry(id);
-    const r = await getBridge().libraryQuery({ ids: [id], limit: 1 });
+    const r = await ask((bridge) => bridge.libraryQuery({ ids: [id], limit: 1 }));
     if (!r.ok || !r.data.entries[0]) return undefined;
     extra.value = new Map(extra.value).set(id, r.data.entries[0]);
     return entry(id);
@@ -199,7 +195,7 @@ export const useLibraryStore = defineStore('library', () => {
 
   /** Subscribes to library events and loads the window; safe to call more than once. */
   async function start(): Promise<void> {
-    if (unsubscribers.length === 0) unsubscribers = [getBridge().on('library:changed', onChanged)];
+    if (unsubscribers.length === 0) unsubscribers = [listen('library:changed', onChanged)];
     await load(0);
   }
 
@@ -215,20 +211,11 @@ export const useLibraryStore = defineStore('library', () => {
 
   /** Imports GeoTIFFs chosen in the system file dialog (Electron); false when cancelled or unavailable. */
   async function importDialog(): Promise<boolean> {
-    importing.value = true;
-    importError.value = null;
-    try {
-      const r = await getBridge().libraryImportDialog();
-      if (!r.ok) {
-        importError.value = r.error.message;
-        return false;
-      }
-      if (r.data.cancelled) return false;
-      await load();
-      return true;
-    } finally {
-      importing.value = false;
-    }
+    startImport();
+    const r = await importReq.run((bridge) => bridge.libraryImportDialog());
+    if (!r.ok || r.data.cancelled) return false;
+    await load();
+    return true;
   }
 
   async function importPaths(paths: string[]): Promise<boolean> {
@@ -236,38 +223,33 @@ export const useLibraryStore = defineStore('library', () => {
     if (clean.length === 0) return false;
     const bad = clean.filter((p) => !/\.tiff?$/i.test(p));
     if (bad.length) {
-      importError.value = `Only GeoTIFF files (.tif, .tiff) can be imported: ${bad.join(', ')}`;
+      importProblem.value = `Only GeoTIFF files (.tif, .tiff) can be imported: ${bad.join(', ')}`;
       return false;
     }
-    importing.value = true;
-    importError.value = null;
-    try {
-      const r = await getBridge().libraryImport({ paths: clean });
-      if (!r.ok) {
-        importError.value = r.error.message;
-        return false;
-      }
-      notice.value = `Imported ${r.data.entries.length} raster${r.data.entries.length === 1 ? '' : 's'}.`;
-      await load();
-      return true;
-    } finally {
-      importing.value = false;
-    }
+    startImport();
+    const r = await importReq.run((bridge) => bridge.libraryImport({ paths: clean }));
+    if (!r.ok) return false;
+    notice.value = `Imported ${r.data.entries.length} raster${r.data.entries.length === 1 ? '' : 's'}.`;
+    await load();
+    return true;
+  }
+
+  /** An import starts with a clear import line. */
+  function startImport(): void {
+    importProblem.value = null;
+    removeReq.reset();
   }
 
   /** Removes an entry (and its file when asked); the preview store closes its layers first. */
   async function remove(id: string, deleteFile: boolean): Promise<boolean> {
-    const r = await getBridge().libraryRemove({ id, deleteFile });
-    if (!r.ok) {
-      importError.value = r.error.message;
-      return false;
-    }
+    const r = await removeReq.run((bridge) => bridge.libraryRemove({ id, deleteFile }));
+    if (!r.ok) return false;
     onChanged({ upserted: [], removed: [id] });
     return true;
   }
 
   async function reveal(id: string): Promise<boolean> {
-    const r = await getBridge().libraryReveal({ id });
+    const r = await ask((bridge) => bridge.libraryReveal({ id }));
     if (r.ok && !r.data.revealed) notice.value = 'Reveal in folder is available in the desktop app.';
     return r.ok && r.data.revealed;
   }
@@ -283,7 +265,7 @@ export const useLibraryStore = defineStore('library', () => {
     let n = 0;
     for (let i = 0; i < group.entries.length; i += IDS_PER_QUERY) {
       const ids = group.entries.slice(i, i + IDS_PER_QUERY).map((e) => e.id);
-      const r = await getBridge().libraryQuery({ ...request(0), ids, limit: 1, series: false });
+      const r = await ask((bridge) => bridge.libraryQuery({ ...request(0), ids, limit: 1, series: false }));
       if (!r.ok) return null;
       n += r.data.total;
     }
@@ -294,7 +276,7 @@ export const useLibraryStore = defineStore('library', () => {
   async function matchedIds(): Promise<string[]> {
     const out: string[] = [];
     for (let offset = 0; ; offset += 500) {
-      const r = await getBridge().libraryQuery({ ...request(offset), limit: 500, series: false });
+      const r = await ask((bridge) => bridge.libraryQuery({ ...request(offset), limit: 500, series: false }));
       if (!r.ok) throw new Error(r.error.message);
       out.push(...r.data.entries.map((e) => e.id));
       if (r.data.entries.length < 500) return out;
@@ -335,26 +317,22 @@ export const useLibraryStore = defineStore('library', () => {
 
   /** Writes a STAC catalog of the given entries (all when no ids) through main. */
   /** `source` 'team': the team catalog's rasters (on the share) instead of this library's. */
-  const exportStac = (ids?: string[], source?: 'team') => getBridge().exportStac(source ? { source } : ids ? { ids } : {});
+  const exportStac = (ids?: string[], source?: 'team') => ask((bridge) => bridge.exportStac(source ? { source } : ids ? { ids } : {}));
 
   /** Whether this window can turn dropped files into paths (Electron's preload can; the browser host cannot). */
   function canResolvePaths(): boolean {
-    try {
-      return typeof getBridge().pathForFile === 'function';
-    } catch {
-      return false;
-    }
+    return filePaths() !== null;
   }
 
   /** The paths of dropped files, as far as the preload can resolve them. */
   function pathsOf(files: File[]): string[] {
-    const pathFor = getBridge().pathForFile;
+    const pathFor = filePaths();
     return pathFor ? files.map((f) => pathFor(f)).filter(Boolean) : [];
   }
 
   async function makeThumbnail(e: LibraryItem): Promise<string> {
     const engine = await loadPreviewEngine();
-    return engine.makeThumbnail(e, (bbox) => (footprints[e.id] = bbox), (request) => getBridge().libraryPreview(request));
+    return engine.makeThumbnail(e, (bbox) => (footprints[e.id] = bbox), (request) => ask((bridge) => bridge.libraryPreview(request)));
   }
 
   return {

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, toRaw } from 'vue';
-import { getBridge } from '../../../platform/bridge';
+import { ask, listen } from '../../../platform/request';
 import type { PointerAt } from '../../../platform/map/raster-layers';
 import type { LibraryItem } from '../../../platform/lib/library-item';
 import type { SeriesGroup, SeriesMember } from '../model/library-model';
@@ -51,7 +51,7 @@ export const usePreviewStore = defineStore('preview', () => {
       onPointer: (at) => void inspect(at),
       onSwipe: (p) => setComparePosition(p),
       onMapReady: () => (mapReady.value = true),
-      askPreview: (request, signal) => getBridge(signal).libraryPreview(request),
+      askPreview: (request, signal) => ask((bridge) => bridge.libraryPreview(request), { signal }),
     });
     return session;
   }
@@ -68,7 +68,7 @@ export const usePreviewStore = defineStore('preview', () => {
 
   /** Overview build progress from main shows on the layers of that raster being opened. */
   function followProgress(): void {
-    unsubscribe ??= getBridge().on('library:overview-progress', ({ id, fraction }) => {
+    unsubscribe ??= listen('library:overview-progress', ({ id, fraction }) => {
       for (const l of layers.value) {
         if (l.entryId === id && (l.status === 'preparing' || l.status === 'building')) {
           l.status = 'building';

@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { ref, watch } from 'vue';
 import type { EventPayload, ResponseOf } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
+import { ask, listen as follow } from '../../../platform/request';
 import { useTaskingOrdersStore } from '../../tasking';
 import { usePreviewStore } from '../../library';
 import { hasPanel } from '../../../platform/contributions';
@@ -79,12 +79,12 @@ export const useNotificationsStore = defineStore('notifications', () => {
   }
 
   async function loadPrefs(): Promise<void> {
-    const r = await getBridge().notificationsPrefs();
+    const r = await ask((bridge) => bridge.notificationsPrefs());
     if (r.ok) prefs.value = r.data;
   }
 
   async function setPref(patch: Partial<NotificationPrefs>): Promise<void> {
-    const r = await getBridge().notificationsSetPrefs(patch);
+    const r = await ask((bridge) => bridge.notificationsSetPrefs(patch));
     if (r.ok) prefs.value = r.data;
   }
 
@@ -92,7 +92,7 @@ export const useNotificationsStore = defineStore('notifications', () => {
   function listen(): void {
     if (listening) return;
     listening = true;
-    getBridge().on('notification', show);
+    follow('notification', show);
   }
 
   /** Listens for notifications and watches the orders list for status changes and deadlines. */
@@ -102,7 +102,7 @@ export const useNotificationsStore = defineStore('notifications', () => {
     listen();
     const orders = useTaskingOrdersStore();
     const toMain = (kind: 'orderStatus' | 'orderDeadline', title: string, body: string, orderId: string | null) =>
-      void getBridge().notificationsShow({ kind, title, body, target: { panel: 'tasking', ...(orderId ? { orderId } : {}) } });
+      void ask((bridge) => bridge.notificationsShow({ kind, title, body, target: { panel: 'tasking', ...(orderId ? { orderId } : {}) } }));
     // A change stays in statusChanges for a minute (the list's badge), so every refresh in that
     // minute (the panel's poll, the background check, a cancel) hands it over again: each change
     // (order and the time it was seen) is raised once. The changes new in one refresh are raised

@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
 import { findDate, findGeometry, findKey, findRows, type JsonObject } from '../../../platform/lib/recognise';
-import { createRequest } from '../../../platform/lib/request';
+import { createRequest } from '../../../platform/request';
 import { useAoiStore } from '../../../platform/stores/aoi';
 import { useOperationsStore } from '../../../platform/stores/operations';
 import { useSessionStore } from '../../../platform/stores/session';
@@ -44,14 +44,14 @@ export const useProductsStore = defineStore('products', () => {
   const session = useSessionStore();
   const operations = useOperationsStore();
   const tab = ref<ProductsTab>('products');
-  const requests = { products: createRequest<unknown>(), plans: createRequest<unknown>() };
+  const requests = { products: createRequest<unknown>({ cancelsInMain: true }), plans: createRequest<unknown>({ cancelsInMain: true }) };
   const filters = reactive({ constellations: [] as string[], from: '', to: '', text: '' });
   const hovered = ref<string | null>(null);
   const selected = ref<string | null>(null);
 
   async function run(which: ProductsTab, form: Record<string, unknown>): Promise<void> {
     if (!aoi.valid) return;
-    await requests[which].run((signal) => operations.call(OPS[which], { body: { ...aoi.toRequest(), ...form } }, signal));
+    await requests[which].run(operations.call(OPS[which], { body: { ...aoi.toRequest(), ...form } }));
     filters.constellations = [];
   }
 

@@ -1,8 +1,7 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { computed } from 'vue';
 import type { IpcError, ResponseOf, Result } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
-import { createRequest } from '../../../platform/lib/request';
+import { ask, createRequest, keyedRequests, type Call } from '../../../platform/request';
 import { useSessionStore } from '../../../platform/stores/session';
 
 /** A profile as the renderer may know it (key presence and last 4 characters, never the key). */
@@ -23,10 +22,27 @@ export const useSettingsStore = defineStore('settings', () => {
   const session = useSessionStore();
   const listing = createRequest<ResponseOf<'profiles:list'>>();
   const settingsReq = createRequest<AppSettings>();
-  const keyTests = ref<Record<string, KeyTest | { status: 'testing'; message: string }>>({});
+  /** One request per profile action ("create", "key:<id>"...) and "settings" for the settings' changes. */
+  const actions = keyedRequests<unknown>();
+  const keyTestReqs = keyedRequests<KeyTest>();
+  /** Each profile's key test: running, main's verdict, or why it could not be asked. */
+  const keyTests = computed(() => {
+    const out: Record<string, KeyTest | { status: 'testing' | 'network'; message: string }> = {};
+    for (const [id, r] of Object.entries(keyTestReqs.all)) {
+      if (r.loading) out[id] = { status: 'testing', message: 'Testing…' };
+      else if (r.error) out[id] = { status: 'network', message: r.error.message };
+      else if (r.data) out[id] = r.data;
+    }
+    return out;
+  });
   /** The last failure of a profile action, with its field errors, per action name ("create", "key:<id>"...). */
-  const actionErrors = ref<Record<string, IpcError>>({});
-  const saving = ref<string | null>(null);
+  const actionErrors = computed(() => {
+    const out: Record<string, IpcError> = {};
+    for (const [name, r] of Object.entries(actions.all)) if (r.error) out[name] = r.error;
+    return out;
+  });
+  /** The action running, if any. */
+  const saving = computed(() => Object.keys(actions.all).find((name) => actions.all[name]!.loading) ?? null);
 
   const profiles = computed(() => listing.data?.profiles ?? []);
   const activeProfile = computed(() => profiles.value.find((p) => p.active) ?? null);
@@ -34,22 +50,16 @@ export const useSettingsStore = defineStore('settings', () => {
   const settings = computed<AppSettings | null>(() => settingsReq.data);
 
   async function loadProfiles(): Promise<void> {
-    await listing.run(() => getBridge().profilesList());
+    await listing.run((bridge) => bridge.profilesList());
   }
 
   async function loadSettings(): Promise<void> {
-    const r = await settingsReq.run(() => getBridge().settingsGet());
+    const r = await settingsReq.run((bridge) => bridge.settingsGet());
     if (r.ok) applyTheme(r.data.theme);
   }
 
-  async function act<T>(name: string, call: () => Promise<Result<T>>, opts: { restart?: boolean } = {}): Promise<Result<T>> {
-    saving.value = name;
-    const r = await call();
-    saving.value = null;
-    const errors = { ...actionErrors.value };
-    if (r.ok) delete errors[name];
-    else errors[name] = r.error;
-    actionErrors.value = errors;
+  async function act<T>(name: string, call: Call<T>, opts: { restart?: boolean } = {}): Promise<Result<T>> {
+    const r = (await actions.of(name).run(call)) as Result<T>;
     if (r.ok) {
       await loadProfiles();
       if (opts.restart) await session.restart();
@@ -60,25 +70,25 @@ export const useSettingsStore = defineStore('settings', () => {
   /** Creates a profile (the optional key goes straight to the keychain). */
   function createProfile(input: { name: string; baseUrl: string; key?: string }) {
     const req = { name: input.name, baseUrl: input.baseUrl, ...(input.key ? { key: input.key } : {}) };
-    return act('create', () => getBridge().profilesCreate(req));
+    return act('create', (bridge) => bridge.profilesCreate(req));
   }
 
   function updateProfile(id: string, patch: { name?: string; baseUrl?: string }) {
-    return act(`update:${id}`, () => getBridge().profilesUpdate({ id, ...patch }), { restart: activeProfile.value?.id === id });
+    return act(`update:${id}`, (bridge) => bridge.profilesUpdate({ id, ...patch }), { restart: activeProfile.value?.id === id });
   }
 
   function deleteProfile(id: string) {
-    return act(`delete:${id}`, () => getBridge().profilesDelete({ id }), { restart: activeProfile.value?.id === id });
+    return act(`delete:${id}`, (bridge) => bridge.profilesDelete({ id }), { restart: activeProfile.value?.id === id });
   }
 
   function activate(id: string) {
-    return act(`activate:${id}`, () => getBridge().profilesActivate({ id }), { restart: true });
+    return act(`activate:${id}`, (bridge) => bridge.profilesActivate({ id }), { restart: true });
   }
 
   /** Sets or replaces a key; the caller clears its input, the key never comes back. */
   function setKey(id: string, key: string) {
     const restart = activeProfile.value?.id === id || profiles.value.find((p) => p.id === id)?.active === true;
-    return act(`key:${id}`, () => getBridge().profilesSetKey({ id, key }), { restart });
+    return act(`key:${id}`, (bridge) => bridge.profilesSetKey({ id, key }), { restart });
   }
 
   /**
@@ -87,44 +97,36 @@ export const useSettingsStore = defineStore('settings', () => {
    */
   function confirmOrigin(id: string) {
     const restart = profiles.value.find((p) => p.id === id)?.active === true;
-    return act(`key:${id}`, () => getBridge().profilesConfirmOrigin({ id }), { restart });
+    return act(`key:${id}`, (bridge) => bridge.profilesConfirmOrigin({ id }), { restart });
   }
 
   function deleteKey(id: string) {
-    return act(`key:${id}`, () => getBridge().profilesDeleteKey({ id }), { restart: activeProfile.value?.id === id });
+    return act(`key:${id}`, (bridge) => bridge.profilesDeleteKey({ id }), { restart: activeProfile.value?.id === id });
   }
 
   async function testKey(id: string): Promise<void> {
-    keyTests.value = { ...keyTests.value, [id]: { status: 'testing', message: 'Testing…' } };
-    const r = await getBridge().profilesTestKey({ id });
-    keyTests.value = {
-      ...keyTests.value,
-      [id]: r.ok ? r.data : { status: 'network', message: r.error.message },
-    };
+    await keyTestReqs.of(id).run((bridge) => bridge.profilesTestKey({ id }));
   }
 
   /** Changes some settings and applies the theme at once. */
   async function update(patch: Partial<AppSettings>): Promise<Result<AppSettings>> {
-    const r = await getBridge().settingsSet(patch);
+    const r = (await actions.of('settings').run((bridge) => bridge.settingsSet(patch))) as Result<AppSettings>;
     if (r.ok) {
       settingsReq.data = r.data;
       applyTheme(r.data.theme);
-      const errors = { ...actionErrors.value };
-      delete errors.settings;
-      actionErrors.value = errors;
-    } else actionErrors.value = { ...actionErrors.value, settings: r.error };
+    }
     return r;
   }
 
   /** The saved map view, asked directly: App's own loadSettings may supersede a shared request. */
   async function savedMapView(): Promise<NonNullable<AppSettings['mapView']> | null> {
-    const r = await getBridge().settingsGet();
+    const r = await ask((bridge) => bridge.settingsGet());
     return r.ok ? (r.data.mapView ?? null) : null;
   }
 
   /** Keeps the map's view for the next start (the settings shown are not reloaded for it). */
   function saveMapView(mapView: NonNullable<AppSettings['mapView']>): Promise<Result<AppSettings>> {
-    return getBridge().settingsSet({ mapView });
+    return ask((bridge) => bridge.settingsSet({ mapView }));
   }
 
   return {

@@ -2,7 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
 import type { IpcError, Result } from '../../../../../preload/contract';
 import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../platform/lib/json-schema';
-import { createRequest, type RequestState } from '../../../platform/lib/request';
+import { createRequest, type RequestState } from '../../../platform/request';
 import { deadlineInfo, type DeadlineInfo } from '../model/tasking-deadline';
 import { mergeOrderRows, type OrderRow } from '../model/order-rows';
 import { prefillFromRow, rowsOf, type OrderSummary } from '../model/tasking-records';
@@ -140,8 +140,8 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
     }
     const params = paramsOf(listFields.value, listParams);
     let records: JsonObject[] = [];
-    const r = await list.run(async () => {
-      const answer = await ops.call(ORDER_OPERATIONS.list, { params });
+    const r = await list.run(async (bridge, signal) => {
+      const answer = await ops.call(ORDER_OPERATIONS.list, { params })(bridge, signal);
       if (!answer.ok) return answer;
       // The request keeps only that the list answered: an answer's records live on in the rows they
       // make (a changed order's), not in the whole answer held until the next poll (1,000 orders that
@@ -185,7 +185,7 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
   /** Runs the details operation with the (prefilled, possibly edited) parameters. */
   async function loadDetails(): Promise<Result<unknown>> {
     await ensureOperations();
-    return details.run(() => ops.call(ORDER_OPERATIONS.details, { params: paramsOf(detailsFields.value, detailsParams) }));
+    return details.run(ops.call(ORDER_OPERATIONS.details, { params: paramsOf(detailsFields.value, detailsParams) }));
   }
 
   /** Puts a GUID picked in a result view ("use in form") into the GUID parameters of details and cancel. */
@@ -216,7 +216,7 @@ export const useTaskingOrdersStore = defineStore('taskingOrders', () => {
     if (!pending || cancelling) return null;
     cancelling = true;
     try {
-      const r = await cancelReq.run(() => ops.call(ORDER_OPERATIONS.cancel, { params: pending.params }));
+      const r = await cancelReq.run(ops.call(ORDER_OPERATIONS.cancel, { params: pending.params }));
       if (r.ok) {
         cancelResult.value = { key: pending.key, orderId: pending.summary?.id ?? null, data: r.data };
         pendingCancel.value = null;

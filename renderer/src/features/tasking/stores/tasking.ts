@@ -1,11 +1,10 @@
 import { defineStore, storeToRefs } from 'pinia';
 import { computed, ref, shallowRef, watch } from 'vue';
 import type { ResponseOf, Result } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
 import { polygonalOf } from '../../../platform/lib/billed-area';
 import { bbox, toWkt, type PolygonalGeometry } from '../../../platform/lib/geometry';
 import { extractDatedGeographies, findGuid, isGeoJsonGeometry, isWkt, type JsonObject } from '../../../platform/lib/recognise';
-import { createRequest, type RequestState } from '../../../platform/lib/request';
+import { createRequest, type RequestState } from '../../../platform/request';
 import { dedupReport, type DedupCandidate, type DedupReport } from '../model/tasking-dedup';
 import { areaOf, canonicalJson, changedFields, deepFreeze, frequencyRangeFromReasons, type FieldErrors, type OrderAreaKind } from '../model/tasking-order';
 import { canPlace as placementAllows, initialPlacement, placeBlockedReason as placementBlock, transition, type PlacementEvent, type PlacementState } from '../model/order-placement';
@@ -128,7 +127,7 @@ export const useTaskingStore = defineStore('tasking', () => {
 
   // ---------------------------------------------------------------- estimate
 
-  const estimateReq: RequestState<ResponseOf<'tasking:estimate'>> = createRequest<ResponseOf<'tasking:estimate'>>();
+  const estimateReq: RequestState<ResponseOf<'tasking:estimate'>> = createRequest<ResponseOf<'tasking:estimate'>>({ cancelsInMain: true });
   const estimated = shallowRef<FrozenEstimate | null>(null);
   let estimateSeq = 0;
 
@@ -158,7 +157,7 @@ export const useTaskingStore = defineStore('tasking', () => {
     const sent = canonicalJson(request);
     const snapshot = { areaKind: areaKind.value, mini: area.value.mini, guids: [...area.value.guids] };
     const cellBoxes = selectedCells.value.map((c) => geometryBbox(c.footprint));
-    const r = await estimateReq.run((signal) => getBridge(signal).taskingEstimate({ request: request as Record<string, unknown> }));
+    const r = await estimateReq.run((bridge) => bridge.taskingEstimate({ request: request as Record<string, unknown> }));
     if (!r.ok) {
       const range = frequencyRangeFromReasons(reasonsOf(r.error.fields, 'ImageFrequency'));
       if (range && typeof request.Model === 'string') learnedRanges.value = { ...learnedRanges.value, [request.Model]: range };
@@ -261,8 +260,8 @@ export const useTaskingStore = defineStore('tasking', () => {
       attempt = { estimate: e, baseline, at: Date.now() };
       dispatch({ type: 'sent', estimateId: e.id });
       const dedup = e.areaKind === 'tiles' ? tileDeduplication.value : undefined;
-      const r = await createReq.run(() =>
-        getBridge().taskingCreate(dedup === undefined ? { payload: e.payload } : { payload: e.payload, tileDeduplication: dedup }),
+      const r = await createReq.run((bridge) =>
+        bridge.taskingCreate(dedup === undefined ? { payload: e.payload } : { payload: e.payload, tileDeduplication: dedup }),
       );
       if (r.ok) {
         const data = (r.data as { data: unknown }).data;
@@ -340,7 +339,7 @@ export const useTaskingStore = defineStore('tasking', () => {
 
   // ---------------------------------------------------------------- search dates in an order
 
-  const datesSearch: RequestState<unknown> = createRequest<unknown>();
+  const datesSearch: RequestState<unknown> = createRequest<unknown>({ cancelsInMain: true });
   const datesSearchFor = ref<ImageryHandoff | null>(null);
   /** Dates with imagery found by the last "search dates in this order". */
   const foundDates = computed<string[]>(() => {
@@ -389,8 +388,8 @@ export const useTaskingStore = defineStore('tasking', () => {
     const request: Record<string, unknown> = { [aoi.mode === 'GeoJson' ? 'GeoJson' : 'Wkt']: aoi.mode === 'GeoJson' ? h.geometry : toWkt(h.geometry), From: h.from, Until: h.until };
     if (h.model) request.Model = h.model;
     if (h.constellations?.length) request.SatelliteConstellations = h.constellations;
-    return datesSearch.run(async (signal) => {
-      const r = await getBridge(signal).imagerySearch({ request });
+    return datesSearch.run(async (bridge) => {
+      const r = await bridge.imagerySearch({ request });
       return r.ok ? { ok: true, data: r.data.data } : r;
     });
   }

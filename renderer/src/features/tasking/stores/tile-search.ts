@@ -1,9 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, watch } from 'vue';
 import type { IpcError, Result } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
 import { buildBody, describeFields, initialValues, type FieldDescriptor } from '../../../platform/lib/json-schema';
-import { createRequest, type RequestState } from '../../../platform/lib/request';
+import { createRequest, type RequestState } from '../../../platform/request';
 import { extractTiles, type TileCell } from '../model/tasking-records';
 import { useAoiStore } from '../../../platform/stores/aoi';
 import { useOperationsStore } from '../../../platform/stores/operations';
@@ -40,7 +39,7 @@ export const useTileSearchStore = defineStore('tasking-tiles', () => {
     for (const k of Object.keys(tileSearchValues)) delete tileSearchValues[k];
     Object.assign(tileSearchValues, initialValues(fields));
   }, { immediate: true });
-  const tileSearch: RequestState<unknown> = createRequest<unknown>();
+  const tileSearch: RequestState<unknown> = createRequest<unknown>({ cancelsInMain: true });
   const tileSearchMini = ref(false);
   const tiles = computed<TileCell[]>(() => extractTiles(tileSearch.data, tileSearchMini.value));
   const selectedTiles = ref<string[]>([]);
@@ -72,7 +71,7 @@ export const useTileSearchStore = defineStore('tasking-tiles', () => {
     }
     const miniField = tileSearchFields.value.find((f) => /mini/i.test(f.name) && (f.kind === 'boolean' || f.kind === 'boolean-string'));
     const mini = miniField ? String(body[miniField.name]) === 'true' : false;
-    const r = await tileSearch.run((signal) => ops.call(TILE_SEARCH_OPERATION, { body }, signal));
+    const r = await tileSearch.run(ops.call(TILE_SEARCH_OPERATION, { body }));
     if (r.ok) {
       tileSearchMini.value = mini;
       selectedTiles.value = [];
@@ -106,56 +105,51 @@ export const useTileSearchStore = defineStore('tasking-tiles', () => {
     selectedTiles.value = [];
   }
 
-  const tileEstimates = ref<TileOutcome[]>([]);
-  const tileDownloads = ref<TileOutcome[]>([]);
-  const tileBusy = ref<'estimating' | 'queueing' | null>(null);
-
-  let tileEstimateAbort: AbortController | null = null;
+  // Each tile's outcome is its own (one refused tile does not stop the others), so the fan-out as a whole answers ok.
+  const tileEstimateReq = createRequest<TileOutcome[]>({ cancelsInMain: true });
+  const tileQueueReq = createRequest<TileOutcome[]>();
+  const tileEstimates = computed(() => tileEstimateReq.data ?? []);
+  const tileDownloads = computed(() => tileQueueReq.data ?? []);
+  const tileBusy = computed<'estimating' | 'queueing' | null>(() => (tileEstimateReq.loading ? 'estimating' : tileQueueReq.loading ? 'queueing' : null));
 
   /** Composite estimates (download credit) of each selected tile or mini-tile, one after the other. */
   async function estimateSelectedTiles(): Promise<void> {
     if (tileBusy.value) return;
-    tileBusy.value = 'estimating';
-    const ac = (tileEstimateAbort = new AbortController());
-    try {
+    const cells = selectedCells.value;
+    await tileEstimateReq.run(async (bridge, signal) => {
       const out: TileOutcome[] = [];
-      for (const cell of selectedCells.value) {
-        if (ac.signal.aborted) return;
+      for (const cell of cells) {
+        if (signal.aborted) break;
         const request = cell.mini ? { MiniTileGuid: cell.guid } : { TileGuid: cell.guid };
-        out.push({ guid: cell.guid, mini: cell.mini, result: await getBridge(ac.signal).imageryEstimate({ request }) });
+        out.push({ guid: cell.guid, mini: cell.mini, result: await bridge.imageryEstimate({ request }) });
       }
-      if (!ac.signal.aborted) tileEstimates.value = out;
-    } finally {
-      tileBusy.value = null;
-      tileEstimateAbort = null;
-    }
+      return { ok: true, data: out };
+    });
   }
 
   /** Stops running tile estimates: the one in flight is cancelled in main, the rest are not asked. */
   function cancelTileEstimates(): void {
-    tileEstimateAbort?.abort();
+    tileEstimateReq.cancel();
   }
 
   /** Queues a tile or mini-tile download of each selected cell for one date, with the order form's model and constellations. */
   async function downloadSelectedTiles(date: string, form: { model: string; constellations: readonly string[] }): Promise<TileOutcome[]> {
     if (tileBusy.value) return [];
-    tileBusy.value = 'queueing';
-    try {
+    const cells = selectedCells.value;
+    const r = await tileQueueReq.run(async (bridge) => {
       const out: TileOutcome[] = [];
-      for (const cell of selectedCells.value) {
+      for (const cell of cells) {
         const request: Record<string, unknown> = {
           [cell.mini ? 'MiniTileGuid' : 'TileGuid']: cell.guid,
           Date: date,
           Model: form.model,
           SatelliteConstellations: [...form.constellations],
         };
-        out.push({ guid: cell.guid, mini: cell.mini, result: await getBridge().downloadsEnqueue({ kind: cell.mini ? 'minitile' : 'tile', request }) });
+        out.push({ guid: cell.guid, mini: cell.mini, result: await bridge.downloadsEnqueue({ kind: cell.mini ? 'minitile' : 'tile', request }) });
       }
-      tileDownloads.value = out;
-      return out;
-    } finally {
-      tileBusy.value = null;
-    }
+      return { ok: true, data: out };
+    });
+    return r.ok ? r.data : [];
   }
 
   watch(() => session.generation, () => {

@@ -1,7 +1,7 @@
 import { canEncodeVideo } from 'mediabunny';
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
-import { getBridge } from '../../../platform/bridge';
+import { ask } from '../../../platform/request';
 import type { LibraryItem } from '../../../platform/lib/library-item';
 import { defaultDisplay, displayChannels, type DisplaySettings } from '../../../platform/raster/display';
 import { ensureProjection } from '../../../platform/raster/projection';
@@ -125,7 +125,8 @@ export const useTimelapseStore = defineStore('timelapse', () => {
     }
     measuring.value = true;
     try {
-      const r = await getBridge().analysisSeries({ expression: validityExpression(display.value, first), target: { kind: 'area', aoi: { wkt } }, ids: list.map((e) => e.id) });
+      const series = { expression: validityExpression(display.value, first), target: { kind: 'area' as const, aoi: { wkt } }, ids: list.map((e) => e.id) };
+      const r = await ask((bridge) => bridge.analysisSeries(series));
       if (!r.ok) {
         error.value = r.error.message;
         return;
@@ -146,7 +147,8 @@ export const useTimelapseStore = defineStore('timelapse', () => {
     shares.value = new Map();
     // Measuring from the start: no plan is shown as final before the shares are in.
     measuring.value = true;
-    const r = await getBridge().libraryQuery({ ids: [...new Set(ids)].slice(0, 500), limit: 500, sort: 'date-asc' });
+    const query = { ids: [...new Set(ids)].slice(0, 500), limit: 500, sort: 'date-asc' as const };
+    const r = await ask((bridge) => bridge.libraryQuery(query));
     if (!r.ok) {
       error.value = r.error.message;
       measuring.value = false;
@@ -195,7 +197,8 @@ export const useTimelapseStore = defineStore('timelapse', () => {
     const stop = (): void => {
       controller.abort();
       worker.terminate();
-      if (filmId) void getBridge().timelapseAbort({ id: filmId });
+      const id = filmId;
+      if (id) void ask((bridge) => bridge.timelapseAbort({ id }));
     };
     job = { cancel: stop };
     const opened: { file: RasterFile; projection: string; date: string }[] = [];
@@ -211,7 +214,7 @@ export const useTimelapseStore = defineStore('timelapse', () => {
       progress.value = { phase: 'frames', done: 0, total: frames.length };
       // Each raster is asked of main and its header read (a few requests); several at once.
       const slots = await inOrder(frames, OPEN_AT_ONCE, async (f) => {
-        const p = await getBridge(controller.signal).libraryPreview({ id: f.id });
+        const p = await ask((bridge) => bridge.libraryPreview({ id: f.id }), { signal: controller.signal });
         if (!p.ok) throw new Error(p.error.message);
         const file = await RasterFile.open(rasterUrl(p.data.rasterId));
         opened.push({ file, projection: '', date: f.date });
@@ -289,18 +292,18 @@ export const useTimelapseStore = defineStore('timelapse', () => {
       progress.value = { phase: 'saving', done: 0, total: bytes.byteLength };
       const view = new Uint8Array(bytes);
       const tags = items.value[0]!.bands;
-      const begun = await getBridge().timelapseBegin({
-        format, bytes: view.length, area: areaTag(), index: displayTag(d, tags), first: opened[0]!.date, last: opened.at(-1)!.date, fps: options.fps,
-      });
+      const film = { format, bytes: view.length, area: areaTag(), index: displayTag(d, tags), first: opened[0]!.date, last: opened.at(-1)!.date, fps: options.fps };
+      const begun = await ask((bridge) => bridge.timelapseBegin(film));
       if (!begun.ok) throw new Error(begun.error.message);
-      filmId = begun.data.id;
+      const id = (filmId = begun.data.id);
       for (let at = 0; at < view.length; at += CHUNK) {
         if (controller.signal.aborted) throw new DOMException('Cancelled', 'AbortError');
-        const r = await getBridge().timelapseChunk({ id: filmId, offset: at, data: base64(view.subarray(at, at + CHUNK)) });
+        const chunk = { id, offset: at, data: base64(view.subarray(at, at + CHUNK)) };
+        const r = await ask((bridge) => bridge.timelapseChunk(chunk));
         if (!r.ok) throw new Error(r.error.message);
         progress.value = { phase: 'saving', done: r.data.received, total: view.length };
       }
-      const done = await getBridge().timelapseFinish({ id: filmId });
+      const done = await ask((bridge) => bridge.timelapseFinish({ id }));
       filmId = null;
       if (!done.ok) throw new Error(done.error.message);
       phase('write');

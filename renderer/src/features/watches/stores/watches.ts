@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
 import type { EventPayload, IpcError, RequestOf, ResponseOf, WATCH_DATES_PAGE } from '../../../../../preload/contract';
-import { getBridge } from '../../../platform/bridge';
+import { ask, createErrorLine, createRequest, listen } from '../../../platform/request';
 import { useSessionStore } from '../../../platform/stores/session';
 import { useSpendStore } from '../../../platform/stores/spend';
 
@@ -40,8 +40,11 @@ export interface WatchDraft {
 export const useWatchesStore = defineStore('watches', () => {
   const session = useSessionStore();
   const list = ref<WatchItem[]>([]);
-  const loading = ref(false);
-  const error = ref<IpcError | null>(null);
+  const listReq = createRequest<ResponseOf<'watches:list'>>();
+  const loading = computed(() => listReq.loading);
+  /** What failed last of reading the list, a watch's action and a page of its earlier dates. */
+  const line = createErrorLine();
+  const error = computed<IpcError | null>(() => line.error);
   const draft = ref<WatchDraft | null>(null);
   /** The watch to scroll to and highlight (a notification was clicked). */
   const focusId = ref<string | null>(null);
@@ -51,13 +54,8 @@ export const useWatchesStore = defineStore('watches', () => {
   let unsubscribe: (() => void) | null = null;
 
   async function load(): Promise<void> {
-    loading.value = true;
-    const r = await getBridge().watchesList();
-    loading.value = false;
-    if (r.ok) {
-      list.value = r.data.watches;
-      error.value = null;
-    } else error.value = r.error;
+    const r = line.note(await listReq.run((bridge) => bridge.watchesList()));
+    if (r.ok) list.value = r.data.watches;
   }
 
   /** Applies one changed watch by id: replaced, added (when it is this profile's) or removed. */
@@ -72,47 +70,41 @@ export const useWatchesStore = defineStore('watches', () => {
 
   function start(): void {
     if (unsubscribe) return;
-    unsubscribe = getBridge().on('watch:changed', apply);
+    unsubscribe = listen('watch:changed', apply);
     void load();
   }
 
-  /** `limit` (≤ DATES_PAGE) of a watch's dates from `offset`, oldest first, and how many it holds. */
-  const datesPage = (id: string, offset: number, limit: number) => getBridge().watchesDates({ id, offset, limit });
+  /** `limit` (≤ DATES_PAGE) of a watch's dates from `offset`, oldest first, and how many it holds; a failure is the store's error. */
+  const datesPage = (id: string, offset: number, limit: number) => line.ask((bridge) => bridge.watchesDates({ id, offset, limit }));
 
   /** Every date of a watch, a page at a time. */
   async function allDates(id: string): Promise<Answer<WatchDateItem[]>> {
     const out: WatchDateItem[] = [];
     for (;;) {
-      const r = await datesPage(id, out.length, DATES_PAGE);
+      const r = await ask((bridge) => bridge.watchesDates({ id, offset: out.length, limit: DATES_PAGE }));
       if (!r.ok) return r;
       out.push(...r.data.dates);
       if (!r.data.dates.length || out.length >= r.data.total) return { ok: true, data: out };
     }
   }
 
-  /** Runs one of main's watch calls; the list follows from the change event. */
-  async function act<T>(call: Promise<Answer<T>>): Promise<Answer<T>> {
-    const r = await call;
-    error.value = r.ok ? null : r.error;
-    return r;
-  }
-
-  const create = (input: WatchInput) => act(getBridge().watchesCreate(input));
-  const update = (id: string, patch: Partial<WatchInput>) => act(getBridge().watchesUpdate({ id, patch }));
-  const remove = (id: string, deleteFiles: boolean) => act(getBridge().watchesDelete({ id, deleteFiles }));
-  const pause = (id: string) => act(getBridge().watchesPause({ id }));
-  const resume = (id: string, pastCap = false) => act(getBridge().watchesResume({ id, pastCap }));
-  const runNow = (id: string) => act(getBridge().watchesRun({ id }));
+  // A watch's actions: the list follows from the change event.
+  const create = (input: WatchInput) => line.ask((bridge) => bridge.watchesCreate(input));
+  const update = (id: string, patch: Partial<WatchInput>) => line.ask((bridge) => bridge.watchesUpdate({ id, patch }));
+  const remove = (id: string, deleteFiles: boolean) => line.ask((bridge) => bridge.watchesDelete({ id, deleteFiles }));
+  const pause = (id: string) => line.ask((bridge) => bridge.watchesPause({ id }));
+  const resume = (id: string, pastCap = false) => line.ask((bridge) => bridge.watchesResume({ id, pastCap }));
+  const runNow = (id: string) => line.ask((bridge) => bridge.watchesRun({ id }));
 
   /** Month-to-date spend plus a cost (0: just the month so far, which the store then follows). */
   async function loadSpend(costEur = 0): Promise<SpendInfo | null> {
     if (costEur === 0) return spendStore.monthSoFar();
-    const r = await getBridge().spendGet({ costEur });
+    const r = await ask((bridge) => bridge.spendGet({ costEur }));
     return r.ok ? r.data : null;
   }
 
   async function setBudget(budgetEur: number | null): Promise<{ ok: boolean; error?: IpcError }> {
-    const r = await getBridge().spendSetBudget({ budgetEur });
+    const r = await ask((bridge) => bridge.spendSetBudget({ budgetEur }));
     if (r.ok) await loadSpend();
     return r.ok ? { ok: true } : { ok: false, error: r.error };
   }
