@@ -490,11 +490,29 @@ export function mean2x2(
   // Integer samples round to the nearest integer; float samples keep the mean.
   const float = out instanceof Float32Array;
   const stride = width * bands;
+  // Output pixels whose 2x2 block lies inside `src` (the last column or row may have only one parent).
+  const fullWidth = Math.min(width >> 1, outWidth);
   for (let y2 = 0; y2 < outRows; y2++) {
     const r0 = 2 * y2 * stride;
     const r1 = 2 * y2 + 1 < rows ? r0 + stride : -1;
     const o0 = outOffset + y2 * outStride;
-    for (let x2 = 0; x2 < outWidth; x2++) {
+    let x2 = 0;
+    if (!float && r1 >= 0) {
+      // Whole 2x2 blocks of integers: Math.round(sum / 4) is floor((sum + 2) / 4), an arithmetic shift of a sum within int32.
+      for (; x2 < fullWidth; x2++) {
+        const a0 = r0 + 2 * x2 * bands;
+        const b0 = r1 + 2 * x2 * bands;
+        const o = o0 + x2 * bands;
+        for (let b = 0; b < bands; b++) {
+          const p = src[a0 + b]!;
+          const q = src[a0 + bands + b]!;
+          const r = src[b0 + b]!;
+          const t = src[b0 + bands + b]!;
+          out[o + b] = p === nodata || q === nodata || r === nodata || t === nodata ? meanOfValid(p, q, r, t, nodata) : (p + q + r + t + 2) >> 2;
+        }
+      }
+    }
+    for (; x2 < outWidth; x2++) {
       const c0 = 2 * x2 * bands;
       const c1 = 2 * x2 + 1 < width ? c0 + bands : -1;
       for (let b = 0; b < bands; b++) {
@@ -519,4 +537,15 @@ export function mean2x2(
     }
   }
   return outRows;
+}
+
+/** The rounded mean of the valid ones of four integer samples, or nodata when none is. */
+function meanOfValid(p: number, q: number, r: number, t: number, nodata: number): number {
+  let sum = 0;
+  let n = 0;
+  if (p !== nodata) { sum += p; n++; }
+  if (q !== nodata) { sum += q; n++; }
+  if (r !== nodata) { sum += r; n++; }
+  if (t !== nodata) { sum += t; n++; }
+  return n === 0 ? nodata : Math.round(sum / n);
 }
