@@ -128,9 +128,10 @@ export class BlockDeflater {
     this.encode(level, src, input);
     const seq = this.submitted++;
     this.busy++;
-    // One output chunk the size of the worst case: the block is compressed in one pass on the pool, not
-    // handed back to this thread every 16 KiB of output (zlib's default chunk).
-    deflate(input, { ...this.opts, chunkSize: Math.max(64 * 1024, input.length + (input.length >> 8) + 1024) }, (err, data) => {
+    // Output chunks of a quarter of the block: most blocks compress in one pass on the pool instead of
+    // coming back to this thread every 16 KiB (zlib's default chunk), and no block holds a worst-case
+    // buffer larger than its input until it is written (that churn of external memory costs main's GC).
+    deflate(input, { ...this.opts, chunkSize: Math.max(64 * 1024, input.length >> 2) }, (err, data) => {
       if (err || this.error) {
         this.busy--;
         return this.fail(err ?? this.error!);

@@ -6,8 +6,7 @@
  *
  * Uncompressed blocks have sizes known in advance, so every block's offset is fixed before any pixel
  * exists: full resolution is written first (tile row by tile row, a bounded chunk at a time), and
- * each overview either comes from its own pixel source or is the nodata-aware 2x2 mean of the level
- * above: computed in memory as the rows above are written when one tile row of every overview fits
+ * each overview is the nodata-aware 2x2 mean of the level above: computed in memory as the rows above are written when one tile row of every overview fits
  * {@link CASCADE_BYTES}, read back from the file otherwise. Memory stays bounded whatever the image size. The file is
  * written to `<file>.part`, fsynced and renamed, and the `.part` is removed on any failure or abort.
  * Compressed, each block is DEFLATEd as it is produced and the header is written last with the
@@ -58,7 +57,7 @@ export interface PyramidImage {
 
 /**
  * Fills `out` (pre-filled with nodata unless {@link WritePyramidOptions.fullSources}) with the pixels of `rect`, bands interleaved, rows `rowStride`
- * samples apart (rect.width * bands unless {@link WritePyramidOptions.blockWise}); one chunk of a tile row per call.
+ * (rect.width * bands) samples apart; one chunk of a tile row per call.
  */
 export type PixelSource = (rect: PixelRect, out: PixelArray, signal: AbortSignal, rowStride: number) => Promise<void>;
 
@@ -69,17 +68,8 @@ export interface WritePyramidOptions {
   onProgress?: (fraction: number) => void;
   /** Pixel bytes handled per step; bounds memory. Default 8 MiB (never less than one tile). */
   chunkBytes?: number;
-  /** The pixels of overview level k (1, 2, ...) instead of the 2x2 mean of level k-1 (the simulator renders each level). */
-  overviewSource?: (level: number) => PixelSource;
   /** Fsync the file and its folder when publishing it (default true). */
   durable?: boolean;
-  /**
-   * Call the sources once per block, with `out` at the block's first sample in the file's block
-   * buffer (rowStride = block width * bands): the pixels are written without a copy. The blocks of
-   * a chunk are asked for together, so a source may render them at once. Mean overviews are then
-   * read back from the file.
-   */
-  blockWise?: boolean;
   /** The sources write every pixel of each rectangle asked for, so `out` is not pre-filled with nodata first. */
   fullSources?: boolean;
   /** Memory the mean overviews may take to be built in memory (default {@link CASCADE_BYTES}); beyond it they are read back from the file. */
@@ -126,11 +116,10 @@ export function pyramidLayout(image: PyramidImage, deflate?: TiffSpec['deflate']
  * Writes `image` to `file` (via `<file>.part`, fsync, rename) from `source`'s full-resolution
  * pixels. `bytes` is the size of the file written. Compressed (the default), each block is
  * DEFLATEd as it is produced ({@link BlockDeflater}: the predictor on this thread, zlib on the
- * thread pool, several blocks at once). Where every level has its own pixel source, the levels are
- * produced in the file's order (smallest overview first) and the compressed blocks go straight to
- * `<file>.part` after the header; mean overviews come out with full resolution, so the compressed
- * blocks go to `<file>.blocks.part` as they come and are then copied into `<file>.part` level by
- * level in the file's order. Mean overviews too large to build in memory are built from an
+ * thread pool, several blocks at once). A single level's compressed blocks go straight to
+ * `<file>.part` after the header; the overviews come out with full resolution, but the file holds
+ * the smallest overview first, so with overviews the compressed blocks go to `<file>.blocks.part`
+ * as they come and are then copied into `<file>.part` level by level in the file's order. Mean overviews too large to build in memory are built from an
  * uncompressed copy of the levels above them in `<file>.raw.part`. Those files are removed.
  */
 export async function writePyramid(
@@ -153,13 +142,13 @@ export async function writePyramid(
   const durable = opts.durable ?? true;
   const compress = image.compress ?? true;
   const levels = layout.levels;
-  const own = levels.map((_, k) => (k === 0 ? source : opts.overviewSource?.(k)));
-  const allOwn = own.every((s) => s !== undefined);
-  const inMemory = !opts.overviewSource && !opts.blockWise && MeanCascade.bytes(levels, nb, image.dataType) <= (opts.overviewMemoryBytes ?? CASCADE_BYTES);
+  // One level: its blocks come in the file's order.
+  const single = levels.length === 1;
+  const inMemory = MeanCascade.bytes(levels, nb, image.dataType) <= (opts.overviewMemoryBytes ?? CASCADE_BYTES);
   const partPath = `${file}.part`;
   // Uncompressed pixels are kept where the file is uncompressed, or mean overviews are read back from it.
-  const rawPath = !compress ? partPath : allOwn || inMemory ? null : `${file}.raw.part`;
-  const spoolPath = compress && !allOwn ? `${file}.blocks.part` : null;
+  const rawPath = !compress ? partPath : single || inMemory ? null : `${file}.raw.part`;
+  const spoolPath = compress && !single ? `${file}.blocks.part` : null;
   const temps = [rawPath, spoolPath].filter((p): p is string => p !== null && p !== partPath);
   let written = 0;
   const work = layout.totalBytes;
@@ -182,7 +171,7 @@ export async function writePyramid(
   let deflater: BlockDeflater | null = null;
   let spool: FileHandle | null = null;
   try {
-    const part = await openFile(partPath, rawPath === partPath && !allOwn ? 'w+' : 'w');
+    const part = await openFile(partPath, rawPath === partPath && !single ? 'w+' : 'w');
     const raw = rawPath === partPath ? part : rawPath ? await openFile(rawPath, 'w+') : null;
     if (compress) {
       spool = spoolPath ? await openFile(spoolPath, 'w+') : null;
@@ -195,23 +184,15 @@ export async function writePyramid(
     }
     const level: LevelWrite = {
       fh: raw, deflater, levels, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress,
-      blockWise: opts.blockWise ?? false, fullSources: opts.fullSources ?? false,
+      fullSources: opts.fullSources ?? false,
     };
     if (!compress) {
       await writeExactly(part, layout.header, 0);
       progress(layout.header.length);
     }
-    if (compress && allOwn) {
-      // Every level from its own source: produced in the file's order, each block appended as it is compressed.
-      for (const k of layout.dataOrder) await writeFromSource(level, levels[k]!, own[k]!);
-    } else {
-      const cascade = inMemory ? new MeanCascade(level, levels) : null;
-      await writeFromSource(level, levels[0]!, source, cascade ? (rect, rows) => cascade.push(0, rect, rows) : undefined);
-      for (let k = 1; k < levels.length && !cascade; k++) {
-        if (own[k]) await writeFromSource(level, levels[k]!, own[k]!);
-        else await writeMean(level, levels[k - 1]!, levels[k]!);
-      }
-    }
+    const cascade = inMemory ? new MeanCascade(level, levels) : null;
+    await writeFromSource(level, levels[0]!, source, cascade ? (rect, rows) => cascade.push(0, rect, rows) : undefined);
+    for (let k = 1; k < levels.length && !cascade; k++) await writeMean(level, levels[k - 1]!, levels[k]!);
     if (deflater) {
       let tables = await deflater.finish();
       let end = deflater.end;
@@ -281,7 +262,6 @@ interface LevelWrite {
   chunkBytes: number;
   signal: AbortSignal;
   progress: (bytes: number) => void;
-  blockWise: boolean;
   fullSources: boolean;
 }
 
@@ -386,7 +366,7 @@ async function writeFromSource(
   const bh = L.blockHeight;
   const blockSamples = L.blockBytes / bytesPerSample(w.dataType);
   const perChunk = Math.max(1, Math.floor(w.chunkBytes / L.blockBytes));
-  const rectBuf = newSamples(w.dataType, w.blockWise ? 0 : Math.min(perChunk * bw, L.width) * bh * nb);
+  const rectBuf = newSamples(w.dataType, Math.min(perChunk * bw, L.width) * bh * nb);
   // Two block buffers: one is being written while the next is filled.
   const blockBufs = [newSamples(w.dataType, perChunk * blockSamples), newSamples(w.dataType, perChunk * blockSamples)];
   let cur = 0;
@@ -400,25 +380,12 @@ async function writeFromSource(
         const n = Math.min(perChunk, L.blocksAcross - bx0);
         const rect = { x: bx0 * bw, y: y0, width: Math.min(n * bw, L.width - bx0 * bw), height: h };
         const out = blockBufs[cur]!; // its last write was awaited before the previous chunk was written
-        if (w.blockWise) {
-          out.fill(nodata, 0, n * blockSamples);
-          // The chunk's blocks are asked for at once: a source that renders off this thread renders them side by side.
-          const asked: Promise<void>[] = [];
-          for (let t = 0; t < n; t++) {
-            const x = rect.x + t * bw;
-            asked.push(source({ x, y: y0, width: Math.min(bw, L.width - x), height: h }, out.subarray(t * blockSamples, (t + 1) * blockSamples), signal, bw * nb));
-          }
-          const settled = await Promise.allSettled(asked);
-          const failed = settled.find((r) => r.status === 'rejected');
-          if (failed) throw failed.reason;
-        } else {
-          const rectSamples = rect.width * rect.height * nb;
-          if (!w.fullSources) rectBuf.fill(nodata, 0, rectSamples);
-          await source(rect, rectBuf.subarray(0, rectSamples), signal, rect.width * nb);
-        }
+        const rectSamples = rect.width * rect.height * nb;
+        if (!w.fullSources) rectBuf.fill(nodata, 0, rectSamples);
+        await source(rect, rectBuf.subarray(0, rectSamples), signal, rect.width * nb);
         throwIfAborted(signal);
         await pending;
-        if (!w.blockWise) cutBlocks(w, L, rectBuf, rect.width, 0, h, n, out);
+        cutBlocks(w, L, rectBuf, rect.width, 0, h, n, out);
         pending = writeBlocks(w, L, by, bx0, n, out);
         // Observed now so a failed write never becomes an unhandled rejection while the next chunk is read.
         pending.catch(() => undefined);
@@ -490,11 +457,29 @@ export function mean2x2(
   // Integer samples round to the nearest integer; float samples keep the mean.
   const float = out instanceof Float32Array;
   const stride = width * bands;
+  // Output pixels whose 2x2 block lies inside `src` (the last column or row may have only one parent).
+  const fullWidth = Math.min(width >> 1, outWidth);
   for (let y2 = 0; y2 < outRows; y2++) {
     const r0 = 2 * y2 * stride;
     const r1 = 2 * y2 + 1 < rows ? r0 + stride : -1;
     const o0 = outOffset + y2 * outStride;
-    for (let x2 = 0; x2 < outWidth; x2++) {
+    let x2 = 0;
+    if (!float && r1 >= 0) {
+      // Whole 2x2 blocks of integers: Math.round(sum / 4) is floor((sum + 2) / 4), an arithmetic shift of a sum within int32.
+      for (; x2 < fullWidth; x2++) {
+        const a0 = r0 + 2 * x2 * bands;
+        const b0 = r1 + 2 * x2 * bands;
+        const o = o0 + x2 * bands;
+        for (let b = 0; b < bands; b++) {
+          const p = src[a0 + b]!;
+          const q = src[a0 + bands + b]!;
+          const r = src[b0 + b]!;
+          const t = src[b0 + bands + b]!;
+          out[o + b] = p === nodata || q === nodata || r === nodata || t === nodata ? meanOfValid(p, q, r, t, nodata) : (p + q + r + t + 2) >> 2;
+        }
+      }
+    }
+    for (; x2 < outWidth; x2++) {
       const c0 = 2 * x2 * bands;
       const c1 = 2 * x2 + 1 < width ? c0 + bands : -1;
       for (let b = 0; b < bands; b++) {
@@ -519,4 +504,15 @@ export function mean2x2(
     }
   }
   return outRows;
+}
+
+/** The rounded mean of the valid ones of four integer samples, or nodata when none is. */
+function meanOfValid(p: number, q: number, r: number, t: number, nodata: number): number {
+  let sum = 0;
+  let n = 0;
+  if (p !== nodata) { sum += p; n++; }
+  if (q !== nodata) { sum += q; n++; }
+  if (r !== nodata) { sum += r; n++; }
+  if (t !== nodata) { sum += t; n++; }
+  return n === 0 ? nodata : Math.round(sum / n);
 }

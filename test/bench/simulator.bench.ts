@@ -33,6 +33,14 @@ export function peakRssMb(pid: number): number {
   return kb / 1024;
 }
 
+/** CPU seconds a process has used so far, all its threads, user and system (Linux /proc, clock ticks of 10 ms). */
+export function cpuSeconds(pid: number): number {
+  // Fields 14 and 15 (utime, stime) of /proc/<pid>/stat, counted after the command name's closing parenthesis.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
 /** A square AOI of `sizeM` metres in UTM zone 33N, as lon/lat WKT. */
 export function utmSquareWkt(sizeM: number, x0 = 380_000, y0 = 5_800_000): string {
   const utm = '+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs';
@@ -61,7 +69,9 @@ export async function benchSimulator(): Promise<Figure[]> {
     };
     const endpoint = `${url}/api/satelliteimages/process/composite`;
     const freshFile = path.join(dir, 'fresh.tif');
+    const cpu0 = cpuSeconds(child.pid!);
     const fresh = await curlDownload(endpoint, body, freshFile);
+    const freshCpu = cpuSeconds(child.pid!) - cpu0;
     const cached = await curlDownload(endpoint, body);
     const mb = fresh.bytes / 1e6;
     // The composite's samples at full resolution, uncompressed: what the file holds, whatever it compresses to.
@@ -70,6 +80,7 @@ export async function benchSimulator(): Promise<Figure[]> {
     return [
       { name: 'simulator-generate-mbps', value: mb / fresh.seconds, unit: 'MB/s', note: `${mb.toFixed(0)} MB fresh (DEFLATE), target >= 50` },
       { name: 'simulator-generate-pixel-mbps', value: pixelMb / fresh.seconds, unit: 'MB/s', note: `${h.width} x ${h.height} x ${h.bands} samples of ${h.bitsPerSample} bits, ${pixelMb.toFixed(0)} MB uncompressed at full resolution in ${fresh.seconds.toFixed(2)} s; target >= 100` },
+      { name: 'simulator-generate-cpu-s', value: freshCpu, unit: 's', note: `CPU of the service's process (all threads) for the fresh composite, ${(pixelMb / freshCpu).toFixed(0)} MB of samples per CPU-second: on a loaded machine the wall rate follows the cores it gets, this does not` },
       { name: 'simulator-cached-mbps', value: cached.bytes / 1e6 / cached.seconds, unit: 'MB/s', note: 'target >= 500' },
       { name: 'simulator-peak-rss-mb', value: peakRssMb(child.pid!), unit: 'MB', note: 'target < 300' },
     ];

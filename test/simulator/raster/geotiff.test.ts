@@ -358,6 +358,44 @@ describe.skipIf(!HAS_GDAL)('GeoTIFF output read back with GDAL', () => {
   });
 });
 
+/**
+ * numpy's nodata-aware 2x2 means of each level (the last column and row may have a single parent),
+ * rounded half up, against the next level as GDAL reads it: the samples that differ, per overview.
+ */
+const MEANS_PY = `
+import sys
+import numpy as np
+from osgeo import gdal
+ds = gdal.Open(sys.argv[1])
+nodata = ds.GetRasterBand(1).GetNoDataValue()
+def level(k):
+    bands = [ds.GetRasterBand(b + 1) for b in range(ds.RasterCount)]
+    return np.stack([(b if k == 0 else b.GetOverview(k - 1)).ReadAsArray().astype(np.float64) for b in bands])
+out = []
+for k in range(ds.GetRasterBand(1).GetOverviewCount()):
+    p, c = level(k), level(k + 1)
+    h, w = c.shape[1], c.shape[2]
+    q = np.full((p.shape[0], 2 * h, 2 * w), nodata)
+    q[:, :p.shape[1], :p.shape[2]] = p
+    blocks = q.reshape(p.shape[0], h, 2, w, 2)
+    valid = blocks != nodata
+    n = valid.sum(axis=(2, 4))
+    s = np.where(valid, blocks, 0).sum(axis=(2, 4))
+    mean = np.where(n > 0, np.floor(s / np.maximum(n, 1) + 0.5), nodata)
+    out.append(f"{int((mean != c).sum())}/{c.size}")
+print(" ".join(out))
+`;
+
+describe.skipIf(!HAS_GDAL)('demo composite overviews', () => {
+  it('are the nodata-aware 2x2 means of the level above, as numpy computes them', () => {
+    for (const name of ['utm', 'merc', 'south'] as const) {
+      const out = execFileSync('/usr/bin/python3', ['-c', MEANS_PY, files[name]!], { encoding: 'utf8' }).trim().split(' ');
+      expect(out, name).toHaveLength(CASES[name]!.overviews);
+      for (const o of out) expect(o, name).toMatch(/^0\/[1-9]\d*$/);
+    }
+  });
+});
+
 describe.skipIf(!HAS_GDAL)('compressed demo composites (DEFLATE, predictor 2)', () => {
   it('pass GDAL\'s COG validator, hold the pixels of the uncompressed file in every level, and are smaller', async () => {
     const sizes: string[] = [];
