@@ -157,15 +157,16 @@ export function briefScaleBar(map: BriefMap, box: { width: number }): { svg: str
   return { svg, label: bar.label };
 }
 
-/** A legend as HTML with an SVG gradient (vector stops). */
-function legendHtml(legend: BriefLegend, key: number): string {
+/** A legend as HTML with an SVG gradient (vector stops); `of` says whose it is when the page has several rasters. */
+function legendHtml(legend: BriefLegend, key: number, of: string | null): string {
+  const whose = of ? ` <span class="unit">· ${escapeHtml(of)}</span>` : '';
   if (legend.kind === 'rgb') {
     const rows = legend.channels.map((c) => `<li><b>${c.colour}</b> ${escapeHtml(c.label)}: ${value(c.min)} to ${value(c.max)}</li>`).join('');
-    return `<div class="legend"><div class="legend-title">Colour composite (${escapeHtml(legend.unit)})</div><ul>${rows}</ul></div>`;
+    return `<div class="legend"><div class="legend-title">Colour composite (${escapeHtml(legend.unit)})${whose}</div><ul>${rows}</ul></div>`;
   }
   const id = `ramp${key}`;
   const stops = legend.stops.map(([at, colour]) => `<stop offset="${n2(at * 100)}%" stop-color="${escapeHtml(colour)}"/>`).join('');
-  return `<div class="legend"><div class="legend-title">${escapeHtml(legend.label)} <span class="unit">(${escapeHtml(legend.unit)})</span></div>`
+  return `<div class="legend"><div class="legend-title">${escapeHtml(legend.label)} <span class="unit">(${escapeHtml(legend.unit)})</span>${whose}</div>`
     + `<svg width="60mm" height="9mm" viewBox="0 0 60 9"><defs><linearGradient id="${id}">${stops}</linearGradient></defs>`
     + `<rect x="0" y="0" width="60" height="4" fill="url(#${id})" stroke="#111" stroke-width="0.2"/>`
     + `<text x="0" y="7.5" text-anchor="start">${value(legend.min)}</text><text x="60" y="7.5" text-anchor="end">${value(legend.max)}</text></svg></div>`;
@@ -207,7 +208,8 @@ export function briefPage(content: BriefContent, sheet: BriefSheet): { style: st
   const bar = briefScaleBar(content.map, box);
   const path = aoiPath(content.aoi, content.map, box);
   const arrow = northArrowSvg(40, content.map.rotation);
-  const legends = content.rasters.map((r, i) => (r.legend ? legendHtml(r.legend, i) : '')).join('');
+  const several = content.rasters.length > 1;
+  const legends = content.rasters.map((r, i) => (r.legend ? legendHtml(r.legend, i, several ? (r.date ? utcDateLabel(r.date) : r.title) : null) : '')).join('');
   const rasterList = content.rasters.map((r) => `<li>${escapeHtml(r.title)}${r.date ? ` · <b>${escapeHtml(utcDateLabel(r.date))}</b>` : ''}${r.epsg ? ` · EPSG:${r.epsg}` : ''}</li>`).join('');
   const side = layout.side;
   const chartW = Math.min(side.width, 90);
