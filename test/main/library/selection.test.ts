@@ -6,8 +6,7 @@ import { createDispatcher, type Dispatcher } from '../../../main/ipc';
 import { MemoryKeychainBackend } from '../../../main/profiles';
 import { createApp, type SwathApp } from '../../../main/app/app';
 import { startSimulator } from '../../../simulator';
-import { parseBandnames, writeGeoTiff } from '../../../simulator/raster';
-import { TEST_AOI, writeTestRaster } from '../analysis/rasters';
+import { writeMovedRaster, writeTestRaster } from '../analysis/rasters';
 import { BRIEF_RASTERS_MAX, LIBRARY_SELECTION_MAX } from '../../../common/library-selection';
 
 // library:selection through the dispatcher: what the Library's selection hands to a film or a brief
@@ -30,20 +29,10 @@ describe('library:selection', () => {
     const files: Record<string, string> = {
       june: await writeTestRaster(dir, '2026-06-15', ['B4', 'B8']),
       april: await writeTestRaster(dir, '2026-04-10', ['B4', 'B8']),
-      bands: path.join(dir, 'bands.tif'),
-      elsewhere: path.join(dir, 'elsewhere.tif'),
-      wgs: path.join(dir, 'wgs.tif'),
+      bands: await writeMovedRaster(dir, 'bands', '2026-05-02', ['B4', 'B8', 'B11']),
+      elsewhere: await writeMovedRaster(dir, 'elsewhere', '2026-05-02', ['B4', 'B8'], 0.2),
+      wgs: await writeMovedRaster(dir, 'wgs', '2026-05-02', ['B4', 'B8'], 0, 4326),
     };
-    const write = (file: string, o: { bands?: string[]; shift?: number; epsg?: number }) => {
-      const shift = o.shift ?? 0;
-      const aoi = { type: 'Polygon' as const, coordinates: [TEST_AOI.coordinates[0]!.map(([x, y]) => [x! + shift, y!])] };
-      const parsed = parseBandnames((o.bands ?? ['B4', 'B8']).join(','));
-      if (!parsed.ok) throw new Error(parsed.reason);
-      return writeGeoTiff({ aoi, date: '2026-05-02', epsg: o.epsg ?? 32633, resolution: 20, bands: parsed.bands, dataType: 'INT16', pixelSelection: 'intersect', tags: { IMAGE_DATE: '20260502' } }, file);
-    };
-    await write(files.bands!, { bands: ['B4', 'B8', 'B11'] });
-    await write(files.elsewhere!, { shift: 0.2 });
-    await write(files.wgs!, { epsg: 4326 });
     const r = await d.dispatch('library:import', { paths: Object.values(files) }, SENDER) as any;
     expect(r.ok, JSON.stringify(r.error)).toBe(true);
     for (const [k, f] of Object.entries(files)) ids[k] = r.data.entries.find((e: any) => e.path === f).id;
