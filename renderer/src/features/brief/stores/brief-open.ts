@@ -18,7 +18,7 @@ export interface BriefSelected {
  */
 export const useBriefOpenStore = defineStore('brief-open', () => {
   const open = ref(false);
-  const from = ref<'library' | 'layer' | 'analysis' | 'keyboard' | 'selection'>('keyboard');
+  const from = ref<'library' | 'layer' | 'analysis' | 'fields' | 'keyboard' | 'selection'>('keyboard');
   const series = shallowRef<BriefSeries | null>(null);
   /** The Library's selection the brief shows (oldest first), or null: the map as it is. */
   const selection = shallowRef<BriefSelected[] | null>(null);
