@@ -184,8 +184,8 @@ function compactLegendHtml(legend: BriefLegend, key: number, of: string): string
   const id = `ramp${key}`;
   const stops = legend.stops.map(([at, colour]) => `<stop offset="${n2(at * 100)}%" stop-color="${escapeHtml(colour)}"/>`).join('');
   return `<div class="legend compact"><b>${escapeHtml(of)}</b> ${escapeHtml(legend.label)} <span class="unit">(${escapeHtml(legend.unit)})</span> `
-    + `<svg width="24mm" height="3mm" viewBox="0 0 24 3"><defs><linearGradient id="${id}">${stops}</linearGradient></defs>`
-    + `<rect x="0" y="0" width="24" height="3" fill="url(#${id})" stroke="#111" stroke-width="0.2"/></svg> ${value(legend.min)} to ${value(legend.max)}</div>`;
+    + `<svg width="16mm" height="3mm" viewBox="0 0 16 3"><defs><linearGradient id="${id}">${stops}</linearGradient></defs>`
+    + `<rect x="0" y="0" width="16" height="3" fill="url(#${id})" stroke="#111" stroke-width="0.2"/></svg> ${value(legend.min)}–${value(legend.max)}</div>`;
 }
 
 /** The series chart as SVG in mm: its values over time, dots per date, the axes' ranges labelled. */
