@@ -10,8 +10,8 @@ import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspac
 // series (three dates: one row), a raster of the same grid a little to the east (its own row), one
 // of another area and one of other bands. The mouse selects a range and toggles a row out; a film of
 // a selection over two areas is refused with main's reason; the film of the series and the raster
-// east of it is read by ffprobe (VP9, four frames and the pause, the size and rate asked). The
-// keyboard moves, toggles, extends, selects all and clears; a search hides selected rows, which stay
+// east of it, with a fade, is read by ffprobe (VP9, four frames, the blends and the pause, the size
+// and rate asked; a blend lies between its dates). The keyboard moves, toggles, extends, selects all and clears; a search hides selected rows, which stay
 // selected and are counted; the brief of a selection made by keyboard is one page whose text lists
 // every selected date.
 
@@ -85,6 +85,9 @@ describe.skipIf(!chromiumAvailable() || !HAS_TOOLS)('workspace e2e: the Library\
     await page.getByTestId('timelapse-size').press('Tab');
     await page.getByTestId('timelapse-fps').fill('4');
     await page.getByTestId('timelapse-pause').fill('1');
+    // A fade of two blended frames between dates (off by default).
+    expect(await page.getByTestId('timelapse-fade').inputValue()).toBe('0');
+    await page.getByTestId('timelapse-fade').fill('2');
     await page.getByTestId('timelapse-format').selectOption('webm');
     await page.getByTestId('timelapse-make').click();
     const result = page.getByTestId('timelapse-result');
@@ -93,9 +96,22 @@ describe.skipIf(!chromiumAvailable() || !HAS_TOOLS)('workspace e2e: the Library\
     expect(path.basename(movie)).toMatch(/^swath-timelapse-.*-B4-2026-04-10_2026-08-20-4fps(-\d+)?\.webm$/);
     const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_streams', '-of', 'json', movie], { encoding: 'utf8' })).streams[0];
     expect(probe.codec_name).toBe('vp9');
-    expect(Number(probe.nb_read_frames)).toBe(4 + 4);
+    // Four dates, two blends between each pair, the last frame held 1 s at 4 fps.
+    expect(Number(probe.nb_read_frames)).toBe(4 + 3 * 2 + 4);
     expect(probe.r_frame_rate).toBe('4/1');
     expect(Math.max(probe.width, probe.height)).toBe(400);
+    // The first blend (a third of the way from the first date to the second) differs from both dates
+    // and lies between them: decoded by ffmpeg, its pixels' distance to each is about a third and two thirds.
+    const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', movie, '-f', 'rawvideo', '-pix_fmt', 'gray', '-vsync', 'passthrough', '-'], { maxBuffer: 256 * 1024 * 1024 });
+    const n = probe.width * probe.height;
+    const frame = (i: number) => raw.subarray(i * n, (i + 1) * n);
+    const distance = (a: Buffer, b: Buffer) => a.reduce((sum, v, k) => sum + Math.abs(v - b[k]!), 0) / n;
+    const [first, blend, second] = [frame(0), frame(1), frame(3)];
+    const apart = distance(first, second);
+    expect(apart).toBeGreaterThan(5);
+    expect(distance(first, blend) / apart).toBeGreaterThan(0.15);
+    expect(distance(first, blend) / apart).toBeLessThan(0.5);
+    expect(distance(blend, second) / apart).toBeGreaterThan(0.5);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
 
