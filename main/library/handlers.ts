@@ -4,6 +4,7 @@ import type { HostConfirm } from '../platform/confirm';
 import type { LibraryCatalog } from './catalog.js';
 import type { LibraryPage, LibraryQuery } from './entry.js';
 import type { OverviewCache } from './overview-cache.js';
+import { checkSelection } from './selection.js';
 
 /**
  * The library:* channels. A file Swath did not download is deleted from disk only after the
@@ -13,7 +14,7 @@ import type { OverviewCache } from './overview-cache.js';
 /** The channels of the library. */
 export type LibraryChannel =
   | 'library:query' | 'library:cover' | 'library:import' | 'library:import-dialog' | 'library:remove'
-  | 'library:preview' | 'library:reveal';
+  | 'library:preview' | 'library:reveal' | 'library:selection';
 
 /** What the library channels need. */
 export interface LibraryHandlerDeps {
@@ -69,6 +70,7 @@ export function libraryHandlers(deps: LibraryHandlerDeps): Pick<HandlerTable, Li
     },
 
     'library:preview': ({ id, quickLook }, { signal }) => deps.overviews.prepare(id, signal, { quickLook }),
+    'library:selection': ({ ids, use }) => ({ entries: checkSelection(ids, use, (id) => library.get(id)) }),
     'library:reveal': ({ id }) => {
       const entry = library.get(id);
       if (!entry) throw new AppError('not-found', `No library entry with id ${id}.`);

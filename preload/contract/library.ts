@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_SELECTION, boundedText, tooMany } from './bounds';
 import { byId, channel, folder, id, noRequest, recordSchema } from './channel';
 import { downloadKindSchema } from './downloads';
+import { BRIEF_RASTERS_MAX, LIBRARY_SELECTION_MAX } from '../../common/library-selection';
 
 /** Schemas of the library's channels (library:*): the local rasters, their pages, footprints and previews. */
 
@@ -99,12 +100,26 @@ export const previewStatusSchema = z.object({
   buildMs: z.number(),
 });
 
+export { BRIEF_RASTERS_MAX, LIBRARY_SELECTION_MAX };
+
+/**
+ * Request of `library:selection`: rasters the analyst selected in the Library, for a film (one grid:
+ * one CRS and band list, footprints that share an area, dated) or a brief (at most
+ * {@link BRIEF_RASTERS_MAX}).
+ */
+export const librarySelectionSchema = z.strictObject({
+  ids: z.array(id()).min(1, 'Select at least one raster.').max(LIBRARY_SELECTION_MAX, `A selection holds at most ${LIBRARY_SELECTION_MAX} rasters.`),
+  use: z.enum(['film', 'brief']),
+});
+
 /** The library's channels (spread into the contract's channel map). */
 export const libraryChannels = {
   /** One page of the library, filtered (search words, source, dates, area), sorted and counted in main from its indexes. */
   'library:query': channel(libraryQuerySchema, libraryPageSchema),
   /** The rasters whose footprint meets a lon/lat box (the footprint index), oldest image first, with how many there are. */
   'library:cover': channel(libraryCoverSchema, z.object({ total: z.number().int(), entries: z.array(libraryEntrySchema) })),
+  /** The selected rasters, oldest image first, once main checked each is in the library and they suit the use (a refusal names `ids[i]`). */
+  'library:selection': channel(librarySelectionSchema, z.object({ entries: z.array(libraryEntrySchema) })),
   /** Adds existing GeoTIFF files to the library. */
   'library:import': channel(z.strictObject({ paths: z.array(folder().min(1)).min(1).max(MAX_SELECTION, tooMany(MAX_SELECTION)) }), z.object({ entries: z.array(libraryEntrySchema) })),
   /** Removes a raster from the library, optionally deleting its file. */

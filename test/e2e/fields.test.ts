@@ -9,8 +9,8 @@ import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspac
 
 // Fields through the browser host: a GeoPackage written by ogr2ogr (EPSG:32633) is imported, attached
 // to a watch of the demo service's recurring order (on a clock the test moves), the watch brings a
-// new date, the notification names the fields that dropped, a field's chart opens, both exports are
-// written. Screenshots go to /work/shots when that folder exists (the lead looks at them), else test-results.
+// new date, the notification names the fields that dropped, a field's chart opens (and a brief with
+// it, read back by poppler), both exports are written. Screenshots go to /work/shots when that folder exists (the lead looks at them), else test-results.
 
 const HAS_CHROMIUM = chromiumAvailable();
 const HAS_OGR2OGR = spawnSync('ogr2ogr', ['--version'], { encoding: 'utf8' }).status === 0;
@@ -136,6 +136,21 @@ describe.skipIf(!HAS_CHROMIUM || !HAS_OGR2OGR)('workspace e2e: fields', () => {
     await chart.waitFor({ timeout: 20_000 });
     expect(Number(await chart.getAttribute('data-points'))).toBe(first.counts.downloaded + 1);
     await page.getByTestId('fields-chart').screenshot({ path: `${SHOTS}/fields-chart.png` });
+
+    // A brief with that field's chart (the brief's button under it, by keyboard): the chart on the page.
+    await page.getByTestId('parcel-brief').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('brief-dialog').waitFor();
+    expect(await page.getByTestId('brief-chart').isChecked()).toBe(true);
+    const label = /\((.* mean)\)$/.exec((await page.getByTestId('brief-dialog').locator('label.check').last().innerText()).trim())![1]!;
+    await page.getByTestId('brief-export').click();
+    await expect.poll(() => page.getByTestId('brief-progress').getAttribute('data-step'), { timeout: 60_000 }).toMatch(/done|failed/);
+    expect(await page.getByTestId('brief-error').count()).toBe(0);
+    const pdf = (await page.getByTestId('brief-file').innerText()).trim();
+    expect(spawnSync('pdfinfo', [pdf], { encoding: 'utf8' }).stdout).toMatch(/^Pages:\s+1$/m);
+    expect(spawnSync('pdftotext', [pdf, '-'], { encoding: 'utf8' }).stdout).toContain(label);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('brief-dialog').waitFor({ state: 'detached' });
 
     // Both exports, into the download folder's exports/.
     await page.getByTestId('fields-export-csv').click();

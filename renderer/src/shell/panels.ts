@@ -80,11 +80,13 @@ async function withFills(panel: PanelContribution): Promise<Component> {
   const component = asComponent(await panel.load());
   const fills = contributions.fills.filter((f) => f.panel === panel.id);
   if (!fills.length) return component;
-  // Each block loads (with its code) only when the panel shows its slot.
-  const slots = fills.map((f) => [f.slot, defineAsyncComponent(async () => asComponent(await f.load()))] as const);
+  // Each block loads (with its code) only when the panel shows its slot; several features may fill
+  // one slot (their blocks in contribution order).
+  const slots = new Map<string, Component[]>();
+  for (const f of fills) slots.set(f.slot, [...(slots.get(f.slot) ?? []), defineAsyncComponent(async () => asComponent(await f.load()))]);
   // The component itself: a loader's plain `{ default }` object is not taken for a module.
   // A slot's props (a scoped slot, e.g. the layer of a layer card) become the block's props.
-  return { name: `${component.name ?? panel.id}WithFills`, render: () => h(component, null, Object.fromEntries(slots.map(([slot, block]) => [slot, (props?: Record<string, unknown>) => h(block, props ?? null)]))) };
+  return { name: `${component.name ?? panel.id}WithFills`, render: () => h(component, null, Object.fromEntries([...slots].map(([slot, blocks]) => [slot, (props?: Record<string, unknown>) => blocks.map((block) => h(block, props ?? null))]))) };
 }
 
 const asComponent = (m: Component | { default: Component }): Component => ('default' in m ? m.default : m);

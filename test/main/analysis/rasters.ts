@@ -17,3 +17,16 @@ export async function writeTestRaster(dir: string, date: string, bands: string[]
   }, file);
   return file;
 }
+
+/** A raster like {@link writeTestRaster}'s, named `<name>.tif`, its area moved `shiftLon` degrees east, on another CRS when asked. */
+export async function writeMovedRaster(dir: string, name: string, date: string, bands: string[], shiftLon = 0, epsg = 32633): Promise<string> {
+  const file = path.join(dir, `${name}.tif`);
+  const parsed = parseBandnames(bands.join(','));
+  if (!parsed.ok) throw new Error(parsed.reason);
+  const aoi = { type: 'Polygon' as const, coordinates: [TEST_AOI.coordinates[0]!.map(([x, y]) => [x! + shiftLon, y!])] };
+  await writeGeoTiff({
+    aoi, date, epsg, resolution: 20, bands: parsed.bands, dataType: 'INT16', pixelSelection: 'intersect',
+    tags: { IMAGE_DATE: date.replace(/-/g, ''), MODEL_VERSION: 'S2-CloudFree-1.0', IMAGE_VERSION: '1', CONSTELLATIONS: 'Sentinel2' },
+  }, file);
+  return file;
+}

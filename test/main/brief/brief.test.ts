@@ -12,6 +12,7 @@ import { chromiumPrinter, launchPrinterChromium } from '../../support/chromium-p
 import { decodePng, pixelAt } from '../../e2e/preview-pixels';
 import { CHROMIUM, chromiumAvailable } from '../../e2e/chromium';
 import { encodePng } from '../../support/png';
+import { BRIEF_RASTERS_MAX } from '../../../common/library-selection';
 
 // The brief printed by Chromium's print to PDF (the printer the browser host is handed), read back by
 // poppler's tools: one page of the paper chosen, every font embedded, the map at >= 200 dpi as an
@@ -124,6 +125,37 @@ describe.skipIf(!HAS)('brief: printed to PDF and PNG by Chromium', () => {
       }
     });
   }
+
+  it('lays a selection\'s page of the most rasters a brief takes out without overlaps: each part in its box, the side column in its own, none over the sources', async () => {
+    const ramp = content(10, 10, '').rasters[0]!.legend;
+    for (const [paper, orientation] of [['a4', 'portrait'], ['a4', 'landscape'], ['letter', 'portrait'], ['letter', 'landscape']] as const) {
+      const sheet = briefSheetMm(paper, orientation);
+      const px = mapPixels(briefLayout(sheet), 20);
+      const rasters = Array.from({ length: BRIEF_RASTERS_MAX }, (_, i) => ({ title: `s2-2026-0${i + 1}-15-int16.tif`, date: `2026-0${i + 1}-15`, epsg: 32633, projectionName: 'WGS 84 / UTM zone 33N', legend: ramp }));
+      const page = briefPage({ ...content(px.width, px.height, 'Eight dates of one field'), rasters, series: null, text: '' }, sheet);
+      const tab = await browser.newPage({ viewport: { width: Math.round((sheet.widthMm / 25.4) * 96), height: Math.round((sheet.heightMm / 25.4) * 96) } });
+      await tab.setContent(`<style>${page.style}</style>${page.body}`);
+      const boxes = await tab.evaluate(() => {
+        const box = (el: Element) => { const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, right: r.right, bottom: r.bottom }; };
+        const side = document.querySelector('.side')!;
+        return {
+          parts: { header: box(document.querySelector('header')!), map: box(document.querySelector('.map')!), side: box(side), sources: box(document.querySelector('[data-part="sources"]')!) },
+          sideContent: [...side.children].map(box),
+          page: { right: document.documentElement.clientWidth, bottom: document.documentElement.clientHeight },
+        };
+      });
+      await tab.close();
+      const where = `${paper} ${orientation}`;
+      const apart = (a: { x: number; y: number; right: number; bottom: number }, b: typeof a) => a.right <= b.x + 0.5 || b.right <= a.x + 0.5 || a.bottom <= b.y + 0.5 || b.bottom <= a.y + 0.5;
+      const names = Object.keys(boxes.parts) as (keyof typeof boxes.parts)[];
+      for (const a of names) for (const b of names) if (a < b) expect(apart(boxes.parts[a], boxes.parts[b]), `${where}: ${a} ${JSON.stringify(boxes.parts[a])} and ${b} ${JSON.stringify(boxes.parts[b])}`).toBe(true);
+      for (const c of boxes.sideContent) {
+        expect(c.right, `${where}: the side column's content past its right edge`).toBeLessThanOrEqual(boxes.parts.side.right + 0.5);
+        expect(c.bottom, `${where}: the side column's content past its bottom`).toBeLessThanOrEqual(boxes.parts.side.bottom + 0.5);
+      }
+      expect(boxes.parts.sources.bottom).toBeLessThanOrEqual(boxes.page.bottom);
+    }
+  });
 
   it('renders the same page to a PNG of the paper at 150 dpi, named with its dpi', async () => {
     const handlers = briefHandlers({ settings: settings(), printer: chromiumPrinter(browser) });

@@ -18,7 +18,8 @@ describe('the contribution registries', () => {
     expect(shortcutCatalogue().get('panel-tasking')).toEqual({ keys: '2', group: 'Panels', description: 'Tasking panel' });
     expect(hasPanel('watches')).toBe(true);
     expect(hasPanel('nowhere')).toBe(false);
-    expect(contributions.fills).toEqual([expect.objectContaining({ panel: 'library', slot: 'analysis' }), expect.objectContaining({ panel: 'fields', slot: 'chart' }), expect.objectContaining({ panel: 'library', slot: 'brief' }), expect.objectContaining({ panel: 'library', slot: 'layer' })]);
+    expect(contributions.fills).toEqual([expect.objectContaining({ panel: 'library', slot: 'analysis' }), expect.objectContaining({ panel: 'fields', slot: 'chart' }), expect.objectContaining({ panel: 'library', slot: 'brief' }), expect.objectContaining({ panel: 'library', slot: 'layer' }), expect.objectContaining({ panel: 'library', slot: 'selection' }), expect.objectContaining({ panel: 'fields', slot: 'chart' }),
+      ...['shown', 'series', 'layer', 'selection'].map((slot) => expect.objectContaining({ panel: 'library', slot }))]);
     expect(contributions.statusItems.map((s) => s.id)).toEqual(['team', 'brief', 'timelapse']);
     expect(contributions.startViews).toHaveLength(1);
     expect(contributions.savedViews).toHaveLength(1);

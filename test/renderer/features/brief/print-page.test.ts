@@ -31,6 +31,16 @@ describe('the brief print page', () => {
     }
   });
 
+  it('says whose each legend is when the page shows several rasters (a selection), and not for one', () => {
+    const ramp = { kind: 'ramp' as const, label: 'B4', unit: 'reflectance', min: 0, max: 1, stops: [[0, '#000000'], [1, '#ffffff']] as [number, string][] };
+    const raster = (date: string | null, title: string) => ({ title, date, epsg: 32633, projectionName: 'EPSG:32633', legend: ramp });
+    const titles = (body: string) => [...body.matchAll(/<div class="legend-title">(.*?)<\/div>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
+    const two = briefPage(content({ rasters: [raster('2026-08-20', 'east.tif'), raster(null, 'undated.tif')] }), briefSheetMm('a4', 'landscape'));
+    expect(titles(two.body)).toEqual(['B4 (reflectance) · 2026-08-20', 'B4 (reflectance) · undated.tif']);
+    const one = briefPage(content({ rasters: [raster('2026-08-20', 'east.tif')] }), briefSheetMm('a4', 'landscape'));
+    expect(titles(one.body)).toEqual(['B4 (reflectance)']);
+  });
+
   it('escapes every text it is given, so a title or a note cannot add markup', () => {
     const page = briefPage(content({ text: '<img src=x onerror=alert(1)>' }), briefSheetMm('a4', 'portrait'));
     expect(page.body).toContain('Field &lt;7&gt; &amp; &quot;north&quot;');

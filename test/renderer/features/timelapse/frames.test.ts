@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoWeek, planFrames, videoFrameCount } from '../../../../renderer/src/features/timelapse/model/frames';
+import { FADE_MAX, gifFrameCount, isoWeek, planFrames, videoFrameCount } from '../../../../renderer/src/features/timelapse/model/frames';
 
 // The frame rules: the minimum valid share drops cloudy dates, one frame per period (the clearest),
 // oldest first, and every raster left out says why.
@@ -41,5 +41,10 @@ describe('timelapse frames', () => {
   it('counts the pause as repeated frames', () => {
     expect(videoFrameCount(5, { fps: 4, pauseSeconds: 1 })).toBe(9);
     expect(videoFrameCount(0, { fps: 4, pauseSeconds: 1 })).toBe(0);
+    // A fade of 2: two blended frames between each pair of dates, in videos and GIFs alike.
+    expect(videoFrameCount(5, { fps: 4, pauseSeconds: 1, fade: 2 })).toBe(5 + 4 * 2 + 4);
+    expect(gifFrameCount(5, { fps: 4, pauseSeconds: 1, fade: 2 })).toBe(5 + 4 * 2);
+    expect(gifFrameCount(1, { fps: 4, pauseSeconds: 1, fade: 2 })).toBe(1);
+    expect(gifFrameCount(3, { fps: 4, pauseSeconds: 1, fade: 99 })).toBe(3 + 2 * FADE_MAX);
   });
 });

@@ -157,18 +157,35 @@ export function briefScaleBar(map: BriefMap, box: { width: number }): { svg: str
   return { svg, label: bar.label };
 }
 
-/** A legend as HTML with an SVG gradient (vector stops). */
-function legendHtml(legend: BriefLegend, key: number): string {
+/** A legend as HTML with an SVG gradient (vector stops); `of` says whose it is when the page has several rasters. */
+function legendHtml(legend: BriefLegend, key: number, of: string | null): string {
+  const whose = of ? ` <span class="unit">· ${escapeHtml(of)}</span>` : '';
   if (legend.kind === 'rgb') {
     const rows = legend.channels.map((c) => `<li><b>${c.colour}</b> ${escapeHtml(c.label)}: ${value(c.min)} to ${value(c.max)}</li>`).join('');
-    return `<div class="legend"><div class="legend-title">Colour composite (${escapeHtml(legend.unit)})</div><ul>${rows}</ul></div>`;
+    return `<div class="legend"><div class="legend-title">Colour composite (${escapeHtml(legend.unit)})${whose}</div><ul>${rows}</ul></div>`;
   }
   const id = `ramp${key}`;
   const stops = legend.stops.map(([at, colour]) => `<stop offset="${n2(at * 100)}%" stop-color="${escapeHtml(colour)}"/>`).join('');
-  return `<div class="legend"><div class="legend-title">${escapeHtml(legend.label)} <span class="unit">(${escapeHtml(legend.unit)})</span></div>`
+  return `<div class="legend"><div class="legend-title">${escapeHtml(legend.label)} <span class="unit">(${escapeHtml(legend.unit)})</span>${whose}</div>`
     + `<svg width="60mm" height="9mm" viewBox="0 0 60 9"><defs><linearGradient id="${id}">${stops}</linearGradient></defs>`
     + `<rect x="0" y="0" width="60" height="4" fill="url(#${id})" stroke="#111" stroke-width="0.2"/>`
     + `<text x="0" y="7.5" text-anchor="start">${value(legend.min)}</text><text x="60" y="7.5" text-anchor="end">${value(legend.max)}</text></svg></div>`;
+}
+
+/**
+ * A legend on one line, for a page of several rasters (a selection's brief): whose it is, a short
+ * ramp and its range, or a composite's channels. About 5 mm a raster, so eight fit the side column.
+ */
+function compactLegendHtml(legend: BriefLegend, key: number, of: string): string {
+  if (legend.kind === 'rgb') {
+    const chans = legend.channels.map((c) => `${c.colour} ${escapeHtml(c.label)} ${value(c.min)}–${value(c.max)}`).join(', ');
+    return `<div class="legend compact"><b>${escapeHtml(of)}</b> <span class="unit">composite (${escapeHtml(legend.unit)}): ${chans}</span></div>`;
+  }
+  const id = `ramp${key}`;
+  const stops = legend.stops.map(([at, colour]) => `<stop offset="${n2(at * 100)}%" stop-color="${escapeHtml(colour)}"/>`).join('');
+  return `<div class="legend compact"><b>${escapeHtml(of)}</b> ${escapeHtml(legend.label)} <span class="unit">(${escapeHtml(legend.unit)})</span> `
+    + `<svg width="16mm" height="3mm" viewBox="0 0 16 3"><defs><linearGradient id="${id}">${stops}</linearGradient></defs>`
+    + `<rect x="0" y="0" width="16" height="3" fill="url(#${id})" stroke="#111" stroke-width="0.2"/></svg> ${value(legend.min)}–${value(legend.max)}</div>`;
 }
 
 /** The series chart as SVG in mm: its values over time, dots per date, the axes' ranges labelled. */
@@ -207,8 +224,13 @@ export function briefPage(content: BriefContent, sheet: BriefSheet): { style: st
   const bar = briefScaleBar(content.map, box);
   const path = aoiPath(content.aoi, content.map, box);
   const arrow = northArrowSvg(40, content.map.rotation);
-  const legends = content.rasters.map((r, i) => (r.legend ? legendHtml(r.legend, i) : '')).join('');
-  const rasterList = content.rasters.map((r) => `<li>${escapeHtml(r.title)}${r.date ? ` · <b>${escapeHtml(utcDateLabel(r.date))}</b>` : ''}${r.epsg ? ` · EPSG:${r.epsg}` : ''}</li>`).join('');
+  const several = content.rasters.length > 1;
+  const whose = (r: BriefRaster) => (r.date ? utcDateLabel(r.date) : r.title);
+  // Past two rasters each legend takes one line, so a selection's page keeps to its side column.
+  const legends = content.rasters.map((r, i) => (!r.legend ? '' : content.rasters.length > 2 ? compactLegendHtml(r.legend, i, whose(r)) : legendHtml(r.legend, i, several ? whose(r) : null))).join('');
+  // A page of several rasters on one grid names it once (the grid line), not on every raster.
+  const oneGrid = content.rasters.length > 2 && new Set(content.rasters.map((r) => r.epsg)).size === 1;
+  const rasterList = content.rasters.map((r) => `<li>${escapeHtml(r.title)}${r.date ? ` · <b>${escapeHtml(utcDateLabel(r.date))}</b>` : ''}${r.epsg && !oneGrid ? ` · EPSG:${r.epsg}` : ''}</li>`).join('');
   const side = layout.side;
   const chartW = Math.min(side.width, 90);
   const chart = content.series ? chartSvg(content.series, chartW, 38) : '';
@@ -231,6 +253,8 @@ svg text { font-family: inherit; fill: #111; }
 .legend { margin-bottom: 2mm; }
 .legend-title { font-weight: bold; margin-bottom: 0.8mm; }
 .legend svg { font-size: 2.6px; display: block; }
+.legend.compact { margin-bottom: 1mm; font-size: 7pt; }
+.legend.compact svg { display: inline-block; vertical-align: middle; }
 .unit { font-weight: normal; color: #333; }
 .chart { font-size: 2.4px; display: block; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -1,5 +1,6 @@
+import { transformExtent } from 'ol/proj';
 import { defineStore } from 'pinia';
-import { reactive, ref, shallowRef } from 'vue';
+import { reactive, ref, shallowRef, watch } from 'vue';
 import { briefSheetMm, type IpcError, type ResponseOf } from '../../../../../preload/contract';
 import { ask } from '../../../platform/request';
 import { areaKm2 } from '../../../platform/lib/geometry';
@@ -72,15 +73,63 @@ export const useBriefStore = defineStore('brief', () => {
   const scaleLabel = ref('');
   let controller: AbortController | null = null;
 
-  /** The layers the brief shows: those drawn on the map, top first. */
-  const shownLayers = (): PreviewLayer[] => preview.layers.filter((l) => l.visible && l.status === 'ready');
+  /** The layers the brief shows, top first: those drawn on the map, or the Library's selection (visible or not). */
+  const shownLayers = (): PreviewLayer[] => {
+    const chosen = opened.selection ? new Set(opened.selection.map((e) => e.id)) : null;
+    return preview.layers.filter((l) => l.status === 'ready' && (chosen ? chosen.has(l.entryId) : l.visible));
+  };
+
+  /**
+   * A brief of the Library's selection: its rasters are put on the map (those not there yet, without
+   * moving the view, at the stack's top) and the brief waits until each is drawn or has failed.
+   */
+  async function prepareSelection(): Promise<void> {
+    const chosen = opened.selection;
+    if (!chosen) return;
+    for (const e of chosen) if (!preview.layers.some((l) => l.entryId === e.id)) await preview.openOnMap(e.id, { zoom: false });
+    const settled = () => chosen.every((e) => { const l = preview.layers.find((x) => x.entryId === e.id); return !l || l.status === 'ready' || l.status === 'error'; });
+    if (settled()) return;
+    await new Promise<void>((resolve) => {
+      const stop = watch(() => preview.layers.map((l) => l.status), () => {
+        if (!settled()) return;
+        stop();
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * For a selection's brief, the map as the page shows it while it is drawn: the selected rasters on,
+   * every other raster off, the view over the selection's footprints. Returns what puts the map back.
+   */
+  function showSelection(map: NonNullable<ReturnType<typeof currentMap>>): () => void {
+    const chosen = opened.selection;
+    if (!chosen) return () => undefined;
+    const ids = new Set(chosen.map((e) => e.id));
+    const was = preview.layers.map((l) => [l.key, l.visible] as const);
+    for (const l of preview.layers) if (l.visible !== ids.has(l.entryId)) preview.setVisible(l.key, ids.has(l.entryId));
+    const view = map.getView();
+    const [centre, resolution, rotation] = [view.getCenter(), view.getResolution(), view.getRotation()];
+    const boxes = chosen.map((e) => e.bounds4326).filter((b): b is [number, number, number, number] => !!b);
+    if (boxes.length) {
+      const union = [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
+      view.fit(transformExtent(union, 'EPSG:4326', view.getProjection()), { size: map.getSize(), padding: [16, 16, 16, 16] });
+    }
+    return () => {
+      for (const [key, visible] of was) preview.setVisible(key, visible);
+      view.setCenter(centre);
+      view.setResolution(resolution);
+      view.setRotation(rotation);
+    };
+  }
 
   /** A title from what the map shows, for a dialog opened without one. */
   function suggestTitle(): string {
     const top = shownLayers()[0];
-    if (!top) return 'Map brief';
-    const what = top.display.mode === 'rgb' ? 'Colour composite' : top.channels[0]?.label ?? top.title;
-    return `${what}${top.date ? `, ${top.date}` : ''}`;
+    const what = top ? (top.display.mode === 'rgb' ? 'Colour composite' : top.channels[0]?.label ?? top.title) : opened.selection ? 'Selected rasters' : null;
+    if (!what) return 'Map brief';
+    const dates = [...new Set((opened.selection ?? (top ? [top] : [])).map((e) => e.date).filter((d): d is string => !!d))].sort();
+    return `${what}${dates.length ? `, ${dates.length > 1 ? `${dates[0]} to ${dates.at(-1)}` : dates[0]}` : ''}`;
   }
 
   async function exportBrief(): Promise<void> {
@@ -91,17 +140,27 @@ export const useBriefStore = defineStore('brief', () => {
     try {
       const map = currentMap();
       if (!map) throw new Error('The map is not there yet.');
+      step.value = 'drawing';
+      await prepareSelection();
+      ac.signal.throwIfAborted();
       const layers = shownLayers();
+      if (opened.selection && !layers.length) throw new Error('None of the selected rasters could be drawn on the map.');
       const sheet = briefSheetMm(options.paper, options.orientation);
       const layout = briefLayout(sheet);
       const px = mapPixels(layout, options.format === 'png' ? options.dpi : PDF_MAP_DPI);
-      step.value = 'drawing';
-      const drawn = await captureMap(map, px.width, px.height);
+      const restore = showSelection(map);
+      let drawn: Awaited<ReturnType<typeof captureMap>>;
+      let zoom: number;
+      try {
+        drawn = await captureMap(map, px.width, px.height);
+        zoom = map.getView().getZoom() ?? 0;
+      } finally {
+        restore();
+      }
       ac.signal.throwIfAborted();
       const rasters: BriefRaster[] = layers.map((l) => ({ title: l.title, date: l.date, epsg: l.epsg, projectionName: l.projectionName, legend: layerLegend(l) }));
       const polygon = aoi.polygonal;
       const rings = polygon ? (polygon.type === 'Polygon' ? polygon.coordinates : polygon.coordinates.flat()) as [number, number][][] : null;
-      const zoom = map.getView().getZoom() ?? 0;
       const title = options.title.trim() || suggestTitle();
       const page = briefPage({
         title,
@@ -140,5 +199,5 @@ export const useBriefStore = defineStore('brief', () => {
     step.value = 'idle';
   }
 
-  return { options, step, error, result, scaleLabel, shownLayers, suggestTitle, exportBrief, cancel };
+  return { options, step, error, result, scaleLabel, shownLayers, prepareSelection, suggestTitle, exportBrief, cancel };
 });

@@ -98,6 +98,7 @@ export const useLibraryStore = defineStore('library', () => {
     return e ? byId.value.get(e.id) : undefined;
   }
 
+  /** The query of the list as shown (its filters and order), from row `offset`. */
   function request(offset: number): RequestOf<'library:query'> {
     return {
       text: filter.query.trim().slice(0, 500) || undefined,
@@ -337,7 +338,7 @@ export const useLibraryStore = defineStore('library', () => {
 
   return {
     entries, rows, matched, all, loaded, loading, error, importing, importError, notice, filter, sort, thumbnails, footprints,
-    groups, groupOf, entry, filtering, seriesMatched, rowAt, view, ensure, adopt, wantThumbnail, dropThumbnail, start, stop, refresh, importPaths, importDialog, remove, reveal, exportStac, matchedIds,
+    groups, groupOf, entry, filtering, seriesMatched, rowAt, view, shownQuery: request, ensure, adopt, wantThumbnail, dropThumbnail, start, stop, refresh, importPaths, importDialog, remove, reveal, exportStac, matchedIds,
     canResolvePaths, pathsOf,
   };
 });

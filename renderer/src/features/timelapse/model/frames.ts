@@ -102,6 +102,21 @@ export interface FilmTiming {
   fps: number;
   /** Seconds the last frame stays. */
   pauseSeconds: number;
+  /** Blended frames between two dates (0: none, a cut). */
+  fade?: number;
+}
+
+/** The most blended frames between two dates. */
+export const FADE_MAX = 10;
+
+/** Blended frames between two dates: a cross-fade of `fade` frames, each the next date a step more opaque over the last. */
+export function fadeFrames(t: FilmTiming): number {
+  return Math.max(0, Math.min(FADE_MAX, Math.round(t.fade ?? 0)));
+}
+
+/** Frames a GIF of `frames` dates has: the dates and the blends between them (the pause is the last frame's delay). */
+export function gifFrameCount(frames: number, t: FilmTiming): number {
+  return frames === 0 ? 0 : frames + (frames - 1) * fadeFrames(t);
 }
 
 /** How many times the last frame is repeated to hold it `pauseSeconds` at `fps` (a video keeps one frame rate). */
@@ -109,9 +124,9 @@ export function pauseFrames(t: FilmTiming): number {
   return Math.max(0, Math.round(t.pauseSeconds * t.fps));
 }
 
-/** Frames a video of `frames` dates has: the dates plus the repeated last frame. */
+/** Frames a video of `frames` dates has: the dates, the blends between them and the repeated last frame. */
 export function videoFrameCount(frames: number, t: FilmTiming): number {
-  return frames === 0 ? 0 : frames + pauseFrames(t);
+  return frames === 0 ? 0 : gifFrameCount(frames, t) + pauseFrames(t);
 }
 
 /** The smallest and largest chosen size of a film, in px. */

@@ -10,6 +10,7 @@ import { buildHistogram } from '../../../platform/raster/histogram';
 import { gatherWarp, planWarp, warpIndex, type ToSource, type WarpIndex, type WarpPlan } from '../../../platform/raster/warp';
 import { channelValues, sampleArray, type RasterFile, type RasterSample } from '../../../platform/raster/raster-data';
 import { renderSample } from '../../../platform/raster/render-sample';
+import { overlayLayout, type Box, type PlacedLine } from '../model/overlay';
 
 /**
  * Draws a film's frames: the raster of one date warped onto the film's grid and coloured as the
@@ -158,7 +159,7 @@ export class FramePainter {
   private readonly base: OffscreenCanvas;
   private readonly layer: OffscreenCanvas;
   private readonly scale: ReturnType<typeof scaleBar>;
-  private readonly sources: string;
+  private readonly sources: string[];
 
   constructor(private readonly grid: FilmGrid, private readonly decor: FrameDecor) {
     const { width, height } = grid;
@@ -171,7 +172,7 @@ export class FramePainter {
     const ym = (y0 + y1) / 2;
     const ground = getDistance(toLonLat([x0, ym]), toLonLat([x1, ym]));
     this.scale = scaleBar(ground > 0 ? ground : 1);
-    this.sources = sourceLines({ service: decor.service, basemap: true }).join(' · ');
+    this.sources = sourceLines({ service: decor.service, basemap: true });
     this.drawBase();
   }
 
@@ -247,38 +248,34 @@ export class FramePainter {
     ctx.stroke();
   }
 
-  /** The date (top left), the scale bar (bottom left) and the sources (bottom right), on light boxes. */
+  /** The date (top left), the scale bar (bottom left) and the sources (bottom right), on light boxes that never overlap (model/overlay.ts). */
   private drawText(date: string): void {
     const { ctx } = this;
     const { width, height } = this.grid;
-    const u = Math.max(10, Math.round(Math.min(width, height) / 28));
-    const pad = Math.round(u / 2);
+    const font = (px: number, bold: boolean) => `${bold ? '600 ' : ''}${px}px system-ui, sans-serif`;
+    const measure = (text: string, px: number, bold: boolean) => {
+      ctx.font = font(px, bold);
+      return ctx.measureText(text).width;
+    };
+    const o = overlayLayout(width, height, { date: `${utcDateLabel(date)} UTC`, scaleLabel: this.scale.label, scaleShare: this.scale.share, sources: this.sources }, measure);
+    const text = (l: PlacedLine, bold = false) => {
+      ctx.font = font(l.px, bold);
+      ctx.fillText(l.text, l.x, l.y);
+    };
+    const box = (b: Box) => ctx.fillRect(b.x, b.y, b.width, b.height);
     ctx.textBaseline = 'top';
-    ctx.font = `600 ${u}px system-ui, sans-serif`;
-    const label = `${utcDateLabel(date)} UTC`;
-    const tw = ctx.measureText(label).width;
     ctx.fillStyle = 'rgba(0,0,0,0.6)';
-    ctx.fillRect(pad, pad, tw + pad * 2, u + pad * 2);
+    box(o.date.box);
     ctx.fillStyle = '#fff';
-    ctx.fillText(label, pad * 2, pad * 2);
+    text(o.date.line, true);
 
-    const small = Math.max(8, Math.round(u * 0.6));
-    const barW = this.scale.share * width;
-    const barH = Math.max(3, Math.round(small / 3));
-    const by = height - pad - small - barH - pad;
     ctx.fillStyle = 'rgba(255,255,255,0.8)';
-    ctx.font = `${small}px system-ui, sans-serif`;
-    const lw = ctx.measureText(this.scale.label).width;
-    ctx.fillRect(pad, by - pad / 2, Math.max(barW, lw) + pad * 2, barH + small + pad * 2);
+    box(o.scale.box);
+    box(o.sources.box);
     ctx.fillStyle = '#111';
-    ctx.fillRect(pad * 2, by, barW, barH);
-    ctx.fillText(this.scale.label, pad * 2, by + barH + 2);
-
-    const sw = ctx.measureText(this.sources).width;
-    ctx.fillStyle = 'rgba(255,255,255,0.8)';
-    ctx.fillRect(width - sw - pad * 3, height - small - pad * 3, sw + pad * 2, small + pad * 2);
-    ctx.fillStyle = '#111';
-    ctx.fillText(this.sources, width - sw - pad * 2, height - small - pad * 2);
+    box(o.scale.bar);
+    text(o.scale.label);
+    for (const l of o.sources.lines) text(l);
   }
 }
 

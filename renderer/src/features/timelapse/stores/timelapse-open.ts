@@ -1,5 +1,6 @@
 import { defineStore } from 'pinia';
 import { ref, shallowRef } from 'vue';
+import { getBridge } from '../../../platform/bridge';
 import type { DisplaySettings } from '../../../platform/raster/display';
 
 /**
@@ -15,8 +16,26 @@ export const useTimelapseOpenStore = defineStore('timelapse-open', () => {
     request.value = { ids: [...ids], display: display ? JSON.parse(JSON.stringify(display)) as DisplaySettings : undefined, at: Date.now() };
     open.value = true;
   }
+  /** Why main refused the last selection for a film (mixed grids or areas, undated, removed), or null. */
+  const refusal = ref<string | null>(null);
+  const checking = ref(false);
+  /**
+   * Opens the film dialog for the Library's selection once main has checked it: every raster in the
+   * library, one CRS and band list, dated, footprints over one area (main/library/selection.ts).
+   */
+  async function openSelection(ids: readonly string[]): Promise<void> {
+    refusal.value = null;
+    checking.value = true;
+    try {
+      const r = await getBridge().librarySelection({ ids: [...ids], use: 'film' });
+      if (r.ok) openFilm(r.data.entries.map((e) => e.id));
+      else refusal.value = r.error.message;
+    } finally {
+      checking.value = false;
+    }
+  }
   function close(): void {
     open.value = false;
   }
-  return { open, request, openFilm, close };
+  return { open, request, refusal, checking, openFilm, openSelection, close };
 });

@@ -9,7 +9,7 @@ import { RasterFile, rasterUrl, type RasterSample } from '../../../platform/rast
 import { useAoiStore } from '../../../platform/stores/aoi';
 import { useSessionStore } from '../../../platform/stores/session';
 import { seriesPlace } from '../../../platform/lib/place-name';
-import { DEFAULT_MIN_VALID, planFrames, pauseFrames, videoFrameCount, type FramePeriod, type FramePlan } from '../model/frames';
+import { DEFAULT_MIN_VALID, fadeFrames, gifFrameCount, planFrames, pauseFrames, videoFrameCount, type FramePeriod, type FramePlan } from '../model/frames';
 import type { FilmFormat, FromEncoder, ToEncoder } from './encode-protocol';
 import { useTimelapseOpenStore } from './timelapse-open';
 import { colourFrame, filmGrid, FramePainter, frameRanges, GridWarper, sharedRanges, type FilmGrid } from './frame-painter';
@@ -35,6 +35,8 @@ export interface FilmOptions {
   stretch: 'shared' | 'each';
   /** GIF: Floyd-Steinberg dithering onto the film's palette. */
   dither: boolean;
+  /** Blended frames between two dates (0: off). */
+  fade: number;
 }
 
 /** Bytes per `timelapse:chunk` (main takes at most FILM_CHUNK_BYTES). */
@@ -86,7 +88,7 @@ export const useTimelapseStore = defineStore('timelapse', () => {
   const open = computed(() => opener.open);
   const items = shallowRef<LibraryItem[]>([]);
   const display = ref<DisplaySettings | null>(null);
-  const options = reactive<FilmOptions>({ period: 'date', minValid: DEFAULT_MIN_VALID, size: null, fps: 4, pauseSeconds: 1, format: 'webm', stretch: 'shared', dither: false });
+  const options = reactive<FilmOptions>({ period: 'date', minValid: DEFAULT_MIN_VALID, size: null, fps: 4, pauseSeconds: 1, format: 'webm', stretch: 'shared', dither: false, fade: 0 });
   /** Valid share over the area per raster id (null: not measured). */
   const shares = shallowRef<Map<string, number | null>>(new Map());
   const measuring = ref(false);
@@ -268,11 +270,11 @@ export const useTimelapseStore = defineStore('timelapse', () => {
       };
       if (format === 'gif') await sendPalette(worker, grid, opened.length, paintOne);
       const pause = pauseFrames(options);
-      for (let i = 0; i < opened.length; i++) {
-        await encoded.waitBelow(i - AHEAD);
-        const canvas = await paintOne(i);
-        if (i === 0) preview.value = await blobUrl(canvas);
-        const repeat = i === opened.length - 1 ? 1 + pause : 1;
+      const fade = fadeFrames(options);
+      let sent = 0;
+      const send = async (canvas: OffscreenCanvas, repeat: number): Promise<void> => {
+        await encoded.waitBelow(sent - AHEAD);
+        sent++;
         if (format === 'gif') {
           const rgba = canvas.getContext('2d')!.getImageData(0, 0, grid.width, grid.height).data;
           worker.postMessage({ type: 'frame', rgba, repeat } satisfies ToEncoder, [rgba.buffer]);
@@ -280,6 +282,25 @@ export const useTimelapseStore = defineStore('timelapse', () => {
           const bitmap = canvas.transferToImageBitmap();
           worker.postMessage({ type: 'frame', bitmap, repeat } satisfies ToEncoder, [bitmap]);
         }
+      };
+      // With a fade, the last date's frame is kept to blend the next one over it.
+      const last = fade ? new OffscreenCanvas(grid.width, grid.height) : null;
+      const blend = fade ? new OffscreenCanvas(grid.width, grid.height) : null;
+      for (let i = 0; i < opened.length; i++) {
+        const canvas = await paintOne(i);
+        if (i === 0) preview.value = await blobUrl(canvas);
+        if (last && blend && i > 0) {
+          const b = blend.getContext('2d')!;
+          for (let k = 1; k <= fade; k++) {
+            b.globalAlpha = 1;
+            b.drawImage(last, 0, 0);
+            b.globalAlpha = k / (fade + 1);
+            b.drawImage(canvas, 0, 0);
+            await send(blend, 1);
+          }
+        }
+        if (last) last.getContext('2d')!.drawImage(canvas, 0, 0);
+        await send(canvas, i === opened.length - 1 ? 1 + pause : 1);
         progress.value = { phase: 'frames', done: i + 1, total: opened.length };
       }
       progress.value = { phase: 'encoding', done: opened.length, total: opened.length };
@@ -287,7 +308,7 @@ export const useTimelapseStore = defineStore('timelapse', () => {
       const { bytes, frames: written } = await encoded.done;
       phase('paint-encode');
       phasesMs.paint = Math.round(paintMs);
-      const expected = format === 'gif' ? opened.length : videoFrameCount(opened.length, options);
+      const expected = format === 'gif' ? gifFrameCount(opened.length, options) : videoFrameCount(opened.length, options);
       if (written !== expected) throw new Error(`The encoder wrote ${written} frames, not ${expected}.`);
       progress.value = { phase: 'saving', done: 0, total: bytes.byteLength };
       const view = new Uint8Array(bytes);
