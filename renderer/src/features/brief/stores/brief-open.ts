@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { ref, shallowRef } from 'vue';
-import { getBridge } from '../../../platform/bridge';
+import { ask } from '../../../platform/request';
 import type { BriefSeries } from '../model/print-page';
 
 /** A raster of the Library's selection, as main answered it. */
@@ -37,7 +37,7 @@ export const useBriefOpenStore = defineStore('brief-open', () => {
     refusal.value = null;
     checking.value = true;
     try {
-      const r = await getBridge().librarySelection({ ids: [...ids], use: 'brief' });
+      const r = await ask((bridge) => bridge.librarySelection({ ids: [...ids], use: 'brief' }));
       if (!r.ok) {
         refusal.value = r.error.message;
         return;

@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, watch } from 'vue';
 import { LIBRARY_SELECTION_MAX } from '../../../../../common/library-selection';
-import { getBridge } from '../../../platform/bridge';
+import { ask, listen as listenTo } from '../../../platform/request';
 import { EMPTY_SELECTION, extendTo, rangeOf, reordered, selectAll, selectedIds, selectOnly, toggle, withoutIds, type Selection, type SelectionRow } from '../model/selection';
 import { useLibraryStore } from './library';
 
@@ -36,7 +36,7 @@ export const useSelectionStore = defineStore('library-selection', () => {
     if (held.every((r) => r)) return held as SelectionRow[];
     const out: SelectionRow[] = [];
     for (let offset = from; offset <= to; offset += PAGE) {
-      const r = await getBridge().libraryQuery({ ...library.shownQuery(offset), limit: Math.min(PAGE, to - offset + 1), series: true });
+      const r = await ask((bridge) => bridge.libraryQuery({ ...library.shownQuery(offset), limit: Math.min(PAGE, to - offset + 1), series: true }));
       if (!r.ok) throw new Error(r.error.message);
       const groups = new Map(r.data.series.map((g) => [g.key, g.entries.map((m) => m.id)]));
       for (const e of r.data.entries) out.push(e.series && groups.has(e.series) ? { key: e.series, ids: groups.get(e.series)! } : { key: e.id, ids: [e.id] });
@@ -87,7 +87,7 @@ export const useSelectionStore = defineStore('library-selection', () => {
   // Rasters removed from the library leave the selection.
   let off: (() => void) | null = null;
   function listen(): void {
-    off ??= getBridge().on('library:changed', ({ removed }) => (selection.value = withoutIds(selection.value, new Set(removed))));
+    off ??= listenTo('library:changed', ({ removed }) => (selection.value = withoutIds(selection.value, new Set(removed))));
   }
 
   // How many selected rasters the filters hide, as main counts them (the list's "N of M rasters").
@@ -98,7 +98,7 @@ export const useSelectionStore = defineStore('library-selection', () => {
       hidden.value = 0;
       return;
     }
-    const r = await getBridge().libraryQuery({ ...library.shownQuery(0), ids: list.slice(0, LIBRARY_SELECTION_MAX), limit: 1, series: false });
+    const r = await ask((bridge) => bridge.libraryQuery({ ...library.shownQuery(0), ids: list.slice(0, LIBRARY_SELECTION_MAX), limit: 1, series: false }));
     if (mine === asked && r.ok) hidden.value = list.length - r.data.total;
   });
 

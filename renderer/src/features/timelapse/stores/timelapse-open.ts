@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { ref, shallowRef } from 'vue';
-import { getBridge } from '../../../platform/bridge';
+import { ask } from '../../../platform/request';
 import type { DisplaySettings } from '../../../platform/raster/display';
 
 /**
@@ -27,7 +27,7 @@ export const useTimelapseOpenStore = defineStore('timelapse-open', () => {
     refusal.value = null;
     checking.value = true;
     try {
-      const r = await getBridge().librarySelection({ ids: [...ids], use: 'film' });
+      const r = await ask((bridge) => bridge.librarySelection({ ids: [...ids], use: 'film' }));
       if (r.ok) openFilm(r.data.entries.map((e) => e.id));
       else refusal.value = r.error.message;
     } finally {
