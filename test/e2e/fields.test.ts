@@ -10,14 +10,14 @@ import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspac
 // Fields through the browser host: a GeoPackage written by ogr2ogr (EPSG:32633) is imported, attached
 // to a watch of the demo service's recurring order (on a clock the test moves), the watch brings a
 // new date, the notification names the fields that dropped, a field's chart opens (and a brief with
-// it, read back by poppler), both exports are written. Screenshots go to /work/shots when that folder exists (the lead looks at them), else test-results.
+// it, read back by poppler), both exports are written. Screenshots go to test-results.
 
 const HAS_CHROMIUM = chromiumAvailable();
 const HAS_OGR2OGR = spawnSync('ogr2ogr', ['--version'], { encoding: 'utf8' }).status === 0;
 if (!HAS_OGR2OGR) console.warn('fields e2e: ogr2ogr (gdal-bin) is missing; skipped.');
 const DAY = 86_400_000;
 const AREA = 'POLYGON((13.85 52.33, 13.88 52.33, 13.88 52.35, 13.85 52.35, 13.85 52.33))';
-const SHOTS = existsSync('/work/shots') ? '/work/shots' : 'test-results';
+const SHOTS = 'test-results';
 type Handlers = Record<string, (r: unknown, c: unknown) => Promise<any>>;
 
 /** Twelve parcels inside the watch's area, written by ogr2ogr as a GeoPackage in UTM 33N. */

@@ -166,7 +166,8 @@ describe.skipIf(!HAS_CHROMIUM || !HAS_FFMPEG)('workspace e2e: timelapse films', 
       expect(worst, `${format}: largest difference from the map's colour beyond the tolerance`).toBeLessThanOrEqual(0);
       expect(gt[1]).toBeGreaterThan(0);
       if (format === 'webm') {
-        // The frame of a film, for the lead to look at: the first one, decoded by ffmpeg.
+        // The frame of a film, to look at: the first one, decoded by ffmpeg (which makes no folder).
+        mkdirSync('test-results', { recursive: true });
         execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', file, '-frames:v', '1', path.join('test-results', 'timelapse-frame.png')]);
         await page.screenshot({ path: path.join('test-results', 'timelapse-dialog.png') });
       }
