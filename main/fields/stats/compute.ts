@@ -199,7 +199,10 @@ export async function rasterResults(
     }
     const ww = x1 - x0;
     let m = 0;
+    // The covered and the valid weight are summed in the same order over the same weights, so a
+    // parcel whose covered pixels are all valid has a valid share of exactly 1.
     let covered = 0;
+    let valid = 0;
     for (let i = c.cellStart[k]!; i < c.cellStart[k + 1]!; i++) {
       const off = c.cells[i]!;
       const r = Math.floor(off / ww);
@@ -207,6 +210,7 @@ export async function rasterResults(
       covered += weight;
       const val = src[(y0 + r - srcY0) * srcW + x0 + (off - r * ww) - srcX0]!;
       if (!Number.isFinite(val)) continue;
+      valid += weight;
       v[m] = val;
       if (w) w[m] = weight;
       m++;
@@ -221,9 +225,9 @@ export async function rasterResults(
     values[o + 4] = s?.median ?? NaN;
     values[o + 5] = s?.p10 ?? NaN;
     values[o + 6] = s?.p90 ?? NaN;
-    values[o + 7] = s?.weight ?? 0;
+    values[o + 7] = valid;
     values[o + 8] = c.areaPx[k]! > 0 ? covered / c.areaPx[k]! : 0;
-    values[o + 9] = covered > 0 ? (s?.weight ?? 0) / covered : 0;
+    values[o + 9] = covered > 0 ? valid / covered : 0;
   }
   return { rasterId, parcels, values };
 }
