@@ -191,7 +191,7 @@ export class FieldMonitor {
       return `${label} ${c.change! > 0 ? '+' : ''}${c.change!.toFixed(3)}`;
     });
     this.deps.notify({
-      kind: 'watchAttention',
+      kind: 'fieldChange',
       title: `${set?.name ?? 'Parcels'}: ${sentence}`,
       body: `${sentence} on ${date} since their previous valid date (watch "${watch}"). ${changed.length === 1 ? 'The field' : 'Largest'}: ${named.join(', ')}${changed.length > NAMED_FIELDS ? `, and ${changed.length - NAMED_FIELDS} more` : ''}.`,
       target: { panel: 'fields', watchId: a.watchId },
