@@ -36,8 +36,10 @@ export interface FieldStatistic {
   belowThreshold: boolean;
 }
 
-/** Rows written per transaction: each commit stays short on main's thread. */
+/** Rows written per transaction at most: each commit stays short on main's thread. */
 export const WRITE_BATCH = 2000;
+/** Time one write transaction takes its rows in, at most (ms); the commit follows. */
+const WRITE_SLICE_MS = 10;
 /** Compressed coverage kept in memory by default (bytes). */
 export const COVERAGE_MEMORY_BYTES = 256 * 1024 * 1024;
 /** Most rows one results query returns. */
@@ -93,14 +95,22 @@ export class FieldStatisticsStore {
     this.coveragePut = db.prepare('INSERT OR REPLACE INTO field_coverage (set_id, grid_key, rule, chunk, parcels, bytes, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
   }
 
-  /** Writes one raster's results, {@link WRITE_BATCH} rows per transaction with main's loop free between them. Returns the rows written. */
+  /**
+   * Writes one raster's results in the order of the table's key (by parcel: each insert lands next
+   * to the one before, in pages already cached), in transactions of at most {@link WRITE_BATCH} rows
+   * or {@link WRITE_SLICE_MS}, main's loop free between them. Returns the rows written.
+   */
   async write(key: { setId: string; index: string; rule: PixelRule; date: string; minValidShare: number }, r: RasterResults, signal?: AbortSignal): Promise<number> {
     const n = r.parcels.length;
-    for (let start = 0; start < n; start += WRITE_BATCH) {
+    const order = Uint32Array.from({ length: n }, (_, j) => j).sort((a, b) => r.parcels[a]! - r.parcels[b]!);
+    for (let start = 0; start < n;) {
       if (start > 0) await yieldToLoop();
       signal?.throwIfAborted();
-      inTransaction(this.db, () => {
-        for (let j = start; j < Math.min(n, start + WRITE_BATCH); j++) {
+      start = inTransaction(this.db, () => {
+        const t0 = performance.now();
+        let at = start;
+        for (; at < Math.min(n, start + WRITE_BATCH) && (at === start || performance.now() - t0 < WRITE_SLICE_MS); at++) {
+          const j = order[at]!;
           const v = r.values;
           const o = j * RESULT_FIELDS;
           this.insert.run(
@@ -109,6 +119,7 @@ export class FieldStatisticsStore {
             v[o + 7]!, v[o + 8]!, v[o + 9]!, v[o + 9]! < key.minValidShare ? 1 : 0,
           );
         }
+        return at;
       });
     }
     return n;
