@@ -54,7 +54,7 @@ export async function benchFields(): Promise<Figure[]> {
   const library = libraryOf(files.map((f, k) => entryFor(`r${k}`, f, dates[k]!, grid, bounds)));
 
   const work = mkdtempSync(path.join(os.tmpdir(), 'swath-bench-fields-run-'));
-  const db = await openDatabase({ dir: work });
+  const db = await openDatabase({ dir: work, checkpointInWorker: true });
   const parcels = new ParcelStore({ db: db.db, file: db.file });
   const workers = new FieldStatisticsWorkers();
   try {
