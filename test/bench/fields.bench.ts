@@ -27,7 +27,8 @@ const REFERENCE_EVERY = 10;
  * bench runs in minutes; its interpreter start not counted), interleaved pairs.
  * `fields-main-lag-ms`: main's worst event-loop delay during our runs. `fields-stats-exact-per-second`:
  * one run under the exact rule.
- * Sizes: SWATH_BENCH_FIELDS_PARCELS (10000), SWATH_BENCH_FIELDS_DATES (24), SWATH_BENCH_FIELDS_PX (5000).
+ * Sizes: SWATH_BENCH_FIELDS_PARCELS (10000), SWATH_BENCH_FIELDS_DATES (24), SWATH_BENCH_FIELDS_PX (5000);
+ * SWATH_BENCH_FIELDS_WORKERS: the statistics threads (the app's default when unset: one core is left to main and the window).
  */
 export async function benchFields(): Promise<Figure[]> {
   const parcelCount = Number(process.env.SWATH_BENCH_FIELDS_PARCELS ?? 10_000);
@@ -56,7 +57,8 @@ export async function benchFields(): Promise<Figure[]> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'swath-bench-fields-run-'));
   const db = await openDatabase({ dir: work, checkpointInWorker: true });
   const parcels = new ParcelStore({ db: db.db, file: db.file });
-  const workers = new FieldStatisticsWorkers();
+  const threads = process.env.SWATH_BENCH_FIELDS_WORKERS;
+  const workers = new FieldStatisticsWorkers(threads ? { size: Number(threads) } : {});
   try {
     // Parcels: one irregular quadrilateral of about 60 % of each cell of a square grid over the area.
     const side = Math.ceil(Math.sqrt(parcelCount));
@@ -106,7 +108,7 @@ export async function benchFields(): Promise<Figure[]> {
     const exactMs = await runOnce('exact');
     const sizes = `${parcelCount} parcels x ${dateCount} dates of ${px} x ${px} px`;
     return [
-      { name: 'fields-stats-per-second', value: median(rates), unit: 'results/s', note: `${sizes}, NDVI, centre rule, ${workers.size} worker thread(s), coverage computed once per chunk and grid in each run; runs ${spread(rates, 0)}` },
+      { name: 'fields-stats-per-second', value: median(rates), unit: 'results/s', note: `${sizes}, NDVI, centre rule, ${workers.size} worker thread(s)${threads ? ' (SWATH_BENCH_FIELDS_WORKERS)' : ' (the app\'s default)'}, coverage computed once per chunk and grid in each run; runs ${spread(rates, 0)}` },
       { name: 'fields-stats-exact-per-second', value: (parcelCount * dateCount) / (exactMs / 1000), unit: 'results/s', note: `${sizes}, NDVI, exact rule, one run` },
       ratioFigure('fields-vs-rasterio-ratio', pairs, { ours: 'Swath', reference: 'rasterio + numpy', unit: 'ms per result', digits: 3 },
         `seconds per parcel x date result; ours the whole job (${sizes}), the reference every ${REFERENCE_EVERY}th parcel (${referenceParcels.length}) over the first 2 dates, each parcel's window read; goal <= 0.05`),
