@@ -164,7 +164,9 @@ export class FieldStatistics {
             if (job.chunk === 0) skippedRasters.push({ rasterId: r.rasterId, reason: r.skip });
             continue;
           }
-          results += await this.deps.store.write({ ...key, date: files.find((f) => f.id === r.rasterId)!.date! }, r, signal);
+          // Awaited first: `results += await …` would add to the count read before the await, losing the other lanes' rows.
+          const written = await this.deps.store.write({ ...key, date: files.find((f) => f.id === r.rasterId)!.date! }, r, signal);
+          results += written;
         }
       }
     };
