@@ -17,7 +17,7 @@ export function fieldHandlers(service: FieldsService, monitor: FieldMonitor): Pi
     'fields:parcels': ({ setId, ...query }) => ({ parcels: service.parcels(setId, query) }),
     'fields:run': (req, { signal }) => service.run(req, signal),
     'fields:results': (req) => ({ results: service.results(req) }),
-    'fields:latest': (req) => ({ latest: service.latest(req) }),
+    'fields:latest': async (req, { signal }) => ({ latest: await service.latest(req, signal) }),
     'fields:export': (req, { signal }) => service.export(req, signal),
     'fields:attach-watch': (req) => monitor.attach(req),
     'fields:detach-watch': ({ setId, watchId }) => ({ detached: monitor.detach(setId, watchId) }),

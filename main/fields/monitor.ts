@@ -4,6 +4,7 @@ import { parseIndexExpression } from '../analysis/expression.js';
 import type { NotificationInput } from '../notifications/notifier';
 import type { Emit } from '../platform/emit';
 import type { ParcelsPort, PixelRule, StatisticsPort } from './ports';
+import { MAX_LATEST_PARCELS, type LatestValue } from './stats/index.js';
 
 /** A parcel set attached to a watch, as `fields:attach-watch` answers it. */
 export interface FieldWatch {
@@ -167,17 +168,20 @@ export class FieldMonitor {
         await this.deps.statistics.run({ ...request, rasterIds: [d.library_id] }, { signal });
         this.sql.markSeen.run(a.setId, a.watchId, d.library_id, d.date);
         this.deps.emit('fields:changed', { setId: a.setId });
-        this.notifyChanges(a, d.date);
+        await this.notifyChanges(a, d.date, signal);
       }
     }
   }
 
   /** The one notification of a new date: how many fields changed past the threshold since their previous valid date. */
-  private notifyChanges(a: FieldWatch, date: string): void {
-    const latest = this.deps.statistics.latest(a.setId, { index: a.index, rule: a.rule, date });
-    const changed = latest.filter((l) => l.date === date && l.change !== null && (a.direction === 'drop' ? l.change < -a.threshold : l.change > a.threshold));
-    if (!changed.length) return;
+  private async notifyChanges(a: FieldWatch, date: string, signal: AbortSignal): Promise<void> {
     const set = this.deps.parcels.set(a.setId);
+    const changed: LatestValue[] = [];
+    for (let offset = 0; offset < (set?.count ?? 0); offset += MAX_LATEST_PARCELS) {
+      const page = await this.deps.statistics.latest(a.setId, { index: a.index, rule: a.rule, date, offset, limit: MAX_LATEST_PARCELS }, signal);
+      for (const l of page) if (l.date === date && l.change !== null && (a.direction === 'drop' ? l.change < -a.threshold : l.change > a.threshold)) changed.push(l);
+    }
+    if (!changed.length) return;
     const watch = (this.sql.watchName.get(a.watchId) as { name: string | null } | undefined)?.name ?? 'watch';
     const sentence = changeSentence(changed.length, a.direction, a.threshold, a.index);
     changed.sort((x, y) => (a.direction === 'drop' ? x.change! - y.change! : y.change! - x.change!));
@@ -187,7 +191,7 @@ export class FieldMonitor {
       return `${label} ${c.change! > 0 ? '+' : ''}${c.change!.toFixed(3)}`;
     });
     this.deps.notify({
-      kind: 'watchAttention',
+      kind: 'fieldChange',
       title: `${set?.name ?? 'Parcels'}: ${sentence}`,
       body: `${sentence} on ${date} since their previous valid date (watch "${watch}"). ${changed.length === 1 ? 'The field' : 'Largest'}: ${named.join(', ')}${changed.length > NAMED_FIELDS ? `, and ${changed.length - NAMED_FIELDS} more` : ''}.`,
       target: { panel: 'fields', watchId: a.watchId },

@@ -8,7 +8,7 @@ import type { FieldStatistics } from './stats/index.js';
 
 export type { Bbox, ParcelCrs, ParcelGeometry, Position } from './geometry.js';
 export type { InspectedFile, Parcel, ParcelSet, SkippedParcel } from './parcels.js';
-export type { FieldStatistic, PixelRule } from './stats/index.js';
+export type { FieldStatistic, PixelRule, StatisticKey } from './stats/index.js';
 
 /** One layer of an inspected file. */
 export type InspectedLayer = Awaited<ReturnType<ParcelStore['inspect']>>['layers'][number];

@@ -173,10 +173,11 @@ export class FieldsService {
     return this.deps.statistics.results(setId, { limit: 1_000, ...query });
   }
 
-  latest(req: { setId: string; index: string; rule?: PixelRule; date?: string }) {
+  /** The latest valid values of a page of the set's parcels (by index, the first 20,000 by default). */
+  latest(req: { setId: string; index: string; rule?: PixelRule; date?: string; offset?: number; limit?: number }, signal?: AbortSignal) {
     this.need(req.setId);
     const { setId, ...query } = req;
-    return this.deps.statistics.latest(setId, query);
+    return this.deps.statistics.latest(setId, query, signal);
   }
 
   /** Writes the long CSV or the GeoPackage of a set's statistics of one index and rule into `<download folder>/exports/`. */
@@ -186,7 +187,7 @@ export class FieldsService {
     const source: ExportSource = {
       set,
       parcels: () => this.deps.parcels.eachParcel(set.id, 1_000),
-      results: (offset, limit) => this.deps.statistics.results(set.id, { index: req.index, rule, offset, limit }),
+      results: (after, limit) => this.deps.statistics.results(set.id, { index: req.index, rule, after: after ?? undefined, limit }),
       rasterName: (id) => this.deps.rasterName(id) ?? id,
     };
     const base = `fields-${slug(set.name, 'parcels')}-${slug(req.index, 'index')}-${rule}-${stamp(this.deps.now())}`;

@@ -19,7 +19,7 @@ export type NotificationInput = Omit<SwathNotification, 'id' | 'native'>;
  */
 export type ShowNativeNotification = (n: { title: string; body: string }, onClick: () => void) => boolean;
 
-const DEFAULTS: NotificationPrefs = { watchDownloaded: true, watchAttention: true, orderStatus: true, orderDeadline: true };
+const DEFAULTS: NotificationPrefs = { watchDownloaded: true, watchAttention: true, orderStatus: true, orderDeadline: true, fieldChange: true };
 
 /**
  * Raises notifications: each kind can be switched off (userData/notifications.json). Every one
@@ -54,7 +54,7 @@ export class Notifier {
 
   /** The switches (all off when the policy turns notifications off). */
   get(): NotificationPrefs {
-    if (this.offByPolicy) return { watchDownloaded: false, watchAttention: false, orderStatus: false, orderDeadline: false };
+    if (this.offByPolicy) return { watchDownloaded: false, watchAttention: false, orderStatus: false, orderDeadline: false, fieldChange: false };
     return { ...this.prefs };
   }
 

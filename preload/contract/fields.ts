@@ -188,9 +188,14 @@ export const fieldChannels = {
     }),
     response: z.object({ results: z.array(fieldStatisticSchema) }),
   },
-  /** Per parcel: latest valid value (on or before `date`) and the change from the previous valid date. */
+  /** Per parcel of a page by index (the first 20,000 by default): latest valid value (on or before `date`) and the change from the previous valid date. */
   'fields:latest': {
-    request: z.strictObject({ ...statsQuery, date: dayText().optional() }),
+    request: z.strictObject({
+      ...statsQuery,
+      date: dayText().optional(),
+      offset: z.number().int().nonnegative().optional(),
+      limit: z.number().int().min(1).max(20_000, 'At most 20000 parcels a page.').optional(),
+    }),
     response: z.object({ latest: z.array(fieldLatestSchema) }),
   },
   /** Writes the long CSV or a GeoPackage (parcels and a statistics table) to the download folder's exports/. */

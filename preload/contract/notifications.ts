@@ -9,6 +9,8 @@ export const notificationPrefsSchema = z.object({
   watchAttention: z.boolean(),
   orderStatus: z.boolean(),
   orderDeadline: z.boolean(),
+  /** Fields of a parcel set attached to a watch changed past its threshold on a new date. */
+  fieldChange: z.boolean(),
 });
 
 /** What a notification opens when clicked. */
@@ -22,7 +24,7 @@ export const notificationTargetSchema = z.object({
 /** One notification as the window receives it. */
 export const notificationSchema = z.object({
   id: z.string(),
-  kind: z.enum(['watchDownloaded', 'watchAttention', 'orderStatus', 'orderDeadline']),
+  kind: z.enum(['watchDownloaded', 'watchAttention', 'orderStatus', 'orderDeadline', 'fieldChange']),
   title: z.string(),
   body: z.string(),
   target: notificationTargetSchema,

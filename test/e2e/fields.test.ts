@@ -107,6 +107,7 @@ describe.skipIf(!HAS_CHROMIUM || !HAS_OGR2OGR)('workspace e2e: fields', () => {
     await settledWatch(watch.id, first.lastRunAt);
     const note = page.locator('[data-testid="notification"]', { hasText: 'dropped more than 0.002 NDVI' });
     await note.waitFor({ timeout: 60_000 });
+    expect(await note.getAttribute('data-kind')).toBe('fieldChange');
     const text = await note.innerText();
     const count = Number(/(\d+) fields? dropped more than 0\.002 NDVI/.exec(text)?.[1]);
     expect(count).toBeGreaterThan(0);

@@ -72,7 +72,7 @@ export const PROFILES = {
 };
 
 /** Every notification switched on (the default). */
-export const NOTIFY_ALL = { watchDownloaded: true, watchAttention: true, orderStatus: true, orderDeadline: true };
+export const NOTIFY_ALL = { watchDownloaded: true, watchAttention: true, orderStatus: true, orderDeadline: true, fieldChange: true };
 
 /** No team library (the policy names no catalog). */
 export const TEAM_OFF = { state: 'off' as const, catalogUrl: null, sharePath: null, readUrl: null, role: null, since: null, reason: null, pending: 0 };

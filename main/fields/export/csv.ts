@@ -18,7 +18,7 @@ const CHUNK = 1 << 20;
  * page, and fsyncs it. Returns the number of data rows.
  */
 export async function writeLongCsv(file: string, source: ExportSource, signal?: AbortSignal): Promise<number> {
-  const names = parcelNames(source.parcels());
+  const names = await parcelNames(source.parcels(), signal);
   const handle = await open(file, 'wx', 0o644);
   let rows = 0;
   try {

@@ -106,7 +106,7 @@ export async function writeGeoPackage(file: string, source: ExportSource, signal
     srsInsert.run(srs.name, srs.srsId, srs.organization, srs.code, srs.definition, source.set.crs.proj4);
     db.exec('COMMIT');
 
-    const names = parcelNames(source.parcels());
+    const names = await parcelNames(source.parcels(), signal);
     const putParcel = db.prepare('INSERT INTO parcels (geom, parcel_id, name, parcel_index) VALUES (?, ?, ?, ?)');
     const extent = [Infinity, Infinity, -Infinity, -Infinity];
     for (const page of source.parcels()) {

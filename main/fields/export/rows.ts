@@ -1,12 +1,12 @@
-import type { FieldStatistic, Parcel, ParcelSet } from '../ports';
+import type { FieldStatistic, Parcel, ParcelSet, StatisticKey } from '../ports';
 
 /** What an export reads: the set, its parcels in pages, its statistics in pages, the rasters' names. */
 export interface ExportSource {
   set: ParcelSet;
   /** Every parcel of the set in index order, in pages. */
   parcels: () => Iterable<Parcel[]>;
-  /** A page of the statistics of the exported index and rule, every parcel and date, in a stable order. */
-  results: (offset: number, limit: number) => FieldStatistic[];
+  /** A page of the statistics of the exported index and rule, in the order of parcel, date and raster: the rows after `after` (null: from the first). */
+  results: (after: StatisticKey | null, limit: number) => FieldStatistic[];
   /** A library raster's name (its file name), or its id when the library no longer has it. */
   rasterName: (rasterId: string) => string;
 }
@@ -23,20 +23,29 @@ export const STAT_COLUMNS = [
 /** Yields to main's event loop (an export of a million rows never holds it for long). */
 export const yieldLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Parcel index -> its id and name (two strings a parcel, read once). */
-export function parcelNames(pages: Iterable<Parcel[]>): Map<number, { id: string; name: string | null }> {
+/** Parcel index -> its id and name (two strings a parcel, read once), yielding to the event loop between pages. */
+export async function parcelNames(pages: Iterable<Parcel[]>, signal?: AbortSignal): Promise<Map<number, { id: string; name: string | null }>> {
   const names = new Map<number, { id: string; name: string | null }>();
-  for (const page of pages) for (const p of page) names.set(p.index, { id: p.id, name: p.name });
+  for (const page of pages) {
+    for (const p of page) names.set(p.index, { id: p.id, name: p.name });
+    await yieldLoop();
+    signal?.throwIfAborted();
+  }
   return names;
 }
 
-/** Every page of statistics, yielding to the event loop between pages; stops at `signal`. */
+/**
+ * Every page of statistics, each read after the last row of the one before (a keyset: a page costs
+ * the same at the millionth row as at the first), yielding to the event loop between pages; stops
+ * at `signal`.
+ */
 export async function* statisticPages(source: ExportSource, signal?: AbortSignal): AsyncGenerator<FieldStatistic[]> {
-  for (let offset = 0; ; offset += EXPORT_PAGE) {
+  for (let after: StatisticKey | null = null; ;) {
     signal?.throwIfAborted();
-    const page = source.results(offset, EXPORT_PAGE);
+    const page = source.results(after, EXPORT_PAGE);
     if (page.length) yield page;
     if (page.length < EXPORT_PAGE) return;
+    after = page[page.length - 1]!;
     await yieldLoop();
   }
 }

@@ -120,7 +120,7 @@ export async function runFieldsTask(task: FieldsTask, signal: AbortSignal, progr
       // Strips of whole blocks (tiles or the file's strips), at least 256 rows.
       const b = Math.max(1, open.header.blockRows);
       const stripRows = b * Math.ceil(256 / b);
-      rasters.push(await rasterResults(f.rasterId, coverage, (win) => readWindow(open, plan, win, signal, stripRows), { width: grid.width, height: grid.height, stripRows }, signal));
+      rasters.push(await rasterResults(f.rasterId, coverage, (win, into) => readWindow(open, plan, win, signal, stripRows, into), { width: grid.width, height: grid.height, stripRows }, signal));
       progress({ results: coverage.indices.length });
     } catch (e) {
       if (!(e instanceof RasterSkip)) throw e;
@@ -140,12 +140,13 @@ function sameIndices(a: Int32Array, b: Int32Array): boolean {
 
 /**
  * The statistics of every parcel of a chunk that meets the raster (its window is not empty), from
- * values read by `read` (a window's values, row-major, NaN where invalid).
+ * values read by `read` (a window's values, row-major, NaN where invalid; written into `into` when
+ * the reader can, else returned).
  */
 export async function rasterResults(
   rasterId: string,
   c: CoverageChunk,
-  read: (win: [number, number, number, number]) => Promise<Float64Array>,
+  read: (win: [number, number, number, number], into?: Float64Array) => Promise<Float64Array>,
   raster: { width: number; height: number; stripRows: number },
   signal?: AbortSignal,
 ): Promise<RasterResults> {
@@ -170,6 +171,8 @@ export async function rasterResults(
   // Strips start and end on block rows (stripRows is a multiple of the block height), so each block is decoded once per chunk.
   const B = raster.stripRows;
   const strips = bw * B * 3 <= MAX_STRIP_VALUES;
+  // One strip buffer for the whole raster: rows kept from the strip before are moved to its start
+  // and the new rows read in after them (no strip allocated, nor copied, per strip).
   let buf = new Float64Array(0);
   let bufY0 = 0, bufY1 = 0;
   for (let j = 0; j < order.length; j++) {
@@ -186,20 +189,30 @@ export async function rasterResults(
         // below it) and ends at a block row's end; rows already read are kept.
         const start = Math.floor(y0 / B) * B;
         const end = Math.min(raster.height, Math.ceil(y1 / B) * B);
-        const next = new Float64Array((end - start) * bw);
-        let from = start;
-        if (start >= bufY0 && start < bufY1) {
-          next.set(buf.subarray((start - bufY0) * bw, (bufY1 - bufY0) * bw));
-          from = bufY1;
+        const need = (end - start) * bw;
+        const keep = start >= bufY0 && start < bufY1;
+        const kept = keep ? buf.subarray((start - bufY0) * bw, (bufY1 - bufY0) * bw) : null;
+        if (need > buf.length) {
+          const grown = new Float64Array(need);
+          if (kept) grown.set(kept);
+          buf = grown;
+        } else if (kept) buf.copyWithin(0, (start - bufY0) * bw, (bufY1 - bufY0) * bw);
+        const from = keep ? bufY1 : start;
+        if (end > from) {
+          const dest = buf.subarray((from - start) * bw, need);
+          const got = await read([cx0, from, cx0 + bw, end], dest);
+          if (got.buffer !== buf.buffer) dest.set(got);
         }
-        if (end > from) next.set(await read([cx0, from, cx0 + bw, end]), (from - start) * bw);
-        buf = next; bufY0 = start; bufY1 = end;
+        bufY0 = start; bufY1 = end;
       }
       src = buf; srcX0 = cx0; srcY0 = bufY0; srcW = bw;
     }
     const ww = x1 - x0;
     let m = 0;
+    // The covered and the valid weight are summed in the same order over the same weights, so a
+    // parcel whose covered pixels are all valid has a valid share of exactly 1.
     let covered = 0;
+    let valid = 0;
     for (let i = c.cellStart[k]!; i < c.cellStart[k + 1]!; i++) {
       const off = c.cells[i]!;
       const r = Math.floor(off / ww);
@@ -207,6 +220,7 @@ export async function rasterResults(
       covered += weight;
       const val = src[(y0 + r - srcY0) * srcW + x0 + (off - r * ww) - srcX0]!;
       if (!Number.isFinite(val)) continue;
+      valid += weight;
       v[m] = val;
       if (w) w[m] = weight;
       m++;
@@ -221,9 +235,9 @@ export async function rasterResults(
     values[o + 4] = s?.median ?? NaN;
     values[o + 5] = s?.p10 ?? NaN;
     values[o + 6] = s?.p90 ?? NaN;
-    values[o + 7] = s?.weight ?? 0;
+    values[o + 7] = valid;
     values[o + 8] = c.areaPx[k]! > 0 ? covered / c.areaPx[k]! : 0;
-    values[o + 9] = covered > 0 ? (s?.weight ?? 0) / covered : 0;
+    values[o + 9] = covered > 0 ? valid / covered : 0;
   }
   return { rasterId, parcels, values };
 }

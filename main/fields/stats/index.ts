@@ -5,6 +5,6 @@ export { weightedPercentile, weightedStats } from './statistics.js';
 export type { WeightedStats } from './statistics.js';
 export { DEFAULT_MIN_VALID_SHARE, FieldStatistics } from './service.js';
 export type { FieldRunProgress, FieldRunRequest, FieldStatisticsDeps, ParcelSource, RasterSource } from './service.js';
-export { FieldStatisticsStore } from './store.js';
-export type { FieldStatistic } from './store.js';
+export { FieldStatisticsStore, LATEST_PAGE_ROWS, MAX_LATEST_PARCELS } from './store.js';
+export type { FieldStatistic, LatestValue, StatisticKey } from './store.js';
 export { FieldStatisticsWorkers } from './workers.js';

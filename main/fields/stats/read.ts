@@ -32,11 +32,19 @@ function decoderOf(open: OpenGeoTiff): Promise<Decoder> {
   return d;
 }
 
-/** The values of `plan` over `win` (row-major, NaN where invalid), as main/analysis readValues gives them. */
-export async function readWindow(open: OpenGeoTiff, plan: ReadPlan, win: Window, signal: AbortSignal, stripRows: number): Promise<Float64Array> {
+/**
+ * The values of `plan` over `win` (row-major, NaN where invalid), as main/analysis readValues gives
+ * them; written into `into` (at least the window's size) when given, so a caller reuses its buffer.
+ */
+export async function readWindow(open: OpenGeoTiff, plan: ReadPlan, win: Window, signal: AbortSignal, stripRows: number, into?: Float64Array): Promise<Float64Array> {
   const h = open.header;
   const typed = h.dataType === 'INT16' ? Int16Array : h.dataType === 'UINT16' ? Uint16Array : h.dataType === 'UINT8' ? Uint8Array : null;
-  if (!typed || h.planar !== 1 || (h.bitsPerSample > 8 && h.littleEndian !== HOST_LITTLE_ENDIAN)) return readValues(open, plan, win, signal, stripRows);
+  if (!typed || h.planar !== 1 || (h.bitsPerSample > 8 && h.littleEndian !== HOST_LITTLE_ENDIAN)) {
+    const values = await readValues(open, plan, win, signal, stripRows);
+    if (!into) return values;
+    into.set(values);
+    return into.subarray(0, values.length);
+  }
   throwIfAborted(signal);
   const decoder = await decoderOf(open);
   const img = open.image;
@@ -46,7 +54,7 @@ export async function readWindow(open: OpenGeoTiff, plan: ReadPlan, win: Window,
   const nodata = h.nodata ?? nodataOf(h.dataType);
   const [x0, y0, x1, y1] = win;
   const w = x1 - x0;
-  const out = new Float64Array(w * (y1 - y0));
+  const out = into ? into.subarray(0, w * (y1 - y0)) : new Float64Array(w * (y1 - y0));
   const ra = plan.reads[0];
   const rb = plan.mode === 'nd' ? plan.reads[1] : null;
   const sa = ra.sample;

@@ -19,7 +19,7 @@ import type { ParcelGeometry, Position } from '../geometry.js';
 import { PIXEL_RULES, type PixelGrid, type PixelRule } from './coverage.js';
 import { pixelGridOf, type FieldsTask, type FieldsTaskResult, type ParcelCrsRef } from './compute.js';
 import { gridKeyOf, packParcels } from './packed.js';
-import { FieldStatisticsStore, type FieldStatistic } from './store.js';
+import { FieldStatisticsStore, type FieldStatistic, type LatestValue, type StatisticKey } from './store.js';
 import type { FieldStatisticsWorkers } from './workers.js';
 
 /** What a run reads of a parcel set: main/fields/parcels.ts ParcelStore's `set` and `eachParcel`. */
@@ -164,7 +164,9 @@ export class FieldStatistics {
             if (job.chunk === 0) skippedRasters.push({ rasterId: r.rasterId, reason: r.skip });
             continue;
           }
-          results += await this.deps.store.write({ ...key, date: files.find((f) => f.id === r.rasterId)!.date! }, r, signal);
+          // Awaited first: `results += await …` would add to the count read before the await, losing the other lanes' rows.
+          const written = await this.deps.store.write({ ...key, date: files.find((f) => f.id === r.rasterId)!.date! }, r, signal);
+          results += written;
         }
       }
     };
@@ -180,12 +182,13 @@ export class FieldStatistics {
     return { results, skippedRasters, skippedParcels: [...skippedParcels].map(([parcelIndex, reason]) => ({ parcelIndex, reason })).slice(0, 1000) };
   }
 
-  results(setId: string, query: { index: string; rule?: PixelRule; parcelIndex?: number; date?: string; offset?: number; limit?: number }): FieldStatistic[] {
+  results(setId: string, query: { index: string; rule?: PixelRule; parcelIndex?: number; date?: string; after?: StatisticKey; offset?: number; limit?: number }): FieldStatistic[] {
     return this.deps.store.results(setId, { ...query, index: labelOf(query.index) });
   }
 
-  latest(setId: string, query: { index: string; rule?: PixelRule; date?: string }) {
-    return this.deps.store.latest(setId, { ...query, index: labelOf(query.index) });
+  /** A page of parcels' latest valid values and changes (FieldStatisticsStore.latest). */
+  latest(setId: string, query: { index: string; rule?: PixelRule; date?: string; offset?: number; limit?: number }, signal?: AbortSignal): Promise<LatestValue[]> {
+    return this.deps.store.latest(setId, { ...query, index: labelOf(query.index) }, signal);
   }
 
   /** Rasters by pixel grid, from their headers; a raster that cannot be placed on a grid is skipped with the reason. */

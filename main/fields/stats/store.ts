@@ -36,12 +36,32 @@ export interface FieldStatistic {
   belowThreshold: boolean;
 }
 
-/** Rows written per transaction: each commit stays short on main's thread. */
+/** Rows written per transaction at most: each commit stays short on main's thread. */
 export const WRITE_BATCH = 2000;
+/** Time one write transaction takes its rows in, at most (ms); the commit follows. */
+const WRITE_SLICE_MS = 10;
 /** Compressed coverage kept in memory by default (bytes). */
 export const COVERAGE_MEMORY_BYTES = 256 * 1024 * 1024;
 /** Most rows one results query returns. */
 export const MAX_RESULT_ROWS = 100_000;
+/** Rows one page of the latest values' scan reads. */
+export const LATEST_PAGE_ROWS = 5_000;
+/** Most parcels one latest-values answer holds (the window shows 20,000). */
+export const MAX_LATEST_PARCELS = 20_000;
+
+/** Where a page of results starts: after the row of this parcel, date and raster. */
+export type StatisticKey = Pick<FieldStatistic, 'parcelIndex' | 'date' | 'rasterId'>;
+
+/** A parcel's latest valid value and the change from its previous valid date. */
+export interface LatestValue {
+  parcelIndex: number;
+  date: string;
+  value: number | null;
+  previousDate: string | null;
+  change: number | null;
+}
+
+interface LatestRow { parcel_index: number; date: string; raster_id: string; mean: number }
 
 interface Row {
   set_id: string; index_label: string; rule: string; parcel_index: number; raster_id: string; date: string;
@@ -75,14 +95,22 @@ export class FieldStatisticsStore {
     this.coveragePut = db.prepare('INSERT OR REPLACE INTO field_coverage (set_id, grid_key, rule, chunk, parcels, bytes, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
   }
 
-  /** Writes one raster's results, {@link WRITE_BATCH} rows per transaction with main's loop free between them. Returns the rows written. */
+  /**
+   * Writes one raster's results in the order of the table's key (by parcel: each insert lands next
+   * to the one before, in pages already cached), in transactions of at most {@link WRITE_BATCH} rows
+   * or {@link WRITE_SLICE_MS}, main's loop free between them. Returns the rows written.
+   */
   async write(key: { setId: string; index: string; rule: PixelRule; date: string; minValidShare: number }, r: RasterResults, signal?: AbortSignal): Promise<number> {
     const n = r.parcels.length;
-    for (let start = 0; start < n; start += WRITE_BATCH) {
+    const order = Uint32Array.from({ length: n }, (_, j) => j).sort((a, b) => r.parcels[a]! - r.parcels[b]!);
+    for (let start = 0; start < n;) {
       if (start > 0) await yieldToLoop();
       signal?.throwIfAborted();
-      inTransaction(this.db, () => {
-        for (let j = start; j < Math.min(n, start + WRITE_BATCH); j++) {
+      start = inTransaction(this.db, () => {
+        const t0 = performance.now();
+        let at = start;
+        for (; at < Math.min(n, start + WRITE_BATCH) && (at === start || performance.now() - t0 < WRITE_SLICE_MS); at++) {
+          const j = order[at]!;
           const v = r.values;
           const o = j * RESULT_FIELDS;
           this.insert.run(
@@ -91,17 +119,26 @@ export class FieldStatisticsStore {
             v[o + 7]!, v[o + 8]!, v[o + 9]!, v[o + 9]! < key.minValidShare ? 1 : 0,
           );
         }
+        return at;
       });
     }
     return n;
   }
 
-  /** Stored results of a set, by parcel then date. */
-  results(setId: string, q: { index: string; rule?: PixelRule; parcelIndex?: number; date?: string; offset?: number; limit?: number }): FieldStatistic[] {
+  /**
+   * Stored results of a set, by parcel, date and raster: those after `after` (a keyset on the
+   * table's key, for pages that cost the same wherever they start), then `offset` rows skipped.
+   */
+  results(setId: string, q: { index: string; rule?: PixelRule; parcelIndex?: number; date?: string; after?: StatisticKey; offset?: number; limit?: number }): FieldStatistic[] {
     const where = ['set_id = ?', 'index_label = ?', 'rule = ?'];
     const args: (string | number)[] = [setId, q.index, q.rule ?? 'exact'];
     if (q.parcelIndex !== undefined) { where.push('parcel_index = ?'); args.push(q.parcelIndex); }
     if (q.date !== undefined) { where.push('date = ?'); args.push(q.date); }
+    if (q.after) {
+      const { parcelIndex: p, date: d, rasterId: r } = q.after;
+      where.push('parcel_index >= ?', '(parcel_index > ? OR date > ? OR (date = ? AND raster_id > ?))');
+      args.push(p, p, d, d, r);
+    }
     const limit = Math.max(0, Math.min(MAX_RESULT_ROWS, q.limit ?? 1000));
     args.push(limit, Math.max(0, q.offset ?? 0));
     const rows = this.db.prepare(`SELECT * FROM field_statistics WHERE ${where.join(' AND ')} ORDER BY parcel_index, date, raster_id LIMIT ? OFFSET ?`).all(...args) as unknown as Row[];
@@ -109,26 +146,49 @@ export class FieldStatisticsStore {
   }
 
   /**
-   * Per parcel with a valid date (at or before `date` when given): the latest valid mean, and the
+   * Per parcel with a valid date (at or before `date` when given), of the parcels whose index is in
+   * [offset, offset + limit) (at most {@link MAX_LATEST_PARCELS}): the latest valid mean, and the
    * change from the previous valid date. A valid date has a mean and is not below the threshold;
-   * of two rasters of one date, the first by id counts.
+   * of two rasters of one date, the first by id counts. Read in pages of at most
+   * {@link LATEST_PAGE_ROWS} rows (keyset on the table's key, a parcel left once its two dates are
+   * known), main's loop free between them: a set of 100,000 parcels over hundreds of dates never
+   * holds it for longer than one page.
    */
-  latest(setId: string, q: { index: string; rule?: PixelRule; date?: string }): { parcelIndex: number; date: string; value: number | null; previousDate: string | null; change: number | null }[] {
-    const args: string[] = [setId, q.index, q.rule ?? 'exact'];
-    if (q.date) args.push(q.date);
-    const rows = this.db.prepare(`SELECT parcel_index, date, mean FROM field_statistics
-      WHERE set_id = ? AND index_label = ? AND rule = ? AND below_threshold = 0 AND mean IS NOT NULL ${q.date ? 'AND date <= ?' : ''}
-      ORDER BY parcel_index, date DESC, raster_id`).all(...args) as { parcel_index: number; date: string; mean: number }[];
-    const out: ReturnType<FieldStatisticsStore['latest']> = [];
-    for (let i = 0; i < rows.length;) {
-      const p = rows[i]!.parcel_index;
-      const last = rows[i]!;
-      let prev: typeof last | null = null;
-      let j = i + 1;
-      for (; j < rows.length && rows[j]!.parcel_index === p; j++) if (!prev && rows[j]!.date !== last.date) prev = rows[j]!;
-      out.push({ parcelIndex: p, date: last.date, value: last.mean, previousDate: prev?.date ?? null, change: prev ? last.mean - prev.mean : null });
-      i = j;
+  async latest(setId: string, q: { index: string; rule?: PixelRule; date?: string; offset?: number; limit?: number }, signal?: AbortSignal): Promise<LatestValue[]> {
+    const from = Math.max(0, q.offset ?? 0);
+    const to = from + Math.max(0, Math.min(MAX_LATEST_PARCELS, q.limit ?? MAX_LATEST_PARCELS));
+    const page = this.db.prepare(`SELECT parcel_index, date, raster_id, mean FROM field_statistics
+      WHERE set_id = ? AND index_label = ? AND rule = ? AND parcel_index >= ? AND parcel_index < ?
+        AND (parcel_index > ? OR date < ? OR (date = ? AND raster_id > ?))
+        AND below_threshold = 0 AND mean IS NOT NULL ${q.date ? 'AND date <= ?' : ''}
+      ORDER BY parcel_index, date DESC, raster_id LIMIT ${LATEST_PAGE_ROWS}`);
+    const out: LatestValue[] = [];
+    // The parcel being read: its latest valid row and, once seen, the previous date's.
+    let last: LatestRow | null = null;
+    let prev: LatestRow | null = null;
+    const flush = () => {
+      if (last) out.push({ parcelIndex: last.parcel_index, date: last.date, value: last.mean, previousDate: prev?.date ?? null, change: prev ? last.mean - prev.mean : null });
+      last = prev = null;
+    };
+    // The keyset: rows after (parcel, date descending, raster id); '' before every date skips the rest of a parcel.
+    let cursor: [number, string, string] = [from - 1, '', ''];
+    for (let first = true; ; first = false) {
+      if (!first) await yieldToLoop();
+      signal?.throwIfAborted();
+      const [p, d, r] = cursor;
+      const args: (string | number)[] = [setId, q.index, q.rule ?? 'exact', Math.max(from, p), to, p, d, d, r];
+      if (q.date) args.push(q.date);
+      const rows = page.all(...args) as unknown as LatestRow[];
+      for (const row of rows) {
+        if (last && row.parcel_index !== last.parcel_index) flush();
+        if (!last) last = row;
+        else if (!prev && row.date !== last.date) prev = row;
+      }
+      if (rows.length < LATEST_PAGE_ROWS) break;
+      const end = rows[rows.length - 1]!;
+      cursor = prev ? [end.parcel_index, '', ''] : [end.parcel_index, end.date, end.raster_id];
     }
+    flush();
     return out;
   }
 

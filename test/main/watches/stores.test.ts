@@ -176,7 +176,12 @@ describe('notifications', () => {
     expect(shown).toHaveLength(1);
     // The switch survives a restart.
     const again = await Notifier.open(dir, { emit: (() => undefined) as never });
-    expect(again.get()).toEqual({ watchDownloaded: false, watchAttention: true, orderStatus: true, orderDeadline: true });
+    expect(again.get()).toEqual({ watchDownloaded: false, watchAttention: true, orderStatus: true, orderDeadline: true, fieldChange: true });
+
+    // Field changes have their own switch: off, they are not shown while a watch's attention still is.
+    await again.set({ fieldChange: false });
+    expect(again.notify({ kind: 'fieldChange', title: 'Farm: 3 fields dropped', body: 'b', target: { panel: 'fields', watchId: 'w' } })).toBe(false);
+    expect(again.notify({ kind: 'watchAttention', title: 'Watch paused', body: 'b', target: { panel: 'watches', watchId: 'w' } })).toBe(true);
 
     // Without native notifications (browser host) the window shows it itself.
     const plain = await Notifier.open(tmp(), { emit: ((e: string, p: unknown) => events.push({ e, p })) as never });
@@ -266,6 +271,6 @@ describe('admin policy', () => {
     const n = await Notifier.open(tmp(), { emit: ((e: string) => events.push(e)) as never, offByPolicy: true });
     expect(n.notify({ kind: 'watchAttention', title: 't', body: 'b', target: { panel: 'watches' } })).toBe(false);
     expect(events).toEqual([]);
-    expect(Object.values(n.get())).toEqual([false, false, false, false]);
+    expect(Object.values(n.get())).toEqual([false, false, false, false, false]);
   });
 });

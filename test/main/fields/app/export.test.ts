@@ -39,7 +39,10 @@ const stats: FieldStatistic[] = parcels.flatMap((p) => dates.map((date, d) => ({
 const source: ExportSource = {
   set,
   parcels: () => [parcels.slice(0, 2), parcels.slice(2)],
-  results: (offset, limit) => stats.slice(offset, offset + limit),
+  results: (after, limit) => {
+    const start = after ? stats.findIndex((s) => s.parcelIndex === after.parcelIndex && s.date === after.date && s.rasterId === after.rasterId) + 1 : 0;
+    return stats.slice(start, start + limit);
+  },
   rasterName: (id) => `${id}, composite.tif`,
 };
 

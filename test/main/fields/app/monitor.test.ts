@@ -110,7 +110,7 @@ describe('field monitoring through a watch', () => {
       // One notification for the date, naming how many fields moved past the threshold.
       expect(mine).toHaveLength(1);
       const sentence = `${moved} field${moved === 1 ? '' : 's'} ${direction === 'drop' ? 'dropped' : 'rose'} more than ${THRESHOLD} NDVI`;
-      expect(mine[0]!.payload).toMatchObject({ kind: 'watchAttention', title: `Farm ${direction}: ${sentence}`, target: { panel: 'fields', watchId: w0.id } });
+      expect(mine[0]!.payload).toMatchObject({ kind: 'fieldChange', title: `Farm ${direction}: ${sentence}`, target: { panel: 'fields', watchId: w0.id } });
       expect(mine[0]!.payload.body).toContain(`${sentence} on ${fresh[0]!.date} since their previous valid date (watch "Farm watch")`);
       expect(mine[0]!.payload.body).toMatch(/Field \d \(P\d\)/);
     }

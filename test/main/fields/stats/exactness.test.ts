@@ -162,7 +162,7 @@ describe.skipIf(missing !== null)('field statistics equal rasterio, shapely and 
     }, 60_000);
   }
 
-  it('the cases are there: nodata lowers the valid share, a date under 80 % is marked, a sub-pixel parcel has no centre pixel, edge parcels are partly covered', () => {
+  it('the cases are there: nodata lowers the valid share, a date under 80 % is marked, a sub-pixel parcel has no centre pixel, edge parcels are partly covered', async () => {
     const d1 = stats.results('utm', { index: 'ndvi', rule: 'exact', date: '2026-05-01' });
     const d2 = stats.results('utm', { index: 'ndvi', rule: 'exact', date: '2026-05-11' });
     expect(d1[0]!.validShare).toBeLessThan(1);
@@ -174,7 +174,7 @@ describe.skipIf(missing !== null)('field statistics equal rasterio, shapely and 
     expect(d1[4]!.coveredShare).toBeLessThan(0.9);
     expect(d1[6]!.coveredShare).toBeLessThan(0.9);
     // The change skips the marked date: the latest valid date of the hexagon is the first.
-    const latest = stats.latest('utm', { index: 'ndvi', rule: 'exact' });
+    const latest = await stats.latest('utm', { index: 'ndvi', rule: 'exact' });
     expect(latest.find((l) => l.parcelIndex === 0)).toMatchObject({ date: '2026-05-01', previousDate: null, change: null });
     expect(latest.find((l) => l.parcelIndex === 1)).toMatchObject({ date: '2026-05-11', previousDate: '2026-05-01' });
   });

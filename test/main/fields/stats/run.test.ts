@@ -94,6 +94,20 @@ describe('a field statistics run', () => {
     expect(engine().results('grid', { index: '[B8_B4]', rule: 'centre', limit: 100_000 })).toHaveLength(1600);
   }, 60_000);
 
+  it('counts every result when the writes of its lanes interleave (each write takes turns of the loop, as a large one does)', async () => {
+    class TurningStore extends FieldStatisticsStore {
+      override async write(...a: Parameters<FieldStatisticsStore['write']>): Promise<number> {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        const n = await super.write(...a);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        return n;
+      }
+    }
+    const out = await engine(new TurningStore(db.db)).run({ setId: 'grid', index: 'B4', rule: 'centre' });
+    expect(out.results).toBe(1600);
+    expect(engine().results('grid', { index: 'B4', rule: 'centre', limit: 100_000 })).toHaveLength(1600);
+  }, 60_000);
+
   it('stops at Cancel with an AbortError', async () => {
     const stop = new AbortController();
     const run = engine().run({ setId: 'grid', index: 'B4', rule: 'touched' }, { signal: stop.signal, onProgress: (p) => { if (p.done > 0) stop.abort(); } });
