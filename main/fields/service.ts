@@ -3,11 +3,10 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import proj4 from 'proj4';
 import { AppError } from '../../common/errors.js';
-import { writeNumberedFile } from '../shared/files.js';
+import { namePart, writeNumberedFile } from '../shared/files.js';
 import type { Emit } from '../platform/emit';
 import { writeLongCsv } from './export/csv.js';
 import { writeGeoPackage } from './export/gpkg.js';
-import { slug } from './export/slug.js';
 import type { ExportSource } from './export/rows.js';
 import type { FieldMonitor } from './monitor.js';
 import type { Bbox, InspectedLayer, Parcel, ParcelGeometry, ParcelSet, ParcelsPort, PixelRule, Position, StatisticsPort } from './ports';
@@ -190,7 +189,7 @@ export class FieldsService {
       results: (after, limit) => this.deps.statistics.results(set.id, { index: req.index, rule, after: after ?? undefined, limit }),
       rasterName: (id) => this.deps.rasterName(id) ?? id,
     };
-    const base = `fields-${slug(set.name, 'parcels')}-${slug(req.index, 'index')}-${rule}-${stamp(this.deps.now())}`;
+    const base = `fields-${namePart(set.name, 'parcels')}-${namePart(req.index, 'index')}-${rule}-${stamp(this.deps.now())}`;
     const dir = path.join(this.deps.downloadDir(), 'exports');
     let rows = 0;
     const file = await writeNumberedFile(path.join(dir, `${base}.${req.format}`), async (part) => {

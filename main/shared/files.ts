@@ -175,6 +175,14 @@ export async function publishWithoutReplacing(part: string, target: string, opti
  */
 export type NumberedNaming = 'dash' | 'copy';
 
+/**
+ * A file or folder name part from free text (a parcel set's or a watch's name): ASCII letters,
+ * digits and dashes (accents folded: "Müller" gives "Muller"), at most `maxLength` characters; never empty (`fallback`), never a path.
+ */
+export function namePart(text: string, fallback: string, maxLength = 60): string {
+  return text.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, maxLength) || fallback;
+}
+
 /** `name`'s `i`-th alternative under `naming` (0 is the name itself), numbered before the extension. */
 export function numberedName(name: string, i: number, naming: NumberedNaming = 'dash'): string {
   if (i === 0) return name;

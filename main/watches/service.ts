@@ -10,6 +10,7 @@ import type { ProfileStore } from '../profiles';
 import type { LibraryCatalog } from '../library';
 import type { Notifier } from '../notifications/notifier';
 import type { Emit } from '../platform/emit';
+import { namePart } from '../shared/files.js';
 import type { SettingsPort } from '../platform/settings';
 import { monthOf, type Estimator, type SpendGuard } from '../spend';
 import { runWatch, type WatchClient, type WatchRunDeps } from './runner';
@@ -50,8 +51,7 @@ const purchaseOf = (w: Watch): Pick<Watch, (typeof PURCHASE)[number]> => Object.
 
 /** A folder name from a watch name: letters, digits, dashes; never empty, never a path. */
 export function watchFolder(w: Pick<Watch, 'name' | 'id'>): string {
-  const slug = w.name.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'watch';
-  return `${slug}-${w.id.slice(0, 8)}`;
+  return `${namePart(w.name, 'watch', 40)}-${w.id.slice(0, 8)}`;
 }
 
 /**

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAbortError } from '../../../common/abort';
 import {
+  namePart,
   JsonFileError, JsonStore, numberedName, publishNumbered, publishWithoutReplacing, readJsonFile, removeStaleTempFiles, replaceWithPart, writeFileAtomic,
   writeJsonAtomic, writeNewFile, writeNumberedFile,
 } from '../../../main/shared/files';
@@ -132,6 +133,21 @@ describe('publishWithoutReplacing', () => {
     await writeFileAtomic(path.join(dir, 'x', 'inside'), '');
     expect(await publishWithoutReplacing(part, path.join(dir, 'x'))).toBe(false);
     expect(readFileSync(part, 'utf8')).toBe('mine');
+  });
+});
+
+describe('namePart: a name part from free text', () => {
+  it('keeps ASCII letters and digits, folds accents, joins the rest with one dash, and never makes a path', () => {
+    expect(namePart('Brandenburg – Wheat 2026', 'x')).toBe('Brandenburg-Wheat-2026');
+    expect(namePart('Müller Äcker', 'x')).toBe('Muller-Acker');
+    expect(namePart('../../etc/passwd', 'x')).toBe('etc-passwd');
+    expect(namePart('C:\\Users\\a', 'x')).toBe('C-Users-a');
+  });
+  it('falls back when nothing is left, and cuts at the length asked', () => {
+    expect(namePart('日本', 'parcels')).toBe('parcels');
+    expect(namePart('---', 'watch')).toBe('watch');
+    expect(namePart('a'.repeat(100), 'x')).toHaveLength(60);
+    expect(namePart('b'.repeat(100), 'x', 40)).toHaveLength(40);
   });
 });
 
