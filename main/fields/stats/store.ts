@@ -36,8 +36,12 @@ export interface FieldStatistic {
   belowThreshold: boolean;
 }
 
-/** Rows written per transaction at most: each commit stays short on main's thread. */
-export const WRITE_BATCH = 2000;
+/**
+ * Rows written per transaction at most: each commit stays short on main's thread. A date's rows
+ * land one on each page of the table (its key keeps a parcel's dates together), so a commit writes
+ * about a page per row; the commit, not the inserts, is what holds main.
+ */
+export const WRITE_BATCH = 250;
 /** Time one write transaction takes its rows in, at most (ms); the commit follows. */
 const WRITE_SLICE_MS = 10;
 /** Compressed coverage kept in memory by default (bytes). */
