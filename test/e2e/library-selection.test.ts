@@ -47,7 +47,7 @@ describe.skipIf(!chromiumAvailable() || !HAS_TOOLS)('workspace e2e: the Library\
     await page.getByTestId('import-path').fill(files.join('\n'));
     await page.getByTestId('import-button').click();
     await expect.poll(() => ws.app.library.list().length, { timeout: 15_000 }).toBe(6);
-    const options = page.locator('[data-testid="library-rows"] [role="option"]');
+    const options = page.locator('[data-testid="library-rows"] [role="row"]');
     await expect.poll(() => options.count(), { timeout: 15_000 }).toBe(4);
     // Newest image first: east, elsewhere, the series (its newest date), bands.
     const rowOf = (i: number) => options.nth(i);
