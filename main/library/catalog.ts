@@ -338,9 +338,12 @@ export class LibraryCatalog extends EventEmitter<LibraryEvents> implements Downl
     return this.reader.query(q);
   }
 
-  /** Changes whenever the library may have changed (any commit to its database, by main or another connection). */
+  /**
+   * Changes whenever the library may have changed (any commit to its database, by main or another
+   * connection); the text index's merge steps change no content, so they leave it as it is.
+   */
   changeVersion(): string {
-    return this.reader.version();
+    return this.reader.version(this.textMerger.changesMade);
   }
 
   /** Records an existing GeoTIFF from disk (metadata via geotiff.js); importing a path again refreshes its entry. */

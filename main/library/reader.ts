@@ -90,10 +90,14 @@ export class LibraryReader {
     };
   }
 
-  /** Changes when the library may have changed: a commit by this connection or by any other. */
-  version(): string {
+  /**
+   * Changes when the library may have changed: a commit by this connection or by any other.
+   * `unchanging`: rows of this connection's total changes that changed no content (the text index's
+   * merge steps), left out.
+   */
+  version(unchanging = 0): string {
     const v = this.sql.version.get() as { d: number; c: number };
-    return `${v.d}:${v.c}`;
+    return `${v.d}:${v.c - unchanging}`;
   }
 
   /** One page of the list, answered from the indexes (see {@link LibraryQuery}). */

@@ -26,6 +26,8 @@ export class TextMerger {
   /** A change came since the round began: it ends after its step in hand. */
   private interrupted = false;
   private stopped = false;
+  /** Rows this merging changed (the connection's total_changes counts them), which change no content. */
+  private merged = 0;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -41,6 +43,11 @@ export class TextMerger {
     }
     this.merge = db.prepare(`INSERT INTO ${table}(${table}, rank) VALUES('merge', ?)`);
     this.changes = db.prepare('SELECT total_changes() AS n');
+  }
+
+  /** Rows the merge steps changed so far: in the connection's total_changes, though no content changed. */
+  get changesMade(): number {
+    return this.merged;
   }
 
   /** Whether a merge is due or running. */
@@ -105,7 +112,9 @@ export class TextMerger {
   step(): boolean {
     const before = (this.changes.get() as { n: number }).n;
     this.merge.run(MERGE_PAGES);
-    return (this.changes.get() as { n: number }).n - before >= 2;
+    const changed = (this.changes.get() as { n: number }).n - before;
+    this.merged += changed;
+    return changed >= 2;
   }
 
   private async run(): Promise<void> {

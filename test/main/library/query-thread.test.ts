@@ -78,6 +78,10 @@ describe('LibraryQueryThread', () => {
     expect(asked).toBe(3);
     expect(afterRemove.all).toBe(28);
     expect(await thread.query({ ...LIBRARY_FIRST_PAGE })).toBe(afterRemove);
+    // The text index's merging (idle work on main's connection, due after a change) changes no content.
+    await cat.textMerger.settle();
+    expect(await thread.query({ ...LIBRARY_FIRST_PAGE })).toBe(afterRemove);
+    expect(asked).toBe(3);
     // Another connection commits to the same file (another process, a tool): asked again too.
     const other = new DatabaseSync(path.join(dir, DATABASE_FILE));
     other.exec("DELETE FROM library WHERE id = 'id-2'");
