@@ -43,7 +43,7 @@ function content(widthPx: number, heightPx: number, title: string): BriefContent
     ],
     aoi: [[[13.35, 52.47], [13.45, 52.47], [13.45, 52.52], [13.35, 52.52], [13.35, 52.47]]],
     aoiLabel: 'Drawn polygon, 36.5 km²',
-    series: { label: 'NDVI mean over the AOI', unit: 'index', points: [{ date: '2026-04-10', value: 0.31 }, { date: '2026-06-15', value: 0.62 }, { date: '2026-08-20', value: 0.48 }] },
+    series: [{ label: 'NDVI mean over the AOI', unit: 'index', points: [{ date: '2026-04-10', value: 0.31 }, { date: '2026-06-15', value: 0.62 }, { date: '2026-08-20', value: 0.48 }] }],
     sources: { service: 'Demo imagery service', basemap: true, water: true, places: true },
     made: Date.UTC(2026, 7, 21, 9, 30),
   };
@@ -132,7 +132,7 @@ describe.skipIf(!HAS)('brief: printed to PDF and PNG by Chromium', () => {
       const sheet = briefSheetMm(paper, orientation);
       const px = mapPixels(briefLayout(sheet), 20);
       const rasters = Array.from({ length: BRIEF_RASTERS_MAX }, (_, i) => ({ title: `s2-2026-0${i + 1}-15-int16.tif`, date: `2026-0${i + 1}-15`, epsg: 32633, projectionName: 'WGS 84 / UTM zone 33N', legend: ramp }));
-      const page = briefPage({ ...content(px.width, px.height, 'Eight dates of one field'), rasters, series: null, text: '' }, sheet);
+      const page = briefPage({ ...content(px.width, px.height, 'Eight dates of one field'), rasters, series: [], text: '' }, sheet);
       const tab = await browser.newPage({ viewport: { width: Math.round((sheet.widthMm / 25.4) * 96), height: Math.round((sheet.heightMm / 25.4) * 96) } });
       await tab.setContent(`<style>${page.style}</style>${page.body}`);
       const boxes = await tab.evaluate(() => {

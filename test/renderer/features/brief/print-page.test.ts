@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { briefSheetMm } from '../../../../preload/contract';
-import { briefLayout, briefPage, escapeHtml, gridLine, mapPixels, type BriefContent } from '../../../../renderer/src/features/brief/model/print-page';
+import { briefLayout, briefPage, escapeHtml, gridLine, mapPixels, notesRoom, SERIES_COLOURS, type BriefContent } from '../../../../renderer/src/features/brief/model/print-page';
+import { fitText, textWidthMm, wrapLines } from '../../../../renderer/src/features/brief/model/text-fit';
 import { briefName } from '../../../../renderer/src/features/brief/stores/brief';
 
 const content = (over: Partial<BriefContent> = {}): BriefContent => ({
@@ -10,7 +11,7 @@ const content = (over: Partial<BriefContent> = {}): BriefContent => ({
   rasters: [{ title: 'a.tif', date: '2026-04-10', epsg: 32633, projectionName: 'EPSG:32633 · WGS 84 / UTM zone 33N', legend: null }],
   aoi: null,
   aoiLabel: null,
-  series: null,
+  series: [],
   sources: { service: 'Demo', basemap: true },
   made: Date.UTC(2026, 3, 11),
   ...over,
@@ -31,14 +32,62 @@ describe('the brief print page', () => {
     }
   });
 
-  it('says whose each legend is when the page shows several rasters (a selection), and not for one', () => {
-    const ramp = { kind: 'ramp' as const, label: 'B4', unit: 'reflectance', min: 0, max: 1, stops: [[0, '#000000'], [1, '#ffffff']] as [number, string][] };
-    const raster = (date: string | null, title: string) => ({ title, date, epsg: 32633, projectionName: 'EPSG:32633', legend: ramp });
-    const titles = (body: string) => [...body.matchAll(/<div class="legend-title">(.*?)<\/div>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
-    const two = briefPage(content({ rasters: [raster('2026-08-20', 'east.tif'), raster(null, 'undated.tif')] }), briefSheetMm('a4', 'landscape'));
+  it('says whose each legend is when the page shows several rasters, shows a legend they share once, and puts one beside each raster past two', () => {
+    const ramp = (max: number) => ({ kind: 'ramp' as const, label: 'B4', unit: 'reflectance', min: 0, max, stops: [[0, '#000000'], [1, '#ffffff']] as [number, string][] });
+    const raster = (date: string | null, title: string, max = 1) => ({ title, date, epsg: 32633, projectionName: 'EPSG:32633', legend: ramp(max) });
+    const titles = (body: string) => [...body.matchAll(/<div class="legend-title line">(.*?)<\/div>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
+    const sheet = briefSheetMm('a4', 'landscape');
+    const two = briefPage(content({ rasters: [raster('2026-08-20', 'east.tif'), raster(null, 'undated.tif', 0.5)] }), sheet);
     expect(titles(two.body)).toEqual(['B4 (reflectance) · 2026-08-20', 'B4 (reflectance) · undated.tif']);
-    const one = briefPage(content({ rasters: [raster('2026-08-20', 'east.tif')] }), briefSheetMm('a4', 'landscape'));
+    const shared = briefPage(content({ rasters: [raster('2026-08-20', 'east.tif'), raster('2026-09-01', 'west.tif'), raster('2026-09-11', 'north.tif')] }), sheet);
+    expect(titles(shared.body)).toEqual(['B4 (reflectance)']);
+    expect(shared.layout.legends).toBe('blocks');
+    const one = briefPage(content({ rasters: [raster('2026-08-20', 'east.tif')] }), sheet);
     expect(titles(one.body)).toEqual(['B4 (reflectance)']);
+    const three = briefPage(content({ rasters: [raster('2026-08-20', 'a.tif', 1), raster('2026-09-01', 'b.tif', 0.8), raster('2026-09-11', 'c.tif', 0.6)] }), sheet);
+    expect(three.layout.legends).toBe('rows');
+    expect(titles(three.body)).toEqual([]);
+    const rows = [...three.body.matchAll(/<div class="line row"><b>(.*?)<\/b>(.*?)<\/div>/g)].map((m) => [m[1], m[2]!.replace(/<[^>]+>/g, '').trim()]);
+    expect(rows).toEqual([['2026-08-20', 'B4  0–1 · a.tif'], ['2026-09-01', 'B4  0–0.8 · b.tif'], ['2026-09-11', 'B4  0–0.6 · c.tif']]);
+  });
+
+  it('draws each of several fields as its own line of one chart, named in its legend; a series without a valid date draws nothing', () => {
+    const s = (label: string, values: (number | null)[]) => ({ label, unit: 'index', points: values.map((value, i) => ({ date: `2026-0${i + 1}-01`, value })) });
+    const page = briefPage(content({ series: [s('Parcel A · ndvi mean', [0.2, null, 0.4]), s('Parcel B · ndvi mean', [0.3, 0.5, 0.6]), s('Parcel C · ndvi mean', [null, null, null])] }), briefSheetMm('a4', 'landscape'));
+    const chart = /<svg class="chart"[\s\S]*?<\/svg>/.exec(page.body)![0];
+    expect([...chart.matchAll(/<path d="M[^"]+" fill="none" stroke="(#[0-9a-f]{6})" stroke-width="0.4"/g)].map((m) => m[1])).toEqual([SERIES_COLOURS[0], SERIES_COLOURS[1]]);
+    // The invalid date of A is left out: two dots for A, three for B.
+    expect(chart.match(/<circle/g)).toHaveLength(5);
+    const legend = [...page.body.matchAll(/<div class="line row"><svg[^>]*>.*?<\/svg> (.*?)<\/div>/g)].map((m) => m[1]);
+    expect(legend).toEqual(['Parcel A · ndvi mean', 'Parcel B · ndvi mean']);
+    expect(page.body).toContain('Time series of 2 fields');
+    expect(page.layout.chartHeight).toBeGreaterThanOrEqual(26);
+  });
+
+  it('sets long notes smaller, to a floor, and past it shows what fits and says plainly how much', () => {
+    const sheet = briefSheetMm('a4', 'landscape');
+    const parts = (text: string) => ({ rasters: content().rasters, series: [], text, title: 'T', aoi: null });
+    expect(notesRoom(parts('A short note.'), sheet)).toEqual({ chars: 13, shown: 13, pt: 8.5, cut: false });
+    const long = 'word '.repeat(400).trim();
+    const room = notesRoom(parts(long), sheet);
+    expect(room.cut).toBe(false);
+    expect(room.pt).toBeLessThan(8.5);
+    const longest = 'words and more words '.repeat(400).trim();
+    const cut = notesRoom(parts(longest), sheet);
+    expect(cut).toMatchObject({ chars: longest.length, pt: 6.5, cut: true });
+    const page = briefPage(content({ text: longest }), sheet);
+    expect(page.body).toContain(`[Cut: ${cut.shown} of ${longest.length} characters shown]`);
+    // Cut at a word: what is shown is the text's start, ending on a whole word.
+    expect(longest.startsWith(page.layout.notes!.shown)).toBe(true);
+    expect(page.layout.notes!.shown).toMatch(/(words|and|more)$/);
+  });
+
+  it('wraps text as the browser does: at spaces, a word wider than the box broken where it reaches it, and each new line kept', () => {
+    const w = textWidthMm('abc', 10);
+    expect(wrapLines('abc abc abc', w + textWidthMm(' ', 10) + 0.01, 10)).toEqual(['abc ', 'abc ', 'abc']);
+    expect(wrapLines('abcabcabc', w + 0.01, 10)).toEqual(['abc', 'abc', 'abc']);
+    expect(wrapLines('a\n\nb', 50, 10)).toEqual(['a', '', 'b']);
+    expect(fitText('abc abc', w + 0.01, 100, [10]).lines).toBe(2);
   });
 
   it('escapes every text it is given, so a title or a note cannot add markup', () => {

@@ -12,7 +12,7 @@ import { useAoiStore } from '../../../platform/stores/aoi';
 import { useSessionStore } from '../../../platform/stores/session';
 import type { PreviewLayer } from '../../../platform/preview/types';
 import { usePreviewStore } from '../../library';
-import { briefLayout, briefPage, mapPixels, type BriefLegend, type BriefRaster } from '../model/print-page';
+import { briefLayout, briefPage, mapPixels, type BriefLegend, type BriefParts, type BriefRaster } from '../model/print-page';
 import { useBriefOpenStore } from './brief-open';
 import { captureMap } from './capture-map';
 
@@ -123,6 +123,12 @@ export const useBriefStore = defineStore('brief', () => {
     };
   }
 
+  /** What decides the page's layout as the dialog stands: the rasters and their legends, the chart, the notes, the title, the AOI. */
+  function pageParts(): BriefParts {
+    const rasters: BriefRaster[] = shownLayers().map((l) => ({ title: l.title, date: l.date, epsg: l.epsg, projectionName: l.projectionName, legend: layerLegend(l) }));
+    return { rasters, series: options.chart ? opened.series : [], text: options.text, title: options.title.trim() || suggestTitle(), aoi: aoi.polygonal };
+  }
+
   /** A title from what the map shows, for a dialog opened without one. */
   function suggestTitle(): string {
     const top = shownLayers()[0];
@@ -146,7 +152,8 @@ export const useBriefStore = defineStore('brief', () => {
       const layers = shownLayers();
       if (opened.selection && !layers.length) throw new Error('None of the selected rasters could be drawn on the map.');
       const sheet = briefSheetMm(options.paper, options.orientation);
-      const layout = briefLayout(sheet);
+      const parts = pageParts();
+      const layout = briefLayout(sheet, parts);
       const px = mapPixels(layout, options.format === 'png' ? options.dpi : PDF_MAP_DPI);
       const restore = showSelection(map);
       let drawn: Awaited<ReturnType<typeof captureMap>>;
@@ -158,18 +165,17 @@ export const useBriefStore = defineStore('brief', () => {
         restore();
       }
       ac.signal.throwIfAborted();
-      const rasters: BriefRaster[] = layers.map((l) => ({ title: l.title, date: l.date, epsg: l.epsg, projectionName: l.projectionName, legend: layerLegend(l) }));
       const polygon = aoi.polygonal;
       const rings = polygon ? (polygon.type === 'Polygon' ? polygon.coordinates : polygon.coordinates.flat()) as [number, number][][] : null;
-      const title = options.title.trim() || suggestTitle();
+      const title = parts.title;
       const page = briefPage({
         title,
-        text: options.text,
+        text: parts.text,
         map: drawn,
-        rasters,
+        rasters: parts.rasters,
         aoi: rings,
         aoiLabel: polygon ? `${aoi.label ?? 'AOI'}, ${formatKm2(areaKm2(polygon))}` : null,
-        series: options.chart ? opened.series : null,
+        series: parts.series,
         sources: { service: layers.length ? session.serviceLabel || 'the imagery service' : undefined, basemap: true, water: zoom >= 6, places: zoom >= 8, online: onlineBasemapShown() ? '© OpenStreetMap contributors' : undefined },
         made: Date.now(),
       }, sheet);
@@ -199,5 +205,5 @@ export const useBriefStore = defineStore('brief', () => {
     step.value = 'idle';
   }
 
-  return { options, step, error, result, scaleLabel, shownLayers, prepareSelection, suggestTitle, exportBrief, cancel };
+  return { options, step, error, result, scaleLabel, shownLayers, pageParts, prepareSelection, suggestTitle, exportBrief, cancel };
 });
