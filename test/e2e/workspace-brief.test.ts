@@ -148,6 +148,12 @@ describe.skipIf(!HAS)('workspace e2e: the one-page brief', () => {
     // The layer card's own button (the brief's fill of the Library's `layer` slot), by keyboard too.
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
+    // The card's buttons are icons (inline SVG, no glyph a font may lack), each named by its label or title.
+    const card = page.locator('[data-testid^="layer-"]').first();
+    const buttons = await card.locator('.btns button').evaluateAll((els) => els.map((b) => ({ text: b.textContent!.trim(), svg: !!b.querySelector('svg[aria-hidden="true"]'), name: b.getAttribute('aria-label') ?? b.getAttribute('title') })));
+    expect(buttons.length).toBeGreaterThanOrEqual(6);
+    for (const b of buttons) expect(b, JSON.stringify(b)).toMatchObject({ text: '', svg: true, name: expect.stringMatching(/\w/) });
+    if (SHOTS) await card.screenshot({ path: path.join(SHOTS, 'layer-card-icons.png') });
     const cardButton = page.locator('[data-testid^="layer-"] [data-testid^="brief-"]').first();
     await cardButton.focus();
     await page.keyboard.press('Enter');
