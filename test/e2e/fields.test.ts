@@ -153,6 +153,28 @@ describe.skipIf(!HAS_CHROMIUM || !HAS_OGR2OGR)('workspace e2e: fields', () => {
     await page.keyboard.press('Escape');
     await page.getByTestId('brief-dialog').waitFor({ state: 'detached' });
 
+    // Two fields on the brief's chart: this one kept (by keyboard), a second row's chart shown, the brief of both.
+    await page.getByTestId('parcel-brief-add').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('parcel-brief-chosen').waitFor();
+    await page.getByTestId('fields-row').nth(1).click();
+    await expect.poll(() => page.getByTestId('parcel-brief').innerText()).toMatch(/these 2 fields/);
+    await page.getByTestId('parcel-brief').click();
+    await page.getByTestId('brief-dialog').waitFor();
+    const labels = await page.getByTestId('brief-fields').locator('li').evaluateAll((els) => els.map((e) => e.getAttribute('data-label')!));
+    expect(labels).toHaveLength(2);
+    expect(labels[0]).toBe(label);
+    if (process.env.SWATH_SHOTS) await page.getByTestId('brief-dialog').screenshot({ path: path.join(process.env.SWATH_SHOTS, 'brief-dialog-fields.png') });
+    await page.getByTestId('brief-export').click();
+    await expect.poll(() => page.getByTestId('brief-progress').getAttribute('data-step'), { timeout: 60_000 }).toMatch(/done|failed/);
+    expect(await page.getByTestId('brief-error').count()).toBe(0);
+    const both = (await page.getByTestId('brief-file').innerText()).trim();
+    expect(spawnSync('pdfinfo', [both], { encoding: 'utf8' }).stdout).toMatch(/^Pages:\s+1$/m);
+    const bothText = spawnSync('pdftotext', [both, '-'], { encoding: 'utf8' }).stdout.replace(/\s+/g, ' ');
+    for (const l of labels) expect(bothText, l).toContain(l);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('brief-dialog').waitFor({ state: 'detached' });
+
     // Both exports, into the download folder's exports/.
     await page.getByTestId('fields-export-csv').click();
     await expect.poll(() => page.getByTestId('fields-exported').innerText().catch(() => ''), { timeout: 20_000 }).toMatch(/\.csv$/);
