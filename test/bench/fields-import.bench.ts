@@ -41,7 +41,7 @@ export async function benchFieldsImport(): Promise<Figure[]> {
     const gpkg = path.join(dir, 'fields.gpkg');
     execFileSync('ogr2ogr', ['-f', 'GPKG', '-t_srs', 'EPSG:32633', '-nln', 'fields', gpkg, src]);
     const times: number[] = [];
-    const lag = monitorEventLoopDelay({ resolution: 5 });
+    const lags: number[] = [];
     for (let run = -1; run < runs; run++) {
       const userData = path.join(dir, `user-${run + 1}`);
       const db = await openDatabase({ dir: userData });
@@ -49,13 +49,19 @@ export async function benchFieldsImport(): Promise<Figure[]> {
       try {
         // The bench's own garbage (the GeoJSON it wrote) collected first: the lag is the import's.
         (globalThis as { gc?: () => void }).gc?.();
-        if (run >= 0) lag.enable();
+        // A histogram of its own per run: a re-enabled one takes the time since its last sample (the previous
+        // run's close, this run's openDatabase) as its first delay.
+        const lag = monitorEventLoopDelay({ resolution: 5 });
+        lag.enable();
         const t0 = performance.now();
         const { set } = await store.import(gpkg, { layer: 'fields', idColumn: 'field_id', nameColumn: 'farm' });
         const ms = performance.now() - t0;
         lag.disable();
         if (set.count !== count) throw new Error(`imported ${set.count} parcels of ${count}`);
-        if (run >= 0) times.push(ms);
+        if (run >= 0) {
+          times.push(ms);
+          lags.push(lag.max / 1e6);
+        }
       } finally {
         await store.close();
         await db.close();
@@ -64,7 +70,7 @@ export async function benchFieldsImport(): Promise<Figure[]> {
     const mb = (statSync(gpkg).size / 2 ** 20).toFixed(1);
     return [
       { name: 'fields-import-100k-ms', value: median(times), unit: 'ms', note: `target <= 10000; ${count} parcels of 12 points, GeoPackage ${mb} MiB in EPSG:32633 written by ogr2ogr; median of ${times.length} runs (${spread(times, 0)}) after one warm-up, into a fresh swath.db` },
-      { name: 'fields-import-main-lag-ms', value: lag.max / 1e6, unit: 'ms', note: 'target <= 50; worst event-loop delay of main during the imports (they run in the fields import worker)' },
+      { name: 'fields-import-main-lag-ms', value: Math.max(...lags), unit: 'ms', note: `target <= 50; worst event-loop delay of main during an import (it runs in the fields import worker), each run's own: ${lags.map((l) => l.toFixed(1)).join(', ')} ms; a delay includes the 5 ms sampling interval` },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,10 +1,15 @@
 /**
  * FlatGeobuf reader: the file read whole (bounded), its header (geometry type, columns, CRS,
  * feature count) checked before any feature is decoded, then flatgeobuf's `deserialize` yields
- * the features in file order as GeoJSON. The CRS is the header's (its EPSG code, or its WKT).
+ * the features in file order as GeoJSON; a feature whose geometry declares more points than a
+ * parcel's limit yields its properties only (its geometry counted in the buffer, never decoded). The CRS is the header's (its EPSG code, or its WKT).
  */
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Geometry } from 'flatgeobuf/lib/mjs/flat-geobuf/geometry.js';
+import { parseProperties, type IFeature } from 'flatgeobuf/lib/mjs/generic/feature.js';
+import { deserialize as deserializeWith, type FromFeatureFn } from 'flatgeobuf/lib/mjs/generic/featurecollection.js';
+import { fromFeature } from 'flatgeobuf/lib/mjs/geojson/feature.js';
 import { deserialize } from 'flatgeobuf/lib/mjs/geojson.js';
 import type { HeaderMeta } from 'flatgeobuf/lib/mjs/header-meta.js';
 import { calcTreeSize } from 'flatgeobuf/lib/mjs/packedrtree.js';
@@ -31,10 +36,21 @@ async function header(bytes: Uint8Array): Promise<HeaderMeta> {
 
 class HeaderRead extends Error {}
 
+/** Points of a geometry and its parts as the buffer declares them (counted without decoding; the count stops once past `max`). */
+function pointCount(g: Geometry | null, max: number): number {
+  if (!g) return 0;
+  let n = g.xyLength() / 2;
+  for (let i = 0, parts = g.partsLength(); i < parts && n <= max; i++) n += pointCount(g.parts(i), max - n);
+  return n;
+}
+
+/** A feature as read: GeoJSON's, or (`tooMany`) only the properties of one whose geometry is past the points of a parcel. */
+interface ReadFeature { geometry: unknown; properties?: unknown; tooMany?: true }
+
 export async function openFlatGeobuf(file: string, limits: ImportLimits): Promise<Source> {
   const size = statSync(file).size;
   if (size > limits.maxFileBytes) throw new ImportError(`the FlatGeobuf file is ${size} bytes, more than the limit of ${bytesText(limits.maxFileBytes)}`);
-  const bytes = new Uint8Array(readFileSync(file));
+  const bytes: Uint8Array = readFileSync(file);
   if (bytes.length < 12 || !MAGIC.every((b, i) => bytes[i] === b)) throw new ImportError('the file is not FlatGeobuf version 3 (its first bytes are not "fgb" 3)');
   const headerLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
   if (12 + headerLength > bytes.length) throw new ImportError(`the FlatGeobuf header length (${headerLength} bytes) runs past the end of the file`);
@@ -74,11 +90,18 @@ export async function openFlatGeobuf(file: string, limits: ImportLimits): Promis
     layers: () => [layer],
     async *features(_layer, c): AsyncIterable<SourceFeature> {
       let row = 0;
+      const max = limits.maxVerticesPerParcel;
       try {
-        for await (const f of deserialize(bytes)) {
+        // Each feature's points are counted in the buffer first: the geometry of one past the limit of a parcel is not decoded.
+        const read: FromFeatureFn = (id, feature, meta) => (pointCount(feature.geometry(), max) <= max
+          ? fromFeature(id, feature, meta)
+          : { geometry: null, properties: parseProperties(feature, meta.columns), tooMany: true } satisfies ReadFeature as IFeature);
+        const features = deserializeWith(bytes, { fromFeature: read }) as AsyncGenerator<ReadFeature>;
+        for await (const f of features) {
           row++;
           const props = (f.properties ?? {}) as Record<string, unknown>;
-          yield { row, id: props[c.id], name: c.name ? props[c.name] : null, geometry: f.geometry };
+          const base = { row, id: props[c.id], name: c.name ? props[c.name] : null, geometry: f.geometry };
+          yield f.tooMany ? { ...base, unreadable: `its FlatGeobuf geometry has more than ${max} points (the limit of points per parcel)` } : base;
         }
       } catch (e) {
         if (e instanceof ImportError) throw e;

@@ -53,13 +53,15 @@ export function openGeoPackage(file: string, limits: ImportLimits): Source {
     const rows = db.prepare(`SELECT c.table_name, g.column_name, g.geometry_type_name, g.srs_id FROM gpkg_contents c
       JOIN gpkg_geometry_columns g ON g.table_name = c.table_name WHERE c.data_type = 'features' ORDER BY c.table_name LIMIT ?`).all(limits.maxLayers + 1) as unknown as LayerRow[];
     if (rows.length > limits.maxLayers) throw new ImportError(`the GeoPackage has more than ${limits.maxLayers} feature layers, past the limit of ${limits.maxLayers}`);
-    const layers: (SourceLayer & { geometryColumn: string })[] = [];
+    const layers: (SourceLayer & { geometryColumn: string; problem?: string })[] = [];
     for (const r of rows) {
       if (typeof r.table_name !== 'string' || typeof r.column_name !== 'string') continue;
       if (!has(r.table_name)) continue;
       const info = db.prepare(`PRAGMA table_info(${q(r.table_name)})`).all() as { name: string; type: string; pk: number }[];
       if (info.length > limits.maxColumns + 2) throw new ImportError(`layer ${r.table_name} has ${info.length} columns, more than the limit of ${limits.maxColumns}`);
       const columns = info.filter((c) => c.name !== r.column_name).map((c) => ({ name: c.name, type: (c.type || 'any').toLowerCase() }));
+      const problem = info.length > columns.length ? undefined
+        : `column_name: gpkg_geometry_columns names ${JSON.stringify(r.column_name.slice(0, 200))} as the geometry column of layer ${r.table_name}, and the table has no such column`;
       const { n } = db.prepare(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${q(r.table_name)} LIMIT ?)`).get(limits.maxFeatures + 1) as { n: number };
       const count = Number(n);
       let crs: SourceLayer['crs'] = null;
@@ -78,7 +80,7 @@ export function openGeoPackage(file: string, limits: ImportLimits): Source {
           crsProblem = (e as Error).message;
         }
       }
-      layers.push({ name: r.table_name, count, columns, crs, ...(crsProblem ? { crsProblem } : {}), geometryColumn: r.column_name });
+      layers.push({ name: r.table_name, count, columns, crs, ...(crsProblem ? { crsProblem } : {}), geometryColumn: r.column_name, ...(problem ? { problem } : {}) });
     }
     const prepare = (sql: string, name: string) => {
       try {
@@ -89,10 +91,11 @@ export function openGeoPackage(file: string, limits: ImportLimits): Source {
     };
     return {
       format: 'gpkg',
-      layers: () => layers.map(({ geometryColumn: _, ...l }) => l),
+      layers: () => layers.map(({ geometryColumn: _, problem: __, ...l }) => l),
       *features(layer, c): Iterable<SourceFeature> {
         const l = layers.find((x) => x.name === layer.name)!;
         checkFeatureCount(l.count, `layer ${l.name}`, limits);
+        if (l.problem) throw new ImportError(l.problem);
         // Integers as their exact text (a 64-bit id stays whole); other values as SQLite gives them.
         const text = (col: string): string => `CASE WHEN typeof(${q(col)}) = 'integer' THEN CAST(${q(col)} AS TEXT) ELSE ${q(col)} END`;
         const g = q(l.geometryColumn);

@@ -3,7 +3,8 @@
  * CRS, required) and optional .cpg (the .dbf's encoding), found next to it whatever their case.
  * Both files are walked here first, against the file sizes and the limits (record lengths, part
  * and point counts, the .dbf's header), so a file whose counts lie is refused before anything is
- * allocated for them; then shpjs parses each record (`parseShp`, without reprojection: the
+ * allocated for them (a record of more points than a parcel's limit is skipped unparsed, naming its
+ * numPoints); then shpjs parses each record (`parseShp`, without reprojection: the
  * coordinates stay in the .prj's CRS) and the id and name columns (`parseDbf`).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -32,7 +33,8 @@ function readBounded(file: string, what: string, limits: ImportLimits): Buffer {
 /** Shape types of polygons: Polygon, PolygonZ, PolygonM. */
 const POLYGON_TYPES = new Set([5, 15, 25]);
 
-interface ShpRecord { offset: number; length: number; type: number }
+/** A record's place, length and shape type, and why it is not parsed (its numPoints past the limit of one parcel). */
+interface ShpRecord { offset: number; length: number; type: number; tooMany?: string }
 
 /** Walks the .shp's records, checking every length and count against the file. */
 function shpRecords(shp: Buffer, limits: ImportLimits): { type: number; records: ShpRecord[] } {
@@ -70,7 +72,8 @@ function shpRecords(shp: Buffer, limits: ImportLimits): { type: number; records:
         }
       }
     }
-    records.push({ offset: at, length, type: rtype });
+    const points = rtype === 0 ? 0 : shp.readInt32LE(at + 8 + 40);
+    records.push({ offset: at, length, type: rtype, ...(points > limits.maxVerticesPerParcel ? { tooMany: `numPoints ${points} of its .shp record, more than the limit of ${limits.maxVerticesPerParcel} points per parcel` } : {}) });
     if (records.length > limits.maxFeatures) throw new ImportError(`the .shp has more than ${limits.maxFeatures} records, past the limit of ${limits.maxFeatures} parcels per set`);
     at += 8 + length;
   }
@@ -183,6 +186,7 @@ export function openShapefile(file: string, limits: ImportLimits): Source {
         const base = { row: i + 1, id: attrs[c.id], name: c.name ? attrs[c.name] : null };
         if (deleted) { yield { ...base, geometry: null, unreadable: 'the record is marked deleted in the .dbf' }; continue; }
         if (r.type === 0) { yield { ...base, geometry: null }; continue; }
+        if (r.tooMany) { yield { ...base, geometry: null, unreadable: r.tooMany }; continue; }
         // One record behind the file's header: shpjs parses it alone.
         const one = Buffer.alloc(100 + 8 + r.length);
         header.copy(one, 0);
