@@ -112,7 +112,7 @@ export async function benchFields(): Promise<Figure[]> {
       { name: 'fields-stats-exact-per-second', value: (parcelCount * dateCount) / (exactMs / 1000), unit: 'results/s', note: `${sizes}, NDVI, exact rule, one run` },
       ratioFigure('fields-vs-rasterio-ratio', pairs, { ours: 'Swath', reference: 'rasterio + numpy', unit: 'ms per result', digits: 3 },
         `seconds per parcel x date result; ours the whole job (${sizes}), the reference every ${REFERENCE_EVERY}th parcel (${referenceParcels.length}) over the first 2 dates, each parcel's window read; goal <= 0.05`),
-      { name: 'fields-main-lag-ms', value: lagMax, unit: 'ms', note: 'main\'s worst event-loop delay during our runs (the threads read, main writes results in batches); goal <= 50' },
+      { name: 'fields-main-lag-ms', value: lagMax, unit: 'ms', note: 'main\'s worst event-loop delay during our runs (the statistics threads read and compute, the writer thread stores the results); goal <= 50' },
     ];
   } finally {
     await workers.close();

@@ -7,8 +7,9 @@
  * On each grid the parcels whose box meets the grid's footprint are sorted north to south and cut
  * into chunks; a chunk's coverage is computed once (the first task reading that grid, its parcels
  * projected to the grid's CRS by their vertices) and cached, so every other date on that grid, in
- * this run or a later one, reads the cache. Main plans, hands out tasks (two at a time per thread)
- * and writes the results in batches; the threads read the rasters.
+ * this run or a later one, reads the cache. Main plans and hands out tasks (two at a time per
+ * thread); the statistics threads read the rasters, and the results writer thread stores what they
+ * computed (workers.ts, write.ts), so main's event loop never holds a transaction of results.
  */
 import { isAbortError, throwIfAborted } from '../../../common/abort.js';
 import { AppError } from '../../../common/errors.js';
@@ -134,6 +135,7 @@ export class FieldStatistics {
     };
     report();
     const key = { setId: set.id, index: spec.label, rule, minValidShare };
+    const dbFile = this.deps.store.file;
     const runJob = async (job: (typeof jobs)[number]) => {
       const { group } = job;
       let coverage = this.deps.store.coverage(set.id, group.key, rule, job.chunk);
@@ -156,7 +158,9 @@ export class FieldStatistics {
         }
         if (out.coverage) {
           coverage = out.coverage.blob;
-          this.deps.store.putCoverage({ setId: set.id, gridKey: group.key, rule, chunk: job.chunk, parcels: packed.indices.length, bytes: out.coverage.bytes }, out.coverage.blob);
+          const c = { setId: set.id, gridKey: group.key, rule, chunk: job.chunk };
+          this.deps.store.rememberCoverage(c, coverage);
+          await this.deps.workers.write({ op: 'coverage', dbFile, ...c, parcels: packed.indices.length, bytes: out.coverage.bytes, blob: coverage }, signal);
         }
         for (const err of out.parcelErrors) skippedParcels.set(err.index, err.reason);
         for (const r of out.rasters) {
@@ -165,12 +169,12 @@ export class FieldStatistics {
             continue;
           }
           // Awaited first: `results += await …` would add to the count read before the await, losing the other lanes' rows.
-          const written = await this.deps.store.write({ ...key, date: files.find((f) => f.id === r.rasterId)!.date! }, r, signal);
+          const written = await this.deps.workers.write({ op: 'results', dbFile, key: { ...key, date: files.find((f) => f.id === r.rasterId)!.date! }, results: r }, signal);
           results += written;
         }
       }
     };
-    // Two tasks in flight per thread: one runs while main writes the other's results.
+    // Two tasks in flight per thread: one runs while the writer thread stores the other's results.
     const queue = [...jobs];
     const lanes = Array.from({ length: Math.min(queue.length, this.deps.workers.size * 2) }, async () => {
       for (let job = queue.shift(); job; job = queue.shift()) await runJob(job);

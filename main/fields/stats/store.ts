@@ -1,13 +1,14 @@
 /**
- * The stored side of field statistics in swath.db (schema step main/fields/schema/field-statistics.ts):
- * the results table, written in batches of rows per transaction, and the coverage cache, each chunk
- * of a set's parcels on one grid under one rule kept compressed on disk and, the most recently used
- * ones, in memory up to a byte bound (compressed too: only the worker threads decode them).
+ * The stored side of field statistics in swath.db (schema step main/fields/schema/field-statistics.ts),
+ * read on main's connection: the results table, and the coverage cache, each chunk of a set's parcels
+ * on one grid under one rule kept compressed on disk and, the most recently used ones, in memory up to
+ * a byte bound (compressed too: only the worker threads decode them). Both are written by the results
+ * writer thread (write.ts), never on main's thread.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { inTransaction } from '../../shared/database.js';
 import type { PixelRule } from './coverage.js';
-import { RESULT_FIELDS, type RasterResults } from './packed.js';
+import { WRITE_BATCH } from './write.js';
 
 /** One parcel's statistics on one raster (a date), with one index under one rule. */
 export interface FieldStatistic {
@@ -36,14 +37,6 @@ export interface FieldStatistic {
   belowThreshold: boolean;
 }
 
-/**
- * Rows written per transaction at most: each commit stays short on main's thread. A date's rows
- * land one on each page of the table (its key keeps a parcel's dates together), so a commit writes
- * about a page per row; the commit, not the inserts, is what holds main.
- */
-export const WRITE_BATCH = 250;
-/** Time one write transaction takes its rows in, at most (ms); the commit follows. */
-const WRITE_SLICE_MS = 10;
 /** Compressed coverage kept in memory by default (bytes). */
 export const COVERAGE_MEMORY_BYTES = 256 * 1024 * 1024;
 /** Most rows one results query returns. */
@@ -79,54 +72,21 @@ const rowOf = (r: Row): FieldStatistic => ({
   validPixels: r.valid_pixels, coveredShare: r.covered_share, validShare: r.valid_share, belowThreshold: r.below_threshold === 1,
 });
 
-const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
-
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The results table and the coverage cache. */
 export class FieldStatisticsStore {
-  private readonly insert: StatementSync;
+  /** swath.db's path, where the results writer thread opens its connection. */
+  readonly file: string;
   private readonly coverageGet: StatementSync;
-  private readonly coveragePut: StatementSync;
   private readonly memory = new Map<string, Uint8Array>();
   private memoryBytes = 0;
 
   constructor(private readonly db: DatabaseSync, private readonly memoryLimit = COVERAGE_MEMORY_BYTES) {
-    this.insert = db.prepare(`INSERT OR REPLACE INTO field_statistics
-      (set_id, index_label, rule, parcel_index, raster_id, date, mean, min, max, std, median, p10, p90, valid_pixels, covered_share, valid_share, below_threshold)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const file = (db.prepare("SELECT file FROM pragma_database_list WHERE name = 'main'").get() as { file: string } | undefined)?.file;
+    if (!file) throw new Error('The field statistics store needs swath.db on disk (its writer thread opens the file).');
+    this.file = file;
     this.coverageGet = db.prepare('SELECT data FROM field_coverage WHERE set_id = ? AND grid_key = ? AND rule = ? AND chunk = ?');
-    this.coveragePut = db.prepare('INSERT OR REPLACE INTO field_coverage (set_id, grid_key, rule, chunk, parcels, bytes, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  }
-
-  /**
-   * Writes one raster's results in the order of the table's key (by parcel: each insert lands next
-   * to the one before, in pages already cached), in transactions of at most {@link WRITE_BATCH} rows
-   * or {@link WRITE_SLICE_MS}, main's loop free between them. Returns the rows written.
-   */
-  async write(key: { setId: string; index: string; rule: PixelRule; date: string; minValidShare: number }, r: RasterResults, signal?: AbortSignal): Promise<number> {
-    const n = r.parcels.length;
-    const order = Uint32Array.from({ length: n }, (_, j) => j).sort((a, b) => r.parcels[a]! - r.parcels[b]!);
-    for (let start = 0; start < n;) {
-      if (start > 0) await yieldToLoop();
-      signal?.throwIfAborted();
-      start = inTransaction(this.db, () => {
-        const t0 = performance.now();
-        let at = start;
-        for (; at < Math.min(n, start + WRITE_BATCH) && (at === start || performance.now() - t0 < WRITE_SLICE_MS); at++) {
-          const j = order[at]!;
-          const v = r.values;
-          const o = j * RESULT_FIELDS;
-          this.insert.run(
-            key.setId, key.index, key.rule, r.parcels[j]!, r.rasterId, key.date,
-            finite(v[o]!), finite(v[o + 1]!), finite(v[o + 2]!), finite(v[o + 3]!), finite(v[o + 4]!), finite(v[o + 5]!), finite(v[o + 6]!),
-            v[o + 7]!, v[o + 8]!, v[o + 9]!, v[o + 9]! < key.minValidShare ? 1 : 0,
-          );
-        }
-        return at;
-      });
-    }
-    return n;
   }
 
   /**
@@ -211,9 +171,8 @@ export class FieldStatisticsStore {
     return row.data;
   }
 
-  /** Keeps a computed chunk's compressed coverage (`bytes`: its size decoded). */
-  putCoverage(c: { setId: string; gridKey: string; rule: PixelRule; chunk: number; parcels: number; bytes: number }, blob: Uint8Array): void {
-    this.coveragePut.run(c.setId, c.gridKey, c.rule, c.chunk, c.parcels, c.bytes, blob);
+  /** Keeps a computed chunk's compressed coverage in memory (the writer thread stores it in swath.db). */
+  rememberCoverage(c: { setId: string; gridKey: string; rule: PixelRule; chunk: number }, blob: Uint8Array): void {
     this.remember(`${c.setId}\n${c.gridKey}\n${c.rule}\n${c.chunk}`, blob);
   }
 

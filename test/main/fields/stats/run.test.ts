@@ -52,7 +52,10 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const engine = (store = new FieldStatisticsStore(db.db)) => new FieldStatistics({ store, workers, library, parcels: source, chunkParcels: 100, rastersPerTask: 2 });
+const engine = (store = new FieldStatisticsStore(db.db), threads = workers) => new FieldStatistics({ store, workers: threads, library, parcels: source, chunkParcels: 100, rastersPerTask: 2 });
+const count = (where: string) => (db.db.prepare(`SELECT COUNT(*) AS n FROM field_statistics WHERE ${where}`).get() as { n: number }).n;
+/** Rows changed through main's connection since it opened. */
+const mainChanges = () => (db.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
 
 describe('a field statistics run', () => {
   it('computes a grid\'s coverage once and every later run on that grid reads it from swath.db', async () => {
@@ -95,25 +98,48 @@ describe('a field statistics run', () => {
   }, 60_000);
 
   it('counts every result when the writes of its lanes interleave (each write takes turns of the loop, as a large one does)', async () => {
-    class TurningStore extends FieldStatisticsStore {
-      override async write(...a: Parameters<FieldStatisticsStore['write']>): Promise<number> {
+    class TurningWorkers extends FieldStatisticsWorkers {
+      override async write(...a: Parameters<FieldStatisticsWorkers['write']>): Promise<number> {
         await new Promise<void>((resolve) => setImmediate(resolve));
         const n = await super.write(...a);
         await new Promise<void>((resolve) => setImmediate(resolve));
         return n;
       }
     }
-    const out = await engine(new TurningStore(db.db)).run({ setId: 'grid', index: 'B4', rule: 'centre' });
-    expect(out.results).toBe(1600);
+    const turning = new TurningWorkers({ size: 2 });
+    try {
+      const out = await engine(undefined, turning).run({ setId: 'grid', index: 'B4', rule: 'centre' });
+      expect(out.results).toBe(1600);
+    } finally {
+      await turning.close();
+    }
     expect(engine().results('grid', { index: 'B4', rule: 'centre', limit: 100_000 })).toHaveLength(1600);
   }, 60_000);
 
-  it('stops at Cancel with an AbortError', async () => {
+  it('stores results and coverage through the writer thread\'s connection: main\'s connection writes no row of a run', async () => {
+    const before = mainChanges();
+    const out = await engine().run({ setId: 'grid', index: 'B8', rule: 'touched' });
+    expect(out.results).toBe(1600);
+    expect(count("index_label = 'B8' AND rule = 'touched'")).toBe(1600);
+    expect(db.db.prepare("SELECT COUNT(*) AS n FROM field_coverage WHERE set_id = 'grid' AND rule = 'touched'").get()).toEqual({ n: 4 });
+    expect(mainChanges()).toBe(before);
+  }, 60_000);
+
+  it('stops at Cancel with an AbortError once its writes have ended; run again, it stores every row once', async () => {
     const stop = new AbortController();
     const run = engine().run({ setId: 'grid', index: 'B4', rule: 'touched' }, { signal: stop.signal, onProgress: (p) => { if (p.done > 0) stop.abort(); } });
     await expect(run).rejects.toMatchObject({ name: 'AbortError' });
-    const stored = (db.db.prepare("SELECT COUNT(*) AS n FROM field_statistics WHERE index_label = 'B4' AND rule = 'touched'").get() as { n: number }).n;
+    const stored = count("index_label = 'B4' AND rule = 'touched'");
     expect(stored).toBeLessThan(1600);
+    // A write queued now runs after any the cancelled run left: none is, the count stays.
+    await workers.write({ op: 'coverage', dbFile: db.file, setId: 'probe', gridKey: 'g', rule: 'touched', chunk: 0, parcels: 0, bytes: 0, blob: new Uint8Array(1) }, new AbortController().signal);
+    expect(count("index_label = 'B4' AND rule = 'touched'")).toBe(stored);
+    db.db.exec("DELETE FROM field_coverage WHERE set_id = 'probe'");
+    const again = await engine().run({ setId: 'grid', index: 'B4', rule: 'touched' });
+    expect(again.results).toBe(1600);
+    expect(count("index_label = 'B4' AND rule = 'touched'")).toBe(1600);
+    const rows = engine().results('grid', { index: 'B4', rule: 'touched', limit: 100_000 });
+    expect(new Set(rows.map((r) => `${r.parcelIndex} ${r.rasterId}`)).size).toBe(1600);
   }, 60_000);
 
   it('refuses a request naming the field and the reason', async () => {
