@@ -21,13 +21,14 @@ export default defineConfig({
   main: {
     // Dependencies stay external (electron-vite 5 default): they ship in node_modules.
     // Besides the app, the entries main starts off its own thread (see main/shared/entry-point.ts):
-    // the demo service's utility process, the overview worker, the analysis workers, the library's query thread, the database's checkpoint worker and the fields workers
+    // the demo service's utility process and its render threads, the overview worker, the analysis workers, the library's query thread, the database's checkpoint worker and the fields workers
     // (all found by main/shared/entry-point.ts).
     build: {
       rollupOptions: {
         input: {
           index: resolve('main/index.ts'),
           'simulator-child': resolve('simulator/child.ts'),
+          'simulator-render-worker': resolve('simulator/raster/render-worker.ts'),
           'overview-worker': resolve('main/library/overview-worker.ts'),
           'analysis-worker': resolve('main/analysis/analysis-worker.ts'),
           'fields-stats-worker': resolve('main/fields/stats/stats-worker.ts'),

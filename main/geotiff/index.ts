@@ -12,5 +12,5 @@ export type { GeoTiffHeader, OpenGeoTiff, RasterGrid } from './header.js';
 export { checkBlocksInFile, isCloudOptimizedLayout, readStripTable } from './ifd.js';
 export { bytesPerSample, newSamples, nodataOf, sampleTypeOf } from './samples.js';
 export type { PixelArray, SampleType } from './samples.js';
-export { COG_TILE, cogLevels, mean2x2, pyramidLayout, writePyramid } from './pyramid.js';
+export { COG_TILE, cogLevels, mean2x2, pyramidLayout, sourceRects, writePyramid } from './pyramid.js';
 export type { PixelRect, PixelSource, PyramidImage, WritePyramidOptions } from './pyramid.js';

@@ -88,6 +88,44 @@ export function predictorOf(dataType: SampleType): 2 | 3 {
   return dataType === 'FLOAT32' ? 3 : 2;
 }
 
+/** Pixel bytes handled per step: `asked` (default 8 MiB), never less than the largest block. */
+function chunkBytesOf(layout: TiffLayout, asked: number | undefined): number {
+  const maxBlock = Math.max(...layout.levels.map((l) => l.blockBytes));
+  return Math.max(asked !== undefined && asked > 0 && Number.isFinite(asked) ? asked : 8 * 1024 * 1024, maxBlock);
+}
+
+/** One step of a level written from a pixel source: `n` blocks from block column `bx0` of block row `by`, and their pixels. */
+interface SourceChunk {
+  by: number;
+  bx0: number;
+  n: number;
+  rect: PixelRect;
+}
+
+/** The steps of level L, in the order they are written: block rows top down, each a chunk of blocks at a time, left to right. */
+function* sourceChunks(L: TiffLevelLayout, chunkBytes: number): Generator<SourceChunk> {
+  const bw = L.blockWidth;
+  const bh = L.blockHeight;
+  const perChunk = Math.max(1, Math.floor(chunkBytes / L.blockBytes));
+  for (let by = 0; by < L.blocksDown; by++) {
+    const y = by * bh;
+    const height = Math.min(bh, L.height - y);
+    for (let bx0 = 0; bx0 < L.blocksAcross; bx0 += perChunk) {
+      const n = Math.min(perChunk, L.blocksAcross - bx0);
+      yield { by, bx0, n, rect: { x: bx0 * bw, y, width: Math.min(n * bw, L.width - bx0 * bw), height } };
+    }
+  }
+}
+
+/**
+ * The rectangles {@link writePyramid} asks its source for, in the order it asks (with the same
+ * `chunkBytes`), so a source may produce the next ones while the writer handles the current one.
+ */
+export function sourceRects(image: PyramidImage, chunkBytes?: number): PixelRect[] {
+  const layout = pyramidLayout(image);
+  return [...sourceChunks(layout.levels[0]!, chunkBytesOf(layout, chunkBytes))].map((c) => c.rect);
+}
+
 /**
  * The uncompressed file layout of `image` (its size is known before any pixel): what
  * {@link writePyramid} writes, or, compressed, writes first and then compresses.
@@ -136,9 +174,7 @@ export async function writePyramid(
   if (!Number.isInteger(Math.log2(tile))) throw new Error(`tile size ${tile} is not a power of two`);
   const layout = pyramidLayout(image);
   const nodata = image.nodata ?? nodataOf(image.dataType);
-  const asked = opts.chunkBytes;
-  const maxBlock = Math.max(...layout.levels.map((l) => l.blockBytes));
-  const chunkBytes = Math.max(asked !== undefined && asked > 0 && Number.isFinite(asked) ? asked : 8 * 1024 * 1024, maxBlock);
+  const chunkBytes = chunkBytesOf(layout, opts.chunkBytes);
   const durable = opts.durable ?? true;
   const compress = image.compress ?? true;
   const levels = layout.levels;
@@ -372,26 +408,20 @@ async function writeFromSource(
   let cur = 0;
   let pending: Promise<void> = Promise.resolve();
   try {
-    for (let by = 0; by < L.blocksDown; by++) {
-      const y0 = by * bh;
-      const h = Math.min(bh, L.height - y0);
-      for (let bx0 = 0; bx0 < L.blocksAcross; bx0 += perChunk) {
-        throwIfAborted(signal);
-        const n = Math.min(perChunk, L.blocksAcross - bx0);
-        const rect = { x: bx0 * bw, y: y0, width: Math.min(n * bw, L.width - bx0 * bw), height: h };
-        const out = blockBufs[cur]!; // its last write was awaited before the previous chunk was written
-        const rectSamples = rect.width * rect.height * nb;
-        if (!w.fullSources) rectBuf.fill(nodata, 0, rectSamples);
-        await source(rect, rectBuf.subarray(0, rectSamples), signal, rect.width * nb);
-        throwIfAborted(signal);
-        await pending;
-        cutBlocks(w, L, rectBuf, rect.width, 0, h, n, out);
-        pending = writeBlocks(w, L, by, bx0, n, out);
-        // Observed now so a failed write never becomes an unhandled rejection while the next chunk is read.
-        pending.catch(() => undefined);
-        cur ^= 1;
-        await onRows?.(rect, rectBuf);
-      }
+    for (const { by, bx0, n, rect } of sourceChunks(L, w.chunkBytes)) {
+      throwIfAborted(signal);
+      const out = blockBufs[cur]!; // its last write was awaited before the previous chunk was written
+      const rectSamples = rect.width * rect.height * nb;
+      if (!w.fullSources) rectBuf.fill(nodata, 0, rectSamples);
+      await source(rect, rectBuf.subarray(0, rectSamples), signal, rect.width * nb);
+      throwIfAborted(signal);
+      await pending;
+      cutBlocks(w, L, rectBuf, rect.width, 0, rect.height, n, out);
+      pending = writeBlocks(w, L, by, bx0, n, out);
+      // Observed now so a failed write never becomes an unhandled rejection while the next chunk is read.
+      pending.catch(() => undefined);
+      cur ^= 1;
+      await onRows?.(rect, rectBuf);
     }
   } finally {
     await pending.catch(() => undefined);
@@ -465,19 +495,8 @@ export function mean2x2(
     const o0 = outOffset + y2 * outStride;
     let x2 = 0;
     if (!float && r1 >= 0) {
-      // Whole 2x2 blocks of integers: Math.round(sum / 4) is floor((sum + 2) / 4), an arithmetic shift of a sum within int32.
-      for (; x2 < fullWidth; x2++) {
-        const a0 = r0 + 2 * x2 * bands;
-        const b0 = r1 + 2 * x2 * bands;
-        const o = o0 + x2 * bands;
-        for (let b = 0; b < bands; b++) {
-          const p = src[a0 + b]!;
-          const q = src[a0 + bands + b]!;
-          const r = src[b0 + b]!;
-          const t = src[b0 + bands + b]!;
-          out[o + b] = p === nodata || q === nodata || r === nodata || t === nodata ? meanOfValid(p, q, r, t, nodata) : (p + q + r + t + 2) >> 2;
-        }
-      }
+      meanRowOfBlocks(src, r0, r1, out, o0, fullWidth, bands, nodata);
+      x2 = fullWidth;
     }
     for (; x2 < outWidth; x2++) {
       const c0 = 2 * x2 * bands;
@@ -504,6 +523,25 @@ export function mean2x2(
     }
   }
   return outRows;
+}
+
+/**
+ * One output row of whole 2x2 blocks of integers, from the rows at `r0` and `r1` of `src` into
+ * `out` from `o0`. Math.round(sum / 4) is floor((sum + 2) / 4), an arithmetic shift of a sum within
+ * int32. A function of its own, called once a row: V8 optimises it as a whole, where the loop inside
+ * {@link mean2x2}'s long calls ran as on-stack-replaced code that it left and re-entered every call.
+ */
+function meanRowOfBlocks(src: PixelArray, r0: number, r1: number, out: PixelArray, o0: number, width: number, bands: number, nodata: number): void {
+  const pitch = 2 * bands;
+  for (let x2 = 0, a0 = r0, b0 = r1, o = o0; x2 < width; x2++, a0 += pitch, b0 += pitch, o += bands) {
+    for (let b = 0; b < bands; b++) {
+      const p = src[a0 + b]!;
+      const q = src[a0 + bands + b]!;
+      const r = src[b0 + b]!;
+      const t = src[b0 + bands + b]!;
+      out[o + b] = p === nodata || q === nodata || r === nodata || t === nodata ? meanOfValid(p, q, r, t, nodata) : (p + q + r + t + 2) >> 2;
+    }
+  }
 }
 
 /** The rounded mean of the valid ones of four integer samples, or nodata when none is. */

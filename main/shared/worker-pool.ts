@@ -88,6 +88,11 @@ export class WorkerPool<T, R> {
     });
   }
 
+  /** Starts every thread now, idle and unreferenced, so the first tasks do not wait for a thread to load its modules. */
+  prestart(): void {
+    while (!this.closed && this.threads.length < this.opts.size) this.spawn();
+  }
+
   /** Threads running now (for tests). */
   get threadCount(): number {
     return this.threads.length;

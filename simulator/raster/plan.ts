@@ -1,7 +1,10 @@
 import type { BandSpec } from './bands.js';
 import { AoiRasterizer, projectAoi, type ProjectedPolygons } from '../../common/grid/aoi-mask.js';
 import { getProjection, pixelSizeFor, snapOutward, type Projection } from '../../common/grid/projection.js';
-import { gdalMetadataXml, pyramidLayout, pyramidLevels, type GdalMetadataItem, type PyramidImage, type TiffLayout } from '../../main/geotiff/index.js';
+// The modules themselves, not the geotiff index (its readers load geotiff.js): the render threads load this plan.
+import { gdalMetadataXml, type GdalMetadataItem } from '../../main/geotiff/gdal-metadata.js';
+import { pyramidLevels, type TiffLayout } from '../../main/geotiff/layout.js';
+import { pyramidLayout, type PyramidImage } from '../../main/geotiff/pyramid.js';
 import type { Bounds, RasterRequest } from './types.js';
 
 /** Largest output edge in pixels. */

@@ -1,11 +1,18 @@
 import { throwIfAborted } from '../../common/abort.js';
-import { writePyramid, type PixelSource } from '../../main/geotiff/index.js';
+import { sourceRects, writePyramid, type PixelSource } from '../../main/geotiff/index.js';
 import { LevelRenderer } from './level-render.js';
 import { pyramidImageOf } from './plan.js';
+import { threadedSource } from './render-threads.js';
 import type { RasterRequest } from './types.js';
 
 /** Pixel bytes rendered between writes: large sequential writes, bounded memory, and the event loop gets a turn at every write. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Full resolution is rendered on the render threads from this many pixels (render-threads.ts); a
+ * smaller image renders on this thread, where it takes less time than a thread takes to start.
+ */
+const THREADED_PIXELS = 4_000_000;
 
 /** Internal writer options; bigTiff forces the BigTIFF container (tests use it on small files). */
 export interface WriteOptions {
@@ -15,6 +22,8 @@ export interface WriteOptions {
   compress?: boolean;
   /** zlib level (default {@link DEMO_DEFLATE_LEVEL}). */
   deflateLevel?: number;
+  /** Whether full resolution is rendered on the render threads (default: from {@link THREADED_PIXELS}); the samples are the same. */
+  threaded?: boolean;
 }
 
 /**
@@ -42,17 +51,25 @@ export async function writeGeoTiff(
   if ('error' in made) throw new Error(made.error);
   const plan = made.plan;
 
-  // Full resolution, one chunk of a block row at a time, rendered into the writer's buffer; the overviews
-  // are averaged from it as they are written, as GDAL builds a COG's overviews.
-  const source: PixelSource = async (rect, out, _signal, rowStride) => {
-    made.render({ level: 0, x: rect.x, y: rect.y, width: rect.width, height: rect.height, rowStride }, out as Int16Array | Uint8Array);
-  };
-  const written = await writePyramid(outPath, { ...pyramidImageOf(plan, req, opts.bigTiff), compress: opts.compress ?? true }, source, {
-    signal,
-    chunkBytes: CHUNK_BYTES,
-    durable: false,
-    deflateLevel: opts.deflateLevel ?? DEMO_DEFLATE_LEVEL,
-  });
+  const image = { ...pyramidImageOf(plan, req, opts.bigTiff), compress: opts.compress ?? true };
+  const writeOpts = { signal, chunkBytes: CHUNK_BYTES, durable: false, deflateLevel: opts.deflateLevel ?? DEMO_DEFLATE_LEVEL };
+  // Full resolution, one chunk of a block row at a time; the overviews are averaged from it as they are
+  // written, as GDAL builds a COG's overviews.
+  let written: { bytes: number };
+  if (opts.threaded ?? plan.width * plan.height >= THREADED_PIXELS) {
+    const threaded = threadedSource(req, opts.bigTiff, sourceRects(image, CHUNK_BYTES), signal);
+    try {
+      written = await writePyramid(outPath, image, threaded.source, { ...writeOpts, fullSources: true });
+    } finally {
+      threaded.close();
+    }
+  } else {
+    // Rendered here, into the writer's buffer.
+    const source: PixelSource = async (rect, out, _signal, rowStride) => {
+      made.render({ level: 0, x: rect.x, y: rect.y, width: rect.width, height: rect.height, rowStride }, out as Int16Array | Uint8Array);
+    };
+    written = await writePyramid(outPath, image, source, writeOpts);
+  }
   // DEFLATE-compressed (the writer's default, as the service's COGs): at most about the uncompressed size.
   return { bytes: written.bytes, width: plan.width, height: plan.height };
 }
