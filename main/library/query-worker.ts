@@ -3,7 +3,7 @@
  * on a read-only connection of its own to swath.db, so a query of 100,000 rasters never holds main's
  * event loop. Bundled as out/main/library-query-worker.js.
  */
-import { DatabaseSync } from 'node:sqlite';
+import { openThreadConnection } from '../shared/connection.js';
 import { serveTasks } from '../shared/worker-pool.js';
 import type { LibraryPage } from './entry.js';
 import type { QueryTask } from './query-thread.js';
@@ -14,8 +14,7 @@ let open: { file: string; reader: LibraryReader } | null = null;
 function readerFor(file: string): LibraryReader {
   if (open?.file !== file) {
     // WAL: this connection reads the last commit while main writes the next one.
-    const db = new DatabaseSync(file, { readOnly: true });
-    db.exec('PRAGMA busy_timeout = 2000; PRAGMA cache_size = -32000; PRAGMA temp_store = MEMORY;');
+    const db = openThreadConnection(file, { readOnly: true });
     open = { file, reader: new LibraryReader(db) };
   }
   return open.reader;

@@ -6,6 +6,7 @@ import type { ZodType } from 'zod';
 import { throwIfAborted } from '../../common/abort.js';
 import { readJsonFile } from './files.js';
 import { afterCommit, WalCheckpointer } from './wal-checkpointer.js';
+import { inTransaction } from './connection.js';
 import { libraryCatalog } from '../library/schema/library-catalog.js';
 import { teamOutbox } from '../team/schema/team-outbox.js';
 import { downloadJobs } from '../downloads/schema/download-jobs.js';
@@ -18,7 +19,7 @@ import { parcelSets } from '../fields/schema/parcel-sets.js';
 import { fieldStatistics } from '../fields/schema/field-statistics.js';
 import { fieldWatches } from '../fields/schema/field-watches.js';
 
-export { afterCommit };
+export { afterCommit, inTransaction };
 
 /**
  * Main's embedded database, `swath.db` in the userData directory: Node's built-in SQLite
@@ -174,19 +175,6 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
   }
 }
 
-/** Runs `fn` in one transaction (BEGIN IMMEDIATE … COMMIT), rolled back when it throws. */
-export function inTransaction<T>(db: DatabaseSync, fn: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const out = fn();
-    db.exec('COMMIT');
-    afterCommit(db);
-    return out;
-  } catch (e) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw e;
-  }
-}
 
 /** How {@link importJsonOnce} reads and writes one old JSON file. */
 export interface JsonImport<T> {

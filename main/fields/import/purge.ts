@@ -4,11 +4,11 @@
  * ({@link purgeDeleted}), so main never waits on thousands of row deletions.
  */
 import type { DatabaseSync } from 'node:sqlite';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { inTransaction } from '../../shared/connection.js';
 
 /** Parcels removed per transaction. */
 const PURGE_BATCH = 500;
-
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /**
  * Removes the parcels of the sets in `parcel_purge` (deleted by the analyst, or an import that
@@ -24,20 +24,16 @@ export async function purgeDeleted(db: DatabaseSync, signal?: AbortSignal): Prom
   for (const { sid } of sets) {
     for (;;) {
       if (signal?.aborted) return removed;
-      db.exec('BEGIN IMMEDIATE');
-      let n = 0;
-      try {
+      const n = inTransaction(db, () => {
+        let k = 0;
         for (const { pid } of pick.all(sid, PURGE_BATCH) as { pid: number }[]) {
           delParcel.run(pid);
           delBox.run(pid);
-          n++;
+          k++;
         }
-        if (n === 0) done.run(sid);
-        db.exec('COMMIT');
-      } catch (e) {
-        if (db.isTransaction) db.exec('ROLLBACK');
-        throw e;
-      }
+        if (k === 0) done.run(sid);
+        return k;
+      });
       removed += n;
       if (n === 0) break;
       await nextTurn();
@@ -48,14 +44,8 @@ export async function purgeDeleted(db: DatabaseSync, signal?: AbortSignal): Prom
 
 /** Deletes a set's row and queues its parcels for {@link purgeDeleted} (one transaction). */
 export function markDeleted(db: DatabaseSync, where: string, ...params: (string | number)[]): number {
-  db.exec('BEGIN IMMEDIATE');
-  try {
+  return inTransaction(db, () => {
     db.prepare(`INSERT OR IGNORE INTO parcel_purge (sid) SELECT sid FROM parcel_set WHERE ${where}`).run(...params);
-    const n = Number(db.prepare(`DELETE FROM parcel_set WHERE ${where}`).run(...params).changes);
-    db.exec('COMMIT');
-    return n;
-  } catch (e) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw e;
-  }
+    return Number(db.prepare(`DELETE FROM parcel_set WHERE ${where}`).run(...params).changes);
+  });
 }

@@ -5,9 +5,11 @@
  * the lock. The set stays 'importing' (unlisted) until its last row is in; a failed or cancelled
  * import deletes it and removes what it wrote.
  */
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import path from 'node:path';
 import { throwIfAborted } from '../../../common/abort.js';
+import { openThreadConnection } from '../../shared/connection.js';
 import { checkGeometry, encodeGeometry, lonLatBox, type Bbox } from '../geometry.js';
 import { toLonLat } from './crs.js';
 import { ImportError, IMPORT_LIMITS, type ImportLimits } from './limits.js';
@@ -74,16 +76,9 @@ function asText(v: unknown): string | null | { bad: string } {
   return { bad: 'is not a text or number value' };
 }
 
-function writer(dbFile: string): DatabaseSync {
-  const db = new DatabaseSync(dbFile);
-  db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32000; PRAGMA temp_store = MEMORY;');
-  return db;
-}
-
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 export async function purgeTask(task: PurgeTask): Promise<number> {
-  const db = writer(task.dbFile);
+  const db = openThreadConnection(task.dbFile);
   try {
     return await purgeDeleted(db);
   } finally {
@@ -103,7 +98,7 @@ export async function importFile(task: ImportTask, signal: AbortSignal, progress
     if (!names.has(task.idColumn)) throw new ImportError(`idColumn: the layer has no column named ${JSON.stringify(task.idColumn.slice(0, 200))}`);
     if (task.nameColumn != null && !names.has(task.nameColumn)) throw new ImportError(`nameColumn: the layer has no column named ${JSON.stringify(task.nameColumn.slice(0, 200))}`);
     const project = toLonLat(layer.crs);
-    db = writer(task.dbFile);
+    db = openThreadConnection(task.dbFile);
     sid = Number(db.prepare(`INSERT INTO parcel_set (id, state, name, source_file, format, layer, crs, id_column, name_column, count, skipped, created_at)
       VALUES (?, 'importing', ?, ?, ?, ?, ?, ?, ?, 0, 0, ?)`).run(
       task.setId, task.name, path.resolve(task.file), source.format, source.format === 'gpkg' ? layer.name : null,

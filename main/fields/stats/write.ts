@@ -6,7 +6,9 @@
  * loop for tens of milliseconds each. Here they hold only this thread, and the write lock for one
  * short transaction at a time, so main's own writes wait no longer than one of them.
  */
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { inTransaction, openThreadConnection } from '../../shared/connection.js';
 import type { PixelRule } from './coverage.js';
 import { RESULT_FIELDS, type RasterResults } from './packed.js';
 
@@ -46,8 +48,7 @@ const writers = new Map<string, Writer>();
 function writerOf(file: string): Writer {
   let w = writers.get(file);
   if (!w) {
-    const db = new DatabaseSync(file);
-    db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32000; PRAGMA temp_store = MEMORY;');
+    const db = openThreadConnection(file);
     w = {
       db,
       insert: db.prepare(`INSERT OR REPLACE INTO field_statistics
@@ -61,7 +62,6 @@ function writerOf(file: string): Writer {
 }
 
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Runs one write task; returns the result rows written (0 for coverage). */
 export async function runWriteTask(task: FieldsWriteTask, signal: AbortSignal): Promise<number> {
@@ -85,8 +85,7 @@ async function writeResults(w: Writer, key: ResultsKey, r: RasterResults, signal
   for (let start = 0; start < n;) {
     if (start > 0) await nextTurn();
     signal.throwIfAborted();
-    w.db.exec('BEGIN IMMEDIATE');
-    try {
+    start = inTransaction(w.db, () => {
       const t0 = performance.now();
       let at = start;
       for (; at < Math.min(n, start + WRITE_BATCH) && (at === start || performance.now() - t0 < WRITE_SLICE_MS); at++) {
@@ -98,12 +97,8 @@ async function writeResults(w: Writer, key: ResultsKey, r: RasterResults, signal
           v[o + 7]!, v[o + 8]!, v[o + 9]!, v[o + 9]! < key.minValidShare ? 1 : 0,
         );
       }
-      w.db.exec('COMMIT');
-      start = at;
-    } catch (e) {
-      if (w.db.isTransaction) w.db.exec('ROLLBACK');
-      throw e;
-    }
+      return at;
+    });
   }
   return n;
 }
