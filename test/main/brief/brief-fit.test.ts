@@ -8,9 +8,8 @@ import { BRIEF_RASTERS_MAX } from '../../../common/library-selection';
 import { briefHandlers } from '../../../main/brief';
 import type { Settings } from '../../../main/platform/settings';
 import { briefSheetMm, channels, type RequestOf } from '../../../preload/contract';
-import {
-  BRIEF_NOTES_MAX, BRIEF_SERIES_MAX, briefLayout, briefPage, mapPixels, notesRoom, type BriefContent, type BriefLegend,
-} from '../../../renderer/src/features/brief/model/print-page';
+import { BRIEF_NOTES_MAX, BRIEF_SERIES_MAX } from '../../../renderer/src/features/brief/model/limits';
+import { briefLayout, briefPage, mapPixels, notesRoom, type BriefContent, type BriefLegend } from '../../../renderer/src/features/brief/model/print-page';
 import { textWidthMm } from '../../../renderer/src/features/brief/model/text-fit';
 import { CHROMIUM, chromiumAvailable } from '../../e2e/chromium';
 import { chromiumPrinter, launchPrinterChromium } from '../../support/chromium-printer';

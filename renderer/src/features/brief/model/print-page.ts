@@ -69,7 +69,6 @@ export interface BriefContent {
   made: number;
 }
 
-export { BRIEF_NOTES_MAX, BRIEF_SERIES_MAX } from './limits';
 
 /** What decides the page's blocks: the rasters and their legends, the chart's series, the AOI, the notes, the title. */
 export type BriefParts = Pick<BriefContent, 'rasters' | 'series' | 'text' | 'title'> & { aoi: unknown };
