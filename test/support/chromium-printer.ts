@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { HostPrinter, PrintDocument } from '../../main/platform/printer';
 
 /**
@@ -31,11 +31,34 @@ export function chromiumPrinter(browser: Browser): HostPrinter {
     }),
     png: (doc, signal) => withPage(doc, doc.dpi / 96, signal, async (context) => {
       const page = await context.newPage();
-      await page.setContent(doc.html, { waitUntil: 'load' });
       await page.emulateMedia({ media: 'print' });
+      await page.setContent(doc.html, { waitUntil: 'load' });
+      await firstFrame(context, page);
       return new Uint8Array(await page.screenshot({ type: 'png', clip: { x: 0, y: 0, width: (doc.widthMm / 25.4) * 96, height: (doc.heightMm / 25.4) * 96 } }));
     }),
   };
+}
+
+/**
+ * Resolves once the page's compositor has drawn a frame. Chromium copies a screenshot from the view's
+ * last frame and answers "Unable to capture screenshot" while a new page has none yet (a cold, loaded
+ * machine): the first screencast frame is the state that says there is one.
+ */
+async function firstFrame(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  try {
+    const framed = new Promise<void>((resolve) => {
+      cdp.once('Page.screencastFrame', (f) => {
+        void cdp.send('Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => undefined);
+        resolve();
+      });
+    });
+    await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 1, maxWidth: 16, maxHeight: 16, everyNthFrame: 1 });
+    await framed;
+    await cdp.send('Page.stopScreencast');
+  } finally {
+    await cdp.detach().catch(() => undefined);
+  }
 }
 
 /** Launches Chromium for {@link chromiumPrinter} (the machine's flags). */
