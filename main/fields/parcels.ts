@@ -14,6 +14,8 @@ import { ImportError, IMPORT_LIMITS, type ImportLimits } from './import/limits.j
 import { markDeleted } from './import/purge.js';
 import type { FieldsImportTask, ImportProgress, ImportResult, InspectResult, SkippedParcel } from './import/run.js';
 import type { ParcelFormat } from './import/source.js';
+import type { PackedParcels } from './stats/packed.js';
+import type { PackTask } from './stored.js';
 
 export type { SkippedParcel } from './import/run.js';
 export { ImportError, IMPORT_LIMITS } from './import/limits.js';
@@ -104,20 +106,24 @@ export interface ParcelStoreOptions {
 
 export class ParcelStore {
   private readonly pool: WorkerPool<FieldsImportTask, unknown>;
+  /** Reads stored geometries for statistics runs: its own thread, so a run never waits behind an import. */
+  private readonly reader: WorkerPool<PackTask, PackedParcels>;
   private readonly now: () => number;
   private purging: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(private readonly opts: ParcelStoreOptions) {
     this.now = opts.now ?? Date.now;
+    const entry = opts.entry ?? (() => entryPoint(import.meta.url, './import/import-worker.ts', 'fields-import-worker'));
     this.pool = new WorkerPool<FieldsImportTask, unknown>({
       name: 'fields-import',
-      entry: opts.entry ?? (() => entryPoint(import.meta.url, './import/import-worker.ts', 'fields-import-worker')),
+      entry,
       size: 1,
       // A cancelled import removes what it wrote before it answers.
       cancelGraceMs: 30_000,
       toError,
     });
+    this.reader = new WorkerPool<PackTask, PackedParcels>({ name: 'fields parcels reader', entry, size: 1, toError });
     // Sets an earlier run left half imported (the app ended during an import) go with the deleted ones
     // whose parcels were not all removed yet: removed off main's thread.
     markDeleted(opts.db, "state = 'importing'");
@@ -235,10 +241,30 @@ export class ParcelStore {
     }
   }
 
+  /** Pages of a set's parcels' indices and lon/lat boxes in index order (no geometry: nothing to decode). */
+  *eachBox(setId: string, pageSize = 1000): Iterable<{ index: number; bbox4326: Bbox }[]> {
+    const sid = this.sid(setId);
+    if (sid == null) return;
+    const size = Math.min(MAX_PARCEL_PAGE, Math.max(1, Math.floor(pageSize)));
+    const page = this.opts.db.prepare('SELECT idx, west, south, east, north FROM parcel WHERE sid = ? AND idx >= ? ORDER BY idx LIMIT ?');
+    let from = 0;
+    for (;;) {
+      const rows = page.all(sid, from, size).map((r) => ({ index: Number(r.idx), bbox4326: [r.west, r.south, r.east, r.north] as Bbox }));
+      if (rows.length) yield rows;
+      if (rows.length < size) return;
+      from = rows[rows.length - 1]!.index + 1;
+    }
+  }
+
+  /** The geometries of parcels `indices` of a set, packed in that order (stats/packed.ts), read and decoded in the reader thread. */
+  packed(setId: string, indices: Int32Array, signal: AbortSignal): Promise<PackedParcels> {
+    return this.reader.run({ op: 'pack', dbFile: this.opts.file, setId, indices }, signal);
+  }
+
   /** Ends the worker (with the app): an import in progress fails, and parcels still to remove are removed at the next start. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.pool.close();
+    await Promise.all([this.pool.close(), this.reader.close()]);
     await this.purging;
   }
 }

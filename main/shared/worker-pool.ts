@@ -57,6 +57,7 @@ interface Job<T> {
   signal: AbortSignal;
   onAbort: () => void;
   onProgress?: (p: unknown) => void;
+  transfer?: ArrayBuffer[];
 }
 
 interface Thread<T> {
@@ -76,12 +77,15 @@ export class WorkerPool<T, R> {
 
   constructor(private readonly opts: WorkerPoolOptions) {}
 
-  /** Runs `task` on a thread; rejects with an AbortError when `signal` fires first, else with the task's error. */
-  run(task: T, signal: AbortSignal, onProgress?: (p: unknown) => void): Promise<R> {
+  /**
+   * Runs `task` on a thread; rejects with an AbortError when `signal` fires first, else with the task's error.
+   * `transfer`: buffers of the task moved to the thread, not copied (the caller no longer reads them).
+   */
+  run(task: T, signal: AbortSignal, onProgress?: (p: unknown) => void, transfer?: ArrayBuffer[]): Promise<R> {
     if (signal.aborted) return Promise.reject(abortError(signal));
     if (this.closed) return Promise.reject(new Error(`The ${this.opts.name} workers are closed.`));
     return new Promise<R>((resolve, reject) => {
-      const job: Job<T> = { id: this.nextId++, task, resolve: resolve as (v: unknown) => void, reject, signal, onAbort: () => this.abort(job), onProgress };
+      const job: Job<T> = { id: this.nextId++, task, resolve: resolve as (v: unknown) => void, reject, signal, onAbort: () => this.abort(job), onProgress, transfer };
       signal.addEventListener('abort', job.onAbort, { once: true });
       this.queue.push(job);
       this.pump();
@@ -174,7 +178,7 @@ export class WorkerPool<T, R> {
       const job = this.queue.shift()!;
       t.job = job;
       t.worker.ref(); // a running task keeps the process alive
-      t.worker.postMessage({ id: job.id, task: job.task } satisfies ToWorker<T>);
+      t.worker.postMessage({ id: job.id, task: job.task } satisfies ToWorker<T>, job.transfer);
     }
   }
 

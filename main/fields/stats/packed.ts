@@ -4,6 +4,7 @@
  * parcels' geometries, the coverage of a chunk of parcels on one grid, and one raster's results.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { FlatGeometry } from '../geometry.js';
 import type { Coverage, PixelGrid, PixelRule, PolygonRings, Window } from './coverage.js';
 
 /** Polygons packed: parcel i has parts [parts[i], parts[i+1]), part p rings [rings[p], rings[p+1]), ring r coordinates [coords[r], coords[r+1]) (x, y pairs). */
@@ -36,6 +37,27 @@ export function packParcels(parcels: { index: number; parts: PolygonRings[] }[])
       }
       out.rings[++pi] = ri;
     }
+    out.parts[i + 1] = pi;
+  });
+  return out;
+}
+
+/** Packs stored geometries (main/fields/geometry.ts's flat form): parcel k is `indices[k]`. */
+export function packFlat(indices: Int32Array, flats: FlatGeometry[]): PackedParcels {
+  let partCount = 0, ringCount = 0, values = 0;
+  for (const g of flats) { partCount += g.partRings.length; ringCount += g.ringPoints.length; values += g.coords.length; }
+  const out: PackedParcels = {
+    indices: Int32Array.from(indices), parts: new Uint32Array(flats.length + 1),
+    rings: new Uint32Array(partCount + 1), coords: new Uint32Array(ringCount + 1), xy: new Float64Array(values),
+  };
+  let pi = 0, ri = 0, v = 0;
+  flats.forEach((g, i) => {
+    let ring = 0;
+    for (const nRings of g.partRings) {
+      for (let r = 0; r < nRings; r++) { v += g.ringPoints[ring++]! * 2; out.coords[++ri] = v; }
+      out.rings[++pi] = ri;
+    }
+    out.xy.set(g.coords, v - g.coords.length);
     out.parts[i + 1] = pi;
   });
   return out;
@@ -129,8 +151,17 @@ export function encodeChunk(c: CoverageChunk): Uint8Array {
     const b = Buffer.from(a.buffer, a.byteOffset, a.byteLength);
     chunks.push(b, pad(b.length));
   }
-  // Its own buffer, of its own size: it is moved between threads whole.
-  return new Uint8Array(deflateRawSync(Buffer.concat(chunks), { level: 1 }));
+  return sharedCopy(deflateRawSync(Buffer.concat(chunks), { level: 1 }));
+}
+
+/**
+ * `bytes` in a SharedArrayBuffer of its own size: a chunk's coverage goes from main to every task of
+ * its chunk and to the writer thread, and a shared buffer is posted without a copy. Never written after.
+ */
+export function sharedCopy(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+  out.set(bytes);
+  return out;
 }
 
 export function decodeChunk(blob: Uint8Array): CoverageChunk {

@@ -7,8 +7,9 @@
  * On each grid the parcels whose box meets the grid's footprint are sorted north to south and cut
  * into chunks; a chunk's coverage is computed once (the first task reading that grid, its parcels
  * projected to the grid's CRS by their vertices) and cached, so every other date on that grid, in
- * this run or a later one, reads the cache. Main plans and hands out tasks (two at a time per
- * thread); the statistics threads read the rasters, and the results writer thread stores what they
+ * this run or a later one, reads the cache. Main plans from the parcels' boxes and hands out tasks
+ * (two at a time per thread); the parcel store's reader thread reads and packs each chunk's
+ * geometries, the statistics threads read the rasters, and the results writer thread stores what they
  * computed (workers.ts, write.ts), so main's event loop never holds a transaction of results.
  */
 import { isAbortError, throwIfAborted } from '../../../common/abort.js';
@@ -16,17 +17,20 @@ import { AppError } from '../../../common/errors.js';
 import { parseIndexExpression } from '../../analysis/expression.js';
 import { readGeoTiffHeader, type GeoTiffHeader } from '../../geotiff/index.js';
 import type { LibraryEntry } from '../../library/index.js';
-import type { ParcelGeometry, Position } from '../geometry.js';
 import { PIXEL_RULES, type PixelGrid, type PixelRule } from './coverage.js';
 import { pixelGridOf, type FieldsTask, type FieldsTaskResult, type ParcelCrsRef } from './compute.js';
-import { gridKeyOf, packParcels } from './packed.js';
+import { gridKeyOf, type PackedParcels } from './packed.js';
 import { FieldStatisticsStore, type FieldStatistic, type LatestValue, type StatisticKey } from './store.js';
 import type { FieldStatisticsWorkers } from './workers.js';
 
-/** What a run reads of a parcel set: main/fields/parcels.ts ParcelStore's `set` and `eachParcel`. */
+/**
+ * What a run reads of a parcel set: main/fields/parcels.ts ParcelStore's `set`, `eachBox` (boxes only,
+ * on main) and `packed` (a chunk's geometries, read and packed off main's thread).
+ */
 export interface ParcelSource {
   set(id: string): { id: string; crs: ParcelCrsRef; count: number; bbox4326: [number, number, number, number] } | null;
-  eachParcel(setId: string, pageSize?: number): Iterable<{ index: number; bbox4326: [number, number, number, number]; geometry: ParcelGeometry }[]>;
+  eachBox(setId: string, pageSize?: number): Iterable<{ index: number; bbox4326: [number, number, number, number] }[]>;
+  packed(setId: string, indices: Int32Array, signal: AbortSignal): Promise<PackedParcels>;
 }
 
 /** What a run reads of the library. */
@@ -108,20 +112,20 @@ export class FieldStatistics {
     }), skippedRasters, signal);
 
     // The parcels of each grid's footprint, north to south, in chunks.
-    const members = new Map<string, { index: number; north: number; geometry: ParcelGeometry }[]>();
+    const members = new Map<string, { index: number; north: number }[]>();
     for (const g of groups) members.set(g.key, []);
-    for (const page of this.deps.parcels.eachParcel(set.id, 1000)) {
-      for (const p of page) for (const g of groups) if (meets(p.bbox4326, g.box)) members.get(g.key)!.push({ index: p.index, north: p.bbox4326[3], geometry: p.geometry });
+    for (const page of this.deps.parcels.eachBox(set.id, 1000)) {
+      for (const p of page) for (const g of groups) if (meets(p.bbox4326, g.box)) members.get(g.key)!.push({ index: p.index, north: p.bbox4326[3] });
       await new Promise<void>((resolve) => setImmediate(resolve));
       throwIfAborted(signal);
     }
     const size = this.deps.chunkParcels ?? CHUNK_PARCELS;
     const perTask = this.deps.rastersPerTask ?? RASTERS_PER_TASK;
-    const jobs: { group: GridGroup; chunk: number; parcels: { index: number; geometry: ParcelGeometry }[] }[] = [];
+    const jobs: { group: GridGroup; chunk: number; indices: Int32Array }[] = [];
     let total = 0;
     for (const g of groups) {
       const list = members.get(g.key)!.sort((a, b) => b.north - a.north || a.index - b.index);
-      for (let c = 0; c * size < list.length; c++) jobs.push({ group: g, chunk: c, parcels: list.slice(c * size, (c + 1) * size) });
+      for (let c = 0; c * size < list.length; c++) jobs.push({ group: g, chunk: c, indices: Int32Array.from(list.slice(c * size, (c + 1) * size), (p) => p.index) });
       total += list.length * g.entries.length;
     }
 
@@ -139,7 +143,7 @@ export class FieldStatistics {
     const runJob = async (job: (typeof jobs)[number]) => {
       const { group } = job;
       let coverage = this.deps.store.coverage(set.id, group.key, rule, job.chunk);
-      const packed = packParcels(job.parcels.map((p) => ({ index: p.index, parts: partsOf(p.geometry) })));
+      const packed = await this.deps.parcels.packed(set.id, job.indices, signal);
       for (let at = 0; at < group.entries.length; at += perTask) {
         const files = group.entries.slice(at, at + perTask);
         const task: FieldsTask = {
@@ -233,9 +237,4 @@ export class FieldStatistics {
 function labelOf(index: string): string {
   const spec = parseIndexExpression(index);
   return 'error' in spec ? index : spec.label;
-}
-
-/** A parcel geometry's polygons (one for a Polygon). */
-function partsOf(g: ParcelGeometry): Position[][][] {
-  return g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
 }

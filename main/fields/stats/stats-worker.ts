@@ -1,7 +1,7 @@
 /**
  * Entry of the field statistics worker threads: a statistics thread runs one chunk-over-a-grid task
  * at a time (compute.ts) and posts progress per raster and the results back (their buffers moved,
- * not copied); the results writer thread stores them in swath.db (write.ts). Bundled as its own
+ * not copied; the coverage it computed is in a shared buffer); the results writer thread stores them in swath.db (write.ts). Bundled as its own
  * entry by electron-vite (out/main/fields-stats-worker.js); under tsx (tests, the browser host) it
  * runs from source.
  */
@@ -14,6 +14,5 @@ serveTasks<FieldsTask | FieldsWriteTask, FieldsTaskResult | number>(async (task,
   const result = await runFieldsTask(task, signal, progress);
   const transfer: ArrayBuffer[] = [];
   for (const r of result.rasters) if ('values' in r) transfer.push(r.values.buffer as ArrayBuffer, r.parcels.buffer as ArrayBuffer);
-  if (result.coverage) transfer.push(result.coverage.blob.buffer as ArrayBuffer);
   return { result, transfer };
 });

@@ -8,6 +8,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { inTransaction } from '../../shared/database.js';
 import type { PixelRule } from './coverage.js';
+import { sharedCopy } from './packed.js';
 import { WRITE_BATCH } from './write.js';
 
 /** One parcel's statistics on one raster (a date), with one index under one rule. */
@@ -156,7 +157,7 @@ export class FieldStatisticsStore {
     return out;
   }
 
-  /** A cached chunk of coverage, compressed (memory first, then swath.db), or null. */
+  /** A cached chunk of coverage, compressed (memory first, then swath.db) and shared (packed.ts sharedCopy), or null. */
   coverage(setId: string, gridKey: string, rule: PixelRule, chunk: number): Uint8Array | null {
     const key = `${setId}\n${gridKey}\n${rule}\n${chunk}`;
     const hit = this.memory.get(key);
@@ -167,8 +168,9 @@ export class FieldStatisticsStore {
     }
     const row = this.coverageGet.get(setId, gridKey, rule, chunk) as { data: Uint8Array } | undefined;
     if (!row) return null;
-    this.remember(key, row.data);
-    return row.data;
+    const blob = sharedCopy(row.data);
+    this.remember(key, blob);
+    return blob;
   }
 
   /** Keeps a computed chunk's compressed coverage in memory (the writer thread stores it in swath.db). */

@@ -32,9 +32,13 @@ export class FieldStatisticsWorkers {
     return this.pool.run(task, signal, onProgress as ((p: unknown) => void) | undefined);
   }
 
-  /** Stores a raster's results or a chunk's coverage in the writer thread (one task at a time, in the order given); resolves to the result rows written. */
+  /**
+   * Stores a raster's results or a chunk's coverage in the writer thread (one task at a time, in the
+   * order given); resolves to the result rows written. A raster's result arrays are moved to the
+   * thread: the caller no longer reads them.
+   */
   write(task: FieldsWriteTask, signal: AbortSignal): Promise<number> {
-    return this.writer.run(task, signal);
+    return this.writer.run(task, signal, undefined, task.op === 'results' ? [task.results.values.buffer as ArrayBuffer, task.results.parcels.buffer as ArrayBuffer] : undefined);
   }
 
   get threadCount(): number {

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs } from '../../../support/temp-dirs.js';
 import { ParcelStore } from '../../../../main/fields/parcels.js';
+import { unpackParcel } from '../../../../main/fields/stats/packed.js';
 import { featureCollection, openStore, square, writeText } from './helpers.js';
 
 afterAll(() => removeTempDirs());
@@ -44,9 +45,17 @@ describe('GeoJSON parcel import', () => {
       expect(parcels[0]!.geometry.coordinates).toEqual([square(15, 50, 0.01)]);
       expect(store.parcels(set.id, { bbox4326: [15.15, 49, 16, 51] }).map((p) => p.id)).toEqual(['7']);
       expect([...store.eachParcel(set.id, 1)].map((page) => page.map((p) => p.id))).toEqual([['A'], ['7']]);
+      expect([...store.eachBox(set.id, 1)]).toEqual([[{ index: 0, bbox4326: parcels[0]!.bbox4326 }], [{ index: 1, bbox4326: parcels[1]!.bbox4326 }]]);
+      // A statistics run's chunk: read and packed in the reader thread, in the order asked, each parcel's parts whole.
+      const packed = await store.packed(set.id, Int32Array.from([1, 0]), new AbortController().signal);
+      expect(Array.from(packed.indices)).toEqual([1, 0]);
+      expect(unpackParcel(packed, 0)).toEqual(parcels[1]!.geometry.coordinates);
+      expect(unpackParcel(packed, 1)).toEqual([parcels[0]!.geometry.coordinates]);
+      await expect(store.packed(set.id, Int32Array.from([0, 2]), new AbortController().signal)).rejects.toThrow(/parcel 2 of set .* is no longer stored/);
       expect(store.sets().map((s) => s.id)).toEqual([set.id]);
 
       expect(store.delete(set.id)).toBe(true);
+      await expect(store.packed(set.id, Int32Array.from([0]), new AbortController().signal)).rejects.toThrow(/is no longer stored/);
       await store.whenPurged();
       expect(store.sets()).toEqual([]);
       expect(db.db.prepare('SELECT COUNT(*) AS n FROM parcel').get()).toEqual({ n: 0 });

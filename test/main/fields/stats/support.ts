@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gdalMetadataXml, writePyramid } from '../../../../main/geotiff';
-import type { ParcelGeometry } from '../../../../main/fields/geometry';
+import { packParcels } from '../../../../main/fields/stats/packed';
 import type { LibraryEntry } from '../../../../main/library';
 import type { ParcelSource, RasterSource } from '../../../../main/fields/stats';
 
@@ -82,15 +82,15 @@ export function parcelSetsOf(sets: Record<string, { epsg: number; proj4: string;
       const all: [number, number, number, number] = [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])), Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
       return { id, crs: { epsg: s.epsg, proj4: s.proj4 }, count: s.parcels.length, bbox4326: all };
     },
-    *eachParcel(setId, pageSize = 1000) {
+    *eachBox(setId, pageSize = 1000) {
       const s = sets[setId]!;
       for (let i = 0; i < s.parcels.length; i += pageSize) {
-        yield s.parcels.slice(i, i + pageSize).map((parts, k) => ({
-          index: i + k,
-          bbox4326: bboxOf(parts, s.toLonLat),
-          geometry: (parts.length === 1 ? { type: 'Polygon', coordinates: parts[0]! } : { type: 'MultiPolygon', coordinates: parts }) as ParcelGeometry,
-        }));
+        yield s.parcels.slice(i, i + pageSize).map((parts, k) => ({ index: i + k, bbox4326: bboxOf(parts, s.toLonLat) }));
       }
+    },
+    async packed(setId, indices) {
+      const s = sets[setId]!;
+      return packParcels(Array.from(indices, (index) => ({ index, parts: s.parcels[index]! })));
     },
   };
 }
