@@ -10,7 +10,8 @@ import { fixturePath, gdalRecord } from '../fixtures/rasters';
 import { LIBRARY_FILE, LibraryCatalog } from '../../main/library';
 import { DATABASE_FILE, openDatabase } from '../../main/shared/database';
 import { pixelGridOf, type FieldsTask, type FieldsTaskResult } from '../../main/fields/stats/compute';
-import { decodeChunk, gridKeyOf, packParcels } from '../../main/fields/stats/packed';
+import { decodeChunk, gridKeyOf } from '../../main/fields/stats/packed';
+import { packParcels } from '../main/fields/stats/support';
 import { readGeoTiffHeader } from '../../main/geotiff';
 
 /**

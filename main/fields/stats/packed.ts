@@ -5,7 +5,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { FlatGeometry } from '../geometry.js';
-import type { Coverage, PixelGrid, PixelRule, PolygonRings, Window } from './coverage.js';
+import type { Coverage, PixelGrid, PixelRule, Window } from './coverage.js';
 
 /** Polygons packed: parcel i has parts [parts[i], parts[i+1]), part p rings [rings[p], rings[p+1]), ring r coordinates [coords[r], coords[r+1]) (x, y pairs). */
 export interface PackedParcels {
@@ -14,32 +14,6 @@ export interface PackedParcels {
   rings: Uint32Array;
   coords: Uint32Array;
   xy: Float64Array;
-}
-
-/** Packs `parcels` (index and polygon parts, each its rings of [x, y]). */
-export function packParcels(parcels: { index: number; parts: PolygonRings[] }[]): PackedParcels {
-  let partCount = 0, ringCount = 0, values = 0;
-  for (const p of parcels) for (const part of p.parts) {
-    partCount++;
-    for (const ring of part) { ringCount++; values += ring.length * 2; }
-  }
-  const out: PackedParcels = {
-    indices: new Int32Array(parcels.length), parts: new Uint32Array(parcels.length + 1),
-    rings: new Uint32Array(partCount + 1), coords: new Uint32Array(ringCount + 1), xy: new Float64Array(values),
-  };
-  let pi = 0, ri = 0, v = 0;
-  parcels.forEach((p, i) => {
-    out.indices[i] = p.index;
-    for (const part of p.parts) {
-      for (const ring of part) {
-        for (const pt of ring) { out.xy[v++] = pt[0]!; out.xy[v++] = pt[1]!; }
-        out.coords[++ri] = v;
-      }
-      out.rings[++pi] = ri;
-    }
-    out.parts[i + 1] = pi;
-  });
-  return out;
 }
 
 /** Packs stored geometries (main/fields/geometry.ts's flat form): parcel k is `indices[k]`. */

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gdalMetadataXml, writePyramid } from '../../../../main/geotiff';
-import { packParcels } from '../../../../main/fields/stats/packed';
+import { packFlat, type PackedParcels } from '../../../../main/fields/stats/packed';
 import type { LibraryEntry } from '../../../../main/library';
 import type { ParcelSource, RasterSource } from '../../../../main/fields/stats';
 
@@ -63,6 +63,16 @@ export function libraryOf(entries: LibraryEntry[]): RasterSource {
 }
 
 export type Parts = number[][][][];
+
+/** Parcels' polygon parts packed as a statistics task carries them (through the store's packFlat). */
+export function packParcels(parcels: { index: number; parts: Parts }[]): PackedParcels {
+  return packFlat(Int32Array.from(parcels, (p) => p.index), parcels.map(({ parts }) => ({
+    type: parts.length === 1 ? 'Polygon' : 'MultiPolygon',
+    partRings: parts.map((rings) => rings.length),
+    ringPoints: parts.flatMap((rings) => rings.map((ring) => ring.length)),
+    coords: Float64Array.from(parts.flat(2).flat()),
+  })));
+}
 
 /** Parcel sets held in memory, each its CRS and parcels (bbox in lon/lat from `toLonLat`). */
 export function parcelSetsOf(sets: Record<string, { epsg: number; proj4: string; parcels: Parts[]; toLonLat: (x: number, y: number) => [number, number] }>): ParcelSource {
