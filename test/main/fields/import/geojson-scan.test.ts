@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { featureValueBudget, scanGeoJson } from '../../../../main/fields/import/geojson.js';
-import { IMPORT_LIMITS, ParcelStore } from '../../../../main/fields/parcels.js';
+import { IMPORT_LIMITS, ImportError, ParcelStore } from '../../../../main/fields/parcels.js';
 import { openDatabase } from '../../../../main/shared/database.js';
 import { makeTempDir, removeTempDirs } from '../../../support/temp-dirs.js';
 import { square, writeText } from './helpers.js';
@@ -28,7 +28,7 @@ const feature = (i: number, props: Record<string, unknown> = { pid: `F${i}` }): 
 const collection = (features: string[], before = '', after = ''): string => `{"type":"FeatureCollection",${before}"features":[${features.join(',')}]${after}}`;
 
 describe('GeoJSON read one feature at a time', () => {
-  it('imports a 150 MB file whose one feature holds 25 million points skipping that feature unparsed with its reason', async () => {
+  it('imports a 150 MB file whose one feature holds 25 million points in a 256 MB heap, skipping that feature unparsed with its reason', async () => {
     await withStore(async (store, dir) => {
       const file = path.join(dir, 'hostile.geojson');
       const fd = openSync(file, 'w');
@@ -48,9 +48,21 @@ describe('GeoJSON read one feature at a time', () => {
         id: 'huge',
         reason: `too large to read: ${3 * 200 * 2 ** 17 + 9} JSON values outside its properties, more than 601024 (what a geometry of 100000 points, the limit of points per parcel, holds)`,
       }]);
-    });
+    }, { importHeapMb: 256 });
   });
 
+  it('an import thread that runs out of memory fails the import with an ImportError naming the file, not the worker\'s error', async () => {
+    let greedy = '';
+    await withStore(async (store, dir) => {
+      // A stand-in for the import worker that allocates until its heap limit ends it.
+      greedy = writeText(dir, 'greedy-worker.mjs', `import { parentPort } from 'node:worker_threads';
+parentPort.on('message', () => { const kept = []; for (;;) kept.push(new Array(10000).fill(0).map((_, i) => ({ i }))); });`);
+      const file = writeText(dir, 'fields.geojson', collection([feature(1)]));
+      const e = await store.inspect(file).catch((err: unknown) => err);
+      expect(e).toBeInstanceOf(ImportError);
+      expect((e as Error).message).toBe("the import ran out of memory reading fields.geojson: the file needs more than the import's 32 MB of memory (split it into smaller files, or simplify its geometries)");
+    }, { importHeapMb: 32, entry: () => ({ file: greedy, fromSource: false }) });
+  });
 });
 
 describe('the GeoJSON scan', () => {
