@@ -87,6 +87,19 @@ function parcelOf(setId: string, r: Record<string, unknown>): Parcel {
 
 const toError = (f: WorkerFailure): Error => (f.name === 'ImportError' ? new ImportError(f.message) : Object.assign(new Error(f.message), f.code ? { code: f.code } : {}));
 
+/**
+ * The V8 heap (old generation, MB) of the import thread: far above what a file within the import
+ * limits takes (the readers hold a file's bytes outside the heap and one feature at a time), and a
+ * bound on what a file that still finds a way to take more can take of the machine.
+ */
+export const IMPORT_HEAP_MB = 2048;
+
+/** The error of an inspect or import whose thread ran out of memory: which file, and what to do. */
+function lostError(e: Error & { code?: unknown }, task: FieldsImportTask, heapMb: number): Error {
+  if (e.code !== 'ERR_WORKER_OUT_OF_MEMORY' || task.op === 'purge') return e;
+  return new ImportError(`the import ran out of memory reading ${path.basename(task.file)}: the file needs more than the import's ${heapMb} MB of memory (split it into smaller files, or simplify its geometries)`);
+}
+
 function checkFile(file: string): void {
   if (typeof file !== 'string' || !path.isAbsolute(file) || file.length > 4096) throw new ImportError('file: an absolute path of at most 4096 characters');
 }
@@ -100,6 +113,8 @@ export interface ParcelStoreOptions {
   /** The worker module (tests may give another). */
   entry?: () => EntryPoint;
   limits?: ImportLimits;
+  /** The import thread's heap, MB; default {@link IMPORT_HEAP_MB}. */
+  importHeapMb?: number;
   /** Told when removing a deleted set's parcels failed (they are retried at the next start). */
   onWarning?: (message: string) => void;
 }
@@ -122,6 +137,8 @@ export class ParcelStore {
       // A cancelled import removes what it wrote before it answers.
       cancelGraceMs: 30_000,
       toError,
+      resourceLimits: { maxOldGenerationSizeMb: opts.importHeapMb ?? IMPORT_HEAP_MB },
+      lostError: (e, task) => lostError(e, task, opts.importHeapMb ?? IMPORT_HEAP_MB),
     });
     this.reader = new WorkerPool<PackTask, PackedParcels>({ name: 'fields parcels reader', entry, size: 1, toError });
     // Sets an earlier run left half imported (the app ended during an import) go with the deleted ones

@@ -12,7 +12,7 @@
  *
  * The worker side is {@link serveTasks}.
  */
-import type { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { parentPort } from 'node:worker_threads';
 import { abortError } from '../../common/abort.js';
 import { startWorkerEntry, type EntryPoint } from './entry-point.js';
@@ -36,7 +36,7 @@ export interface WorkerFailure {
 }
 
 /** Options of {@link WorkerPool}. */
-export interface WorkerPoolOptions {
+export interface WorkerPoolOptions<T = unknown> {
   /** The worker module. */
   entry: () => EntryPoint;
   /** Threads at most. */
@@ -47,6 +47,13 @@ export interface WorkerPoolOptions {
   cancelGraceMs?: number;
   /** Rebuilds a task's failure as the error its caller expects; default: an Error with the message and code. */
   toError?: (failure: WorkerFailure) => Error;
+  /** Each thread's V8 heap bounds (worker_threads resourceLimits); unset: V8's defaults. */
+  resourceLimits?: ResourceLimits;
+  /**
+   * The error a task's caller gets when its thread died under it (out of memory: `code`
+   * ERR_WORKER_OUT_OF_MEMORY; or exited); default: that error.
+   */
+  lostError?: (error: Error & { code?: unknown }, task: T) => Error;
 }
 
 interface Job<T> {
@@ -75,7 +82,7 @@ export class WorkerPool<T, R> {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly opts: WorkerPoolOptions) {}
+  constructor(private readonly opts: WorkerPoolOptions<T>) {}
 
   /**
    * Runs `task` on a thread; rejects with an AbortError when `signal` fires first, else with the task's error.
@@ -144,7 +151,7 @@ export class WorkerPool<T, R> {
   private spawn(): Thread<T> {
     // workerData must be an object: geotiff.js imports web-worker, which reads workerData.mod in any worker thread.
     // execArgv is not inherited: a test runner's flags are not for this thread.
-    const t: Thread<T> = { worker: startWorkerEntry(this.opts.entry(), { execArgv: [], workerData: {} }), job: null };
+    const t: Thread<T> = { worker: startWorkerEntry(this.opts.entry(), { execArgv: [], workerData: {}, resourceLimits: this.opts.resourceLimits }), job: null };
     t.worker.on('message', (m: FromWorker<R>) => {
       const job = t.job;
       if (!job || job.id !== m.id) return;
@@ -159,7 +166,9 @@ export class WorkerPool<T, R> {
       this.threads.splice(i, 1);
       clearTimeout(t.killer);
       const job = t.job;
-      if (job) this.settle(null, job, () => job.reject(job.signal.aborted ? abortError(job.signal) : e instanceof Error ? e : new Error(`The ${this.opts.name} worker stopped (${String(e)}).`)));
+      if (!job) return;
+      const error = e instanceof Error ? e : new Error(`The ${this.opts.name} worker stopped (${String(e)}).`);
+      this.settle(null, job, () => job.reject(job.signal.aborted ? abortError(job.signal) : this.opts.lostError ? this.opts.lostError(error, job.task) : error));
     };
     t.worker.on('error', lost);
     t.worker.on('exit', (code) => lost(new Error(`The ${this.opts.name} worker exited with code ${code}.`)));

@@ -13,8 +13,10 @@ export interface ImportLimits {
   maxGpkgBytes: number;
   /** Bytes of a file read whole: .shp, .dbf, FlatGeobuf. */
   maxFileBytes: number;
-  /** Bytes of a GeoJSON file (parsed whole). */
+  /** Bytes of a GeoJSON file (read whole, its features parsed one at a time). */
   maxGeoJsonBytes: number;
+  /** Bytes of a GeoJSON document outside its features array ("type", "crs", foreign members: parsed whole). */
+  maxGeoJsonMembersBytes: number;
   /** Nesting of a GeoJSON document's arrays and objects. */
   maxJsonDepth: number;
   /** Features of one layer. */
@@ -40,6 +42,7 @@ export const IMPORT_LIMITS: ImportLimits = {
   maxGpkgBytes: 4 * 2 ** 30,
   maxFileBytes: 2 ** 30,
   maxGeoJsonBytes: 256 * 2 ** 20,
+  maxGeoJsonMembersBytes: 2 ** 20,
   maxJsonDepth: 64,
   maxFeatures: 100_000,
   maxVerticesPerParcel: 100_000,

@@ -125,7 +125,8 @@ export async function importFile(task: ImportTask, signal: AbortSignal, progress
       if (++seen > limits.maxFeatures) throw new ImportError(`the layer has more than ${limits.maxFeatures} features, past the limit of ${limits.maxFeatures} parcels per set`);
       const idText = asText(f.id);
       if (idText !== null && typeof idText === 'object') { skip(f.row, null, `its id (column ${task.idColumn}) ${idText.bad}`); continue; }
-      if (idText === null) { skip(f.row, null, `missing or empty id (column ${task.idColumn})`); continue; }
+      // A feature the reader could not decode may have no id read either: its own reason is the one to give.
+      if (idText === null) { skip(f.row, null, f.unreadable ?? `missing or empty id (column ${task.idColumn})`); continue; }
       if (idText.length > limits.maxIdLength) { skip(f.row, idText.slice(0, 40) + '…', `its id is longer than ${limits.maxIdLength} characters`); continue; }
       if (ids.has(idText)) { skip(f.row, idText, `duplicate id ${JSON.stringify(idText)} (an earlier feature has it)`); continue; }
       const nameText = task.nameColumn == null ? null : asText(f.name);
