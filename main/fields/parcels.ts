@@ -97,7 +97,7 @@ export const IMPORT_HEAP_MB = 2048;
 /** The error of an inspect or import whose thread ran out of memory: which file, and what to do. */
 function lostError(e: Error & { code?: unknown }, task: FieldsImportTask, heapMb: number): Error {
   if (e.code !== 'ERR_WORKER_OUT_OF_MEMORY' || task.op === 'purge') return e;
-  return new ImportError(`the import ran out of memory reading ${path.basename(task.file)}: the file needs more than the import's ${heapMb} MB of memory (split it into smaller files, or simplify its geometries)`);
+  return new ImportError(`the import ran out of memory reading ${path.basename(task.file)}: the file needs more than the ${heapMb} MB of memory an import may use (split it into smaller files, or simplify its geometries)`);
 }
 
 function checkFile(file: string): void {

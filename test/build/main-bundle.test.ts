@@ -62,6 +62,24 @@ describe('electron-vite build output', () => {
     }
   });
 
+  // electron-vite puts its CommonJS shim (__filename, __dirname, require) after the last text its
+  // regex takes for an import statement; the word "import" before a quote in a message string
+  // puts it inside that string.
+  it('puts the CommonJS shim of every main bundle right after its import statements', () => {
+    const files = [...readdirSync(join(outDir, 'main')).map((f) => join('main', f)), ...readdirSync(join(outDir, 'main/chunks')).map((f) => join('main/chunks', f))]
+      .filter((f) => f.endsWith('.js'));
+    let shimmed = 0;
+    for (const file of files) {
+      const code = readFileSync(join(outDir, file), 'utf8');
+      const at = code.indexOf('\nconst __filename = import.meta.filename;\n');
+      if (at < 0) continue;
+      shimmed++;
+      const before = code.slice(0, at).split('\n').filter((l) => l.trim() !== '');
+      expect(before.filter((l) => !/^import .*;$/.test(l)), file).toEqual([]);
+    }
+    expect(shimmed).toBeGreaterThan(0);
+  });
+
   it('boots the built main: secure window, embedded simulator answering, key withheld, clean quit', () => {
     const run = spawnSync(
       process.execPath,

@@ -136,7 +136,7 @@ export async function importFile(task: ImportTask, signal: AbortSignal, progress
       const checked = checkGeometry(f.geometry, { maxVertices: limits.maxVerticesPerParcel, maxSegmentPairs: limits.maxSegmentPairsPerParcel });
       if (!checked.ok) { skip(f.row, idText, checked.reason); continue; }
       pairs += checked.pairsTested;
-      if (pairs > limits.maxSegmentPairs) throw new ImportError(`the geometries are too complex to check: more than ${limits.maxSegmentPairs} segment pairs in all, past the limit of the import's self-intersection checks`);
+      if (pairs > limits.maxSegmentPairs) throw new ImportError(`the geometries are too complex to check: more than ${limits.maxSegmentPairs} segment pairs in all, past the limit of the self-intersection checks an import makes`);
       const g = checked.geometry;
       const bbox = lonLatBox(g, project);
       if (!bbox) { skip(f.row, idText, 'a point does not project to a longitude/latitude within -180..180 / -90..90 (outside the CRS\'s area, or not in this CRS)'); continue; }

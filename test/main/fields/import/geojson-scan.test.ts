@@ -60,7 +60,7 @@ parentPort.on('message', () => { const kept = []; for (;;) kept.push(new Array(1
       const file = writeText(dir, 'fields.geojson', collection([feature(1)]));
       const e = await store.inspect(file).catch((err: unknown) => err);
       expect(e).toBeInstanceOf(ImportError);
-      expect((e as Error).message).toBe("the import ran out of memory reading fields.geojson: the file needs more than the import's 32 MB of memory (split it into smaller files, or simplify its geometries)");
+      expect((e as Error).message).toBe("the import ran out of memory reading fields.geojson: the file needs more than the 32 MB of memory an import may use (split it into smaller files, or simplify its geometries)");
     }, { importHeapMb: 32, entry: () => ({ file: greedy, fromSource: false }) });
   });
 });
