@@ -93,15 +93,20 @@ export function boundedInflate(buffer: ArrayBufferLike, p: DecoderParameters): A
   const limit = declaredBlockBytes(p);
   let out: Buffer;
   try {
-    out = inflateSync(new Uint8Array(buffer), { maxOutputLength: Math.max(1, limit) });
+    // One output chunk of the block's size (up to 16 MiB): zlib inflates into it in one call and
+    // the block needs no concatenation; a bigger declared block grows chunk by chunk as it inflates.
+    out = inflateSync(new Uint8Array(buffer), { maxOutputLength: Math.max(1, limit), chunkSize: Math.max(64, Math.min(limit, MAX_INFLATE_CHUNK)) });
   } catch (e) {
     if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new Error(`a deflate tile or strip inflates to more than its declared ${limit} bytes (${p.tileWidth} x ${p.tileHeight} pixels)`);
     }
     throw e;
   }
-  return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
+  return out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out.buffer : out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
 }
+
+/** The largest output chunk a block's inflate allocates before it knows the block's real size. */
+const MAX_INFLATE_CHUNK = 16 << 20;
 
 type DecoderClass = new (p: DecoderParameters) => { parameters: DecoderParameters; decodeBlock(b: ArrayBufferLike): ArrayBufferLike };
 
