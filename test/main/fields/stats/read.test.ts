@@ -1,7 +1,9 @@
 /**
  * The block reader of the statistics run gives, for tiled and striped, compressed and uncompressed
- * files, exactly the values main/analysis readValues gives through geotiff.js's own readRasters.
+ * files, exactly the values main/analysis readValues gives through geotiff.js's own readRasters;
+ * and for files GDAL writes in each sample type and predictor the reader decodes itself.
  */
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readValues } from '../../../../main/analysis/compute';
@@ -35,6 +37,40 @@ describe('readWindow', () => {
             for (let i = 0; i < ref.length; i++) if (!Object.is(ours[i], ref[i])) differ++;
             expect(differ, `${expr} ${win.join(',')}`).toBe(0);
             expect(ref.some((v) => Number.isNaN(v))).toBe(win[2] - win[0] > 1);
+          }
+        }
+      } finally {
+        await open.close();
+      }
+    });
+  }
+
+  // GDAL's copies of one Swath file in each sample type and predictor the block reader decodes
+  // itself (with values scaled into Byte's range for 8 bits), tiled and striped.
+  const variants = [
+    ['Int16', 'PREDICTOR=2', 'TILED=YES'], ['Int16', 'PREDICTOR=1', 'TILED=NO'], ['UInt16', 'PREDICTOR=2', 'TILED=NO'],
+    ['UInt16', 'PREDICTOR=1', 'TILED=YES'], ['Byte', 'PREDICTOR=2', 'TILED=YES'], ['Byte', 'PREDICTOR=2', 'TILED=NO'],
+  ] as const;
+  for (const [type, predictor, tiled] of variants) {
+    it(`equals readValues on GDAL's ${type} ${predictor} ${tiled} copy`, async () => {
+      const source = await writeBands(path.join(dir, `source-${type}-${predictor}-${tiled}.tif`), GRID, '2026-05-01', dn, { tile: 256 });
+      const file = path.join(dir, `gdal-${type}-${predictor}-${tiled}.tif`);
+      const scale = type === 'Byte' ? ['-scale', '-1700', '4600', '1', '255', '-a_nodata', '0'] : type === 'UInt16' ? ['-scale', '-1700', '4600', '1', '65000', '-a_nodata', '0'] : [];
+      execFileSync('gdal_translate', ['-q', '-ot', type, ...scale, '-co', 'COMPRESS=DEFLATE', '-co', predictor, '-co', tiled, '-co', 'BLOCKXSIZE=256', '-co', 'BLOCKYSIZE=256', source, file]);
+      const open = await openGeoTiff(file, new AbortController().signal);
+      try {
+        expect(open.header.dataType).toBe(type === 'Byte' ? 'UINT8' : type.toUpperCase());
+        for (const expr of ['B8', 'ndvi']) {
+          const plan = readPlanFor(parseIndexExpression(expr) as IndexSpec, open.header);
+          if ('error' in plan) throw new Error(plan.error);
+          for (const win of [[0, 0, 700, 600], [255, 1, 513, 300], [699, 599, 700, 600]] as [number, number, number, number][]) {
+            const signal = new AbortController().signal;
+            const ours = await readWindow(open, plan, win, signal, 256);
+            const ref = await readValues(open, plan, win, signal);
+            let differ = 0;
+            for (let i = 0; i < ref.length; i++) if (!Object.is(ours[i], ref[i])) differ++;
+            expect(differ, `${expr} ${win.join(',')}`).toBe(0);
+            if (win[0] === 0) expect(new Set(ref.slice(0, 5000)).size, 'the values vary').toBeGreaterThan(50);
           }
         }
       } finally {
