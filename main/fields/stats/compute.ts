@@ -208,22 +208,37 @@ export async function rasterResults(
       src = buf; srcX0 = cx0; srcY0 = bufY0; srcW = bw;
     }
     const ww = x1 - x0;
+    const base = (y0 - srcY0) * srcW + x0 - srcX0;
+    const end = c.cellStart[k + 1]!;
     let m = 0;
     // The covered and the valid weight are summed in the same order over the same weights, so a
     // parcel whose covered pixels are all valid has a valid share of exactly 1.
     let covered = 0;
     let valid = 0;
-    for (let i = c.cellStart[k]!; i < c.cellStart[k + 1]!; i++) {
+    // Cells come row by row: the row is found by division only when a cell leaves the row before.
+    let rowStart = 0;
+    let rowAt = base;
+    const weights = c.weights;
+    for (let i = c.cellStart[k]!; i < end; i++) {
       const off = c.cells[i]!;
-      const r = Math.floor(off / ww);
-      const weight = c.weights ? c.weights[i]! : 1;
-      covered += weight;
-      const val = src[(y0 + r - srcY0) * srcW + x0 + (off - r * ww) - srcX0]!;
-      if (!Number.isFinite(val)) continue;
-      valid += weight;
-      v[m] = val;
-      if (w) w[m] = weight;
-      m++;
+      if (off < rowStart || off >= rowStart + ww) {
+        const r = Math.floor(off / ww);
+        rowStart = r * ww;
+        rowAt = base + r * srcW;
+      }
+      const val = src[rowAt + off - rowStart]!;
+      if (weights) {
+        const weight = weights[i]!;
+        covered += weight;
+        if (!Number.isFinite(val)) continue;
+        valid += weight;
+        w![m] = weight;
+      } else {
+        covered++;
+        if (!Number.isFinite(val)) continue;
+        valid++;
+      }
+      v[m++] = val;
     }
     const s = weightedStats(v, w, m);
     const o = j * RESULT_FIELDS;
