@@ -26,13 +26,13 @@ export interface WeightedStats {
   weight: number;
 }
 
-/**
- * The statistics of `values[0..n)` weighted by `weights[0..n)` (null: every weight 1). Every value
- * is finite and every weight > 0. `values` may be reordered.
- */
 /** Reused buffers of the weighted path (a third each: interior values, sorted values, their weights). */
 let scratch = new Float64Array(3 * 4096);
 
+/**
+ * The statistics of `values[0..n)` weighted by `weights[0..n)` (null: every weight 1). Every value
+ * is finite and every weight > 0; `values` is left as it is.
+ */
 export function weightedStats(values: Float64Array, weights: Float64Array | null, n: number): WeightedStats | null {
   if (n === 0) return null;
   if (!weights) return unweighted(values.subarray(0, n));
@@ -81,6 +81,21 @@ export function weightedStats(values: Float64Array, weights: Float64Array | null
   };
 }
 
+/** Most buckets of the rank histogram (16 KB of counts). */
+const MAX_BUCKETS = 4096;
+const counts = new Int32Array(MAX_BUCKETS);
+/** Slot + 1 of a bucket whose values are gathered (0: not gathered). */
+const gathered = new Uint8Array(MAX_BUCKETS);
+let picks = new Float64Array(4096);
+/** p10, median, p90. */
+const PERCENTILES = [10, 50, 90] as const;
+const ranks = new Int32Array(2 * PERCENTILES.length);
+const rankSlot = new Int32Array(ranks.length);
+const rankAt = new Int32Array(ranks.length);
+const slotStart = new Int32Array(ranks.length);
+const slotFill = new Int32Array(ranks.length);
+const slotBucket = new Int32Array(ranks.length);
+
 function unweighted(v: Float64Array): WeightedStats {
   const n = v.length;
   let sum = 0;
@@ -93,62 +108,66 @@ function unweighted(v: Float64Array): WeightedStats {
     if (x > max) max = x;
   }
   const mean = sum / n;
+  // NumPy's linear percentile between the values of ranks floor(h) and floor(h) + 1, h = (n - 1) p / 100.
+  // The ranks are found without sorting or partitioning (whose comparisons of random values the CPU
+  // mispredicts): a histogram of the values over [min, max] in equal buckets (a bucket is a monotone
+  // function of the value, so the values of a rank's bucket are exactly the ranks around it), then
+  // only the few buckets holding the wanted ranks are gathered and sorted.
+  const buckets = Math.max(1, Math.min(MAX_BUCKETS, n >> 1));
+  let scale = buckets / (max - min);
+  if (!(scale < Infinity)) scale = 0; // one value (or a span too small to divide): one bucket
+  counts.fill(0, 0, buckets);
   let ss = 0;
-  for (let i = 0; i < n; i++) ss += (v[i]! - mean) ** 2;
-  // NumPy's linear percentile from the two ranks around (n - 1) p / 100, found by selection (no
-  // full sort): the median's rank first, then p10 left of it and p90 right of it.
-  const rankOf = (p: number) => Math.floor(((n - 1) * p) / 100);
-  const at = (p: number, lo: number, hi: number): number => {
-    const h = ((n - 1) * p) / 100;
-    const k = Math.floor(h);
-    select(v, k, lo, hi);
-    if (k + 1 >= n || h === k) return v[k]!;
-    let next = Infinity;
-    for (let i = k + 1; i < n; i++) if (v[i]! < next) next = v[i]!;
-    return v[k]! + (h - k) * (next - v[k]!);
-  };
-  const median = at(50, 0, n);
-  const k50 = rankOf(50);
-  const p10 = at(10, 0, k50 + 1);
-  const p90 = at(90, k50, n);
-  return { mean, min, max, std: Math.sqrt(ss / n), median, p10, p90, weight: n };
-}
-
-/**
- * Rearranges `a[lo..hi)` so that `a[k]` is the value of rank k within it, smaller or equal values
- * before it and greater or equal after (Hoare's quickselect, median-of-three pivots).
- */
-function select(a: Float64Array, k: number, lo: number, hi: number): void {
-  let l = lo;
-  let r = hi - 1;
-  while (r > l) {
-    const m = (l + r) >> 1;
-    // Median of three as the pivot.
-    if (a[m]! < a[l]!) swap(a, m, l);
-    if (a[r]! < a[l]!) swap(a, r, l);
-    if (a[r]! < a[m]!) swap(a, r, m);
-    const pivot = a[m]!;
-    let i = l;
-    let j = r;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) {
-        swap(a, i, j);
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) r = j;
-    else if (k >= i) l = i;
-    else return;
+  for (let i = 0; i < n; i++) {
+    const x = v[i]!;
+    const d = x - mean;
+    ss += d * d;
+    let b = ((x - min) * scale) | 0;
+    if (b >= buckets) b = buckets - 1;
+    counts[b]!++;
   }
-}
-
-function swap(a: Float64Array, i: number, j: number): void {
-  const t = a[i]!;
-  a[i] = a[j]!;
-  a[j] = t;
+  // The wanted ranks, ascending: each percentile's rank and the one after it.
+  for (let q = 0; q < PERCENTILES.length; q++) {
+    const k = Math.floor(((n - 1) * PERCENTILES[q]!) / 100);
+    ranks[2 * q] = k;
+    ranks[2 * q + 1] = Math.min(n - 1, k + 1);
+  }
+  // Each rank's bucket (its slot among the gathered ones) and its place among that bucket's values, in one sweep of the counts.
+  let slots = 0;
+  let total = 0;
+  for (let r = 0, b = 0, before = 0; r < ranks.length; r++) {
+    while (before + counts[b]! <= ranks[r]!) before += counts[b++]!;
+    if (!gathered[b]) {
+      slotStart[slots] = total;
+      slotBucket[slots] = b;
+      total += counts[b]!;
+      gathered[b] = ++slots;
+    }
+    rankSlot[r] = gathered[b]! - 1;
+    rankAt[r] = ranks[r]! - before;
+  }
+  if (picks.length < total) picks = new Float64Array(Math.max(total, 2 * picks.length));
+  for (let s = 0; s < slots; s++) slotFill[s] = slotStart[s]!;
+  for (let i = 0; i < n; i++) {
+    const x = v[i]!;
+    let b = ((x - min) * scale) | 0;
+    if (b >= buckets) b = buckets - 1;
+    const slot = gathered[b]!;
+    if (slot) picks[slotFill[slot - 1]!++] = x;
+  }
+  for (let s = 0; s < slots; s++) {
+    const b = slotBucket[s]!;
+    picks.subarray(slotStart[s]!, slotStart[s]! + counts[b]!).sort();
+    gathered[b] = 0;
+  }
+  const at = (q: number): number => {
+    const h = ((n - 1) * PERCENTILES[q]!) / 100;
+    const k = Math.floor(h);
+    const lo = picks[slotStart[rankSlot[2 * q]!]! + rankAt[2 * q]!]!;
+    if (k + 1 >= n || h === k) return lo;
+    return lo + (h - k) * (picks[slotStart[rankSlot[2 * q + 1]!]! + rankAt[2 * q + 1]!]! - lo);
+  };
+  return { mean, min, max, std: Math.sqrt(ss / n), p10: at(0), median: at(1), p90: at(2), weight: n };
 }
 
 /** Percentile `p` (0..100) of values `v` sorted ascending with weights `w` (total `W`), by the rule in this module's comment. */
