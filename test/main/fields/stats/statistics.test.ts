@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { weightedStats } from '../../../../main/fields/stats';
+import { seededRandom } from '../../../../simulator/faults';
 
 function reference(values: number[]) {
   const v = Float64Array.from(values).sort();
@@ -21,18 +22,6 @@ function reference(values: number[]) {
   return { min: v[0]!, max: v[n - 1]!, mean, std, p10: pct(10), median: pct(50), p90: pct(90) };
 }
 
-/** A small deterministic generator (mulberry32), so a failure names a reproducible case. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function check(values: number[]): void {
   const got = weightedStats(Float64Array.from(values), null, values.length)!;
   const want = reference(values);
@@ -45,14 +34,14 @@ function check(values: number[]): void {
 
 describe('unweighted parcel statistics', () => {
   it('equal the sorted reference on random values of every size up to 3,000', () => {
-    const r = random(7);
+    const r = seededRandom(7);
     for (let n = 1; n <= 3000; n += n < 40 ? 1 : 97) {
       check(Array.from({ length: n }, () => r() * 2 - 1));
     }
   });
 
   it('equal it with many ties (an index of 16-bit numbers), one far outlier, and skewed values', () => {
-    const r = random(11);
+    const r = seededRandom(11);
     for (let k = 0; k < 50; k++) {
       const n = 50 + Math.floor(r() * 2000);
       check(Array.from({ length: n }, () => Math.round(r() * 20) / 20));
@@ -71,7 +60,7 @@ describe('unweighted parcel statistics', () => {
   });
 
   it('leave no state behind: the same values after other parcels give the same answer', () => {
-    const r = random(3);
+    const r = seededRandom(3);
     const a = Array.from({ length: 777 }, () => r());
     const first = weightedStats(Float64Array.from(a), null, a.length);
     for (let k = 0; k < 20; k++) weightedStats(Float64Array.from({ length: 100 + k * 50 }, () => r() * 100), null, 100 + k * 50);
