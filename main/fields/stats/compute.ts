@@ -12,7 +12,7 @@ import { readPlanFor, type IndexSpec } from '../../analysis/expression.js';
 import { openGeoTiff, type GeoTiffHeader } from '../../geotiff/index.js';
 import { CoverageError, coverageOf, type PixelGrid, type PixelRule } from './coverage.js';
 import { chunkBytes, chunkOf, decodeChunk, encodeChunk, gridKeyOf, RESULT_FIELDS, unpackParcel, windowOf, type CoverageChunk, type PackedParcels, type RasterResults } from './packed.js';
-import { readWindow } from './read.js';
+import { readWindow, type WantedRuns } from './read.js';
 import { weightedStats } from './statistics.js';
 
 /** The parcels' CRS as the set records it. */
@@ -52,6 +52,9 @@ export interface FieldsProgress {
 
 /** Most values the strip buffer holds (128 MB of doubles); a chunk wider than that reads each parcel's own window. */
 const MAX_STRIP_VALUES = 16_000_000;
+
+/** A parcel whose window is taller than this many strips reads its own window instead of the strip's rows. */
+const TALL = 2;
 
 /** Why a raster cannot be read on this grid (thrown by the grid checks, reported per raster). */
 class RasterSkip extends Error {}
@@ -120,7 +123,7 @@ export async function runFieldsTask(task: FieldsTask, signal: AbortSignal, progr
       // Strips of whole blocks (tiles or the file's strips), at least 256 rows.
       const b = Math.max(1, open.header.blockRows);
       const stripRows = b * Math.ceil(256 / b);
-      rasters.push(await rasterResults(f.rasterId, coverage, (win, into) => readWindow(open, plan, win, signal, stripRows, into), { width: grid.width, height: grid.height, stripRows }, signal));
+      rasters.push(await rasterResults(f.rasterId, coverage, (win, into, wanted) => readWindow(open, plan, win, signal, stripRows, into, wanted), { width: grid.width, height: grid.height, stripRows }, signal));
       progress({ results: coverage.indices.length });
     } catch (e) {
       if (!(e instanceof RasterSkip)) throw e;
@@ -146,7 +149,7 @@ function sameIndices(a: Int32Array, b: Int32Array): boolean {
 export async function rasterResults(
   rasterId: string,
   c: CoverageChunk,
-  read: (win: [number, number, number, number], into?: Float64Array) => Promise<Float64Array>,
+  read: (win: [number, number, number, number], into?: Float64Array, wanted?: WantedRuns) => Promise<Float64Array>,
   raster: { width: number; height: number; stripRows: number },
   signal?: AbortSignal,
 ): Promise<RasterResults> {
@@ -180,7 +183,7 @@ export async function rasterResults(
     if (j % 64 === 0) throwIfAborted(signal);
     const [x0, y0, x1, y1] = windowOf(c, k);
     let src: Float64Array, srcX0: number, srcY0: number, srcW: number;
-    if (!strips || y1 - y0 > B * 2) {
+    if (!strips || y1 - y0 > TALL * B) {
       src = await read([x0, y0, x1, y1]);
       srcX0 = x0; srcY0 = y0; srcW = x1 - x0;
     } else {
@@ -200,7 +203,7 @@ export async function rasterResults(
         const from = keep ? bufY1 : start;
         if (end > from) {
           const dest = buf.subarray((from - start) * bw, need);
-          const got = await read([cx0, from, cx0 + bw, end], dest);
+          const got = await read([cx0, from, cx0 + bw, end], dest, wantedRuns(c, order, j, from, end, TALL * B));
           if (got.buffer !== buf.buffer) dest.set(got);
         }
         bufY0 = start; bufY1 = end;
@@ -255,4 +258,60 @@ export async function rasterResults(
     values[o + 9] = covered > 0 ? valid / covered : 0;
   }
   return { rasterId, parcels, values };
+}
+
+/**
+ * The columns of rows [from, end) that the parcels from `order[j]` on read from the strip (their
+ * windows' columns, merged per row): every parcel before j has finished with the rows kept from
+ * the strip before, and every parcel from j whose window starts above `end` reads these rows from
+ * the strip unless its window is taller than `tall` rows (it reads its own).
+ */
+export function wantedRuns(c: CoverageChunk, order: number[], j: number, from: number, end: number, tall: number): WantedRuns {
+  const rows = end - from;
+  const win = c.windows;
+  const users: number[] = [];
+  for (let q = j; q < order.length; q++) {
+    const k = order[q]!;
+    const y0 = win[4 * k + 1]!;
+    if (y0 >= end) break;
+    const y1 = win[4 * k + 3]!;
+    if (y1 > from && y1 - y0 <= tall) users.push(k);
+  }
+  // By left edge, so each row's windows come in column order.
+  users.sort((a, b) => win[4 * a]! - win[4 * b]!);
+  const count = new Int32Array(rows + 1);
+  for (const k of users) {
+    for (let r = Math.max(from, win[4 * k + 1]!), r1 = Math.min(end, win[4 * k + 3]!); r < r1; r++) count[r - from + 1]!++;
+  }
+  for (let r = 0; r < rows; r++) count[r + 1]! += count[r]!;
+  const runs = new Int32Array(2 * count[rows]!);
+  const at = count.slice(0, rows);
+  for (const k of users) {
+    const x0 = win[4 * k]!;
+    const x1 = win[4 * k + 2]!;
+    for (let r = Math.max(from, win[4 * k + 1]!), r1 = Math.min(end, win[4 * k + 3]!); r < r1; r++) {
+      const ri = r - from;
+      // Merged with the row's last run when it overlaps or touches it.
+      const last = at[ri]! - 1;
+      if (last >= count[ri]! && runs[2 * last + 1]! >= x0) {
+        if (x1 > runs[2 * last + 1]!) runs[2 * last + 1] = x1;
+      } else {
+        runs[2 * at[ri]!] = x0;
+        runs[2 * at[ri]! + 1] = x1;
+        at[ri]!++;
+      }
+    }
+  }
+  // Rows' runs packed to the front, without the gaps merging left.
+  const rowStart = new Int32Array(rows + 1);
+  let n = 0;
+  for (let r = 0; r < rows; r++) {
+    rowStart[r] = n;
+    for (let q = count[r]!; q < at[r]!; q++, n++) {
+      runs[2 * n] = runs[2 * q]!;
+      runs[2 * n + 1] = runs[2 * q + 1]!;
+    }
+  }
+  rowStart[rows] = n;
+  return { rowStart, runs: runs.subarray(0, 2 * n) };
 }

@@ -39,10 +39,22 @@ function decoderOf(open: OpenGeoTiff): Promise<{ decoder: Decoder; predictor: nu
 }
 
 /**
+ * Column runs of each row of a window whose values a caller reads: row r's runs are
+ * [runs[2i], runs[2i + 1]) (absolute columns, ascending, disjoint) for i from rowStart[r] to
+ * rowStart[r + 1].
+ */
+export interface WantedRuns {
+  rowStart: Int32Array;
+  runs: Int32Array;
+}
+
+/**
  * The values of `plan` over `win` (row-major, NaN where invalid), as main/analysis readValues gives
  * them; written into `into` (at least the window's size) when given, so a caller reuses its buffer.
+ * With `wanted`, only the values of its runs are computed (the window's other values are left as
+ * they were in `into`, or may be computed anyway); the blocks are inflated whole either way.
  */
-export async function readWindow(open: OpenGeoTiff, plan: ReadPlan, win: Window, signal: AbortSignal, stripRows: number, into?: Float64Array): Promise<Float64Array> {
+export async function readWindow(open: OpenGeoTiff, plan: ReadPlan, win: Window, signal: AbortSignal, stripRows: number, into?: Float64Array, wanted?: WantedRuns): Promise<Float64Array> {
   const h = open.header;
   const fast = (h.dataType === 'INT16' || h.dataType === 'UINT16' || h.dataType === 'UINT8') && h.planar === 1 && (h.bitsPerSample === 8 || h.littleEndian === HOST_LITTLE_ENDIAN);
   const { decoder, predictor } = fast ? await decoderOf(open) : { decoder: null, predictor: 0 };
@@ -69,6 +81,9 @@ export async function readWindow(open: OpenGeoTiff, plan: ReadPlan, win: Window,
     nb, sa: ra.sample, sb: rb ? rb.sample : -1, mask: bits === 8 ? 0xff : 0xffff, signed, predicted: predictor === 2,
     nodata, scaleA: ra.scale, offsetA: ra.offset, scaleB: rb ? rb.scale : 1, offsetB: rb ? rb.offset : 0,
   };
+  // Without `wanted`, every row's one run is the window's width.
+  const whole = Int32Array.of(x0, x1);
+  const runs = wanted ? wanted.runs : whole;
   for (let ty = Math.floor(y0 / th); ty * th < y1; ty++) {
     throwIfAborted(signal);
     const xs: number[] = [];
@@ -78,10 +93,13 @@ export async function readWindow(open: OpenGeoTiff, plan: ReadPlan, win: Window,
       const s = bits === 8 ? new Uint8Array(t.data as ArrayBuffer) : new Uint16Array(t.data as ArrayBuffer);
       const r0 = Math.max(y0, ty * th);
       const r1 = Math.min(y1, (ty + 1) * th, h.height);
-      const c0 = Math.max(x0, t.x * tw);
-      const c1 = Math.min(x1, (t.x + 1) * tw);
+      const col0 = t.x * tw;
+      const c0 = Math.max(x0, col0);
+      const c1 = Math.min(x1, col0 + tw);
       for (let r = r0; r < r1; r++) {
-        convertRow(s, (r - ty * th) * tw * nb, c0 - t.x * tw, c1 - t.x * tw, row, out, (r - y0) * w + (c0 - x0));
+        const k0 = wanted ? wanted.rowStart[r - y0]! : 0;
+        const k1 = wanted ? wanted.rowStart[r - y0 + 1]! : 1;
+        if (k0 < k1) convertRow(s, (r - ty * th) * tw * nb, col0, runs, k0, k1, c0, c1, row, out, (r - y0) * w - x0);
       }
     }
   }
@@ -107,49 +125,62 @@ interface RowSpec {
 }
 
 /**
- * The values of pixels [from, to) of one block row starting at sample `base` of `s`, written to
- * `out` from `dst`. Under the predictor each of the two samples is summed from the row's start
- * (in the samples' width, wrapping as libtiff does); the other samples of the pixel are never read.
+ * The values of one block row's pixels in runs k0 to k1 of `runs` (absolute columns), clipped to
+ * [lo, hi): the block row starts at sample `base` of `s` and at column `col0`; the value of column
+ * x goes to `out[dst + x]`. Under the predictor each of the two samples is summed from the row's
+ * start (in the samples' width, wrapping as libtiff does), through the columns between runs too;
+ * the other samples of the pixel are never read.
  */
-function convertRow(s: Uint8Array | Uint16Array, base: number, from: number, to: number, p: RowSpec, out: Float64Array, dst: number): void {
+function convertRow(s: Uint8Array | Uint16Array, base: number, col0: number, runs: Int32Array, k0: number, k1: number, lo: number, hi: number, p: RowSpec, out: Float64Array, dst: number): void {
   const { nb, sa, sb, mask, nodata, scaleA, offsetA, scaleB, offsetB } = p;
   const shift = p.signed ? 16 : 0;
+  const predicted = p.predicted;
   let a = 0;
   let b = 0;
+  // The column whose samples are at i, the sums being those of the columns before it.
+  let c = col0;
   let i = base;
-  if (p.predicted) {
-    // The sums up to the first pixel wanted.
-    for (let c = 0; c < from; c++, i += nb) {
-      a = (a + s[i + sa]!) & mask;
-      if (sb >= 0) b = (b + s[i + sb]!) & mask;
-    }
-  } else i += from * nb;
-  const predicted = p.predicted;
-  if (sb < 0) {
-    for (let c = from; c < to; c++, i += nb) {
-      a = predicted ? (a + s[i + sa]!) & mask : s[i + sa]!;
-      const da = (a << shift) >> shift;
-      out[dst++] = da === nodata ? NaN : da * scaleA + offsetA;
-    }
-    return;
-  }
-  for (let c = from; c < to; c++, i += nb) {
+  for (let k = k0; k < k1; k++) {
+    if (runs[2 * k]! >= hi) break;
+    const from = Math.max(lo, runs[2 * k]!);
+    const to = Math.min(hi, runs[2 * k + 1]!);
+    if (from >= to) continue;
     if (predicted) {
-      a = (a + s[i + sa]!) & mask;
-      b = (b + s[i + sb]!) & mask;
+      // The sums up to the run's first pixel.
+      for (; c < from; c++, i += nb) {
+        a = (a + s[i + sa]!) & mask;
+        if (sb >= 0) b = (b + s[i + sb]!) & mask;
+      }
     } else {
-      a = s[i + sa]!;
-      b = s[i + sb]!;
+      i += (from - c) * nb;
+      c = from;
     }
-    const da = (a << shift) >> shift;
-    const db = (b << shift) >> shift;
-    if (da === nodata || db === nodata) {
-      out[dst++] = NaN;
+    if (sb < 0) {
+      for (; c < to; c++, i += nb) {
+        a = predicted ? (a + s[i + sa]!) & mask : s[i + sa]!;
+        const da = (a << shift) >> shift;
+        out[dst + c] = da === nodata ? NaN : da * scaleA + offsetA;
+      }
       continue;
     }
-    const va = da * scaleA + offsetA;
-    const vb = db * scaleB + offsetB;
-    const sum = va + vb;
-    out[dst++] = sum === 0 ? NaN : (va - vb) / sum;
+    for (; c < to; c++, i += nb) {
+      if (predicted) {
+        a = (a + s[i + sa]!) & mask;
+        b = (b + s[i + sb]!) & mask;
+      } else {
+        a = s[i + sa]!;
+        b = s[i + sb]!;
+      }
+      const da = (a << shift) >> shift;
+      const db = (b << shift) >> shift;
+      if (da === nodata || db === nodata) {
+        out[dst + c] = NaN;
+        continue;
+      }
+      const va = da * scaleA + offsetA;
+      const vb = db * scaleB + offsetB;
+      const sum = va + vb;
+      out[dst + c] = sum === 0 ? NaN : (va - vb) / sum;
+    }
   }
 }
