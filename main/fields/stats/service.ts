@@ -46,7 +46,7 @@ export interface FieldStatisticsDeps {
   parcels: ParcelSource;
   /** Reads a raster's header (main/geotiff's bounded reader by default). */
   readHeader?: (file: string, signal: AbortSignal) => Promise<GeoTiffHeader>;
-  /** Parcels per chunk (a task's unit and the coverage cache's). */
+  /** Parcels per chunk at most (a task's unit and the coverage cache's; by default from the cell budget and the threads). */
   chunkParcels?: number;
   /** Rasters per task: a task's results are written when it ends. */
   rastersPerTask?: number;
@@ -67,8 +67,14 @@ export interface FieldRunProgress {
 
 /** The default minimum valid share: a date with less than 80 % of its covered weight valid is marked. */
 export const DEFAULT_MIN_VALID_SHARE = 0.8;
-/** Parcels per chunk: about a band of whole tile rows of a 50 km raster, so few tiles are decoded by two chunks. */
-const CHUNK_PARCELS = 2000;
+/**
+ * Pixels of the parcels' boxes a chunk holds at most: its coverage (12 bytes a cell under the exact
+ * rule) stays within about 100 MB, and the chunks are as large as that allows, because the parcels
+ * crossing the line between two chunks make both decode that line's block row of every raster.
+ */
+const CHUNK_CELLS = 8_000_000;
+/** Parcels a chunk holds at most (its per-parcel arrays and results). */
+const CHUNK_PARCELS = 25_000;
 const RASTERS_PER_TASK = 6;
 
 interface GridGroup {
@@ -111,21 +117,28 @@ export class FieldStatistics {
       return false;
     }), skippedRasters, signal);
 
-    // The parcels of each grid's footprint, north to south, in chunks.
-    const members = new Map<string, { index: number; north: number }[]>();
+    // The parcels of each grid's footprint, north to south, with their boxes' pixels on the grid (from its footprint's degrees).
+    const members = new Map<string, { index: number; north: number; cells: number }[]>();
     for (const g of groups) members.set(g.key, []);
     for (const page of this.deps.parcels.eachBox(set.id, 1000)) {
-      for (const p of page) for (const g of groups) if (meets(p.bbox4326, g.box)) members.get(g.key)!.push({ index: p.index, north: p.bbox4326[3] });
+      for (const p of page) {
+        for (const g of groups) {
+          if (!meets(p.bbox4326, g.box)) continue;
+          const b = p.bbox4326;
+          const cells = ((b[2] - b[0]) * (g.grid.width / (g.box[2] - g.box[0])) + 1) * ((b[3] - b[1]) * (g.grid.height / (g.box[3] - g.box[1])) + 1);
+          members.get(g.key)!.push({ index: p.index, north: b[3], cells });
+        }
+      }
       await new Promise<void>((resolve) => setImmediate(resolve));
       throwIfAborted(signal);
     }
-    const size = this.deps.chunkParcels ?? CHUNK_PARCELS;
     const perTask = this.deps.rastersPerTask ?? RASTERS_PER_TASK;
     const jobs: { group: GridGroup; chunk: number; indices: Int32Array }[] = [];
     let total = 0;
     for (const g of groups) {
       const list = members.get(g.key)!.sort((a, b) => b.north - a.north || a.index - b.index);
-      for (let c = 0; c * size < list.length; c++) jobs.push({ group: g, chunk: c, indices: Int32Array.from(list.slice(c * size, (c + 1) * size), (p) => p.index) });
+      const ends = chunkEnds(list.map((p) => p.cells), this.deps.chunkParcels ? { maxParcels: this.deps.chunkParcels } : { minChunks: 2 * this.deps.workers.size });
+      ends.forEach((end, chunk) => jobs.push({ group: g, chunk, indices: Int32Array.from(list.slice(chunk ? ends[chunk - 1] : 0, end), (p) => p.index) }));
       total += list.length * g.entries.length;
     }
 
@@ -231,6 +244,33 @@ export class FieldStatistics {
     for (const g of byKey.values()) g.entries.sort((a, b) => a.date!.localeCompare(b.date!) || a.id.localeCompare(b.id));
     return [...byKey.values()];
   }
+}
+
+/**
+ * Where the chunks of parcels end (exclusive), the parcels in order with their boxes' pixels
+ * `cells`: as few chunks as {@link CHUNK_CELLS} allows and at least `minChunks` (two per
+ * statistics thread, so every lane has one), of about equal pixels, none over the budget (but a
+ * parcel larger than it, alone) nor over `maxParcels`.
+ */
+export function chunkEnds(cells: readonly number[], opts: { maxParcels?: number; minChunks?: number; maxCells?: number } = {}): number[] {
+  const maxParcels = opts.maxParcels ?? CHUNK_PARCELS;
+  const maxCells = opts.maxCells ?? CHUNK_CELLS;
+  const total = cells.reduce((sum, c) => sum + c, 0);
+  const count = Math.max(Math.ceil(total / maxCells), Math.ceil(cells.length / maxParcels), opts.minChunks ?? 1);
+  const ends: number[] = [];
+  for (let at = 0, done = 0; at < cells.length;) {
+    // This chunk's share of the pixels left: a parcel goes in when at least half of it fits the
+    // share and all of it the budget.
+    const share = (total - done) / Math.max(1, count - ends.length);
+    let end = at;
+    let sum = 0;
+    do sum += cells[end++]!;
+    while (end < cells.length && end - at < maxParcels && sum + cells[end]! / 2 <= share && sum + cells[end]! <= maxCells);
+    ends.push(end);
+    done += sum;
+    at = end;
+  }
+  return ends;
 }
 
 /** A request's index as the results store it: the expression's label ("NDVI [B8_B4]", "B4"). */
