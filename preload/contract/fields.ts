@@ -87,8 +87,8 @@ export const fieldStatisticSchema = z.object({
   belowThreshold: z.boolean(),
 });
 
-/** Per parcel: its latest valid value and the change from its previous valid date. */
-export const fieldLatestSchema = z.object({
+/** Per parcel: its latest valid value (the mean) and that date's other statistics, and the change of the mean from its previous valid date. */
+export const fieldLatestSchema = fieldStatisticSchema.pick({ median: true, min: true, max: true, std: true, p10: true, p90: true, validPixels: true, coveredShare: true, validShare: true }).extend({
   parcelIndex: z.number().int().nonnegative(),
   date: z.string(),
   value: z.number().nullable(),

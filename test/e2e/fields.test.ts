@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import type { StoredOrder } from '../../simulator/state';
 import { chromiumAvailable } from './chromium';
-import { openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
+import { openPanel, openWorkspace, waitForMap, waitForMapStill, type Workspace } from './workspace-harness';
 
 // Fields through the browser host: a GeoPackage written by ogr2ogr (EPSG:32633) is imported, attached
 // to a watch of the demo service's recurring order (on a clock the test moves), the watch brings a
@@ -113,8 +113,14 @@ describe.skipIf(!HAS_CHROMIUM || !HAS_OGR2OGR)('workspace e2e: fields', () => {
     expect(count).toBeGreaterThan(0);
     // The count is that of the parcels whose latest change is under -0.002, as main stores them.
     const set = (await call('fields:sets')).sets[0];
-    const latest = (await call('fields:latest', { setId: set.id, index: 'ndvi' })).latest as { change: number | null }[];
+    const latest = (await call('fields:latest', { setId: set.id, index: 'ndvi' })).latest as { parcelIndex: number; change: number | null }[];
     expect(latest.filter((l) => l.change !== null && l.change < -0.002)).toHaveLength(count);
+    // The fields it names are those with the largest drops, largest first.
+    const ids = new Map(((await call('fields:parcels', { setId: set.id })).parcels as { index: number; id: string }[]).map((p) => [p.index, p.id]));
+    const named = [...text.matchAll(/\(([^)]+)\) -\d/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    const drops = latest.filter((l) => l.change !== null && l.change < -0.002).sort((a, b) => a.change! - b.change!);
+    expect(named).toEqual(drops.slice(0, named.length).map((l) => ids.get(l.parcelIndex)));
 
     // The map coloured by the change, the table sorted by it (largest drop first).
     await page.getByTestId('fields-colour-by').selectOption('change');
@@ -123,8 +129,33 @@ describe.skipIf(!HAS_CHROMIUM || !HAS_OGR2OGR)('workspace e2e: fields', () => {
     const numbers = changes.map(Number).filter((n) => Number.isFinite(n));
     expect(numbers.length).toBeGreaterThan(0);
     expect([...numbers].sort((a, b) => a - b)).toEqual(numbers);
+    await page.getByTestId('fields-zoom').click();
+    await waitForMapStill(page);
     await page.screenshot({ path: `${SHOTS}/fields-map.png` });
     await page.getByTestId('fields-table').screenshot({ path: `${SHOTS}/fields-table.png` });
+
+    // Any statistic of the latest date: the valid share shown in %, sorted by it, filtered by a range of it (typed in %).
+    await page.getByTestId('fields-statistic').selectOption('validShare');
+    await page.getByTestId('fields-sort-validShare').click();
+    const shares = (await page.getByTestId('fields-row-statistic').allInnerTexts()).filter((t) => t !== '—');
+    expect(shares.length).toBeGreaterThan(0);
+    expect(shares.every((t) => / %$/.test(t))).toBe(true);
+    const shareNumbers = shares.map((t) => Number(t.replace(' %', '')));
+    expect([...shareNumbers].sort((a, b) => a - b)).toEqual(shareNumbers);
+    await page.getByTestId('fields-filter-column').selectOption('validShare');
+    await page.getByTestId('fields-filter-min').fill('101');
+    await expect.poll(() => page.getByTestId('fields-table-count').innerText()).toBe('0 of 12 parcels');
+    await page.getByTestId('fields-filter-min').fill('');
+    await expect.poll(() => page.getByTestId('fields-table-count').innerText()).toBe('12 of 12 parcels');
+    await page.getByTestId('fields-statistic').selectOption('value');
+    await page.getByTestId('fields-sort-change').click();
+
+    // By keyboard: the list's focused row moves with the arrows and Enter opens that field.
+    await page.getByTestId('fields-row').first().focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('fields-row').nth(1).getAttribute('aria-selected')).toBe('true');
+    await page.getByTestId('series-chart').waitFor({ timeout: 20_000 });
 
     // A run over the whole library from the run dialog (every date again, the coverage reused).
     await page.getByTestId('fields-rule-exact').check();

@@ -50,8 +50,21 @@ export const MAX_LATEST_PARCELS = 20_000;
 /** Where a page of results starts: after the row of this parcel, date and raster. */
 export type StatisticKey = Pick<FieldStatistic, 'parcelIndex' | 'date' | 'rasterId'>;
 
-/** A parcel's latest valid value and the change from its previous valid date. */
-export interface LatestValue {
+/** The statistics of a parcel's latest valid date, as {@link LatestValue} names them. */
+export interface LatestStatistics {
+  median: number | null;
+  min: number | null;
+  max: number | null;
+  std: number | null;
+  p10: number | null;
+  p90: number | null;
+  validPixels: number;
+  coveredShare: number;
+  validShare: number;
+}
+
+/** A parcel's latest valid value (its mean) and the change from its previous valid date, with that date's other statistics. */
+export interface LatestValue extends LatestStatistics {
   parcelIndex: number;
   date: string;
   value: number | null;
@@ -59,7 +72,11 @@ export interface LatestValue {
   change: number | null;
 }
 
-interface LatestRow { parcel_index: number; date: string; raster_id: string; mean: number }
+interface LatestRow {
+  parcel_index: number; date: string; raster_id: string; mean: number;
+  median: number | null; min: number | null; max: number | null; std: number | null; p10: number | null; p90: number | null;
+  valid_pixels: number; covered_share: number; valid_share: number;
+}
 
 interface Row {
   set_id: string; index_label: string; rule: string; parcel_index: number; raster_id: string; date: string;
@@ -112,8 +129,8 @@ export class FieldStatisticsStore {
 
   /**
    * Per parcel with a valid date (at or before `date` when given), of the parcels whose index is in
-   * [offset, offset + limit) (at most {@link MAX_LATEST_PARCELS}): the latest valid mean, and the
-   * change from the previous valid date. A valid date has a mean and is not below the threshold;
+   * [offset, offset + limit) (at most {@link MAX_LATEST_PARCELS}): the latest valid mean and that
+   * date's other statistics, and the change of the mean from the previous valid date. A valid date has a mean and is not below the threshold;
    * of two rasters of one date, the first by id counts. Read in pages of at most
    * {@link LATEST_PAGE_ROWS} rows (keyset on the table's key, a parcel left once its two dates are
    * known), main's loop free between them: a set of 100,000 parcels over hundreds of dates never
@@ -122,7 +139,7 @@ export class FieldStatisticsStore {
   async latest(setId: string, q: { index: string; rule?: PixelRule; date?: string; offset?: number; limit?: number }, signal?: AbortSignal): Promise<LatestValue[]> {
     const from = Math.max(0, q.offset ?? 0);
     const to = from + Math.max(0, Math.min(MAX_LATEST_PARCELS, q.limit ?? MAX_LATEST_PARCELS));
-    const page = this.db.prepare(`SELECT parcel_index, date, raster_id, mean FROM field_statistics
+    const page = this.db.prepare(`SELECT parcel_index, date, raster_id, mean, median, min, max, std, p10, p90, valid_pixels, covered_share, valid_share FROM field_statistics
       WHERE set_id = ? AND index_label = ? AND rule = ? AND parcel_index >= ? AND parcel_index < ?
         AND (parcel_index > ? OR date < ? OR (date = ? AND raster_id > ?))
         AND below_threshold = 0 AND mean IS NOT NULL ${q.date ? 'AND date <= ?' : ''}
@@ -132,7 +149,13 @@ export class FieldStatisticsStore {
     let last: LatestRow | null = null;
     let prev: LatestRow | null = null;
     const flush = () => {
-      if (last) out.push({ parcelIndex: last.parcel_index, date: last.date, value: last.mean, previousDate: prev?.date ?? null, change: prev ? last.mean - prev.mean : null });
+      if (last) {
+        out.push({
+          parcelIndex: last.parcel_index, date: last.date, value: last.mean, previousDate: prev?.date ?? null, change: prev ? last.mean - prev.mean : null,
+          median: last.median, min: last.min, max: last.max, std: last.std, p10: last.p10, p90: last.p90,
+          validPixels: last.valid_pixels, coveredShare: last.covered_share, validShare: last.valid_share,
+        });
+      }
       last = prev = null;
     };
     // The keyset: rows after (parcel, date descending, raster id); '' before every date skips the rest of a parcel.

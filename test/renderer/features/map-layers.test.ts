@@ -91,9 +91,10 @@ describe("the fields' parcel layer", () => {
     // No values yet: every parcel grey.
     expect(featureOf(PARCEL_LAYER, '0')!.get('swathColor')).toBe(NO_VALUE);
 
+    const others = { median: null, min: null, max: null, std: null, p10: null, p90: null, validPixels: 10, coveredShare: 1, validShare: 1 };
     fields.latest = [
-      { parcelIndex: 0, date: '2026-05-01', value: 0.2, previousDate: '2026-04-01', change: 0.1 },
-      { parcelIndex: 1, date: '2026-05-01', value: 0.8, previousDate: '2026-04-01', change: -0.3 },
+      { parcelIndex: 0, date: '2026-05-01', value: 0.2, previousDate: '2026-04-01', change: 0.1, ...others },
+      { parcelIndex: 1, date: '2026-05-01', value: 0.8, previousDate: '2026-04-01', change: -0.3, ...others },
     ];
     await nextTick();
     const colours = () => ['0', '1', '2'].map((id) => featureOf(PARCEL_LAYER, id)!.get('swathColor') as string);

@@ -12,7 +12,9 @@ import { makeTempDir, removeTempDirs } from '../../../support/temp-dirs';
 const PARCELS = 2_500;
 const DATES = Array.from({ length: 16 }, (_, k) => new Date(Date.UTC(2026, 3, 1) + k * 7 * 86_400_000).toISOString().slice(0, 10));
 
-interface StoredRow { parcel: number; raster: string; date: string; mean: number | null; marked: boolean }
+/** A stored row's other statistics, distinct per row, so the latest values can be told to come from their own row. */
+interface OtherStatistics { median: number | null; min: number | null; max: number | null; std: number | null; p10: number | null; p90: number | null; validPixels: number; coveredShare: number; validShare: number }
+interface StoredRow { parcel: number; raster: string; date: string; mean: number | null; marked: boolean; other: OtherStatistics }
 
 let db: OpenDatabase;
 const stored: StoredRow[] = [];
@@ -21,7 +23,7 @@ const byParcel: StoredRow[][] = Array.from({ length: PARCELS }, () => []);
 beforeAll(async () => {
   db = await openDatabase({ dir: makeTempDir('swath-fields-latest-') });
   const insert = db.db.prepare(`INSERT INTO field_statistics (set_id, index_label, rule, parcel_index, raster_id, date, mean, min, max, std, median, p10, p90, valid_pixels, covered_share, valid_share, below_threshold)
-    VALUES ('s', 'B8', 'exact', ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, NULL, 1, 1, 1, ?)`);
+    VALUES ('s', 'B8', 'exact', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   for (let p = 0; p < PARCELS; p++) {
     DATES.forEach((date, k) => {
       // Some parcels have few dates or none valid; a second raster of the 5th date (its id after the first's).
@@ -29,11 +31,21 @@ beforeAll(async () => {
       const rasters = k === 4 ? [`r${k}`, `r${k}b`] : [`r${k}`];
       for (const raster of rasters) {
         if (p % 97 === 3 && k > 2) continue;
-        stored.push({ parcel: p, raster, date, mean: h < 6 ? null : (h + (raster.endsWith('b') ? 1000 : 0)) / 100, marked: h >= 6 && h < 20 });
+        const mean = h < 6 ? null : (h + (raster.endsWith('b') ? 1000 : 0)) / 100;
+        const other = {
+          median: mean === null ? null : mean + 0.5, min: mean === null ? null : mean - k, max: mean === null ? null : mean + p, std: h % 7 === 0 ? null : h / 7,
+          p10: mean === null ? null : -h, p90: mean === null ? null : h * 3, validPixels: p + k, coveredShare: (k + 1) / 17, validShare: h / 101,
+        };
+        stored.push({ parcel: p, raster, date, mean, marked: h >= 6 && h < 20, other });
       }
     });
   }
-  inTransaction(db.db, () => { for (const r of stored) insert.run(r.parcel, r.raster, r.date, r.mean, r.marked ? 1 : 0); });
+  inTransaction(db.db, () => {
+    for (const r of stored) {
+      const o = r.other;
+      insert.run(r.parcel, r.raster, r.date, r.mean, o.min, o.max, o.std, o.median, o.p10, o.p90, o.validPixels, o.coveredShare, o.validShare, r.marked ? 1 : 0);
+    }
+  });
   for (const r of stored) byParcel[r.parcel]!.push(r);
 }, 60_000);
 
@@ -42,7 +54,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** Every parcel's latest valid value and change, by reading each of its stored rows. */
+/** Every parcel's latest valid value, that row's other statistics and the change, by reading each of its stored rows. */
 function expected(q: { date?: string; offset?: number; limit?: number }): LatestValue[] {
   const out: LatestValue[] = [];
   const from = q.offset ?? 0;
@@ -53,7 +65,7 @@ function expected(q: { date?: string; offset?: number; limit?: number }): Latest
     if (!valid.length) continue;
     const last = valid[0]!;
     const prev = valid.find((r) => r.date !== last.date) ?? null;
-    out.push({ parcelIndex: p, date: last.date, value: last.mean, previousDate: prev?.date ?? null, change: prev ? last.mean! - prev.mean! : null });
+    out.push({ parcelIndex: p, date: last.date, value: last.mean, previousDate: prev?.date ?? null, change: prev ? last.mean! - prev.mean! : null, ...last.other });
   }
   return out;
 }

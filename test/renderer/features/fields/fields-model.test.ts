@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { etaText, fieldRows, formatValue, legendOf, parcelSeries, sortFilter, type FieldRow, type FieldStatisticItem } from '../../../../renderer/src/features/fields/model/fields';
+import { etaText, fieldRows, formatColumn, formatValue, legendOf, NUMBER_COLUMNS, parcelSeries, sortFilter, type FieldLatestItem, type FieldRow, type FieldStatisticItem } from '../../../../renderer/src/features/fields/model/fields';
 
 const parcels = [
   { index: 0, id: 'A-1', name: 'North' },
@@ -7,10 +7,11 @@ const parcels = [
   { index: 2, id: 'B-10', name: 'South' },
   { index: 3, id: 'B-9', name: 'East' },
 ];
-const latest = [
-  { parcelIndex: 0, date: '2026-06-23', value: 0.5, previousDate: '2026-06-16', change: -0.2 },
-  { parcelIndex: 2, date: '2026-06-23', value: 0.7, previousDate: '2026-06-16', change: 0.1 },
-  { parcelIndex: 3, date: '2026-06-16', value: 0.4, previousDate: null, change: null },
+const others = (k: number) => ({ median: 0.5 + k, min: 0.1 * k, max: 0.9 - 0.1 * k, std: 0.05 * k, p10: 0.2 - k, p90: 0.8 + k, validPixels: 100 - k, coveredShare: 0.9 + 0.01 * k, validShare: 1 - 0.2 * k });
+const latest: FieldLatestItem[] = [
+  { parcelIndex: 0, date: '2026-06-23', value: 0.5, previousDate: '2026-06-16', change: -0.2, ...others(0) },
+  { parcelIndex: 2, date: '2026-06-23', value: 0.7, previousDate: '2026-06-16', change: 0.1, ...others(2) },
+  { parcelIndex: 3, date: '2026-06-16', value: 0.4, previousDate: null, change: null, ...others(3) },
 ];
 const rows: FieldRow[] = fieldRows(parcels, latest);
 const all = { text: '', column: 'change' as const, min: null, max: null };
@@ -31,6 +32,24 @@ describe('the fields table model', () => {
     expect(sortFilter(rows, { ...all, text: 'south' }, 'id', 1).map((r) => r.id)).toEqual(['B-10']);
     expect(sortFilter(rows, { ...all, max: -0.1 }, 'id', 1).map((r) => r.id)).toEqual(['A-1']);
     expect(sortFilter(rows, { ...all, column: 'value', min: 0.45 }, 'id', 1).map((r) => r.id)).toEqual(['A-1', 'B-10']);
+  });
+
+  it('sorts and filters by every statistic of the latest valid date, shares shown in %', () => {
+    expect(NUMBER_COLUMNS.map((c) => c.key).sort()).toEqual(['change', 'coveredShare', 'max', 'median', 'min', 'p10', 'p90', 'std', 'validPixels', 'validShare', 'value']);
+    for (const { key } of NUMBER_COLUMNS) {
+      // Each column holds its own statistic of the parcel's latest row.
+      expect(rows.map((r) => r[key]), key).toEqual([latest[0]![key], null, latest[1]![key], latest[2]![key]]);
+      const byKey = sortFilter(rows, all, key, 1).map((r) => r.id);
+      const want = [...latest].sort((a, b) => (a[key] ?? Infinity) - (b[key] ?? Infinity)).map((l) => parcels[l.parcelIndex]!.id);
+      if (latest.every((l) => l[key] !== null)) expect(byKey, key).toEqual([...want, 'A-2']);
+    }
+    expect(sortFilter(rows, { ...all, column: 'validShare', max: 0.7 }, 'id', 1).map((r) => r.id)).toEqual(['B-9', 'B-10']);
+    expect(sortFilter(rows, { ...all, column: 'p90', min: 2 }, 'id', 1).map((r) => r.id)).toEqual(['B-9', 'B-10']);
+    expect(formatColumn(rows[0]!, 'validShare')).toBe('100.0 %');
+    expect(formatColumn(rows[2]!, 'coveredShare')).toBe('92.0 %');
+    expect(formatColumn(rows[1]!, 'median')).toBe('—');
+    expect(formatColumn(rows[0]!, 'change')).toBe('-0.2');
+    expect(formatColumn(rows[2]!, 'change')).toBe('+0.1');
   });
 
   it('gives a value legend over the values and a change legend centred on 0', () => {

@@ -25,34 +25,48 @@ export const PIXEL_RULES: { rule: PixelRule; label: string; explanation: string 
 /** The default minimum valid share (a date under it is marked, never averaged in). */
 export const DEFAULT_MIN_VALID_SHARE = 0.8;
 
-/** One row of the results table: a parcel with its latest value and change. */
-export interface FieldRow {
-  index: number;
-  id: string;
-  name: string;
-  date: string | null;
-  value: number | null;
-  previousDate: string | null;
-  change: number | null;
-}
+/** The table's columns that sort and filter by number, with their labels: every statistic of the latest valid date, and the change of its mean. */
+export const NUMBER_COLUMNS = [
+  { key: 'value', label: 'Mean' },
+  { key: 'change', label: 'Change of the mean' },
+  { key: 'median', label: 'Median' },
+  { key: 'min', label: 'Minimum' },
+  { key: 'max', label: 'Maximum' },
+  { key: 'std', label: 'Standard deviation' },
+  { key: 'p10', label: 'P10' },
+  { key: 'p90', label: 'P90' },
+  { key: 'validPixels', label: 'Valid pixels' },
+  { key: 'coveredShare', label: 'Covered share' },
+  { key: 'validShare', label: 'Valid share' },
+] as const;
+export type NumberColumn = (typeof NUMBER_COLUMNS)[number]['key'];
+export type SortKey = 'id' | 'name' | 'date' | NumberColumn;
 
-/** The table's columns that sort and filter by number. */
-export const NUMBER_COLUMNS = ['value', 'change'] as const;
-export type SortKey = 'id' | 'name' | 'date' | (typeof NUMBER_COLUMNS)[number];
+/** One row of the results table: a parcel with its latest valid date's statistics and the change of its mean (null: no valid date). */
+export type FieldRow = { index: number; id: string; name: string; date: string | null; previousDate: string | null } & Record<NumberColumn, number | null>;
 
-/** The table's rows: every parcel, with its latest value and change where it has one. */
+/** The table's rows: every parcel, with its latest statistics and change where it has them. */
 export function fieldRows(parcels: readonly Pick<ParcelItem, 'index' | 'id' | 'name'>[], latest: readonly FieldLatestItem[]): FieldRow[] {
   const byIndex = new Map(latest.map((l) => [l.parcelIndex, l]));
   return parcels.map((p) => {
     const l = byIndex.get(p.index);
-    return { index: p.index, id: p.id, name: p.name ?? '', date: l?.date ?? null, value: l?.value ?? null, previousDate: l?.previousDate ?? null, change: l?.change ?? null };
+    const row: FieldRow = { index: p.index, id: p.id, name: p.name ?? '', date: l?.date ?? null, previousDate: l?.previousDate ?? null } as FieldRow;
+    for (const c of NUMBER_COLUMNS) row[c.key] = l?.[c.key] ?? null;
+    return row;
   });
+}
+
+/** A number column's value as the table shows it: shares in %, pixels as counted (fractional under the exact rule), the others with the index's unit. */
+export function formatColumn(row: FieldRow, key: NumberColumn): string {
+  const v = row[key];
+  if (key === 'coveredShare' || key === 'validShare') return v === null ? '—' : `${(v * 100).toFixed(1)} %`;
+  return formatValue(v, key === 'change');
 }
 
 /** A filter of the table: text in the id or name, and a range of one number column. */
 export interface RowFilter {
   text: string;
-  column: (typeof NUMBER_COLUMNS)[number];
+  column: NumberColumn;
   min: number | null;
   max: number | null;
 }
