@@ -1,7 +1,7 @@
 /**
  * A statistics run in its worker threads: the coverage of a (set, grid) is computed once and read
  * from swath.db by later runs on that grid, progress reaches the total with an ETA, Cancel stops
- * the run, and bad requests name their field.
+ * the run, its statistics threads compute at background priority, and bad requests name their field.
  */
 import path from 'node:path';
 import proj4 from 'proj4';
@@ -10,7 +10,8 @@ import { FieldStatistics, FieldStatisticsStore, FieldStatisticsWorkers } from '.
 import { decodeChunk, encodeChunk } from '../../../../main/fields/stats/packed';
 import { ParcelStore } from '../../../../main/fields/parcels';
 import { openDatabase, type OpenDatabase } from '../../../../main/shared/database';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { BACKGROUND_NICE } from '../../../../main/shared/thread-priority';
 import { makeTempDir, removeTempDirs } from '../../../support/temp-dirs';
 import { entryFor, libraryOf, parcelSetsOf, writeBands, type Parts, type TestGrid } from './support';
 
@@ -141,6 +142,28 @@ describe('a field statistics run', () => {
     const rows = engine().results('grid', { index: 'B4', rule: 'touched', limit: 100_000 });
     expect(new Set(rows.map((r) => `${r.parcelIndex} ${r.rasterId}`)).size).toBe(1600);
   }, 60_000);
+
+  it.runIf(process.platform === 'linux')('computes at background priority: its statistics threads have a nice value of 10, main and the writer keep theirs', async () => {
+    // Each thread's nice value: field 19 of /proc/<pid>/task/<tid>/stat, counted after the name's closing parenthesis.
+    const niceOf = (tid: string) => {
+      const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const names = () => new Map(readdirSync(`/proc/${process.pid}/task`).map((tid) => [tid, readFileSync(`/proc/${process.pid}/task/${tid}/comm`, 'utf8').trim()]));
+    const before = new Set(readdirSync(`/proc/${process.pid}/task`));
+    const fresh = new FieldStatisticsWorkers({ size: 2 });
+    try {
+      await engine(new FieldStatisticsStore(db.db), fresh).run({ setId: 'grid', index: 'ndvi', rule: 'centre' });
+      const started = [...names()].filter(([tid]) => !before.has(tid));
+      const nice = started.map(([tid, name]) => ({ name, nice: niceOf(tid) }));
+      // Two statistics threads lowered; the writer thread (and the pool's others) not.
+      expect(nice.filter((t) => t.nice === BACKGROUND_NICE), JSON.stringify(nice)).toHaveLength(2);
+      expect(nice.some((t) => t.nice === 0)).toBe(true);
+      expect(niceOf(String(process.pid))).toBe(0);
+    } finally {
+      await fresh.close();
+    }
+  });
 
   it('refuses a request naming the field and the reason', async () => {
     await expect(engine().run({ setId: 'nope', index: 'B8' })).rejects.toMatchObject({ kind: 'not-found' });
