@@ -5,7 +5,7 @@ import { chromiumAvailable } from './chromium';
 import { BERLIN_WKT, downloadComposite, importAoi, openPanel, openWorkspace, waitForMap, type Workspace } from './workspace-harness';
 
 const HAS_CHROMIUM = chromiumAvailable();
-const PANELS = ['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings', 'watches'];
+const PANELS = ['imagery', 'tasking', 'library', 'products', 'billing', 'account', 'settings', 'watches', 'fields'];
 
 /** Opens a panel and waits until its code has loaded (no "Loading…" placeholder) and its busy notices are gone. */
 async function showPanel(page: Page, id: string): Promise<void> {
