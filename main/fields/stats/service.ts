@@ -126,7 +126,8 @@ export class FieldStatistics {
           if (!meets(p.bbox4326, g.box)) continue;
           const b = p.bbox4326;
           const cells = ((b[2] - b[0]) * (g.grid.width / (g.box[2] - g.box[0])) + 1) * ((b[3] - b[1]) * (g.grid.height / (g.box[3] - g.box[1])) + 1);
-          members.get(g.key)!.push({ index: p.index, north: b[3], cells });
+          // A footprint of no width (no pixels per degree to go by) counts each parcel as a grid's worth.
+          members.get(g.key)!.push({ index: p.index, north: b[3], cells: Number.isFinite(cells) ? cells : g.grid.width * g.grid.height });
         }
       }
       await new Promise<void>((resolve) => setImmediate(resolve));
