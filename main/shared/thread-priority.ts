@@ -9,8 +9,19 @@ import os from 'node:os';
 /** The nice value of a background thread: scheduled about a tenth as often as main's when both wait for a core. */
 export const BACKGROUND_NICE = 10;
 
-/** Lowers the calling thread's priority to {@link BACKGROUND_NICE} (never raises it, never touches main's thread); whether it did. */
+/** Whether this thread's priority was lowered (module state: one per thread's isolate). */
+let lowered: boolean | null = null;
+
+/**
+ * Lowers the calling thread's priority to {@link BACKGROUND_NICE} (never raises it, never touches
+ * main's thread), once per thread; whether it did.
+ */
 export function lowerThreadPriority(): boolean {
+  lowered ??= lower();
+  return lowered;
+}
+
+function lower(): boolean {
   if (process.platform !== 'linux') return false;
   try {
     // "<pid>/task/<tid>": the calling thread's id.

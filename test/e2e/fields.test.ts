@@ -142,6 +142,7 @@ describe.skipIf(!HAS_CHROMIUM || !HAS_OGR2OGR)('workspace e2e: fields', () => {
     expect(shares.every((t) => / %$/.test(t))).toBe(true);
     const shareNumbers = shares.map((t) => Number(t.replace(' %', '')));
     expect([...shareNumbers].sort((a, b) => a - b)).toEqual(shareNumbers);
+    if (process.env.SWATH_SHOTS) await page.getByTestId('fields-table').screenshot({ path: path.join(process.env.SWATH_SHOTS, 'fields-table-valid-share.png') });
     await page.getByTestId('fields-filter-column').selectOption('validShare');
     await page.getByTestId('fields-filter-min').fill('101');
     await expect.poll(() => page.getByTestId('fields-table-count').innerText()).toBe('0 of 12 parcels');

@@ -82,8 +82,7 @@ export async function readWindow(open: OpenGeoTiff, plan: ReadPlan, win: Window,
     nodata, scaleA: ra.scale, offsetA: ra.offset, scaleB: rb ? rb.scale : 1, offsetB: rb ? rb.offset : 0,
   };
   // Without `wanted`, every row's one run is the window's width.
-  const whole = Int32Array.of(x0, x1);
-  const runs = wanted ? wanted.runs : whole;
+  const runs = wanted?.runs ?? Int32Array.of(x0, x1);
   for (let ty = Math.floor(y0 / th); ty * th < y1; ty++) {
     throwIfAborted(signal);
     const xs: number[] = [];

@@ -50,21 +50,11 @@ export const MAX_LATEST_PARCELS = 20_000;
 /** Where a page of results starts: after the row of this parcel, date and raster. */
 export type StatisticKey = Pick<FieldStatistic, 'parcelIndex' | 'date' | 'rasterId'>;
 
-/** The statistics of a parcel's latest valid date, as {@link LatestValue} names them. */
-export interface LatestStatistics {
-  median: number | null;
-  min: number | null;
-  max: number | null;
-  std: number | null;
-  p10: number | null;
-  p90: number | null;
-  validPixels: number;
-  coveredShare: number;
-  validShare: number;
-}
+/** The statistics of a row besides its mean, as {@link FieldStatistic} names them. */
+type OtherStatistics = Pick<FieldStatistic, 'min' | 'max' | 'std' | 'median' | 'p10' | 'p90' | 'validPixels' | 'coveredShare' | 'validShare'>;
 
 /** A parcel's latest valid value (its mean) and the change from its previous valid date, with that date's other statistics. */
-export interface LatestValue extends LatestStatistics {
+export interface LatestValue extends OtherStatistics {
   parcelIndex: number;
   date: string;
   value: number | null;
@@ -72,22 +62,26 @@ export interface LatestValue extends LatestStatistics {
   change: number | null;
 }
 
-interface LatestRow {
-  parcel_index: number; date: string; raster_id: string; mean: number;
-  median: number | null; min: number | null; max: number | null; std: number | null; p10: number | null; p90: number | null;
+/** The columns of {@link OtherStatistics}, as field_statistics names them. */
+interface OtherColumns {
+  min: number | null; max: number | null; std: number | null; median: number | null; p10: number | null; p90: number | null;
   valid_pixels: number; covered_share: number; valid_share: number;
 }
+const OTHER_COLUMNS = 'min, max, std, median, p10, p90, valid_pixels, covered_share, valid_share';
 
-interface Row {
-  set_id: string; index_label: string; rule: string; parcel_index: number; raster_id: string; date: string;
-  mean: number | null; min: number | null; max: number | null; std: number | null; median: number | null; p10: number | null; p90: number | null;
-  valid_pixels: number; covered_share: number; valid_share: number; below_threshold: number;
+interface LatestRow extends OtherColumns { parcel_index: number; date: string; raster_id: string; mean: number }
+
+interface Row extends OtherColumns {
+  set_id: string; index_label: string; rule: string; parcel_index: number; raster_id: string; date: string; mean: number | null; below_threshold: number;
 }
+
+const othersOf = (r: OtherColumns): OtherStatistics => ({
+  min: r.min, max: r.max, std: r.std, median: r.median, p10: r.p10, p90: r.p90, validPixels: r.valid_pixels, coveredShare: r.covered_share, validShare: r.valid_share,
+});
 
 const rowOf = (r: Row): FieldStatistic => ({
   setId: r.set_id, parcelIndex: r.parcel_index, rasterId: r.raster_id, date: r.date, index: r.index_label, rule: r.rule as PixelRule,
-  mean: r.mean, min: r.min, max: r.max, std: r.std, median: r.median, p10: r.p10, p90: r.p90,
-  validPixels: r.valid_pixels, coveredShare: r.covered_share, validShare: r.valid_share, belowThreshold: r.below_threshold === 1,
+  mean: r.mean, ...othersOf(r), belowThreshold: r.below_threshold === 1,
 });
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -139,7 +133,7 @@ export class FieldStatisticsStore {
   async latest(setId: string, q: { index: string; rule?: PixelRule; date?: string; offset?: number; limit?: number }, signal?: AbortSignal): Promise<LatestValue[]> {
     const from = Math.max(0, q.offset ?? 0);
     const to = from + Math.max(0, Math.min(MAX_LATEST_PARCELS, q.limit ?? MAX_LATEST_PARCELS));
-    const page = this.db.prepare(`SELECT parcel_index, date, raster_id, mean, median, min, max, std, p10, p90, valid_pixels, covered_share, valid_share FROM field_statistics
+    const page = this.db.prepare(`SELECT parcel_index, date, raster_id, mean, ${OTHER_COLUMNS} FROM field_statistics
       WHERE set_id = ? AND index_label = ? AND rule = ? AND parcel_index >= ? AND parcel_index < ?
         AND (parcel_index > ? OR date < ? OR (date = ? AND raster_id > ?))
         AND below_threshold = 0 AND mean IS NOT NULL ${q.date ? 'AND date <= ?' : ''}
@@ -149,13 +143,7 @@ export class FieldStatisticsStore {
     let last: LatestRow | null = null;
     let prev: LatestRow | null = null;
     const flush = () => {
-      if (last) {
-        out.push({
-          parcelIndex: last.parcel_index, date: last.date, value: last.mean, previousDate: prev?.date ?? null, change: prev ? last.mean - prev.mean : null,
-          median: last.median, min: last.min, max: last.max, std: last.std, p10: last.p10, p90: last.p90,
-          validPixels: last.valid_pixels, coveredShare: last.covered_share, validShare: last.valid_share,
-        });
-      }
+      if (last) out.push({ parcelIndex: last.parcel_index, date: last.date, value: last.mean, previousDate: prev?.date ?? null, change: prev ? last.mean - prev.mean : null, ...othersOf(last) });
       last = prev = null;
     };
     // The keyset: rows after (parcel, date descending, raster id); '' before every date skips the rest of a parcel.

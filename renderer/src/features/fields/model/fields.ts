@@ -56,10 +56,13 @@ export function fieldRows(parcels: readonly Pick<ParcelItem, 'index' | 'id' | 'n
   });
 }
 
+/** Whether a column is a share (0..1): shown and typed in %. */
+export const isShare = (key: NumberColumn): boolean => key === 'coveredShare' || key === 'validShare';
+
 /** A number column's value as the table shows it: shares in %, pixels as counted (fractional under the exact rule), the others with the index's unit. */
 export function formatColumn(row: FieldRow, key: NumberColumn): string {
   const v = row[key];
-  if (key === 'coveredShare' || key === 'validShare') return v === null ? '—' : `${(v * 100).toFixed(1)} %`;
+  if (isShare(key)) return v === null ? '—' : `${(v * 100).toFixed(1)} %`;
   return formatValue(v, key === 'change');
 }
 
