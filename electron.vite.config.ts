@@ -21,7 +21,7 @@ export default defineConfig({
   main: {
     // Dependencies stay external (electron-vite 5 default): they ship in node_modules.
     // Besides the app, the entries main starts off its own thread (see main/shared/entry-point.ts):
-    // the demo service's utility process and its render threads, the overview worker, the analysis workers, the library's query thread, the database's checkpoint worker and the fields workers
+    // the demo service's utility process and its render threads, the overview worker, the analysis workers, the library's query thread, the database's checkpoint worker, the fields workers and the GeoTIFF writer's DEFLATE threads
     // (all found by main/shared/entry-point.ts).
     build: {
       rollupOptions: {
@@ -35,6 +35,7 @@ export default defineConfig({
           'library-query-worker': resolve('main/library/query-worker.ts'),
           'wal-checkpoint-worker': resolve('main/shared/wal-checkpoint-worker.ts'),
           'fields-import-worker': resolve('main/fields/import/import-worker.ts'),
+          'geotiff-deflate-worker': resolve('main/geotiff/deflate-worker.ts'),
         },
       },
     },

@@ -1,4 +1,4 @@
-import { startRenderThreads } from './raster/index.js';
+import { startRasterThreads } from './raster/index.js';
 import { startSimulator, type RunningSimulator } from './server.js';
 import type { FromSimulatorChild, ToSimulatorChild } from './child-protocol.js';
 
@@ -41,7 +41,7 @@ async function onMessage(message: ToSimulatorChild): Promise<void> {
     sim = await startSimulator({ ...message.options, log: (line) => send({ type: 'log', line }) });
     send({ type: 'ready', url: sim.url, port: sim.port });
     // In the background: the app does not wait for them, the first composite does not start them.
-    startRenderThreads().catch((e: unknown) => send({ type: 'log', line: `render threads: ${(e as Error).message}` }));
+    startRasterThreads().catch((e: unknown) => send({ type: 'log', line: `raster threads: ${(e as Error).message}` }));
   } catch (error) {
     send({ type: 'failed', message: (error as Error).message });
     process.exit(1);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startRenderThreads } from './raster/index.js';
+import { startRasterThreads } from './raster/index.js';
 import { startSimulator } from './server.js';
 
 // `npm run simulator -- --port 8080 --state demo.json --seed 7 --faults 5xx=0.2`
@@ -49,8 +49,8 @@ async function main(): Promise<void> {
     lifecycle: values['fast-orders'] ? { review: 2000, preparing: 2000, awaiting: 2000, processing: 2000 } : undefined,
     log: (l) => console.error(l),
   });
-  // Announced once its render threads are up, so the first composite does not wait for them.
-  await startRenderThreads();
+  // Announced once its raster threads are up, so the first composite does not wait for them.
+  await startRasterThreads();
   console.log(`Simulator listening on ${sim.url} (${sim.shapes} answers)`);
   const stop = () => {
     void sim.close().then(() => process.exit(0));

@@ -1,17 +1,18 @@
 /**
- * DEFLATE compression of a GeoTIFF's blocks as the writer produces them: the TIFF predictor is
- * applied on main's thread (one pass over the block, from the pixel buffer into the block's own
- * input buffer) and Node's zlib compresses on the libuv thread pool, several blocks at once; the
- * compressed blocks are appended to a file in the order they were submitted.
+ * DEFLATE compression of a GeoTIFF's blocks as the writer produces them: each block is copied into
+ * a shared slot and a DEFLATE thread (deflate-threads.ts) applies the TIFF predictor and Node's
+ * zlib, several blocks at once; the compressed blocks are appended to a file, from their shared
+ * output slots, in the order they were submitted. The slots are allocated once per file, so the
+ * writer's thread allocates nothing per block (allocations there, each block's zlib buffers, made
+ * its garbage collector run a full mark-compact every ~16 MB of them).
  *
  * Node's zlib was chosen by measurement on the simulator's 4-band INT16 composites with predictor 2
  * (512 x 512 tiles, one core): zlib level 6 ~28 MB/s of samples, fflate (pure JavaScript) level 6
  * ~13 MB/s, and no libdeflate binding installs without building or downloading a binary.
  */
-import os from 'node:os';
-import { deflate, type ZlibOptions } from 'node:zlib';
 import type { FileHandle } from 'node:fs/promises';
 import { writeExactly } from '../shared/file-io.js';
+import { deflateThreadCount, deflateThreads } from './deflate-threads.js';
 
 /**
  * The zlib level of `writePyramid`'s files, chosen by measurement. The simulator's 4,000 x
@@ -22,51 +23,32 @@ import { writeExactly } from '../shared/file-io.js';
  */
 export const DEFAULT_DEFLATE_LEVEL = 4;
 
-/** Blocks compressed at once: one per core, plus one queued so no pool thread waits for main. */
+/** zlib's memLevel (its default). */
+const MEM_LEVEL = 8;
+
+/** Blocks compressed or queued at once: one per DEFLATE thread, plus one queued so no thread waits for the writer. */
 export function deflateConcurrency(): number {
-  return Math.max(2, Math.min(3, os.availableParallelism() + 1));
+  return deflateThreadCount() + 1;
 }
 
-/**
- * Writes the TIFF Predictor 2 (horizontal differencing, integers) or 3 (floating point, TIFF
- * Technical Note 3 as libtiff and GDAL write it) encoding of one block from `src` into `dst`
- * (both `rows` rows of `rowSamples` samples of `bytes` bytes, pixel-interleaved with `spp` samples
- * per pixel, little-endian; both aligned to `bytes`). `src` is left unchanged.
- */
-export function encodePredictor(src: Uint8Array, dst: Uint8Array, predictor: 2 | 3, rowSamples: number, rows: number, bytes: 1 | 2 | 4, spp: number): void {
-  const n = rowSamples * rows;
-  if (predictor === 2) {
-    const s = bytes === 1 ? src : bytes === 2 ? new Uint16Array(src.buffer, src.byteOffset, n) : new Uint32Array(src.buffer, src.byteOffset, n);
-    const d = bytes === 1 ? dst : bytes === 2 ? new Uint16Array(dst.buffer, dst.byteOffset, n) : new Uint32Array(dst.buffer, dst.byteOffset, n);
-    const head = Math.min(spp, rowSamples);
-    for (let o = 0; o < n; o += rowSamples) {
-      for (let i = o; i < o + head; i++) d[i] = s[i]!;
-      for (let i = o + spp, end = o + rowSamples; i < end; i++) d[i] = s[i]! - s[i - spp]!; // wraps in the unsigned view
-    }
-    return;
-  }
-  const rowBytes = rowSamples * bytes;
-  for (let r = 0; r < rows; r++) {
-    const o = r * rowBytes;
-    // The bytes of each sample, most significant first, in `bytes` planes of the row...
-    if (bytes === 4) {
-      const s = new Uint32Array(src.buffer, src.byteOffset + o, rowSamples);
-      const p1 = o + rowSamples;
-      const p2 = p1 + rowSamples;
-      const p3 = p2 + rowSamples;
-      for (let i = 0; i < rowSamples; i++) {
-        const v = s[i]!;
-        dst[o + i] = v >>> 24;
-        dst[p1 + i] = v >>> 16;
-        dst[p2 + i] = v >>> 8;
-        dst[p3 + i] = v;
-      }
-    } else {
-      for (let i = 0; i < rowSamples; i++) for (let b = 0; b < bytes; b++) dst[o + (bytes - b - 1) * rowSamples + i] = src[o + bytes * i + b]!;
-    }
-    // ...then differences of the bytes one pixel apart, from the end so each reads its unchanged neighbour.
-    for (let j = o + rowBytes - 1; j >= o + spp; j--) dst[j] = dst[j]! - dst[j - spp]!;
-  }
+/** Largest zlib stream of `n` input bytes (zlib's deflateBound, with room to spare). */
+function deflateBound(n: number): number {
+  return n + (n >> 10) + 1024;
+}
+
+/** The predictor's geometry of a level's blocks. */
+export interface BlockShape {
+  /** Samples in a block's row, and its rows. */
+  rowSamples: number;
+  rows: number;
+}
+
+/** The predictor of every block of a file and its sample layout. */
+export interface PredictorSpec {
+  predictor: 2 | 3;
+  sampleBytes: 1 | 2 | 4;
+  /** Samples per pixel. */
+  spp: number;
 }
 
 /** Where the compressed blocks of each level went: offsets in the sink file and byte counts, per level in row-major order. */
@@ -76,38 +58,46 @@ export interface BlockTable {
 }
 
 /**
- * Compresses blocks on the thread pool, at most {@link deflateConcurrency} at once, and appends
+ * Compresses blocks on the DEFLATE threads, at most {@link deflateConcurrency} at once, and appends
  * them to `sink` from `start` in the order they were submitted (so a level's blocks stay in
  * row-major order and together). {@link submit} waits for a free slot; {@link finish} waits for
- * every block to be written and returns where each went.
+ * every block to be written and returns where each went. A block's compression is never abandoned
+ * half-way (it takes milliseconds): after a failure or an abort, {@link drain} waits for those under
+ * way, so the slots are not reused while a thread writes them.
  */
 export class BlockDeflater {
-  private readonly opts: ZlibOptions;
-  private readonly slots: number;
+  private readonly slots: Slot[];
+  private readonly free: Slot[];
   private readonly tables: BlockTable[];
-  /** Input buffers of finished jobs, reused by size. */
-  private readonly free: Uint8Array[] = [];
-  private readonly ready = new Map<number, { level: number; index: number; data: Buffer; input: Uint8Array }>();
+  private readonly ready = new Map<number, { level: number; index: number; slot: Slot; raw: number; length: number }>();
   private readonly waiters: (() => void)[] = [];
+  /** Blocks submitted and not yet written (compressing, waiting for an earlier one, or being written). */
   private busy = 0;
   private submitted = 0;
   private flushed = 0;
   private at: number;
   private writing: Promise<void> = Promise.resolve();
   private error: Error | null = null;
+  /** The tasks' signal: a block under way is finished, never cut off (see the class). */
+  private readonly never = new AbortController().signal;
 
   constructor(
     private readonly sink: FileHandle,
     start: number,
     blocksPerLevel: number[],
-    private readonly encode: (level: number, src: Uint8Array, dst: Uint8Array) => void,
+    private readonly shapes: BlockShape[],
+    private readonly spec: PredictorSpec,
+    maxBlockBytes: number,
     private readonly onWritten: (rawBytes: number) => void,
-    level = DEFAULT_DEFLATE_LEVEL,
+    private readonly level = DEFAULT_DEFLATE_LEVEL,
     slots = deflateConcurrency(),
   ) {
     this.at = start;
-    this.opts = { level };
-    this.slots = Math.max(1, slots);
+    this.slots = Array.from({ length: Math.max(1, slots) }, () => ({
+      input: new SharedArrayBuffer(maxBlockBytes),
+      output: new SharedArrayBuffer(deflateBound(maxBlockBytes)),
+    }));
+    this.free = [...this.slots];
     this.tables = blocksPerLevel.map((n) => ({ offsets: new Array<number>(n).fill(0), counts: new Array<number>(n).fill(0) }));
   }
 
@@ -117,28 +107,32 @@ export class BlockDeflater {
   }
 
   /**
-   * Encodes block `index` of `level` from `src` (its raw samples, which may be reused once this
-   * resolves) and starts compressing it.
+   * Copies block `index` of `level` from `src` (its raw samples, which may be reused once this
+   * resolves) into a free slot and starts compressing it.
    */
   async submit(level: number, index: number, src: Uint8Array): Promise<void> {
-    while (this.busy >= this.slots && !this.error) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    while (!this.free.length && !this.error) await new Promise<void>((resolve) => this.waiters.push(resolve));
     if (this.error) throw this.error;
-    const i = this.free.findIndex((b) => b.length === src.length);
-    const input = i >= 0 ? this.free.splice(i, 1)[0]! : new Uint8Array(src.length);
-    this.encode(level, src, input);
+    const slot = this.free.pop()!;
+    if (src.length > slot.input.byteLength) throw new Error(`internal: a block of ${src.length} bytes exceeds the slots of ${slot.input.byteLength}`);
+    new Uint8Array(slot.input, 0, src.length).set(src);
     const seq = this.submitted++;
     this.busy++;
-    // Output chunks of a quarter of the block: most blocks compress in one pass on the pool instead of
-    // coming back to this thread every 16 KiB (zlib's default chunk), and no block holds a worst-case
-    // buffer larger than its input until it is written (that churn of external memory costs main's GC).
-    deflate(input, { ...this.opts, chunkSize: Math.max(64 * 1024, input.length >> 2) }, (err, data) => {
-      if (err || this.error) {
-        this.busy--;
-        return this.fail(err ?? this.error!);
-      }
-      this.ready.set(seq, { level, index, data, input });
-      this.flush();
-    });
+    const shape = this.shapes[level]!;
+    const task = {
+      input: slot.input, output: slot.output, bytes: src.length, ...this.spec, ...shape, level: this.level, memLevel: MEM_LEVEL,
+    };
+    deflateThreads().run(task, this.never).then(
+      (length) => {
+        if (this.error) return this.release(slot);
+        this.ready.set(seq, { level, index, slot, raw: src.length, length });
+        this.flush();
+      },
+      (e: unknown) => {
+        this.release(slot);
+        this.fail(e as Error);
+      },
+    );
   }
 
   /** Waits for every submitted block to be compressed and written; returns each level's offsets and byte counts. */
@@ -149,47 +143,41 @@ export class BlockDeflater {
     return this.tables;
   }
 
-  /** Waits for the jobs under way, ignoring their outcome (before the sink is closed after a failure). */
+  /** Waits for the blocks under way, ignoring their outcome (before the sink is closed after a failure). */
   async drain(): Promise<void> {
     this.fail(new Error('the write was abandoned'));
     while (this.busy > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
     await this.writing.catch(() => undefined);
   }
 
-  /** Hands the blocks that are next in order to one write; their slots free when it is done. */
+  /** Queues the writes of the blocks that are next in order; each slot frees when its block is written. */
   private flush(): void {
-    const batch: Buffer[] = [];
-    const inputs: Uint8Array[] = [];
-    let raw = 0;
-    const pos = this.at;
     for (let b = this.ready.get(this.flushed); b; b = this.ready.get(this.flushed)) {
       this.ready.delete(this.flushed++);
       const t = this.tables[b.level]!;
-      t.offsets[b.index] = this.at;
-      t.counts[b.index] = b.data.length;
-      this.at += b.data.length;
-      batch.push(b.data);
-      inputs.push(b.input);
-      raw += b.input.length;
+      const pos = this.at;
+      t.offsets[b.index] = pos;
+      t.counts[b.index] = b.length;
+      this.at += b.length;
+      const { slot, length, raw } = b;
+      this.writing = this.writing.then(async () => {
+        if (this.error) return;
+        await writeExactly(this.sink, Buffer.from(slot.output, 0, length), pos);
+        this.onWritten(raw);
+      }).catch((e: unknown) => this.fail(e as Error)).finally(() => this.release(slot));
     }
-    if (!batch.length) return;
-    const data = batch.length === 1 ? batch[0]! : Buffer.concat(batch);
-    this.writing = this.writing.then(async () => {
-      if (this.error) return;
-      await writeExactly(this.sink, data, pos);
-      this.onWritten(raw);
-    }).catch((e: unknown) => this.fail(e as Error)).finally(() => {
-      this.busy -= batch.length;
-      this.free.push(...inputs);
-      this.free.splice(0, Math.max(0, this.free.length - this.slots));
-      this.wake();
-    });
+  }
+
+  private release(slot: Slot): void {
+    this.busy--;
+    this.free.push(slot);
+    this.wake();
   }
 
   private fail(e: Error): void {
     this.error ??= e;
-    // Blocks compressed but waiting for an earlier one are dropped with their slots.
-    this.busy -= this.ready.size;
+    // Blocks compressed but waiting for an earlier one are dropped, and their slots freed.
+    for (const b of this.ready.values()) this.release(b.slot);
     this.ready.clear();
     this.wake();
   }
@@ -197,4 +185,10 @@ export class BlockDeflater {
   private wake(): void {
     for (const w of this.waiters.splice(0)) w();
   }
+}
+
+/** A block's shared buffers: its raw bytes in, its compressed bytes out. */
+interface Slot {
+  input: SharedArrayBuffer;
+  output: SharedArrayBuffer;
 }

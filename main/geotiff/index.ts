@@ -13,4 +13,5 @@ export { checkBlocksInFile, isCloudOptimizedLayout, readStripTable } from './ifd
 export { bytesPerSample, newSamples, nodataOf, sampleTypeOf } from './samples.js';
 export type { PixelArray, SampleType } from './samples.js';
 export { COG_TILE, cogLevels, mean2x2, pyramidLayout, sourceRects, writePyramid } from './pyramid.js';
+export { startDeflateThreads } from './deflate-threads.js';
 export type { PixelRect, PixelSource, PyramidImage, WritePyramidOptions } from './pyramid.js';

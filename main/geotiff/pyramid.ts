@@ -16,7 +16,7 @@ import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { throwIfAborted } from '../../common/abort.js';
 import { replaceWithPart } from '../shared/files.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
-import { BlockDeflater, encodePredictor, type BlockTable } from './deflate-blocks.js';
+import { BlockDeflater, type BlockTable } from './deflate-blocks.js';
 import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout, type TiffSpec } from './layout.js';
 import { bytesPerSample, newSamples, nodataOf, type PixelArray, type SampleType } from './samples.js';
 
@@ -153,8 +153,8 @@ export function pyramidLayout(image: PyramidImage, deflate?: TiffSpec['deflate']
 /**
  * Writes `image` to `file` (via `<file>.part`, fsync, rename) from `source`'s full-resolution
  * pixels. `bytes` is the size of the file written. Compressed (the default), each block is
- * DEFLATEd as it is produced ({@link BlockDeflater}: the predictor on this thread, zlib on the
- * thread pool, several blocks at once). A single level's compressed blocks go straight to
+ * DEFLATEd as it is produced ({@link BlockDeflater}: the predictor and zlib on the DEFLATE
+ * threads, several blocks at once). A single level's compressed blocks go straight to
  * `<file>.part` after the header; the overviews come out with full resolution, but the file holds
  * the smallest overview first, so with overviews the compressed blocks go to `<file>.blocks.part`
  * as they come and are then copied into `<file>.part` level by level in the file's order. Mean overviews too large to build in memory are built from an
@@ -212,11 +212,11 @@ export async function writePyramid(
     if (compress) {
       spool = spoolPath ? await openFile(spoolPath, 'w+') : null;
       const sink = spool ?? part;
-      const encode = (li: number, src: Uint8Array, dst: Uint8Array): void => {
-        const L = levels[li]!;
-        encodePredictor(src, dst, predictor, L.blockWidth * nb, L.blockHeight, sampleBytes, nb);
-      };
-      deflater = new BlockDeflater(sink, spoolPath ? 0 : headerBytes, levels.map((L) => L.blocksAcross * L.blocksDown), encode, progress, opts.deflateLevel);
+      deflater = new BlockDeflater(
+        sink, spoolPath ? 0 : headerBytes, levels.map((L) => L.blocksAcross * L.blocksDown),
+        levels.map((L) => ({ rowSamples: L.blockWidth * nb, rows: L.blockHeight })), { predictor, sampleBytes, spp: nb },
+        Math.max(...levels.map((L) => L.blockBytes)), progress, opts.deflateLevel,
+      );
     }
     const level: LevelWrite = {
       fh: raw, deflater, levels, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress,

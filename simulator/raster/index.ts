@@ -9,9 +9,8 @@ export type { BandName, BandSpec } from './bands.js';
 export type { Bounds, RasterRequest } from './types.js';
 export { isSupportedEpsg } from '../../common/grid/projection.js';
 export { utmEpsgFor } from '../../common/geodesy.js';
-export { writeGeoTiff } from './write.js';
+export { startRasterThreads, writeGeoTiff } from './write.js';
 export { RasterCache, rasterCacheKey } from './cache.js';
-export { startRenderThreads } from './render-threads.js';
 
 /**
  * Output grid, level count and uncompressed file size of a request (the DEFLATE-compressed file

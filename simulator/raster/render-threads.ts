@@ -2,7 +2,7 @@
  * The landscape rendered on worker threads while the writer compresses: a large image's full
  * resolution is rendered a chunk at a time (the writer's chunks, in its order) on
  * {@link RENDER_THREADS} thread(s), several chunks ahead of the one the writer is taking, so the
- * synthesis, the writer's work on this thread (overviews, predictor) and zlib on the thread pool
+ * synthesis, the writer's work on this thread (overviews) and the predictor and zlib on the DEFLATE threads
  * run on every core at once. The samples are the same as rendered on this thread: each chunk is a
  * pure function of the request and its rectangle.
  */
@@ -13,7 +13,7 @@ import { WorkerPool } from '../../main/shared/worker-pool.js';
 import type { RasterRequest } from './types.js';
 
 /**
- * Threads at most. One: with this thread's overviews and the pool's zlib there is work for two cores
+ * Threads at most. One: with this thread's overviews and the DEFLATE threads there is work for two cores
  * already, and each thread is an isolate of its own (measured on two cores, 4,000 x 4,000 x 4 INT16:
  * two threads 3.7-4.2 s of CPU and 303-317 MB peak RSS, one 3.4 s and 252 MB).
  */

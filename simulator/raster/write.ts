@@ -1,8 +1,8 @@
 import { throwIfAborted } from '../../common/abort.js';
-import { sourceRects, writePyramid, type PixelSource } from '../../main/geotiff/index.js';
+import { sourceRects, startDeflateThreads, writePyramid, type PixelSource } from '../../main/geotiff/index.js';
 import { LevelRenderer } from './level-render.js';
 import { pyramidImageOf } from './plan.js';
-import { threadedSource } from './render-threads.js';
+import { startRenderThreads, threadedSource } from './render-threads.js';
 import type { RasterRequest } from './types.js';
 
 /** Pixel bytes rendered between writes: large sequential writes, bounded memory, and the event loop gets a turn at every write. */
@@ -33,6 +33,16 @@ export interface WriteOptions {
  * level 1, ~2.3 s to 33.1 MB at level 4 (the writer's default).
  */
 export const DEMO_DEFLATE_LEVEL = 1;
+
+/**
+ * Starts the threads the service's images are made on, for its own process, so its first image
+ * does not wait for them: the writer's DEFLATE threads (in the background) and the render threads
+ * (resolves when each has loaded and warmed up).
+ */
+export async function startRasterThreads(): Promise<void> {
+  startDeflateThreads();
+  await startRenderThreads();
+}
 
 /**
  * Streams the GeoTIFF for req to outPath through main's one GeoTIFF writer, one chunk of blocks at

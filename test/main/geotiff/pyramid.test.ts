@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cogLevels, gdalMetadataXml, parseGdalMetadata, writePyramid, type PyramidImage, type PixelSource } from '../../../main/geotiff/index.js';
 import { mosaicBlocker, mosaicParts } from '../../../main/downloads/batch/mosaic.js';
 import { readPartRaster } from '../../../main/downloads/batch/raster-info.js';
+import { deflateThreads } from '../../../main/geotiff/deflate-threads.js';
 import { cogReport, gdalSamples } from './cog-validator.js';
 import { HAS_GDAL, firstDifference, gdalPixel, gdalinfo, pixels, removeTempDirs, tempDir } from '../downloads/batch/helpers.js';
 
@@ -192,6 +193,25 @@ describe('writePyramid', () => {
     expect(readdirSync(dir)).toEqual(['z.tif']);
     // And the file holds the source's pixels.
     expect(firstPatternDifference(await pixels(file), 1800, 2)).toBe(-1);
+  });
+
+  it('compresses on the DEFLATE threads: files written at once share them and each is byte for byte the file written alone', async () => {
+    const dir = await tempDir();
+    const specs = [
+      { name: 'a', img: image(1500, 1100, 3), src: () => pattern(3) },
+      { name: 'b', img: image(900, 1300, 2, 500000, 5800000, { dataType: 'UINT8', nodata: 0 }), src: () => pattern(2, 0, 0, 0) },
+      { name: 'c', img: image(1200, 700, 1, 390000, 5826000, { dataType: 'FLOAT32', nodata: -9999 }), src: () => pattern(1, 0, 0, -9999) },
+    ];
+    const opts = { signal: AbortSignal.timeout(60_000), chunkBytes: 1, durable: false };
+    const alone: Buffer[] = [];
+    for (const s of specs) {
+      await writePyramid(path.join(dir, `${s.name}-alone.tif`), s.img, s.src(), opts);
+      alone.push(readFileSync(path.join(dir, `${s.name}-alone.tif`)));
+    }
+    expect(deflateThreads().threadCount).toBeGreaterThan(0);
+    await Promise.all(specs.map((s) => writePyramid(path.join(dir, `${s.name}-together.tif`), s.img, s.src(), opts)));
+    specs.forEach((s, i) => expect(readFileSync(path.join(dir, `${s.name}-together.tif`)).equals(alone[i]!), s.name).toBe(true));
+    expect(firstPatternDifference(await pixels(path.join(dir, 'a-together.tif')), 1500, 3)).toBe(-1);
   });
 
   it('removes the .part and leaves no file when aborted', async () => {
