@@ -68,17 +68,19 @@ export async function benchSimulator(): Promise<Figure[]> {
       EpsgProjection: 32633, Bandnames: 'B2,B3,B4,B8', DataType: 'INT16', AutomaticOrderCreation: true,
     };
     const endpoint = `${url}/api/satelliteimages/process/composite`;
-    const freshFile = path.join(dir, 'fresh.tif');
     const cpu0 = cpuSeconds(child.pid!);
-    const fresh = await curlDownload(endpoint, body, freshFile);
+    const fresh = await curlDownload(endpoint, body);
     const freshCpu = cpuSeconds(child.pid!) - cpu0;
     const cached = await curlDownload(endpoint, body);
+    // The same bytes once more, kept this time: the timed ones went to /dev/null, as this disk's speed is not the service's.
+    const cachedFile = path.join(dir, 'cached.tif');
+    await curlDownload(endpoint, body, cachedFile);
     const mb = fresh.bytes / 1e6;
     // The composite's samples at full resolution, uncompressed: what the file holds, whatever it compresses to.
-    const h = await readGeoTiffHeader(freshFile, AbortSignal.timeout(30_000));
+    const h = await readGeoTiffHeader(cachedFile, AbortSignal.timeout(30_000));
     const pixelMb = (h.width * h.height * h.bands * (h.bitsPerSample / 8)) / 1e6;
     return [
-      { name: 'simulator-generate-mbps', value: mb / fresh.seconds, unit: 'MB/s', note: `${mb.toFixed(0)} MB fresh (DEFLATE), target >= 50` },
+      { name: 'simulator-generate-mbps', value: mb / fresh.seconds, unit: 'MB/s', note: `${mb.toFixed(0)} MB fresh (DEFLATE); the file's rate, which follows the compression: the pixel rate below carries the target` },
       { name: 'simulator-generate-pixel-mbps', value: pixelMb / fresh.seconds, unit: 'MB/s', note: `${h.width} x ${h.height} x ${h.bands} samples of ${h.bitsPerSample} bits, ${pixelMb.toFixed(0)} MB uncompressed at full resolution in ${fresh.seconds.toFixed(2)} s; target >= 100` },
       { name: 'simulator-generate-cpu-s', value: freshCpu, unit: 's', note: `CPU of the service's process (all threads) for the fresh composite, ${(pixelMb / freshCpu).toFixed(0)} MB of samples per CPU-second: on a loaded machine the wall rate follows the cores it gets, this does not` },
       { name: 'simulator-cached-mbps', value: cached.bytes / 1e6 / cached.seconds, unit: 'MB/s', note: 'target >= 500' },
