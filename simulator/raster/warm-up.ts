@@ -9,6 +9,7 @@
 import { getProjection, pixelSizeFor } from '../../common/grid/projection.js';
 import { parseBandnames, type BandSpec } from './bands.js';
 import { LandscapeRenderer } from './landscape.js';
+import type { RasterRequest } from './types.js';
 
 interface Window {
   epsg: number;
@@ -48,4 +49,25 @@ export function warmUpLandscape(): void {
     const data = w.dataType === 'INT16' ? new Int16Array(SIZE * SIZE * n) : new Uint8Array(SIZE * SIZE * n);
     renderer.renderBlock(grid, 0, 0, SIZE, SIZE, mask, 0, SIZE, { data, offset: 0, rowStride: SIZE * n });
   }
+}
+
+/**
+ * The writer's warm-up composite (write.ts `startRasterThreads`): 1,024 x 1,024 pixels of four
+ * INT16 bands at 10 m around the first window's place, two levels of tiles.
+ */
+export function warmUpRequest(): RasterRequest {
+  const w = WINDOWS[0]!;
+  const proj = getProjection(w.epsg)!;
+  const side = 1024 * w.metres;
+  const ring: [number, number][] = [[w.x, w.y], [w.x + side, w.y], [w.x + side, w.y - side], [w.x, w.y - side], [w.x, w.y]];
+  return {
+    aoi: { type: 'Polygon', coordinates: [ring.map(([x, y]) => proj.inverse(x, y) as [number, number])] },
+    date: w.date,
+    epsg: w.epsg,
+    resolution: w.metres,
+    bands: (parseBandnames(w.bands) as { ok: true; bands: BandSpec[] }).bands,
+    dataType: w.dataType,
+    pixelSelection: 'intersect',
+    tags: { IMAGE_DATE: w.date.replaceAll('-', ''), MODEL_VERSION: 'warm-up', IMAGE_VERSION: '1', CONSTELLATIONS: 'Sentinel2' },
+  };
 }

@@ -1,7 +1,10 @@
+import path from 'node:path';
 import { throwIfAborted } from '../../common/abort.js';
 import { sourceRects, startDeflateThreads, writePyramid, type PixelSource } from '../../main/geotiff/index.js';
+import { privateTempDir } from '../../main/shared/private-temp.js';
 import { LevelRenderer } from './level-render.js';
 import { pyramidImageOf } from './plan.js';
+import { warmUpRequest } from './warm-up.js';
 import { startRenderThreads, threadedSource } from './render-threads.js';
 import type { RasterRequest } from './types.js';
 
@@ -36,12 +39,21 @@ export const DEMO_DEFLATE_LEVEL = 1;
 
 /**
  * Starts the threads the service's images are made on, for its own process, so its first image
- * does not wait for them: the writer's DEFLATE threads (in the background) and the render threads
- * (resolves when each has loaded and warmed up).
+ * does not wait for them: the writer's DEFLATE threads and the render threads, which warm their
+ * shading up; then writes one small composite the way a large one is written (rendered on the
+ * render threads, compressed on the DEFLATE threads) and removes it, so the writer's own loops on
+ * this thread and on the DEFLATE threads are optimised before the first image, not during it.
+ * Resolves when that is done.
  */
 export async function startRasterThreads(): Promise<void> {
   startDeflateThreads();
   await startRenderThreads();
+  const dir = await privateTempDir('swath-sim-warm-up-');
+  try {
+    await writeGeoTiff(warmUpRequest(), path.join(dir.path, 'warm-up.tif'), { threaded: true });
+  } finally {
+    await dir.remove();
+  }
 }
 
 /**
