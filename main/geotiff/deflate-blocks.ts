@@ -23,8 +23,11 @@ import { deflateThreadCount, deflateThreads } from './deflate-threads.js';
  */
 export const DEFAULT_DEFLATE_LEVEL = 4;
 
-/** zlib's memLevel (its default). */
-const MEM_LEVEL = 8;
+/**
+ * zlib's memLevel: its largest hash table and symbol buffer, 4-5 % faster than the default 8 on the
+ * simulator's composites at level 1 (198 -> 208 MB/s of samples on one core), the same size.
+ */
+const MEM_LEVEL = 9;
 
 /** Blocks compressed or queued at once: one per DEFLATE thread, plus one queued so no thread waits for the writer. */
 export function deflateConcurrency(): number {
