@@ -1,6 +1,6 @@
 /**
- * DEFLATE compression of a GeoTIFF's blocks as the writer produces them: each block is copied into
- * a shared slot and a DEFLATE thread (deflate-threads.ts) applies the TIFF predictor and Node's
+ * DEFLATE compression of a GeoTIFF's blocks as the writer produces them: each block is cut straight
+ * into a shared slot and a DEFLATE thread (deflate-threads.ts) applies the TIFF predictor and Node's
  * zlib, several blocks at once; the compressed blocks are appended to a file, from their shared
  * output slots, in the order they were submitted. The slots are allocated once per file, so the
  * writer's thread allocates nothing per block (allocations there, each block's zlib buffers, made
@@ -96,10 +96,7 @@ export class BlockDeflater {
     slots = deflateConcurrency(),
   ) {
     this.at = start;
-    this.slots = Array.from({ length: Math.max(1, slots) }, () => ({
-      input: new SharedArrayBuffer(maxBlockBytes),
-      output: new SharedArrayBuffer(deflateBound(maxBlockBytes)),
-    }));
+    this.slots = Array.from({ length: Math.max(1, slots) }, () => takeSlot(maxBlockBytes));
     this.free = [...this.slots];
     this.tables = blocksPerLevel.map((n) => ({ offsets: new Array<number>(n).fill(0), counts: new Array<number>(n).fill(0) }));
   }
@@ -110,25 +107,30 @@ export class BlockDeflater {
   }
 
   /**
-   * Copies block `index` of `level` from `src` (its raw samples, which may be reused once this
-   * resolves) into a free slot and starts compressing it.
+   * Waits for a free slot, has `fill` write block `index` of `level` (its `bytes` raw bytes) into
+   * it, and starts compressing it.
    */
-  async submit(level: number, index: number, src: Uint8Array): Promise<void> {
+  async submit(level: number, index: number, bytes: number, fill: (dst: Uint8Array) => void): Promise<void> {
     while (!this.free.length && !this.error) await new Promise<void>((resolve) => this.waiters.push(resolve));
     if (this.error) throw this.error;
     const slot = this.free.pop()!;
-    if (src.length > slot.input.byteLength) throw new Error(`internal: a block of ${src.length} bytes exceeds the slots of ${slot.input.byteLength}`);
-    new Uint8Array(slot.input, 0, src.length).set(src);
+    try {
+      if (bytes > slot.input.byteLength) throw new Error(`internal: a block of ${bytes} bytes exceeds its slot of ${slot.input.byteLength}`);
+      fill(new Uint8Array(slot.input, 0, bytes));
+    } catch (e) {
+      this.free.push(slot);
+      throw e;
+    }
     const seq = this.submitted++;
     this.busy++;
     const shape = this.shapes[level]!;
     const task = {
-      input: slot.input, output: slot.output, bytes: src.length, ...this.spec, ...shape, level: this.level, memLevel: MEM_LEVEL,
+      input: slot.input, output: slot.output, bytes, ...this.spec, ...shape, level: this.level, memLevel: MEM_LEVEL,
     };
     deflateThreads().run(task, this.never).then(
       (length) => {
         if (this.error) return this.release(slot);
-        this.ready.set(seq, { level, index, slot, raw: src.length, length });
+        this.ready.set(seq, { level, index, slot, raw: bytes, length });
         this.flush();
       },
       (e: unknown) => {
@@ -146,11 +148,15 @@ export class BlockDeflater {
     return this.tables;
   }
 
-  /** Waits for the blocks under way, ignoring their outcome (before the sink is closed after a failure). */
+  /**
+   * Waits for the blocks under way, ignoring their outcome (before the sink is closed, after the
+   * file or a failure), and gives the slots back for the next file.
+   */
   async drain(): Promise<void> {
     this.fail(new Error('the write was abandoned'));
     while (this.busy > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
     await this.writing.catch(() => undefined);
+    for (const slot of this.slots.splice(0)) giveSlot(slot);
   }
 
   /** Queues the writes of the blocks that are next in order; each slot frees when its block is written. */
@@ -194,4 +200,26 @@ export class BlockDeflater {
 interface Slot {
   input: SharedArrayBuffer;
   output: SharedArrayBuffer;
+}
+
+/**
+ * Slots of finished files, kept for the next ones: a shared buffer lives until every thread it was
+ * sent to has collected its garbage, so new slots for every file kept several files' slots alive.
+ */
+const spare: Slot[] = [];
+
+/** Slots kept at most: two files' worth. */
+const SPARE_SLOTS = 2 * deflateConcurrency();
+
+/** A slot for blocks of `bytes`: a spare one at most twice that size, or a new one. */
+function takeSlot(bytes: number): Slot {
+  const i = spare.findIndex((s) => s.input.byteLength >= bytes && s.input.byteLength <= 2 * bytes);
+  if (i >= 0) return spare.splice(i, 1)[0]!;
+  return { input: new SharedArrayBuffer(bytes), output: new SharedArrayBuffer(deflateBound(bytes)) };
+}
+
+function giveSlot(slot: Slot): void {
+  spare.push(slot);
+  // The oldest go first.
+  if (spare.length > SPARE_SLOTS) spare.splice(0, spare.length - SPARE_SLOTS);
 }

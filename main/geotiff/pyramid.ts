@@ -18,7 +18,7 @@ import { replaceWithPart } from '../shared/files.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
 import { BlockDeflater, type BlockTable } from './deflate-blocks.js';
 import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout, type TiffSpec } from './layout.js';
-import { bytesPerSample, newSamples, nodataOf, type PixelArray, type SampleType } from './samples.js';
+import { bytesPerSample, nodataOf, samplesOf, WriteScratch, type PixelArray, type SampleType } from './samples.js';
 
 /** Tile edge of the service's files and the batch mosaics, and the size their overviews reduce to. */
 export const COG_TILE = 512;
@@ -206,6 +206,7 @@ export async function writePyramid(
   let bytes = layout.totalBytes;
   let deflater: BlockDeflater | null = null;
   let spool: FileHandle | null = null;
+  const scratch = new WriteScratch();
   try {
     const part = await openFile(partPath, rawPath === partPath && !single ? 'w+' : 'w');
     const raw = rawPath === partPath ? part : rawPath ? await openFile(rawPath, 'w+') : null;
@@ -220,7 +221,7 @@ export async function writePyramid(
     }
     const level: LevelWrite = {
       fh: raw, deflater, levels, dataType: image.dataType, nb, nodata, chunkBytes, signal, progress,
-      fullSources: opts.fullSources ?? false,
+      fullSources: opts.fullSources ?? false, scratch,
     };
     if (!compress) {
       await writeExactly(part, layout.header, 0);
@@ -243,6 +244,7 @@ export async function writePyramid(
     ok = true;
   } finally {
     await deflater?.drain();
+    scratch.release();
     for (const h of handles) await h.close().catch(() => undefined);
     for (const p of temps) await unlink(p).catch(() => undefined);
     if (!ok) await unlink(partPath).catch(() => undefined);
@@ -299,6 +301,8 @@ interface LevelWrite {
   signal: AbortSignal;
   progress: (bytes: number) => void;
   fullSources: boolean;
+  /** The write's large temporary arrays, freed when it ends. */
+  scratch: WriteScratch;
 }
 
 /**
@@ -323,22 +327,43 @@ function cutBlocks(
   }
 }
 
+/** The rows a step's blocks are cut from: `rows` (`width` pixels wide, `height` rows), the first block starting at column `x0`. */
+interface BlockRows {
+  rows: PixelArray;
+  width: number;
+  x0: number;
+  height: number;
+}
+
 /**
- * Writes the first `n` cut blocks of `out` at block (bx0, by) of level L: uncompressed at their
- * fixed offsets, and handed to the compressor, which counts them as progress once written (or
- * counted here when the file is uncompressed).
+ * Writes `n` blocks of level L from block (bx0, by), cut out of `src`: uncompressed at their fixed
+ * offsets (cut into `out` first) where the uncompressed pyramid is kept, and handed to the
+ * compressor, each cut straight into its shared slot (or copied there from `out`), which counts
+ * them as progress once written (or counted here when the file is uncompressed). `src` is read
+ * until this resolves.
  */
-async function writeBlocks(w: LevelWrite, L: TiffLevelLayout, by: number, bx0: number, n: number, out: PixelArray): Promise<void> {
-  const data = bytesOf(out, n * (L.blockBytes / bytesPerSample(w.dataType)));
+async function writeBlocks(w: LevelWrite, L: TiffLevelLayout, by: number, bx0: number, n: number, src: BlockRows, out: PixelArray | null): Promise<void> {
   const first = by * L.blocksAcross + bx0;
-  const rawWrite = w.fh ? writeExactly(w.fh, data, L.dataOffset + first * L.blockBytes) : null;
-  rawWrite?.catch(() => undefined); // awaited below, after the blocks are handed over
+  let rawWrite: Promise<void> | null = null;
+  let data: Buffer | null = null;
+  if (w.fh) {
+    if (!out) throw new Error('internal: no block buffer for the uncompressed pyramid');
+    cutBlocks(w, L, src.rows, src.width, src.x0, src.height, n, out);
+    data = bytesOf(out, n * (L.blockBytes / bytesPerSample(w.dataType)));
+    rawWrite = writeExactly(w.fh, data, L.dataOffset + first * L.blockBytes);
+    rawWrite.catch(() => undefined); // awaited below, after the blocks are handed over
+  }
   if (w.deflater) {
     const li = w.levels.indexOf(L);
-    for (let t = 0; t < n; t++) await w.deflater.submit(li, first + t, data.subarray(t * L.blockBytes, (t + 1) * L.blockBytes));
+    for (let t = 0; t < n; t++) {
+      await w.deflater.submit(li, first + t, L.blockBytes, (dst) => {
+        if (data) dst.set(data.subarray(t * L.blockBytes, (t + 1) * L.blockBytes));
+        else cutBlocks(w, L, src.rows, src.width, src.x0 + t * L.blockWidth, src.height, 1, samplesOf(w.dataType, dst));
+      });
+    }
   }
   await rawWrite;
-  if (!w.deflater) w.progress(data.length);
+  if (!w.deflater) w.progress(n * L.blockBytes);
 }
 
 /** Memory the in-memory mean overviews may use; larger images build them from the file instead ({@link writeMean}). */
@@ -352,15 +377,16 @@ const CASCADE_BYTES = 48 * 1024 * 1024;
  */
 class MeanCascade {
   private readonly rows: PixelArray[];
-  private readonly out: PixelArray;
+  /** Cut blocks of the uncompressed pyramid, where one is kept. */
+  private readonly out: PixelArray | null;
   private readonly perChunk: number;
 
   constructor(private readonly w: LevelWrite, private readonly levels: TiffLevelLayout[]) {
     const t = levels[0]!.blockWidth;
-    this.rows = levels.map((L, k) => newSamples(w.dataType, k === 0 ? 0 : t * L.width * w.nb));
+    this.rows = levels.map((L, k) => w.scratch.samples(w.dataType, k === 0 ? 0 : t * L.width * w.nb));
     const blockBytes = levels[0]!.blockBytes;
     this.perChunk = Math.max(1, Math.floor(w.chunkBytes / blockBytes));
-    this.out = newSamples(w.dataType, Math.min(this.perChunk, levels[1]?.blocksAcross ?? 1) * (blockBytes / bytesPerSample(w.dataType)));
+    this.out = w.fh ? w.scratch.samples(w.dataType, Math.min(this.perChunk, levels[1]?.blocksAcross ?? 1) * (blockBytes / bytesPerSample(w.dataType))) : null;
   }
 
   /** Bytes of the tile rows every overview level keeps. */
@@ -386,8 +412,7 @@ class MeanCascade {
     for (let bx0 = 0; bx0 < C.blocksAcross; bx0 += this.perChunk) {
       throwIfAborted(this.w.signal);
       const n = Math.min(this.perChunk, C.blocksAcross - bx0);
-      cutBlocks(this.w, C, acc, C.width, bx0 * C.blockWidth, h, n, this.out);
-      await writeBlocks(this.w, C, cRow, bx0, n, this.out);
+      await writeBlocks(this.w, C, cRow, bx0, n, { rows: acc, width: C.width, x0: bx0 * C.blockWidth, height: h }, this.out);
     }
     await this.push(k + 1, { x: 0, y: y0, width: C.width, height: h }, acc);
   }
@@ -402,26 +427,28 @@ async function writeFromSource(
   const bh = L.blockHeight;
   const blockSamples = L.blockBytes / bytesPerSample(w.dataType);
   const perChunk = Math.max(1, Math.floor(w.chunkBytes / L.blockBytes));
-  const rectBuf = newSamples(w.dataType, Math.min(perChunk * bw, L.width) * bh * nb);
-  // Two block buffers: one is being written while the next is filled.
-  const blockBufs = [newSamples(w.dataType, perChunk * blockSamples), newSamples(w.dataType, perChunk * blockSamples)];
+  // Two of each: a chunk's blocks are cut from its rows while the next chunk is read into the other.
+  const rectSize = Math.min(perChunk * bw, L.width) * bh * nb;
+  const rectBufs = [w.scratch.samples(w.dataType, rectSize), w.scratch.samples(w.dataType, rectSize)];
+  // Cut blocks of the uncompressed pyramid, where one is kept (compressed blocks are cut into the compressor's slots).
+  const blockBufs = w.fh ? [w.scratch.samples(w.dataType, perChunk * blockSamples), w.scratch.samples(w.dataType, perChunk * blockSamples)] : null;
   let cur = 0;
   let pending: Promise<void> = Promise.resolve();
   try {
     for (const { by, bx0, n, rect } of sourceChunks(L, w.chunkBytes)) {
       throwIfAborted(signal);
-      const out = blockBufs[cur]!; // its last write was awaited before the previous chunk was written
+      // Last read by the chunk before the previous one, whose write was awaited before the previous chunk's began.
+      const rows = rectBufs[cur]!;
       const rectSamples = rect.width * rect.height * nb;
-      if (!w.fullSources) rectBuf.fill(nodata, 0, rectSamples);
-      await source(rect, rectBuf.subarray(0, rectSamples), signal, rect.width * nb);
+      if (!w.fullSources) rows.fill(nodata, 0, rectSamples);
+      await source(rect, rows.subarray(0, rectSamples), signal, rect.width * nb);
       throwIfAborted(signal);
       await pending;
-      cutBlocks(w, L, rectBuf, rect.width, 0, rect.height, n, out);
-      pending = writeBlocks(w, L, by, bx0, n, out);
+      pending = writeBlocks(w, L, by, bx0, n, { rows, width: rect.width, x0: 0, height: rect.height }, blockBufs?.[cur] ?? null);
       // Observed now so a failed write never becomes an unhandled rejection while the next chunk is read.
       pending.catch(() => undefined);
       cur ^= 1;
-      await onRows?.(rect, rectBuf);
+      await onRows?.(rect, rows);
     }
   } finally {
     await pending.catch(() => undefined);
@@ -439,10 +466,10 @@ async function writeMean(w: LevelWrite, P: TiffLevelLayout, C: TiffLevelLayout):
   const tileSamples = t * t * nb;
   // Two parent tile rows read, the same as rows, the child rows and their tiles: ten child tiles per chunk.
   const perChunk = Math.max(1, Math.floor(w.chunkBytes / (10 * C.blockBytes)));
-  const parents = [newSamples(w.dataType, 2 * perChunk * tileSamples), newSamples(w.dataType, 2 * perChunk * tileSamples)];
-  const parentRows = newSamples(w.dataType, 4 * perChunk * tileSamples);
-  const childRows = newSamples(w.dataType, perChunk * tileSamples);
-  const out = newSamples(w.dataType, perChunk * tileSamples);
+  const parents = [w.scratch.samples(w.dataType, 2 * perChunk * tileSamples), w.scratch.samples(w.dataType, 2 * perChunk * tileSamples)];
+  const parentRows = w.scratch.samples(w.dataType, 4 * perChunk * tileSamples);
+  const childRows = w.scratch.samples(w.dataType, perChunk * tileSamples);
+  const out = w.scratch.samples(w.dataType, perChunk * tileSamples);
   for (let cy = 0; cy < C.blocksDown; cy++) {
     for (let cx0 = 0; cx0 < C.blocksAcross; cx0 += perChunk) {
       throwIfAborted(signal);
@@ -466,8 +493,7 @@ async function writeMean(w: LevelWrite, P: TiffLevelLayout, C: TiffLevelLayout):
       }
       const cw = Math.min(n * t, C.width - cx0 * t);
       const ch = mean2x2(parentRows, pw, ph, nb, nodata, childRows, cw);
-      cutBlocks(w, C, childRows, cw, 0, ch, n, out);
-      await writeBlocks(w, C, cy, cx0, n, out);
+      await writeBlocks(w, C, cy, cx0, n, { rows: childRows, width: cw, x0: 0, height: ch }, out);
     }
   }
   throwIfAborted(signal);

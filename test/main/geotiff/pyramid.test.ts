@@ -6,6 +6,7 @@ import { cogLevels, gdalMetadataXml, parseGdalMetadata, writePyramid, type Pyram
 import { mosaicBlocker, mosaicParts } from '../../../main/downloads/batch/mosaic.js';
 import { readPartRaster } from '../../../main/downloads/batch/raster-info.js';
 import { deflateThreads } from '../../../main/geotiff/deflate-threads.js';
+import { WriteScratch } from '../../../main/geotiff/samples.js';
 import { cogReport, gdalSamples } from './cog-validator.js';
 import { HAS_GDAL, firstDifference, gdalPixel, gdalinfo, pixels, removeTempDirs, tempDir } from '../downloads/batch/helpers.js';
 
@@ -363,4 +364,18 @@ describe.skipIf(!HAS_GDAL)('DEFLATE compression (writePyramid\'s default)', () =
       rmSync(dir, { recursive: true, force: true });
     });
   }
+});
+
+describe('WriteScratch', () => {
+  it.skipIf(typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer !== 'function')('frees every array it made when released (their views read as empty)', () => {
+    const scratch = new WriteScratch();
+    const a = scratch.samples('INT16', 1000);
+    const b = scratch.samples('FLOAT32', 10);
+    const view = a.subarray(10, 20);
+    a[0] = 7;
+    expect([a.length, b.length, view.length, a[0]]).toEqual([1000, 10, 10, 7]);
+    scratch.release();
+    expect([a.length, b.length, view.length, a.buffer.byteLength]).toEqual([0, 0, 0, 0]);
+    scratch.release(); // nothing left to free
+  });
 });
