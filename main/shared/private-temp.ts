@@ -1,3 +1,4 @@
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,5 +12,15 @@ export async function privateTempDir(prefix: string): Promise<{ path: string; re
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
   // mkdtemp already asks for 0700; the explicit chmod also holds where a umask or platform differs.
   await chmod(dir, 0o700);
+  return { path: dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * {@link privateTempDir}, made in one step of the event loop, so a caller can tie its removal to the
+ * process's exit before anything else runs.
+ */
+export function privateTempDirSync(prefix: string): { path: string; remove(): Promise<void> } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  chmodSync(dir, 0o700);
   return { path: dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -1,7 +1,8 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { throwIfAborted } from '../../common/abort.js';
 import { sourceRects, startDeflateThreads, writePyramid, type PixelSource } from '../../main/geotiff/index.js';
-import { privateTempDir } from '../../main/shared/private-temp.js';
+import { privateTempDirSync } from '../../main/shared/private-temp.js';
 import { LevelRenderer } from './level-render.js';
 import { pyramidImageOf } from './plan.js';
 import { warmUpRequest } from './warm-up.js';
@@ -48,11 +49,15 @@ export const DEMO_DEFLATE_LEVEL = 1;
 export async function startRasterThreads(): Promise<void> {
   startDeflateThreads();
   await startRenderThreads();
-  const dir = await privateTempDir('swath-sim-warm-up-');
+  // A service closed during the warm-up exits before the write ends: its folder goes with the process.
+  const dir = privateTempDirSync('swath-sim-warm-up-');
+  const removeAtExit = (): void => rmSync(dir.path, { recursive: true, force: true });
+  process.once('exit', removeAtExit);
   try {
     await writeGeoTiff(warmUpRequest(), path.join(dir.path, 'warm-up.tif'), { threaded: true });
   } finally {
     await dir.remove();
+    process.off('exit', removeAtExit);
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,5 +58,36 @@ describe('full resolution rendered on the render threads', () => {
     // The threads serve the next write.
     await writeGeoTiff(request({ aoi: triangle, epsg: 32633 }), out, { threaded: true });
     expect(existsSync(out)).toBe(true);
+  });
+});
+
+describe('startRasterThreads', () => {
+  // The demo service's process warms its writer up at start in a temp folder; a service closed
+  // meanwhile exits before that write ends (the app quitting early, a test's short-lived service).
+  it('leaves no warm-up folder behind when the process exits during the warm-up, nor when it ends', async () => {
+    const tmp = await tempDir();
+    const script = `
+      import { readdirSync } from 'node:fs';
+      const { startRasterThreads } = await import(${JSON.stringify(new URL('../../../simulator/raster/write.ts', import.meta.url).href)});
+      const mode = process.argv.at(-1);
+      const during = () => readdirSync(process.env.TMPDIR).some((n) => n.startsWith('swath-sim-warm-up-'));
+      const warm = startRasterThreads();
+      if (mode === 'during') {
+        // Exits as soon as the warm-up's folder exists, before its write ends.
+        const poll = setInterval(() => { if (during()) { clearInterval(poll); process.stdout.write('seen '); process.exit(0); } }, 1);
+        void warm.then(() => { process.stdout.write('missed '); process.exit(0); });
+      } else {
+        await warm;
+        process.stdout.write('done ');
+        process.exit(0);
+      }`;
+    for (const mode of ['during', 'after']) {
+      const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, mode], {
+        env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8', timeout: 60_000,
+      });
+      expect(out, mode).toBe(mode === 'during' ? 'seen ' : 'done ');
+      expect(readdirSync(tmp).filter((n) => n.startsWith('swath-sim-warm-up-')), mode).toEqual([]);
+    }
+    await rm(tmp, { recursive: true, force: true });
   });
 });
