@@ -2,9 +2,9 @@
  * DEFLATE compression of a GeoTIFF's blocks as the writer produces them: each block is cut straight
  * into a shared slot and a DEFLATE thread (deflate-threads.ts) applies the TIFF predictor and Node's
  * zlib, several blocks at once; the compressed blocks are appended to a file, from their shared
- * output slots, in the order they were submitted. The slots are allocated once per file, so the
- * writer's thread allocates nothing per block (allocations there, each block's zlib buffers, made
- * its garbage collector run a full mark-compact every ~16 MB of them).
+ * output slots, in the order they were submitted. A file takes its slots once (and leaves them for
+ * the next), so the writer's thread allocates nothing per block (each block's zlib buffers,
+ * allocated there, would make its garbage collector run a full mark-compact every ~16 MB of them).
  *
  * Node's zlib was chosen by measurement on the simulator's 4-band INT16 composites with predictor 2
  * (512 x 512 tiles, one core): zlib level 6 ~28 MB/s of samples, fflate (pure JavaScript) level 6
@@ -204,7 +204,7 @@ interface Slot {
 
 /**
  * Slots of finished files, kept for the next ones: a shared buffer lives until every thread it was
- * sent to has collected its garbage, so new slots for every file kept several files' slots alive.
+ * sent to has collected its garbage, so new slots for every file would keep several files' alive.
  */
 const spare: Slot[] = [];
 

@@ -32,7 +32,7 @@ export function deflateThreadCount(): number {
 /**
  * A DEFLATE thread's heap bounds. Its heap holds only its modules (about 7-9 MB from source, less
  * bundled); each block's zlib output is a buffer it drops at once, and V8 collects that garbage by
- * heap limits: with its defaults each thread held 20-27 MB of dead output buffers, with these
+ * heap limits: with V8's defaults a thread holds 20-27 MB of dead output buffers, with these
  * about half.
  */
 const THREAD_LIMITS = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 2 };

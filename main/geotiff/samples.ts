@@ -52,7 +52,7 @@ export function samplesOf(dataType: SampleType, bytes: Uint8Array): PixelArray {
 /**
  * The large temporary arrays of one write, made zeroed and freed together at its end: their memory
  * goes back now rather than at the garbage collector's next full collection, which comes late on
- * a thread that allocates little else (each composite's ~25 MB stayed alive into the next one).
+ * a thread that allocates little else (a composite's ~25 MB would live into the next one).
  * Freed by `ArrayBuffer.prototype.transfer`, where the runtime has it (Node 21 and later).
  */
 export class WriteScratch {

@@ -46,7 +46,7 @@ let pool: WorkerPool<RenderTask | RenderPing, null> | null = null;
 
 /**
  * Chunk buffers of finished writes, kept for the next: a shared buffer lives until the render
- * thread has collected its garbage, so new ones for every write kept several writes' alive.
+ * thread has collected its garbage, so new ones for every write would keep several writes' alive.
  */
 const spare: SharedArrayBuffer[] = [];
 
