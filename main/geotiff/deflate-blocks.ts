@@ -12,6 +12,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { writeExactly } from '../shared/file-io.js';
+import { SharedBufferPool } from '../shared/shared-buffers.js';
 import { deflateThreadCount, deflateThreads } from './deflate-threads.js';
 
 /**
@@ -202,24 +203,14 @@ interface Slot {
   output: SharedArrayBuffer;
 }
 
-/**
- * Slots of finished files, kept for the next ones: a shared buffer lives until every thread it was
- * sent to has collected its garbage, so new slots for every file would keep several files' alive.
- */
-const spare: Slot[] = [];
+/** Slots' buffers of finished files, kept for the next ones: two files' worth. */
+const spare = new SharedBufferPool(4 * deflateConcurrency());
 
-/** Slots kept at most: two files' worth. */
-const SPARE_SLOTS = 2 * deflateConcurrency();
-
-/** A slot for blocks of `bytes`: a spare one at most twice that size, or a new one. */
 function takeSlot(bytes: number): Slot {
-  const i = spare.findIndex((s) => s.input.byteLength >= bytes && s.input.byteLength <= 2 * bytes);
-  if (i >= 0) return spare.splice(i, 1)[0]!;
-  return { input: new SharedArrayBuffer(bytes), output: new SharedArrayBuffer(deflateBound(bytes)) };
+  return { input: spare.take(bytes), output: spare.take(deflateBound(bytes)) };
 }
 
 function giveSlot(slot: Slot): void {
-  spare.push(slot);
-  // The oldest go first.
-  if (spare.length > SPARE_SLOTS) spare.splice(0, spare.length - SPARE_SLOTS);
+  spare.give(slot.input);
+  spare.give(slot.output);
 }

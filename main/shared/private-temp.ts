@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,11 +16,19 @@ export async function privateTempDir(prefix: string): Promise<{ path: string; re
 }
 
 /**
- * {@link privateTempDir}, made in one step of the event loop, so a caller can tie its removal to the
- * process's exit before anything else runs.
+ * {@link privateTempDir}, made in one step of the event loop and removed at the latest when the
+ * process exits (a process may exit before its user's `remove` has run, or finished).
  */
 export function privateTempDirSync(prefix: string): { path: string; remove(): Promise<void> } {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   chmodSync(dir, 0o700);
-  return { path: dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  const atExit = (): void => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', atExit);
+  return {
+    path: dir,
+    remove: async () => {
+      await rm(dir, { recursive: true, force: true });
+      process.off('exit', atExit);
+    },
+  };
 }

@@ -9,6 +9,7 @@
 import { abortError } from '../../common/abort.js';
 import { bytesPerSample, type PixelArray, type PixelRect, type PixelSource } from '../../main/geotiff/index.js';
 import { entryPoint, type EntryPoint } from '../../main/shared/entry-point.js';
+import { SharedBufferPool } from '../../main/shared/shared-buffers.js';
 import { WorkerPool } from '../../main/shared/worker-pool.js';
 import type { RasterRequest } from './types.js';
 
@@ -44,22 +45,8 @@ export function renderWorkerEntry(): EntryPoint {
 
 let pool: WorkerPool<RenderTask | RenderPing, null> | null = null;
 
-/**
- * Chunk buffers of finished writes, kept for the next: a shared buffer lives until the render
- * thread has collected its garbage, so new ones for every write would keep several writes' alive.
- */
-const spare: SharedArrayBuffer[] = [];
-
-/** A chunk buffer of `bytes` at least: a spare one at most twice that size, or a new one. */
-function takeBuffer(bytes: number): SharedArrayBuffer {
-  const i = spare.findIndex((b) => b.byteLength >= bytes && b.byteLength <= 2 * bytes);
-  return i >= 0 ? spare.splice(i, 1)[0]! : new SharedArrayBuffer(bytes);
-}
-
-function giveBuffer(b: SharedArrayBuffer): void {
-  spare.push(b);
-  if (spare.length > RENDER_THREADS * AHEAD_PER_THREAD) spare.shift();
-}
+/** Chunk buffers of finished writes, kept for the next. */
+const spare = new SharedBufferPool(RENDER_THREADS * AHEAD_PER_THREAD);
 let writes = 0;
 
 /** The process's render threads: started on first use, idle threads do not keep the process alive. */
@@ -100,7 +87,7 @@ export function threadedSource(req: RasterRequest, bigTiff: boolean | undefined,
   const ahead = RENDER_THREADS * AHEAD_PER_THREAD;
   const sampleBytes = bytesPerSample(req.dataType);
   const largest = Math.max(...rects.map((r) => r.width * r.height)) * req.bands.length * sampleBytes;
-  const buffers = Array.from({ length: Math.min(ahead, rects.length) }, () => takeBuffer(largest));
+  const buffers = Array.from({ length: Math.min(ahead, rects.length) }, () => spare.take(largest));
   const jobs: (Promise<null> | undefined)[] = [];
   let next = 0;
   let taken = 0;
@@ -131,7 +118,7 @@ export function threadedSource(req: RasterRequest, bigTiff: boolean | undefined,
     signal.removeEventListener('abort', onAbort);
     if (taken < rects.length) stop.abort(new Error('the write ended'));
     // Kept for the next write only when no chunk is left to render into them (an abandoned one may still be).
-    else for (const b of buffers.splice(0)) giveBuffer(b);
+    else for (const b of buffers.splice(0)) spare.give(b);
   };
   return { source, close };
 }

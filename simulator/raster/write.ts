@@ -1,13 +1,12 @@
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { throwIfAborted } from '../../common/abort.js';
 import { sourceRects, startDeflateThreads, writePyramid, type PixelSource } from '../../main/geotiff/index.js';
 import { privateTempDirSync } from '../../main/shared/private-temp.js';
 import { LevelRenderer } from './level-render.js';
 import { pyramidImageOf } from './plan.js';
-import { warmUpRequest } from './warm-up.js';
 import { startRenderThreads, threadedSource } from './render-threads.js';
 import type { RasterRequest } from './types.js';
+import { warmUpRequest } from './warm-up.js';
 
 /** Pixel bytes rendered between writes: large sequential writes, bounded memory, and the event loop gets a turn at every write. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -49,15 +48,12 @@ export const DEMO_DEFLATE_LEVEL = 1;
 export async function startRasterThreads(): Promise<void> {
   startDeflateThreads();
   await startRenderThreads();
-  // A service closed during the warm-up exits before the write ends: its folder goes with the process.
+  // A service closed during the warm-up exits before the write ends: the folder goes with the process.
   const dir = privateTempDirSync('swath-sim-warm-up-');
-  const removeAtExit = (): void => rmSync(dir.path, { recursive: true, force: true });
-  process.once('exit', removeAtExit);
   try {
     await writeGeoTiff(warmUpRequest(), path.join(dir.path, 'warm-up.tif'), { threaded: true });
   } finally {
     await dir.remove();
-    process.off('exit', removeAtExit);
   }
 }
 
