@@ -10,14 +10,14 @@
  * {@link CASCADE_BYTES}, read back from the file otherwise. Memory stays bounded whatever the image size. The file is
  * written to `<file>.part`, fsynced and renamed, and the `.part` is removed on any failure or abort.
  * Compressed, each block is DEFLATEd as it is produced and the header is written last with the
- * blocks' offsets and byte counts (see {@link writePyramid}).
+ * blocks' offsets and byte counts (see {@link stagePyramid}).
  */
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { throwIfAborted } from '../../common/abort.js';
-import { replaceWithPart } from '../shared/files.js';
 import { bytesOf, readExactly, writeExactly } from '../shared/file-io.js';
 import { BlockDeflater, type BlockTable } from './deflate-blocks.js';
 import { buildTiffLayout, pyramidLevels, type TiffGeoSpec, type TiffLayout, type TiffLevelLayout, type TiffSpec } from './layout.js';
+import { copyRuns, StagedFile, type CopyRun, type FilePiece } from './staged.js';
 import { bytesPerSample, nodataOf, samplesOf, WriteScratch, type PixelArray, type SampleType } from './samples.js';
 
 /** Tile edge of the service's files and the batch mosaics, and the size their overviews reduce to. */
@@ -152,13 +152,7 @@ export function pyramidLayout(image: PyramidImage, deflate?: TiffSpec['deflate']
 
 /**
  * Writes `image` to `file` (via `<file>.part`, fsync, rename) from `source`'s full-resolution
- * pixels. `bytes` is the size of the file written. Compressed (the default), each block is
- * DEFLATEd as it is produced ({@link BlockDeflater}: the predictor and zlib on the DEFLATE
- * threads, several blocks at once). A single level's compressed blocks go straight to
- * `<file>.part` after the header; the overviews come out with full resolution, but the file holds
- * the smallest overview first, so with overviews the compressed blocks go to `<file>.blocks.part`
- * as they come and are then copied into `<file>.part` level by level in the file's order. Mean overviews too large to build in memory are built from an
- * uncompressed copy of the levels above them in `<file>.raw.part`. Those files are removed.
+ * pixels: {@link stagePyramid}, then its commit. `bytes` is the size of the file written.
  */
 export async function writePyramid(
   file: string,
@@ -166,6 +160,35 @@ export async function writePyramid(
   source: PixelSource,
   opts: WritePyramidOptions,
 ): Promise<{ path: string; bytes: number; levels: { width: number; height: number }[]; tile: number }> {
+  const staged = await stagePyramid(file, image, source, opts);
+  await staged.commit({ durable: opts.durable ?? true, signal: opts.signal });
+  return { path: file, bytes: staged.bytes, levels: staged.levels, tile: staged.tile };
+}
+
+/** A pyramid written and not yet in place ({@link stagePyramid}): a {@link StagedFile} with the image's levels and tile. */
+export interface StagedPyramid extends StagedFile {
+  levels: { width: number; height: number }[];
+  tile: number;
+}
+
+/**
+ * Writes every byte of `image`'s file for `file` from `source`'s full-resolution pixels and answers
+ * it staged: readable at once, put in place (`<file>.part` fsynced and renamed) by its commit.
+ * Compressed (the default), each block is DEFLATEd as it is produced ({@link BlockDeflater}: the
+ * predictor and zlib on the DEFLATE threads, several blocks at once). A single level's compressed
+ * blocks go straight to `<file>.part` after the header; the overviews come out with full
+ * resolution, but the file holds the smallest overview first, so with overviews the compressed
+ * blocks go to `<file>.blocks.part` as they come: the staged file reads them from there in the
+ * file's order, and its commit copies them into `<file>.part`. Mean overviews too large to build in
+ * memory are built from an uncompressed copy of the levels above them in `<file>.raw.part`. Those
+ * files are removed; on a failure or an abort, before the answer, so is the part.
+ */
+export async function stagePyramid(
+  file: string,
+  image: PyramidImage,
+  source: PixelSource,
+  opts: WritePyramidOptions,
+): Promise<StagedPyramid> {
   const { signal } = opts;
   throwIfAborted(signal);
   const { width, height, bands: nb } = image;
@@ -175,7 +198,6 @@ export async function writePyramid(
   const layout = pyramidLayout(image);
   const nodata = image.nodata ?? nodataOf(image.dataType);
   const chunkBytes = chunkBytesOf(layout, opts.chunkBytes);
-  const durable = opts.durable ?? true;
   const compress = image.compress ?? true;
   const levels = layout.levels;
   // One level: its blocks come in the file's order.
@@ -185,7 +207,6 @@ export async function writePyramid(
   // Uncompressed pixels are kept where the file is uncompressed, or mean overviews are read back from it.
   const rawPath = !compress ? partPath : single || inMemory ? null : `${file}.raw.part`;
   const spoolPath = compress && !single ? `${file}.blocks.part` : null;
-  const temps = [rawPath, spoolPath].filter((p): p is string => p !== null && p !== partPath);
   let written = 0;
   const work = layout.totalBytes;
   const progress = (n: number): void => {
@@ -202,19 +223,17 @@ export async function writePyramid(
     handles.push(h);
     return h;
   };
-  let ok = false;
-  let bytes = layout.totalBytes;
+  let staged: StagedFile | null = null;
   let deflater: BlockDeflater | null = null;
-  let spool: FileHandle | null = null;
   const scratch = new WriteScratch();
   try {
-    const part = await openFile(partPath, rawPath === partPath && !single ? 'w+' : 'w');
+    // Read too: the staged file's readers, the overviews read back from an uncompressed one.
+    const part = await openFile(partPath, 'w+');
     const raw = rawPath === partPath ? part : rawPath ? await openFile(rawPath, 'w+') : null;
+    const spool = spoolPath ? await openFile(spoolPath, 'w+') : null;
     if (compress) {
-      spool = spoolPath ? await openFile(spoolPath, 'w+') : null;
-      const sink = spool ?? part;
       deflater = new BlockDeflater(
-        sink, spoolPath ? 0 : headerBytes, levels.map((L) => L.blocksAcross * L.blocksDown),
+        spool ?? part, spool ? 0 : headerBytes, levels.map((L) => L.blocksAcross * L.blocksDown),
         levels.map((L) => ({ rowSamples: L.blockWidth * nb, rows: L.blockHeight })), { predictor, sampleBytes, spp: nb },
         Math.max(...levels.map((L) => L.blockBytes)), progress, opts.deflateLevel,
       );
@@ -230,39 +249,55 @@ export async function writePyramid(
     const cascade = inMemory ? new MeanCascade(level, levels) : null;
     await writeFromSource(level, levels[0]!, source, cascade ? (rect, rows) => cascade.push(0, rect, rows) : undefined);
     for (let k = 1; k < levels.length && !cascade; k++) await writeMean(level, levels[k - 1]!, levels[k]!);
+    let bytes = layout.totalBytes;
+    let pieces: FilePiece[] | null = null;
+    let place = async (): Promise<void> => undefined;
     if (deflater) {
       let tables = await deflater.finish();
-      let end = deflater.end;
-      if (spool) ({ tables, end } = await copyLevels(spool, part, tables, layout.dataOrder, headerBytes, chunkBytes, signal));
+      bytes = deflater.end;
+      let runs: CopyRun[] = [];
+      if (spool) ({ tables, end: bytes, runs } = planCopy(tables, layout.dataOrder, headerBytes));
       const header = compressedHeader(tables);
       if (header.length !== headerBytes) throw new Error('internal header size mismatch');
-      await writeExactly(part, header, 0);
+      if (spool) {
+        pieces = [{ data: header }, ...runs.map((r) => ({ fh: spool, src: r.src, len: r.len }))];
+        place = async (placeSignal: AbortSignal): Promise<void> => {
+          await writeExactly(part, header, 0);
+          await copyRuns(spool, part, runs, chunkBytes, placeSignal);
+        };
+      } else {
+        await writeExactly(part, header, 0);
+      }
       progress(layout.header.length);
-      bytes = end;
     }
-    if (durable) await part.sync();
-    ok = true;
+    // The uncompressed copy is read by no one once the overviews are made.
+    if (raw && raw !== part) {
+      await raw.close();
+      handles.splice(handles.indexOf(raw), 1);
+      await unlink(rawPath!);
+    }
+    // The file is all in the part, or, spooled, the header and the spooled blocks in the file's order.
+    pieces ??= [{ fh: part, src: 0, len: bytes }];
+    staged = new StagedFile({ file, bytes, pieces, part: { path: partPath, fh: part }, place, handles, temps: spoolPath ? [spoolPath] : [] });
   } finally {
     await deflater?.drain();
     scratch.release();
-    for (const h of handles) await h.close().catch(() => undefined);
-    for (const p of temps) await unlink(p).catch(() => undefined);
-    if (!ok) await unlink(partPath).catch(() => undefined);
+    if (!staged) {
+      for (const h of handles) await h.close().catch(() => undefined);
+      for (const p of [partPath, rawPath, spoolPath]) if (p) await unlink(p).catch(() => undefined);
+    }
   }
-  await replaceWithPart(partPath, file, { durable });
-  return { path: file, bytes, levels: levels.map((l) => ({ width: l.width, height: l.height })), tile };
+  return Object.assign(staged, { levels: levels.map((l) => ({ width: l.width, height: l.height })), tile });
 }
 
 /**
- * Copies the compressed blocks of `tables` (offsets in `from`) into `to` from `start`, level by
- * level in `order`, each level's blocks in row-major order; runs of blocks that lie together in
- * `from` are copied with one read and one write per chunk. Returns the blocks' offsets in `to`.
+ * Where the compressed blocks of `tables` (offsets in the spool) go in the file from `start`, level
+ * by level in `order`, each level's blocks in row-major order: their offsets there, the file's end,
+ * and the runs of blocks that lie together in both (each copied with one read and one write per chunk).
  */
-async function copyLevels(
-  from: FileHandle, to: FileHandle, tables: BlockTable[], order: number[], start: number, chunkBytes: number, signal: AbortSignal,
-): Promise<{ tables: BlockTable[]; end: number }> {
+function planCopy(tables: BlockTable[], order: number[], start: number): { tables: BlockTable[]; end: number; runs: CopyRun[] } {
   const out = tables.map((t) => ({ offsets: t.offsets.slice(), counts: t.counts.slice() }));
-  const runs: { src: number; dst: number; len: number }[] = [];
+  const runs: CopyRun[] = [];
   let at = start;
   for (const li of order) {
     const t = tables[li]!;
@@ -276,16 +311,7 @@ async function copyLevels(
       at += len;
     }
   }
-  const buf = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(1, ...runs.map((r) => r.len))));
-  for (const r of runs) {
-    for (let done = 0; done < r.len; done += buf.length) {
-      throwIfAborted(signal);
-      const piece = buf.subarray(0, Math.min(buf.length, r.len - done));
-      await readExactly(from, piece, r.src + done);
-      await writeExactly(to, piece, r.dst + done);
-    }
-  }
-  return { tables: out, end: at };
+  return { tables: out, end: at, runs };
 }
 
 interface LevelWrite {

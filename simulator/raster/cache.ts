@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, stat, unlink, utimes } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterRequest } from './types.js';
 import { abortError, throwIfAborted } from '../../common/abort.js';
-import { writeGeoTiff } from './write.js';
-import { replaceWithPart } from '../../main/shared/files.js';
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { StagedFile } from '../../main/geotiff/index.js';
+import { stageGeoTiff } from './write.js';
 
 /** Bumped whenever the synthesis changes, so old cache files are not served for new code. */
 export const RASTER_ALGORITHM_VERSION = 1;
@@ -36,10 +38,23 @@ export function rasterCacheKey(req: RasterRequest): string {
 }
 
 interface InFlight {
+  /** Resolves when the file is readable (staged), and when it is in the cache. */
+  staged: Promise<StagedFile>;
   promise: Promise<{ path: string; bytes: number }>;
   controller: AbortController;
   waiters: number;
 }
+
+/** A cached or generated file to read: its size, whether it was cached, and its bytes. */
+export interface RasterFile {
+  bytes: number;
+  cached: boolean;
+  /** The file's first `limit` bytes (default all), in reads of 4 MiB; the stream must be read to its end or destroyed. */
+  read(opts?: { limit?: number }): Readable;
+}
+
+/** Reads of 4 MiB: a 38 MB composite goes out over loopback in about 40-46 ms, in 49-68 ms in reads of 1 MiB. */
+const READ_BYTES = 4 << 20;
 
 /**
  * Content-addressed cache of generated GeoTIFFs in one directory. Files appear atomically (tmp + fsync + rename);
@@ -71,7 +86,29 @@ export class RasterCache {
 
   /** Path of the cached file for req, generating it first if absent; cached is true when the file already existed. */
   async get(req: RasterRequest, opts: { signal?: AbortSignal } = {}): Promise<{ path: string; bytes: number; cached: boolean }> {
-    const { signal } = opts;
+    const found = await this.lookup(req, opts.signal);
+    if (!('job' in found)) return found;
+    return { ...(await this.wait(found.job, found.job.promise, opts.signal)), cached: false };
+  }
+
+  /**
+   * The file for req to read, generating it first if absent: a generated file is readable as soon as
+   * it is written, while it is still being put in the cache.
+   */
+  async open(req: RasterRequest, opts: { signal?: AbortSignal } = {}): Promise<RasterFile> {
+    const found = await this.lookup(req, opts.signal);
+    if (!('job' in found)) return { bytes: found.bytes, cached: true, read: (o) => readFile(found.path, o?.limit) };
+    const staged = await this.wait(found.job, found.job.staged, opts.signal);
+    return { bytes: staged.bytes, cached: false, read: (o) => staged.open({ limit: o?.limit, highWaterMark: READ_BYTES }) ?? readFile(found.path, o?.limit) };
+  }
+
+  /** Resolves when no file is being generated or put in place. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight.values()].map((j) => j.promise));
+  }
+
+  /** The cached file for req (its use time touched), or the generation to wait for: the one under way, or a new one. */
+  private async lookup(req: RasterRequest, signal?: AbortSignal): Promise<{ path: string; bytes: number; cached: true } | { job: InFlight; path: string }> {
     throwIfAborted(signal);
     await this.sweep();
     const key = rasterCacheKey(req);
@@ -91,23 +128,26 @@ export class RasterCache {
     // A generation whose waiters all left is winding down; a newcomer starts afresh instead of inheriting its abort.
     if (!job || job.controller.signal.aborted) {
       const controller = new AbortController();
-      const created: InFlight = { promise: this.generate(req, path, controller.signal), controller, waiters: 0 };
+      let onStaged!: (s: StagedFile) => void;
+      const staged = new Promise<StagedFile>((resolve) => (onStaged = resolve));
+      const promise = this.generate(req, path, controller.signal, onStaged);
+      const created: InFlight = { staged: Promise.race([staged, promise.then(() => staged)]), promise, controller, waiters: 0 };
       const settled = (): void => {
         if (this.inFlight.get(key) === created) this.inFlight.delete(key);
       };
       // Waiters may all leave; the rejection is still observed here.
       created.promise.then(settled, settled);
+      created.staged.catch(() => undefined);
       this.inFlight.set(key, created);
       job = created;
     }
-    const res = await this.wait(job, signal);
-    return { ...res, cached: false };
+    return { job, path };
   }
 
-  private wait(job: InFlight, signal?: AbortSignal): Promise<{ path: string; bytes: number }> {
+  private wait<T>(job: InFlight, promise: Promise<T>, signal?: AbortSignal): Promise<T> {
     job.waiters++;
     if (!signal) {
-      return job.promise;
+      return promise;
     }
     return new Promise((resolve, reject) => {
       let done = false;
@@ -118,7 +158,7 @@ export class RasterCache {
         reject(abortError(signal));
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      job.promise.then(
+      promise.then(
         (v) => {
           if (done) return;
           done = true;
@@ -135,25 +175,19 @@ export class RasterCache {
     });
   }
 
-  private async generate(req: RasterRequest, path: string, signal: AbortSignal): Promise<{ path: string; bytes: number }> {
+  /** Writes req's file, hands it to `onStaged` as soon as it is readable, then puts it at `path` (fsynced, never torn under its name). */
+  private async generate(req: RasterRequest, path: string, signal: AbortSignal, onStaged: (s: StagedFile) => void): Promise<{ path: string; bytes: number }> {
     await mkdir(this.dir, { recursive: true });
     const part = `${path}.${randomBytes(6).toString('hex')}.part`;
-    try {
-      const { bytes } = await writeGeoTiff(req, part, { signal });
-      const fh = await open(part, 'r+');
-      try {
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      // A cache, rebuilt when lost: the file is fsynced (never torn under its name), the folder is not.
-      await replaceWithPart(part, path, { durable: false });
-      await this.evict(path);
-      return { path, bytes };
-    } catch (e) {
-      await unlink(part).catch(() => undefined);
-      throw e;
-    }
+    const { staged } = await stageGeoTiff(req, part, { signal });
+    onStaged(staged);
+    // Put in place once its first readers are done, so their reads do not share the disk and the cores
+    // with the copy. A cache, rebuilt when lost: the file is fsynced (never torn under its name), the
+    // folder is not. The file is complete: it is kept, whoever gave up waiting.
+    await staged.unread();
+    await staged.commit({ to: path, durable: 'file' });
+    await this.evict(path);
+    return { path, bytes: staged.bytes };
   }
 
   /** Removes the least recently used .tif files until the cache fits in maxBytes; `keep` (just written) and files being generated stay. */
@@ -174,4 +208,9 @@ export class RasterCache {
       total -= f.size;
     }
   }
+}
+
+/** The first `limit` bytes (default all) of the file at `path`, in reads of {@link READ_BYTES}. */
+function readFile(path: string, limit?: number): Readable {
+  return createReadStream(path, { highWaterMark: READ_BYTES, end: limit === undefined ? undefined : limit - 1 });
 }

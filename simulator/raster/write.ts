@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { throwIfAborted } from '../../common/abort.js';
-import { sourceRects, startDeflateThreads, writePyramid, type PixelSource } from '../../main/geotiff/index.js';
+import { sourceRects, stagePyramid, startDeflateThreads, type PixelSource, type StagedPyramid } from '../../main/geotiff/index.js';
 import { privateTempDirSync } from '../../main/shared/private-temp.js';
 import { LevelRenderer } from './level-render.js';
 import { pyramidImageOf } from './plan.js';
@@ -68,6 +68,21 @@ export async function writeGeoTiff(
   outPath: string,
   opts: WriteOptions = {},
 ): Promise<{ bytes: number; width: number; height: number }> {
+  const { staged, width, height } = await stageGeoTiff(req, outPath, opts);
+  // A cache's file or a test's: rebuilt when lost, so not fsynced.
+  await staged.commit({ durable: false, signal: opts.signal });
+  return { bytes: staged.bytes, width, height };
+}
+
+/**
+ * The GeoTIFF for req, written for outPath and staged (`stagePyramid`): readable at once, in place
+ * at outPath once committed. On failure or abort nothing is left and the error rethrown.
+ */
+export async function stageGeoTiff(
+  req: RasterRequest,
+  outPath: string,
+  opts: WriteOptions = {},
+): Promise<{ staged: StagedPyramid; width: number; height: number }> {
   const signal = opts.signal ?? new AbortController().signal;
   throwIfAborted(signal);
   const made = LevelRenderer.of(req, opts.bigTiff);
@@ -75,14 +90,14 @@ export async function writeGeoTiff(
   const plan = made.plan;
 
   const image = { ...pyramidImageOf(plan, req, opts.bigTiff), compress: opts.compress ?? true };
-  const writeOpts = { signal, chunkBytes: CHUNK_BYTES, durable: false, deflateLevel: opts.deflateLevel ?? DEMO_DEFLATE_LEVEL };
+  const writeOpts = { signal, chunkBytes: CHUNK_BYTES, deflateLevel: opts.deflateLevel ?? DEMO_DEFLATE_LEVEL };
   // Full resolution, one chunk of a block row at a time; the overviews are averaged from it as they are
   // written, as GDAL builds a COG's overviews.
-  let written: { bytes: number };
+  let staged: StagedPyramid;
   if (opts.threaded ?? plan.width * plan.height >= THREADED_PIXELS) {
     const threaded = threadedSource(req, opts.bigTiff, sourceRects(image, CHUNK_BYTES), signal);
     try {
-      written = await writePyramid(outPath, image, threaded.source, { ...writeOpts, fullSources: true });
+      staged = await stagePyramid(outPath, image, threaded.source, { ...writeOpts, fullSources: true });
     } finally {
       threaded.close();
     }
@@ -91,8 +106,7 @@ export async function writeGeoTiff(
     const source: PixelSource = async (rect, out, _signal, rowStride) => {
       made.render({ level: 0, x: rect.x, y: rect.y, width: rect.width, height: rect.height, rowStride }, out as Int16Array | Uint8Array);
     };
-    written = await writePyramid(outPath, image, source, writeOpts);
+    staged = await stagePyramid(outPath, image, source, writeOpts);
   }
-  // DEFLATE-compressed (the writer's default, as the service's COGs): at most about the uncompressed size.
-  return { bytes: written.bytes, width: plan.width, height: plan.height };
+  return { staged, width: plan.width, height: plan.height };
 }

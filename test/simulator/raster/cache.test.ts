@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,9 +12,9 @@ vi.mock('../../../simulator/raster/write.js', async (importOriginal) => {
   const mod = await importOriginal<typeof import('../../../simulator/raster/write.js')>();
   return {
     ...mod,
-    writeGeoTiff: (...args: Parameters<typeof mod.writeGeoTiff>) => {
+    stageGeoTiff: (...args: Parameters<typeof mod.stageGeoTiff>) => {
       calls.n++;
-      return mod.writeGeoTiff(...args);
+      return mod.stageGeoTiff(...args);
     },
   };
 });
@@ -41,6 +42,12 @@ function partsIn(d: string): string[] {
   } catch {
     return [];
   }
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of stream) parts.push(chunk as Buffer);
+  return Buffer.concat(parts);
 }
 
 function abortWhenFileAppears(file: string | (() => boolean), ac: AbortController): NodeJS.Timeout {
@@ -139,6 +146,33 @@ describe('RasterCache', () => {
     const files = await readdir(cdir);
     expect(files.filter((f) => f.endsWith('.part'))).toEqual([]);
     expect(files.sort()).toEqual([`${rasterCacheKey(req)}.tif`, `${rasterCacheKey(small(15.3))}.tif`].sort());
+  });
+
+  it('open answers a fresh file readable before it is in the cache, and puts it there once its reader is done', async () => {
+    const cdir = join(dir, 'c-open');
+    const cache = new RasterCache(cdir);
+    const req = big();
+    const before = calls.n;
+    const fresh = await cache.open(req);
+    expect(fresh.cached).toBe(false);
+    const reader = fresh.read();
+    const head = fresh.read({ limit: 100 });
+    const tif = join(cdir, `${rasterCacheKey(req)}.tif`);
+    expect(existsSync(tif)).toBe(false);
+    // Waiting for the file in the cache waits for its readers, and then for its copy into place.
+    const inCache = cache.get(req);
+    const bytes = await readAll(reader);
+    expect(await readAll(head)).toEqual(bytes.subarray(0, 100));
+    expect(bytes.length).toBe(fresh.bytes);
+    const got = await inCache;
+    expect(got).toEqual({ path: tif, bytes: fresh.bytes, cached: false });
+    expect(readFileSync(tif).equals(bytes)).toBe(true);
+    const again = await cache.open(req);
+    expect(again.cached).toBe(true);
+    expect((await readAll(again.read())).equals(bytes)).toBe(true);
+    expect(calls.n - before).toBe(1);
+    await cache.idle();
+    await expect.poll(() => readdirSync(cdir)).toEqual([`${rasterCacheKey(req)}.tif`]);
   });
 
   it('keeps generating while any waiter remains, and aborts when the last one leaves', async () => {

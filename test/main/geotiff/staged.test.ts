@@ -1,0 +1,102 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { gdalMetadataXml, stagePyramid, writePyramid, type PixelSource, type PyramidImage } from '../../../main/geotiff/index.js';
+import { removeTempDirs, tempDir } from '../downloads/batch/helpers.js';
+
+afterAll(removeTempDirs);
+
+function image(width: number, height: number, over: Partial<PyramidImage> = {}): PyramidImage {
+  return {
+    width, height, bands: 2, dataType: 'INT16',
+    geo: { epsg: 32633, geographic: false, originX: 500000, originY: 5800000, pixelSize: 10 },
+    metadataXml: gdalMetadataXml([{ name: 'IMAGE_DATE', value: '20260101', sample: null, role: null }]),
+    ...over,
+  };
+}
+
+/** Samples that vary from pixel to pixel, with some nodata. */
+const source: PixelSource = async (rect, out, _signal, rowStride) => {
+  for (let y = 0; y < rect.height; y++) {
+    for (let x = 0; x < rect.width; x++) {
+      const gx = rect.x + x;
+      const gy = rect.y + y;
+      for (let b = 0; b < 2; b++) out[y * rowStride + x * 2 + b] = (gx + gy) % 89 === 0 ? -32768 : ((gx * 13 + gy * 7 + b * 500) % 9000) + 1;
+    }
+  }
+};
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of stream) parts.push(chunk as Buffer);
+  return Buffer.concat(parts);
+}
+
+const options = { signal: AbortSignal.timeout(60_000), chunkBytes: 512 * 512 * 4 };
+
+describe('stagePyramid', () => {
+  // Overviews compressed (blocks spooled, then copied into the COG's order), one level compressed (straight to the part), uncompressed.
+  const kinds: [string, PyramidImage][] = [
+    ['compressed with overviews', image(1300, 1100)],
+    ['compressed, one level', image(300, 200)],
+    ['uncompressed with overviews', image(1300, 1100, { compress: false })],
+  ];
+  for (const [kind, img] of kinds) {
+    it(`${kind}: a reader gets the bytes the committed file holds, and reads to the end after the commit`, async () => {
+      const dir = await tempDir();
+      const reference = path.join(dir, 'reference.tif');
+      await writePyramid(reference, img, source, options);
+      const want = readFileSync(reference);
+
+      const file = path.join(dir, 'staged.tif');
+      const staged = await stagePyramid(file, img, source, options);
+      expect(staged.bytes).toBe(want.length);
+      expect(existsSync(file)).toBe(false);
+      const first = staged.open({ highWaterMark: 64 * 1024 })!;
+      const part = staged.open({ limit: 1000 })!;
+      // The commit ends while the readers are open: the file is in place, its temporaries stay for them.
+      await staged.commit();
+      expect(readFileSync(file).equals(want)).toBe(true);
+      expect(await readAll(part)).toEqual(want.subarray(0, 1000));
+      expect((await readAll(first)).equals(want)).toBe(true);
+      // Once the last reader is gone, so are the temporaries; a new reader reads the file where it is.
+      await expect.poll(() => readdirSync(dir).sort()).toEqual(['reference.tif', 'staged.tif']);
+      expect(staged.open()).toBeNull();
+    });
+  }
+
+  it('commits to another path, and a reader destroyed early releases the temporaries', async () => {
+    const dir = await tempDir();
+    const staged = await stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), source, options);
+    const reader = staged.open()!;
+    reader.destroy();
+    await staged.commit({ to: path.join(dir, 'b.tif'), durable: 'file' });
+    await expect.poll(() => readdirSync(dir)).toEqual(['b.tif']);
+  });
+
+  it('discard removes the part and the temporaries; an aborted commit leaves nothing', async () => {
+    const dir = await tempDir();
+    const staged = await stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), source, options);
+    expect(readdirSync(dir).sort()).toEqual(['a.tif.blocks.part', 'a.tif.part']);
+    await staged.discard();
+    expect(readdirSync(dir)).toEqual([]);
+
+    const again = await stagePyramid(path.join(dir, 'b.tif'), image(1300, 1100), source, options);
+    await expect(again.commit({ signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(readdirSync(dir)).toEqual([]);
+    await expect(again.commit()).rejects.toThrow(/twice/);
+  });
+
+  it('an aborted write leaves no file and no temporaries', async () => {
+    const dir = await tempDir();
+    const ac = new AbortController();
+    let chunks = 0;
+    const aborting: PixelSource = async (rect, out, signal, rowStride) => {
+      if (++chunks === 3) ac.abort();
+      await source(rect, out, signal, rowStride);
+    };
+    await expect(stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), aborting, { ...options, signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
