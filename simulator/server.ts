@@ -16,6 +16,7 @@ import * as orders from './orders.js';
 import { acquisitionPlans, satelliteProducts } from './products.js';
 import { RasterCache, planRaster } from './raster/index.js';
 import { seedDemoOrders } from './seed.js';
+import { sendBytes } from './send-bytes.js';
 import { normalizeBody, normalizeQuery } from './requests.js';
 import { shapeStyle, type ShapeStyle, type ShapesName, type WireOperation } from './shapes/index.js';
 import { buildSpecification } from './spec.js';
@@ -193,23 +194,21 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     }
     // Readable as soon as it is written: a fresh file goes out while the cache puts it in place.
     const file = await cache.open(p.raster, { signal: ctx.signal });
-    imagery.billDownload(state, ctx.acc, p);
-    ctx.res.writeHead(200, {
-      'Content-Type': 'image/tiff',
-      'Content-Length': file.bytes,
-      'Content-Disposition': `attachment; filename="${p.fileName}"`,
-    });
-    const stream = file.read({ limit: truncate ? Math.floor(file.bytes / 2) : undefined });
-    await new Promise<void>((resolve) => {
-      stream.on('error', () => { ctx.res.destroy(); resolve(); });
-      stream.on('end', () => {
-        // A truncated body: the socket closes before Content-Length bytes were sent.
-        if (truncate) ctx.res.destroy(); else ctx.res.end();
-        resolve();
+    const reader = await file.open();
+    try {
+      imagery.billDownload(state, ctx.acc, p);
+      ctx.res.writeHead(200, {
+        'Content-Type': 'image/tiff',
+        'Content-Length': file.bytes,
+        'Content-Disposition': `attachment; filename="${p.fileName}"`,
       });
-      ctx.res.on('close', () => { stream.destroy(); resolve(); });
-      stream.pipe(ctx.res, { end: false });
-    });
+      const sent = await sendBytes(ctx.res, reader, truncate ? Math.floor(file.bytes / 2) : file.bytes);
+      // A truncated body: the socket closes before Content-Length bytes were sent.
+      if (truncate || !sent) ctx.res.destroy();
+      else ctx.res.end();
+    } finally {
+      await reader.close();
+    }
   }
 
   function address(): string {

@@ -251,7 +251,7 @@ export async function stagePyramid(
     for (let k = 1; k < levels.length && !cascade; k++) await writeMean(level, levels[k - 1]!, levels[k]!);
     let bytes = layout.totalBytes;
     let pieces: FilePiece[] | null = null;
-    let place = async (): Promise<void> => undefined;
+    let place: (signal: AbortSignal) => Promise<void> = async () => undefined;
     if (deflater) {
       let tables = await deflater.finish();
       bytes = deflater.end;

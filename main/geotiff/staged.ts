@@ -7,10 +7,9 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { unlink } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { throwIfAborted } from '../../common/abort.js';
 import { replaceWithPart } from '../shared/files.js';
-import { readExactly, writeExactly } from '../shared/file-io.js';
+import { readExactly, writeExactly, type ByteReader } from '../shared/file-io.js';
 
 /** Bytes of the file in order: `data`, or `len` bytes of `fh` from `src`. */
 export type FilePiece = { data: Buffer } | { fh: FileHandle; src: number; len: number };
@@ -48,9 +47,10 @@ export interface StagedParts {
 }
 
 /**
- * A staged file: {@link open} reads it, {@link commit} puts it in place (once), {@link discard} drops
- * it. Its temporary files stay while a reader is open, so a reader opened before the commit ends
- * reads to the end; once they are gone, {@link open} answers null and the file is read where it was put.
+ * A staged file: a {@link reader} reads it, {@link commit} puts it in place (once), {@link discard}
+ * drops it. Its temporary files stay while a reader is open, so a reader opened before the commit
+ * ends reads to the end; once they are gone, {@link reader} answers null and the file is read where
+ * it was put.
  */
 export class StagedFile {
   readonly bytes: number;
@@ -63,24 +63,37 @@ export class StagedFile {
   /** Called when the last reader closes. */
   private onUnread: (() => void)[] = [];
 
+  /** Where each piece starts in the file. */
+  private readonly starts: number[] = [];
+
   constructor(private readonly parts: StagedParts) {
     this.bytes = parts.bytes;
+    let at = 0;
+    for (const p of parts.pieces) {
+      this.starts.push(at);
+      at += 'data' in p ? p.data.length : p.len;
+    }
+    if (at !== parts.bytes) throw new Error(`internal: the staged pieces hold ${at} bytes, not ${parts.bytes}`);
   }
 
-  /**
-   * A stream of the file's first `limit` bytes (default all) in reads of `highWaterMark` (default 1 MiB),
-   * or null once the temporaries are gone. The stream must be read to its end or destroyed.
-   */
-  open(opts: { limit?: number; highWaterMark?: number } = {}): Readable | null {
+  /** A reader of the file's bytes, or null once the temporaries are gone (the file is then where it was put). Close it when done. */
+  reader(): ByteReader | null {
     if (this.released) return null;
     this.readers++;
-    const limit = Math.min(this.bytes, opts.limit ?? this.bytes);
-    const stream = Readable.from(readPieces(this.parts.pieces, limit, opts.highWaterMark ?? 1 << 20), { objectMode: false });
-    stream.once('close', () => {
-      if (--this.readers === 0) for (const f of this.onUnread.splice(0)) f();
-      void this.release();
-    });
-    return stream;
+    let closed = false;
+    return {
+      bytes: this.bytes,
+      read: (into, position) => {
+        if (closed) return Promise.reject(new Error('internal: a staged file read after its reader closed'));
+        return readPieces(this.parts.pieces, this.starts, into, position);
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        if (--this.readers === 0) for (const f of this.onUnread.splice(0)) f();
+        await this.release();
+      },
+    };
   }
 
   /** Resolves once no reader is open, from the next turn of the event loop on (readers handed the file now open theirs first). */
@@ -129,25 +142,29 @@ export class StagedFile {
   }
 }
 
-/** The file's first `limit` bytes from `pieces`, in new buffers of at most `size` bytes. */
-async function* readPieces(pieces: FilePiece[], limit: number, size: number): AsyncGenerator<Buffer> {
-  let at = 0;
-  for (const p of pieces) {
-    if (at >= limit) return;
-    if ('data' in p) {
-      const data = p.data.subarray(0, limit - at);
-      at += data.length;
-      yield data;
-      continue;
-    }
-    for (let done = 0; done < p.len && at < limit; ) {
-      const buf = Buffer.allocUnsafe(Math.min(size, p.len - done, limit - at));
-      await readExactly(p.fh, buf, p.src + done);
-      done += buf.length;
-      at += buf.length;
-      yield buf;
-    }
+/** Fills `into` with the file's bytes from `position`, out of `pieces` (each starting at `starts`). */
+async function readPieces(pieces: FilePiece[], starts: number[], into: Buffer, position: number): Promise<void> {
+  const end = starts.length ? starts.at(-1)! + pieceLength(pieces.at(-1)!) : 0;
+  if (position < 0 || position + into.length > end) throw new RangeError(`bytes ${position}-${position + into.length} are outside the file's ${end}`);
+  // The last piece starting at or before `position`.
+  let lo = 0;
+  for (let hi = starts.length - 1; lo < hi; ) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= position) lo = mid;
+    else hi = mid - 1;
   }
+  for (let i = lo, done = 0; done < into.length; i++) {
+    const p = pieces[i]!;
+    const from = position + done - starts[i]!;
+    const n = Math.min(pieceLength(p) - from, into.length - done);
+    if ('data' in p) p.data.copy(into, done, from, from + n);
+    else await readExactly(p.fh, into.subarray(done, done + n), p.src + from);
+    done += n;
+  }
+}
+
+function pieceLength(p: FilePiece): number {
+  return 'data' in p ? p.data.length : p.len;
 }
 
 /**

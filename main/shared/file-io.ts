@@ -1,4 +1,4 @@
-import { lstat, type FileHandle } from 'node:fs/promises';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
 
 /** Typed-array views that pixel code reads and writes. */
 export type PixelView = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
@@ -26,6 +26,35 @@ export async function writeExactly(fh: FileHandle, data: Buffer, position: numbe
     if (bytesWritten === 0) throw new Error('the disk accepted no more bytes');
     done += bytesWritten;
   }
+}
+
+/** Positional reads of a file's `bytes`; closed when done (a second close does nothing). */
+export interface ByteReader {
+  readonly bytes: number;
+  /** Fills `into` with the bytes from `position`; a range past `bytes` is an error. */
+  read(into: Buffer, position: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A {@link ByteReader} of the file at `path`, as large as it is when opened. */
+export async function openByteReader(path: string): Promise<ByteReader> {
+  const fh = await open(path, 'r');
+  let bytes: number;
+  try {
+    bytes = (await fh.stat()).size;
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
+  let closed: Promise<void> | null = null;
+  return {
+    bytes,
+    read: (into, position) => {
+      if (position < 0 || position + into.length > bytes) return Promise.reject(new RangeError(`bytes ${position}-${position + into.length} are outside the file's ${bytes}`));
+      return readExactly(fh, into, position);
+    },
+    close: () => (closed ??= fh.close()),
+  };
 }
 
 /** Whether anything (file, folder, link) is at `p`; errors other than "not found" are thrown. */

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gdalMetadataXml, stagePyramid, writePyramid, type PixelSource, type PyramidImage } from '../../../main/geotiff/index.js';
+import type { ByteReader } from '../../../main/shared/file-io.js';
 import { removeTempDirs, tempDir } from '../downloads/batch/helpers.js';
 
 afterAll(removeTempDirs);
@@ -27,22 +27,24 @@ const source: PixelSource = async (rect, out, _signal, rowStride) => {
   }
 };
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of stream) parts.push(chunk as Buffer);
-  return Buffer.concat(parts);
+/** Bytes [from, to) of `reader`, in reads of `size` (which need not fall on its pieces' edges). */
+async function readRange(reader: ByteReader, from: number, to: number, size: number): Promise<Buffer> {
+  const out = Buffer.alloc(to - from);
+  for (let at = from; at < to; at += size) await reader.read(out.subarray(at - from, Math.min(to, at + size) - from), at);
+  return out;
 }
 
 const options = { signal: AbortSignal.timeout(60_000), chunkBytes: 512 * 512 * 4 };
 
 describe('stagePyramid', () => {
   // Overviews compressed (blocks spooled, then copied into the COG's order), one level compressed (straight to the part), uncompressed.
-  const kinds: [string, PyramidImage][] = [
-    ['compressed with overviews', image(1300, 1100)],
-    ['compressed, one level', image(300, 200)],
-    ['uncompressed with overviews', image(1300, 1100, { compress: false })],
+  // The temporaries a reader reads besides the part (which becomes the file).
+  const kinds: [string, PyramidImage, string[]][] = [
+    ['compressed with overviews', image(1300, 1100), ['staged.tif.blocks.part']],
+    ['compressed, one level', image(300, 200), []],
+    ['uncompressed with overviews', image(1300, 1100, { compress: false }), []],
   ];
-  for (const [kind, img] of kinds) {
+  for (const [kind, img, temps] of kinds) {
     it(`${kind}: a reader gets the bytes the committed file holds, and reads to the end after the commit`, async () => {
       const dir = await tempDir();
       const reference = path.join(dir, 'reference.tif');
@@ -53,26 +55,34 @@ describe('stagePyramid', () => {
       const staged = await stagePyramid(file, img, source, options);
       expect(staged.bytes).toBe(want.length);
       expect(existsSync(file)).toBe(false);
-      const first = staged.open({ highWaterMark: 64 * 1024 })!;
-      const part = staged.open({ limit: 1000 })!;
+      const first = staged.reader()!;
+      const second = staged.reader()!;
+      expect(first.bytes).toBe(want.length);
       // The commit ends while the readers are open: the file is in place, its temporaries stay for them.
       await staged.commit();
       expect(readFileSync(file).equals(want)).toBe(true);
-      expect(await readAll(part)).toEqual(want.subarray(0, 1000));
-      expect((await readAll(first)).equals(want)).toBe(true);
+      expect((await readRange(first, 0, want.length, 65_536)).equals(want)).toBe(true);
+      // Reads of any size from anywhere: across the header's end and the spooled runs' edges.
+      expect((await readRange(second, 3, want.length - 5, 100_003)).equals(want.subarray(3, want.length - 5))).toBe(true);
+      await expect(second.read(Buffer.alloc(10), want.length - 5)).rejects.toThrow(RangeError);
+      await first.close();
+      expect(readdirSync(dir).sort()).toEqual(['reference.tif', 'staged.tif', ...temps]);
+      await second.close();
+      await expect(second.read(Buffer.alloc(1), 0)).rejects.toThrow(/closed/);
       // Once the last reader is gone, so are the temporaries; a new reader reads the file where it is.
-      await expect.poll(() => readdirSync(dir).sort()).toEqual(['reference.tif', 'staged.tif']);
-      expect(staged.open()).toBeNull();
+      expect(readdirSync(dir).sort()).toEqual(['reference.tif', 'staged.tif']);
+      expect(staged.reader()).toBeNull();
     });
   }
 
-  it('commits to another path, and a reader destroyed early releases the temporaries', async () => {
+  it('commits to another path; a reader closed during the commit keeps the temporaries until the commit ends', async () => {
     const dir = await tempDir();
     const staged = await stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), source, options);
-    const reader = staged.open()!;
-    reader.destroy();
-    await staged.commit({ to: path.join(dir, 'b.tif'), durable: 'file' });
-    await expect.poll(() => readdirSync(dir)).toEqual(['b.tif']);
+    const reader = staged.reader()!;
+    const committed = staged.commit({ to: path.join(dir, 'b.tif'), durable: 'file' });
+    await reader.close();
+    await committed;
+    expect(readdirSync(dir)).toEqual(['b.tif']);
   });
 
   it('discard removes the part and the temporaries; an aborted commit leaves nothing', async () => {
