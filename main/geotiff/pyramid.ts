@@ -261,14 +261,16 @@ export async function stagePyramid(
       if (header.length !== headerBytes) throw new Error('internal header size mismatch');
       if (spool) {
         pieces = [{ data: header }, ...runs.map((r) => ({ fh: spool, src: r.src, len: r.len }))];
+        // The last of the work is the copy: the progress reaches its end with it.
         place = async (placeSignal: AbortSignal): Promise<void> => {
           await writeExactly(part, header, 0);
           await copyRuns(spool, part, runs, chunkBytes, placeSignal);
+          progress(layout.header.length);
         };
       } else {
         await writeExactly(part, header, 0);
+        progress(layout.header.length);
       }
-      progress(layout.header.length);
     }
     // The uncompressed copy is read by no one once the overviews are made.
     if (raw && raw !== part) {

@@ -54,20 +54,24 @@ export interface StagedParts {
  */
 export class StagedFile {
   readonly bytes: number;
-  private readers = 0;
+  /** Resolves once the temporaries are gone: the commit or the discard has ended and the last reader closed. */
+  readonly gone: Promise<void>;
+  private markGone!: () => void;
+  /** The open readers. */
+  private readonly readers = new Set<object>();
+  /** Called, and dropped, whenever a reader closes. */
+  private onClose: (() => void)[] = [];
   /** Committed or discarded (asked). */
   private done = false;
   /** The commit or the discard has ended: the temporaries are no longer needed for it. */
   private ended = false;
   private released: Promise<void> | null = null;
-  /** Called when the last reader closes. */
-  private onUnread: (() => void)[] = [];
-
   /** Where each piece starts in the file. */
   private readonly starts: number[] = [];
 
   constructor(private readonly parts: StagedParts) {
     this.bytes = parts.bytes;
+    this.gone = new Promise((resolve) => (this.markGone = resolve));
     let at = 0;
     for (const p of parts.pieces) {
       this.starts.push(at);
@@ -79,27 +83,45 @@ export class StagedFile {
   /** A reader of the file's bytes, or null once the temporaries are gone (the file is then where it was put). Close it when done. */
   reader(): ByteReader | null {
     if (this.released) return null;
-    this.readers++;
-    let closed = false;
+    const token = {};
+    this.readers.add(token);
     return {
       bytes: this.bytes,
       read: (into, position) => {
-        if (closed) return Promise.reject(new Error('internal: a staged file read after its reader closed'));
+        if (!this.readers.has(token)) return Promise.reject(new Error('internal: a staged file read after its reader closed'));
         return readPieces(this.parts.pieces, this.starts, into, position);
       },
       close: async () => {
-        if (closed) return;
-        closed = true;
-        if (--this.readers === 0) for (const f of this.onUnread.splice(0)) f();
+        if (!this.readers.delete(token)) return;
+        for (const f of this.onClose.splice(0)) f();
         await this.release();
       },
     };
   }
 
-  /** Resolves once no reader is open, from the next turn of the event loop on (readers handed the file now open theirs first). */
-  async unread(): Promise<void> {
+  /**
+   * Resolves once the readers open at the next turn of the event loop (those handed the file now
+   * open theirs by then) have closed, or after `maxMs`: readers opened later do not hold it up.
+   */
+  async firstReaders(maxMs: number): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.readers > 0) await new Promise<void>((resolve) => this.onUnread.push(resolve));
+    const first = [...this.readers];
+    await new Promise<void>((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => finish(), maxMs);
+      timer.unref();
+      const finish = (): void => {
+        settled = true;
+        clearTimeout(timer);
+        resolve();
+      };
+      const check = (): void => {
+        if (settled) return;
+        if (first.every((r) => !this.readers.has(r))) finish();
+        else this.onClose.push(check);
+      };
+      check();
+    });
   }
 
   /** Writes the file at `to` (via its part: fsync as `durable` asks, rename); the temporaries go when no reader is left. */
@@ -108,8 +130,13 @@ export class StagedFile {
     this.done = true;
     const { part } = this.parts;
     const durable = opts.durable ?? true;
+    const signal = opts.signal ?? new AbortController().signal;
     try {
-      await this.parts.place(opts.signal ?? new AbortController().signal);
+      throwIfAborted(signal);
+      // Its age is the commit's: a sweep of old parts (a dead process's) leaves it alone.
+      const now = new Date();
+      await part.fh.utimes(now, now);
+      await this.parts.place(signal);
       if (durable) await part.fh.sync();
       await replaceWithPart(part.path, opts.to ?? this.parts.file, { durable: durable === true });
     } catch (e) {
@@ -133,10 +160,11 @@ export class StagedFile {
 
   /** Closes the handles and removes the temporaries once the file is committed or discarded and no reader is left; resolves when they are gone. */
   private release(): Promise<void> {
-    if (!this.ended || this.readers > 0) return Promise.resolve();
+    if (!this.ended || this.readers.size > 0) return Promise.resolve();
     this.released ??= (async () => {
       for (const h of this.parts.handles) await h.close().catch(() => undefined);
       for (const p of this.parts.temps) await unlink(p).catch(() => undefined);
+      this.markGone();
     })();
     return this.released;
   }

@@ -13,6 +13,9 @@ export const RASTER_ALGORITHM_VERSION = 1;
 /** Default bound on the cache's .tif files (bytes); the least recently used go first beyond it. */
 export const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
 
+/** The longest a generated file waits for its first readers before it is put in the cache (they read on from its temporaries). */
+const FIRST_READERS_MS = 5_000;
+
 /** A .part untouched this long belongs to a dead generation. */
 const STALE_PART_MS = 10 * 60_000;
 
@@ -39,6 +42,8 @@ export function rasterCacheKey(req: RasterRequest): string {
 interface InFlight {
   /** Resolves when the file is readable (staged), and when it is in the cache. */
   staged: Promise<StagedFile>;
+  /** Staged: the file is complete, and goes into the cache whoever waits for it. */
+  isStaged: boolean;
   promise: Promise<{ path: string; bytes: number }>;
   controller: AbortController;
   waiters: number;
@@ -60,6 +65,9 @@ export class RasterCache {
   private readonly inFlight = new Map<string, InFlight>();
 
   private swept: Promise<void> | null = null;
+
+  /** Staged files whose temporaries are not gone yet (each one's `gone`). */
+  private readonly staged = new Set<Promise<void>>();
 
   /** `maxBytes` bounds the cached files; after each generation the least recently used (by mtime, touched on every hit) are removed. */
   constructor(private readonly dir: string, private readonly maxBytes = DEFAULT_CACHE_MAX_BYTES) {}
@@ -99,9 +107,9 @@ export class RasterCache {
     return { bytes: staged.bytes, cached: false, open: () => Promise.resolve(staged.reader() ?? openByteReader(found.path)) };
   }
 
-  /** Resolves when no file is being generated or put in place. */
+  /** Resolves when no file is being generated or put in place, and no staged file's temporaries are left. */
   async idle(): Promise<void> {
-    while (this.inFlight.size) await Promise.allSettled([...this.inFlight.values()].map((j) => j.promise));
+    while (this.inFlight.size || this.staged.size) await Promise.allSettled([...[...this.inFlight.values()].map((j) => j.promise), ...this.staged]);
   }
 
   /** The cached file for req (its use time touched), or the generation to wait for: the one under way, or a new one. */
@@ -122,13 +130,16 @@ export class RasterCache {
     }
     throwIfAborted(signal);
     let job = this.inFlight.get(key);
-    // A generation whose waiters all left is winding down; a newcomer starts afresh instead of inheriting its abort.
-    if (!job || job.controller.signal.aborted) {
+    // A generation whose waiters all left before it was staged is winding down; a newcomer starts afresh instead of inheriting its abort.
+    if (!job || (job.controller.signal.aborted && !job.isStaged)) {
       const controller = new AbortController();
       let onStaged!: (s: StagedFile) => void;
       const staged = new Promise<StagedFile>((resolve) => (onStaged = resolve));
-      const promise = this.generate(req, path, controller.signal, onStaged);
-      const created: InFlight = { staged: Promise.race([staged, promise.then(() => staged)]), promise, controller, waiters: 0 };
+      const promise = this.generate(req, path, controller.signal, (s) => {
+        created.isStaged = true;
+        onStaged(s);
+      });
+      const created: InFlight = { staged: Promise.race([staged, promise.then(() => staged)]), isStaged: false, promise, controller, waiters: 0 };
       const settled = (): void => {
         if (this.inFlight.get(key) === created) this.inFlight.delete(key);
       };
@@ -141,32 +152,30 @@ export class RasterCache {
     return { job, path };
   }
 
+  /** Waits for `promise` of `job` as one of its waiters, until it settles or `signal` fires: the last waiter to leave before the file is staged aborts the generation. */
   private wait<T>(job: InFlight, promise: Promise<T>, signal?: AbortSignal): Promise<T> {
     job.waiters++;
-    if (!signal) {
-      return promise;
-    }
     return new Promise((resolve, reject) => {
       let done = false;
-      const onAbort = (): void => {
-        if (done) return;
+      const leave = (): boolean => {
+        if (done) return false;
         done = true;
-        if (--job.waiters === 0) job.controller.abort(signal.reason);
-        reject(abortError(signal));
+        job.waiters--;
+        signal?.removeEventListener('abort', onAbort);
+        return true;
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      const onAbort = (): void => {
+        if (!leave()) return;
+        if (job.waiters === 0 && !job.isStaged) job.controller.abort(signal!.reason);
+        reject(abortError(signal!));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       promise.then(
         (v) => {
-          if (done) return;
-          done = true;
-          signal.removeEventListener('abort', onAbort);
-          resolve(v);
+          if (leave()) resolve(v);
         },
         (e: unknown) => {
-          if (done) return;
-          done = true;
-          signal.removeEventListener('abort', onAbort);
-          reject(e instanceof Error ? e : new Error(String(e)));
+          if (leave()) reject(e instanceof Error ? e : new Error(String(e)));
         },
       );
     });
@@ -178,10 +187,12 @@ export class RasterCache {
     const part = `${path}.${randomBytes(6).toString('hex')}.part`;
     const { staged } = await stageGeoTiff(req, part, { signal });
     onStaged(staged);
-    // Put in place once its first readers are done, so their reads do not share the disk and the cores
-    // with the copy. A cache, rebuilt when lost: the file is fsynced (never torn under its name), the
-    // folder is not. The file is complete: it is kept, whoever gave up waiting.
-    await staged.unread();
+    this.staged.add(staged.gone);
+    void staged.gone.then(() => this.staged.delete(staged.gone));
+    // Put in place once its first readers are done (or after FIRST_READERS_MS), so their reads do not
+    // share the disk and the cores with the copy. A cache, rebuilt when lost: the file is fsynced (never
+    // torn under its name), the folder is not. The file is complete: it is kept, whoever gave up waiting.
+    await staged.firstReaders(FIRST_READERS_MS);
     await staged.commit({ to: path, durable: 'file' });
     await this.evict(path);
     return { path, bytes: staged.bytes };

@@ -34,7 +34,7 @@ async function readRange(reader: ByteReader, from: number, to: number, size: num
   return out;
 }
 
-const options = { signal: AbortSignal.timeout(60_000), chunkBytes: 512 * 512 * 4 };
+const options = () => ({ signal: AbortSignal.timeout(60_000), chunkBytes: 512 * 512 * 4 });
 
 describe('stagePyramid', () => {
   // Overviews compressed (blocks spooled, then copied into the COG's order), one level compressed (straight to the part), uncompressed.
@@ -48,11 +48,11 @@ describe('stagePyramid', () => {
     it(`${kind}: a reader gets the bytes the committed file holds, and reads to the end after the commit`, async () => {
       const dir = await tempDir();
       const reference = path.join(dir, 'reference.tif');
-      await writePyramid(reference, img, source, options);
+      await writePyramid(reference, img, source, options());
       const want = readFileSync(reference);
 
       const file = path.join(dir, 'staged.tif');
-      const staged = await stagePyramid(file, img, source, options);
+      const staged = await stagePyramid(file, img, source, options());
       expect(staged.bytes).toBe(want.length);
       expect(existsSync(file)).toBe(false);
       const first = staged.reader()!;
@@ -77,7 +77,7 @@ describe('stagePyramid', () => {
 
   it('commits to another path; a reader closed during the commit keeps the temporaries until the commit ends', async () => {
     const dir = await tempDir();
-    const staged = await stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), source, options);
+    const staged = await stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), source, options());
     const reader = staged.reader()!;
     const committed = staged.commit({ to: path.join(dir, 'b.tif'), durable: 'file' });
     await reader.close();
@@ -85,14 +85,36 @@ describe('stagePyramid', () => {
     expect(readdirSync(dir)).toEqual(['b.tif']);
   });
 
+  it('firstReaders waits for the readers open at the next turn, not for later ones, and at most its bound', async () => {
+    const dir = await tempDir();
+    const staged = await stagePyramid(path.join(dir, 'a.tif'), image(300, 200), source, options());
+    await staged.firstReaders(60_000);
+    const first = staged.reader()!;
+    const waiting = staged.firstReaders(60_000);
+    let done = false;
+    void waiting.then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = staged.reader()!;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    await first.close();
+    await waiting;
+    // A reader that never closes holds it up only until the bound.
+    await staged.firstReaders(20);
+    await later.close();
+    await staged.discard();
+    await staged.gone;
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('discard removes the part and the temporaries; an aborted commit leaves nothing', async () => {
     const dir = await tempDir();
-    const staged = await stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), source, options);
+    const staged = await stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), source, options());
     expect(readdirSync(dir).sort()).toEqual(['a.tif.blocks.part', 'a.tif.part']);
     await staged.discard();
     expect(readdirSync(dir)).toEqual([]);
 
-    const again = await stagePyramid(path.join(dir, 'b.tif'), image(1300, 1100), source, options);
+    const again = await stagePyramid(path.join(dir, 'b.tif'), image(1300, 1100), source, options());
     await expect(again.commit({ signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
     expect(readdirSync(dir)).toEqual([]);
     await expect(again.commit()).rejects.toThrow(/twice/);
@@ -106,7 +128,7 @@ describe('stagePyramid', () => {
       if (++chunks === 3) ac.abort();
       await source(rect, out, signal, rowStride);
     };
-    await expect(stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), aborting, { ...options, signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), aborting, { ...options(), signal: ac.signal })).rejects.toMatchObject({ name: 'AbortError' });
     expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -154,32 +154,59 @@ describe('RasterCache', () => {
     expect(files.sort()).toEqual([`${rasterCacheKey(req)}.tif`, `${rasterCacheKey(small(15.3))}.tif`].sort());
   });
 
-  it('open answers a fresh file readable before it is in the cache, and puts it there once its reader is done', async () => {
+  it('open answers a fresh file readable before it is in the cache, which takes it once its first reader is done', async () => {
     const cdir = join(dir, 'c-open');
     const cache = new RasterCache(cdir);
     const req = big();
     const before = calls.n;
     const fresh = await cache.open(req);
     expect(fresh.cached).toBe(false);
-    const reader = await fresh.open();
+    const first = await fresh.open();
     const tif = join(cdir, `${rasterCacheKey(req)}.tif`);
     expect(existsSync(tif)).toBe(false);
-    // Waiting for the file in the cache waits for its reader, and then for its copy into place.
+    // Waiting for the file in the cache waits for its first reader, and then for its copy into place.
     const inCache = cache.get(req);
     const bytes = Buffer.alloc(fresh.bytes);
-    await reader.read(bytes, 0);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(existsSync(tif)).toBe(false);
-    await reader.close();
+    await first.read(bytes, 0);
+    const waited = await Promise.race([inCache.then(() => 'in the cache'), new Promise((resolve) => setTimeout(resolve, 300, 'waiting'))]);
+    expect(waited).toBe('waiting');
+    // A reader of the same generation that came later reads on from the temporaries and holds nothing up.
+    const later = await (await cache.open(req)).open();
+    await first.close();
     const got = await inCache;
     expect(got).toEqual({ path: tif, bytes: fresh.bytes, cached: false });
     expect(readFileSync(tif).equals(bytes)).toBe(true);
-    const again = await cache.open(req);
-    expect(again.cached).toBe(true);
-    expect((await readAll(again)).equals(bytes)).toBe(true);
+    const again = Buffer.alloc(later.bytes);
+    await later.read(again, 0);
+    expect(again.equals(bytes)).toBe(true);
+    await later.close();
+    const cached = await cache.open(req);
+    expect(cached.cached).toBe(true);
+    expect((await readAll(cached)).equals(bytes)).toBe(true);
     expect(calls.n - before).toBe(1);
     await cache.idle();
-    await expect.poll(() => readdirSync(cdir)).toEqual([`${rasterCacheKey(req)}.tif`]);
+    expect(readdirSync(cdir)).toEqual([`${rasterCacheKey(req)}.tif`]);
+  });
+
+  it('a generation staged when its last waiter leaves is still put in the cache, and a newcomer shares it', async () => {
+    const cdir = join(dir, 'c-staged-abort');
+    const cache = new RasterCache(cdir);
+    const req = big();
+    const before = calls.n;
+    // A download holds the commit with its reader; the one waiting for the file in the cache gives up.
+    const reader = await (await cache.open(req)).open();
+    const ac = new AbortController();
+    const waiting = cache.get(req, { signal: ac.signal });
+    // Joined once its lookup (a sweep already done) has run.
+    await new Promise((resolve) => setImmediate(resolve));
+    ac.abort();
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+    const newcomer = await cache.open(req);
+    expect(newcomer.cached).toBe(false);
+    await reader.close();
+    await cache.idle();
+    expect(calls.n - before).toBe(1);
+    expect(readdirSync(cdir)).toEqual([`${rasterCacheKey(req)}.tif`]);
   });
 
   it('keeps generating while any waiter remains, and aborts when the last one leaves', async () => {
