@@ -43,6 +43,14 @@ export function renderWorkerEntry(): EntryPoint {
   return entryPoint(import.meta.url, './render-worker.ts', 'simulator-render-worker');
 }
 
+/**
+ * A render thread's heap bounds. Each chunk's task (its request, the AOI included) and node grids
+ * leave short-lived garbage, which V8's default young generation (tens of MB) holds until it fills;
+ * one of 4 MB collects it sooner, at no measurable cost in speed. The old generation keeps V8's
+ * bound: a 20,000-vertex AOI holds 55 MB there.
+ */
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
+
 let pool: WorkerPool<RenderTask | RenderPing, null> | null = null;
 
 /** Chunk buffers of finished writes, kept for the next. */
@@ -51,7 +59,7 @@ let writes = 0;
 
 /** The process's render threads: started on first use, idle threads do not keep the process alive. */
 function renderPool(): WorkerPool<RenderTask | RenderPing, null> {
-  pool ??= new WorkerPool<RenderTask | RenderPing, null>({ name: 'landscape render', entry: renderWorkerEntry, size: RENDER_THREADS });
+  pool ??= new WorkerPool<RenderTask | RenderPing, null>({ name: 'landscape render', entry: renderWorkerEntry, size: RENDER_THREADS, resourceLimits: THREAD_LIMITS });
   return pool;
 }
 
