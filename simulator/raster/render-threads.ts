@@ -122,6 +122,8 @@ export function threadedSource(req: RasterRequest, bigTiff: boolean | undefined,
     taken++;
     dispatch();
   };
+  // The first chunks render while the writer sets itself up.
+  dispatch();
   const close = (): void => {
     signal.removeEventListener('abort', onAbort);
     if (taken < rects.length) stop.abort(new Error('the write ended'));
