@@ -85,14 +85,24 @@ export class StagedFile {
     if (this.released) return null;
     const token = {};
     this.readers.add(token);
+    let closing = false;
+    // Reads under way: a close waits for them before the temporaries can go.
+    const reads = new Set<Promise<void>>();
     return {
       bytes: this.bytes,
       read: (into, position) => {
-        if (!this.readers.has(token)) return Promise.reject(new Error('internal: a staged file read after its reader closed'));
-        return readPieces(this.parts.pieces, this.starts, into, position);
+        if (closing) return Promise.reject(new Error('internal: a staged file read after its reader closed'));
+        const read = readPieces(this.parts.pieces, this.starts, into, position);
+        reads.add(read);
+        const done = (): void => void reads.delete(read);
+        read.then(done, done);
+        return read;
       },
       close: async () => {
-        if (!this.readers.delete(token)) return;
+        if (closing) return;
+        closing = true;
+        await Promise.allSettled(reads);
+        this.readers.delete(token);
         for (const f of this.onClose.splice(0)) f();
         await this.release();
       },

@@ -107,6 +107,27 @@ describe('stagePyramid', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('a reader closed during a read lets the read end first', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'a.tif');
+    const staged = await stagePyramid(file, image(1300, 1100), source, options());
+    await staged.commit();
+    const want = readFileSync(file);
+    // The same image again, dropped while its reader reads.
+    const again = await stagePyramid(path.join(dir, 'b.tif'), image(1300, 1100), source, options());
+    const late = again.reader()!;
+    const discarded = again.discard();
+    const into = Buffer.alloc(again.bytes);
+    const reading = late.read(into, 0);
+    const closed = late.close();
+    await reading;
+    expect(into.equals(want)).toBe(true);
+    await closed;
+    await discarded;
+    await again.gone;
+    expect(readdirSync(dir)).toEqual(['a.tif']);
+  });
+
   it('discard removes the part and the temporaries; an aborted commit leaves nothing', async () => {
     const dir = await tempDir();
     const staged = await stagePyramid(path.join(dir, 'a.tif'), image(1300, 1100), source, options());
