@@ -23,9 +23,10 @@ export function searchAvailable(state: SimState, acc: Account, aoi: Polygonal, f
   const start = isoDate(parseUtc(from));
   const end = isoDate(until ? parseUtc(until) : state.now());
   const groups = new Map<string, { Model: string; SatelliteConstellations: string[]; DatesByGeog: { Wkt: string; Dates: string[] }[] }>();
+  const box = bbox4326(aoi);
   for (const o of matchingOrders(acc, model, constellations)) {
     const dates = availableDates(o, state).filter((d) => d >= start && d <= end);
-    if (!dates.length) continue;
+    if (!dates.length || !boxesMeet(box, bbox4326(o.geometry))) continue;
     const part = intersect(aoi, o.geometry);
     if (!part || areaKm2(part) < 1e-6) continue;
     const key = `${o.model}|${[...o.constellations].sort().join(',')}`;
@@ -51,21 +52,46 @@ export function geographyComposite(state: SimState, acc: Account, aoi: Polygonal
   return { Wkt: merged ? toWkt(merged) : null, AreaKm2: merged ? round2(areaKm2(merged)) : 0, Dates: [...dates].sort() };
 }
 
-/** What the key's orders cover for one date: geometry, and the orders involved. */
+/**
+ * What the key's orders cover for one date: geometry, and the orders involved. Its cost follows the
+ * orders that have the date, not all the key's orders: `byArea` (every order sharing area with the
+ * AOI) and `ordersCover` are worked out when read, and an order whose box misses the AOI's is never
+ * clipped.
+ */
 export function coverageFor(state: SimState, acc: Account, aoi: Polygonal, date: string, model: string, constellations: string[] | null | undefined) {
   const day = isoDate(parseUtc(date));
-  const byArea = matchingOrders(acc, model, constellations).filter((o) => intersect(aoi, o.geometry));
-  const withDate = byArea.filter((o) => availableDates(o, state).includes(day));
+  const box = bbox4326(aoi);
+  const near = matchingOrders(acc, model, constellations).filter((o) => boxesMeet(box, bbox4326(o.geometry)));
+  const shares = new Map<StoredOrder, boolean>();
+  const sharesArea = (o: StoredOrder): boolean => {
+    let v = shares.get(o);
+    if (v === undefined) shares.set(o, (v = intersect(aoi, o.geometry) !== null));
+    return v;
+  };
+  const withDate = near.filter((o) => availableDates(o, state).includes(day) && sharesArea(o));
   const geom = withDate.length ? union(withDate.map((o) => o.geometry)) : null;
   const covered = geom ? intersect(aoi, geom) : null;
   const requested = areaKm2(aoi);
   const availableKm2 = covered ? areaKm2(covered) : 0;
-  const ordersGeom = byArea.length ? union(byArea.map((o) => o.geometry)) : null;
+  let byArea: StoredOrder[] | null = null;
+  let ordersCover: boolean | null = null;
   return {
-    day, byArea, withDate, covered, requested, availableKm2,
+    day, withDate, covered, requested, availableKm2,
     full: covered != null && (covers(geom!, aoi) || availableKm2 >= requested * 0.999),
-    ordersCover: ordersGeom != null && covers(ordersGeom, aoi),
+    get byArea(): StoredOrder[] {
+      return (byArea ??= near.filter(sharesArea));
+    },
+    /** Whether the orders, whatever their dates, cover the AOI: one alone, or all of them together. */
+    get ordersCover(): boolean {
+      const orders = this.byArea;
+      return (ordersCover ??= orders.length > 0 && (orders.some((o) => covers(o.geometry, aoi)) || covers(union(orders.map((o) => o.geometry))!, aoi)));
+    },
   };
+}
+
+/** Whether two lon/lat boxes [minLon, minLat, maxLon, maxLat] overlap or touch. */
+function boxesMeet(a: [number, number, number, number], b: [number, number, number, number]): boolean {
+  return a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3];
 }
 
 /** Validates the Bandnames and EPSG of a request, adding reasons to the bag. */

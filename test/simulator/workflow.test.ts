@@ -162,3 +162,40 @@ describe('the seeded demo account', () => {
     expect(shown.json.Data.TaskOrders.map((o: any) => o.TaskOrderGuid)).toContain(created.json.Data.TaskOrderGuid);
   });
 });
+
+describe('availability over several orders', () => {
+  let t: TestSim;
+  beforeAll(async () => { t = await startTestSim(); });
+  afterAll(() => t.close());
+
+  it('two orders cover an AOI together when neither does alone; an order elsewhere counts for nothing', async () => {
+    const base = { Model: 'Stratus2', SatelliteConstellations: ['Sentinel1', 'Sentinel2'], StorageMonths: 1, ApiRequests: 0, ImageFrequency: 7, ReferenceDate: '2026-01-01' };
+    const west = 'POLYGON((2.00 44.00, 2.04 44.00, 2.04 44.04, 2.00 44.04, 2.00 44.00))';
+    const east = 'POLYGON((2.03 44.00, 2.08 44.00, 2.08 44.04, 2.03 44.04, 2.03 44.00))';
+    const far = 'POLYGON((9.00 47.00, 9.05 47.00, 9.05 47.04, 9.00 47.04, 9.00 47.00))';
+    const whole = 'POLYGON((2.01 44.01, 2.07 44.01, 2.07 44.03, 2.01 44.03, 2.01 44.01))';
+    // The west half has dates in October, the east half in November: no date has the whole AOI.
+    const guids: string[] = [];
+    for (const [Wkt, From, To] of [[west, '2026-10-01', '2026-10-20'], [east, '2026-11-01', '2026-11-20'], [far, '2026-10-01', '2026-11-20']]) {
+      expect((await t.call('POST', '/api/tasking/orders/estimate', { ...base, Wkt, From, To })).status).toBe(200);
+      const created = await t.call('POST', '/api/tasking/orders', { ...base, Wkt, From, To, TileDeduplication: false });
+      expect(created.status, JSON.stringify(created.json)).toBe(200);
+      guids.push(created.json.Data.TaskOrderGuid);
+    }
+    // Through the lifecycle to Completed, as the workflow above.
+    for (let i = 0; i < 5; i++) {
+      for (const g of guids) await t.call('GET', `/api/tasking/orders/details?taskOrderGuid=${g}`);
+      t.advance(1000);
+    }
+    const ask = async (Wkt: string, Date: string) => (await t.call('POST', '/api/satelliteimages/process/composite/available', { Wkt, Date, Model: 'Stratus2' })).json.Data;
+    const october = await ask(whole, '2026-10-08');
+    expect(october).toMatchObject({ FullyAvailable: false, PartiallyAvailable: true, OrdersCoverPolygon: true, DataAvailableForUser: true, AllImagesPredicted: true });
+    expect(october.AvailableAreaKm2).toBeLessThan(october.RequestedAreaKm2);
+    // A part of the AOI that no order covers.
+    const beyond = await ask('POLYGON((2.01 44.01, 2.10 44.01, 2.10 44.03, 2.01 44.03, 2.01 44.01))', '2026-10-08');
+    expect(beyond).toMatchObject({ OrdersCoverPolygon: false, PartiallyAvailable: true });
+    // Only the far order has that date: nothing here.
+    const farOnly = await ask(whole, '2026-10-29');
+    expect(farOnly).toMatchObject({ DataAvailableForUser: false, OrdersCoverPolygon: true, AvailableAreaKm2: 0 });
+  });
+});
