@@ -58,6 +58,40 @@ export async function curlDownload(url: string, body: unknown, out = '/dev/null'
   return { bytes: bytes!, seconds: seconds! };
 }
 
+/** Orders of the key over the AOI when the coverage check is timed. */
+const COVERAGE_ORDERS = 300;
+
+/**
+ * `simulator-coverage-ms`: a composite request's checks (prepareComposite: coverage by the key's
+ * orders, credit, output size), in-process, once the key has {@link COVERAGE_ORDERS} orders over
+ * the AOI, each of its own date (as many composites with AutomaticOrderCreation leave them): the
+ * median of the last 50 requests, with the first 50's for comparison.
+ */
+async function benchCoverage(): Promise<Figure> {
+  const { startSimulator } = await import('../../simulator/server.js');
+  const { prepareComposite } = await import('../../simulator/imagery.js');
+  const sim = await startSimulator({});
+  try {
+    const acc = sim.state.account('demo-key')!;
+    const times: number[] = [];
+    for (let k = 0; k < COVERAGE_ORDERS; k++) {
+      const date = new Date(Date.UTC(2023, 0, 1) + k * 86_400_000).toISOString().slice(0, 10);
+      const body = {
+        Wkt: utmSquareWkt(20_000, 380_000 + (k % 7) * 3_000), Date: date, Model: 'Stratus2', Resolution: 10, EpsgProjection: 32633,
+        Bandnames: 'B2,B3,B4,B8', DataType: 'INT16', AutomaticOrderCreation: true, PixelSelectionMode: 'Intersect',
+      };
+      const t0 = performance.now();
+      prepareComposite(sim.state, acc, body as Parameters<typeof prepareComposite>[2]);
+      times.push(performance.now() - t0);
+    }
+    const first = times.slice(0, 50);
+    const last = times.slice(-50);
+    return { name: 'simulator-coverage-ms', value: median(last), unit: 'ms', note: `a composite request's checks with ${COVERAGE_ORDERS} of the key's orders over the AOI, median of the last 50 (${spread(last)} ms; the first 50: ${median(first).toFixed(2)} ms)` };
+  } finally {
+    await sim.close();
+  }
+}
+
 /** Fresh composites generated, each of its own date (so none is in the cache): the figures are their medians. */
 const FRESH_RUNS = 5;
 
@@ -90,6 +124,7 @@ export async function benchSimulator(): Promise<Figure[]> {
     const cpus = fresh.map((f) => f.cpu);
     const runs = `median of ${FRESH_RUNS} fresh composites of different dates`;
     return [
+      await benchCoverage(),
       { name: 'simulator-generate-mbps', value: median(fileRates), unit: 'MB/s', note: `${(median(fresh.map((f) => f.bytes)) / 1e6).toFixed(0)} MB files (DEFLATE), ${runs} (${spread(fileRates, 1)}); the file's rate, which follows the compression: the pixel rate below carries the target` },
       { name: 'simulator-generate-pixel-mbps', value: median(pixelRates), unit: 'MB/s', note: `${h.width} x ${h.height} x ${h.bands} samples of ${h.bitsPerSample} bits, ${pixelMb.toFixed(0)} MB uncompressed at full resolution, ${runs} (${spread(pixelRates, 1)} MB/s, ${spread(fresh.map((f) => f.seconds))} s); target >= 100` },
       { name: 'simulator-generate-cpu-s', value: median(cpus), unit: 's', note: `CPU of the service's process (all threads) per fresh composite, ${runs} (${spread(cpus)} s), ${(pixelMb / median(cpus)).toFixed(0)} MB of samples per CPU-second: on a loaded machine the wall rate follows the cores it gets, this does not` },
