@@ -74,16 +74,17 @@ export function coverageFor(state: SimState, acc: Account, aoi: Polygonal, date:
   const requested = areaKm2(aoi);
   const availableKm2 = covered ? areaKm2(covered) : 0;
   let byArea: StoredOrder[] | null = null;
+  const overlapping = (): StoredOrder[] => (byArea ??= near.filter(sharesArea));
   let ordersCover: boolean | null = null;
   return {
     day, withDate, covered, requested, availableKm2,
     full: covered != null && (covers(geom!, aoi) || availableKm2 >= requested * 0.999),
     get byArea(): StoredOrder[] {
-      return (byArea ??= near.filter(sharesArea));
+      return overlapping();
     },
     /** Whether the orders, whatever their dates, cover the AOI: one alone, or all of them together. */
     get ordersCover(): boolean {
-      const orders = this.byArea;
+      const orders = overlapping();
       return (ordersCover ??= orders.length > 0 && (orders.some((o) => covers(o.geometry, aoi)) || covers(union(orders.map((o) => o.geometry))!, aoi)));
     },
   };

@@ -85,7 +85,7 @@ export class StagedFile {
     if (this.released) return null;
     const token = {};
     this.readers.add(token);
-    let closing = false;
+    let closing: Promise<void> | null = null;
     // Reads under way: a close waits for them before the temporaries can go.
     const reads = new Set<Promise<void>>();
     return {
@@ -98,14 +98,13 @@ export class StagedFile {
         read.then(done, done);
         return read;
       },
-      close: async () => {
-        if (closing) return;
-        closing = true;
-        await Promise.allSettled(reads);
-        this.readers.delete(token);
-        for (const f of this.onClose.splice(0)) f();
-        await this.release();
-      },
+      close: () =>
+        (closing ??= (async () => {
+          await Promise.allSettled(reads);
+          this.readers.delete(token);
+          for (const f of this.onClose.splice(0)) f();
+          await this.release();
+        })()),
     };
   }
 

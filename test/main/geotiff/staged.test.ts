@@ -120,6 +120,8 @@ describe('stagePyramid', () => {
     const into = Buffer.alloc(again.bytes);
     const reading = late.read(into, 0);
     const closed = late.close();
+    // A second close is the first one: it too ends after the read.
+    expect(late.close()).toBe(closed);
     await reading;
     expect(into.equals(want)).toBe(true);
     await closed;
