@@ -133,19 +133,15 @@ export class RasterCache {
     // A generation whose waiters all left before it was staged is winding down; a newcomer starts afresh instead of inheriting its abort.
     if (!job || (job.controller.signal.aborted && !job.isStaged)) {
       const controller = new AbortController();
-      let onStaged!: (s: StagedFile) => void;
-      const staged = new Promise<StagedFile>((resolve) => (onStaged = resolve));
-      const promise = this.generate(req, path, controller.signal, (s) => {
-        created.isStaged = true;
-        onStaged(s);
-      });
-      const created: InFlight = { staged: Promise.race([staged, promise.then(() => staged)]), isStaged: false, promise, controller, waiters: 0 };
+      const staged = this.stage(req, path, controller.signal);
+      const created: InFlight = { staged, isStaged: false, promise: staged.then((s) => this.place(s, path)), controller, waiters: 0 };
+      // Set before any waiter hears of the staged file (handlers of one promise run in order).
+      staged.then(() => (created.isStaged = true), () => undefined);
       const settled = (): void => {
         if (this.inFlight.get(key) === created) this.inFlight.delete(key);
       };
       // Waiters may all leave; the rejection is still observed here.
       created.promise.then(settled, settled);
-      created.staged.catch(() => undefined);
       this.inFlight.set(key, created);
       job = created;
     }
@@ -181,12 +177,15 @@ export class RasterCache {
     });
   }
 
-  /** Writes req's file, hands it to `onStaged` as soon as it is readable, then puts it at `path` (fsynced, never torn under its name). */
-  private async generate(req: RasterRequest, path: string, signal: AbortSignal, onStaged: (s: StagedFile) => void): Promise<{ path: string; bytes: number }> {
+  /** Writes req's file, staged: readable, not yet in the cache. */
+  private async stage(req: RasterRequest, path: string, signal: AbortSignal): Promise<StagedFile> {
     await mkdir(this.dir, { recursive: true });
     const part = `${path}.${randomBytes(6).toString('hex')}.part`;
-    const { staged } = await stageGeoTiff(req, part, { signal });
-    onStaged(staged);
+    return (await stageGeoTiff(req, part, { signal })).staged;
+  }
+
+  /** Puts a staged file at `path` (fsynced, never torn under its name) once its first readers are done. */
+  private async place(staged: StagedFile, path: string): Promise<{ path: string; bytes: number }> {
     this.staged.add(staged.gone);
     void staged.gone.then(() => this.staged.delete(staged.gone));
     // Put in place once its first readers are done (or after FIRST_READERS_MS), so their reads do not
